@@ -1,0 +1,75 @@
+/* Sinew skeletons: a validated joint forest with its bind pose, and forward
+ * kinematics. CPU only. */
+#ifndef SINEW_SKELETON_H
+#define SINEW_SKELETON_H
+
+#include "math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest joint count a skeleton may have (joint indices are 16-bit on the GPU). */
+#define SINEW_MAX_JOINTS 65535u
+
+typedef struct sinew_skeleton sinew_skeleton;
+
+/* Describes a skeleton. Zero means default for every optional field.
+ * The bind pose is given by exactly one of bind_global (model-space joint
+ * matrices M_j^0), inverse_bind ((M_j^0)^-1, as assets store them) or
+ * rest_local (local TRS, composed by forward kinematics). */
+typedef struct sinew_skeleton_desc {
+    uint32_t joint_count;                 /* 1 .. SINEW_MAX_JOINTS */
+    const int32_t *parents;               /* -1 for roots; parent index < child index */
+    const char *const *names;             /* optional; copied */
+    const sinew_mat4 *bind_global;        /* optional, see above */
+    const sinew_mat4 *inverse_bind;       /* optional, see above */
+    const sinew_transform *rest_local;    /* optional: the rest (default) pose; derived from the bind pose when NULL */
+    /* Optional, for SINEW_METHOD_DQS_SCALE_MIXED: 1 if the joint's scale
+     * propagates to its children, 0 if it is compensated. NULL = all 1. */
+    const uint8_t *scale_propagates;
+    /* Optional bone tails in model space (bind pose), one per joint: the end of
+     * the joint's bone segment. NULL = the default rule (sinew_skeleton_bone_segment). */
+    const sinew_vec3 *bone_tail;
+    const sinew_allocator *allocator;     /* optional */
+} sinew_skeleton_desc;
+
+/* Validates the description (parents in range, parents before children, no cycles,
+ * finite and invertible bind matrices) and copies it into a new skeleton. */
+sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skeleton **out);
+/* Frees a skeleton; NULL is ignored. */
+void sinew_skeleton_destroy(sinew_skeleton *s);
+
+/* Number of joints. */
+uint32_t sinew_skeleton_joint_count(const sinew_skeleton *s);
+/* Parent of joint j, -1 for a root. */
+int32_t sinew_skeleton_parent(const sinew_skeleton *s, uint32_t j);
+/* Name of joint j ("" when none was given). */
+const char *sinew_skeleton_name(const sinew_skeleton *s, uint32_t j);
+/* Index of the joint with this name, or -1. */
+int32_t sinew_skeleton_find(const sinew_skeleton *s, const char *name);
+/* Bind-pose model-space matrix M_j^0 and its inverse. */
+const sinew_mat4 *sinew_skeleton_bind_global(const sinew_skeleton *s, uint32_t j);
+const sinew_mat4 *sinew_skeleton_inverse_bind(const sinew_skeleton *s, uint32_t j);
+/* Bind-pose local matrix L_j = (M_parent^0)^-1 M_j^0 (M_j^0 for roots). */
+const sinew_mat4 *sinew_skeleton_bind_local(const sinew_skeleton *s, uint32_t j);
+/* The rest pose as local TRS, one per joint (array of joint_count). */
+const sinew_transform *sinew_skeleton_rest_pose(const sinew_skeleton *s);
+/* 1 if joint j's scale propagates to its children under the mixed method. */
+int sinew_skeleton_scale_propagates(const sinew_skeleton *s, uint32_t j);
+
+/* Joint j's bone segment in bind pose, model space: from the joint's position
+ * to its tail. Default tail rule: the mean of the children's positions; a leaf's
+ * segment has zero length (a point), unless bone_tail was given. */
+void sinew_skeleton_bone_segment(const sinew_skeleton *s, uint32_t j, sinew_vec3 *head, sinew_vec3 *tail);
+
+/* Forward kinematics: model-space joint matrices from local TRS poses,
+ * M_j = M_parent * (T R S)_j, roots premultiplied by *root (NULL = identity).
+ * Returns SINEW_ERROR_NON_FINITE if the pose holds NaN/inf. */
+sinew_result sinew_skeleton_fk(const sinew_skeleton *s, const sinew_transform *local,
+                               const sinew_mat4 *root, sinew_mat4 *global_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

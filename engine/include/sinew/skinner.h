@@ -1,0 +1,112 @@
+/* Sinew GPU skinner: rest meshes uploaded once, the palettes of many
+ * characters in one storage buffer, one compute dispatch that skins every
+ * character (any mix of meshes and methods), output positions + normals in one
+ * buffer that is both a storage and a vertex buffer. */
+#ifndef SINEW_SKINNER_H
+#define SINEW_SKINNER_H
+
+#include "gpu.h"
+#include "mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_skinner sinew_skinner;
+
+/* Output vertex formats. */
+typedef enum sinew_output_format {
+    SINEW_OUTPUT_FLOAT = 0,  /* 24 B: position xyz, normal xyz, float32 */
+    SINEW_OUTPUT_PACKED = 1  /* 16 B: position xyz float32, normal snorm 10:10:10:2
+                                (VK_FORMAT_A2B10G10R10_SNORM_PACK32 layout, x in the low bits) */
+} sinew_output_format;
+
+/* Capacities fixed at creation; zero means the default in brackets. */
+typedef struct sinew_skinner_desc {
+    uint32_t max_rest_vertices;     /* all meshes together [1<<20] */
+    uint32_t max_meshes;            /* [64] */
+    uint32_t max_instances;         /* characters per frame [1024] */
+    uint32_t max_output_vertices;   /* skinned vertices per frame [1<<22] */
+    uint32_t max_palette_vec4;      /* palette slots per frame [1<<20] */
+    uint32_t frames_in_flight;      /* palette/instance ring slots [2] */
+    sinew_output_format output_format;
+} sinew_skinner_desc;
+
+/* A rest mesh to upload. */
+typedef struct sinew_mesh_desc {
+    const sinew_vertex *vertices;
+    uint32_t vertex_count;
+    uint32_t joint_count;           /* of the skeleton it is skinned to */
+    const float *bulge_rest;        /* sinew_bulge_rest_distances(), or NULL (bulge flag then refused) */
+} sinew_mesh_desc;
+
+/* One character to skin this frame. */
+typedef struct sinew_instance {
+    uint32_t mesh;                  /* id from sinew_skinner_add_mesh */
+    sinew_method method;
+    uint32_t flags;                 /* sinew_skin_flags */
+    uint32_t palette_offset;        /* in vec4 slots from the frame's palette start */
+    uint32_t output_offset;         /* in vertices from the output buffer start */
+} sinew_instance;
+
+/* Where to write this frame's palettes: persistently mapped, coherent memory. */
+typedef struct sinew_frame {
+    float *palette;                 /* 4 floats per slot */
+    uint32_t palette_capacity_vec4;
+    uint32_t slot;                  /* ring slot in use */
+} sinew_frame;
+
+/* What to bind to draw or read the skinned vertices. */
+typedef struct sinew_output_binding {
+    VkBuffer buffer;
+    VkDeviceSize offset;
+    uint32_t stride;                /* bytes per vertex */
+    VkFormat position_format;       /* R32G32B32_SFLOAT at offset 0 */
+    VkFormat normal_format;         /* R32G32B32_SFLOAT or A2B10G10R10_SNORM_PACK32 at offset 12 */
+} sinew_output_binding;
+
+/* Creates the skinner's buffers and pipelines. Fails with SINEW_ERROR_LIMIT_EXCEEDED
+ * when a capacity exceeds the device's buffer limits (maxStorageBufferRange,
+ * maxComputeWorkGroupCount) before allocating anything. */
+sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc, sinew_skinner **out);
+/* Waits for the skinner's own submissions and frees it. */
+void sinew_skinner_destroy(sinew_skinner *sk);
+
+/* Validates (joint indices < joint_count, weights summing to 65535, finite
+ * positions) and uploads a rest mesh. Not a per-frame call. */
+sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_mesh_desc *mesh, uint32_t *mesh_id);
+
+/* Starts a frame: waits until the ring slot is free and hands out its palette memory. */
+sinew_result sinew_skinner_begin_frame(sinew_skinner *sk, sinew_frame *frame);
+/* Sets this frame's characters: validated against meshes, palette and output
+ * capacities, then written with the work list to mapped memory. No allocation. */
+sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count);
+/* Records this frame's work into the caller's command buffer: barriers (host
+ * writes -> shader reads; earlier vertex/shader/transfer reads of the output ->
+ * shader writes), timestamps, the dispatch, and a barrier making the output
+ * visible to vertex input, shader and transfer reads. */
+sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd);
+/* Ends a frame recorded into the caller's command buffer (advances the ring; the
+ * caller's submission must complete before the slot comes round again: pass its
+ * fence, or VK_NULL_HANDLE if the caller waits by itself). */
+sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence);
+/* Own-queue path: records into the skinner's command buffer, submits, ends the frame. */
+sinew_result sinew_skinner_submit(sinew_skinner *sk);
+/* Waits for every submission of the skinner. */
+sinew_result sinew_skinner_wait(sinew_skinner *sk);
+/* GPU time of the last completed frame's dispatch (timestamp queries), in ms. */
+sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms);
+
+/* Binding information of the output buffer. */
+void sinew_skinner_output(const sinew_skinner *sk, sinew_output_binding *out);
+/* Fills output vertices [first, first+count) with a 32-bit pattern (tests: NaN) and waits. */
+sinew_result sinew_skinner_poison_output(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern);
+/* Reads output vertices back (waits for the GPU): 3 floats each for positions
+ * and normals (decoded if packed); nrm3 may be NULL. */
+sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32_t count,
+                                       float *pos3, float *nrm3);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
