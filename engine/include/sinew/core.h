@@ -35,7 +35,8 @@ typedef enum sinew_result {
     SINEW_RESULT_COUNT
 } sinew_result;
 
-/* A short, static, human-readable description of a result code. */
+/* A short, static, human-readable description of a result code ("unknown result"
+ * for a value outside the enum). */
 const char *sinew_result_string(sinew_result r);
 
 /* Optional allocator callbacks; a NULL sinew_allocator* means malloc/free.
@@ -61,9 +62,11 @@ typedef enum sinew_skin_flags {
     SINEW_SKIN_BULGE_CORRECTION = 1u << 0 /* Kim & Han 2014 re-projection toward the major bone */
 } sinew_skin_flags;
 
-/* Name of a method ("lbs", "dqs", "dqs-scale", "dqs-scale-local", "dqs-scale-mixed"). */
+/* Name of a method ("lbs", "dqs", "dqs-scale", "dqs-scale-local", "dqs-scale-mixed");
+ * "unknown" for an out-of-range value. */
 const char *sinew_method_name(sinew_method m);
-/* Parses a method name as printed by sinew_method_name. */
+/* Parses a method name as printed by sinew_method_name (exact, case-sensitive).
+ * SINEW_ERROR_NOT_FOUND for an unknown name, INVALID_ARGUMENT for NULL. */
 sinew_result sinew_method_parse(const char *name, sinew_method *out);
 
 #ifdef __cplusplus
