@@ -56,3 +56,80 @@ int tu_finish(const char *name)
     fprintf(stderr, "PASS %s\n", name);
     return 0;
 }
+
+/* ---- random skeletons, poses, influences ---- */
+
+static sinew_quat tu_qmul(sinew_quat a, sinew_quat b)
+{
+    sinew_quat q = {
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z };
+    double l = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    q.x /= l; q.y /= l; q.z /= l; q.w /= l;
+    return q;
+}
+
+sinew_quat tu_quat_axis_angle_random(tu_rng *r, double angle)
+{
+    sinew_vec3 a = tu_random_unit(r);
+    double s = sin(0.5 * angle);
+    sinew_quat q = { a.x * s, a.y * s, a.z * s, cos(0.5 * angle) };
+    return q;
+}
+
+void tu_random_forest(tu_rng *r, uint32_t joint_count, int32_t *parents)
+{
+    for (uint32_t j = 0; j < joint_count; j++) {
+        if (j == 0 || tu_uniform(r, 0, 1) < 0.08) parents[j] = -1;
+        else if (tu_uniform(r, 0, 1) < 0.5) parents[j] = (int32_t)(j - 1);
+        else parents[j] = (int32_t)tu_range(r, j);
+    }
+}
+
+void tu_random_bind(tu_rng *r, uint32_t joint_count, const int32_t *parents, sinew_transform *rest_local)
+{
+    for (uint32_t j = 0; j < joint_count; j++) {
+        sinew_transform *t = &rest_local[j];
+        if (parents[j] < 0) t->translation = tu_random_vec3(r, -1, 1);
+        else {
+            sinew_vec3 d = tu_random_unit(r);
+            double len = tu_uniform(r, 0.2, 1.0);
+            t->translation.x = d.x * len; t->translation.y = d.y * len; t->translation.z = d.z * len;
+        }
+        t->rotation = tu_random_quat(r);
+        t->scale.x = t->scale.y = t->scale.z = 1.0;
+    }
+}
+
+void tu_random_pose(tu_rng *r, uint32_t joint_count, sinew_transform *local, double max_angle, double scale_prob)
+{
+    for (uint32_t j = 0; j < joint_count; j++) {
+        sinew_quat d = tu_quat_axis_angle_random(r, tu_uniform(r, 0, max_angle));
+        sinew_quat q = tu_qmul(local[j].rotation, d);
+        local[j].rotation = q;
+        if (scale_prob > 0 && tu_uniform(r, 0, 1) < scale_prob)
+            local[j].scale = tu_random_vec3(r, 0.5, 2.0);
+    }
+}
+
+void tu_random_influences(tu_rng *r, uint32_t n_vertices, uint32_t joint_count, uint32_t *joints4, float *weights4)
+{
+    for (uint32_t i = 0; i < n_vertices; i++) {
+        uint32_t *j = joints4 + 4 * (size_t)i;
+        float *w = weights4 + 4 * (size_t)i;
+        uint32_t k = 1 + tu_range(r, 4), c = 0;
+        double sum = 0, raw[4];
+        if (k > joint_count) k = joint_count;
+        while (c < k) {
+            uint32_t cand = tu_range(r, joint_count), dup = 0;
+            for (uint32_t a = 0; a < c; a++) dup |= j[a] == cand;
+            if (!dup) { j[c] = cand; raw[c] = tu_uniform(r, 0.05, 1.0); sum += raw[c]; c++; }
+        }
+        for (uint32_t a = 0; a < 4; a++) {
+            if (a < k) w[a] = (float)(raw[a] / sum);
+            else { w[a] = 0.0f; j[a] = j[0]; }
+        }
+    }
+}

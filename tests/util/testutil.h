@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <math.h>
 
+/* Strict C11 (-std=c11) does not define M_PI. */
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 typedef struct tu_rng { uint64_t s; } tu_rng;
 
 /* Seed from SINEW_TEST_SEED if set, else from `fallback`; the seed is printed so a failure can be replayed. */
@@ -25,6 +30,105 @@ extern int tu_failures;
 #define TU_CHECK_RESULT(expr, expected) do { sinew_result tu_r_ = (expr); if (tu_r_ != (expected)) { fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #expr, sinew_result_string(tu_r_), sinew_result_string(expected)); tu_failures++; } } while (0)
 #define TU_CHECK_OK(expr) TU_CHECK_RESULT(expr, SINEW_OK)
 #define TU_CHECK_NEAR(a, b, tol) do { double tu_a_ = (a), tu_b_ = (b); if (!(fabs(tu_a_ - tu_b_) <= (tol))) { fprintf(stderr, "%s:%d: %s = %.9g, %s = %.9g, |diff| = %.3g > %.3g\n", __FILE__, __LINE__, #a, tu_a_, #b, tu_b_, fabs(tu_a_ - tu_b_), (double)(tol)); tu_failures++; } } while (0)
+/* ---- random skeletons, poses and meshes (shared by mesh, reference, GPU and crowd tests) ----
+ * These use only the RNG above and plain arithmetic, so linking them pulls nothing
+ * from the library. The mesh/skeleton helpers further down are static inline so a test
+ * that does not call them does not need the skeleton and mesh code at link time. */
+
+/* Random joint forest of joint_count joints into parents: parents[0] = -1 and every
+ * parent index is smaller than its child's. About 8% of the other joints are extra
+ * roots; of the rest, half continue the previous joint's chain (deep chains) and half
+ * attach to a uniformly chosen earlier joint (branching). */
+void tu_random_forest(tu_rng *r, uint32_t joint_count, int32_t *parents);
+
+/* Random rigid bind pose as local TRS (for sinew_skeleton_desc.rest_local): uniform
+ * random rotations; non-root offsets are random directions of length 0.2 .. 1; roots
+ * are placed in [-1, 1]^3; every scale is (1, 1, 1). */
+void tu_random_bind(tu_rng *r, uint32_t joint_count, const int32_t *parents, sinew_transform *rest_local);
+
+/* Randomizes a pose IN PLACE (start from a copy of the rest pose): each joint's rotation
+ * becomes rotation * delta, delta a rotation about a random axis by an angle uniform in
+ * [0, max_angle] radians (angles past pi give quaternions with w < 0 on purpose); with
+ * probability scale_prob per joint the scale is replaced by a non-uniform one, each
+ * axis uniform in [0.5, 2]. Translations are kept. */
+void tu_random_pose(tu_rng *r, uint32_t joint_count, sinew_transform *local, double max_angle, double scale_prob);
+
+/* Random influences, 4 slots per vertex (for sinew_influences with per_vertex = 4):
+ * 1 .. 4 distinct joints (at most joint_count) with weights uniform in [0.05, 1]
+ * normalized to sum 1 in float, in random order; unused slots have weight 0 and repeat
+ * the first joint. */
+void tu_random_influences(tu_rng *r, uint32_t n_vertices, uint32_t joint_count, uint32_t *joints4, float *weights4);
+
+/* Unit-length random rotation about a random axis by exactly `angle` radians. */
+sinew_quat tu_quat_axis_angle_random(tu_rng *r, double angle);
+
+/* Builds a skeleton from tu_random_forest + tu_random_bind (rest_local). rest_local
+ * (joint_count entries, may be NULL) receives the rest pose. Returns the create result. */
+static inline sinew_result tu_make_random_skeleton(tu_rng *r, uint32_t joint_count,
+                                                   sinew_transform *rest_local, sinew_skeleton **out)
+{
+    int32_t *parents = (int32_t *)malloc(sizeof(int32_t) * (joint_count ? joint_count : 1));
+    sinew_transform *rest = (sinew_transform *)malloc(sizeof(sinew_transform) * (joint_count ? joint_count : 1));
+    sinew_skeleton_desc d = {0};
+    sinew_result res;
+    if (!parents || !rest) { free(parents); free(rest); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
+    tu_random_forest(r, joint_count, parents);
+    tu_random_bind(r, joint_count, parents, rest);
+    d.joint_count = joint_count;
+    d.parents = parents;
+    d.rest_local = rest;
+    res = sinew_skeleton_create(&d, out);
+    if (rest_local) for (uint32_t j = 0; j < joint_count; j++) rest_local[j] = rest[j];
+    free(parents);
+    free(rest);
+    return res;
+}
+
+/* Random packed mesh of n vertices around the skeleton's bind pose: each vertex is a
+ * random joint's bind position plus a random offset of length <= spread, with a random
+ * unit normal and 1 .. 4 influences (tu_random_influences) whose largest weight is moved
+ * to that joint, so the joint is the vertex's major joint. Packed with
+ * sinew_pack_vertices; bulge_rest (n floats, may be NULL) receives
+ * sinew_bulge_rest_distances. Returns the first failing library result. */
+static inline sinew_result tu_make_random_mesh(tu_rng *r, const sinew_skeleton *skel, uint32_t n,
+                                               double spread, sinew_vertex *out, float *bulge_rest)
+{
+    uint32_t jc = sinew_skeleton_joint_count(skel);
+    size_t m = n ? n : 1;
+    float *pos = (float *)malloc(sizeof(float) * 3 * m), *nrm = (float *)malloc(sizeof(float) * 3 * m);
+    uint32_t *jo = (uint32_t *)malloc(sizeof(uint32_t) * 4 * m);
+    float *we = (float *)malloc(sizeof(float) * 4 * m);
+    sinew_result res = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (pos && nrm && jo && we) {
+        tu_random_influences(r, n, jc, jo, we);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t home = tu_range(r, jc), *vj = jo + 4 * i;
+            float *vw = we + 4 * i;
+            const sinew_mat4 *b = sinew_skeleton_bind_global(skel, home);
+            sinew_vec3 off = tu_random_unit(r), nn = tu_random_unit(r);
+            double len = tu_uniform(r, 0, spread);
+            int big = 0, at = -1;
+            for (int k = 1; k < 4; k++) if (vw[k] > vw[big]) big = k;
+            for (int k = 0; k < 4; k++) if (vw[k] > 0 && vj[k] == home) at = k;
+            if (at >= 0) { float t = vw[at]; vw[at] = vw[big]; vw[big] = t; } /* home already listed: give it the largest weight */
+            else vj[big] = home;                                              /* else it replaces the largest's joint */
+            for (int k = 0; k < 4; k++) if (vw[k] == 0) vj[k] = vj[big];
+            pos[3 * i + 0] = (float)(b->m[3][0] + off.x * len);
+            pos[3 * i + 1] = (float)(b->m[3][1] + off.y * len);
+            pos[3 * i + 2] = (float)(b->m[3][2] + off.z * len);
+            nrm[3 * i + 0] = (float)nn.x; nrm[3 * i + 1] = (float)nn.y; nrm[3 * i + 2] = (float)nn.z;
+        }
+        {
+            sinew_influences inf = {0};
+            inf.per_vertex = 4; inf.joints = jo; inf.weights = we;
+            res = sinew_pack_vertices(n, pos, nrm, &inf, jc, out, NULL, NULL);
+        }
+        if (res == SINEW_OK && bulge_rest) res = sinew_bulge_rest_distances(skel, n, out, bulge_rest);
+    }
+    free(pos); free(nrm); free(jo); free(we);
+    return res;
+}
+
 /* Ends main(): prints PASS/FAIL and returns the exit code. */
 int tu_finish(const char *name);
 

@@ -1,0 +1,258 @@
+/* Sinew mesh data: influence packing (merge, prune to 4, renormalize, quantize
+ * with largest remainders), automatic weights, bulge-correction rest distances. */
+#include "sinew/mesh.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- helpers ---- */
+
+static int finite3f(const float *p)
+{
+    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+}
+
+/* A joint/weight pair kept in a top-4 list. */
+typedef struct influence { uint32_t joint; double weight; } influence;
+
+/* 1 when a ranks before b: larger weight first, ties by lower joint index. */
+static int ranks_before(double wa, uint32_t ja, double wb, uint32_t jb)
+{
+    return wa > wb || (wa == wb && ja < jb);
+}
+
+/* Inserts (joint, weight) into a list sorted by ranks_before, keeping at most 4. */
+static void top4_insert(influence *top, uint32_t *count, uint32_t joint, double weight)
+{
+    uint32_t n = *count, pos = n;
+    while (pos > 0 && ranks_before(weight, joint, top[pos - 1].weight, top[pos - 1].joint)) pos--;
+    if (pos >= 4) return;
+    if (n == 4) n = 3;                /* the last one falls off */
+    for (uint32_t k = n; k > pos; k--) top[k] = top[k - 1];
+    top[pos].joint = joint;
+    top[pos].weight = weight;
+    *count = n + 1;
+}
+
+double sinew_distance_to_segment(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b, sinew_vec3 *closest)
+{
+    double abx = b.x - a.x, aby = b.y - a.y, abz = b.z - a.z;
+    double l2 = abx * abx + aby * aby + abz * abz, t = 0.0;
+    sinew_vec3 c;
+    if (l2 > 0.0) {
+        t = ((p.x - a.x) * abx + (p.y - a.y) * aby + (p.z - a.z) * abz) / l2;
+        t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    }
+    c.x = a.x + t * abx;
+    c.y = a.y + t * aby;
+    c.z = a.z + t * abz;
+    if (closest) *closest = c;
+    return sqrt((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y) + (p.z - c.z) * (p.z - c.z));
+}
+
+/* ---- packing ---- */
+
+sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float *normals,
+                                 const sinew_influences *influences, uint32_t joint_count,
+                                 sinew_vertex *out, sinew_pack_stats *stats, uint32_t *bad_vertex)
+{
+    sinew_pack_stats st = {0, 0, 0};
+    if (bad_vertex) *bad_vertex = 0;
+    if (stats) *stats = st;
+    if (!positions || !influences || !influences->joints || !influences->weights || !out)
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!influences->offsets && influences->per_vertex == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0 || joint_count == 0) return SINEW_ERROR_EMPTY;
+    if (joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
+
+    for (uint32_t i = 0; i < n; i++) {
+        const float *p = positions + 3 * (size_t)i;
+        const float *nm = normals ? normals + 3 * (size_t)i : NULL;
+        size_t begin, end;
+        influence top[4];
+        uint32_t kept = 0, distinct = 0;
+        double sum = 0.0, rem[4];
+        uint32_t q[4], qsum = 0;
+        sinew_vertex *v = &out[i];
+
+        if (bad_vertex) *bad_vertex = i;
+        if (!finite3f(p) || (nm && !finite3f(nm))) return SINEW_ERROR_NON_FINITE;
+        if (influences->offsets) {
+            begin = influences->offsets[i];
+            end = influences->offsets[i + 1];
+            if (end < begin) return SINEW_ERROR_INVALID_ARGUMENT;
+        } else {
+            begin = (size_t)i * influences->per_vertex;
+            end = begin + influences->per_vertex;
+        }
+        /* validate every entry; zero-weight entries are dropped unchecked otherwise */
+        for (size_t e = begin; e < end; e++) {
+            float we = influences->weights[e];
+            if (!isfinite(we) || we < 0.0f) return SINEW_ERROR_INVALID_WEIGHT;
+            if (we > 0.0f && influences->joints[e] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
+        }
+        /* merge entries naming the same joint, keep the 4 largest distinct joints */
+        for (size_t e = begin; e < end; e++) {
+            uint32_t j = influences->joints[e];
+            double total = 0.0;
+            int seen = 0;
+            if (!(influences->weights[e] > 0.0f)) continue;
+            for (size_t f = begin; f < e; f++)
+                if (influences->joints[f] == j && influences->weights[f] > 0.0f) { seen = 1; break; }
+            if (seen) continue;
+            for (size_t f = e; f < end; f++)
+                if (influences->joints[f] == j) total += influences->weights[f];
+            distinct++;
+            top4_insert(top, &kept, j, total);
+        }
+        if (kept == 0) return SINEW_ERROR_INVALID_WEIGHT;   /* weights sum to zero */
+        if (distinct > st.max_influences) st.max_influences = distinct;
+        if (distinct > 4) { st.vertices_pruned++; st.influences_pruned += distinct - 4; }
+
+        /* renormalize in double, quantize with largest remainders: sum exactly 65535 */
+        for (uint32_t k = 0; k < kept; k++) sum += top[k].weight;
+        for (uint32_t k = 0; k < kept; k++) {
+            double s = top[k].weight / sum * 65535.0;
+            double f = floor(s);
+            if (f > 65535.0) f = 65535.0;
+            q[k] = (uint32_t)f;
+            rem[k] = s - f;
+            qsum += q[k];
+        }
+        /* qsum <= 65535 since floor(s) <= s; hand the missing units to the largest
+         * remainders (ties: the larger weight, i.e. the earlier slot), cyclically in
+         * case rounding left more units than slots (it cannot in exact arithmetic) */
+        while (qsum < 65535u) {
+            uint32_t order[4], m = 0;
+            for (uint32_t k = 0; k < kept; k++) {
+                uint32_t b = m;
+                while (b > 0 && rem[k] > rem[order[b - 1]]) { order[b] = order[b - 1]; b--; }
+                order[b] = k;
+                m++;
+            }
+            for (uint32_t k = 0; k < kept && qsum < 65535u; k++) { q[order[k]]++; qsum++; }
+        }
+        /* sort by decreasing quantized weight, ties by lower joint index (insertion sort) */
+        for (uint32_t a = 1; a < kept; a++) {
+            uint32_t qa = q[a], ja = top[a].joint, b = a;
+            while (b > 0 && ranks_before((double)qa, ja, (double)q[b - 1], top[b - 1].joint)) {
+                q[b] = q[b - 1];
+                top[b].joint = top[b - 1].joint;
+                b--;
+            }
+            q[b] = qa;
+            top[b].joint = ja;
+        }
+        memcpy(v->position, p, sizeof(v->position));
+        if (nm) {
+            double nx = nm[0], ny = nm[1], nz = nm[2];
+            double l = sqrt(nx * nx + ny * ny + nz * nz);
+            sinew_vec3 u = { 0.0, 0.0, 0.0 };
+            if (l > 0.0 && isfinite(l)) { u.x = nx / l; u.y = ny / l; u.z = nz / l; }
+            v->normal_oct = sinew_oct_encode(u);
+        } else {
+            sinew_vec3 zero = { 0.0, 0.0, 0.0 };
+            v->normal_oct = sinew_oct_encode(zero);
+        }
+        for (uint32_t k = 0; k < 4; k++) {
+            if (k < kept && q[k] > 0) {
+                v->joints[k] = (uint16_t)top[k].joint;
+                v->weights[k] = (uint16_t)q[k];
+            } else {
+                v->joints[k] = (uint16_t)top[0].joint;
+                v->weights[k] = 0;
+            }
+        }
+    }
+    if (bad_vertex) *bad_vertex = 0;
+    if (stats) *stats = st;
+    return SINEW_OK;
+}
+
+double sinew_vertex_weight(const sinew_vertex *v, int k)
+{
+    if (!v || k < 0 || k > 3) return 0.0;
+    return (double)v->weights[k] / 65535.0;
+}
+
+/* ---- automatic weights ---- */
+
+sinew_result sinew_auto_weights(const sinew_skeleton *skel, uint32_t n, const float *positions,
+                                double alpha, uint32_t *joints4, float *weights4)
+{
+    uint32_t jc;
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    double size, eps;
+    if (!skel || !positions || !joints4 || !weights4) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!(alpha > 0.0) || !isfinite(alpha)) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0) return SINEW_ERROR_EMPTY;
+    jc = sinew_skeleton_joint_count(skel);
+    if (jc == 0) return SINEW_ERROR_EMPTY;
+    for (uint32_t i = 0; i < n; i++)
+        if (!finite3f(positions + 3 * (size_t)i)) return SINEW_ERROR_NON_FINITE;
+
+    /* skeleton size: diagonal of the bounding box of every bone segment */
+    for (uint32_t j = 0; j < jc; j++) {
+        sinew_vec3 h, t;
+        sinew_skeleton_bone_segment(skel, j, &h, &t);
+        double c[6] = { h.x, h.y, h.z, t.x, t.y, t.z };
+        for (int k = 0; k < 6; k++) {
+            if (c[k] < lo[k % 3]) lo[k % 3] = c[k];
+            if (c[k] > hi[k % 3]) hi[k % 3] = c[k];
+        }
+    }
+    size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    if (!(size > 0.0) || !isfinite(size)) size = 1.0;
+    eps = 1e-9 * size;
+
+    for (uint32_t i = 0; i < n; i++) {
+        sinew_vec3 p = { positions[3 * (size_t)i], positions[3 * (size_t)i + 1], positions[3 * (size_t)i + 2] };
+        influence top[4];
+        uint32_t kept = 0;
+        double w[4], sum = 0.0;
+        /* the 4 nearest bones; on-bone distances count as 0 so ties go to lower indices.
+         * top4_insert ranks larger first, so rank by -distance. */
+        for (uint32_t j = 0; j < jc; j++) {
+            sinew_vec3 h, t;
+            double d;
+            sinew_skeleton_bone_segment(skel, j, &h, &t);
+            d = sinew_distance_to_segment(p, h, t, NULL);
+            if (d <= eps) d = 0.0;
+            top4_insert(top, &kept, j, -d);
+        }
+        if (top[0].weight == 0.0) {       /* on one or more bones: equal shares */
+            for (uint32_t k = 0; k < kept; k++) w[k] = top[k].weight == 0.0 ? 1.0 : 0.0;
+        } else {                          /* k(d) = d^-alpha, scaled by dmin^alpha (no overflow) */
+            double dmin = -top[0].weight;
+            for (uint32_t k = 0; k < kept; k++) w[k] = pow(dmin / -top[k].weight, alpha);
+        }
+        for (uint32_t k = 0; k < kept; k++) sum += w[k];
+        for (uint32_t k = 0; k < 4; k++) {
+            int used = k < kept && w[k] > 0.0;
+            joints4[4 * (size_t)i + k] = used ? top[k].joint : top[0].joint;
+            weights4[4 * (size_t)i + k] = used ? (float)(w[k] / sum) : 0.0f;
+        }
+    }
+    return SINEW_OK;
+}
+
+/* ---- bulge correction ---- */
+
+sinew_result sinew_bulge_rest_distances(const sinew_skeleton *skel, uint32_t n,
+                                        const sinew_vertex *v, float *out)
+{
+    uint32_t jc;
+    if (!skel || !v || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0) return SINEW_ERROR_EMPTY;
+    jc = sinew_skeleton_joint_count(skel);
+    for (uint32_t i = 0; i < n; i++) {
+        sinew_vec3 h, t, p;
+        if (v[i].joints[0] >= jc) return SINEW_ERROR_JOINT_INDEX;
+        if (!finite3f(v[i].position)) return SINEW_ERROR_NON_FINITE;
+        p.x = v[i].position[0]; p.y = v[i].position[1]; p.z = v[i].position[2];
+        sinew_skeleton_bone_segment(skel, v[i].joints[0], &h, &t);
+        out[i] = (float)sinew_distance_to_segment(p, h, t, NULL);
+    }
+    return SINEW_OK;
+}
