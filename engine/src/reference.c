@@ -1,0 +1,158 @@
+/* Sinew float64 reference skinner: the algorithm of reference.h, step by step. */
+#include "sinew/reference.h"
+
+#include <math.h>
+
+typedef struct v3 { double x, y, z; } v3;
+
+static v3 cross(v3 a, v3 b)
+{
+    v3 c = { a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x };
+    return c;
+}
+
+/* Step 1: blended 3x4 A (A[col][row], col 3 = translation) applied to p and n. */
+static void lbs_apply(const double a[4][3], v3 p, v3 n, v3 *po, v3 *no)
+{
+    /* columns of the 3x3 */
+    v3 c0 = { a[0][0], a[0][1], a[0][2] }, c1 = { a[1][0], a[1][1], a[1][2] }, c2 = { a[2][0], a[2][1], a[2][2] };
+    /* cof(A) = det(A) A^-T has columns c1 x c2, c2 x c0, c0 x c1 */
+    v3 k0 = cross(c1, c2), k1 = cross(c2, c0), k2 = cross(c0, c1);
+    double det = c0.x * k0.x + c0.y * k0.y + c0.z * k0.z;
+    v3 m, r;
+    double len, s;
+    r.x = a[0][0] * p.x + a[1][0] * p.y + a[2][0] * p.z + a[3][0];
+    r.y = a[0][1] * p.x + a[1][1] * p.y + a[2][1] * p.z + a[3][1];
+    r.z = a[0][2] * p.x + a[1][2] * p.y + a[2][2] * p.z + a[3][2];
+    *po = r;
+    m.x = k0.x * n.x + k1.x * n.y + k2.x * n.z;
+    m.y = k0.y * n.x + k1.y * n.y + k2.y * n.z;
+    m.z = k0.z * n.x + k1.z * n.y + k2.z * n.z;
+    len = sqrt(m.x * m.x + m.y * m.y + m.z * m.z);
+    if (!(len >= 1e-30)) { no->x = no->y = no->z = 0.0; return; }
+    s = (det < 0.0 ? -1.0 : 1.0) / len;
+    no->x = m.x * s; no->y = m.y * s; no->z = m.z * s;
+}
+
+/* Blends the rows of the chosen 4x4 (skin or scale) into a 3x4. */
+static void lbs_blend(const sinew_palette_joint *pal, const sinew_vertex *v, const double w[4],
+                      int use_scale, double a[4][3])
+{
+    for (int c = 0; c < 4; c++) for (int r = 0; r < 3; r++) a[c][r] = 0.0;
+    for (int k = 0; k < 4; k++) {
+        const sinew_mat4 *m;
+        if (w[k] == 0.0) continue;
+        m = use_scale ? &pal[v->joints[k]].scale : &pal[v->joints[k]].skin;
+        for (int c = 0; c < 4; c++) for (int r = 0; r < 3; r++) a[c][r] += w[k] * m->m[c][r];
+    }
+}
+
+/* Step 2: sign-aligned dual quaternion blend applied to p and n. */
+static void dqs_apply(const sinew_palette_joint *pal, const sinew_vertex *v, const double w[4],
+                      v3 p, v3 n, v3 *po, v3 *no)
+{
+    const sinew_quat q0 = pal[v->joints[0]].rigid.real;
+    double br[4] = { 0, 0, 0, 0 }, bd[4] = { 0, 0, 0, 0 }, len, inv;
+    v3 rv, dv, t, u, np;
+    double rw, dw, nl;
+    for (int k = 0; k < 4; k++) {
+        const sinew_dualquat *q;
+        double wk = w[k];
+        if (wk == 0.0) continue;
+        q = &pal[v->joints[k]].rigid;
+        if (q->real.x * q0.x + q->real.y * q0.y + q->real.z * q0.z + q->real.w * q0.w < 0.0) wk = -wk;
+        br[0] += wk * q->real.x; br[1] += wk * q->real.y; br[2] += wk * q->real.z; br[3] += wk * q->real.w;
+        bd[0] += wk * q->dual.x; bd[1] += wk * q->dual.y; bd[2] += wk * q->dual.z; bd[3] += wk * q->dual.w;
+    }
+    len = sqrt(br[0] * br[0] + br[1] * br[1] + br[2] * br[2] + br[3] * br[3]);
+    inv = 1.0 / len;                       /* len >= w_0 > 0 for a vertex with weight */
+    rv.x = br[0] * inv; rv.y = br[1] * inv; rv.z = br[2] * inv; rw = br[3] * inv;
+    dv.x = bd[0] * inv; dv.y = bd[1] * inv; dv.z = bd[2] * inv; dw = bd[3] * inv;
+    /* p' = p + 2 r x (r x p + w p) + 2 (w d - dw r + r x d) */
+    u = cross(rv, p);
+    u.x += rw * p.x; u.y += rw * p.y; u.z += rw * p.z;
+    u = cross(rv, u);
+    t = cross(rv, dv);
+    po->x = p.x + 2.0 * u.x + 2.0 * (rw * dv.x - dw * rv.x + t.x);
+    po->y = p.y + 2.0 * u.y + 2.0 * (rw * dv.y - dw * rv.y + t.y);
+    po->z = p.z + 2.0 * u.z + 2.0 * (rw * dv.z - dw * rv.z + t.z);
+    u = cross(rv, n);
+    u.x += rw * n.x; u.y += rw * n.y; u.z += rw * n.z;
+    u = cross(rv, u);
+    np.x = n.x + 2.0 * u.x; np.y = n.y + 2.0 * u.y; np.z = n.z + 2.0 * u.z;
+    nl = sqrt(np.x * np.x + np.y * np.y + np.z * np.z);
+    if (!(nl >= 1e-30)) { no->x = no->y = no->z = 0.0; return; }
+    no->x = np.x / nl; no->y = np.y / nl; no->z = np.z / nl;
+}
+
+sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, const float *bulge_rest,
+                                  const sinew_palette_joint *palette, uint32_t joint_count,
+                                  sinew_method method, uint32_t flags,
+                                  double *pos_out, double *nrm_out)
+{
+    int bulge = (flags & SINEW_SKIN_BULGE_CORRECTION) != 0;
+    if (!v || !palette || !pos_out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((unsigned)method >= (unsigned)SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (bulge && !bulge_rest) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0) return SINEW_ERROR_EMPTY;
+    for (uint32_t i = 0; i < n; i++) {
+        for (int k = 0; k < 4; k++)
+            if (v[i].joints[k] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
+        if (bulge) {
+            if (!isfinite(bulge_rest[i])) return SINEW_ERROR_NON_FINITE;
+            if (bulge_rest[i] < 0.0f) return SINEW_ERROR_INVALID_ARGUMENT;
+        }
+    }
+
+    for (uint32_t i = 0; i < n; i++) {
+        const sinew_vertex *vx = &v[i];
+        sinew_vec3 dn = sinew_oct_decode(vx->normal_oct);
+        v3 p = { vx->position[0], vx->position[1], vx->position[2] };
+        v3 nr = { dn.x, dn.y, dn.z }, po, no;
+        double w[4], a[4][3];
+        for (int k = 0; k < 4; k++) w[k] = (double)vx->weights[k] / 65535.0;
+
+        if (vx->weights[0] == 0 && vx->weights[1] == 0 && vx->weights[2] == 0 && vx->weights[3] == 0) {
+            po = p;
+            no = nr;
+        } else {
+            switch (method) {
+            case SINEW_METHOD_LBS:
+                lbs_blend(palette, vx, w, 0, a);
+                lbs_apply((const double(*)[3])a, p, nr, &po, &no);
+                break;
+            case SINEW_METHOD_DQS:
+                dqs_apply(palette, vx, w, p, nr, &po, &no);
+                break;
+            default: { /* the three DQS-with-scale methods */
+                v3 p1, n1;
+                lbs_blend(palette, vx, w, 1, a);
+                lbs_apply((const double(*)[3])a, p, nr, &p1, &n1);
+                dqs_apply(palette, vx, w, p1, n1, &po, &no);
+                break;
+            }
+            }
+            if (bulge) {
+                const sinew_palette_joint *pj = &palette[vx->joints[0]];
+                sinew_vec3 q = { po.x, po.y, po.z }, c;
+                double d = sinew_distance_to_segment(q, pj->seg_head, pj->seg_tail, &c);
+                double d0 = (double)bulge_rest[i];
+                if (d > d0) {
+                    double f = d0 / d;
+                    po.x = c.x + (po.x - c.x) * f;
+                    po.y = c.y + (po.y - c.y) * f;
+                    po.z = c.z + (po.z - c.z) * f;
+                }
+            }
+        }
+        pos_out[3 * (size_t)i + 0] = po.x;
+        pos_out[3 * (size_t)i + 1] = po.y;
+        pos_out[3 * (size_t)i + 2] = po.z;
+        if (nrm_out) {
+            nrm_out[3 * (size_t)i + 0] = no.x;
+            nrm_out[3 * (size_t)i + 1] = no.y;
+            nrm_out[3 * (size_t)i + 2] = no.z;
+        }
+    }
+    return SINEW_OK;
+}
