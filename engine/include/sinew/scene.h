@@ -4,6 +4,7 @@
 #define SINEW_SCENE_H
 
 #include "mesh.h"
+#include "palette.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,7 +19,11 @@ typedef struct sinew_tube_desc {
 } sinew_tube_desc;
 
 /* Vertex and index counts of the tube (side rings * sectors + 2 cap centers;
- * triangles, counter-clockwise seen from outside). */
+ * triangles, counter-clockwise seen from outside). Both 0 for an invalid desc
+ * (rings 1, sectors 1 or 2, negative/non-finite radius or alpha, too many vertices).
+ * Layout: vertex r * sectors + s is ring r (x = r / (rings - 1)), angle 2 pi s / sectors,
+ * at (x, radius cos, radius sin); rings * sectors is the x = 0 cap center, +1 the x = 1
+ * one. Side triangles come first, then the x = 0 fan, then the x = 1 fan. */
 void sinew_tube_counts(const sinew_tube_desc *d, uint32_t *vertex_count, uint32_t *index_count);
 
 /* Fills positions, normals (3 floats each), 4 joints + 4 weights per vertex and
@@ -41,6 +46,29 @@ double sinew_mesh_volume(const double *positions, const uint32_t *indices, uint3
 /* Mean distance of the given vertices to the segment [a, b]. */
 double sinew_mean_distance_to_segment(const double *positions, const uint32_t *vertex_ids,
                                       uint32_t count, sinew_vec3 a, sinew_vec3 b);
+
+/* Quality figures of a skinned tube, the numbers of README's quality table. */
+typedef struct sinew_tube_quality_result {
+    /* Middle ring (the two middle rings averaged when rings is even): mean distance of
+     * its vertices to their centroid, skinned / rest. 1 = radius kept; LBS twist -> 0. */
+    double middle_radius_ratio;
+    /* sinew_mesh_volume(skinned) / sinew_mesh_volume(rest). */
+    double volume_ratio;
+    /* Largest d - d0 over all vertices: d = distance of the skinned vertex to its major
+     * joint's posed segment (palette seg_head/seg_tail of joints[0]), d0 = its rest
+     * distance (bulge_rest, or computed in float64 from the tube's rest segments). */
+    double max_bone_distance_increase;
+    uint32_t worst_vertex;  /* the vertex where that largest increase occurs */
+} sinew_tube_quality_result;
+
+/* Measures a skinned tube built by sinew_tube_build + sinew_pack_vertices with desc d:
+ * v are its packed rest vertices, skinned 3 doubles per vertex (e.g. the reference's
+ * output, or GPU output widened to double), palette the 3 joints' palette entries used,
+ * bulge_rest may be NULL. Allocates nothing. Errors: INVALID_ARGUMENT (NULL, bad desc),
+ * JOINT_INDEX (a vertex names a joint >= 3). */
+sinew_result sinew_tube_quality(const sinew_tube_desc *d, const sinew_vertex *v,
+                                const float *bulge_rest, const sinew_palette_joint *palette,
+                                const double *skinned, sinew_tube_quality_result *out);
 
 #ifdef __cplusplus
 }
