@@ -485,7 +485,7 @@ sinew_vec3 sinew_dq_transform_normal(sinew_dualquat dq, sinew_vec3 n)
 }
 
 /* ---- octahedral normals ---- */
-#define OCT_ZERO 0x80008000u
+#define OCT_ZERO SINEW_OCT_ZERO
 
 sinew_vec3 sinew_oct_decode(uint32_t packed)
 {
@@ -529,14 +529,18 @@ uint32_t sinew_oct_encode(sinew_vec3 n)
      * is closest to n (the encoder never emits -32768, so OCT_ZERO is free). */
     sinew_vec3 nn = sinew_v3_normalize(n);
     double bx = floor(px * 32767.0), by = floor(py * 32767.0);
+    /* Closeness is |n x d| (with n . d > 0): 1 - n.d would drown in the
+     * float32 rounding of the decode. */
     uint32_t best = 0;
-    double best_dot = -2;
+    double best_err = 1e300;
     for (int i = 0; i < 4; i++) {
         int16_t qx = snorm16((bx + (i & 1)) / 32767.0);
         int16_t qy = snorm16((by + (i >> 1)) / 32767.0);
         uint32_t p = (uint32_t)(uint16_t)qx | ((uint32_t)(uint16_t)qy << 16);
-        double d = sinew_v3_dot(sinew_oct_decode(p), nn);
-        if (d > best_dot) { best_dot = d; best = p; }
+        sinew_vec3 d = sinew_oct_decode(p);
+        sinew_vec3 c = sinew_v3_cross(d, nn);
+        double err = sinew_v3_dot(d, nn) > 0 ? sinew_v3_dot(c, c) : 1e299;
+        if (err < best_err) { best_err = err; best = p; }
     }
     return best;
 }

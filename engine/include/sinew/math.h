@@ -103,8 +103,23 @@ sinew_vec3     sinew_dq_transform_point(sinew_dualquat dq, sinew_vec3 p); /* dq 
 sinew_vec3     sinew_dq_transform_normal(sinew_dualquat dq, sinew_vec3 n);/* rotation only */
 
 /* ---- octahedral normal encoding (the GPU's rest-normal format) ----
- * Two snorm16 in one uint32 (x in the low half). Decoding is exact in
- * float and identical to the shader's. */
+ * Two snorm16 in one uint32 (x in the low half). Decoding is done in float32
+ * with exactly these steps, which the shader mirrors (GLSL):
+ *   if (p == 0x80008000u) return vec3(0.0);        // the zero-normal code
+ *   vec2 f = unpackSnorm2x16(p);                   // clamp(float(q) / 32767.0, -1, 1)
+ *   vec3 n = vec3(f.x, f.y, 1.0 - abs(f.x) - abs(f.y));
+ *   float t = max(-n.z, 0.0);                      // unfold the lower half
+ *   n.x += (n.x >= 0.0) ? -t : t;
+ *   n.y += (n.y >= 0.0) ? -t : t;
+ *   return n / sqrt(dot(n, n));
+ * (The C decode does these float operations in this order; a GPU whose
+ * division or sqrt is not correctly rounded may differ by a few ulps.)
+ * Encoding projects n onto the octahedron |x|+|y|+|z| = 1, folds z < 0 onto
+ * the square, and keeps the one of the 4 surrounding snorm16 grid points whose
+ * decode is closest to n (angle error below 5e-5 rad). A zero or non-finite n
+ * encodes as 0x80008000 (both halves -32768, never produced otherwise), which
+ * decodes to the zero vector. */
+#define SINEW_OCT_ZERO 0x80008000u
 uint32_t   sinew_oct_encode(sinew_vec3 n);
 sinew_vec3 sinew_oct_decode(uint32_t packed);
 
