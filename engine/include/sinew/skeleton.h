@@ -34,19 +34,34 @@ typedef struct sinew_skeleton_desc {
     const sinew_allocator *allocator;     /* optional */
 } sinew_skeleton_desc;
 
-/* Validates the description (parents in range, parents before children, no cycles,
- * finite and invertible bind matrices) and copies it into a new skeleton. */
+/* Validates the description and copies it into a new skeleton. Checks, in order:
+ * NULL desc/parents/out or an allocator without alloc/free -> INVALID_ARGUMENT;
+ * joint_count 0 -> EMPTY, > SINEW_MAX_JOINTS -> LIMIT_EXCEEDED; both bind_global
+ * and inverse_bind, or no bind source at all -> INVALID_ARGUMENT (rest_local may
+ * accompany either matrix source as the rest pose); a parent < -1 or >= count ->
+ * PARENT_OUT_OF_RANGE; NaN/inf in a bind matrix, rest TRS or bone tail ->
+ * NON_FINITE; a cycle (self-parent included) -> CYCLE; a parent index >= its
+ * child's -> PARENT_ORDER; a bind matrix whose last row is not (0,0,0,1) within
+ * 1e-6 -> INVALID_ARGUMENT (within it, snapped); a singular bind matrix
+ * (|det| < 1e-300) -> SINGULAR.
+ * Derived: M_j^0, (M_j^0)^-1 and L_j. With only rest_local, L_j is the rest TRS
+ * matrix and M^0 is its forward kinematics. Without rest_local, the rest pose
+ * is L_j decomposed into TRS: scale = column lengths of L_j's 3x3 (all three
+ * negated when det < 0), rotation = the nearest proper rotation (polar) of the
+ * 3x3 with columns divided by those scales, translation = L_j's last column;
+ * exact for any T*R*S matrix (mirrors included), a shear is dropped. */
 sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skeleton **out);
 /* Frees a skeleton; NULL is ignored. */
 void sinew_skeleton_destroy(sinew_skeleton *s);
 
+/* Accessors below return -1 / "" / NULL / 1 for a joint index out of range. */
 /* Number of joints. */
 uint32_t sinew_skeleton_joint_count(const sinew_skeleton *s);
 /* Parent of joint j, -1 for a root. */
 int32_t sinew_skeleton_parent(const sinew_skeleton *s, uint32_t j);
 /* Name of joint j ("" when none was given). */
 const char *sinew_skeleton_name(const sinew_skeleton *s, uint32_t j);
-/* Index of the joint with this name, or -1. */
+/* Index of the first joint with this name, or -1 (NULL and "" never match). */
 int32_t sinew_skeleton_find(const sinew_skeleton *s, const char *name);
 /* Bind-pose model-space matrix M_j^0 and its inverse. */
 const sinew_mat4 *sinew_skeleton_bind_global(const sinew_skeleton *s, uint32_t j);
@@ -65,7 +80,9 @@ void sinew_skeleton_bone_segment(const sinew_skeleton *s, uint32_t j, sinew_vec3
 
 /* Forward kinematics: model-space joint matrices from local TRS poses,
  * M_j = M_parent * (T R S)_j, roots premultiplied by *root (NULL = identity).
- * Returns SINEW_ERROR_NON_FINITE if the pose holds NaN/inf. */
+ * Rotations are normalized first (a zero quaternion is the identity).
+ * Returns SINEW_ERROR_NON_FINITE if the pose or root holds NaN/inf (or a
+ * product overflows), INVALID_ARGUMENT for NULL s/local/global_out. */
 sinew_result sinew_skeleton_fk(const sinew_skeleton *s, const sinew_transform *local,
                                const sinew_mat4 *root, sinew_mat4 *global_out);
 
