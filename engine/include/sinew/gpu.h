@@ -43,6 +43,9 @@ typedef struct sinew_gpu_external_desc {
     sinew_log_fn log;
     void *log_user;
     const sinew_allocator *allocator;
+    /* 1 = the instance was created with VK_EXT_debug_utils: Sinew then adds its
+     * own messenger, counting validation warnings and errors like sinew_gpu_create. */
+    int debug_utils_enabled;
 } sinew_gpu_external_desc;
 
 /* One enumerated device. */
@@ -65,8 +68,14 @@ sinew_result sinew_gpu_list_devices(sinew_gpu_device_info *out, uint32_t max, ui
 
 /* Name, type and limits of the device in use. */
 const sinew_gpu_device_info *sinew_gpu_info(const sinew_gpu *gpu);
+/* Properties (limits included) of the device in use. */
+const VkPhysicalDeviceProperties *sinew_gpu_properties(const sinew_gpu *gpu);
+/* Largest single allocation the device allows (maxMemoryAllocationSize). */
+uint64_t sinew_gpu_max_allocation(const sinew_gpu *gpu);
 /* Number of validation warnings and errors received so far (tests require 0). */
 uint32_t sinew_gpu_validation_message_count(const sinew_gpu *gpu);
+/* 1 when a debug messenger counts validation messages (layer found and enabled). */
+int sinew_gpu_validation_enabled(const sinew_gpu *gpu);
 VkInstance sinew_gpu_instance(const sinew_gpu *gpu);
 VkPhysicalDevice sinew_gpu_physical_device(const sinew_gpu *gpu);
 VkDevice sinew_gpu_device(const sinew_gpu *gpu);

@@ -21,6 +21,18 @@ typedef enum sinew_output_format {
                                 (VK_FORMAT_A2B10G10R10_SNORM_PACK32 layout, x in the low bits) */
 } sinew_output_format;
 
+/* How the kernel reads rest vertices and palettes. Both paths give the same
+ * results; AUTO picks the one measured faster for the device type (texel
+ * buffers on CPU devices such as lavapipe, storage buffers elsewhere). */
+typedef enum sinew_read_path {
+    SINEW_READ_AUTO = 0,
+    SINEW_READ_STORAGE = 1,  /* storage buffers */
+    SINEW_READ_TEXEL = 2     /* uniform texel buffers (RGBA32UI / RGBA32F) */
+} sinew_read_path;
+
+/* Largest frames_in_flight. */
+#define SINEW_MAX_FRAMES_IN_FLIGHT 8u
+
 /* Capacities fixed at creation; zero means the default in brackets. */
 typedef struct sinew_skinner_desc {
     uint32_t max_rest_vertices;     /* all meshes together [1<<20] */
@@ -28,8 +40,9 @@ typedef struct sinew_skinner_desc {
     uint32_t max_instances;         /* characters per frame [1024] */
     uint32_t max_output_vertices;   /* skinned vertices per frame [1<<22] */
     uint32_t max_palette_vec4;      /* palette slots per frame [1<<20] */
-    uint32_t frames_in_flight;      /* palette/instance ring slots [2] */
+    uint32_t frames_in_flight;      /* palette/instance ring slots [2], at most SINEW_MAX_FRAMES_IN_FLIGHT */
     sinew_output_format output_format;
+    sinew_read_path read_path;      /* [AUTO] */
 } sinew_skinner_desc;
 
 /* A rest mesh to upload. */
@@ -96,6 +109,14 @@ sinew_result sinew_skinner_submit(sinew_skinner *sk);
 sinew_result sinew_skinner_wait(sinew_skinner *sk);
 /* GPU time of the last completed frame's dispatch (timestamp queries), in ms. */
 sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms);
+
+/* The read path in use (never AUTO). */
+sinew_read_path sinew_skinner_read_path(const sinew_skinner *sk);
+/* Switches the read path for the next recorded frames (AUTO = the device default).
+ * SINEW_ERROR_LIMIT_EXCEEDED if the texel path exceeds maxTexelBufferElements. */
+sinew_result sinew_skinner_set_read_path(sinew_skinner *sk, sinew_read_path path);
+/* Number of vertices of a mesh (0 for an unknown id). */
+uint32_t sinew_skinner_mesh_vertex_count(const sinew_skinner *sk, uint32_t mesh_id);
 
 /* Binding information of the output buffer. */
 void sinew_skinner_output(const sinew_skinner *sk, sinew_output_binding *out);
