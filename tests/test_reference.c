@@ -1,0 +1,306 @@
+/* Tests of reference.h: the float64 reference skinner against independent
+ * per-vertex computations (sinew_mat4 products), DQS invariants, special rules
+ * (zero sum, antipodality, normals of mirrored/singular blends), bulge
+ * correction and errors. */
+#include "testutil.h"
+#include <string.h>
+
+enum { JC = 30, NV = 2000 };
+
+typedef struct fixture {
+    sinew_skeleton *sk;
+    sinew_transform rest[JC], pose[JC];
+    sinew_vertex v[NV];
+    float bulge[NV];
+    sinew_mat4 global[JC], T[JC];
+    sinew_palette_joint pal[JC];
+    sinew_mat4 *scratch;
+} fixture;
+
+static double pos_out[3 * NV], nrm_out[3 * NV], pos2[3 * NV], nrm2[3 * NV];
+
+static sinew_vec3 vpos(const sinew_vertex *v)
+{
+    return sinew_v3(v->position[0], v->position[1], v->position[2]);
+}
+
+static sinew_vec3 at3(const double *a, uint32_t i) { return sinew_v3(a[3 * i], a[3 * i + 1], a[3 * i + 2]); }
+
+static double dist3(sinew_vec3 a, sinew_vec3 b) { return sinew_v3_length(sinew_v3_sub(a, b)); }
+
+/* Random pose, its FK and T_j = M_j B_j^-1 computed independently, and the palette. */
+static int make_pose(tu_rng *r, fixture *f, sinew_method m, double max_angle, double scale_prob)
+{
+    memcpy(f->pose, f->rest, sizeof f->rest);
+    tu_random_pose(r, JC, f->pose, max_angle, scale_prob);
+    if (sinew_skeleton_fk(f->sk, f->pose, NULL, f->global) != SINEW_OK) return 0;
+    for (uint32_t j = 0; j < JC; j++)
+        f->T[j] = sinew_mat4_mul(&f->global[j], sinew_skeleton_inverse_bind(f->sk, j));
+    return sinew_palette_build(f->sk, m, f->pose, NULL, f->scratch, f->pal) == SINEW_OK;
+}
+
+static void test_lbs_independent(tu_rng *r, fixture *f)
+{
+    double ep = 0, en = 0;
+    int ok = make_pose(r, f, SINEW_METHOD_LBS, 1.2 * M_PI, 0.3);
+    TU_CHECK(ok);
+    if (!ok) return;
+    TU_CHECK_OK(sinew_reference_skin(NV, f->v, NULL, f->pal, JC, SINEW_METHOD_LBS, 0, pos_out, nrm_out));
+    for (uint32_t i = 0; i < NV; i++) {
+        sinew_mat4 a, ai;
+        sinew_vec3 p, n, e;
+        memset(&a, 0, sizeof a);
+        for (int k = 0; k < 4; k++) {
+            double w = f->v[i].weights[k] / 65535.0;
+            const sinew_mat4 *t = &f->T[f->v[i].joints[k]];
+            for (int c = 0; c < 4; c++) for (int rr = 0; rr < 4; rr++) a.m[c][rr] += w * t->m[c][rr];
+        }
+        p = sinew_mat4_transform_point(&a, vpos(&f->v[i]));
+        e = sinew_v3_sub(p, at3(pos_out, i));
+        if (sinew_v3_length(e) / (1 + sinew_v3_length(p)) > ep) ep = sinew_v3_length(e) / (1 + sinew_v3_length(p));
+        /* normal: the inverse transpose, normalized */
+        if (sinew_mat4_inverse(&a, &ai) == SINEW_OK) {
+            sinew_mat3 u = sinew_mat4_upper3(&ai), it = sinew_mat3_transpose(&u);
+            n = sinew_v3_normalize(sinew_mat3_mul_v3(&it, sinew_oct_decode(f->v[i].normal_oct)));
+            if (dist3(n, at3(nrm_out, i)) > en) en = dist3(n, at3(nrm_out, i));
+        }
+    }
+    fprintf(stderr, "LBS vs independent mat4 blend: max pos err %.3g (relative to 1+|p|), max normal err %.3g\n", ep, en);
+    TU_CHECK(ep < 1e-12);
+    TU_CHECK(en < 1e-9);
+}
+
+static void test_dqs_single_and_antipodal(tu_rng *r, fixture *f)
+{
+    static sinew_vertex single[NV];
+    double ep = 0, en = 0, ea = 0, es = 0;
+    uint32_t opposed = 0;
+    int ok = make_pose(r, f, SINEW_METHOD_DQS, 1.2 * M_PI, 0.0);
+    TU_CHECK(ok);
+    if (!ok) return;
+    /* single-influence vertices: exactly the rigid transform T_j */
+    memcpy(single, f->v, sizeof single);
+    for (uint32_t i = 0; i < NV; i++) {
+        single[i].weights[0] = 65535;
+        single[i].weights[1] = single[i].weights[2] = single[i].weights[3] = 0;
+        single[i].joints[1] = single[i].joints[2] = single[i].joints[3] = single[i].joints[0];
+    }
+    TU_CHECK_OK(sinew_reference_skin(NV, single, NULL, f->pal, JC, SINEW_METHOD_DQS, 0, pos_out, nrm_out));
+    for (uint32_t i = 0; i < NV; i++) {
+        const sinew_mat4 *t = &f->T[single[i].joints[0]];
+        sinew_vec3 p = sinew_mat4_transform_point(t, vpos(&single[i]));
+        sinew_vec3 n = sinew_v3_normalize(sinew_mat4_transform_vector(t, sinew_oct_decode(single[i].normal_oct)));
+        double e = dist3(p, at3(pos_out, i)) / (1 + sinew_v3_length(p));
+        if (e > ep) ep = e;
+        if (dist3(n, at3(nrm_out, i)) > en) en = dist3(n, at3(nrm_out, i));
+    }
+    fprintf(stderr, "DQS single influence vs T_j: max pos err %.3g (relative to 1+|p|), normal %.3g\n", ep, en);
+    TU_CHECK(ep < 1e-12);
+    TU_CHECK(en < 1e-12);
+
+    /* antipodality: giving some joints as -q changes nothing */
+    TU_CHECK_OK(sinew_reference_skin(NV, f->v, NULL, f->pal, JC, SINEW_METHOD_DQS, 0, pos_out, nrm_out));
+    {
+        static sinew_palette_joint neg[JC];
+        memcpy(neg, f->pal, sizeof neg);
+        for (uint32_t j = 0; j < JC; j += 2) {
+            sinew_quat *a = &neg[j].rigid.real, *b = &neg[j].rigid.dual;
+            a->x = -a->x; a->y = -a->y; a->z = -a->z; a->w = -a->w;
+            b->x = -b->x; b->y = -b->y; b->z = -b->z; b->w = -b->w;
+        }
+        for (uint32_t i = 0; i < NV; i++)
+            for (int k = 1; k < 4; k++) {
+                sinew_quat a = neg[f->v[i].joints[0]].rigid.real, b = neg[f->v[i].joints[k]].rigid.real;
+                if (f->v[i].weights[k] && a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w < 0) { opposed++; break; }
+            }
+        TU_CHECK_OK(sinew_reference_skin(NV, f->v, NULL, neg, JC, SINEW_METHOD_DQS, 0, pos2, nrm2));
+        for (uint32_t i = 0; i < NV; i++) {
+            double e = dist3(at3(pos_out, i), at3(pos2, i)) / (1 + sinew_v3_length(at3(pos_out, i)));
+            if (e > ea) ea = e;
+            if (dist3(at3(nrm_out, i), at3(nrm2, i)) > ea) ea = dist3(at3(nrm_out, i), at3(nrm2, i));
+        }
+    }
+    fprintf(stderr, "DQS antipodal: %u vertices blend opposed quaternions, max change %.3g\n", opposed, ea);
+    TU_CHECK(opposed > 100);
+    TU_CHECK(ea < 1e-12);
+
+    /* DQS with scale and an identity scale stage equals DQS (rigid pose, every scale mode) */
+    for (int m = SINEW_METHOD_DQS_SCALE; m <= SINEW_METHOD_DQS_SCALE_MIXED; m++) {
+        static sinew_palette_joint ps[JC];
+        TU_CHECK_OK(sinew_palette_build(f->sk, (sinew_method)m, f->pose, NULL, f->scratch, ps));
+        TU_CHECK_OK(sinew_reference_skin(NV, f->v, NULL, ps, JC, (sinew_method)m, 0, pos2, nrm2));
+        for (uint32_t i = 0; i < NV; i++) {
+            double e = dist3(at3(pos_out, i), at3(pos2, i)) / (1 + sinew_v3_length(at3(pos_out, i)));
+            if (e > es) es = e;
+            if (dist3(at3(nrm_out, i), at3(nrm2, i)) > es) es = dist3(at3(nrm_out, i), at3(nrm2, i));
+        }
+    }
+    fprintf(stderr, "DQS-with-scale (identity scale) vs DQS: max diff %.3g\n", es);
+    TU_CHECK(es < 1e-10);
+}
+
+/* With scale: a single-influence vertex lands at X_j p (palette.skin) for every scale mode. */
+static void test_scale_single(tu_rng *r, fixture *f)
+{
+    static sinew_vertex single[NV];
+    memcpy(single, f->v, sizeof single);
+    for (uint32_t i = 0; i < NV; i++) {
+        single[i].weights[0] = 65535;
+        single[i].weights[1] = single[i].weights[2] = single[i].weights[3] = 0;
+    }
+    for (int m = SINEW_METHOD_DQS_SCALE; m <= SINEW_METHOD_DQS_SCALE_MIXED; m++) {
+        double ep = 0, en = 0;
+        int ok = make_pose(r, f, (sinew_method)m, 1.2 * M_PI, 0.5);
+        TU_CHECK(ok);
+        if (!ok) continue;
+        TU_CHECK_OK(sinew_reference_skin(NV, single, NULL, f->pal, JC, (sinew_method)m, 0, pos_out, nrm_out));
+        for (uint32_t i = 0; i < NV; i++) {
+            const sinew_mat4 *x = &f->pal[single[i].joints[0]].skin;
+            sinew_mat4 xi;
+            sinew_vec3 p = sinew_mat4_transform_point(x, vpos(&single[i]));
+            double e = dist3(p, at3(pos_out, i)) / (1 + sinew_v3_length(p));
+            if (e > ep) ep = e;
+            if (sinew_mat4_inverse(x, &xi) == SINEW_OK) {
+                sinew_mat3 u = sinew_mat4_upper3(&xi), it = sinew_mat3_transpose(&u);
+                sinew_vec3 n = sinew_v3_normalize(sinew_mat3_mul_v3(&it, sinew_oct_decode(single[i].normal_oct)));
+                if (dist3(n, at3(nrm_out, i)) > en) en = dist3(n, at3(nrm_out, i));
+            }
+        }
+        fprintf(stderr, "%s single influence vs X_j: max pos err %.3g, normal err %.3g\n",
+                sinew_method_name((sinew_method)m), ep, en);
+        TU_CHECK(ep < 1e-10);
+        TU_CHECK(en < 1e-9);
+    }
+}
+
+static void test_zero_sum(tu_rng *r, fixture *f)
+{
+    sinew_vertex z[3];
+    float rest[3] = { 0, 0, 0 };
+    memcpy(z, f->v, sizeof z);
+    for (int i = 0; i < 3; i++) memset(z[i].weights, 0, sizeof z[i].weights);
+    (void)r;
+    for (int m = 0; m < SINEW_METHOD_COUNT; m++) {
+        TU_CHECK_OK(sinew_reference_skin(3, z, rest, f->pal, JC, (sinew_method)m, SINEW_SKIN_BULGE_CORRECTION, pos_out, nrm_out));
+        for (int i = 0; i < 3; i++) {
+            sinew_vec3 n = sinew_oct_decode(z[i].normal_oct);
+            TU_CHECK(pos_out[3 * i] == z[i].position[0] && pos_out[3 * i + 1] == z[i].position[1] &&
+                     pos_out[3 * i + 2] == z[i].position[2]);
+            TU_CHECK(nrm_out[3 * i] == n.x && nrm_out[3 * i + 1] == n.y && nrm_out[3 * i + 2] == n.z);
+        }
+    }
+}
+
+/* Hand-made palettes: mirrored and singular LBS normals, exact bulge projection. */
+static void test_handmade(void)
+{
+    sinew_palette_joint p[2];
+    sinew_vertex v[3];
+    float rest[3];
+    memset(p, 0, sizeof p);
+    memset(v, 0, sizeof v);
+    for (int j = 0; j < 2; j++) {
+        p[j].skin = sinew_mat4_identity();
+        p[j].scale = sinew_mat4_identity();
+        p[j].rigid = sinew_dq_identity();
+        p[j].seg_head = sinew_v3(0, 0, 0);
+        p[j].seg_tail = sinew_v3(1, 0, 0);
+    }
+    for (int i = 0; i < 3; i++) { v[i].weights[0] = 65535; v[i].normal_oct = sinew_oct_encode(sinew_v3(1, 0, 0)); }
+    v[1].normal_oct = sinew_oct_encode(sinew_v3(0, 1, 0));
+    /* mirror x: the x normal flips, det < 0 rule */
+    p[0].skin.m[0][0] = -1;
+    TU_CHECK_OK(sinew_reference_skin(2, v, NULL, p, 2, SINEW_METHOD_LBS, 0, pos_out, nrm_out));
+    TU_CHECK_NEAR(nrm_out[0], -1.0, 1e-15);
+    TU_CHECK_NEAR(nrm_out[4], 1.0, 1e-9);   /* y normal unchanged (oct-decoded, ~1e-9) */
+    /* singular: x squashed to 0; the x normal survives (det 0 -> sign +1), y normal -> zero */
+    p[0].skin.m[0][0] = 0;
+    TU_CHECK_OK(sinew_reference_skin(2, v, NULL, p, 2, SINEW_METHOD_LBS, 0, pos_out, nrm_out));
+    TU_CHECK_NEAR(nrm_out[0], 1.0, 1e-15);
+    TU_CHECK(nrm_out[3] == 0 && nrm_out[4] == 0 && nrm_out[5] == 0);
+    p[0].skin.m[0][0] = 1;
+
+    /* bulge: joint 0's segment [0, 1] on x, identity transforms */
+    v[0].position[0] = 0.5f; v[0].position[1] = 0.25f;  rest[0] = 0.125f;  /* pushed out: back to 0.125 */
+    v[1].position[0] = 0.5f; v[1].position[1] = 0.25f;  rest[1] = 0.5f;    /* pulled in: unchanged */
+    v[2].position[0] = 1.75f; v[2].position[1] = 1.0f;  rest[2] = 0.25f;   /* beyond the tail */
+    for (int m = 0; m < SINEW_METHOD_COUNT; m++) {
+        TU_CHECK_OK(sinew_reference_skin(3, v, rest, p, 2, (sinew_method)m, SINEW_SKIN_BULGE_CORRECTION, pos_out, nrm_out));
+        TU_CHECK_NEAR(pos_out[0], 0.5, 1e-15);
+        TU_CHECK_NEAR(pos_out[1], 0.125, 1e-15);
+        TU_CHECK(pos_out[3] == 0.5 && pos_out[4] == 0.25 && pos_out[5] == 0.0);
+        TU_CHECK_NEAR(dist3(at3(pos_out, 2), sinew_v3(1, 0, 0)), 0.25, 1e-15);
+        TU_CHECK_NEAR(pos_out[6], 1.0 + 0.75 * 0.2, 1e-15);   /* along (0.75, 1) / 1.25 */
+        TU_CHECK_NEAR(pos_out[7], 0.2, 1e-15);
+        TU_CHECK_NEAR(nrm_out[0], 1.0, 1e-9);                  /* normals untouched */
+    }
+}
+
+/* Bulge on random poses: corrected distance never above rest; vertices that were
+ * not pushed out are bit-identical to the uncorrected result. */
+static void test_bulge_random(tu_rng *r, fixture *f)
+{
+    uint32_t moved = 0, bad_same = 0;
+    double worst = -1;
+    int ok = make_pose(r, f, SINEW_METHOD_DQS, 0.8 * M_PI, 0.0);
+    TU_CHECK(ok);
+    if (!ok) return;
+    TU_CHECK_OK(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, SINEW_METHOD_DQS, 0, pos_out, nrm_out));
+    TU_CHECK_OK(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, pos2, nrm2));
+    for (uint32_t i = 0; i < NV; i++) {
+        const sinew_palette_joint *pj = &f->pal[f->v[i].joints[0]];
+        double d0 = sinew_distance_to_segment(at3(pos_out, i), pj->seg_head, pj->seg_tail, NULL);
+        double d1 = sinew_distance_to_segment(at3(pos2, i), pj->seg_head, pj->seg_tail, NULL);
+        if (d1 - f->bulge[i] > worst) worst = d1 - f->bulge[i];
+        if (d0 > f->bulge[i]) moved++;
+        else if (memcmp(&pos_out[3 * i], &pos2[3 * i], 3 * sizeof(double)) != 0) bad_same++;
+        if (memcmp(&nrm_out[3 * i], &nrm2[3 * i], 3 * sizeof(double)) != 0) bad_same++;
+    }
+    fprintf(stderr, "bulge on a random DQS pose: %u of %d vertices corrected, max (d - d0) after = %.3g\n", moved, NV, worst);
+    TU_CHECK(moved > 50);
+    TU_CHECK(worst <= 1e-12);
+    TU_CHECK(bad_same == 0);
+}
+
+static void test_errors(fixture *f)
+{
+    static sinew_vertex bad[NV];
+    float neg[NV];
+    memcpy(bad, f->v, sizeof bad);
+    bad[NV - 1].joints[2] = JC;
+    for (uint32_t i = 0; i < 3 * NV; i++) pos_out[i] = 12345.0;
+    TU_CHECK_RESULT(sinew_reference_skin(NV, bad, NULL, f->pal, JC, SINEW_METHOD_LBS, 0, pos_out, NULL), SINEW_ERROR_JOINT_INDEX);
+    TU_CHECK(pos_out[0] == 12345.0);             /* nothing written before the check */
+    TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, NULL, f->pal, JC - 1, SINEW_METHOD_DQS, 0, pos_out, NULL), SINEW_ERROR_JOINT_INDEX);
+    TU_CHECK_RESULT(sinew_reference_skin(0, f->v, NULL, f->pal, JC, SINEW_METHOD_LBS, 0, pos_out, NULL), SINEW_ERROR_EMPTY);
+    TU_CHECK_RESULT(sinew_reference_skin(NV, NULL, NULL, f->pal, JC, SINEW_METHOD_LBS, 0, pos_out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, NULL, NULL, JC, SINEW_METHOD_LBS, 0, pos_out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, NULL, f->pal, JC, SINEW_METHOD_LBS, 0, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, NULL, f->pal, JC, (sinew_method)7, 0, pos_out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, NULL, f->pal, JC, SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION, pos_out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    memcpy(neg, f->bulge, sizeof neg);
+    neg[5] = -1.0f;
+    TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, neg, f->pal, JC, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, pos_out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    neg[5] = NAN;
+    TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, neg, f->pal, JC, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, pos_out, NULL), SINEW_ERROR_NON_FINITE);
+}
+
+int main(void)
+{
+    tu_rng r = tu_rng_seeded(0x7265667eull);
+    static fixture f;
+    TU_CHECK_OK(tu_make_random_skeleton(&r, JC, f.rest, &f.sk));
+    if (!f.sk) return tu_finish("test_reference");
+    f.scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(JC));
+    TU_CHECK_OK(tu_make_random_mesh(&r, f.sk, NV, 0.5, f.v, f.bulge));
+    test_lbs_independent(&r, &f);
+    test_dqs_single_and_antipodal(&r, &f);
+    test_scale_single(&r, &f);
+    test_zero_sum(&r, &f);
+    test_handmade();
+    test_bulge_random(&r, &f);
+    test_errors(&f);
+    sinew_skeleton_destroy(f.sk);
+    free(f.scratch);
+    return tu_finish("test_reference");
+}

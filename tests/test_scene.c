@@ -1,0 +1,291 @@
+/* Tests of scene.h and the quality figures of the methods on the tube:
+ * geometry and volume, 180-degree twist, 90-degree bend volume, bulge
+ * correction (distance bound and continuity over a bend sweep), scaled joints. */
+#include "testutil.h"
+#include <string.h>
+
+typedef struct tube {
+    sinew_tube_desc d;
+    uint32_t nv, ni;
+    float *pos, *nrm, *w4;
+    uint32_t *j4, *idx;
+    sinew_vertex *v;
+    float *bulge;
+    sinew_skeleton *sk;
+    double *out, *out2, *rest;
+} tube;
+
+static int tube_make(tube *t, uint32_t rings, uint32_t sectors)
+{
+    sinew_influences inf = {0};
+    memset(t, 0, sizeof *t);
+    t->d.rings = rings;
+    t->d.sectors = sectors;
+    t->d.radius = 0.1;
+    t->d.alpha = 2.0;
+    sinew_tube_counts(&t->d, &t->nv, &t->ni);
+    t->pos = malloc(sizeof(float) * 3 * t->nv);
+    t->nrm = malloc(sizeof(float) * 3 * t->nv);
+    t->w4 = malloc(sizeof(float) * 4 * t->nv);
+    t->j4 = malloc(sizeof(uint32_t) * 4 * t->nv);
+    t->idx = malloc(sizeof(uint32_t) * t->ni);
+    t->v = malloc(sizeof(sinew_vertex) * t->nv);
+    t->bulge = malloc(sizeof(float) * t->nv);
+    t->out = malloc(sizeof(double) * 3 * t->nv);
+    t->out2 = malloc(sizeof(double) * 3 * t->nv);
+    t->rest = malloc(sizeof(double) * 3 * t->nv);
+    TU_CHECK_OK(sinew_tube_build(&t->d, t->pos, t->nrm, t->j4, t->w4, t->idx));
+    inf.per_vertex = 4; inf.joints = t->j4; inf.weights = t->w4;
+    TU_CHECK_OK(sinew_pack_vertices(t->nv, t->pos, t->nrm, &inf, 3, t->v, NULL, NULL));
+    TU_CHECK_OK(sinew_tube_skeleton(NULL, &t->sk));
+    if (!t->sk) return 0;
+    TU_CHECK_OK(sinew_bulge_rest_distances(t->sk, t->nv, t->v, t->bulge));
+    for (uint32_t i = 0; i < 3 * t->nv; i++) t->rest[i] = t->pos[i];
+    return 1;
+}
+
+static void tube_free(tube *t)
+{
+    sinew_skeleton_destroy(t->sk);
+    free(t->pos); free(t->nrm); free(t->w4); free(t->j4); free(t->idx); free(t->v);
+    free(t->bulge); free(t->out); free(t->out2); free(t->rest);
+}
+
+/* Skins the tube in a pose; returns the palette in pal (3 entries). */
+static sinew_result tube_skin(tube *t, sinew_method m, uint32_t flags, const sinew_transform *local,
+                              sinew_palette_joint *pal, double *out)
+{
+    sinew_mat4 scratch[64];
+    sinew_result r;
+    if (sinew_palette_scratch_count(3) > 64) return SINEW_ERROR_CAPACITY;
+    r = sinew_palette_build(t->sk, m, local, NULL, scratch, pal);
+    if (r != SINEW_OK) return r;
+    return sinew_reference_skin(t->nv, t->v, t->bulge, pal, 3, m, flags, out, NULL);
+}
+
+static sinew_result tube_quality(tube *t, sinew_method m, uint32_t flags, double bend, double twist,
+                                 const sinew_vec3 *scale, sinew_tube_quality_result *q)
+{
+    sinew_transform local[3];
+    sinew_palette_joint pal[3];
+    sinew_result r;
+    sinew_tube_pose(bend, twist, scale, local);
+    r = tube_skin(t, m, flags, local, pal, t->out);
+    if (r != SINEW_OK) return r;
+    return sinew_tube_quality(&t->d, t->v, t->bulge, pal, t->out, q);
+}
+
+static void test_geometry(tube *t)
+{
+    const double r = t->d.radius;
+    const uint32_t S = t->d.sectors, R = t->d.rings;
+    double analytic = 0.5 * S * r * r * sin(2 * M_PI / S), vol = sinew_mesh_volume(t->rest, t->idx, t->ni);
+    uint32_t bad_orient = 0, bad_w = 0;
+    TU_CHECK(t->nv == R * S + 2);
+    TU_CHECK(t->ni == 3 * ((R - 1) * S * 2 + 2 * S));
+    fprintf(stderr, "tube %ux%u: rest volume %.12g, analytic polygon prism %.12g, rel diff %.3g (tol 1e-6)\n",
+            R, S, vol, analytic, fabs(vol / analytic - 1));
+    TU_CHECK(fabs(vol / analytic - 1) < 1e-6);   /* float32 positions */
+    /* every triangle faces outward: its normal points away from the axis / out of the caps */
+    for (uint32_t k = 0; k < t->ni; k += 3) {
+        const double *a = t->rest + 3 * t->idx[k], *b = t->rest + 3 * t->idx[k + 1], *c = t->rest + 3 * t->idx[k + 2];
+        sinew_vec3 n = sinew_v3_cross(sinew_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]),
+                                      sinew_v3(c[0] - a[0], c[1] - a[1], c[2] - a[2]));
+        sinew_vec3 ctr = sinew_v3((a[0] + b[0] + c[0]) / 3, (a[1] + b[1] + c[1]) / 3, (a[2] + b[2] + c[2]) / 3);
+        sinew_vec3 out = (ctr.x < 1e-9) ? sinew_v3(-1, 0, 0) : (ctr.x > 1 - 1e-9 ? sinew_v3(1, 0, 0) : sinew_v3(0, ctr.y, ctr.z));
+        if (sinew_v3_dot(n, out) <= 0) bad_orient++;
+    }
+    TU_CHECK(bad_orient == 0);
+    TU_CHECK(sinew_mean_distance_to_segment(t->rest, NULL, R * S, sinew_v3(0, 0, 0), sinew_v3(1, 0, 0)) > 0.0999);
+    /* weights follow the formula of scene.h */
+    for (uint32_t i = 0; i < R * S; i++) {
+        double x = t->pos[3 * i], w1 = x < 0.5 ? 0.5 * pow(2 * x, 2) : 1 - 0.5 * pow(2 - 2 * x, 2);
+        if (fabs(t->w4[4 * i + 1] - w1) > 1e-7 || fabs(t->w4[4 * i] - (1 - w1)) > 1e-7 || t->w4[4 * i + 2] != 0) bad_w++;
+    }
+    TU_CHECK(bad_w == 0);
+    /* invalid descs */
+    {
+        sinew_tube_desc bad = { 1, 8, 0.1, 2 };
+        uint32_t nv = 5, ni = 5;
+        sinew_tube_counts(&bad, &nv, &ni);
+        TU_CHECK(nv == 0 && ni == 0);
+        TU_CHECK_RESULT(sinew_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        bad.rings = 4; bad.sectors = 2;
+        TU_CHECK_RESULT(sinew_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        bad.sectors = 8; bad.radius = -1;
+        TU_CHECK_RESULT(sinew_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        bad.radius = 0.1; bad.alpha = NAN;
+        TU_CHECK_RESULT(sinew_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_tube_build(NULL, NULL, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        sinew_tube_counts(NULL, &nv, &ni);     /* NULL desc = all defaults: 64 x 32 */
+        TU_CHECK(nv == 64 * 32 + 2);
+    }
+    {   /* a tetrahedron's signed volume, and the flipped one */
+        const double p[12] = { 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+        const uint32_t tri[12] = { 0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3 }, flip[12] = { 0, 1, 2, 0, 3, 1, 0, 2, 3, 1, 3, 2 };
+        TU_CHECK_NEAR(sinew_mesh_volume(p, tri, 12), 1.0 / 6.0, 1e-15);
+        TU_CHECK_NEAR(sinew_mesh_volume(p, flip, 12), -1.0 / 6.0, 1e-15);
+    }
+}
+
+static void test_twist(tube *t)
+{
+    sinew_tube_quality_result lbs, dqs;
+    TU_CHECK_OK(tube_quality(t, SINEW_METHOD_LBS, 0, 0, M_PI, NULL, &lbs));
+    TU_CHECK_OK(tube_quality(t, SINEW_METHOD_DQS, 0, 0, M_PI, NULL, &dqs));
+    fprintf(stderr, "twist 180 deg: middle-ring radius kept  LBS %.4f  DQS %.6f; volume ratio LBS %.4f DQS %.4f\n",
+            lbs.middle_radius_ratio, dqs.middle_radius_ratio, lbs.volume_ratio, dqs.volume_ratio);
+    TU_CHECK(lbs.middle_radius_ratio < 0.05);
+    TU_CHECK(dqs.middle_radius_ratio >= 0.99);
+}
+
+static void test_bend(tube *t)
+{
+    sinew_tube_quality_result lbs, dqs, blg;
+    TU_CHECK_OK(tube_quality(t, SINEW_METHOD_LBS, 0, M_PI / 2, 0, NULL, &lbs));
+    TU_CHECK_OK(tube_quality(t, SINEW_METHOD_DQS, 0, M_PI / 2, 0, NULL, &dqs));
+    TU_CHECK_OK(tube_quality(t, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, M_PI / 2, 0, NULL, &blg));
+    fprintf(stderr, "bend 90 deg: volume ratio  LBS %.4f  DQS %.4f  DQS+bulge %.4f\n",
+            lbs.volume_ratio, dqs.volume_ratio, blg.volume_ratio);
+    fprintf(stderr, "bend 90 deg: middle ring radius kept  LBS %.4f  DQS %.4f  DQS+bulge %.4f\n",
+            lbs.middle_radius_ratio, dqs.middle_radius_ratio, blg.middle_radius_ratio);
+    fprintf(stderr, "bend 90 deg: max increase of distance to the major bone  LBS %.4g  DQS %.4g  DQS+bulge %.3g\n",
+            lbs.max_bone_distance_increase, dqs.max_bone_distance_increase, blg.max_bone_distance_increase);
+    TU_CHECK(lbs.volume_ratio < 0.97);                               /* LBS loses volume */
+    TU_CHECK(fabs(dqs.volume_ratio - 1) < fabs(lbs.volume_ratio - 1)); /* DQS closer to the rest volume */
+    TU_CHECK(fabs(dqs.volume_ratio - 1) < 0.03);
+    TU_CHECK(dqs.max_bone_distance_increase > 0.005);                /* DQS bulges at the outer side */
+    TU_CHECK(blg.max_bone_distance_increase <= 1e-9);                /* corrected: never above rest */
+    TU_CHECK(blg.volume_ratio < dqs.volume_ratio);
+}
+
+/* Bend sweep 0..179 deg: largest jump of any vertex between neighbouring angles,
+ * with and without correction; and the distance bound at every angle. */
+static void test_sweep(tube *t)
+{
+    double jump_plain = 0, jump_fix = 0, worst_fix = -1, worst_plain = -1;
+    double *prev_plain = malloc(sizeof(double) * 3 * t->nv), *prev_fix = malloc(sizeof(double) * 3 * t->nv);
+    for (int deg = 0; deg <= 179; deg++) {
+        sinew_tube_quality_result qp, qf;
+        TU_CHECK_OK(tube_quality(t, SINEW_METHOD_DQS, 0, deg * M_PI / 180, 0, NULL, &qp));
+        memcpy(t->out2, t->out, sizeof(double) * 3 * t->nv);
+        TU_CHECK_OK(tube_quality(t, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, deg * M_PI / 180, 0, NULL, &qf));
+        if (qf.max_bone_distance_increase > worst_fix) worst_fix = qf.max_bone_distance_increase;
+        if (qp.max_bone_distance_increase > worst_plain) worst_plain = qp.max_bone_distance_increase;
+        if (deg > 0)
+            for (uint32_t i = 0; i < t->nv; i++) {
+                double a = 0, b = 0;
+                for (int k = 0; k < 3; k++) {
+                    a += (t->out2[3 * i + k] - prev_plain[3 * i + k]) * (t->out2[3 * i + k] - prev_plain[3 * i + k]);
+                    b += (t->out[3 * i + k] - prev_fix[3 * i + k]) * (t->out[3 * i + k] - prev_fix[3 * i + k]);
+                }
+                if (sqrt(a) > jump_plain) jump_plain = sqrt(a);
+                if (sqrt(b) > jump_fix) jump_fix = sqrt(b);
+            }
+        memcpy(prev_plain, t->out2, sizeof(double) * 3 * t->nv);
+        memcpy(prev_fix, t->out, sizeof(double) * 3 * t->nv);
+    }
+    fprintf(stderr, "bend sweep 0..179 deg (1 deg steps), DQS: max distance-to-bone increase  plain %.4g  corrected %.3g\n",
+            worst_plain, worst_fix);
+    fprintf(stderr, "bend sweep: largest jump of a vertex between neighbouring angles  plain %.5f  corrected %.5f (ratio %.3f)\n",
+            jump_plain, jump_fix, jump_fix / jump_plain);
+    TU_CHECK(worst_fix <= 1e-9);
+    TU_CHECK(jump_fix <= 2 * jump_plain);
+    free(prev_plain);
+    free(prev_fix);
+}
+
+/* Far segment length: from the ring at x = 0.5 (odd ring count) to the x = 1 cap center. */
+static double far_length(tube *t, const double *p)
+{
+    uint32_t S = t->d.sectors, mid = (t->d.rings - 1) / 2, cap = t->d.rings * S + 1;
+    double c[3] = { 0, 0, 0 }, e = 0;
+    for (uint32_t s = 0; s < S; s++) for (int k = 0; k < 3; k++) c[k] += p[3 * (mid * S + s) + k] / S;
+    for (int k = 0; k < 3; k++) e += (p[3 * cap + k] - c[k]) * (p[3 * cap + k] - c[k]);
+    return sqrt(e);
+}
+
+static double near_length(tube *t, const double *p)
+{
+    uint32_t S = t->d.sectors, mid = (t->d.rings - 1) / 2, cap = t->d.rings * S;
+    double c[3] = { 0, 0, 0 }, e = 0;
+    for (uint32_t s = 0; s < S; s++) for (int k = 0; k < 3; k++) c[k] += p[3 * (mid * S + s) + k] / S;
+    for (int k = 0; k < 3; k++) e += (p[3 * cap + k] - c[k]) * (p[3 * cap + k] - c[k]);
+    return sqrt(e);
+}
+
+static void test_scale(void)
+{
+    tube t;
+    sinew_vec3 s15 = { 1.5, 1, 1 };
+    sinew_transform local[3];
+    sinew_palette_joint pal[3];
+    double fg, fl, ng, nl, fm;
+    if (!tube_make(&t, 65, 32)) { tube_free(&t); return; }
+    TU_CHECK(t.pos[3 * 32 * 32] == 0.5f);
+    /* joint 1 scaled: it skins the far half itself, so both modes stretch it to 0.75 */
+    sinew_tube_pose(0, 0, &s15, local);
+    TU_CHECK_OK(tube_skin(&t, SINEW_METHOD_DQS_SCALE, 0, local, pal, t.out));
+    TU_CHECK_OK(tube_skin(&t, SINEW_METHOD_DQS_SCALE_LOCAL, 0, local, pal, t.out2));
+    fg = far_length(&t, t.out);
+    fl = far_length(&t, t.out2);
+    fprintf(stderr, "joint 1 scaled (1.5,1,1): far segment length  global %.6f  local %.6f (rest 0.5)\n", fg, fl);
+    TU_CHECK_NEAR(fg, 0.75, 1e-6);
+    TU_CHECK_NEAR(fl, 0.75, 1e-6);
+    /* joint 0 scaled: global propagates to joint 1 (far half 0.75), local does not (0.5);
+     * the near half, skinned by joint 0, is 0.75 in both */
+    sinew_tube_pose(0, 0, NULL, local);
+    local[0].scale = s15;
+    TU_CHECK_OK(tube_skin(&t, SINEW_METHOD_DQS_SCALE, 0, local, pal, t.out));
+    TU_CHECK_OK(tube_skin(&t, SINEW_METHOD_DQS_SCALE_LOCAL, 0, local, pal, t.out2));
+    fg = far_length(&t, t.out); fl = far_length(&t, t.out2);
+    ng = near_length(&t, t.out); nl = near_length(&t, t.out2);
+    TU_CHECK_OK(tube_skin(&t, SINEW_METHOD_DQS_SCALE_MIXED, 0, local, pal, t.out2));
+    fm = far_length(&t, t.out2);
+    fprintf(stderr, "joint 0 scaled (1.5,1,1): far segment  global %.6f  local %.6f  mixed(all propagate) %.6f;"
+            " near segment  global %.6f  local %.6f\n", fg, fl, fm, ng, nl);
+    TU_CHECK_NEAR(fg, 0.75, 1e-6);
+    TU_CHECK_NEAR(fl, 0.5, 1e-6);
+    TU_CHECK_NEAR(fm, fg, 1e-9);
+    TU_CHECK_NEAR(ng, 0.75, 1e-6);
+    TU_CHECK_NEAR(nl, 0.75, 1e-6);
+    tube_free(&t);
+}
+
+static void test_quality_errors(tube *t)
+{
+    sinew_tube_quality_result q;
+    sinew_palette_joint pal[3];
+    sinew_transform local[3];
+    sinew_tube_pose(0, 0, NULL, local);
+    TU_CHECK_OK(tube_skin(t, SINEW_METHOD_LBS, 0, local, pal, t->out));
+    TU_CHECK_OK(sinew_tube_quality(&t->d, t->v, NULL, pal, t->out, &q));
+    fprintf(stderr, "rest pose: radius ratio %.9f volume ratio %.12f max increase %.3g\n",
+            q.middle_radius_ratio, q.volume_ratio, q.max_bone_distance_increase);
+    TU_CHECK_NEAR(q.middle_radius_ratio, 1.0, 1e-12);
+    TU_CHECK_NEAR(q.volume_ratio, 1.0, 1e-12);
+    TU_CHECK(q.max_bone_distance_increase <= 1e-15);
+    TU_CHECK_RESULT(sinew_tube_quality(NULL, t->v, NULL, pal, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_tube_quality(&t->d, t->v, NULL, NULL, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_tube_quality(&t->d, t->v, NULL, pal, t->out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    t->v[5].joints[0] = 3;
+    TU_CHECK_RESULT(sinew_tube_quality(&t->d, t->v, NULL, pal, t->out, &q), SINEW_ERROR_JOINT_INDEX);
+    t->v[5].joints[0] = 0;
+}
+
+int main(void)
+{
+    tube t;
+    tu_rng r = tu_rng_seeded(0x7475626500ull);   /* the scene is deterministic; printed for uniformity */
+    (void)r;
+    if (tube_make(&t, 64, 32)) {
+        test_geometry(&t);
+        test_twist(&t);
+        test_bend(&t);
+        test_sweep(&t);
+        test_quality_errors(&t);
+    }
+    tube_free(&t);
+    test_scale();
+    return tu_finish("test_scene");
+}
