@@ -97,11 +97,15 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
 /* Records this frame's work into the caller's command buffer: barriers (host
  * writes -> shader reads; earlier vertex/shader/transfer reads of the output ->
  * shader writes), timestamps, the dispatch, and a barrier making the output
- * visible to vertex input, shader and transfer reads. */
+ * visible to vertex input, shader and transfer reads. cmd: recording, outside a
+ * render pass, for the gpu's queue family (vertex stages are in the barriers only
+ * when that family supports graphics). Call between set_instances and end_frame. */
 sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd);
 /* Ends a frame recorded into the caller's command buffer (advances the ring; the
  * caller's submission must complete before the slot comes round again: pass its
- * fence, or VK_NULL_HANDLE if the caller waits by itself). */
+ * fence, or VK_NULL_HANDLE if the caller waits by itself). A fence passed here is
+ * waited on by the begin_frame that reuses the slot, by sinew_skinner_wait and by
+ * sinew_skinner_destroy: keep it alive and do not reset it before then. */
 sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence);
 /* Own-queue path: records into the skinner's command buffer, submits, ends the frame. */
 sinew_result sinew_skinner_submit(sinew_skinner *sk);

@@ -1,0 +1,346 @@
+/* GPU context: device listing, selection by index / name substring / env,
+ * bad selections, the copy roofline, and wrapping the caller's own Vulkan
+ * objects (instance and device created here with volk) with a small LBS skin
+ * recorded into the caller's command buffer. Validation on; 0 messages required. */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+#include <sinew/sinew.h>
+#include <volk.h>
+
+#include <ctype.h>
+#include <string.h>
+
+static uint32_t test_messages = 0;
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL test_debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+                                                    VkDebugUtilsMessageTypeFlagsEXT type,
+                                                    const VkDebugUtilsMessengerCallbackDataEXT *d, void *u)
+{
+    (void)type;
+    (void)u;
+    test_messages++;
+    fprintf(stderr, "test messenger (%d): %s\n", (int)sev, d->pMessage);
+    return VK_FALSE;
+}
+
+static void check_selection(void)
+{
+    sinew_gpu_device_info list[16];
+    uint32_t n = 0;
+    TU_CHECK_OK(sinew_gpu_list_devices(list, 16, &n));
+    TU_CHECK_MSG(n >= 1, "no Vulkan device listed (%u)", n);
+    for (uint32_t i = 0; i < n && i < 16; i++) {
+        fprintf(stderr, "device %u: %s (type %d, api %u.%u)\n", i, list[i].name, (int)list[i].type,
+                VK_API_VERSION_MAJOR(list[i].api_version), VK_API_VERSION_MINOR(list[i].api_version));
+        TU_CHECK(strlen(list[i].name) > 0);
+    }
+    uint32_t n2 = 0;
+    TU_CHECK_OK(sinew_gpu_list_devices(NULL, 0, &n2));
+    TU_CHECK(n2 == n);
+    TU_CHECK_RESULT(sinew_gpu_list_devices(NULL, 4, &n2), SINEW_ERROR_INVALID_ARGUMENT);
+    if (n == 0) return;
+
+    /* By index: each listed device (all devices here support Vulkan 1.1 + compute). */
+    for (uint32_t i = 0; i < n && i < 16; i++) {
+        char sel[16];
+        snprintf(sel, sizeof sel, "%u", i);
+        sinew_gpu_desc d = { 0 };
+        d.device = sel;
+        d.enable_validation = 1;
+        sinew_gpu *g = NULL;
+        sinew_result r = sinew_gpu_create(&d, &g);
+        TU_CHECK_OK(r);
+        if (r == SINEW_OK) {
+            TU_CHECK_MSG(strcmp(sinew_gpu_info(g)->name, list[i].name) == 0, "index %u gave %s", i,
+                         sinew_gpu_info(g)->name);
+            TU_CHECK(sinew_gpu_validation_enabled(g) == 1);
+            TU_CHECK(sinew_gpu_validation_message_count(g) == 0);
+            sinew_gpu_destroy(g);
+        }
+    }
+    /* By a case-changed substring of the first device's name. */
+    char sub[8] = { 0 };
+    size_t len = strlen(list[0].name);
+    size_t start = len > 6 ? 1 : 0, take = len - start < 5 ? len - start : 5;
+    for (size_t k = 0; k < take; k++) {
+        char c = list[0].name[start + k];
+        sub[k] = (char)(k % 2 ? toupper((unsigned char)c) : tolower((unsigned char)c));
+    }
+    {
+        sinew_gpu_desc d = { 0 };
+        d.device = sub;
+        sinew_gpu *g = NULL;
+        TU_CHECK_OK(sinew_gpu_create(&d, &g));
+        if (g) {
+            /* the chosen device's name must contain the substring, case-insensitively */
+            char lo_name[256], lo_sub[8];
+            size_t i;
+            for (i = 0; sinew_gpu_info(g)->name[i] && i < 255; i++) lo_name[i] = (char)tolower((unsigned char)sinew_gpu_info(g)->name[i]);
+            lo_name[i] = 0;
+            for (i = 0; sub[i]; i++) lo_sub[i] = (char)tolower((unsigned char)sub[i]);
+            lo_sub[i] = 0;
+            TU_CHECK_MSG(strstr(lo_name, lo_sub) != NULL, "\"%s\" chose %s", sub, sinew_gpu_info(g)->name);
+            sinew_gpu_destroy(g);
+        }
+        fprintf(stderr, "selected by substring \"%s\"\n", sub);
+    }
+    /* Bad selections. */
+    const char *bad[] = { "no-such-device-xyz", "9999" };
+    for (int k = 0; k < 2; k++) {
+        sinew_gpu_desc d = { 0 };
+        d.device = bad[k];
+        d.log = NULL;
+        sinew_gpu *g = (sinew_gpu *)(uintptr_t)1;
+        TU_CHECK_RESULT(sinew_gpu_create(&d, &g), SINEW_ERROR_NO_DEVICE);
+        TU_CHECK(g == NULL);
+    }
+    /* The environment variable applies when desc.device is NULL. */
+    setenv("SINEW_DEVICE", "no-such-device-xyz", 1);
+    sinew_gpu *g = NULL;
+    TU_CHECK_RESULT(sinew_gpu_create(NULL, &g), SINEW_ERROR_NO_DEVICE);
+    setenv("SINEW_DEVICE", "0", 1);
+    TU_CHECK_OK(sinew_gpu_create(NULL, &g));
+    if (g) {
+        TU_CHECK(strcmp(sinew_gpu_info(g)->name, list[0].name) == 0);
+        sinew_copy_roofline roof;
+        TU_CHECK_OK(sinew_gpu_measure_copy(g, 4u << 20, 3, &roof));
+        fprintf(stderr, "copy roofline (4 MiB): shader %.2f GB/s, vkCmdCopyBuffer %.2f GB/s\n",
+                roof.shader_copy_gbps, roof.transfer_copy_gbps);
+        TU_CHECK(roof.bytes == (4u << 20));
+        TU_CHECK(isfinite(roof.shader_copy_gbps) && roof.shader_copy_gbps > 0);
+        TU_CHECK(isfinite(roof.transfer_copy_gbps) && roof.transfer_copy_gbps > 0);
+        TU_CHECK_RESULT(sinew_gpu_measure_copy(g, 0, 3, &roof), SINEW_ERROR_INVALID_ARGUMENT);
+        uint64_t too_big = (uint64_t)sinew_gpu_properties(g)->limits.maxStorageBufferRange + 16;
+        TU_CHECK_RESULT(sinew_gpu_measure_copy(g, too_big, 3, &roof), SINEW_ERROR_LIMIT_EXCEEDED);
+        TU_CHECK(sinew_gpu_validation_message_count(g) == 0);
+        sinew_gpu_destroy(g);
+    }
+    unsetenv("SINEW_DEVICE");
+    TU_CHECK_RESULT(sinew_gpu_create(NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+}
+
+/* Rigid transform as LBS palette rows (3 vec4) and in double for the expectation. */
+typedef struct rigid { double r[3][3]; double t[3]; } rigid;
+
+static rigid random_rigid(tu_rng *rng)
+{
+    rigid x;
+    sinew_mat3 m = sinew_quat_to_mat3(tu_random_quat(rng));
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++) x.r[r][c] = m.m[c][r];
+    for (int r = 0; r < 3; r++) x.t[r] = tu_uniform(rng, -1, 1);
+    return x;
+}
+
+static void check_external(tu_rng *rng)
+{
+    TU_CHECK(volkInitialize() == VK_SUCCESS);
+    VkApplicationInfo app = { VK_STRUCTURE_TYPE_APPLICATION_INFO };
+    app.apiVersion = VK_API_VERSION_1_1;
+    const char *layers[] = { "VK_LAYER_KHRONOS_validation" };
+    const char *exts[] = { VK_EXT_DEBUG_UTILS_EXTENSION_NAME };
+    VkInstanceCreateInfo ici = { VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO };
+    ici.pApplicationInfo = &app;
+    ici.enabledLayerCount = 1;
+    ici.ppEnabledLayerNames = layers;
+    ici.enabledExtensionCount = 1;
+    ici.ppEnabledExtensionNames = exts;
+    VkInstance inst = VK_NULL_HANDLE;
+    VkResult vr = vkCreateInstance(&ici, NULL, &inst);
+    TU_CHECK_MSG(vr == VK_SUCCESS, "vkCreateInstance %d", (int)vr);
+    if (vr != VK_SUCCESS) return;
+    volkLoadInstance(inst);
+    VkDebugUtilsMessengerCreateInfoEXT mci = { VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT };
+    mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+    mci.pfnUserCallback = test_debug_cb;
+    VkDebugUtilsMessengerEXT msgr = VK_NULL_HANDLE;
+    TU_CHECK(vkCreateDebugUtilsMessengerEXT(inst, &mci, NULL, &msgr) == VK_SUCCESS);
+
+    uint32_t npd = 1;
+    VkPhysicalDevice pd = VK_NULL_HANDLE;
+    vr = vkEnumeratePhysicalDevices(inst, &npd, &pd);
+    TU_CHECK(npd >= 1 && pd != VK_NULL_HANDLE);
+    uint32_t nq = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+    VkQueueFamilyProperties qf[16];
+    if (nq > 16) nq = 16;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf);
+    uint32_t fam = UINT32_MAX;
+    for (uint32_t i = 0; i < nq && fam == UINT32_MAX; i++)
+        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) fam = i;
+    TU_CHECK(fam != UINT32_MAX);
+    float prio = 1;
+    VkDeviceQueueCreateInfo qci = { VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO };
+    qci.queueFamilyIndex = fam;
+    qci.queueCount = 1;
+    qci.pQueuePriorities = &prio;
+    VkDeviceCreateInfo dci = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO };
+    dci.queueCreateInfoCount = 1;
+    dci.pQueueCreateInfos = &qci;
+    VkDevice dev = VK_NULL_HANDLE;
+    TU_CHECK(vkCreateDevice(pd, &dci, NULL, &dev) == VK_SUCCESS);
+    volkLoadDevice(dev);
+    VkQueue queue;
+    vkGetDeviceQueue(dev, fam, 0, &queue);
+
+    sinew_gpu_external_desc ed = { 0 };
+    ed.get_instance_proc_addr = vkGetInstanceProcAddr;
+    ed.instance = inst;
+    ed.physical_device = pd;
+    ed.device = dev;
+    ed.queue = queue;
+    ed.queue_family = fam;
+    ed.debug_utils_enabled = 1;
+    sinew_gpu *gpu = NULL;
+    sinew_gpu_external_desc bad = ed;
+    bad.device = VK_NULL_HANDLE;
+    TU_CHECK_RESULT(sinew_gpu_create_external(&bad, &gpu), SINEW_ERROR_INVALID_ARGUMENT);
+    bad = ed;
+    bad.queue_family = 1000;
+    TU_CHECK_RESULT(sinew_gpu_create_external(&bad, &gpu), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_OK(sinew_gpu_create_external(&ed, &gpu));
+    if (gpu) {
+        TU_CHECK(sinew_gpu_device(gpu) == dev && sinew_gpu_queue(gpu) == queue && sinew_gpu_instance(gpu) == inst);
+        TU_CHECK(sinew_gpu_physical_device(gpu) == pd && sinew_gpu_queue_family(gpu) == fam);
+        TU_CHECK(sinew_gpu_validation_enabled(gpu) == 1);
+
+        /* A small two-joint LBS skin recorded into our own command buffer. */
+        enum { NV = 1000, NJ = 2 };
+        sinew_skinner_desc sd = { 0 };
+        sd.max_rest_vertices = NV;
+        sd.max_output_vertices = NV;
+        sd.max_instances = 4;
+        sd.max_meshes = 2;
+        sd.max_palette_vec4 = 64;
+        sinew_skinner *sk = NULL;
+        TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+        static sinew_vertex v[NV];
+        static double p0[NV][3], n0[NV][3], w1[NV];
+        for (int i = 0; i < NV; i++) {
+            sinew_vec3 n = tu_random_unit(rng);
+            for (int k = 0; k < 3; k++) {
+                p0[i][k] = (float)tu_uniform(rng, -1, 1);
+                v[i].position[k] = (float)p0[i][k];
+            }
+            v[i].normal_oct = sinew_oct_encode(n);
+            sinew_vec3 nd = sinew_oct_decode(v[i].normal_oct);
+            n0[i][0] = nd.x, n0[i][1] = nd.y, n0[i][2] = nd.z;
+            uint16_t q = (uint16_t)tu_range(rng, 65536);
+            int major = q >= 32768 ? 0 : 1;
+            uint16_t qa = q >= 32768 ? q : (uint16_t)(65535 - q);
+            v[i].joints[0] = (uint16_t)major;
+            v[i].joints[1] = (uint16_t)(1 - major);
+            v[i].joints[2] = v[i].joints[3] = (uint16_t)major;
+            v[i].weights[0] = qa;
+            v[i].weights[1] = (uint16_t)(65535 - qa);
+            v[i].weights[2] = v[i].weights[3] = 0;
+            w1[i] = (major == 1 ? qa : 65535 - qa) / 65535.0;
+        }
+        sinew_mesh_desc md = { v, NV, NJ, NULL };
+        uint32_t mesh = 99;
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh));
+        TU_CHECK(mesh == 0);
+        rigid x[NJ];
+        for (int j = 0; j < NJ; j++) x[j] = random_rigid(rng);
+
+        VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+        pci.queueFamilyIndex = fam;
+        pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+        VkCommandPool pool;
+        TU_CHECK(vkCreateCommandPool(dev, &pci, NULL, &pool) == VK_SUCCESS);
+        VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+        ai.commandPool = pool;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        VkCommandBuffer cmd;
+        TU_CHECK(vkAllocateCommandBuffers(dev, &ai, &cmd) == VK_SUCCESS);
+        VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+        VkFence fence;
+        TU_CHECK(vkCreateFence(dev, &fci, NULL, &fence) == VK_SUCCESS);
+
+        for (int frame = 0; frame < 3; frame++) {
+            TU_CHECK_OK(sinew_skinner_poison_output(sk, 0, NV, 0x7fc00000u));
+            sinew_frame fr;
+            TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
+            TU_CHECK(fr.palette != NULL && fr.palette_capacity_vec4 == 64);
+            uint32_t off = 4u * (uint32_t)frame; /* a different palette offset per frame */
+            for (int j = 0; j < NJ; j++)
+                for (int r = 0; r < 3; r++) {
+                    float *row = fr.palette + 4 * (off + 3 * j + r);
+                    for (int c = 0; c < 3; c++) row[c] = (float)x[j].r[r][c];
+                    row[3] = (float)x[j].t[r];
+                }
+            sinew_instance in = { 0, SINEW_METHOD_LBS, 0, off, 0 };
+            TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1));
+            VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+            bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+            vkResetCommandBuffer(cmd, 0);
+            vkBeginCommandBuffer(cmd, &bi);
+            TU_CHECK_OK(sinew_skinner_record(sk, cmd));
+            vkEndCommandBuffer(cmd);
+            VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
+            si.commandBufferCount = 1;
+            si.pCommandBuffers = &cmd;
+            vkResetFences(dev, 1, &fence);
+            TU_CHECK(vkQueueSubmit(queue, 1, &si, fence) == VK_SUCCESS);
+            TU_CHECK_OK(sinew_skinner_end_frame(sk, fence));
+            TU_CHECK(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+            double ms = -1;
+            TU_CHECK_OK(sinew_skinner_gpu_time(sk, &ms));
+            TU_CHECK(ms >= 0 && isfinite(ms));
+
+            static float pos[NV * 3], nrm[NV * 3];
+            TU_CHECK_OK(sinew_skinner_read_output(sk, 0, NV, pos, nrm));
+            double perr = 0, nerr = 0;
+            for (int i = 0; i < NV; i++) {
+                /* LBS of two rigid transforms: blended 3x4 applied; normal by cofactor. */
+                double a[3][4];
+                for (int r = 0; r < 3; r++) {
+                    for (int c = 0; c < 3; c++) a[r][c] = (1 - w1[i]) * x[0].r[r][c] + w1[i] * x[1].r[r][c];
+                    a[r][3] = (1 - w1[i]) * x[0].t[r] + w1[i] * x[1].t[r];
+                }
+                double e[3], col[3][3], cn[3] = { 0, 0, 0 };
+                for (int r = 0; r < 3; r++) e[r] = a[r][0] * p0[i][0] + a[r][1] * p0[i][1] + a[r][2] * p0[i][2] + a[r][3];
+                for (int c = 0; c < 3; c++)
+                    for (int r = 0; r < 3; r++) col[c][r] = a[r][c];
+                for (int c = 0; c < 3; c++) {
+                    const double *u = col[(c + 1) % 3], *w = col[(c + 2) % 3];
+                    double cr[3] = { u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0] };
+                    for (int r = 0; r < 3; r++) cn[r] += cr[r] * n0[i][c];
+                }
+                double l = sqrt(cn[0] * cn[0] + cn[1] * cn[1] + cn[2] * cn[2]);
+                for (int r = 0; r < 3; r++) {
+                    double dp = fabs(pos[3 * i + r] - e[r]);
+                    double dn = fabs(nrm[3 * i + r] - cn[r] / l);
+                    if (!(dp <= perr)) perr = isnan(dp) ? INFINITY : dp;
+                    if (!(dn <= nerr)) nerr = isnan(dn) ? INFINITY : dn;
+                }
+            }
+            fprintf(stderr, "external frame %d: max position error %.3g, normal error %.3g (gpu %.3f ms)\n", frame,
+                    perr, nerr, ms);
+            TU_CHECK(perr <= 2e-5 * 4.0); /* extent of the mesh: 2 units, transforms add 2 */
+            TU_CHECK(nerr <= 1e-4);
+        }
+        sinew_skinner_destroy(sk); /* waits on our fence: destroy it afterwards */
+        vkDestroyFence(dev, fence, NULL);
+        vkDestroyCommandPool(dev, pool, NULL);
+        TU_CHECK_MSG(sinew_gpu_validation_message_count(gpu) == 0, "%u validation messages",
+                     sinew_gpu_validation_message_count(gpu));
+        sinew_gpu_destroy(gpu);
+    }
+    /* Sinew destroyed none of our objects: they are still usable. */
+    TU_CHECK(vkDeviceWaitIdle(dev) == VK_SUCCESS);
+    vkDestroyDevice(dev, NULL);
+    vkDestroyDebugUtilsMessengerEXT(inst, msgr, NULL);
+    vkDestroyInstance(inst, NULL);
+    TU_CHECK_MSG(test_messages == 0, "%u messages on the test's own messenger", test_messages);
+}
+
+int main(void)
+{
+    tu_rng rng = tu_rng_seeded(0x5eed0c0e7e57ull);
+    check_selection();
+    check_external(&rng);
+    return tu_finish("test_gpu_context");
+}
