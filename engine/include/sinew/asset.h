@@ -51,12 +51,20 @@ typedef struct sinew_asset sinew_asset;
 #define SINEW_ASSET_DEFAULT_MAX_CLIPS    4096u
 #define SINEW_ASSET_DEFAULT_MAX_NODES    (1u << 20)
 
+/* Import flags (sinew_asset_desc.flags). */
+typedef enum sinew_asset_flags {
+    /* Drop the weights of bones that name no node (counted in
+     * sinew_asset_stats.missing_bones) instead of failing with NOT_FOUND. */
+    SINEW_ASSET_ALLOW_MISSING_BONES = 1u << 0
+} sinew_asset_flags;
+
 /* Import options; zero means default everywhere. */
 typedef struct sinew_asset_desc {
     const char *path;           /* file to import, or NULL to import from memory: */
     const void *data;           /*   file content */
     size_t size;                /*   its size in bytes */
     const char *hint;           /*   file extension without dot ("gltf", "x", "fbx", ...) */
+    uint32_t flags;             /* sinew_asset_flags */
     uint32_t max_vertices;      /* [SINEW_ASSET_DEFAULT_MAX_VERTICES] whole character */
     uint32_t max_indices;       /* [SINEW_ASSET_DEFAULT_MAX_INDICES] */
     uint32_t max_joints;        /* [SINEW_MAX_JOINTS] */
@@ -92,6 +100,8 @@ typedef struct sinew_asset_stats {
     uint32_t ignored_channels;       /* animation channels naming no joint (or repeated) */
     uint32_t dropped_faces;          /* points and lines */
     uint32_t unused_meshes;          /* aiMeshes no node refers to */
+    uint32_t missing_bones;          /* bones naming no node (SINEW_ASSET_ALLOW_MISSING_BONES) */
+    uint64_t missing_bone_weights;   /* their weights, dropped */
     double rest_shear_error;         /* largest node-transform element lost by the T R S split */
     double bind_rest_error;          /* largest |bind_local - rest_local matrix| element: 0 when the file's node pose is the bind pose */
 } sinew_asset_stats;
@@ -99,7 +109,8 @@ typedef struct sinew_asset_stats {
 /* Imports a file (or memory) with assimp (Triangulate, GenSmoothNormals,
  * ValidateDataStructure) and converts it. Errors: INVALID_ARGUMENT (desc),
  * IO (unreadable file), FORMAT (assimp failed, or the scene is malformed:
- * indices out of range, weights naming missing nodes, non-finite data),
+ * indices out of range, non-finite data, unreadable animation),
+ * NOT_FOUND (a bone names no node, unless SINEW_ASSET_ALLOW_MISSING_BONES),
  * EMPTY (no mesh with vertices), LIMIT_EXCEEDED (a limit above), and those of
  * sinew_skeleton_create / sinew_clip_create / sinew_pack_vertices. */
 sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out);

@@ -557,7 +557,13 @@ static sinew_result convert(ctx *c, const struct aiScene *s, const uint8_t *had_
                 size_t bl; const char *bn = ai_str(&bone->mName, &bl);
                 int32_t node = find_node(&v, bn, bl);
                 if (node < 0) {
-                    r = fail(c, SINEW_ERROR_NOT_FOUND, "mesh '%.*s': bone '%.*s' names no node of the scene", (int)ml, mn, (int)bl, bn);
+                    if (d && (d->flags & SINEW_ASSET_ALLOW_MISSING_BONES)) {
+                        ref_cand[bi++] = UINT32_MAX; /* its weights are dropped below */
+                        a->stats.missing_bones++;
+                        continue;
+                    }
+                    r = fail(c, SINEW_ERROR_NOT_FOUND, "mesh '%.*s': bone '%.*s' names no node of the scene "
+                             "(SINEW_ASSET_ALLOW_MISSING_BONES / --allow-missing-bones drops its weights)", (int)ml, mn, (int)bl, bn);
                     goto done;
                 }
                 sinew_mat4 off = mat_from_ai(&bone->mOffsetMatrix);
@@ -575,13 +581,14 @@ static sinew_result convert(ctx *c, const struct aiScene *s, const uint8_t *had_
     offsets = xcalloc((size_t)total_v + 1, sizeof *offsets);
     if (!offsets) { r = SINEW_ERROR_OUT_OF_HOST_MEMORY; goto done; }
     {
-        uint32_t base = 0;
+        uint32_t base = 0, bi = 0;
         for (uint32_t i = 0; i < v.ref_count; i++) {
             const struct aiMesh *m = s->mMeshes[v.refs[i].mesh];
             size_t ml; const char *mn = ai_str(&m->mName, &ml);
             for (uint32_t b = 0; b < m->mNumBones; b++) {
                 const struct aiBone *bone = m->mBones[b];
                 size_t bl; const char *bn = ai_str(&bone->mName, &bl);
+                if (ref_cand[bi++] == UINT32_MAX) { a->stats.missing_bone_weights += bone->mNumWeights; continue; }
                 for (uint32_t w = 0; w < bone->mNumWeights; w++) {
                     const struct aiVertexWeight *vw = &bone->mWeights[w];
                     if (vw->mVertexId >= m->mNumVertices) {
@@ -649,6 +656,7 @@ static sinew_result convert(ctx *c, const struct aiScene *s, const uint8_t *had_
             const struct aiMesh *m = s->mMeshes[v.refs[i].mesh];
             for (uint32_t b = 0; b < m->mNumBones; b++, bi++) {
                 const struct aiBone *bone = m->mBones[b];
+                if (ref_cand[bi] == UINT32_MAX) continue;
                 uint32_t j = cand_joint[ref_cand[bi]];
                 for (uint32_t w = 0; w < bone->mNumWeights; w++) {
                     const struct aiVertexWeight *vw = &bone->mWeights[w];
