@@ -340,6 +340,13 @@ sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_charac
     return SINEW_OK;
 }
 
+/* Ends a begun frame with no work, so the next begin_frame can proceed. */
+static void crowd_abandon(sinew_crowd *c)
+{
+    sinew_skinner_set_instances(c->skinner, NULL, 0);
+    sinew_skinner_end_frame(c->skinner, VK_NULL_HANDLE);
+}
+
 sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
                                  sinew_crowd_stats *stats, uint32_t *bad_character)
 {
@@ -362,15 +369,22 @@ sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *ch
     r = sinew_skinner_begin_frame(c->skinner, &frame);
     if (r != SINEW_OK) return r;
     double t1 = now_ms();
-    if (slots > frame.palette_capacity_vec4) return SINEW_ERROR_CAPACITY;
+    if (slots > frame.palette_capacity_vec4) {
+        crowd_abandon(c);
+        return SINEW_ERROR_CAPACITY;
+    }
     r = crowd_run(c, chars, count, frame.palette, &bad);
     double t2 = now_ms();
     if (r != SINEW_OK) {
         if (bad_character) *bad_character = bad;
+        crowd_abandon(c);
         return r;
     }
     r = sinew_skinner_set_instances(c->skinner, c->instances, ninst);
-    if (r != SINEW_OK) return r;
+    if (r != SINEW_OK) {
+        crowd_abandon(c);
+        return r;
+    }
     c->instance_count = ninst;
     c->character_count = count;
     if (stats) {
