@@ -265,7 +265,13 @@ static void test_quality_errors(tube *t)
     TU_CHECK_NEAR(q.middle_radius_ratio, 1.0, 1e-12);
     TU_CHECK_NEAR(q.volume_ratio, 1.0, 1e-12);
     TU_CHECK(q.max_bone_distance_increase <= 1e-15);
-    TU_CHECK_RESULT(sinew_tube_quality(NULL, t->v, NULL, pal, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
+    {   /* NULL desc = the defaults (64 x 32, like t); an invalid desc is refused */
+        sinew_tube_desc bad = t->d;
+        bad.rings = 1;
+        TU_CHECK_OK(sinew_tube_quality(NULL, t->v, NULL, pal, t->out, &q));
+        TU_CHECK_RESULT(sinew_tube_quality(&bad, t->v, NULL, pal, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_tube_quality(&t->d, NULL, NULL, pal, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
+    }
     TU_CHECK_RESULT(sinew_tube_quality(&t->d, t->v, NULL, NULL, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_RESULT(sinew_tube_quality(&t->d, t->v, NULL, pal, t->out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     t->v[5].joints[0] = 3;

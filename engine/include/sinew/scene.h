@@ -64,7 +64,8 @@ typedef struct sinew_tube_quality_result {
 /* Measures a skinned tube built by sinew_tube_build + sinew_pack_vertices with desc d:
  * v are its packed rest vertices, skinned 3 doubles per vertex (e.g. the reference's
  * output, or GPU output widened to double), palette the 3 joints' palette entries used,
- * bulge_rest may be NULL. Allocates nothing. Errors: INVALID_ARGUMENT (NULL, bad desc),
+ * bulge_rest may be NULL; d NULL = the defaults. Allocates nothing. Errors:
+ * INVALID_ARGUMENT (NULL v/palette/skinned/out, invalid desc),
  * JOINT_INDEX (a vertex names a joint >= 3). */
 sinew_result sinew_tube_quality(const sinew_tube_desc *d, const sinew_vertex *v,
                                 const float *bulge_rest, const sinew_palette_joint *palette,
