@@ -274,6 +274,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     if (rest_bytes > maxa || bulge_bytes > maxa || out_bytes > maxa || pal_stride * d.frames_in_flight > maxa ||
         frame_stride * d.frames_in_flight > maxa)
         return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (d.max_grid_x && d.max_grid_x < lim->maxComputeWorkGroupCount[0])
+        groups = (uint64_t)d.max_grid_x * lim->maxComputeWorkGroupCount[1];
     if (max_work > groups || max_work > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
     int texel_ok = rest_bytes / 16 <= lim->maxTexelBufferElements && pal_bytes / 16 <= lim->maxTexelBufferElements;
     if (d.read_path == SINEW_READ_TEXEL && !texel_ok) return SINEW_ERROR_LIMIT_EXCEEDED;
@@ -524,7 +526,9 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
     uint32_t work = sk->work_count[s];
     if (work) {
         const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
-        uint32_t gx = work < lim->maxComputeWorkGroupCount[0] ? work : lim->maxComputeWorkGroupCount[0];
+        uint32_t row = lim->maxComputeWorkGroupCount[0];
+        if (sk->d.max_grid_x && sk->d.max_grid_x < row) row = sk->d.max_grid_x;
+        uint32_t gx = work < row ? work : row;
         uint32_t gy = (work + gx - 1) / gx;
         uint32_t push[4] = { work, gx, 0, 0 };
         int t = sk->path == SINEW_READ_TEXEL ? 1 : 0;

@@ -43,6 +43,7 @@ typedef struct sinew_skinner_desc {
     uint32_t frames_in_flight;      /* palette/instance ring slots [2], at most SINEW_MAX_FRAMES_IN_FLIGHT */
     sinew_output_format output_format;
     sinew_read_path read_path;      /* [AUTO] */
+    uint32_t max_grid_x;            /* workgroups per dispatch row (2D grid beyond it) [device limit]; for tests */
 } sinew_skinner_desc;
 
 /* A rest mesh to upload. */
