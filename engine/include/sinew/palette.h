@@ -32,7 +32,8 @@ typedef struct sinew_palette_joint {
     sinew_vec3 seg_tail;
 } sinew_palette_joint;
 
-/* Number of sinew_mat4 the caller provides as scratch to sinew_palette_build. */
+/* Number of sinew_mat4 the caller provides as scratch to sinew_palette_build
+ * (3 per joint). */
 size_t sinew_palette_scratch_count(uint32_t joint_count);
 
 /* Builds a palette for one character. local: joint_count local TRS poses;
@@ -40,20 +41,32 @@ size_t sinew_palette_scratch_count(uint32_t joint_count);
  * sinew_palette_scratch_count() matrices; out: joint_count entries.
  * Plain DQS returns SINEW_ERROR_NOT_RIGID (and leaves out unspecified) when a
  * T_j has scale, shear or mirror (orthonormality error > 1e-4 or det < 0).
- * Allocates nothing. */
+ * Other errors: INVALID_ARGUMENT (NULL skel/local/scratch/out, bad method),
+ * NON_FINITE (NaN/inf in the pose or root, or a product that overflows).
+ * Local poses are used as in sinew_skeleton_fk (rotations normalized).
+ * DQS with scale (formulas in palette.c and README): with U_j = L_j^-1 Local_j
+ * = Ur_j Us_j (polar), children of a compensated joint p (prop(p) = 0) hang
+ * from H_p Lc_j with Lc_j = L_j whose offset is scaled by Us3_p, and the posed
+ * frame is G_j = H_p Lc_j U_j; a_j comes from the same recurrence without
+ * rotations and without the root placement. Allocates nothing. */
 sinew_result sinew_palette_build(const sinew_skeleton *skel, sinew_method method,
                                  const sinew_transform *local, const sinew_mat4 *root,
                                  sinew_mat4 *scratch, sinew_palette_joint *out);
 
 /* Same, from model-space joint matrices M_j instead of a local pose (for callers
  * that run their own FK). Not for the local/mixed scale methods, which need the
- * local pose: those return SINEW_ERROR_INVALID_ARGUMENT. */
+ * local pose: those return SINEW_ERROR_INVALID_ARGUMENT. For DQS_SCALE the local
+ * poses are recovered as M_p^-1 M_j (SINEW_ERROR_SINGULAR if an M_p with
+ * children is singular); roots take M_j as their local matrix, which matches
+ * sinew_palette_build with a root placement W when W is identity, or when W is
+ * rigid and the root joints' bind matrices are rigid (or uniformly scaled). */
 sinew_result sinew_palette_build_from_globals(const sinew_skeleton *skel, sinew_method method,
                                               const sinew_mat4 *global,
                                               sinew_palette_joint *out);
 
 /* GPU palette layout: number of vec4 (16-byte) slots per joint for a method
- * and flags (LBS 3, DQS 2, DQS with scale 5; +2 with bulge correction). */
+ * and flags (LBS 3, DQS 2, DQS with scale 5; +2 with bulge correction);
+ * 0 for an invalid method. */
 uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags);
 
 /* Writes joint_count entries in the GPU layout (float32) to dst, which holds
@@ -61,7 +74,8 @@ uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags);
  *   LBS:       rows 0..2 of skin (x,y,z,w = m[0][r], m[1][r], m[2][r], m[3][r])
  *   DQS:       rigid.real (x,y,z,w), rigid.dual (x,y,z,w)
  *   DQS+scale: rows 0..2 of scale, then rigid.real, rigid.dual
- *   + bulge:   seg_head (xyz, w = 0), seg_tail (xyz, w = 0) */
+ *   + bulge:   seg_head (xyz, w = 0), seg_tail (xyz, w = 0)
+ * Writes nothing for an invalid method or NULL pointers. */
 void sinew_palette_pack(sinew_method method, uint32_t flags, const sinew_palette_joint *src,
                         uint32_t joint_count, float *dst);
 
