@@ -613,8 +613,7 @@ static sinew_result convert(ctx *c, const struct aiScene *s, const uint8_t *had_
     if (!infls || !fill) { free(fill); r = SINEW_ERROR_OUT_OF_HOST_MEMORY; goto done; }
     /* joint numbering: needed nodes in DFS order, each with its candidates */
     node_joint_count = xcalloc(v.node_count, sizeof *node_joint_count);
-    cand_joint = xcalloc(v.cand_count + 1, sizeof *cand_joint);
-    if (!node_joint_count || !cand_joint) { free(fill); r = SINEW_ERROR_OUT_OF_HOST_MEMORY; goto done; }
+    if (!node_joint_count) { free(fill); r = SINEW_ERROR_OUT_OF_HOST_MEMORY; goto done; }
     uint32_t joints = 0;
     {
         /* mesh nodes with unweighted vertices need their natural bind: found below;
@@ -648,6 +647,8 @@ static sinew_result convert(ctx *c, const struct aiScene *s, const uint8_t *had_
             if (joints > max_joints) { free(fill); r = fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "more than %u joints", max_joints); goto done; }
             if (ni->cand_count > 1) a->stats.duplicated_joints += ni->cand_count - 1;
         }
+        cand_joint = xcalloc(v.cand_count + 1, sizeof *cand_joint);
+        if (!cand_joint) { free(fill); r = SINEW_ERROR_OUT_OF_HOST_MEMORY; goto done; }
         for (uint32_t k = 0; k < v.cand_count; k++) cand_joint[k] = v.nodes[v.cands[k].node].first_joint + v.cands[k].rank;
     }
     {

@@ -1,0 +1,562 @@
+/* The sinew command-line tool: inspect a model (sinew info) and write a
+ * deformed mesh (sinew deform). Imports run in a forked child process so that
+ * a crash or hang inside assimp on a malformed file is reported as an error. */
+#define _POSIX_C_SOURCE 200809L
+#include <sinew/sinew.h>
+#include <sinew/anim.h>
+#include <sinew/asset.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_CRASH = 3 };
+
+static const char *prog = "sinew";
+
+static void usage_main(FILE *f)
+{
+    fprintf(f,
+        "usage: sinew <command> [options]\n"
+        "\n"
+        "commands:\n"
+        "  info MODEL      meshes, vertices, joints, influences, clips, and the Vulkan device\n"
+        "  deform MODEL    skin the model at a pose and write the mesh (OBJ or PLY)\n"
+        "  help [COMMAND]  this text, or a command's options\n"
+        "\n"
+        "Models are read with assimp (glTF 2, FBX, Collada, X, MD5, Ogre, SMD, ...).\n"
+        "Run 'sinew <command> --help' for options. Exit status: 0 success, 1 error,\n"
+        "2 bad usage, 3 the import crashed or timed out (reported, not propagated).\n");
+}
+
+static void usage_info(FILE *f)
+{
+    fprintf(f,
+        "usage: sinew info MODEL [--device SEL] [--timeout S] [--no-fork]\n"
+        "\n"
+        "Prints the character assimp gives for MODEL: meshes (vertices, triangles,\n"
+        "vertices without weights), joints, the influences-per-vertex histogram and\n"
+        "maximum, how many vertices were pruned to 4 influences, the clips with their\n"
+        "durations, and the Vulkan device 'sinew deform' would use.\n"
+        "\n"
+        "  --device SEL  device index or case-insensitive name substring (default:\n"
+        "                $SINEW_DEVICE, else the best: discrete, integrated, virtual, CPU)\n"
+        "  --allow-missing-bones  drop the weights of bones that name no node\n"
+        "                         (default: such a file is an error)\n"
+        "  --max-memory MB  memory the import may add (default 4096; 0 = no limit)\n"
+        "  --timeout S   give up after S seconds (default 300)\n"
+        "  --no-fork     import in this process (for debugging)\n");
+}
+
+static void usage_deform(FILE *f)
+{
+    fprintf(f,
+        "usage: sinew deform MODEL --out FILE.obj|FILE.ply [options]\n"
+        "\n"
+        "Skins the whole character at one pose and writes positions, normals and\n"
+        "triangles to one file, vertices in the model's order (model space, the\n"
+        "file's units). Computed on the GPU by default, or by the float64 reference\n"
+        "skinner with --cpu.\n"
+        "\n"
+        "  --clip N|NAME  clip index or name (default 0; the rest pose if none)\n"
+        "  --time T       time in seconds (default 0); loops unless --clamp\n"
+        "  --clamp        clamp the time to the clip instead of looping\n"
+        "  --rest         the rest pose (the file's node transforms), no clip\n"
+        "  --bind         the bind pose (reproduces the rest mesh), no clip\n"
+        "  --method M     lbs | dqs | dqs-scale | dqs-scale-local | dqs-scale-mixed (default lbs)\n"
+        "  --bulge        bulge correction (Kim & Han 2014)\n"
+        "  --out FILE     .obj or .ply (ASCII)\n"
+        "  --cpu          use the float64 reference skinner instead of the GPU\n"
+        "  --device SEL   device index or name substring (see 'sinew info --help')\n"
+        "  --allow-missing-bones  drop the weights of bones that name no node\n"
+        "                         (default: such a file is an error)\n"
+        "  --max-memory MB  memory the import may add (default 4096; 0 = no limit)\n"
+        "  --timeout S   give up after S seconds (default 300)\n"
+        "  --no-fork      run in this process (for debugging)\n");
+}
+
+static int err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int err(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: error: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_ERR;
+}
+
+static int usage_err(void (*usage)(FILE *), const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    usage(stderr);
+    return EXIT_USAGE;
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+typedef struct opts {
+    const char *model, *out, *device, *clip;
+    double time;
+    int time_given, rest, bind, clamp, bulge, cpu, no_fork, allow_missing;
+    double timeout, max_memory_mb;
+    sinew_method method;
+} opts;
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_opts(int argc, char **argv, int deform, opts *o)
+{
+    void (*usage)(FILE *) = deform ? usage_deform : usage_info;
+    memset(o, 0, sizeof *o);
+    o->timeout = 300;
+    o->max_memory_mb = 4096;
+    o->method = SINEW_METHOD_LBS;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VAL() do { if (!val) return usage_err(usage, "option %s needs a value", a); i++; } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return -1; }
+        else if (!strcmp(a, "--device")) { NEED_VAL(); o->device = val; }
+        else if (!strcmp(a, "--timeout")) {
+            NEED_VAL();
+            if (!parse_double(val, &o->timeout) || o->timeout <= 0) return usage_err(usage, "bad --timeout '%s'", val);
+        }
+        else if (!strcmp(a, "--no-fork")) o->no_fork = 1;
+        else if (!strcmp(a, "--allow-missing-bones")) o->allow_missing = 1;
+        else if (!strcmp(a, "--max-memory")) {
+            NEED_VAL();
+            if (!parse_double(val, &o->max_memory_mb) || o->max_memory_mb < 0) return usage_err(usage, "bad --max-memory '%s' (MiB expected)", val);
+        }
+        else if (deform && !strcmp(a, "--out")) { NEED_VAL(); o->out = val; }
+        else if (deform && !strcmp(a, "--clip")) { NEED_VAL(); o->clip = val; }
+        else if (deform && !strcmp(a, "--time")) {
+            NEED_VAL();
+            if (!parse_double(val, &o->time)) return usage_err(usage, "bad --time '%s' (seconds expected)", val);
+            o->time_given = 1;
+        }
+        else if (deform && !strcmp(a, "--rest")) o->rest = 1;
+        else if (deform && !strcmp(a, "--bind")) o->bind = 1;
+        else if (deform && !strcmp(a, "--clamp")) o->clamp = 1;
+        else if (deform && !strcmp(a, "--bulge")) o->bulge = 1;
+        else if (deform && !strcmp(a, "--cpu")) o->cpu = 1;
+        else if (deform && !strcmp(a, "--method")) {
+            NEED_VAL();
+            if (sinew_method_parse(val, &o->method) != SINEW_OK)
+                return usage_err(usage, "unknown method '%s' (lbs, dqs, dqs-scale, dqs-scale-local, dqs-scale-mixed)", val);
+        }
+        else if (a[0] == '-' && a[1]) return usage_err(usage, "unknown option '%s'", a);
+        else if (!o->model) o->model = a;
+        else return usage_err(usage, "unexpected argument '%s'", a);
+#undef NEED_VAL
+    }
+    if (!o->model) return usage_err(usage, "%s", "missing MODEL");
+    if (deform) {
+        if (!o->out) return usage_err(usage, "%s", "missing --out FILE.obj|FILE.ply");
+        const char *dot = strrchr(o->out, '.');
+        if (!dot || (strcasecmp(dot, ".obj") && strcasecmp(dot, ".ply")))
+            return usage_err(usage, "--out '%s': the extension must be .obj or .ply", o->out);
+        if (o->rest + o->bind + (o->time_given || o->clip ? 1 : 0) > 1)
+            return usage_err(usage, "%s", "--rest, --bind and --clip/--time exclude each other");
+    }
+    return 0;
+}
+
+/* ---- devices -------------------------------------------------------------- */
+
+static const char *device_type_name(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    default: return "other";
+    }
+}
+
+static int type_rank(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+/* Mirrors sinew_gpu_create's documented choice, without creating a device. */
+static void print_device(const char *sel_opt)
+{
+    sinew_gpu_device_info infos[16];
+    uint32_t count = 0;
+    sinew_result r = sinew_gpu_list_devices(infos, 16, &count);
+    if (r != SINEW_OK) { printf("device: none (%s)\n", sinew_result_string(r)); return; }
+    if (count > 16) count = 16;
+    const char *sel = sel_opt ? sel_opt : getenv("SINEW_DEVICE");
+    if (sel && !*sel) sel = NULL;
+    int pick = -1;
+    if (sel) {
+        char *end;
+        unsigned long idx = strtoul(sel, &end, 10);
+        if (*sel && !*end) pick = idx < count ? (int)idx : -1;
+        else
+            for (uint32_t i = 0; i < count && pick < 0; i++) {
+                size_t n = strlen(sel);
+                for (const char *p = infos[i].name; *p; p++)
+                    if (!strncasecmp(p, sel, n)) { pick = (int)i; break; }
+            }
+    } else {
+        for (uint32_t i = 0; i < count; i++)
+            if (pick < 0 || type_rank(infos[i].type) > type_rank(infos[pick].type)) pick = (int)i;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        printf("  device %u: %s (%s, Vulkan %u.%u)%s\n", i, infos[i].name, device_type_name(infos[i].type),
+               VK_API_VERSION_MAJOR(infos[i].api_version), VK_API_VERSION_MINOR(infos[i].api_version),
+               (int)i == pick ? "  <- selected" : "");
+    if (pick < 0) printf("device: none matches '%s'\n", sel ? sel : "");
+    else printf("device: %s (selected %s)\n", infos[pick].name, sel ? "by request" : "automatically");
+}
+
+/* ---- import --------------------------------------------------------------- */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SINEW_CLI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SINEW_CLI_ASAN 1
+#endif
+#endif
+
+/* Bounds the heap the importer may add (RLIMIT_DATA, restored afterwards).
+ * Not under AddressSanitizer, whose shadow memory counts as data. */
+static int limit_memory(double mb, struct rlimit *saved)
+{
+#ifdef SINEW_CLI_ASAN
+    (void)mb; (void)saved;
+    return 0;
+#else
+    if (mb <= 0 || getrlimit(RLIMIT_DATA, saved)) return 0;
+    struct rlimit l = *saved;
+    /* current data size: from /proc (Linux); unknown = 0 */
+    unsigned long long data_kb = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "VmData: %llu kB", &data_kb) == 1) break;
+        fclose(f);
+    }
+    rlim_t want = (rlim_t)(data_kb * 1024ull + (unsigned long long)(mb * 1048576.0));
+    if (saved->rlim_max != RLIM_INFINITY && want > saved->rlim_max) want = saved->rlim_max;
+    if (saved->rlim_cur != RLIM_INFINITY && want > saved->rlim_cur) return 0;
+    l.rlim_cur = want;
+    return setrlimit(RLIMIT_DATA, &l) == 0;
+#endif
+}
+
+static const opts *g_opts;
+
+static sinew_asset *load(const char *path)
+{
+    char msg[512] = "";
+    sinew_asset_desc d = { 0 };
+    d.path = path;
+    d.flags = g_opts->allow_missing ? SINEW_ASSET_ALLOW_MISSING_BONES : 0;
+    struct rlimit saved;
+    int limited = limit_memory(g_opts->max_memory_mb, &saved);
+    d.message = msg;
+    d.message_size = sizeof msg;
+    sinew_asset *a = NULL;
+    sinew_result r = sinew_asset_load(&d, &a);
+    if (limited) setrlimit(RLIMIT_DATA, &saved);
+    if (r) {
+        err("%s: %s (%s)", path, msg[0] ? msg : "import failed", sinew_result_string(r));
+        return NULL;
+    }
+    return a;
+}
+
+static int cmd_info(const opts *o)
+{
+    sinew_asset *a = load(o->model);
+    if (!a) return EXIT_ERR;
+    const sinew_asset_stats *st = sinew_asset_get_stats(a);
+    const sinew_skeleton *sk = sinew_asset_skeleton(a);
+    printf("model: %s\n", o->model);
+    printf("meshes: %u\n", sinew_asset_mesh_count(a));
+    for (uint32_t i = 0; i < sinew_asset_mesh_count(a); i++) {
+        const sinew_asset_mesh *m = sinew_asset_mesh_at(a, i);
+        printf("  mesh %u '%s': %u vertices, %u triangles, %u without weights, normals %s, node joint %u '%s'\n",
+               i, m->name, m->vertex_count, m->index_count / 3, m->unweighted_vertices,
+               m->normals_generated ? "generated" : "from file", m->node_joint,
+               sinew_skeleton_name(sk, m->node_joint));
+    }
+    printf("vertices: %u\ntriangles: %u\n", sinew_asset_vertex_count(a), sinew_asset_index_count(a) / 3);
+    printf("joints: %u (bones %u in %u skinned meshes, %u duplicated for conflicting binds)\n",
+           sinew_skeleton_joint_count(sk), st->bones, st->skinned_meshes, st->duplicated_joints);
+    printf("influences per vertex:");
+    for (int k = 0; k < 9; k++)
+        if (st->influence_histogram[k]) printf(" %d%s:%u", k, k == 8 ? "+" : "", st->influence_histogram[k]);
+    printf("\nmax influences: %u\n", st->max_influences);
+    printf("pruned to 4: %u vertices, %u influences dropped (4 largest kept, renormalized)\n",
+           st->vertices_pruned, st->influences_pruned);
+    printf("size: %.6g (bounding box diagonal)\n", sinew_asset_size(a));
+    printf("rest vs bind pose: %.3g (largest local matrix difference; 0 = the node pose is the bind pose)\n",
+           st->bind_rest_error);
+    if (st->rest_shear_error > 1e-6) printf("note: node shear lost in T R S split: %.3g\n", st->rest_shear_error);
+    if (st->dropped_faces) printf("note: %u point/line faces dropped\n", st->dropped_faces);
+    if (st->unused_meshes) printf("note: %u meshes not referenced by any node, ignored\n", st->unused_meshes);
+    if (st->missing_bones)
+        printf("note: %u bones name no node; their %llu weights were dropped (--allow-missing-bones)\n",
+               st->missing_bones, (unsigned long long)st->missing_bone_weights);
+    if (st->ignored_channels) printf("note: %u animation channels name no joint, ignored\n", st->ignored_channels);
+    printf("clips: %u\n", sinew_asset_clip_count(a));
+    for (uint32_t i = 0; i < sinew_asset_clip_count(a); i++) {
+        const sinew_clip *c = sinew_asset_clip(a, i);
+        printf("  clip %u '%s': %.6g s (%.6g ticks at %.6g/s), %u channels, %u keys\n", i, sinew_clip_name(c),
+               sinew_clip_duration(c), sinew_clip_duration_ticks(c), sinew_clip_ticks_per_second(c),
+               sinew_clip_channel_count(c), sinew_clip_key_count(c));
+    }
+    sinew_asset_destroy(a);
+    fflush(stdout);
+    print_device(o->device);
+    return 0;
+}
+
+/* ---- deform --------------------------------------------------------------- */
+
+static int write_mesh(const char *path, const sinew_asset *a, const double *pos, const double *nrm, const char *what)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return err("cannot write '%s': %s", path, strerror(errno));
+    uint32_t nv = sinew_asset_vertex_count(a), ni = sinew_asset_index_count(a);
+    const uint32_t *idx = sinew_asset_indices(a);
+    const char *dot = strrchr(path, '.');
+    int ply = dot && !strcasecmp(dot, ".ply");
+    if (ply) {
+        fprintf(f, "ply\nformat ascii 1.0\ncomment sinew deform: %s\nelement vertex %u\n"
+                   "property float x\nproperty float y\nproperty float z\n"
+                   "property float nx\nproperty float ny\nproperty float nz\n"
+                   "element face %u\nproperty list uchar uint vertex_indices\nend_header\n", what, nv, ni / 3);
+        for (uint32_t i = 0; i < nv; i++)
+            fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2],
+                    nrm[3 * i], nrm[3 * i + 1], nrm[3 * i + 2]);
+        for (uint32_t t = 0; t + 2 < ni; t += 3) fprintf(f, "3 %u %u %u\n", idx[t], idx[t + 1], idx[t + 2]);
+    } else {
+        fprintf(f, "# sinew deform: %s\n# %u vertices, %u triangles\n", what, nv, ni / 3);
+        for (uint32_t i = 0; i < nv; i++) fprintf(f, "v %.9g %.9g %.9g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
+        for (uint32_t i = 0; i < nv; i++) fprintf(f, "vn %.9g %.9g %.9g\n", nrm[3 * i], nrm[3 * i + 1], nrm[3 * i + 2]);
+        for (uint32_t t = 0; t + 2 < ni; t += 3)
+            fprintf(f, "f %u//%u %u//%u %u//%u\n", idx[t] + 1, idx[t] + 1, idx[t + 1] + 1, idx[t + 1] + 1,
+                    idx[t + 2] + 1, idx[t + 2] + 1);
+    }
+    int bad = ferror(f);
+    if (fclose(f) || bad) return err("writing '%s' failed", path);
+    return 0;
+}
+
+static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_palette_joint *pal, uint32_t flags,
+                    const float *bulge, double *pos, double *nrm, char *device_name, size_t dn_size)
+{
+    uint32_t nv = sinew_asset_vertex_count(a);
+    uint32_t joints = sinew_skeleton_joint_count(sinew_asset_skeleton(a));
+    uint32_t stride = sinew_palette_gpu_stride(o->method, flags);
+    sinew_gpu *gpu = NULL;
+    sinew_skinner *sk = NULL;
+    float *p3 = NULL, *n3 = NULL;
+    int rc = EXIT_ERR;
+    sinew_gpu_desc gd = { 0 };
+    gd.device = o->device;
+    sinew_result r = sinew_gpu_create(&gd, &gpu);
+    if (r) { err("no Vulkan device%s%s: %s (use --cpu for the reference skinner)", o->device ? " matching " : "",
+                 o->device ? o->device : "", sinew_result_string(r)); goto out; }
+    snprintf(device_name, dn_size, "%s", sinew_gpu_info(gpu)->name);
+    sinew_skinner_desc sd = { 0 };
+    sd.max_rest_vertices = nv;
+    sd.max_meshes = 1;
+    sd.max_instances = 1;
+    sd.max_output_vertices = nv;
+    sd.max_palette_vec4 = joints * stride;
+    sd.frames_in_flight = 1;
+    if ((r = sinew_skinner_create(gpu, &sd, &sk))) { err("skinner: %s", sinew_result_string(r)); goto out; }
+    sinew_mesh_desc md = { 0 };
+    md.vertices = sinew_asset_vertices(a);
+    md.vertex_count = nv;
+    md.joint_count = joints;
+    md.bulge_rest = bulge;
+    uint32_t mesh_id;
+    if ((r = sinew_skinner_add_mesh(sk, &md, &mesh_id))) { err("uploading the mesh: %s", sinew_result_string(r)); goto out; }
+    sinew_frame fr;
+    if ((r = sinew_skinner_begin_frame(sk, &fr))) { err("begin frame: %s", sinew_result_string(r)); goto out; }
+    sinew_palette_pack(o->method, flags, pal, joints, fr.palette);
+    sinew_instance inst = { 0 };
+    inst.mesh = mesh_id;
+    inst.method = o->method;
+    inst.flags = flags;
+    if ((r = sinew_skinner_set_instances(sk, &inst, 1)) || (r = sinew_skinner_submit(sk)) || (r = sinew_skinner_wait(sk))) {
+        err("skinning on the GPU: %s", sinew_result_string(r));
+        goto out;
+    }
+    p3 = malloc((size_t)nv * 3 * sizeof *p3);
+    n3 = malloc((size_t)nv * 3 * sizeof *n3);
+    if (!p3 || !n3) { err("out of memory"); goto out; }
+    if ((r = sinew_skinner_read_output(sk, 0, nv, p3, n3))) { err("reading the GPU output: %s", sinew_result_string(r)); goto out; }
+    for (size_t i = 0; i < (size_t)nv * 3; i++) { pos[i] = p3[i]; nrm[i] = n3[i]; }
+    rc = 0;
+out:
+    free(p3);
+    free(n3);
+    sinew_skinner_destroy(sk);
+    sinew_gpu_destroy(gpu);
+    return rc;
+}
+
+static int cmd_deform(const opts *o)
+{
+    sinew_asset *a = load(o->model);
+    if (!a) return EXIT_ERR;
+    int rc = EXIT_ERR;
+    const sinew_skeleton *sk = sinew_asset_skeleton(a);
+    uint32_t joints = sinew_skeleton_joint_count(sk), nv = sinew_asset_vertex_count(a);
+    sinew_transform *local = calloc(joints, sizeof *local);
+    sinew_mat4 *scratch = calloc(sinew_palette_scratch_count(joints), sizeof *scratch);
+    sinew_palette_joint *pal = calloc(joints, sizeof *pal);
+    float *bulge = calloc(nv, sizeof *bulge);
+    double *pos = calloc((size_t)nv * 3, sizeof *pos), *nrm = calloc((size_t)nv * 3, sizeof *nrm);
+    char what[1024], device_name[256] = "";
+    if (!local || !scratch || !pal || !bulge || !pos || !nrm) { err("out of memory"); goto out; }
+
+    const sinew_clip *clip = NULL;
+    char pose_desc[300];
+    if (o->bind) {
+        sinew_result r = sinew_asset_bind_pose(a, local);
+        if (r) { err("the bind pose cannot be expressed as T R S: %s", sinew_result_string(r)); goto out; }
+        snprintf(pose_desc, sizeof pose_desc, "bind pose");
+    } else if (o->rest || sinew_asset_clip_count(a) == 0) {
+        if (o->clip || o->time_given) { err("%s has no animation clips (use --rest or --bind)", o->model); goto out; }
+        sinew_clip_sample(NULL, sk, 0, SINEW_WRAP_LOOP, local);
+        snprintf(pose_desc, sizeof pose_desc, "rest pose");
+    } else {
+        int32_t ci = 0;
+        if (o->clip) {
+            char *end;
+            unsigned long v = strtoul(o->clip, &end, 10);
+            ci = sinew_asset_find_clip(a, o->clip);
+            if (ci < 0 && *o->clip && !*end && v < sinew_asset_clip_count(a)) ci = (int32_t)v;
+            if (ci < 0) { err("no clip '%s' (%u clips: see 'sinew info')", o->clip, sinew_asset_clip_count(a)); goto out; }
+        }
+        clip = sinew_asset_clip(a, (uint32_t)ci);
+        sinew_result r = sinew_clip_sample(clip, sk, o->time, o->clamp ? SINEW_WRAP_CLAMP : SINEW_WRAP_LOOP, local);
+        if (r) { err("sampling the clip: %s", sinew_result_string(r)); goto out; }
+        snprintf(pose_desc, sizeof pose_desc, "clip %d '%.200s' at %g s", ci, sinew_clip_name(clip), o->time);
+    }
+    uint32_t flags = o->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0;
+    sinew_result r = sinew_palette_build(sk, o->method, local, NULL, scratch, pal);
+    if (r == SINEW_ERROR_NOT_RIGID) {
+        err("this pose scales, shears or mirrors some joints, which plain DQS cannot represent; "
+            "use --method dqs-scale (or dqs-scale-local)");
+        goto out;
+    }
+    if (r) { err("building the palette: %s", sinew_result_string(r)); goto out; }
+    if (o->bulge && (r = sinew_bulge_rest_distances(sk, nv, sinew_asset_vertices(a), bulge))) {
+        err("bulge rest distances: %s", sinew_result_string(r));
+        goto out;
+    }
+    if (o->cpu) {
+        r = sinew_reference_skin(nv, sinew_asset_vertices(a), o->bulge ? bulge : NULL, pal, joints, o->method,
+                                 flags, pos, nrm);
+        if (r) { err("reference skinning: %s", sinew_result_string(r)); goto out; }
+        snprintf(device_name, sizeof device_name, "CPU float64 reference");
+    } else if (skin_gpu(o, a, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name)) {
+        goto out;
+    }
+    snprintf(what, sizeof what, "%.100s, %s, method %s%s, %.150s", o->model, pose_desc, sinew_method_name(o->method),
+             o->bulge ? " + bulge" : "", device_name);
+    if (write_mesh(o->out, a, pos, nrm, what)) goto out;
+    printf("wrote %s: %u vertices, %u triangles (%s)\n", o->out, nv, sinew_asset_index_count(a) / 3, what);
+    rc = 0;
+out:
+    free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm);
+    sinew_asset_destroy(a);
+    return rc;
+}
+
+/* ---- supervision ------------------------------------------------------------ */
+
+static int run_supervised(int (*fn)(const opts *), const opts *o)
+{
+    g_opts = o;
+    if (o->no_fork || getenv("SINEW_NO_FORK")) return fn(o);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) return fn(o); /* cannot fork: run unprotected */
+    if (pid == 0) {
+        alarm((unsigned)ceil(o->timeout));
+        int rc = fn(o);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return err("waiting for the worker process: %s", strerror(errno));
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (sig == SIGPIPE) return 128 + SIGPIPE; /* output closed early (e.g. piped to head): not a crash */
+    if (sig == SIGALRM) {
+        fprintf(stderr, "%s: error: %s: gave up after %g s (import or skinning did not finish; see --timeout)\n",
+                prog, o->model, o->timeout);
+    } else {
+        fprintf(stderr, "%s: error: %s: the worker process crashed (signal %d, %s); the file is probably "
+                        "malformed and crashed the importer\n", prog, o->model, sig, strsignal(sig));
+    }
+    return EXIT_CRASH;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { usage_main(stderr); return EXIT_USAGE; }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { usage_main(stdout); return 0; }
+    if (!strcmp(cmd, "help")) {
+        if (argc > 2 && !strcmp(argv[2], "info")) usage_info(stdout);
+        else if (argc > 2 && !strcmp(argv[2], "deform")) usage_deform(stdout);
+        else usage_main(stdout);
+        return 0;
+    }
+    int deform = !strcmp(cmd, "deform");
+    if (!deform && strcmp(cmd, "info")) {
+        fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
+        usage_main(stderr);
+        return EXIT_USAGE;
+    }
+    opts o;
+    int pr = parse_opts(argc - 2, argv + 2, deform, &o);
+    if (pr < 0) return 0;  /* --help */
+    if (pr) return pr;
+    return run_supervised(deform ? cmd_deform : cmd_info, &o);
+}
