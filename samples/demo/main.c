@@ -1,0 +1,330 @@
+/* sinew-demo: skins the lab tube with every method on the GPU and prints
+ * (1) quality figures (middle radius, volume, distance-to-bone increase) for a
+ *     180-degree twist, a 90-degree bend and both together, and
+ * (2) throughput of one dispatch over a crowd of tubes against the copy
+ *     roofline measured in the same run (compute-shader copy and vkCmdCopyBuffer). */
+#include <sinew/sinew.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define CHECK(expr)                                                                              \
+    do {                                                                                         \
+        sinew_result r_ = (expr);                                                                \
+        if (r_ != SINEW_OK) {                                                                    \
+            fprintf(stderr, "sinew-demo: %s failed: %s\n", #expr, sinew_result_string(r_));      \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+
+typedef struct tube {
+    sinew_tube_desc d;
+    uint32_t nv, ni;
+    sinew_vertex *v;
+    uint32_t *idx;
+    float *bulge;
+    sinew_skeleton *skel;
+} tube;
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "sinew-demo: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+static void tube_make(uint32_t rings, uint32_t sectors, tube *t)
+{
+    memset(t, 0, sizeof *t);
+    t->d.rings = rings;
+    t->d.sectors = sectors;
+    t->d.radius = 0.1;
+    t->d.alpha = 2.0;
+    sinew_tube_counts(&t->d, &t->nv, &t->ni);
+    if (!t->nv) {
+        fprintf(stderr, "sinew-demo: bad tube size\n");
+        exit(1);
+    }
+    float *pos = xmalloc(sizeof(float) * 3 * t->nv), *nrm = xmalloc(sizeof(float) * 3 * t->nv);
+    uint32_t *j4 = xmalloc(sizeof(uint32_t) * 4 * t->nv);
+    float *w4 = xmalloc(sizeof(float) * 4 * t->nv);
+    t->idx = xmalloc(sizeof(uint32_t) * t->ni);
+    t->v = xmalloc(sizeof(sinew_vertex) * t->nv);
+    t->bulge = xmalloc(sizeof(float) * t->nv);
+    CHECK(sinew_tube_build(&t->d, pos, nrm, j4, w4, t->idx));
+    sinew_influences inf = { 0 };
+    inf.per_vertex = 4;
+    inf.joints = j4;
+    inf.weights = w4;
+    CHECK(sinew_pack_vertices(t->nv, pos, nrm, &inf, 3, t->v, NULL, NULL));
+    CHECK(sinew_tube_skeleton(NULL, &t->skel));
+    CHECK(sinew_bulge_rest_distances(t->skel, t->nv, t->v, t->bulge));
+    free(pos);
+    free(nrm);
+    free(j4);
+    free(w4);
+}
+
+static void tube_free(tube *t)
+{
+    sinew_skeleton_destroy(t->skel);
+    free(t->v);
+    free(t->idx);
+    free(t->bulge);
+}
+
+static const char *path_name(sinew_read_path p) { return p == SINEW_READ_TEXEL ? "texel" : "storage"; }
+
+/* ---- (1) quality ---- */
+static void quality(sinew_gpu *gpu)
+{
+    tube t;
+    tube_make(64, 32, &t);
+    struct { const char *name; double bend, twist; } poses[3] = {
+        { "twist 180", 0, M_PI }, { "bend 90", M_PI / 2, 0 }, { "bend 90 + twist 180", M_PI / 2, M_PI } };
+    enum { NP = 3, NI = NP * SINEW_METHOD_COUNT * 2 };
+    sinew_skinner_desc sd = { 0 };
+    sd.max_rest_vertices = t.nv;
+    sd.max_meshes = 1;
+    sd.max_instances = NI;
+    sd.max_output_vertices = NI * t.nv;
+    sd.max_palette_vec4 = NI * 3 * 7;
+    sinew_skinner *sk;
+    CHECK(sinew_skinner_create(gpu, &sd, &sk));
+    uint32_t mesh;
+    sinew_mesh_desc md = { t.v, t.nv, 3, t.bulge };
+    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
+    static sinew_palette_joint pal[NI][3];
+    sinew_instance inst[NI];
+    sinew_frame fr;
+    CHECK(sinew_skinner_begin_frame(sk, &fr));
+    sinew_mat4 scratch[64];
+    if (sinew_palette_scratch_count(3) > 64) exit(1);
+    uint32_t off = 0;
+    for (int i = 0; i < NI; i++) {
+        int p = i / (SINEW_METHOD_COUNT * 2), m = (i / 2) % SINEW_METHOD_COUNT, b = i % 2;
+        sinew_transform local[3];
+        sinew_tube_pose(poses[p].bend, poses[p].twist, NULL, local);
+        CHECK(sinew_palette_build(t.skel, (sinew_method)m, local, NULL, scratch, pal[i]));
+        uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        sinew_palette_pack((sinew_method)m, flags, pal[i], 3, fr.palette + 4 * (size_t)off);
+        sinew_instance in = { mesh, (sinew_method)m, flags, off, (uint32_t)i * t.nv };
+        inst[i] = in;
+        off += 3 * sinew_palette_gpu_stride((sinew_method)m, flags);
+    }
+    CHECK(sinew_skinner_set_instances(sk, inst, NI));
+    CHECK(sinew_skinner_submit(sk));
+    float *pos = xmalloc(sizeof(float) * 3 * t.nv);
+    double *pd = xmalloc(sizeof(double) * 3 * t.nv);
+    printf("Tube quality (%u vertices, radius %.2f, GPU %s reads, all %d variants in one dispatch)\n", t.nv,
+           t.d.radius, path_name(sinew_skinner_read_path(sk)), NI);
+    for (int p = 0; p < NP; p++) {
+        printf("\n  %s\n  %-22s %12s %12s %24s\n", poses[p].name, "method", "mid radius", "volume",
+               "max dist-to-bone incr.");
+        for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+            for (int b = 0; b < 2; b++) {
+                int i = (p * SINEW_METHOD_COUNT + m) * 2 + b;
+                CHECK(sinew_skinner_read_output(sk, (uint32_t)i * t.nv, t.nv, pos, NULL));
+                for (uint32_t k = 0; k < 3 * t.nv; k++) pd[k] = pos[k];
+                sinew_tube_quality_result q;
+                CHECK(sinew_tube_quality(&t.d, t.v, t.bulge, pal[i], pd, &q));
+                char name[64];
+                snprintf(name, sizeof name, "%s%s", sinew_method_name((sinew_method)m), b ? " +bulge" : "");
+                printf("  %-22s %11.1f%% %11.1f%% %17.4f (%4.0f%%)\n", name, 100 * q.middle_radius_ratio,
+                       100 * q.volume_ratio, q.max_bone_distance_increase,
+                       100 * q.max_bone_distance_increase / t.d.radius);
+            }
+    }
+    printf("  (dist-to-bone increase in tube units and in %% of the radius)\n\n");
+    free(pos);
+    free(pd);
+    sinew_skinner_destroy(sk);
+    tube_free(&t);
+}
+
+/* ---- (2) throughput ---- */
+typedef struct variant {
+    sinew_method method;
+    uint32_t flags;
+    sinew_output_format fmt;
+    sinew_read_path path;
+    double ms[64];
+} variant;
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
+{
+    tube t;
+    tube_make(128, 128, &t); /* 16386 vertices */
+    uint64_t total = (uint64_t)chars * t.nv;
+    sinew_skinner *sk[2];
+    uint32_t mesh[2];
+    for (int f = 0; f < 2; f++) {
+        sinew_skinner_desc sd = { 0 };
+        sd.max_rest_vertices = t.nv;
+        sd.max_meshes = 1;
+        sd.max_instances = chars;
+        sd.max_output_vertices = (uint32_t)total;
+        sd.max_palette_vec4 = chars * 3 * 7;
+        sd.output_format = (sinew_output_format)f;
+        CHECK(sinew_skinner_create(gpu, &sd, &sk[f]));
+        sinew_mesh_desc md = { t.v, t.nv, 3, t.bulge };
+        CHECK(sinew_skinner_add_mesh(sk[f], &md, &mesh[f]));
+    }
+    sinew_read_path def = sinew_skinner_read_path(sk[0]);
+    variant vars[16];
+    int nvar = 0;
+    for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+        for (int p = 1; p <= 2; p++) {
+            variant v = { (sinew_method)m, 0, SINEW_OUTPUT_FLOAT, (sinew_read_path)p, { 0 } };
+            vars[nvar++] = v;
+        }
+    variant extra[3] = { { SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION, SINEW_OUTPUT_FLOAT, def, { 0 } },
+                         { SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, SINEW_OUTPUT_FLOAT, def, { 0 } },
+                         { SINEW_METHOD_DQS, 0, SINEW_OUTPUT_PACKED, def, { 0 } } };
+    for (int i = 0; i < 3; i++) vars[nvar++] = extra[i];
+
+    /* Palettes per method (flags 0 and bulge), a different bend/twist per character. */
+    sinew_palette_joint(*pal)[3] = xmalloc(sizeof(sinew_palette_joint) * 3 * chars * SINEW_METHOD_COUNT);
+    sinew_mat4 scratch[64];
+    for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+        for (uint32_t c = 0; c < chars; c++) {
+            sinew_transform local[3];
+            sinew_tube_pose(M_PI / 2 * (c % 7) / 6.0, M_PI * (c % 5) / 4.0, NULL, local);
+            CHECK(sinew_palette_build(t.skel, (sinew_method)m, local, NULL, scratch, pal[m * chars + c]));
+        }
+    sinew_instance *inst = xmalloc(sizeof(sinew_instance) * chars);
+    if (runs > 64) runs = 64;
+    const uint32_t warm = 3;
+    sinew_copy_roofline roof[2];
+    uint64_t copy_bytes = total * 32; /* the rest-vertex bytes of the crowd */
+    for (uint32_t rep = 0; rep < warm + runs; rep++) {
+        if (rep == warm) CHECK(sinew_gpu_measure_copy(gpu, copy_bytes, 7, &roof[0]));
+        for (int i = 0; i < nvar; i++) { /* round-robin: every variant sees the same machine state */
+            variant *v = &vars[i];
+            sinew_skinner *s = sk[v->fmt];
+            CHECK(sinew_skinner_set_read_path(s, v->path));
+            sinew_frame fr;
+            CHECK(sinew_skinner_begin_frame(s, &fr));
+            uint32_t stride = sinew_palette_gpu_stride(v->method, v->flags);
+            for (uint32_t c = 0; c < chars; c++) {
+                sinew_palette_pack(v->method, v->flags, pal[v->method * chars + c], 3, fr.palette + 4 * (size_t)(c * 3 * stride));
+                sinew_instance in = { mesh[v->fmt], v->method, v->flags, c * 3 * stride, c * t.nv };
+                inst[c] = in;
+            }
+            CHECK(sinew_skinner_set_instances(s, inst, chars));
+            CHECK(sinew_skinner_submit(s));
+            CHECK(sinew_skinner_wait(s));
+            double ms;
+            CHECK(sinew_skinner_gpu_time(s, &ms));
+            if (rep >= warm) v->ms[rep - warm] = ms;
+        }
+    }
+    CHECK(sinew_gpu_measure_copy(gpu, copy_bytes, 7, &roof[1]));
+    double shader_gbps = 0.5 * (roof[0].shader_copy_gbps + roof[1].shader_copy_gbps);
+    double xfer_gbps = 0.5 * (roof[0].transfer_copy_gbps + roof[1].transfer_copy_gbps);
+
+    printf("Throughput: %u characters x %u vertices = %llu vertices per dispatch, 3 joints each;\n"
+           "median of %u timed frames after %u warm-up (timestamp queries), variants round-robin\n",
+           chars, t.nv, (unsigned long long)total, runs, warm);
+    printf("Roofline (copy of %.1f MB, median of 7, measured before and after): compute-shader copy %.2f GB/s "
+           "(%.2f / %.2f), vkCmdCopyBuffer %.2f GB/s (%.2f / %.2f)\n\n",
+           copy_bytes / 1e6, shader_gbps, roof[0].shader_copy_gbps, roof[1].shader_copy_gbps, xfer_gbps,
+           roof[0].transfer_copy_gbps, roof[1].transfer_copy_gbps);
+    printf("  %-22s %-7s %-6s %9s %11s %8s %8s %10s %10s\n", "method", "reads", "output", "ms", "Mvert/s", "B/vert",
+           "GB/s", "of shader", "of xfer");
+    for (int i = 0; i < nvar; i++) {
+        variant *v = &vars[i];
+        qsort(v->ms, runs, sizeof(double), cmp_d);
+        double ms = v->ms[runs / 2];
+        double vps = (double)total / (ms * 1e-3);
+        /* Bytes per vertex: rest vertex read (32) + bulge distance (4) + output write;
+         * palette reads are per joint, not per vertex (a few KB per dispatch here). */
+        double bpv = 32 + (v->flags ? 4 : 0) + (v->fmt == SINEW_OUTPUT_PACKED ? 16 : 24);
+        double gbps = vps * bpv * 1e-9;
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", sinew_method_name(v->method), v->flags ? " +bulge" : "");
+        printf("  %-22s %-7s %-6s %9.2f %11.1f %8.0f %8.2f %9.0f%% %9.0f%%\n", name, path_name(v->path),
+               v->fmt == SINEW_OUTPUT_PACKED ? "packed" : "float", ms, vps * 1e-6, bpv, gbps,
+               100 * gbps / shader_gbps, 100 * gbps / xfer_gbps);
+    }
+    printf("\n  default read path on this device: %s\n", path_name(def));
+    free(pal);
+    free(inst);
+    sinew_skinner_destroy(sk[0]);
+    sinew_skinner_destroy(sk[1]);
+    tube_free(&t);
+}
+
+static void usage(void)
+{
+    printf("usage: sinew-demo [--device SEL] [--characters N] [--runs N] [--help]\n"
+           "  --device SEL     device index or case-insensitive name substring (default: SINEW_DEVICE, else\n"
+           "                   the best by type: discrete, integrated, virtual, CPU)\n"
+           "  --characters N   tubes of 16386 vertices in the throughput dispatch (default 64)\n"
+           "  --runs N         timed frames per variant, at most 64 (default 9)\n"
+           "Environment: SINEW_VALIDATION=1 enables the Vulkan validation layer.\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *device = NULL;
+    uint32_t chars = 64, runs = 9;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            return 0;
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            device = argv[++i];
+        } else if (!strcmp(argv[i], "--characters") && i + 1 < argc) {
+            long v = strtol(argv[++i], NULL, 10);
+            if (v < 1 || v > 256) {
+                fprintf(stderr, "sinew-demo: --characters must be 1..256\n");
+                return 2;
+            }
+            chars = (uint32_t)v;
+        } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+            long v = strtol(argv[++i], NULL, 10);
+            if (v < 1 || v > 64) {
+                fprintf(stderr, "sinew-demo: --runs must be 1..64\n");
+                return 2;
+            }
+            runs = (uint32_t)v;
+        } else {
+            fprintf(stderr, "sinew-demo: unknown argument '%s'\n", argv[i]);
+            usage();
+            return 2;
+        }
+    }
+    sinew_gpu_desc gd = { 0 };
+    gd.device = device;
+    sinew_gpu *gpu = NULL;
+    sinew_result r = sinew_gpu_create(&gd, &gpu);
+    if (r != SINEW_OK) {
+        fprintf(stderr, "sinew-demo: no GPU context: %s\n", sinew_result_string(r));
+        return 1;
+    }
+    const sinew_gpu_device_info *info = sinew_gpu_info(gpu);
+    printf("Device: %s (Vulkan %u.%u)\n\n", info->name, VK_API_VERSION_MAJOR(info->api_version),
+           VK_API_VERSION_MINOR(info->api_version));
+    quality(gpu);
+    throughput(gpu, chars, runs);
+    if (sinew_gpu_validation_enabled(gpu))
+        printf("\nvalidation messages: %u\n", sinew_gpu_validation_message_count(gpu));
+    sinew_gpu_destroy(gpu);
+    return 0;
+}
