@@ -1,0 +1,524 @@
+/* sinew-bench: the crowd path (CPU palettes on all cores -> ONE compute
+ * dispatch) per method and crowd size, for the tube and a real model, against
+ * a copy roofline measured on the same device in the same run, and the float64
+ * CPU reference as a baseline. Table on stdout, CSV + JSON + gnuplot PNG in
+ * the output directory. See bench/RESULTS.md. */
+#define _POSIX_C_SOURCE 200809L
+#include "../samples/viewer/demo_scene.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* A benchmarked variant: a method plus flags. */
+typedef struct variant { const char *name; sinew_method method; uint32_t flags; } variant;
+static const variant VARIANTS[] = {
+    { "lbs", SINEW_METHOD_LBS, 0 },
+    { "dqs", SINEW_METHOD_DQS, 0 },
+    { "dqs-scale", SINEW_METHOD_DQS_SCALE, 0 },
+    { "dqs-scale-local", SINEW_METHOD_DQS_SCALE_LOCAL, 0 },
+    { "dqs-scale-mixed", SINEW_METHOD_DQS_SCALE_MIXED, 0 },
+    { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION },
+};
+#define NVAR ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
+
+typedef struct row {
+    char model[64];
+    const variant *var;
+    uint32_t chars, verts_per_char, joints_per_char;
+    uint64_t vertices;
+    double cpu_ms, gpu_ms, wall_ms;       /* medians; wall = frames in flight, per frame */
+    double joints_per_s, verts_per_s;
+    double bytes_per_vertex, gbps, roofline;
+    double ref_verts_per_s;               /* float64 reference, 1 thread, same model + method */
+    int capped;                           /* size reduced by the vertex budget */
+    const char *error;                    /* non-NULL: not measured */
+} row;
+
+#define MAX_ROWS 256
+static row rows[MAX_ROWS];
+static int nrows;
+
+typedef struct options {
+    int full;
+    const char *out_dir;
+    const char *model_path;
+    uint64_t budget;                      /* vertices per frame, 0 = none */
+    uint32_t sizes[16];
+    int nsizes;
+    double seconds_per_case;
+    sinew_output_format format;
+    sinew_read_path read_path;
+    int variants_only;
+    int skip_variants;
+} options;
+
+static double reference_rate(const demo_model *m, const variant *v)
+{
+    uint32_t jc = sinew_skeleton_joint_count(m->skel);
+    sinew_palette_joint *pal = malloc(sizeof *pal * jc);
+    sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(jc));
+    sinew_transform *local = malloc(sizeof(sinew_transform) * jc);
+    double *pos = malloc(sizeof(double) * 3 * m->vertex_count), *nrm = malloc(sizeof(double) * 3 * m->vertex_count);
+    double rate = 0;
+    if (pal && scratch && local && pos && nrm) {
+        int flag = v->method >= SINEW_METHOD_DQS_SCALE;
+        sinew_result r = m->clip ? sinew_clip_sample(m->clip, m->skel, 0.3, SINEW_WRAP_LOOP, local)
+                                 : demo_tube_motion(flag ? &flag : NULL, m->skel, 0, 0.3, local);
+        if (r == SINEW_OK) r = sinew_palette_build(m->skel, v->method, local, NULL, scratch, pal);
+        if (r == SINEW_OK) {
+            double t0 = now_s(), t = 0;
+            uint64_t verts = 0;
+            do {
+                sinew_reference_skin(m->vertex_count, m->vertices, m->bulge, pal, jc, v->method, v->flags, pos, nrm);
+                verts += m->vertex_count;
+                t = now_s() - t0;
+            } while (t < 0.15);
+            rate = (double)verts / t;
+        }
+    }
+    free(pal); free(scratch); free(local); free(pos); free(nrm);
+    return rate;
+}
+
+/* Runs one case: frames until seconds_per_case (at least 3 measured after 1 warm-up). */
+static void run_case(sinew_skinner *sk, sinew_crowd *crowd, const demo_model *m, uint32_t model_id,
+                     const variant *v, uint32_t count, const options *o, double copy_gbps, row *out)
+{
+    demo_crowd dc;
+    memset(&dc, 0, sizeof dc);
+    out->var = v;
+    out->chars = count;
+    out->verts_per_char = m->vertex_count;
+    out->joints_per_char = sinew_skeleton_joint_count(m->skel);
+    out->vertices = (uint64_t)count * m->vertex_count;
+    snprintf(out->model, sizeof out->model, "%s", m->name);
+    if (demo_crowd_setup(&dc, m, model_id, count, (int)v->method, v->flags) != SINEW_OK) {
+        out->error = "out of host memory";
+        return;
+    }
+    double cpu[64], gpu[64];
+    int n = 0;
+    double t_start = now_s();
+    sinew_crowd_stats st;
+    memset(&st, 0, sizeof st);
+    uint32_t bad = 0;
+    sinew_result r = SINEW_OK;
+    for (int f = 0; f < 64; f++) {
+        demo_crowd_animate(&dc, 0.05 * f);
+        r = sinew_crowd_update(crowd, dc.chars, count, &st, &bad);
+        if (r == SINEW_OK) r = sinew_skinner_wait(sk);
+        double g = 0;
+        if (r == SINEW_OK) r = sinew_skinner_gpu_time(sk, &g);
+        if (r != SINEW_OK) break;
+        if (f > 0) { /* frame 0 warms up (pipeline compilation, first touches) */
+            cpu[n] = st.cpu_ms;
+            gpu[n] = g;
+            n++;
+        }
+        if (n >= 3 && now_s() - t_start > o->seconds_per_case) break;
+    }
+    if (r != SINEW_OK) {
+        out->error = sinew_result_string(r);
+        demo_crowd_free(&dc);
+        return;
+    }
+    /* frames in flight: prepare N+1 while the GPU skins N; wall time per frame */
+    int nf = n < 3 ? 3 : n;
+    double w0 = now_s();
+    for (int f = 0; f < nf && r == SINEW_OK; f++) {
+        demo_crowd_animate(&dc, 0.05 * f);
+        r = sinew_crowd_update(crowd, dc.chars, count, NULL, &bad);
+    }
+    sinew_skinner_wait(sk);
+    out->wall_ms = (now_s() - w0) * 1e3 / nf;
+    out->cpu_ms = median(cpu, n);
+    out->gpu_ms = median(gpu, n);
+    out->joints_per_s = (double)st.joints / (out->cpu_ms * 1e-3);
+    out->verts_per_s = (double)out->vertices / (out->gpu_ms * 1e-3);
+    sinew_output_binding ob;
+    sinew_skinner_output(sk, &ob);
+    /* compulsory traffic: rest vertex + output vertex (+ bulge distance), plus the
+     * palette read once per character, spread over its vertices */
+    double palette_bytes = (double)st.palette_vec4 * 16.0;
+    out->bytes_per_vertex = 32.0 + ob.stride + ((v->flags & SINEW_SKIN_BULGE_CORRECTION) ? 4.0 : 0.0) +
+                            palette_bytes / (double)out->vertices;
+    out->gbps = out->bytes_per_vertex * out->verts_per_s * 1e-9;
+    out->roofline = copy_gbps > 0 ? out->gbps / copy_gbps : 0;
+    demo_crowd_free(&dc);
+}
+
+static void print_row(const row *r)
+{
+    if (r->error) {
+        printf("%-16s %-16s %6u %9llu   n/a: %s\n", r->model, r->var->name, r->chars, (unsigned long long)r->vertices,
+               r->error);
+        return;
+    }
+    printf("%-16s %-16s %6u%s %9llu %8.3f %8.1f %9.3f %8.2f %7.1f %6.2f %5.1f%% %8.3f %7.2f\n", r->model, r->var->name,
+           r->chars, r->capped ? "*" : " ", (unsigned long long)r->vertices, r->cpu_ms, r->joints_per_s * 1e-6,
+           r->gpu_ms, r->verts_per_s * 1e-6, r->bytes_per_vertex, r->gbps, 100 * r->roofline, r->wall_ms,
+           r->ref_verts_per_s * 1e-6);
+    fflush(stdout);
+}
+
+static void print_header(void)
+{
+    printf("%-16s %-16s %7s %9s %8s %8s %9s %8s %7s %6s %6s %8s %7s\n", "model", "method", "chars", "vertices",
+           "cpu_ms", "Mjoint/s", "gpu_ms", "Mvert/s", "B/vert", "GB/s", "roof", "frame_ms", "ref_Mv/s");
+}
+
+static int parse_sizes(const char *s, options *o)
+{
+    o->nsizes = 0;
+    while (*s && o->nsizes < 16) {
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+        if (end == s || v == 0 || v > 1000000) return 0;
+        o->sizes[o->nsizes++] = (uint32_t)v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return 0;
+    }
+    return o->nsizes > 0;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: sinew-bench [--full] [--out DIR] [--model FILE|none] [--sizes 1,10,100]\n"
+            "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
+            "                   [--read-path auto|storage|texel] [--no-variants]\n"
+            "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
+            "  devices (larger sizes are capped and marked *), --full: no cap.\n");
+}
+
+/* Skinner + crowd sized for `max_chars` characters of model m. */
+static sinew_result make_pipeline(sinew_gpu *gpu, demo_model *m, uint32_t max_chars, const options *o,
+                                  sinew_output_format fmt, sinew_skinner **sk, sinew_crowd **crowd, uint32_t *model_id)
+{
+    uint32_t jc = sinew_skeleton_joint_count(m->skel);
+    sinew_skinner_desc sd = {0};
+    sd.max_rest_vertices = m->vertex_count;
+    sd.max_meshes = 1;
+    sd.max_instances = max_chars;
+    uint64_t outv = (uint64_t)max_chars * m->vertex_count, pal = (uint64_t)max_chars * jc * 7;
+    if (outv > UINT32_MAX || pal > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
+    sd.max_output_vertices = (uint32_t)outv;
+    sd.max_palette_vec4 = (uint32_t)pal;
+    sd.frames_in_flight = 2;
+    sd.output_format = fmt;
+    sd.read_path = o->read_path;
+    sinew_result r = sinew_skinner_create(gpu, &sd, sk);
+    if (r != SINEW_OK) return r;
+    m->mesh_id = 0;
+    r = demo_model_upload(m, *sk, NULL);
+    if (r == SINEW_OK) {
+        sinew_crowd_desc cd = {0};
+        cd.skinner = *sk;
+        cd.max_characters = max_chars;
+        cd.max_joints = jc;
+        r = sinew_crowd_create(&cd, crowd);
+    }
+    if (r == SINEW_OK) r = demo_model_add_to_crowd(m, *crowd, model_id);
+    if (r != SINEW_OK) {
+        sinew_crowd_destroy(*crowd);
+        sinew_skinner_destroy(*sk);
+        *crowd = NULL;
+        *sk = NULL;
+    }
+    return r;
+}
+
+static const char *read_path_name(sinew_read_path p)
+{
+    return p == SINEW_READ_TEXEL ? "texel" : p == SINEW_READ_STORAGE ? "storage" : "auto";
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    memset(&o, 0, sizeof o);
+    o.out_dir = "bench-out";
+#ifdef DEMO_WITH_ASSET
+    o.model_path = "/usr/share/assimp/models/X/Testwuson.X";
+#endif
+    o.budget = 4u << 20;
+    const uint32_t def_sizes[] = { 1, 10, 100, 1000, 10000 };
+    memcpy(o.sizes, def_sizes, sizeof def_sizes);
+    o.nsizes = 5;
+    o.seconds_per_case = 0.5;
+    int budget_given = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--full")) o.full = 1;
+        else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
+        else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
+        else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
+        else if (!strcmp(a, "--sizes") && next) { if (!parse_sizes(argv[++i], &o)) { usage(); return 2; } }
+        else if (!strcmp(a, "--budget") && next) { o.budget = strtoull(argv[++i], NULL, 10); budget_given = 1; }
+        else if (!strcmp(a, "--seconds") && next) o.seconds_per_case = atof(argv[++i]);
+        else if (!strcmp(a, "--format") && next) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "float")) o.format = SINEW_OUTPUT_FLOAT;
+            else if (!strcmp(f, "packed")) o.format = SINEW_OUTPUT_PACKED;
+            else { usage(); return 2; }
+        } else if (!strcmp(a, "--read-path") && next) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "auto")) o.read_path = SINEW_READ_AUTO;
+            else if (!strcmp(f, "storage")) o.read_path = SINEW_READ_STORAGE;
+            else if (!strcmp(f, "texel")) o.read_path = SINEW_READ_TEXEL;
+            else { usage(); return 2; }
+        } else { usage(); return !strcmp(a, "--help") ? 0 : 2; }
+    }
+    if (mkdir(o.out_dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cannot create %s\n", o.out_dir);
+        return 1;
+    }
+    sinew_gpu_desc gd = {0};
+    sinew_gpu *gpu = NULL;
+    sinew_result r = sinew_gpu_create(&gd, &gpu);
+    if (r != SINEW_OK) {
+        fprintf(stderr, "sinew-bench: no Vulkan device: %s\n", sinew_result_string(r));
+        return 1;
+    }
+    const sinew_gpu_device_info *info = sinew_gpu_info(gpu);
+    int slow = info->type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    if (o.full && !budget_given) o.budget = 0;
+    if (!slow && !budget_given) o.budget = 0;
+    double t_begin = now_s();
+    printf("sinew-bench: device %s (%s), %u CPU threads for palettes\n", info->name,
+           slow ? "CPU device" : "GPU", sinew_cpu_count());
+
+    /* roofline: compute-shader copy and vkCmdCopyBuffer of 64 MiB (256 MiB on GPUs) */
+    sinew_copy_roofline roof;
+    memset(&roof, 0, sizeof roof);
+    r = sinew_gpu_measure_copy(gpu, slow ? (64ull << 20) : (256ull << 20), 5, &roof);
+    if (r != SINEW_OK) fprintf(stderr, "copy roofline failed: %s\n", sinew_result_string(r));
+    printf("copy roofline (%llu MiB, bytes read + written): compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
+           (unsigned long long)(roof.bytes >> 20), roof.shader_copy_gbps, roof.transfer_copy_gbps);
+    if (o.budget)
+        printf("vertex budget: at most %llu skinned vertices per frame on this %s device; larger crowds are capped "
+               "to fit and marked * (--full for the whole sweep)\n",
+               (unsigned long long)o.budget, slow ? "CPU" : "");
+
+    /* models */
+    demo_model models[2];
+    int nmodels = 0;
+    memset(models, 0, sizeof models);
+    if (demo_tube(32, 16, &models[0]) != SINEW_OK) {
+        fprintf(stderr, "tube failed\n");
+        return 1;
+    }
+    nmodels = 1;
+#ifdef DEMO_WITH_ASSET
+    if (o.model_path) {
+        char msg[256] = "";
+        sinew_result ar = demo_asset(o.model_path, &models[1], msg, sizeof msg);
+        if (ar == SINEW_OK) nmodels = 2;
+        else fprintf(stderr, "model %s not loaded: %s %s\n", o.model_path, sinew_result_string(ar), msg);
+    }
+#endif
+    sinew_read_path used_path = SINEW_READ_AUTO;
+    sinew_output_binding used_ob;
+    memset(&used_ob, 0, sizeof used_ob);
+
+    for (int mi = 0; mi < nmodels; mi++) {
+        demo_model *m = &models[mi];
+        uint32_t max_chars = 0;
+        for (int s = 0; s < o.nsizes; s++) {
+            uint64_t c = o.sizes[s];
+            if (o.budget && c * m->vertex_count > o.budget) c = o.budget / m->vertex_count;
+            if (c > max_chars) max_chars = (uint32_t)c;
+        }
+        if (max_chars == 0) max_chars = 1;
+        sinew_skinner *sk = NULL;
+        sinew_crowd *crowd = NULL;
+        uint32_t model_id = 0;
+        r = make_pipeline(gpu, m, max_chars, &o, o.format, &sk, &crowd, &model_id);
+        while (r == SINEW_ERROR_LIMIT_EXCEEDED && max_chars > 1) { /* device buffer limits */
+            max_chars /= 2;
+            r = make_pipeline(gpu, m, max_chars, &o, o.format, &sk, &crowd, &model_id);
+        }
+        if (r != SINEW_OK) {
+            fprintf(stderr, "%s: skinner/crowd setup failed: %s\n", m->name, sinew_result_string(r));
+            continue;
+        }
+        used_path = sinew_skinner_read_path(sk);
+        sinew_skinner_output(sk, &used_ob);
+        printf("\nmodel %s: %u vertices, %u joints%s; kernel read path %s, output %u B/vertex\n", m->name,
+               m->vertex_count, sinew_skeleton_joint_count(m->skel), m->clip ? ", clip sampled per character" : ", procedural bend/twist",
+               read_path_name(used_path), used_ob.stride);
+        print_header();
+        for (int vi = 0; vi < NVAR; vi++) {
+            double ref = reference_rate(m, &VARIANTS[vi]);
+            uint32_t last = 0;
+            for (int s = 0; s < o.nsizes && nrows < MAX_ROWS; s++) {
+                uint32_t c = o.sizes[s];
+                int capped = 0;
+                if (c > max_chars) {
+                    c = max_chars;
+                    capped = 1;
+                }
+                if (c == last) continue; /* capped to a size already measured */
+                last = c;
+                row *rw = &rows[nrows++];
+                memset(rw, 0, sizeof *rw);
+                run_case(sk, crowd, m, model_id, &VARIANTS[vi], c, &o, roof.shader_copy_gbps, rw);
+                rw->capped = capped;
+                rw->ref_verts_per_s = ref;
+                print_row(rw);
+            }
+        }
+        sinew_crowd_destroy(crowd);
+        sinew_skinner_destroy(sk);
+    }
+    printf("(* = capped by the vertex budget; cpu_ms = sample + FK + palette + pack on all threads;\n"
+           " gpu_ms = the single skinning dispatch, timestamp queries; frame_ms = wall time per frame with 2 frames\n"
+           " in flight; B/vert = rest 32 + output + bulge + palette share; roof = GB/s / compute-shader copy GB/s;\n"
+           " ref_Mv/s = float64 CPU reference skinner, 1 thread)\n");
+
+    /* variants of the kernel's memory traffic: read path x output format, tube, LBS and DQS */
+    typedef struct vrow { const char *method; const char *path; const char *fmt; double mvps, bpv, gbps; } vrow;
+    vrow vrows[8];
+    int nv = 0;
+    if (!o.skip_variants) {
+        uint32_t c = 2000;
+        if (o.budget && (uint64_t)c * models[0].vertex_count > o.budget) c = (uint32_t)(o.budget / models[0].vertex_count);
+        printf("\nkernel variants (tube, %u characters, %llu vertices, median of frames):\n", c,
+               (unsigned long long)c * models[0].vertex_count);
+        printf("%-6s %-8s %-7s %8s %7s %6s %6s\n", "method", "read", "output", "Mvert/s", "B/vert", "GB/s", "roof");
+        for (int f = 0; f < 2; f++) {
+            sinew_skinner *sk = NULL;
+            sinew_crowd *crowd = NULL;
+            uint32_t model_id = 0;
+            options o2 = o;
+            if (make_pipeline(gpu, &models[0], c, &o2, f ? SINEW_OUTPUT_PACKED : SINEW_OUTPUT_FLOAT, &sk, &crowd,
+                              &model_id) != SINEW_OK)
+                continue;
+            for (int p = 1; p <= 2; p++) {
+                if (sinew_skinner_set_read_path(sk, (sinew_read_path)p) != SINEW_OK) continue;
+                for (int vi = 0; vi < 2 && nv < 8; vi++) {
+                    row tmp;
+                    memset(&tmp, 0, sizeof tmp);
+                    run_case(sk, crowd, &models[0], model_id, &VARIANTS[vi], c, &o, roof.shader_copy_gbps, &tmp);
+                    if (tmp.error) continue;
+                    vrow *w = &vrows[nv++];
+                    w->method = VARIANTS[vi].name;
+                    w->path = read_path_name((sinew_read_path)p);
+                    w->fmt = f ? "packed" : "float";
+                    w->mvps = tmp.verts_per_s * 1e-6;
+                    w->bpv = tmp.bytes_per_vertex;
+                    w->gbps = tmp.gbps;
+                    printf("%-6s %-8s %-7s %8.1f %7.2f %6.2f %5.1f%%\n", w->method, w->path, w->fmt, w->mvps, w->bpv,
+                           w->gbps, 100 * tmp.roofline);
+                    fflush(stdout);
+                }
+            }
+            sinew_crowd_destroy(crowd);
+            sinew_skinner_destroy(sk);
+        }
+    }
+
+    /* ---- CSV, JSON, gnuplot ---- */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bench.csv", o.out_dir);
+    FILE *csv = fopen(path, "w");
+    if (csv) {
+        fprintf(csv, "device,model,method,characters,capped,vertices,cpu_ms,joints_per_s,gpu_ms,vertices_per_s,"
+                     "bytes_per_vertex,gb_per_s,roofline_fraction,frame_ms,reference_vertices_per_s,error\n");
+        for (int i = 0; i < nrows; i++) {
+            const row *w = &rows[i];
+            fprintf(csv, "\"%s\",\"%s\",%s,%u,%d,%llu,%.6f,%.1f,%.6f,%.1f,%.3f,%.4f,%.5f,%.6f,%.1f,%s\n", info->name,
+                    w->model, w->var->name, w->chars, w->capped, (unsigned long long)w->vertices, w->cpu_ms,
+                    w->joints_per_s, w->gpu_ms, w->verts_per_s, w->bytes_per_vertex, w->gbps, w->roofline, w->wall_ms,
+                    w->ref_verts_per_s, w->error ? w->error : "");
+        }
+        fclose(csv);
+    }
+    snprintf(path, sizeof path, "%s/bench.json", o.out_dir);
+    FILE *js = fopen(path, "w");
+    if (js) {
+        fprintf(js, "{\n  \"device\": \"%s\",\n  \"device_type\": \"%s\",\n  \"cpu_threads\": %u,\n", info->name,
+                slow ? "cpu" : "gpu", sinew_cpu_count());
+        fprintf(js, "  \"read_path\": \"%s\",\n  \"output_bytes_per_vertex\": %u,\n", read_path_name(used_path),
+                used_ob.stride);
+        fprintf(js, "  \"copy_roofline\": {\"bytes\": %llu, \"shader_copy_gbps\": %.3f, \"transfer_copy_gbps\": %.3f},\n",
+                (unsigned long long)roof.bytes, roof.shader_copy_gbps, roof.transfer_copy_gbps);
+        fprintf(js, "  \"vertex_budget\": %llu,\n  \"results\": [\n", (unsigned long long)o.budget);
+        for (int i = 0; i < nrows; i++) {
+            const row *w = &rows[i];
+            fprintf(js,
+                    "    {\"model\": \"%s\", \"method\": \"%s\", \"characters\": %u, \"capped\": %s, \"vertices\": %llu, "
+                    "\"cpu_ms\": %.6f, \"joints_per_s\": %.1f, \"gpu_ms\": %.6f, \"vertices_per_s\": %.1f, "
+                    "\"bytes_per_vertex\": %.3f, \"gb_per_s\": %.4f, \"roofline_fraction\": %.5f, \"frame_ms\": %.6f, "
+                    "\"reference_vertices_per_s\": %.1f%s%s%s}%s\n",
+                    w->model, w->var->name, w->chars, w->capped ? "true" : "false", (unsigned long long)w->vertices,
+                    w->cpu_ms, w->joints_per_s, w->gpu_ms, w->verts_per_s, w->bytes_per_vertex, w->gbps, w->roofline,
+                    w->wall_ms, w->ref_verts_per_s, w->error ? ", \"error\": \"" : "", w->error ? w->error : "",
+                    w->error ? "\"" : "", i + 1 < nrows ? "," : "");
+        }
+        fprintf(js, "  ],\n  \"kernel_variants\": [\n");
+        for (int i = 0; i < nv; i++)
+            fprintf(js, "    {\"method\": \"%s\", \"read_path\": \"%s\", \"output\": \"%s\", \"vertices_per_s\": %.1f, "
+                        "\"bytes_per_vertex\": %.3f, \"gb_per_s\": %.4f}%s\n",
+                    vrows[i].method, vrows[i].path, vrows[i].fmt, vrows[i].mvps * 1e6, vrows[i].bpv, vrows[i].gbps,
+                    i + 1 < nv ? "," : "");
+        fprintf(js, "  ]\n}\n");
+        fclose(js);
+    }
+    snprintf(path, sizeof path, "%s/bench.gp", o.out_dir);
+    FILE *gp = fopen(path, "w");
+    if (gp) {
+        for (int mi = 0; mi < nmodels; mi++)
+            for (int vi = 0; vi < NVAR; vi++) {
+                fprintf(gp, "$m%dv%d << EOD\n", mi, vi);
+                for (int i = 0; i < nrows; i++)
+                    if (!rows[i].error && rows[i].var == &VARIANTS[vi] && !strcmp(rows[i].model, models[mi].name))
+                        fprintf(gp, "%u %.6g\n", rows[i].chars, rows[i].verts_per_s * 1e-6);
+                fprintf(gp, "EOD\n");
+            }
+        fprintf(gp, "set terminal pngcairo size %d,520 font ',10'\nset output '%s/bench.png'\n", 640 * nmodels, o.out_dir);
+        fprintf(gp, "set multiplot layout 1,%d title 'sinew-bench: GPU skinning throughput on %s (copy roofline %.1f GB/s)'\n",
+                nmodels, info->name, roof.shader_copy_gbps);
+        fprintf(gp, "set logscale x\nset logscale y\nset grid\nset key bottom right\n"
+                    "set xlabel 'characters'\nset ylabel 'skinned vertices / s (millions)'\n");
+        for (int mi = 0; mi < nmodels; mi++) {
+            fprintf(gp, "set title '%s (%u vertices/character)'\nplot ", models[mi].name, models[mi].vertex_count);
+            for (int vi = 0; vi < NVAR; vi++)
+                fprintf(gp, "$m%dv%d using 1:2 with linespoints lw 2 title '%s'%s", mi, vi, VARIANTS[vi].name,
+                        vi + 1 < NVAR ? ", " : "\n");
+        }
+        fprintf(gp, "unset multiplot\n");
+        fclose(gp);
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "gnuplot '%s/bench.gp' 2>/dev/null", o.out_dir);
+        int rc = system(cmd);
+        if (rc != 0) fprintf(stderr, "gnuplot failed (rc %d): no plot\n", rc);
+    }
+    printf("\nwrote %s/bench.csv, %s/bench.json, %s/bench.png (%.0f s in all)\n", o.out_dir, o.out_dir, o.out_dir,
+           now_s() - t_begin);
+    for (int mi = 0; mi < nmodels; mi++) demo_model_free(&models[mi]);
+    sinew_gpu_destroy(gpu);
+    return 0;
+}
