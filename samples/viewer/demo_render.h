@@ -20,6 +20,7 @@ typedef struct demo_gpu_scene {
     int has_asset;
     uint32_t id_fine, id_small, id_asset; /* crowd model ids */
     uint32_t max_characters;
+    uint32_t max_output_vertices;   /* skinner capacity actually created */
 } demo_gpu_scene;
 
 static inline void demo_scene_destroy(demo_gpu_scene *s)
@@ -72,6 +73,11 @@ static inline sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_charac
     sd.frames_in_flight = 2;
     sd.output_format = fmt;
     r = sinew_skinner_create(gpu, &sd, &s->sk);
+    while (r == SINEW_ERROR_LIMIT_EXCEEDED && sd.max_output_vertices > 4u * max_verts) {
+        sd.max_output_vertices /= 2; /* beyond the device's buffer limits: shrink */
+        r = sinew_skinner_create(gpu, &sd, &s->sk);
+    }
+    s->max_output_vertices = sd.max_output_vertices;
     if (r == SINEW_OK) r = sinew_renderer_create(gpu, s->sk, rd, &s->rnd);
     if (r == SINEW_OK) {
         sinew_crowd_desc cd = {0};

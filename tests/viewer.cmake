@@ -1,0 +1,26 @@
+# The viewer in the test suite: headless PNGs (tube comparison + crowd), and the
+# windowed viewer under xvfb-run with lavapipe taking a screenshot of its own
+# swapchain image after a few frames; every PNG is checked for content by
+# sinew-pngcheck, and the viewer fails on any validation message.
+if(SINEW_BUILD_SAMPLES)
+  find_package(PkgConfig QUIET)
+  if(PKG_CONFIG_FOUND)
+    pkg_check_modules(SINEW_TEST_GLFW QUIET glfw3)
+  endif()
+  if(SINEW_TEST_GLFW_FOUND)
+    set(_viewer_out ${PROJECT_BINARY_DIR}/viewer-test)
+    add_test(NAME viewer_headless
+      COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DCHECK=$<TARGET_FILE:sinew_pngcheck>
+              -DOUT=${_viewer_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_headless.cmake)
+    set_tests_properties(viewer_headless PROPERTIES LABELS gpu TIMEOUT 300
+      ENVIRONMENT "SINEW_VALIDATION=1")
+    find_program(SINEW_XVFB_RUN xvfb-run)
+    if(SINEW_XVFB_RUN)
+      add_test(NAME viewer_window
+        COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DCHECK=$<TARGET_FILE:sinew_pngcheck>
+                -DXVFB=${SINEW_XVFB_RUN} -DOUT=${_viewer_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_window.cmake)
+      set_tests_properties(viewer_window PROPERTIES LABELS gpu TIMEOUT 300
+        ENVIRONMENT "SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
+    endif()
+  endif()
+endif()
