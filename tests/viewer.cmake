@@ -24,3 +24,12 @@ if(SINEW_BUILD_SAMPLES)
     endif()
   endif()
 endif()
+
+# The integration example: a host-created device wrapped by Sinew, skinning
+# recorded into the host's command buffer before its own draw; it checks the
+# skinned vertices against the float64 reference and the pixels itself.
+if(SINEW_BUILD_SAMPLES)
+  add_test(NAME integration_external_device COMMAND $<TARGET_FILE:sinew_integration>)
+  set_tests_properties(integration_external_device PROPERTIES LABELS gpu TIMEOUT 300
+    ENVIRONMENT "SINEW_VALIDATION=1")
+endif()
