@@ -36,8 +36,10 @@ static unsigned char *read_all(const char *path, size_t *size)
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
+    if (n < 0) { fclose(f); return NULL; }
+    unsigned char *b = malloc((size_t)n + 1);   /* NUL-terminated for text checks */
     if (b && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
+    if (b) b[n] = 0;
     fclose(f);
     *size = (size_t)n;
     return b;
