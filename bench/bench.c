@@ -266,7 +266,7 @@ int main(int argc, char **argv)
     const uint32_t def_sizes[] = { 1, 10, 100, 1000, 10000 };
     memcpy(o.sizes, def_sizes, sizeof def_sizes);
     o.nsizes = 5;
-    o.seconds_per_case = 0.5;
+    o.seconds_per_case = 0.8;
     int budget_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -313,10 +313,12 @@ int main(int argc, char **argv)
     /* roofline: compute-shader copy and vkCmdCopyBuffer of 64 MiB (256 MiB on GPUs) */
     sinew_copy_roofline roof;
     memset(&roof, 0, sizeof roof);
-    r = sinew_gpu_measure_copy(gpu, slow ? (64ull << 20) : (256ull << 20), 5, &roof);
+    const uint64_t copy_bytes = slow ? (64ull << 20) : (256ull << 20);
+    r = sinew_gpu_measure_copy(gpu, copy_bytes, 7, &roof);
     if (r != SINEW_OK) fprintf(stderr, "copy roofline failed: %s\n", sinew_result_string(r));
     printf("copy roofline (%llu MiB, bytes read + written): compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
            (unsigned long long)(roof.bytes >> 20), roof.shader_copy_gbps, roof.transfer_copy_gbps);
+    double roof_first = roof.shader_copy_gbps;
     if (o.budget)
         printf("vertex budget: at most %llu skinned vertices per frame on this %s device; larger crowds are capped "
                "to fit and marked * (--full for the whole sweep)\n",
@@ -393,6 +395,14 @@ int main(int argc, char **argv)
         sinew_crowd_destroy(crowd);
         sinew_skinner_destroy(sk);
     }
+    /* the roofline again after the sweep: on a shared machine the first figure can be
+     * depressed by other load; the fractions above use the first, both are reported */
+    sinew_copy_roofline roof2;
+    memset(&roof2, 0, sizeof roof2);
+    if (sinew_gpu_measure_copy(gpu, copy_bytes, 7, &roof2) == SINEW_OK)
+        printf("copy roofline again after the sweep: compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s%s\n",
+               roof2.shader_copy_gbps, roof2.transfer_copy_gbps,
+               fabs(roof2.shader_copy_gbps - roof_first) > 0.25 * roof_first ? " (differs by > 25%: noisy machine)" : "");
     printf("(* = capped by the vertex budget; cpu_ms = sample + FK + palette + pack on all threads;\n"
            " gpu_ms = the single skinning dispatch, timestamp queries; frame_ms = wall time per frame with 2 frames\n"
            " in flight; B/vert = rest 32 + output + bulge + palette share; roof = GB/s / compute-shader copy GB/s;\n"
@@ -463,8 +473,10 @@ int main(int argc, char **argv)
                 slow ? "cpu" : "gpu", sinew_cpu_count());
         fprintf(js, "  \"read_path\": \"%s\",\n  \"output_bytes_per_vertex\": %u,\n", read_path_name(used_path),
                 used_ob.stride);
-        fprintf(js, "  \"copy_roofline\": {\"bytes\": %llu, \"shader_copy_gbps\": %.3f, \"transfer_copy_gbps\": %.3f},\n",
-                (unsigned long long)roof.bytes, roof.shader_copy_gbps, roof.transfer_copy_gbps);
+        fprintf(js, "  \"copy_roofline\": {\"bytes\": %llu, \"shader_copy_gbps\": %.3f, \"transfer_copy_gbps\": %.3f, "
+                    "\"shader_copy_gbps_after\": %.3f, \"transfer_copy_gbps_after\": %.3f},\n",
+                (unsigned long long)roof.bytes, roof.shader_copy_gbps, roof.transfer_copy_gbps, roof2.shader_copy_gbps,
+                roof2.transfer_copy_gbps);
         fprintf(js, "  \"vertex_budget\": %llu,\n  \"results\": [\n", (unsigned long long)o.budget);
         for (int i = 0; i < nrows; i++) {
             const row *w = &rows[i];
