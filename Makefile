@@ -5,7 +5,7 @@ BUILD_SAN ?= build-sanitize
 JOBS     ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-sanitize clean
+.PHONY: all deps build run test test-sanitize fuzz clean
 
 all: build
 
@@ -18,8 +18,12 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Tube quality + kernel throughput vs copy roofline (sinew-demo), then the crowd
+# benchmark (table, CSV, JSON and PNG plot; see sinew-bench --help for --out),
+# after the tube quality table of sinew-demo.
 run: build
 	$(BUILD)/bin/sinew-demo
+	$(BUILD)/bin/sinew-bench
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j 2
@@ -28,6 +32,11 @@ test-sanitize: deps
 	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSINEW_SANITIZE=ON -DSINEW_BUILD_SAMPLES=OFF
 	cmake --build $(BUILD_SAN) -j $(JOBS)
 	cd $(BUILD_SAN) && ctest --output-on-failure -j 2 -LE slow
+
+# Bounded libFuzzer run of the assimp import path (clang, ASan + UBSan).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	sh tests/fuzz/run_fuzz.sh $(CURDIR) $(CURDIR)/$(BUILD)/fuzz $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)

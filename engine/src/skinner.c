@@ -49,6 +49,9 @@ struct sinew_skinner {
     uint32_t slot;
     int in_frame, instances_set;
     int last_slot;
+    uint64_t serial[MAXF];  /* frame number last ended on each slot */
+    uint64_t serial_next;
+    uint64_t last_ms_serial;/* frame whose GPU time last_ms is */
     double last_ms;
     int have_last_ms;
     mesh_rec *meshes;
@@ -442,11 +445,13 @@ static sinew_result wait_slot(sinew_skinner *sk, uint32_t s)
         if (vr == VK_SUCCESS) sk->caller_fence[s] = VK_NULL_HANDLE;
     }
     if (vr != VK_SUCCESS) return sinew_vk_result(vr);
-    if ((int)s == sk->last_slot) {
+    /* The slot's frame is complete: keep its time if it is the newest seen. */
+    if (sk->serial[s] > sk->last_ms_serial) {
         int ok;
         double ms = slot_ms(sk, s, &ok);
         if (ok) {
             sk->last_ms = ms;
+            sk->last_ms_serial = sk->serial[s];
             sk->have_last_ms = 1;
         }
     }
@@ -554,6 +559,7 @@ sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence)
 {
     if (!sk || !sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
     sk->caller_fence[sk->slot] = caller_fence;
+    sk->serial[sk->slot] = ++sk->serial_next;
     sk->last_slot = (int)sk->slot;
     sk->slot = (sk->slot + 1) % sk->d.frames_in_flight;
     sk->in_frame = 0;
@@ -603,17 +609,24 @@ sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms)
     if (!sk || !ms) return SINEW_ERROR_INVALID_ARGUMENT;
     *ms = 0;
     if (!sk->queries) return SINEW_ERROR_LIMIT_EXCEEDED;
-    if (sk->last_slot >= 0) {
-        uint32_t s = (uint32_t)sk->last_slot;
-        if (sk->own_pending[s]) {
+    /* Own submissions: wait for the newest one. Caller fences: never block,
+     * take the newest slot whose fence has signalled (a frame whose queries
+     * are still pending must not be read: the pool may hold stale values). */
+    for (uint32_t s = 0; s < sk->d.frames_in_flight; s++) {
+        if (!sk->serial[s] || sk->serial[s] <= sk->last_ms_serial) continue;
+        int done = 0;
+        if ((int)s == sk->last_slot && sk->own_pending[s]) {
+            done = 1; /* wait_slot blocks on our own fence */
+        } else if (sk->own_pending[s]) {
+            done = sk->gpu->vk.vkGetFenceStatus(sk->gpu->device, sk->own_fence[s]) == VK_SUCCESS;
+        } else if (sk->caller_fence[s]) {
+            done = sk->gpu->vk.vkGetFenceStatus(sk->gpu->device, sk->caller_fence[s]) == VK_SUCCESS;
+        } else {
+            done = 1; /* no fence: the caller has waited for it */
+        }
+        if (done) {
             sinew_result r = wait_slot(sk, s);
             if (r != SINEW_OK) return r;
-        }
-        int ok;
-        double t = slot_ms(sk, s, &ok);
-        if (ok) {
-            sk->last_ms = t;
-            sk->have_last_ms = 1;
         }
     }
     if (!sk->have_last_ms) return SINEW_ERROR_NOT_FOUND;

@@ -10,4 +10,8 @@
 #include "scene.h"
 #include "gpu.h"
 #include "skinner.h"
+#include "anim.h"
+#include "crowd.h"
+#include "render.h"
+#include "asset.h"   /* implemented by the sinew_asset library (assimp) */
 #endif

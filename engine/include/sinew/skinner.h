@@ -112,7 +112,9 @@ sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence);
 sinew_result sinew_skinner_submit(sinew_skinner *sk);
 /* Waits for every submission of the skinner. */
 sinew_result sinew_skinner_wait(sinew_skinner *sk);
-/* GPU time of the last completed frame's dispatch (timestamp queries), in ms. */
+/* GPU time of the newest completed frame's dispatch (timestamp queries), in ms.
+ * Waits for the skinner's own last submission; never waits on a caller's fence
+ * (reports the newest frame whose fence has signalled). NOT_FOUND before any. */
 sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms);
 
 /* The read path in use (never AUTO). */
