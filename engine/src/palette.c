@@ -24,6 +24,7 @@
  * In global mode G_j is ordinary forward kinematics, so X_j = T_j. In local mode
  * with rigid bind matrices this is Kavan's construction: S_j = Ws_j B_j^-1 and
  * R_j = Wr_j (Ws_j Us_j^-1)^-1 with Ws_j = Gs_j, Wr_j = H_j. */
+#include "core_internal.h"
 #include "sinew/palette.h"
 
 #include <math.h>
@@ -31,23 +32,7 @@
 
 size_t sinew_palette_scratch_count(uint32_t joint_count) { return (size_t)joint_count * 3u; }
 
-static int transform_is_finite(const sinew_transform *t)
-{
-    const double v[10] = { t->translation.x, t->translation.y, t->translation.z,
-                           t->rotation.x, t->rotation.y, t->rotation.z, t->rotation.w,
-                           t->scale.x, t->scale.y, t->scale.z };
-    for (int i = 0; i < 10; i++)
-        if (!isfinite(v[i])) return 0;
-    return 1;
-}
 
-/* Same as sinew_skeleton_fk's local matrix: T R S with the rotation normalized. */
-static sinew_mat4 local_matrix(const sinew_transform *t)
-{
-    sinew_transform n = *t;
-    n.rotation = sinew_quat_normalize(t->rotation);
-    return sinew_mat4_from_transform(&n);
-}
 
 static sinew_vec3 translation_of(const sinew_mat4 *m) { return sinew_v3(m->m[3][0], m->m[3][1], m->m[3][2]); }
 

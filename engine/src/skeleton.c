@@ -1,5 +1,6 @@
 /* Sinew skeletons: validation, bind-pose derivation, bone segments and
  * forward kinematics. The only allocation is in sinew_skeleton_create. */
+#include "core_internal.h"
 #include "sinew/skeleton.h"
 
 #include <math.h>
@@ -37,23 +38,7 @@ static void sk_free(const sinew_allocator *a, void *p)
 }
 
 /* ---- helpers ---- */
-static int transform_is_finite(const sinew_transform *t)
-{
-    const double v[10] = { t->translation.x, t->translation.y, t->translation.z,
-                           t->rotation.x, t->rotation.y, t->rotation.z, t->rotation.w,
-                           t->scale.x, t->scale.y, t->scale.z };
-    for (int i = 0; i < 10; i++)
-        if (!isfinite(v[i])) return 0;
-    return 1;
-}
 
-/* T * R * S with the rotation normalized (a zero quaternion is the identity). */
-static sinew_mat4 local_matrix(const sinew_transform *t)
-{
-    sinew_transform n = *t;
-    n.rotation = sinew_quat_normalize(t->rotation);
-    return sinew_mat4_from_transform(&n);
-}
 
 /* Affine within 1e-6 in the last row; snapped to exactly (0, 0, 0, 1). */
 static int make_affine(sinew_mat4 *m)
