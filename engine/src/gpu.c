@@ -267,7 +267,38 @@ static int all_digits(const char *s)
     return 1;
 }
 
-/* Chooses a physical device per the selection rules. */
+sinew_result sinew_gpu_pick_device(const sinew_gpu_device_info *devices, uint32_t count,
+                                   const char *sel, uint32_t *index)
+{
+    if ((count && !devices) || !index) return SINEW_ERROR_INVALID_ARGUMENT;
+    int best = -1, best_rank = -1;
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_gpu_device_info *d = &devices[i];
+        if (sel && *sel) {
+            int match = all_digits(sel) ? (strtoul(sel, NULL, 10) == i) : name_matches(d->name, sel);
+            if (match && d->usable) {
+                best = (int)i;
+                break;
+            }
+        } else if (d->usable && type_rank(d->type) > best_rank) {
+            best_rank = type_rank(d->type);
+            best = (int)i;
+        }
+    }
+    if (best < 0) return SINEW_ERROR_NO_DEVICE;
+    *index = (uint32_t)best;
+    return SINEW_OK;
+}
+
+static void describe_device(const sinew_vki *f, VkPhysicalDevice pd, sinew_gpu_device_info *info)
+{
+    VkPhysicalDeviceProperties p;
+    f->GetPhysicalDeviceProperties(pd, &p);
+    fill_info(&p, info);
+    info->usable = p.apiVersion >= VK_API_VERSION_1_1 && pick_queue_family(f, pd) != UINT32_MAX;
+}
+
+/* Chooses a physical device per the selection rules (sinew_gpu_pick_device). */
 static sinew_result choose_device(sinew_gpu *gpu, const char *sel, VkPhysicalDevice *out, uint32_t *family)
 {
     uint32_t n = 0;
@@ -275,37 +306,31 @@ static sinew_result choose_device(sinew_gpu *gpu, const char *sel, VkPhysicalDev
     if (vr != VK_SUCCESS && vr != VK_INCOMPLETE) return sinew_vk_result(vr);
     if (n == 0) return SINEW_ERROR_NO_DEVICE;
     VkPhysicalDevice *pd = (VkPhysicalDevice *)sinew_gpu_alloc(gpu, n * sizeof *pd);
-    if (!pd) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    vr = gpu->vki.EnumeratePhysicalDevices(gpu->instance, &n, pd);
-    if (vr != VK_SUCCESS && vr != VK_INCOMPLETE) {
+    sinew_gpu_device_info *infos = (sinew_gpu_device_info *)sinew_gpu_alloc(gpu, n * sizeof *infos);
+    if (!pd || !infos) {
         sinew_gpu_free(gpu, pd);
-        return sinew_vk_result(vr);
+        sinew_gpu_free(gpu, infos);
+        return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
-    int best = -1, best_rank = -1;
-    for (uint32_t i = 0; i < n; i++) {
-        VkPhysicalDeviceProperties p;
-        gpu->vki.GetPhysicalDeviceProperties(pd[i], &p);
-        int usable = p.apiVersion >= VK_API_VERSION_1_1 && pick_queue_family(&gpu->vki, pd[i]) != UINT32_MAX;
-        if (sel && *sel) {
-            int match = all_digits(sel) ? (strtoul(sel, NULL, 10) == i) : name_matches(p.deviceName, sel);
-            if (match && usable) {
-                best = (int)i;
-                break;
-            }
-            if (match && !usable) sinew_gpu_log(gpu, 1, "device %u (%s) lacks Vulkan 1.1 or a compute queue", i, p.deviceName);
-        } else if (usable && type_rank(p.deviceType) > best_rank) {
-            best_rank = type_rank(p.deviceType);
-            best = (int)i;
+    sinew_result r = SINEW_OK;
+    vr = gpu->vki.EnumeratePhysicalDevices(gpu->instance, &n, pd);
+    if (vr != VK_SUCCESS && vr != VK_INCOMPLETE) r = sinew_vk_result(vr);
+    uint32_t best = 0;
+    if (r == SINEW_OK) {
+        for (uint32_t i = 0; i < n; i++) {
+            describe_device(&gpu->vki, pd[i], &infos[i]);
+            if (sel && *sel && !infos[i].usable)
+                sinew_gpu_log(gpu, 1, "device %u (%s) lacks Vulkan 1.1 or a compute queue", i, infos[i].name);
+        }
+        r = sinew_gpu_pick_device(infos, n, sel, &best);
+        if (r == SINEW_OK) {
+            *out = pd[best];
+            *family = pick_queue_family(&gpu->vki, pd[best]);
+        } else if (sel && *sel) {
+            sinew_gpu_log(gpu, 2, "no Vulkan device matches the selection \"%s\"", sel);
         }
     }
-    sinew_result r = SINEW_ERROR_NO_DEVICE;
-    if (best >= 0) {
-        *out = pd[best];
-        *family = pick_queue_family(&gpu->vki, pd[best]);
-        r = SINEW_OK;
-    } else if (sel && *sel) {
-        sinew_gpu_log(gpu, 2, "no Vulkan device matches the selection \"%s\"", sel);
-    }
+    sinew_gpu_free(gpu, infos);
     sinew_gpu_free(gpu, pd);
     return r;
 }
@@ -316,6 +341,7 @@ static sinew_result finish_setup(sinew_gpu *gpu)
     gpu->vki.GetPhysicalDeviceProperties(gpu->phys, &gpu->props);
     gpu->vki.GetPhysicalDeviceMemoryProperties(gpu->phys, &gpu->mem);
     fill_info(&gpu->props, &gpu->info);
+    gpu->info.usable = 1;
     gpu->max_allocation = (VkDeviceSize)1 << 30; /* Vulkan's guaranteed minimum */
     if (gpu->vki.GetPhysicalDeviceProperties2) {
         VkPhysicalDeviceMaintenance3Properties m3 = { VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES };
@@ -529,11 +555,7 @@ sinew_result sinew_gpu_list_devices(sinew_gpu_device_info *out, uint32_t max, ui
             vr = f.EnumeratePhysicalDevices(inst, &n, pd);
             if (vr != VK_SUCCESS && vr != VK_INCOMPLETE) r = sinew_vk_result(vr);
             else {
-                for (uint32_t i = 0; i < n && i < max; i++) {
-                    VkPhysicalDeviceProperties p;
-                    f.GetPhysicalDeviceProperties(pd[i], &p);
-                    fill_info(&p, &out[i]);
-                }
+                for (uint32_t i = 0; i < n && i < max; i++) describe_device(&f, pd[i], &out[i]);
                 *count = n;
             }
             free(pd);

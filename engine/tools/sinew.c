@@ -195,18 +195,6 @@ static const char *device_type_name(VkPhysicalDeviceType t)
     }
 }
 
-static int type_rank(VkPhysicalDeviceType t)
-{
-    switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
-    default: return 0;
-    }
-}
-
-/* Mirrors sinew_gpu_create's documented choice, without creating a device. */
 static void print_device(const char *sel_opt)
 {
     sinew_gpu_device_info infos[16];
@@ -216,21 +204,8 @@ static void print_device(const char *sel_opt)
     if (count > 16) count = 16;
     const char *sel = sel_opt ? sel_opt : getenv("SINEW_DEVICE");
     if (sel && !*sel) sel = NULL;
-    int pick = -1;
-    if (sel) {
-        char *end;
-        unsigned long idx = strtoul(sel, &end, 10);
-        if (*sel && !*end) pick = idx < count ? (int)idx : -1;
-        else
-            for (uint32_t i = 0; i < count && pick < 0; i++) {
-                size_t n = strlen(sel);
-                for (const char *p = infos[i].name; *p; p++)
-                    if (!strncasecmp(p, sel, n)) { pick = (int)i; break; }
-            }
-    } else {
-        for (uint32_t i = 0; i < count; i++)
-            if (pick < 0 || type_rank(infos[i].type) > type_rank(infos[pick].type)) pick = (int)i;
-    }
+    uint32_t picked = 0;
+    int pick = sinew_gpu_pick_device(infos, count, sel, &picked) == SINEW_OK ? (int)picked : -1;
     for (uint32_t i = 0; i < count; i++)
         printf("  device %u: %s (%s, Vulkan %u.%u)%s\n", i, infos[i].name, device_type_name(infos[i].type),
                VK_API_VERSION_MAJOR(infos[i].api_version), VK_API_VERSION_MINOR(infos[i].api_version),

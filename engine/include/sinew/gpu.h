@@ -54,6 +54,7 @@ typedef struct sinew_gpu_device_info {
     VkPhysicalDeviceType type;
     uint32_t api_version;
     uint32_t vendor_id, device_id;
+    int usable;                /* 1 when it has Vulkan >= 1.1 and a compute queue */
 } sinew_gpu_device_info;
 
 /* Creates an instance and a device with one compute queue. */
@@ -65,6 +66,12 @@ void sinew_gpu_destroy(sinew_gpu *gpu);
 
 /* Lists the Vulkan devices (a temporary instance); *count receives the total. */
 sinew_result sinew_gpu_list_devices(sinew_gpu_device_info *out, uint32_t max, uint32_t *count);
+
+/* Applies the selection rules of sinew_gpu_desc.device to a device list: a
+ * non-empty selection picks the usable device it names (index or name
+ * substring), otherwise the best usable one by type. NO_DEVICE if none. */
+sinew_result sinew_gpu_pick_device(const sinew_gpu_device_info *devices, uint32_t count,
+                                   const char *selection, uint32_t *index);
 
 /* Name, type and limits of the device in use. */
 const sinew_gpu_device_info *sinew_gpu_info(const sinew_gpu *gpu);
