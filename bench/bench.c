@@ -4,7 +4,8 @@
  * CPU reference as a baseline. Table on stdout, CSV + JSON + gnuplot PNG in
  * the output directory. See bench/RESULTS.md. */
 #define _POSIX_C_SOURCE 200809L
-#include "../samples/viewer/demo_scene.h"
+#include "demo_scene.h"
+#include <sinew/debug.h>
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -102,7 +103,7 @@ static double reference_rate(const demo_model *m, const variant *v)
 }
 
 /* Runs one case: frames until seconds_per_case (at least 3 measured after 1 warm-up). */
-static void run_case(sinew_skinner *sk, sinew_crowd *crowd, const demo_model *m, uint32_t model_id,
+static void run_case(sinew_skinner *sk, sinew_crowd *crowd, const demo_model *m, sinew_model_id model_id,
                      const variant *v, uint32_t count, const options *o, double copy_gbps, row *out)
 {
     demo_crowd dc;
@@ -157,7 +158,7 @@ static void run_case(sinew_skinner *sk, sinew_crowd *crowd, const demo_model *m,
     out->joints_per_s = (double)st.joints / (out->cpu_ms * 1e-3);
     out->verts_per_s = (double)out->vertices / (out->gpu_ms * 1e-3);
     sinew_output_binding ob;
-    sinew_skinner_output(sk, &ob);
+    sinew_skinner_output_binding(sk, &ob);
     /* compulsory traffic: rest vertex + output vertex (+ bulge distance), plus the
      * palette read once per character, spread over its vertices */
     double palette_bytes = (double)st.palette_vec4 * 16.0;
@@ -214,7 +215,7 @@ static void usage(void)
 
 /* Skinner + crowd sized for `max_chars` characters of model m. */
 static sinew_result make_pipeline(sinew_gpu *gpu, demo_model *m, uint32_t max_chars, const options *o,
-                                  sinew_output_format fmt, sinew_skinner **sk, sinew_crowd **crowd, uint32_t *model_id)
+                                  sinew_output_format fmt, sinew_skinner **sk, sinew_crowd **crowd, sinew_model_id *model_id)
 {
     uint32_t jc = sinew_skeleton_joint_count(m->skel);
     sinew_skinner_desc sd = {0};
@@ -230,7 +231,7 @@ static sinew_result make_pipeline(sinew_gpu *gpu, demo_model *m, uint32_t max_ch
     sd.read_path = o->read_path;
     sinew_result r = sinew_skinner_create(gpu, &sd, sk);
     if (r != SINEW_OK) return r;
-    m->mesh_id = 0;
+    m->mesh_id.value = 0;
     r = demo_model_upload(m, *sk, NULL);
     if (r == SINEW_OK) {
         sinew_crowd_desc cd = {0};
@@ -314,7 +315,7 @@ int main(int argc, char **argv)
     sinew_copy_roofline roof;
     memset(&roof, 0, sizeof roof);
     const uint64_t copy_bytes = slow ? (64ull << 20) : (256ull << 20);
-    r = sinew_gpu_measure_copy(gpu, copy_bytes, 7, &roof);
+    r = sinew_debug_measure_copy(gpu, copy_bytes, 7, &roof);
     if (r != SINEW_OK) fprintf(stderr, "copy roofline failed: %s\n", sinew_result_string(r));
     printf("copy roofline (%llu MiB, bytes read + written): compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
            (unsigned long long)(roof.bytes >> 20), roof.shader_copy_gbps, roof.transfer_copy_gbps);
@@ -356,7 +357,7 @@ int main(int argc, char **argv)
         if (max_chars == 0) max_chars = 1;
         sinew_skinner *sk = NULL;
         sinew_crowd *crowd = NULL;
-        uint32_t model_id = 0;
+        sinew_model_id model_id = { 0 };
         r = make_pipeline(gpu, m, max_chars, &o, o.format, &sk, &crowd, &model_id);
         while (r == SINEW_ERROR_LIMIT_EXCEEDED && max_chars > 1) { /* device buffer limits */
             max_chars /= 2;
@@ -367,7 +368,7 @@ int main(int argc, char **argv)
             continue;
         }
         used_path = sinew_skinner_read_path(sk);
-        sinew_skinner_output(sk, &used_ob);
+        sinew_skinner_output_binding(sk, &used_ob);
         printf("\nmodel %s: %u vertices, %u joints%s; kernel read path %s, output %u B/vertex\n", m->name,
                m->vertex_count, sinew_skeleton_joint_count(m->skel), m->clip ? ", clip sampled per character" : ", procedural bend/twist",
                read_path_name(used_path), used_ob.stride);
@@ -399,7 +400,7 @@ int main(int argc, char **argv)
      * depressed by other load; the fractions above use the first, both are reported */
     sinew_copy_roofline roof2;
     memset(&roof2, 0, sizeof roof2);
-    if (sinew_gpu_measure_copy(gpu, copy_bytes, 7, &roof2) == SINEW_OK)
+    if (sinew_debug_measure_copy(gpu, copy_bytes, 7, &roof2) == SINEW_OK)
         printf("copy roofline again after the sweep: compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s%s\n",
                roof2.shader_copy_gbps, roof2.transfer_copy_gbps,
                fabs(roof2.shader_copy_gbps - roof_first) > 0.25 * roof_first ? " (differs by > 25%: noisy machine)" : "");
@@ -421,7 +422,7 @@ int main(int argc, char **argv)
         for (int f = 0; f < 2; f++) {
             sinew_skinner *sk = NULL;
             sinew_crowd *crowd = NULL;
-            uint32_t model_id = 0;
+            sinew_model_id model_id = { 0 };
             options o2 = o;
             if (make_pipeline(gpu, &models[0], c, &o2, f ? SINEW_OUTPUT_PACKED : SINEW_OUTPUT_FLOAT, &sk, &crowd,
                               &model_id) != SINEW_OK)

@@ -356,18 +356,18 @@ static void test_valid_scene(void)
     TU_CHECK_OK(sinew_asset_from_scene(&k.scene, &d, &a));
     if (!a) { fprintf(stderr, "message: %s\n", msg); return; }
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
-    const sinew_asset_stats *st = sinew_asset_get_stats(a);
+    const sinew_asset_import_stats *st = sinew_asset_stats(a);
     /* joints: root, body, bone0, bone1 + bone1's duplicate */
     TU_CHECK(sinew_skeleton_joint_count(sk) == 5);
     TU_CHECK(st->duplicated_joints == 1);
     TU_CHECK(sinew_asset_vertex_count(a) == 8 && sinew_asset_index_count(a) == 12);
     TU_CHECK(st->dropped_faces == 1);
-    TU_CHECK(st->unweighted_vertices == 1 && sinew_asset_mesh_at(a, 0)->unweighted_vertices == 1);
+    TU_CHECK(st->unweighted_vertices == 1 && sinew_asset_mesh(a, 0)->unweighted_vertices == 1);
     TU_CHECK(st->influence_histogram[0] == 1 && st->influence_histogram[1] == 6 && st->influence_histogram[2] == 1);
     TU_CHECK(st->ignored_channels == 1);
     TU_CHECK(st->bones == 3 && st->skinned_meshes == 2);
     int32_t body = sinew_skeleton_find(sk, "body");
-    TU_CHECK(body >= 0 && sinew_asset_mesh_at(a, 0)->node_joint == (uint32_t)body);
+    TU_CHECK(body >= 0 && sinew_asset_mesh(a, 0)->node_joint == (uint32_t)body);
     /* model space: the mesh node's +5 z is applied */
     const double *rp = sinew_asset_rest_positions(a);
     TU_CHECK_NEAR(rp[3 * 3 + 0], 3.0, 0);
@@ -430,9 +430,9 @@ static void test_bad_scenes(void)
         dd.message = msg; dd.message_size = sizeof msg;
         TU_CHECK_OK(sinew_asset_from_scene(&k.scene, &dd, &a));
         if (a) {
-            TU_CHECK(sinew_asset_get_stats(a)->missing_bones == 1 && sinew_asset_get_stats(a)->missing_bone_weights == 2);
+            TU_CHECK(sinew_asset_stats(a)->missing_bones == 1 && sinew_asset_stats(a)->missing_bone_weights == 2);
             /* vertex 2 lost its only weight: bound to body; vertex 1 keeps bone0 only */
-            TU_CHECK(sinew_asset_get_stats(a)->unweighted_vertices == 2);
+            TU_CHECK(sinew_asset_stats(a)->unweighted_vertices == 2);
             TU_CHECK(sinew_asset_vertices(a)[1].weights[0] == 65535);
         }
         sinew_asset_destroy(a);
@@ -568,13 +568,13 @@ static void test_load_errors(void)
     d.path = NULL; d.data = buf; d.size = n; d.hint = "gltf";
     TU_CHECK_OK(sinew_asset_load(&d, &a));
     TU_CHECK(a && sinew_asset_vertex_count(a) == 10 && sinew_asset_clip_count(a) == 1);
-    TU_CHECK(a && sinew_asset_mesh_at(a, 0)->normals_generated == 1);  /* the file has no normals */
+    TU_CHECK(a && sinew_asset_mesh(a, 0)->normals_generated == 1);  /* the file has no normals */
     sinew_asset_destroy(a); a = NULL;
     d.size = n / 2;
     TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_FORMAT);
     free(buf);
     /* getters on NULL */
-    TU_CHECK(sinew_asset_vertex_count(NULL) == 0 && sinew_asset_clip(NULL, 0) == NULL && sinew_asset_mesh_at(NULL, 0) == NULL);
+    TU_CHECK(sinew_asset_vertex_count(NULL) == 0 && sinew_asset_clip(NULL, 0) == NULL && sinew_asset_mesh(NULL, 0) == NULL);
     TU_CHECK_RESULT(sinew_asset_bind_pose(NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     sinew_asset_destroy(NULL);
 }

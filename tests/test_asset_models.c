@@ -70,7 +70,7 @@ static void skin_gpu_compare(const model_case *mc, const sinew_asset *a, const s
     sd.frames_in_flight = 1;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &skinner));
     uint32_t mesh_id = 0;
-    sinew_mesh_desc md = { verts, nv, nj, bulge };
+    sinew_skinner_mesh_desc md = { verts, nv, nj, bulge };
     if (skinner) TU_CHECK_OK(sinew_skinner_add_mesh(skinner, &md, &mesh_id));
     for (int m = 0; m < (int)SINEW_METHOD_COUNT && skinner; m++) {
         sinew_result r = sinew_palette_build(sk, (sinew_method)m, pose, NULL, scratch, pal);
@@ -83,7 +83,7 @@ static void skin_gpu_compare(const model_case *mc, const sinew_asset *a, const s
         for (uint32_t flags = 0; flags <= SINEW_SKIN_BULGE_CORRECTION; flags += SINEW_SKIN_BULGE_CORRECTION) {
             TU_CHECK_OK(sinew_reference_skin(nv, verts, bulge, pal, nj, (sinew_method)m, flags, rp, rn));
             sinew_frame fr;
-            TU_CHECK_OK(sinew_skinner_poison_output(skinner, 0, nv, 0x7fc00000u));
+            TU_CHECK_OK(sinew_debug_poison_output(skinner, 0, nv, 0x7fc00000u));
             TU_CHECK_OK(sinew_skinner_begin_frame(skinner, &fr));
             sinew_palette_pack((sinew_method)m, flags, pal, nj, fr.palette);
             sinew_instance inst = { mesh_id, (sinew_method)m, flags, 0, 0 };
@@ -120,7 +120,7 @@ static void check_model(const model_case *mc)
     if (r) return;
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     uint32_t nj = sinew_skeleton_joint_count(sk), nv = sinew_asset_vertex_count(a);
-    const sinew_asset_stats *st = sinew_asset_get_stats(a);
+    const sinew_asset_import_stats *st = sinew_asset_stats(a);
     double size = sinew_asset_size(a);
     fprintf(stderr, "%s: %u meshes, %u vertices, %u triangles, %u joints, %u clips, max %u influences, %u pruned, size %.4g\n",
             mc->path, sinew_asset_mesh_count(a), nv, sinew_asset_index_count(a) / 3, nj, sinew_asset_clip_count(a),
@@ -133,7 +133,7 @@ static void check_model(const model_case *mc)
     /* mesh ranges tile the vertex and index arrays; indices in range */
     uint32_t next_v = 0, next_i = 0;
     for (uint32_t i = 0; i < sinew_asset_mesh_count(a); i++) {
-        const sinew_asset_mesh *m = sinew_asset_mesh_at(a, i);
+        const sinew_asset_mesh_info *m = sinew_asset_mesh(a, i);
         TU_CHECK(m->first_vertex == next_v && m->first_index == next_i && m->node_joint < nj);
         for (uint32_t k = m->first_index; k < m->first_index + m->index_count; k++) {
             uint32_t ix = sinew_asset_indices(a)[k];
@@ -223,7 +223,7 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_model(&cases[i]);
     fprintf(stderr, "worst: bind pose %.3g * size; GPU vs reference positions %.3g * size, normals %.3g\n",
             worst_bind_rel, worst_pos_rel, worst_nrm);
-    uint32_t vm = sinew_gpu_validation_message_count(gpu);
+    uint32_t vm = sinew_debug_validation_message_count(gpu);
     TU_CHECK_MSG(vm == 0, "%u validation messages", vm);
     sinew_gpu_destroy(gpu);
     return tu_finish("test_asset_models");

@@ -40,7 +40,7 @@ static void test_pool(void)
 {
     for (uint32_t threads = 1; threads <= 5; threads += 2) {
         sinew_thread_pool *pool = NULL;
-        TU_CHECK_OK(sinew_thread_pool_create(threads, NULL, &pool));
+        TU_CHECK_OK(sinew_thread_pool_create(&(sinew_thread_pool_desc){ threads, NULL }, &pool));
         if (!pool) continue;
         TU_CHECK(sinew_thread_pool_size(pool) == threads);
         static pool_check pc;
@@ -58,9 +58,9 @@ static void test_pool(void)
         sinew_thread_pool_destroy(pool);
     }
     sinew_thread_pool *p = NULL;
-    TU_CHECK_RESULT(sinew_thread_pool_create(100000, NULL, &p), SINEW_ERROR_LIMIT_EXCEEDED);
+    TU_CHECK_RESULT(sinew_thread_pool_create(&(sinew_thread_pool_desc){ 100000, NULL }, &p), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(p == NULL);
-    TU_CHECK_RESULT(sinew_thread_pool_create(2, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_thread_pool_create(&(sinew_thread_pool_desc){ 2, NULL }, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(sinew_cpu_count() >= 1);
     sinew_thread_pool_destroy(NULL);
 }
@@ -143,11 +143,11 @@ int main(void)
     sample_ctx sc = { poses, stride };
     for (uint32_t i = 0; i < NCHARS; i++) {
         sinew_crowd_character *ch = &chars[i];
-        ch->model = tu_range(&rng, NMODELS);
+        ch->model.value = tu_range(&rng, NMODELS);
         ch->method = (sinew_method)tu_range(&rng, SINEW_METHOD_COUNT);
         ch->flags = tu_range(&rng, 2) ? SINEW_SKIN_BULGE_CORRECTION : 0;
         int scaled = ch->method >= SINEW_METHOD_DQS_SCALE;
-        random_pose(&rng, joint_counts[ch->model], scaled, poses + (size_t)i * stride);
+        random_pose(&rng, joint_counts[ch->model.value], scaled, poses + (size_t)i * stride);
         sinew_transform rt = { tu_random_vec3(&rng, -20, 20), tu_random_quat(&rng), sinew_v3(1, 1, 1) };
         roots[i] = sinew_mat4_from_transform(&rt);
         ch->root = tu_range(&rng, 4) ? &roots[i] : NULL;
@@ -166,7 +166,7 @@ int main(void)
     uint32_t *offs = malloc(sizeof(uint32_t) * NCHARS);
     for (uint32_t i = 0; i < NCHARS; i++) {
         offs[i] = total;
-        total += joint_counts[chars[i].model] * sinew_palette_gpu_stride(chars[i].method, chars[i].flags);
+        total += joint_counts[chars[i].model.value] * sinew_palette_gpu_stride(chars[i].method, chars[i].flags);
     }
     float *expect = malloc(sizeof(float) * 4 * total);
     sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(61));
@@ -174,12 +174,12 @@ int main(void)
     sinew_transform *tmp = malloc(sizeof(sinew_transform) * 61);
     for (uint32_t i = 0; i < NCHARS; i++) {
         const sinew_crowd_character *ch = &chars[i];
-        const sinew_skeleton *s = skel[ch->model];
+        const sinew_skeleton *s = skel[ch->model.value];
         const sinew_transform *local = ch->pose;
         if (!local && ch->sample) { sample_cb(&sc, s, i, ch->time, tmp); local = tmp; }
         if (!local) local = sinew_skeleton_rest_pose(s);
         TU_CHECK_OK(sinew_palette_build(s, ch->method, local, ch->root, scratch, pj));
-        sinew_palette_pack(ch->method, ch->flags, pj, joint_counts[ch->model], expect + (size_t)offs[i] * 4);
+        sinew_palette_pack(ch->method, ch->flags, pj, joint_counts[ch->model.value], expect + (size_t)offs[i] * 4);
     }
 
     /* the crowd with 1 and with 4 threads (with a counting allocator) */
@@ -200,9 +200,9 @@ int main(void)
         for (int m = 0; m < NMODELS; m++) {
             sinew_crowd_model_desc md = {0};
             md.skeleton = skel[m];
-            uint32_t id = 99;
+            sinew_model_id id = { 99 };
             TU_CHECK_OK(sinew_crowd_add_model(c, &md, &id));
-            TU_CHECK(id == (uint32_t)m);
+            TU_CHECK(id.value == (uint32_t)m);
             TU_CHECK(sinew_crowd_palette_vec4(c, id, SINEW_METHOD_LBS, 0) == joint_counts[m] * 3);
         }
         got[t] = malloc(sizeof(float) * 4 * (total + 16));
@@ -233,7 +233,7 @@ int main(void)
         sinew_crowd_character save;
         const uint32_t victim = 123;
         save = chars[victim];
-        chars[victim].model = NMODELS;
+        chars[victim].model.value = NMODELS;
         TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got[t], total, NULL, &bad), SINEW_ERROR_NOT_FOUND);
         TU_CHECK(bad == victim);
         chars[victim] = save;

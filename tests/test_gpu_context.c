@@ -53,8 +53,8 @@ static void check_selection(void)
         if (r == SINEW_OK) {
             TU_CHECK_MSG(strcmp(sinew_gpu_info(g)->name, list[i].name) == 0, "index %u gave %s", i,
                          sinew_gpu_info(g)->name);
-            TU_CHECK(sinew_gpu_validation_enabled(g) == 1);
-            TU_CHECK(sinew_gpu_validation_message_count(g) == 0);
+            TU_CHECK(sinew_debug_validation_enabled(g) == 1);
+            TU_CHECK(sinew_debug_validation_message_count(g) == 0);
             sinew_gpu_destroy(g);
         }
     }
@@ -103,16 +103,16 @@ static void check_selection(void)
     if (g) {
         TU_CHECK(strcmp(sinew_gpu_info(g)->name, list[0].name) == 0);
         sinew_copy_roofline roof;
-        TU_CHECK_OK(sinew_gpu_measure_copy(g, 4u << 20, 3, &roof));
+        TU_CHECK_OK(sinew_debug_measure_copy(g, 4u << 20, 3, &roof));
         fprintf(stderr, "copy roofline (4 MiB): shader %.2f GB/s, vkCmdCopyBuffer %.2f GB/s\n",
                 roof.shader_copy_gbps, roof.transfer_copy_gbps);
         TU_CHECK(roof.bytes == (4u << 20));
         TU_CHECK(isfinite(roof.shader_copy_gbps) && roof.shader_copy_gbps > 0);
         TU_CHECK(isfinite(roof.transfer_copy_gbps) && roof.transfer_copy_gbps > 0);
-        TU_CHECK_RESULT(sinew_gpu_measure_copy(g, 0, 3, &roof), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_debug_measure_copy(g, 0, 3, &roof), SINEW_ERROR_INVALID_ARGUMENT);
         uint64_t too_big = (uint64_t)sinew_gpu_properties(g)->limits.maxStorageBufferRange + 16;
-        TU_CHECK_RESULT(sinew_gpu_measure_copy(g, too_big, 3, &roof), SINEW_ERROR_LIMIT_EXCEEDED);
-        TU_CHECK(sinew_gpu_validation_message_count(g) == 0);
+        TU_CHECK_RESULT(sinew_debug_measure_copy(g, too_big, 3, &roof), SINEW_ERROR_LIMIT_EXCEEDED);
+        TU_CHECK(sinew_debug_validation_message_count(g) == 0);
         sinew_gpu_destroy(g);
     }
     unsetenv("SINEW_DEVICE");
@@ -203,7 +203,7 @@ static void check_external(tu_rng *rng)
     if (gpu) {
         TU_CHECK(sinew_gpu_device(gpu) == dev && sinew_gpu_queue(gpu) == queue && sinew_gpu_instance(gpu) == inst);
         TU_CHECK(sinew_gpu_physical_device(gpu) == pd && sinew_gpu_queue_family(gpu) == fam);
-        TU_CHECK(sinew_gpu_validation_enabled(gpu) == 1);
+        TU_CHECK(sinew_debug_validation_enabled(gpu) == 1);
 
         /* A small two-joint LBS skin recorded into our own command buffer. */
         enum { NV = 1000, NJ = 2 };
@@ -237,7 +237,7 @@ static void check_external(tu_rng *rng)
             v[i].weights[2] = v[i].weights[3] = 0;
             w1[i] = (major == 1 ? qa : 65535 - qa) / 65535.0;
         }
-        sinew_mesh_desc md = { v, NV, NJ, NULL };
+        sinew_skinner_mesh_desc md = { v, NV, NJ, NULL };
         uint32_t mesh = 99;
         TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh));
         TU_CHECK(mesh == 0);
@@ -260,7 +260,7 @@ static void check_external(tu_rng *rng)
         TU_CHECK(vkCreateFence(dev, &fci, NULL, &fence) == VK_SUCCESS);
 
         for (int frame = 0; frame < 3; frame++) {
-            TU_CHECK_OK(sinew_skinner_poison_output(sk, 0, NV, 0x7fc00000u));
+            TU_CHECK_OK(sinew_debug_poison_output(sk, 0, NV, 0x7fc00000u));
             sinew_frame fr;
             TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
             TU_CHECK(fr.palette != NULL && fr.palette_capacity_vec4 == 64);
@@ -325,8 +325,8 @@ static void check_external(tu_rng *rng)
         sinew_skinner_destroy(sk); /* waits on our fence: destroy it afterwards */
         vkDestroyFence(dev, fence, NULL);
         vkDestroyCommandPool(dev, pool, NULL);
-        TU_CHECK_MSG(sinew_gpu_validation_message_count(gpu) == 0, "%u validation messages",
-                     sinew_gpu_validation_message_count(gpu));
+        TU_CHECK_MSG(sinew_debug_validation_message_count(gpu) == 0, "%u validation messages",
+                     sinew_debug_validation_message_count(gpu));
         sinew_gpu_destroy(gpu);
     }
     /* Sinew destroyed none of our objects: they are still usable. */

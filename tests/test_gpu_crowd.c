@@ -34,7 +34,7 @@ typedef struct model {
 static sinew_result tube_cb(void *user, const sinew_skeleton *skel, uint32_t character, double t, sinew_transform *out)
 {
     (void)user; (void)skel; (void)character;
-    sinew_tube_pose(1.2 * sin(t), 2.0 * cos(0.7 * t), NULL, out);
+    scene_tube_pose(1.2 * sin(t), 2.0 * cos(0.7 * t), NULL, out);
     return SINEW_OK;
 }
 
@@ -82,13 +82,13 @@ int main(void)
     model M[NMODEL];
     memset(M, 0, sizeof M);
     {   /* 0: the tube */
-        sinew_tube_desc td = { 24, 16, 0.1, 2 };
+        scene_tube_desc td = { 24, 16, 0.1, 2 };
         uint32_t nv, ni;
-        sinew_tube_counts(&td, &nv, &ni);
+        scene_tube_counts(&td, &nv, &ni);
         float *pos = malloc(12 * nv), *nrm = malloc(12 * nv), *w4 = malloc(16 * nv);
         uint32_t *j4 = malloc(16 * nv), *idx = malloc(4 * ni);
-        TU_CHECK_OK(sinew_tube_build(&td, pos, nrm, j4, w4, idx));
-        TU_CHECK_OK(sinew_tube_skeleton(NULL, &M[0].skel));
+        TU_CHECK_OK(scene_tube_build(&td, pos, nrm, j4, w4, idx));
+        TU_CHECK_OK(scene_tube_skeleton(NULL, &M[0].skel));
         M[0].nv[0] = nv;
         M[0].verts[0] = malloc(sizeof(sinew_vertex) * nv);
         sinew_influences inf = {0};
@@ -115,7 +115,7 @@ int main(void)
         for (uint32_t k = 0; k < M[m].mesh_count; k++) {
             M[m].bulge[k] = malloc(sizeof(float) * M[m].nv[k]);
             TU_CHECK_OK(sinew_bulge_rest_distances(M[m].skel, M[m].nv[k], M[m].verts[k], M[m].bulge[k]));
-            sinew_mesh_desc md = { M[m].verts[k], M[m].nv[k], M[m].jc, M[m].bulge[k] };
+            sinew_skinner_mesh_desc md = { M[m].verts[k], M[m].nv[k], M[m].jc, M[m].bulge[k] };
             TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &M[m].mesh_ids[k]));
         }
     }
@@ -162,7 +162,7 @@ int main(void)
     for (uint32_t i = 0; i < NCHAR + 20; i++) {
         sinew_crowd_character *c = &chars[i];
         uint32_t m = model_of[i];
-        c->model = model_ids[m];
+        c->model.value = model_ids[m];
         c->method = (sinew_method)(i % SINEW_METHOD_COUNT);
         c->flags = tu_range(&rng, 2) ? SINEW_SKIN_BULGE_CORRECTION : 0;
         sinew_transform rt = { tu_random_vec3(&rng, -30, 30), tu_random_quat(&rng), sinew_v3(1, 1, 1) };
@@ -192,7 +192,7 @@ int main(void)
     /* reference output of every character (both meshes) */
     uint32_t total = 0;
     for (uint32_t i = 0; i < NCHAR; i++)
-        for (uint32_t k = 0; k < M[chars[i].model].mesh_count; k++) total += M[chars[i].model].nv[k];
+        for (uint32_t k = 0; k < M[chars[i].model.value].mesh_count; k++) total += M[chars[i].model.value].nv[k];
     const uint32_t tail = 256;
     float *gpos = malloc(sizeof(float) * 3 * (total + tail)), *gnrm = malloc(sizeof(float) * 3 * (total + tail));
     double *rpos = malloc(sizeof(double) * 3 * 3000), *rnrm = malloc(sizeof(double) * 3 * 3000);
@@ -203,7 +203,7 @@ int main(void)
     for (int frame = 0; frame < 3; frame++) {
         if (frame > 0)
             for (uint32_t i = 0; i < NCHAR; i++) chars[i].time += 0.37;
-        TU_CHECK_OK(sinew_skinner_poison_output(sk, 0, total + tail, 0x7fc00000u));
+        TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total + tail, 0x7fc00000u));
         sinew_crowd_stats st;
         uint32_t bad = 0;
         TU_CHECK_OK(sinew_crowd_update(crowd, chars, NCHAR, &st, &bad));
@@ -220,7 +220,7 @@ int main(void)
         uint32_t bad_verts = 0;
         for (uint32_t i = 0; i < NCHAR; i++) {
             const sinew_crowd_character *c = &chars[i];
-            const model *mm = &M[c->model];
+            const model *mm = &M[c->model.value];
             const sinew_transform *local = c->pose;
             if (!local && c->clip) {
                 TU_CHECK_OK(sinew_clip_sample(c->clip, mm->skel, c->time, c->wrap, tmp));
@@ -252,7 +252,7 @@ int main(void)
                     if (!(ep <= 2e-5 * E) || !(en <= 1e-4)) {
                         if (bad_verts++ < 5)
                             TU_CHECK_MSG(0, "frame %d char %u (model %u, %s%s) mesh %u vertex %u: pos err %.3g (E %.3g), nrm err %.3g",
-                                         frame, i, c->model, sinew_method_name(c->method), c->flags ? "+bulge" : "", k, v,
+                                         frame, i, c->model.value, sinew_method_name(c->method), c->flags ? "+bulge" : "", k, v,
                                          ep, E, en);
                     }
                 }
@@ -271,8 +271,8 @@ int main(void)
         uint32_t victim = 17;
         sinew_crowd_character save = chars[victim];
         sinew_transform big[64];
-        memcpy(big, sinew_skeleton_rest_pose(M[chars[victim].model].skel), sizeof(sinew_transform) * M[chars[victim].model].jc);
-        for (uint32_t j = 0; j < M[chars[victim].model].jc; j++) big[j].scale = sinew_v3(2, 2, 2);
+        memcpy(big, sinew_skeleton_rest_pose(M[chars[victim].model.value].skel), sizeof(sinew_transform) * M[chars[victim].model.value].jc);
+        for (uint32_t j = 0; j < M[chars[victim].model.value].jc; j++) big[j].scale = sinew_v3(2, 2, 2);
         chars[victim].method = SINEW_METHOD_DQS;
         chars[victim].pose = big;
         chars[victim].clip = NULL;
@@ -284,13 +284,13 @@ int main(void)
         /* more instances than the skinner takes (crowd capacity is larger) */
         TU_CHECK_RESULT(sinew_crowd_update(crowd, chars, NCHAR + 20, NULL, &bad), SINEW_ERROR_CAPACITY);
         TU_CHECK_RESULT(sinew_crowd_update(crowd, chars, NCHAR + 21, NULL, &bad), SINEW_ERROR_CAPACITY);
-        chars[3].model = 99;
+        chars[3].model.value = 99;
         TU_CHECK_RESULT(sinew_crowd_update(crowd, chars, NCHAR, NULL, &bad), SINEW_ERROR_NOT_FOUND);
         TU_CHECK(bad == 3);
         chars[3] = chars[4];
         TU_CHECK_RESULT(sinew_crowd_character_output(crowd, NCHAR + 5, 0, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         /* and a good frame afterwards */
-        TU_CHECK_OK(sinew_skinner_poison_output(sk, 0, 16, 0x7fc00000u));
+        TU_CHECK_OK(sinew_debug_poison_output(sk, 0, 16, 0x7fc00000u));
         TU_CHECK_OK(sinew_crowd_update(crowd, chars, NCHAR, NULL, &bad));
         TU_CHECK_OK(sinew_skinner_wait(sk));
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, 16, gpos, gnrm));
@@ -307,7 +307,7 @@ int main(void)
 
     sinew_crowd_destroy(crowd);
     sinew_skinner_destroy(sk);
-    uint32_t msgs = sinew_gpu_validation_message_count(gpu);
+    uint32_t msgs = sinew_debug_validation_message_count(gpu);
     TU_CHECK_MSG(msgs == 0, "%u validation messages", msgs);
     sinew_gpu_destroy(gpu);
     sinew_clip_destroy(clip);

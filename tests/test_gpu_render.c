@@ -6,7 +6,7 @@
  * where the bend puts them and not where the straight tube would end, every
  * crowd character covered by character pixels, the sky clear. Validation clean. */
 #include "testutil.h"
-#include "../samples/viewer/demo_render.h"
+#include "demo_render.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
@@ -176,13 +176,13 @@ static void test_errors(demo_gpu_scene *s, sinew_render_target *t)
     bad.color_format = VK_FORMAT_BC1_RGB_UNORM_BLOCK;
     TU_CHECK_RESULT(sinew_renderer_create(s->gpu, s->sk, &bad, &r), SINEW_ERROR_INVALID_ARGUMENT);
     uint32_t idx[3] = { 0, 1, 5 };
-    TU_CHECK_RESULT(sinew_renderer_set_mesh(s->rnd, 7, idx, 3, 5), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(sinew_renderer_set_mesh(s->rnd, 7, idx, 2, 6), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(sinew_renderer_set_mesh(s->rnd, 7, idx, 0, 6), SINEW_ERROR_EMPTY);
-    TU_CHECK_RESULT(sinew_renderer_set_mesh(s->rnd, 1000, idx, 3, 6), SINEW_ERROR_CAPACITY);
+    TU_CHECK_RESULT(sinew_renderer_set_mesh(s->rnd, (sinew_mesh_id){ 7 }, idx, 3, 5), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_renderer_set_mesh(s->rnd, (sinew_mesh_id){ 7 }, idx, 2, 6), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_renderer_set_mesh(s->rnd, (sinew_mesh_id){ 7 }, idx, 0, 6), SINEW_ERROR_EMPTY);
+    TU_CHECK_RESULT(sinew_renderer_set_mesh(s->rnd, (sinew_mesh_id){ 1000 }, idx, 3, 6), SINEW_ERROR_CAPACITY);
     sinew_render_target *t2 = NULL;
-    TU_CHECK_RESULT(sinew_render_target_create(s->rnd, 0, 10, VK_NULL_HANDLE, &t2), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(sinew_render_target_create(s->rnd, 1u << 20, 10, VK_NULL_HANDLE, &t2), SINEW_ERROR_LIMIT_EXCEEDED);
+    TU_CHECK_RESULT(sinew_render_target_create(s->rnd, &(sinew_render_target_desc){ 0, 10, VK_NULL_HANDLE }, &t2), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_render_target_create(s->rnd, &(sinew_render_target_desc){ 1u << 20, 10, VK_NULL_HANDLE }, &t2), SINEW_ERROR_LIMIT_EXCEEDED);
     TU_CHECK(t2 == NULL);
     sinew_render_view v;
     memset(&v, 0, sizeof v);
@@ -190,7 +190,7 @@ static void test_errors(demo_gpu_scene *s, sinew_render_target *t)
     TU_CHECK_RESULT(sinew_renderer_render(s->rnd, t, &v, NULL, 0, NULL, 0), SINEW_ERROR_NON_FINITE);
     v.view_proj[5] = 1;
     sinew_instance in = {0};
-    in.mesh = 7; /* no indices set */
+    in.mesh.value = 7; /* no indices set */
     TU_CHECK_RESULT(sinew_renderer_render(s->rnd, t, &v, &in, 1, NULL, 0), SINEW_ERROR_NOT_FOUND);
     TU_CHECK_RESULT(sinew_renderer_render(s->rnd, t, NULL, NULL, 0, NULL, 0), SINEW_ERROR_INVALID_ARGUMENT);
     uint8_t dummy[4];
@@ -215,7 +215,7 @@ int main(void)
     TU_CHECK_OK(r);
     if (r == SINEW_OK) {
         sinew_render_target *t = NULL;
-        TU_CHECK_OK(sinew_render_target_create(s.rnd, W, H, VK_NULL_HANDLE, &t));
+        TU_CHECK_OK(sinew_render_target_create(s.rnd, &(sinew_render_target_desc){ W, H, VK_NULL_HANDLE }, &t));
         uint8_t *img = malloc((size_t)W * H * 4);
         if (t && img) {
             test_methods(&s, t, img);
@@ -226,7 +226,7 @@ int main(void)
         sinew_render_target_destroy(t);
         demo_scene_destroy(&s);
     }
-    uint32_t msgs = sinew_gpu_validation_message_count(gpu);
+    uint32_t msgs = sinew_debug_validation_message_count(gpu);
     TU_CHECK_MSG(msgs == 0, "%u validation messages", msgs);
     sinew_gpu_destroy(gpu);
     return tu_finish("test_gpu_render");

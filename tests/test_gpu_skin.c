@@ -98,17 +98,17 @@ static int run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt
     sd.frames_in_flight = 2;
     sd.output_format = fmt;
     sd.read_path = path;
-    sd.max_grid_x = max_grid_x;
     sinew_skinner *sk = NULL;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
     if (!sk) return 1;
+    TU_CHECK_OK(sinew_debug_set_max_grid_x(sk, max_grid_x));
     if (path != SINEW_READ_AUTO) TU_CHECK(sinew_skinner_read_path(sk) == path);
     sinew_output_binding ob;
-    sinew_skinner_output(sk, &ob);
+    sinew_skinner_output_binding(sk, &ob);
     TU_CHECK(ob.stride == (fmt == SINEW_OUTPUT_PACKED ? 16u : 24u));
-    uint32_t ids[N_MESH];
+    sinew_mesh_id ids[N_MESH];
     for (int m = 0; m < N_MESH; m++) {
-        sinew_mesh_desc md = { meshes[m].v, meshes[m].n, meshes[m].jc, meshes[m].bulge };
+        sinew_skinner_mesh_desc md = { meshes[m].v, meshes[m].n, meshes[m].jc, meshes[m].bulge };
         TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &ids[m]));
         TU_CHECK(sinew_skinner_mesh_vertex_count(sk, ids[m]) == meshes[m].n);
     }
@@ -125,7 +125,7 @@ static int run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt
     }
     double ntol = fmt == SINEW_OUTPUT_PACKED ? 4e-3 : 1e-4;
     for (int frame = 0; frame < 2; frame++) {
-        TU_CHECK_OK(sinew_skinner_poison_output(sk, 0, total_out, 0x7fc00000u));
+        TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total_out, 0x7fc00000u));
         sinew_frame fr;
         TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
         TU_CHECK(fr.slot == (uint32_t)frame);
@@ -192,8 +192,8 @@ static int run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt
     free(pos);
     free(nrm);
     sinew_skinner_destroy(sk);
-    TU_CHECK_MSG(sinew_gpu_validation_message_count(gpu) == 0, "%u validation messages",
-                 sinew_gpu_validation_message_count(gpu));
+    TU_CHECK_MSG(sinew_debug_validation_message_count(gpu) == 0, "%u validation messages",
+                 sinew_debug_validation_message_count(gpu));
     return tu_failures != failures_before;
 }
 
@@ -205,7 +205,7 @@ int main(void)
     sinew_gpu *gpu = NULL;
     TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
     if (!gpu) return tu_finish("test_gpu_skin");
-    TU_CHECK(sinew_gpu_validation_enabled(gpu) == 1);
+    TU_CHECK(sinew_debug_validation_enabled(gpu) == 1);
     fprintf(stderr, "device: %s\n", sinew_gpu_info(gpu)->name);
 
     mesh_data meshes[N_MESH];
@@ -290,7 +290,7 @@ int main(void)
         free(meshes[m].v);
         free(meshes[m].bulge);
     }
-    TU_CHECK(sinew_gpu_validation_message_count(gpu) == 0);
+    TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
     sinew_gpu_destroy(gpu);
     return tu_finish("test_gpu_skin");
 }

@@ -256,7 +256,7 @@ static void test_auto_weights(tu_rng *r)
     sinew_skeleton *sk = NULL;
     uint32_t jo[4 * 8];
     float we[4 * 8];
-    TU_CHECK_OK(sinew_tube_skeleton(NULL, &sk));
+    TU_CHECK_OK(scene_tube_skeleton(NULL, &sk));
     if (!sk) return;
     /* bones: joint 0 [0,0.5], joint 1 [0.5,1], joint 2 the point (1,0,0) */
     {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 typedef struct tube {
-    sinew_tube_desc d;
+    scene_tube_desc d;
     uint32_t nv, ni;
     float *pos, *nrm, *w4;
     uint32_t *j4, *idx;
@@ -23,7 +23,7 @@ static int tube_make(tube *t, uint32_t rings, uint32_t sectors)
     t->d.sectors = sectors;
     t->d.radius = 0.1;
     t->d.alpha = 2.0;
-    sinew_tube_counts(&t->d, &t->nv, &t->ni);
+    scene_tube_counts(&t->d, &t->nv, &t->ni);
     t->pos = malloc(sizeof(float) * 3 * t->nv);
     t->nrm = malloc(sizeof(float) * 3 * t->nv);
     t->w4 = malloc(sizeof(float) * 4 * t->nv);
@@ -34,10 +34,10 @@ static int tube_make(tube *t, uint32_t rings, uint32_t sectors)
     t->out = malloc(sizeof(double) * 3 * t->nv);
     t->out2 = malloc(sizeof(double) * 3 * t->nv);
     t->rest = malloc(sizeof(double) * 3 * t->nv);
-    TU_CHECK_OK(sinew_tube_build(&t->d, t->pos, t->nrm, t->j4, t->w4, t->idx));
+    TU_CHECK_OK(scene_tube_build(&t->d, t->pos, t->nrm, t->j4, t->w4, t->idx));
     inf.per_vertex = 4; inf.joints = t->j4; inf.weights = t->w4;
     TU_CHECK_OK(sinew_pack_vertices(t->nv, t->pos, t->nrm, &inf, 3, t->v, NULL, NULL));
-    TU_CHECK_OK(sinew_tube_skeleton(NULL, &t->sk));
+    TU_CHECK_OK(scene_tube_skeleton(NULL, &t->sk));
     if (!t->sk) return 0;
     TU_CHECK_OK(sinew_bulge_rest_distances(t->sk, t->nv, t->v, t->bulge));
     for (uint32_t i = 0; i < 3 * t->nv; i++) t->rest[i] = t->pos[i];
@@ -64,22 +64,22 @@ static sinew_result tube_skin(tube *t, sinew_method m, uint32_t flags, const sin
 }
 
 static sinew_result tube_quality(tube *t, sinew_method m, uint32_t flags, double bend, double twist,
-                                 const sinew_vec3 *scale, sinew_tube_quality_result *q)
+                                 const sinew_vec3 *scale, scene_tube_quality_result *q)
 {
     sinew_transform local[3];
     sinew_palette_joint pal[3];
     sinew_result r;
-    sinew_tube_pose(bend, twist, scale, local);
+    scene_tube_pose(bend, twist, scale, local);
     r = tube_skin(t, m, flags, local, pal, t->out);
     if (r != SINEW_OK) return r;
-    return sinew_tube_quality(&t->d, t->v, t->bulge, pal, t->out, q);
+    return scene_tube_quality(&t->d, t->v, t->bulge, pal, t->out, q);
 }
 
 static void test_geometry(tube *t)
 {
     const double r = t->d.radius;
     const uint32_t S = t->d.sectors, R = t->d.rings;
-    double analytic = 0.5 * S * r * r * sin(2 * M_PI / S), vol = sinew_mesh_volume(t->rest, t->idx, t->ni);
+    double analytic = 0.5 * S * r * r * sin(2 * M_PI / S), vol = scene_mesh_volume(t->rest, t->idx, t->ni);
     uint32_t bad_orient = 0, bad_w = 0;
     TU_CHECK(t->nv == R * S + 2);
     TU_CHECK(t->ni == 3 * ((R - 1) * S * 2 + 2 * S));
@@ -96,7 +96,7 @@ static void test_geometry(tube *t)
         if (sinew_v3_dot(n, out) <= 0) bad_orient++;
     }
     TU_CHECK(bad_orient == 0);
-    TU_CHECK(sinew_mean_distance_to_segment(t->rest, NULL, R * S, sinew_v3(0, 0, 0), sinew_v3(1, 0, 0)) > 0.0999);
+    TU_CHECK(scene_mean_distance_to_segment(t->rest, NULL, R * S, sinew_v3(0, 0, 0), sinew_v3(1, 0, 0)) > 0.0999);
     /* weights follow the formula of scene.h */
     for (uint32_t i = 0; i < R * S; i++) {
         double x = t->pos[3 * i], w1 = x < 0.5 ? 0.5 * pow(2 * x, 2) : 1 - 0.5 * pow(2 - 2 * x, 2);
@@ -105,32 +105,32 @@ static void test_geometry(tube *t)
     TU_CHECK(bad_w == 0);
     /* invalid descs */
     {
-        sinew_tube_desc bad = { 1, 8, 0.1, 2 };
+        scene_tube_desc bad = { 1, 8, 0.1, 2 };
         uint32_t nv = 5, ni = 5;
-        sinew_tube_counts(&bad, &nv, &ni);
+        scene_tube_counts(&bad, &nv, &ni);
         TU_CHECK(nv == 0 && ni == 0);
-        TU_CHECK_RESULT(sinew_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         bad.rings = 4; bad.sectors = 2;
-        TU_CHECK_RESULT(sinew_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         bad.sectors = 8; bad.radius = -1;
-        TU_CHECK_RESULT(sinew_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         bad.radius = 0.1; bad.alpha = NAN;
-        TU_CHECK_RESULT(sinew_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK_RESULT(sinew_tube_build(NULL, NULL, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-        sinew_tube_counts(NULL, &nv, &ni);     /* NULL desc = all defaults: 64 x 32 */
+        TU_CHECK_RESULT(scene_tube_build(&bad, t->pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_build(NULL, NULL, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        scene_tube_counts(NULL, &nv, &ni);     /* NULL desc = all defaults: 64 x 32 */
         TU_CHECK(nv == 64 * 32 + 2);
     }
     {   /* a tetrahedron's signed volume, and the flipped one */
         const double p[12] = { 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1 };
         const uint32_t tri[12] = { 0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3 }, flip[12] = { 0, 1, 2, 0, 3, 1, 0, 2, 3, 1, 3, 2 };
-        TU_CHECK_NEAR(sinew_mesh_volume(p, tri, 12), 1.0 / 6.0, 1e-15);
-        TU_CHECK_NEAR(sinew_mesh_volume(p, flip, 12), -1.0 / 6.0, 1e-15);
+        TU_CHECK_NEAR(scene_mesh_volume(p, tri, 12), 1.0 / 6.0, 1e-15);
+        TU_CHECK_NEAR(scene_mesh_volume(p, flip, 12), -1.0 / 6.0, 1e-15);
     }
 }
 
 static void test_twist(tube *t)
 {
-    sinew_tube_quality_result lbs, dqs;
+    scene_tube_quality_result lbs, dqs;
     TU_CHECK_OK(tube_quality(t, SINEW_METHOD_LBS, 0, 0, M_PI, NULL, &lbs));
     TU_CHECK_OK(tube_quality(t, SINEW_METHOD_DQS, 0, 0, M_PI, NULL, &dqs));
     fprintf(stderr, "twist 180 deg: middle-ring radius kept  LBS %.4f  DQS %.6f; volume ratio LBS %.4f DQS %.4f\n",
@@ -141,7 +141,7 @@ static void test_twist(tube *t)
 
 static void test_bend(tube *t)
 {
-    sinew_tube_quality_result lbs, dqs, blg;
+    scene_tube_quality_result lbs, dqs, blg;
     TU_CHECK_OK(tube_quality(t, SINEW_METHOD_LBS, 0, M_PI / 2, 0, NULL, &lbs));
     TU_CHECK_OK(tube_quality(t, SINEW_METHOD_DQS, 0, M_PI / 2, 0, NULL, &dqs));
     TU_CHECK_OK(tube_quality(t, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, M_PI / 2, 0, NULL, &blg));
@@ -168,12 +168,12 @@ static void test_alpha_table(void)
     double prev = 0;
     for (int a = 0; a < 4; a++) {
         tube t;
-        sinew_tube_quality_result q[3];
+        scene_tube_quality_result q[3];
         if (tube_make(&t, 64, 32)) {
             t.d.alpha = alphas[a];
             {   /* rebuild the weights with this alpha */
                 sinew_influences inf = {0};
-                TU_CHECK_OK(sinew_tube_build(&t.d, t.pos, t.nrm, t.j4, t.w4, NULL));
+                TU_CHECK_OK(scene_tube_build(&t.d, t.pos, t.nrm, t.j4, t.w4, NULL));
                 inf.per_vertex = 4; inf.joints = t.j4; inf.weights = t.w4;
                 TU_CHECK_OK(sinew_pack_vertices(t.nv, t.pos, t.nrm, &inf, 3, t.v, NULL, NULL));
                 TU_CHECK_OK(sinew_bulge_rest_distances(t.sk, t.nv, t.v, t.bulge));
@@ -203,7 +203,7 @@ static void test_sweep(tube *t)
     for (int f = 0; f < 2; f++) for (int k = 0; k < 3; k++) h[f][k] = malloc(sizeof(double) * 3 * t->nv);
     for (int deg = 0; deg <= 179; deg++) {
         for (int f = 0; f < 2; f++) {
-            sinew_tube_quality_result q;
+            scene_tube_quality_result q;
             double *tmp = h[f][0];
             h[f][0] = h[f][1]; h[f][1] = h[f][2]; h[f][2] = tmp;
             TU_CHECK_OK(tube_quality(t, SINEW_METHOD_DQS, f ? SINEW_SKIN_BULGE_CORRECTION : 0, deg * M_PI / 180, 0, NULL, &q));
@@ -268,7 +268,7 @@ static void test_scale(void)
     if (!tube_make(&t, 65, 32)) { tube_free(&t); return; }
     TU_CHECK(t.pos[3 * 32 * 32] == 0.5f);
     /* joint 1 scaled: it skins the far half itself, so both modes stretch it to 0.75 */
-    sinew_tube_pose(0, 0, &s15, local);
+    scene_tube_pose(0, 0, &s15, local);
     TU_CHECK_OK(tube_skin(&t, SINEW_METHOD_DQS_SCALE, 0, local, pal, t.out));
     TU_CHECK_OK(tube_skin(&t, SINEW_METHOD_DQS_SCALE_LOCAL, 0, local, pal, t.out2));
     fg = far_length(&t, t.out);
@@ -278,7 +278,7 @@ static void test_scale(void)
     TU_CHECK_NEAR(fl, 0.75, 1e-6);
     /* joint 0 scaled: global propagates to joint 1 (far half 0.75), local does not (0.5);
      * the near half, skinned by joint 0, is 0.75 in both */
-    sinew_tube_pose(0, 0, NULL, local);
+    scene_tube_pose(0, 0, NULL, local);
     local[0].scale = s15;
     TU_CHECK_OK(tube_skin(&t, SINEW_METHOD_DQS_SCALE, 0, local, pal, t.out));
     TU_CHECK_OK(tube_skin(&t, SINEW_METHOD_DQS_SCALE_LOCAL, 0, local, pal, t.out2));
@@ -298,28 +298,28 @@ static void test_scale(void)
 
 static void test_quality_errors(tube *t)
 {
-    sinew_tube_quality_result q;
+    scene_tube_quality_result q;
     sinew_palette_joint pal[3];
     sinew_transform local[3];
-    sinew_tube_pose(0, 0, NULL, local);
+    scene_tube_pose(0, 0, NULL, local);
     TU_CHECK_OK(tube_skin(t, SINEW_METHOD_LBS, 0, local, pal, t->out));
-    TU_CHECK_OK(sinew_tube_quality(&t->d, t->v, NULL, pal, t->out, &q));
+    TU_CHECK_OK(scene_tube_quality(&t->d, t->v, NULL, pal, t->out, &q));
     fprintf(stderr, "rest pose: radius ratio %.9f volume ratio %.12f max increase %.3g\n",
             q.middle_radius_ratio, q.volume_ratio, q.max_bone_distance_increase);
     TU_CHECK_NEAR(q.middle_radius_ratio, 1.0, 1e-12);
     TU_CHECK_NEAR(q.volume_ratio, 1.0, 1e-12);
     TU_CHECK(q.max_bone_distance_increase <= 1e-15);
     {   /* NULL desc = the defaults (64 x 32, like t); an invalid desc is refused */
-        sinew_tube_desc bad = t->d;
+        scene_tube_desc bad = t->d;
         bad.rings = 1;
-        TU_CHECK_OK(sinew_tube_quality(NULL, t->v, NULL, pal, t->out, &q));
-        TU_CHECK_RESULT(sinew_tube_quality(&bad, t->v, NULL, pal, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK_RESULT(sinew_tube_quality(&t->d, NULL, NULL, pal, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_OK(scene_tube_quality(NULL, t->v, NULL, pal, t->out, &q));
+        TU_CHECK_RESULT(scene_tube_quality(&bad, t->v, NULL, pal, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_quality(&t->d, NULL, NULL, pal, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
     }
-    TU_CHECK_RESULT(sinew_tube_quality(&t->d, t->v, NULL, NULL, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(sinew_tube_quality(&t->d, t->v, NULL, pal, t->out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(scene_tube_quality(&t->d, t->v, NULL, NULL, t->out, &q), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(scene_tube_quality(&t->d, t->v, NULL, pal, t->out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     t->v[5].joints[0] = 3;
-    TU_CHECK_RESULT(sinew_tube_quality(&t->d, t->v, NULL, pal, t->out, &q), SINEW_ERROR_JOINT_INDEX);
+    TU_CHECK_RESULT(scene_tube_quality(&t->d, t->v, NULL, pal, t->out, &q), SINEW_ERROR_JOINT_INDEX);
     t->v[5].joints[0] = 0;
 }
 

@@ -277,12 +277,12 @@ static int cmd_info(const opts *o)
 {
     sinew_asset *a = load(o->model);
     if (!a) return EXIT_ERR;
-    const sinew_asset_stats *st = sinew_asset_get_stats(a);
+    const sinew_asset_import_stats *st = sinew_asset_stats(a);
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     printf("model: %s\n", o->model);
     printf("meshes: %u\n", sinew_asset_mesh_count(a));
     for (uint32_t i = 0; i < sinew_asset_mesh_count(a); i++) {
-        const sinew_asset_mesh *m = sinew_asset_mesh_at(a, i);
+        const sinew_asset_mesh_info *m = sinew_asset_mesh(a, i);
         printf("  mesh %u '%s': %u vertices, %u triangles, %u without weights, normals %s, node joint %u '%s'\n",
                i, m->name, m->vertex_count, m->index_count / 3, m->unweighted_vertices,
                m->normals_generated ? "generated" : "from file", m->node_joint,
@@ -376,12 +376,12 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_palette_joi
     sd.max_palette_vec4 = joints * stride;
     sd.frames_in_flight = 1;
     if ((r = sinew_skinner_create(gpu, &sd, &sk))) { err("skinner: %s", sinew_result_string(r)); goto out; }
-    sinew_mesh_desc md = { 0 };
+    sinew_skinner_mesh_desc md = { 0 };
     md.vertices = sinew_asset_vertices(a);
     md.vertex_count = nv;
     md.joint_count = joints;
     md.bulge_rest = bulge;
-    uint32_t mesh_id;
+    sinew_mesh_id mesh_id;
     if ((r = sinew_skinner_add_mesh(sk, &md, &mesh_id))) { err("uploading the mesh: %s", sinew_result_string(r)); goto out; }
     sinew_frame fr;
     if ((r = sinew_skinner_begin_frame(sk, &fr))) { err("begin frame: %s", sinew_result_string(r)); goto out; }

@@ -4,6 +4,8 @@
  * (2) throughput of one dispatch over a crowd of tubes against the copy
  *     roofline measured in the same run (compute-shader copy and vkCmdCopyBuffer). */
 #include <sinew/sinew.h>
+#include <sinew/debug.h>
+#include "sinew_scene.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +26,7 @@
     } while (0)
 
 typedef struct tube {
-    sinew_tube_desc d;
+    scene_tube_desc d;
     uint32_t nv, ni;
     sinew_vertex *v;
     uint32_t *idx;
@@ -49,7 +51,7 @@ static void tube_make(uint32_t rings, uint32_t sectors, tube *t)
     t->d.sectors = sectors;
     t->d.radius = 0.1;
     t->d.alpha = 2.0;
-    sinew_tube_counts(&t->d, &t->nv, &t->ni);
+    scene_tube_counts(&t->d, &t->nv, &t->ni);
     if (!t->nv) {
         fprintf(stderr, "sinew-demo: bad tube size\n");
         exit(1);
@@ -60,13 +62,13 @@ static void tube_make(uint32_t rings, uint32_t sectors, tube *t)
     t->idx = xmalloc(sizeof(uint32_t) * t->ni);
     t->v = xmalloc(sizeof(sinew_vertex) * t->nv);
     t->bulge = xmalloc(sizeof(float) * t->nv);
-    CHECK(sinew_tube_build(&t->d, pos, nrm, j4, w4, t->idx));
+    CHECK(scene_tube_build(&t->d, pos, nrm, j4, w4, t->idx));
     sinew_influences inf = { 0 };
     inf.per_vertex = 4;
     inf.joints = j4;
     inf.weights = w4;
     CHECK(sinew_pack_vertices(t->nv, pos, nrm, &inf, 3, t->v, NULL, NULL));
-    CHECK(sinew_tube_skeleton(NULL, &t->skel));
+    CHECK(scene_tube_skeleton(NULL, &t->skel));
     CHECK(sinew_bulge_rest_distances(t->skel, t->nv, t->v, t->bulge));
     free(pos);
     free(nrm);
@@ -101,7 +103,7 @@ static void quality(sinew_gpu *gpu)
     sinew_skinner *sk;
     CHECK(sinew_skinner_create(gpu, &sd, &sk));
     uint32_t mesh;
-    sinew_mesh_desc md = { t.v, t.nv, 3, t.bulge };
+    sinew_skinner_mesh_desc md = { t.v, t.nv, 3, t.bulge };
     CHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
     static sinew_palette_joint pal[NI][3];
     sinew_instance inst[NI];
@@ -113,7 +115,7 @@ static void quality(sinew_gpu *gpu)
     for (int i = 0; i < NI; i++) {
         int p = i / (SINEW_METHOD_COUNT * 2), m = (i / 2) % SINEW_METHOD_COUNT, b = i % 2;
         sinew_transform local[3];
-        sinew_tube_pose(poses[p].bend, poses[p].twist, NULL, local);
+        scene_tube_pose(poses[p].bend, poses[p].twist, NULL, local);
         CHECK(sinew_palette_build(t.skel, (sinew_method)m, local, NULL, scratch, pal[i]));
         uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION : 0;
         sinew_palette_pack((sinew_method)m, flags, pal[i], 3, fr.palette + 4 * (size_t)off);
@@ -135,8 +137,8 @@ static void quality(sinew_gpu *gpu)
                 int i = (p * SINEW_METHOD_COUNT + m) * 2 + b;
                 CHECK(sinew_skinner_read_output(sk, (uint32_t)i * t.nv, t.nv, pos, NULL));
                 for (uint32_t k = 0; k < 3 * t.nv; k++) pd[k] = pos[k];
-                sinew_tube_quality_result q;
-                CHECK(sinew_tube_quality(&t.d, t.v, t.bulge, pal[i], pd, &q));
+                scene_tube_quality_result q;
+                CHECK(scene_tube_quality(&t.d, t.v, t.bulge, pal[i], pd, &q));
                 char name[64];
                 snprintf(name, sizeof name, "%s%s", sinew_method_name((sinew_method)m), b ? " +bulge" : "");
                 printf("  %-22s %11.1f%% %11.1f%% %17.4f (%4.0f%%)\n", name, 100 * q.middle_radius_ratio,
@@ -182,7 +184,7 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
         sd.max_palette_vec4 = chars * 3 * 7;
         sd.output_format = (sinew_output_format)f;
         CHECK(sinew_skinner_create(gpu, &sd, &sk[f]));
-        sinew_mesh_desc md = { t.v, t.nv, 3, t.bulge };
+        sinew_skinner_mesh_desc md = { t.v, t.nv, 3, t.bulge };
         CHECK(sinew_skinner_add_mesh(sk[f], &md, &mesh[f]));
     }
     sinew_read_path def = sinew_skinner_read_path(sk[0]);
@@ -204,7 +206,7 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
     for (int m = 0; m < SINEW_METHOD_COUNT; m++)
         for (uint32_t c = 0; c < chars; c++) {
             sinew_transform local[3];
-            sinew_tube_pose(M_PI / 2 * (c % 7) / 6.0, M_PI * (c % 5) / 4.0, NULL, local);
+            scene_tube_pose(M_PI / 2 * (c % 7) / 6.0, M_PI * (c % 5) / 4.0, NULL, local);
             CHECK(sinew_palette_build(t.skel, (sinew_method)m, local, NULL, scratch, pal[m * chars + c]));
         }
     sinew_instance *inst = xmalloc(sizeof(sinew_instance) * chars);
@@ -213,7 +215,7 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
     sinew_copy_roofline roof[2];
     uint64_t copy_bytes = total * 32; /* the rest-vertex bytes of the crowd */
     for (uint32_t rep = 0; rep < warm + runs; rep++) {
-        if (rep == warm) CHECK(sinew_gpu_measure_copy(gpu, copy_bytes, 7, &roof[0]));
+        if (rep == warm) CHECK(sinew_debug_measure_copy(gpu, copy_bytes, 7, &roof[0]));
         for (int i = 0; i < nvar; i++) { /* round-robin: every variant sees the same machine state */
             variant *v = &vars[i];
             sinew_skinner *s = sk[v->fmt];
@@ -234,7 +236,7 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
             if (rep >= warm) v->ms[rep - warm] = ms;
         }
     }
-    CHECK(sinew_gpu_measure_copy(gpu, copy_bytes, 7, &roof[1]));
+    CHECK(sinew_debug_measure_copy(gpu, copy_bytes, 7, &roof[1]));
     double shader_gbps = 0.5 * (roof[0].shader_copy_gbps + roof[1].shader_copy_gbps);
     double xfer_gbps = 0.5 * (roof[0].transfer_copy_gbps + roof[1].transfer_copy_gbps);
 
@@ -323,8 +325,8 @@ int main(int argc, char **argv)
            VK_API_VERSION_MINOR(info->api_version));
     quality(gpu);
     throughput(gpu, chars, runs);
-    if (sinew_gpu_validation_enabled(gpu))
-        printf("\nvalidation messages: %u\n", sinew_gpu_validation_message_count(gpu));
+    if (sinew_debug_validation_enabled(gpu))
+        printf("\nvalidation messages: %u\n", sinew_debug_validation_message_count(gpu));
     sinew_gpu_destroy(gpu);
     return 0;
 }

@@ -6,7 +6,7 @@
  * every frame, in ONE of its own command buffers:
  *     sinew_crowd_prepare()                 palettes into Sinew's mapped ring (CPU, all cores)
  *     sinew_skinner_record(sk, cmd)         barriers + one dispatch + barrier to vertex input
- *     vkCmdBeginRenderPass ... draw         binds sinew_skinner_output() as a vertex buffer,
+ *     vkCmdBeginRenderPass ... draw         binds sinew_skinner_output_binding() as a vertex buffer,
  *                                           vertexOffset = instance.output_offset
  *     vkQueueSubmit(..., fence)
  *     sinew_skinner_end_frame(sk, fence)    the ring slot is reused only after the fence
@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <volk.h>
 #include <sinew/sinew.h>
+#include "sinew_scene.h"
 #include <sinew/crowd.h>
 #include <sinew/render.h> /* only for sinew_render_camera, a matrix helper */
 
@@ -25,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const uint32_t sinew_spv_integration_host_vert[];
-extern const size_t sinew_spv_integration_host_vert_size;
-extern const uint32_t sinew_spv_integration_host_frag[];
-extern const size_t sinew_spv_integration_host_frag_size;
+extern const uint32_t snw_spv_integration_host_vert[];
+extern const size_t snw_spv_integration_host_vert_size;
+extern const uint32_t snw_spv_integration_host_frag[];
+extern const size_t snw_spv_integration_host_frag_size;
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -188,11 +189,11 @@ static VkPipeline make_pipeline(const host *h, VkRenderPass pass, VkPipelineLayo
 {
     VkShaderModule vs, fs;
     VkShaderModuleCreateInfo smi = { VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO };
-    smi.codeSize = sinew_spv_integration_host_vert_size;
-    smi.pCode = sinew_spv_integration_host_vert;
+    smi.codeSize = snw_spv_integration_host_vert_size;
+    smi.pCode = snw_spv_integration_host_vert;
     VKCHECK(vkCreateShaderModule(h->dev, &smi, NULL, &vs));
-    smi.codeSize = sinew_spv_integration_host_frag_size;
-    smi.pCode = sinew_spv_integration_host_frag;
+    smi.codeSize = snw_spv_integration_host_frag_size;
+    smi.pCode = snw_spv_integration_host_frag;
     VKCHECK(vkCreateShaderModule(h->dev, &smi, NULL, &fs));
     VkPipelineShaderStageCreateInfo st[2] = {
         { VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_VERTEX_BIT, vs, "main", NULL },
@@ -250,7 +251,7 @@ static sinew_result tube_motion(void *user, const sinew_skeleton *skel, uint32_t
 {
     (void)user;
     (void)skel;
-    sinew_tube_pose(0.9 * sin(t + character), 2.5 * cos(0.8 * t), NULL, out);
+    scene_tube_pose(0.9 * sin(t + character), 2.5 * cos(0.8 * t), NULL, out);
     return SINEW_OK;
 }
 
@@ -273,15 +274,15 @@ int main(void)
     SCHECK(sinew_gpu_create_external(&ed, &gpu));
     printf("device: %s (host-created, wrapped)\n", sinew_gpu_info(gpu)->name);
 
-    sinew_tube_desc td = { 24, 16, 0.1, 2 };
+    scene_tube_desc td = { 24, 16, 0.1, 2 };
     uint32_t nv, ni;
-    sinew_tube_counts(&td, &nv, &ni);
+    scene_tube_counts(&td, &nv, &ni);
     float *pos = malloc(12 * nv), *nrm = malloc(12 * nv), *w4 = malloc(16 * nv);
     uint32_t *j4 = malloc(16 * nv), *idx = malloc(4 * ni);
     sinew_vertex *verts = malloc(sizeof *verts * nv);
     sinew_skeleton *skel = NULL;
-    SCHECK(sinew_tube_build(&td, pos, nrm, j4, w4, idx));
-    SCHECK(sinew_tube_skeleton(NULL, &skel));
+    SCHECK(scene_tube_build(&td, pos, nrm, j4, w4, idx));
+    SCHECK(scene_tube_skeleton(NULL, &skel));
     sinew_influences inf = { 0 };
     inf.per_vertex = 4;
     inf.joints = j4;
@@ -296,7 +297,7 @@ int main(void)
     sd.frames_in_flight = FRAMES;
     sinew_skinner *sk = NULL;
     SCHECK(sinew_skinner_create(gpu, &sd, &sk));
-    sinew_mesh_desc md = { verts, nv, 3, NULL };
+    sinew_skinner_mesh_desc md = { verts, nv, 3, NULL };
     uint32_t mesh = 0;
     SCHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
     sinew_crowd_desc cd = { 0 };
@@ -316,7 +317,7 @@ int main(void)
     sinew_quat up = sinew_quat_from_axis_angle(sinew_v3(0, 0, 1), 0.5 * M_PI);
     for (int i = 0; i < NCHAR; i++) {
         roots[i] = sinew_mat4_from_rigid(up, sinew_v3(-2.5 + i, 0, 0));
-        ch[i].model = model;
+        ch[i].model.value = model;
         ch[i].method = (sinew_method)(i % 3);
         ch[i].root = &roots[i];
         ch[i].sample = tube_motion;
@@ -324,7 +325,7 @@ int main(void)
 
     /* ---- the host's renderer ---- */
     sinew_output_binding ob;
-    sinew_skinner_output(sk, &ob); /* what to bind: buffer, offset, stride, formats */
+    sinew_skinner_output_binding(sk, &ob); /* what to bind: buffer, offset, stride, formats */
     VkImage color, depth;
     VkDeviceMemory color_mem, depth_mem;
     VkImageView color_view, depth_view;
@@ -524,7 +525,7 @@ int main(void)
     for (size_t i = 0; i < (size_t)W * H; i++) lit_total += px[4 * i] + px[4 * i + 1] + px[4 * i + 2] > 150;
     printf("%.1f%% of the image covered\n", 100.0 * (double)lit_total / (W * H));
     if (lit_total < (size_t)W * H / 100) failures++;
-    uint32_t msgs = sinew_gpu_validation_message_count(gpu);
+    uint32_t msgs = sinew_debug_validation_message_count(gpu);
     if (msgs) {
         printf("%u validation messages\n", msgs);
         failures++;

@@ -74,7 +74,7 @@ static int run_headless(const char *dir, const char *model, uint32_t count)
     if (model && !s.has_asset) fprintf(stderr, "model %s not loaded (%s): tubes only\n", model, msg);
     sinew_render_target *t = NULL;
     uint8_t *img = malloc((size_t)W * H * 4);
-    int ok = img && sinew_render_target_create(s.rnd, W, H, VK_NULL_HANDLE, &t) == SINEW_OK;
+    int ok = img && sinew_render_target_create(s.rnd, &(sinew_render_target_desc){ W, H, VK_NULL_HANDLE }, &t) == SINEW_OK;
     if (ok) {
         sinew_vec3 mids[8];
         r = demo_render_tube_methods(&s, t, W, H, img, NULL, mids);
@@ -91,7 +91,7 @@ static int run_headless(const char *dir, const char *model, uint32_t count)
         }
         if (r != SINEW_OK) fprintf(stderr, "render: %s\n", sinew_result_string(r));
     }
-    uint32_t msgs = sinew_gpu_validation_message_count(gpu);
+    uint32_t msgs = sinew_debug_validation_message_count(gpu);
     sinew_render_target_destroy(t);
     free(img);
     demo_scene_destroy(&s);
@@ -163,7 +163,7 @@ static void rebuild_crowd(viewer *v)
     if (v->count > max_count(v)) v->count = max_count(v);
     if (v->count < 1) v->count = 1;
     const demo_model *m = v->use_asset ? &v->s.asset : &v->s.tube_small;
-    uint32_t id = v->use_asset ? v->s.id_asset : v->s.id_small;
+    sinew_model_id id = v->use_asset ? v->s.id_asset : v->s.id_small;
     if (demo_crowd_setup(&v->dc, m, id, v->count, v->method, v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0) != SINEW_OK) {
         fprintf(stderr, "out of memory\n");
         exit(1);
@@ -303,7 +303,7 @@ static void create_swapchain(viewer *v)
         VKCHECK(vkCreateImageView(v->dev, &vci, NULL, &v->views[i]));
         VkSemaphoreCreateInfo sci = { VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO };
         VKCHECK(vkCreateSemaphore(v->dev, &sci, NULL, &v->done[i]));
-        sinew_result r = sinew_render_target_create(v->s.rnd, ext.width, ext.height, v->views[i], &v->targets[i]);
+        sinew_result r = sinew_render_target_create(v->s.rnd, &(sinew_render_target_desc){ ext.width, ext.height, v->views[i] }, &v->targets[i]);
         if (r != SINEW_OK) {
             fprintf(stderr, "render target: %s\n", sinew_result_string(r));
             exit(1);
@@ -709,7 +709,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         }
     }
     vkDeviceWaitIdle(v.dev);
-    uint32_t msgs = sinew_gpu_validation_message_count(v.gpu);
+    uint32_t msgs = sinew_debug_validation_message_count(v.gpu);
     if (msgs) {
         fprintf(stderr, "%u validation messages\n", msgs);
         rc = 1;

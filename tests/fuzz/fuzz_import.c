@@ -3,7 +3,9 @@
  * A successful import is exercised further: every clip sampled, the bind pose
  * skinned by the float64 reference with every method.
  * Build and run: tests/fuzz/run_fuzz.sh (clang -fsanitize=fuzzer,address,undefined). */
-#include <sinew/sinew.h>
+#include <sinew/core.h>
+#include <sinew/palette.h>
+#include <sinew/reference.h>
 #include <sinew/anim.h>
 #include <sinew/asset.h>
 

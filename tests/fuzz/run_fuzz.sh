@@ -2,7 +2,7 @@
 # Builds the import fuzzer with clang (libFuzzer + ASan + UBSan) and runs it
 # for a bounded time on a corpus seeded from small assimp test models.
 # usage: run_fuzz.sh SOURCE_DIR WORK_DIR [SECONDS]
-# Crashes are classified: a stack with a Sinew frame (engine/src) on top of the
+# Crashes are classified: a stack with a Sinew frame (engine/core or engine/asset) on top of the
 # first Sinew-or-assimp frames fails the run; crashes entirely inside assimp
 # (Debian 5.2.5) are counted and listed, not failed.
 set -u
@@ -15,12 +15,11 @@ command -v "$CC" >/dev/null 2>&1 || { echo "fuzz: $CC not found, skipped"; exit 
 mkdir -p "$WORK/corpus" "$WORK/artifacts"
 BIN="$WORK/fuzz_import"
 echo "fuzz: building $BIN"
+CORE_SRC=$(ls "$SRC"/engine/core/src/*.c | grep -v '/version.c$')
+# shellcheck disable=SC2086
 $CC -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$SRC/engine/include" \
-    "$SRC/tests/fuzz/fuzz_import.c" "$SRC/engine/src/asset/import.c" \
-    "$SRC/engine/src/anim.c" "$SRC/engine/src/core.c" "$SRC/engine/src/math.c" \
-    "$SRC/engine/src/skeleton.c" "$SRC/engine/src/palette.c" "$SRC/engine/src/mesh.c" \
-    "$SRC/engine/src/reference.c" \
+    -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/core/src" \
+    "$SRC/tests/fuzz/fuzz_import.c" "$SRC/engine/asset/src/import.c" $CORE_SRC \
     -lassimp -lstdc++ -lm -o "$BIN" || { echo "fuzz: build failed"; exit 1; }
 
 # seed corpus: first byte = index of the hint in fuzz_import.c
@@ -53,8 +52,8 @@ for a in "$WORK"/artifacts/crash-* "$WORK"/artifacts/timeout-* "$WORK"/artifacts
   case "$(basename "$a")" in timeout-*|oom-*) hangs=$((hangs+1)); continue;; esac
   ASAN_OPTIONS=detect_leaks=0 "$BIN" "$a" > "$a.trace" 2>&1
   # the first frame that is Sinew's or assimp's decides
-  first=$(grep -E '^ *#[0-9]+ ' "$a.trace" | grep -E 'engine/src|libassimp' | head -1)
-  if echo "$first" | grep -q 'engine/src'; then ours=$((ours+1)); echo "fuzz: CRASH IN SINEW: $a"; head -30 "$a.trace"
+  first=$(grep -E '^ *#[0-9]+ ' "$a.trace" | grep -E 'engine/(core|asset)/src|libassimp' | head -1)
+  if echo "$first" | grep -qE "engine/(core|asset)/src"; then ours=$((ours+1)); echo "fuzz: CRASH IN SINEW: $a"; head -30 "$a.trace"
   else theirs=$((theirs+1)); fi
 done
 echo "fuzz: total runs ${RUNS:-?}, last ${EXECS:-?}, corpus $(ls "$WORK/corpus" | wc -l) files"

@@ -4,6 +4,8 @@
 #define SINEW_TESTUTIL_H
 
 #include <sinew/sinew.h>
+#include <sinew/debug.h>
+#include "sinew_scene.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>

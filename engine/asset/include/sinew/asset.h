@@ -1,0 +1,151 @@
+/* Sinew asset import through assimp (library sinew_asset): one character =
+ * one skeleton, one packed vertex array for all its meshes, triangle indices,
+ * and its animation clips. The only Sinew code that uses assimp; this header
+ * does not include assimp.
+ *
+ * Conventions (README, "Assets")
+ *  - Model space is the space of the file's root node's parent, as assimp
+ *    delivers it: units as in the file, no axis conversion beyond what the
+ *    format itself defines (glTF stays Y-up; assimp applies FBX/Collada
+ *    up-axis settings in the root node's transform, which is a joint).
+ *  - assimp's row-major aiMatrix4x4 (a4,b4,c4 = translation) becomes Sinew's
+ *    column-major m[col][row] (m[3][0..2] = translation).
+ *  - Joints: every node named by a bone, every node that holds a mesh, and all
+ *    their ancestors, in depth-first order (parents before children).
+ *    rest_local = the node's transform (split into T R S; shear is reported,
+ *    not kept); inverse_bind = the bone's offset matrix times the inverse of the
+ *    mesh node's global transform (assimp's offset matrices are relative to
+ *    mesh space); nodes without a bone get the inverse of their rest global.
+ *    If two meshes give the same node different binds, the node gets one joint
+ *    per distinct bind (same parent, same animation).
+ *  - Vertices are moved to model space by their mesh node's rest global
+ *    transform (normals by its inverse transpose), so the bind pose (LBS with
+ *    sinew_skeleton_bind_local) reproduces the rest mesh.
+ *  - A vertex without bone weights is bound to its mesh node's joint with
+ *    weight 1 (it follows that node rigidly, as assimp's scene graph would move it).
+ *  - More than 4 influences are pruned to the 4 largest and renormalized
+ *    (sinew_pack_vertices); counts are reported in sinew_asset_import_stats.
+ *  - Vertices stay in assimp's order per mesh, meshes in scene order (a mesh
+ *    used by several nodes appears once per node). Indices are global (into the
+ *    whole vertex array); non-triangle faces (points, lines) are dropped.
+ *  - Clips: one per aiAnimation; key times in ticks, ticks_per_second 25 when
+ *    the file says 0; channels naming nodes that are not joints are ignored. */
+#ifndef SINEW_ASSET_H
+#define SINEW_ASSET_H
+
+#include <sinew/anim.h>
+#include <sinew/mesh.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct aiScene; /* assimp's scene, for sinew_asset_from_scene */
+
+typedef struct sinew_asset sinew_asset;
+
+/* Default limits applied to every import (hostile-input bounds). */
+#define SINEW_ASSET_DEFAULT_MAX_VERTICES (1u << 24)
+#define SINEW_ASSET_DEFAULT_MAX_INDICES  (3u << 24)
+#define SINEW_ASSET_DEFAULT_MAX_MESHES   65536u
+#define SINEW_ASSET_DEFAULT_MAX_CLIPS    4096u
+#define SINEW_ASSET_DEFAULT_MAX_NODES    (1u << 20)
+
+/* Import flags (sinew_asset_desc.flags). */
+typedef enum sinew_asset_flags {
+    /* Drop the weights of bones that name no node (counted in
+     * sinew_asset_import_stats.missing_bones) instead of failing with NOT_FOUND. */
+    SINEW_ASSET_ALLOW_MISSING_BONES = 1u << 0
+} sinew_asset_flags;
+
+/* Import options; zero means default everywhere. */
+typedef struct sinew_asset_desc {
+    const char *path;           /* file to import, or NULL to import from memory: */
+    const void *data;           /*   file content */
+    size_t size;                /*   its size in bytes */
+    const char *hint;           /*   file extension without dot ("gltf", "x", "fbx", ...) */
+    uint32_t flags;             /* sinew_asset_flags */
+    uint32_t max_vertices;      /* [SINEW_ASSET_DEFAULT_MAX_VERTICES] whole character */
+    uint32_t max_indices;       /* [SINEW_ASSET_DEFAULT_MAX_INDICES] */
+    uint32_t max_joints;        /* [SINEW_MAX_JOINTS] */
+    uint32_t max_meshes;        /* [SINEW_ASSET_DEFAULT_MAX_MESHES] */
+    uint32_t max_clips;         /* [SINEW_ASSET_DEFAULT_MAX_CLIPS] */
+    uint32_t max_keys;          /* per clip [SINEW_MAX_CLIP_KEYS] */
+    uint32_t max_nodes;         /* scene nodes visited [SINEW_ASSET_DEFAULT_MAX_NODES] */
+    char *message;              /* optional: receives a one-line description of any error */
+    size_t message_size;
+} sinew_asset_desc;
+
+/* One mesh of the character: its ranges in the shared arrays. */
+typedef struct sinew_asset_mesh_info {
+    const char *name;           /* the aiMesh name ("" when none) */
+    uint32_t source_mesh;       /* index of the aiMesh in the scene */
+    uint32_t node_joint;        /* joint of the node holding the mesh */
+    uint32_t first_vertex, vertex_count;
+    uint32_t first_index, index_count; /* indices are global vertex numbers */
+    uint32_t unweighted_vertices;      /* bound to node_joint with weight 1 */
+    bool normals_generated;     /* the file had no normals (aiProcess_GenSmoothNormals) */
+} sinew_asset_mesh_info;
+
+/* What the import found and did. */
+typedef struct sinew_asset_import_stats {
+    uint32_t influence_histogram[9]; /* vertices with k non-zero influences, k = 0..7, [8] = 8 or more (before pruning) */
+    uint32_t max_influences;         /* before pruning */
+    uint32_t vertices_pruned;        /* vertices that had more than 4 influences */
+    uint32_t influences_pruned;      /* influences dropped in total */
+    uint32_t unweighted_vertices;    /* bound rigidly to their mesh node's joint */
+    uint32_t bones;                  /* aiBone entries over all meshes */
+    uint32_t skinned_meshes;         /* meshes with at least one bone */
+    uint32_t duplicated_joints;      /* extra joints made for conflicting binds */
+    uint32_t ignored_channels;       /* animation channels naming no joint (or repeated) */
+    uint32_t dropped_faces;          /* points and lines */
+    uint32_t unused_meshes;          /* aiMeshes no node refers to */
+    uint32_t missing_bones;          /* bones naming no node (SINEW_ASSET_ALLOW_MISSING_BONES) */
+    uint64_t missing_bone_weights;   /* their weights, dropped */
+    double rest_shear_error;         /* largest node-transform element lost by the T R S split */
+    double bind_rest_error;          /* largest |bind_local - rest_local matrix| element: 0 when the file's node pose is the bind pose */
+} sinew_asset_import_stats;
+
+/* Imports a file (or memory) with assimp (Triangulate, GenSmoothNormals,
+ * ValidateDataStructure) and converts it. Errors: INVALID_ARGUMENT (desc),
+ * IO (unreadable file), FORMAT (assimp failed, or the scene is malformed:
+ * indices out of range, non-finite data, unreadable animation),
+ * NOT_FOUND (a bone names no node, unless SINEW_ASSET_ALLOW_MISSING_BONES),
+ * EMPTY (no mesh with vertices), LIMIT_EXCEEDED (a limit above), and those of
+ * sinew_skeleton_create / sinew_clip_create / sinew_pack_vertices. */
+SINEW_API sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out);
+/* Converts a scene the caller imported (or built) with assimp; desc may be NULL
+ * (its path/data fields are ignored). The scene must hold triangles (non-triangle
+ * faces are dropped) and normals for normals to be meaningful (zero otherwise). */
+SINEW_API sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_asset_desc *desc,
+                                    sinew_asset **out);
+/* Frees an asset; NULL is ignored. */
+SINEW_API void sinew_asset_destroy(sinew_asset *a);
+
+SINEW_API const sinew_skeleton *sinew_asset_skeleton(const sinew_asset *a);
+SINEW_API uint32_t sinew_asset_vertex_count(const sinew_asset *a);
+/* The packed rest vertices of the whole character (model space). */
+SINEW_API const sinew_vertex *sinew_asset_vertices(const sinew_asset *a);
+/* Rest positions and normals as float64 before packing (3 per vertex; normals unit or zero). */
+SINEW_API const double *sinew_asset_rest_positions(const sinew_asset *a);
+SINEW_API const double *sinew_asset_rest_normals(const sinew_asset *a);
+SINEW_API uint32_t sinew_asset_index_count(const sinew_asset *a);
+SINEW_API const uint32_t *sinew_asset_indices(const sinew_asset *a);
+SINEW_API uint32_t sinew_asset_mesh_count(const sinew_asset *a);
+SINEW_API const sinew_asset_mesh_info *sinew_asset_mesh(const sinew_asset *a, uint32_t i);
+SINEW_API uint32_t sinew_asset_clip_count(const sinew_asset *a);
+SINEW_API const sinew_clip *sinew_asset_clip(const sinew_asset *a, uint32_t i);
+/* Index of the clip with this name, or -1. */
+SINEW_API int32_t sinew_asset_find_clip(const sinew_asset *a, const char *name);
+SINEW_API const sinew_asset_import_stats *sinew_asset_stats(const sinew_asset *a);
+/* Diagonal of the rest mesh's bounding box (the model's size, for tolerances). */
+SINEW_API double sinew_asset_size(const sinew_asset *a);
+
+/* The bind pose as local T R S per joint (sinew_skeleton_bind_local split with
+ * sinew_transform_from_mat4): skinning with it reproduces the rest mesh. */
+SINEW_API sinew_result sinew_asset_bind_pose(const sinew_asset *a, sinew_transform *local_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

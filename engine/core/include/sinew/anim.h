@@ -1,0 +1,128 @@
+/* Sinew animation clips: per-joint translation / rotation / scale key tracks,
+ * sampled into local poses (one sinew_transform per joint) at any time,
+ * looping or clamped, one character or many at once. CPU only.
+ *
+ * Conventions
+ *  - Key times are in ticks; a clip has ticks_per_second (25 when given 0) and
+ *    a duration in ticks. Sampling times are in seconds.
+ *  - Translation and scale are interpolated linearly, rotation by slerp along
+ *    the shorter arc. Before the first key the first key holds, after the last
+ *    the last key holds.
+ *  - A joint without a channel, or a channel without keys of one kind (e.g. no
+ *    scale keys), keeps that part of the skeleton's rest pose
+ *    (sinew_skeleton_rest_pose).
+ *  - Sampling allocates nothing; clips are immutable after creation and may be
+ *    sampled from many threads at once. */
+#ifndef SINEW_ANIM_H
+#define SINEW_ANIM_H
+
+#include <sinew/skeleton.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Default ticks per second when a clip (or a file) gives 0. */
+#define SINEW_DEFAULT_TICKS_PER_SECOND 25.0
+/* Largest number of keys (all channels and kinds together) a clip may hold. */
+#define SINEW_MAX_CLIP_KEYS (1u << 24)
+
+typedef struct sinew_clip sinew_clip;
+
+/* One key of a translation or scale track. */
+typedef struct sinew_vec3_key { double time; sinew_vec3 value; } sinew_vec3_key;
+/* One key of a rotation track (normalized at creation). */
+typedef struct sinew_quat_key { double time; sinew_quat value; } sinew_quat_key;
+
+/* The key tracks of one joint. Key times must be finite and non-decreasing
+ * within a track; any track may be empty (that part keeps the rest pose). */
+typedef struct sinew_channel_desc {
+    uint32_t joint;
+    uint32_t translation_count;
+    const sinew_vec3_key *translations;
+    uint32_t rotation_count;
+    const sinew_quat_key *rotations;
+    uint32_t scale_count;
+    const sinew_vec3_key *scales;
+} sinew_channel_desc;
+
+/* Describes a clip; zero means default for optional fields. */
+typedef struct sinew_clip_desc {
+    const char *name;                 /* optional; copied */
+    uint32_t joint_count;             /* of the skeleton the clip animates, >= 1 */
+    double duration;                  /* in ticks, >= 0; 0 = the last key time */
+    double ticks_per_second;          /* > 0; 0 = SINEW_DEFAULT_TICKS_PER_SECOND */
+    uint32_t channel_count;           /* at most one channel per joint */
+    const sinew_channel_desc *channels;
+    const sinew_allocator *allocator; /* optional */
+} sinew_clip_desc;
+
+/* Validates (joints in range and unique, times finite and ordered, values
+ * finite, rotations non-zero, at most SINEW_MAX_CLIP_KEYS keys) and copies the
+ * description into a new clip. Errors: INVALID_ARGUMENT, JOINT_INDEX,
+ * NON_FINITE, LIMIT_EXCEEDED, OUT_OF_HOST_MEMORY. */
+SINEW_API sinew_result sinew_clip_create(const sinew_clip_desc *desc, sinew_clip **out);
+/* Frees a clip; NULL is ignored. */
+SINEW_API void sinew_clip_destroy(sinew_clip *clip);
+
+/* Name given at creation ("" when none). */
+SINEW_API const char *sinew_clip_name(const sinew_clip *clip);
+/* Duration in seconds (duration in ticks / ticks per second). */
+SINEW_API double sinew_clip_duration(const sinew_clip *clip);
+/* Duration in ticks, and ticks per second. */
+SINEW_API double sinew_clip_duration_ticks(const sinew_clip *clip);
+SINEW_API double sinew_clip_ticks_per_second(const sinew_clip *clip);
+/* Joint count the clip was made for, its channel count and total key count. */
+SINEW_API uint32_t sinew_clip_joint_count(const sinew_clip *clip);
+SINEW_API uint32_t sinew_clip_channel_count(const sinew_clip *clip);
+SINEW_API uint32_t sinew_clip_key_count(const sinew_clip *clip);
+/* true if joint j has a channel in this clip. */
+SINEW_API bool sinew_clip_animates(const sinew_clip *clip, uint32_t joint);
+
+/* How sampling treats times outside [0, duration]. */
+typedef enum sinew_wrap {
+    SINEW_WRAP_LOOP = 0,   /* time modulo duration (negative times wrap too) */
+    SINEW_WRAP_CLAMP = 1   /* time clamped to [0, duration] */
+} sinew_wrap;
+
+/* Samples the clip at time_s seconds into joint_count local poses. The
+ * skeleton supplies the rest pose of joints (or parts) without keys and must
+ * have the clip's joint count (else SINEW_ERROR_INVALID_ARGUMENT). A NULL clip
+ * writes the rest pose. SINEW_ERROR_NON_FINITE for a NaN/inf time. */
+SINEW_API sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *skel,
+                               double time_s, sinew_wrap wrap, sinew_transform *local_out);
+
+/* Samples many characters sharing one skeleton: character i plays clips[i]
+ * (NULL = rest pose) at times[i] seconds and writes joint_count transforms at
+ * poses + i * pose_stride. */
+typedef struct sinew_sample_job {
+    const sinew_skeleton *skeleton;
+    uint32_t count;                  /* characters */
+    const sinew_clip *const *clips;  /* count entries */
+    const double *times;             /* count entries, seconds */
+    const uint8_t *wraps;            /* optional, count sinew_wrap values; NULL = wrap for all */
+    sinew_wrap wrap;
+    sinew_transform *poses;
+    uint32_t pose_stride;            /* in transforms, >= joint_count; 0 = joint_count */
+} sinew_sample_job;
+
+/* Checks a job without running it: pointers present, clips made for the
+ * skeleton's joint count, times finite, wraps valid, stride large enough. */
+SINEW_API sinew_result sinew_sample_job_validate(const sinew_sample_job *job);
+/* Validates, then samples characters [first, first + count) of the job (for
+ * splitting one job over threads); writes nothing on error. No allocation. */
+SINEW_API sinew_result sinew_sample_job_run_range(const sinew_sample_job *job, uint32_t first, uint32_t count);
+/* Validates, then samples every character of the job. */
+SINEW_API sinew_result sinew_sample_job_run(const sinew_sample_job *job);
+
+/* Splits an affine matrix into translation, rotation and scale (M = T R S).
+ * A mirror (det < 0) becomes a negative x scale; shear cannot be represented,
+ * so the rotation is the nearest one and *error (if not NULL) receives the
+ * largest |element| difference between M and the rebuilt T R S.
+ * SINEW_ERROR_NON_FINITE for NaN/inf, SINEW_ERROR_SINGULAR for a zero axis. */
+SINEW_API sinew_result sinew_transform_from_mat4(const sinew_mat4 *m, sinew_transform *out, double *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,108 @@
+/* Sinew: result codes, allocator callbacks and small shared types. */
+#ifndef SINEW_CORE_H
+#define SINEW_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Marks every public function. The library compiles with hidden visibility;
+ * only what carries SINEW_API is exported (and internal symbols are made local
+ * even in the static archives). */
+#if defined(_WIN32) && defined(SINEW_SHARED)
+#  ifdef SINEW_BUILDING
+#    define SINEW_API __declspec(dllexport)
+#  else
+#    define SINEW_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__) || defined(__clang__)
+#  define SINEW_API __attribute__((visibility("default")))
+#else
+#  define SINEW_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every fallible call returns one of these; SINEW_OK is zero. */
+typedef enum sinew_result {
+    SINEW_OK = 0,
+    SINEW_ERROR_INVALID_ARGUMENT,   /* NULL pointer, zero count, bad enum, ... */
+    SINEW_ERROR_PARENT_OUT_OF_RANGE,/* a parent index >= joint count or < -1 */
+    SINEW_ERROR_PARENT_ORDER,       /* a parent listed after its child */
+    SINEW_ERROR_CYCLE,              /* the parent links form a cycle */
+    SINEW_ERROR_JOINT_INDEX,        /* an influence names a joint >= joint count */
+    SINEW_ERROR_INVALID_WEIGHT,     /* NaN/inf/negative weight, or weights summing to zero */
+    SINEW_ERROR_NOT_RIGID,          /* plain DQS was given a transform with scale/shear/mirror */
+    SINEW_ERROR_SINGULAR,           /* a matrix that must be inverted is singular */
+    SINEW_ERROR_NON_FINITE,         /* NaN or infinity in a pose, matrix or position */
+    SINEW_ERROR_EMPTY,              /* zero vertices / joints where some are needed */
+    SINEW_ERROR_LIMIT_EXCEEDED,     /* more than a device or format limit allows */
+    SINEW_ERROR_CAPACITY,           /* more than the capacity given at creation */
+    SINEW_ERROR_OUT_OF_HOST_MEMORY,
+    SINEW_ERROR_OUT_OF_DEVICE_MEMORY,
+    SINEW_ERROR_DEVICE_LOST,
+    SINEW_ERROR_NO_DEVICE,          /* no Vulkan device, or none matching the selection */
+    SINEW_ERROR_VULKAN,             /* any other Vulkan failure */
+    SINEW_ERROR_IO,                 /* a file could not be read or written */
+    SINEW_ERROR_FORMAT,             /* a file's content is malformed or unsupported */
+    SINEW_ERROR_NOT_FOUND,          /* a named item (clip, joint, mesh) does not exist */
+    SINEW_ERROR_TIMEOUT,            /* a bounded wait ran out (e.g. a fence never submitted) */
+    SINEW_ERROR_IN_USE,             /* the object is in use: by another thread, by a
+                                       re-entrant call, or by objects that must go first */
+    SINEW_RESULT_COUNT
+} sinew_result;
+
+/* A short, static, human-readable description of a result code ("unknown result"
+ * for a value outside the enum). */
+SINEW_API const char *sinew_result_string(sinew_result r);
+
+/* Optional allocator callbacks. One rule for every create call: a NULL
+ * sinew_allocator*, or one whose alloc and free are both NULL, means the C
+ * library's aligned_alloc/free; one with exactly one of them NULL is refused
+ * with SINEW_ERROR_INVALID_ARGUMENT. Every allocation of the library goes
+ * through it (Vulkan host allocations too, through VkAllocationCallbacks built
+ * from it); assimp's own allocations cannot be redirected. Sinew allocates
+ * only in create/load calls, never in per-frame paths. align is a power of two. */
+typedef struct sinew_allocator {
+    void *(*alloc)(void *user, size_t size, size_t align);
+    void (*free)(void *user, void *ptr);
+    void *user;
+} sinew_allocator;
+
+/* Checks an allocator against the rule above: SINEW_OK or INVALID_ARGUMENT. */
+SINEW_API sinew_result sinew_allocator_check(const sinew_allocator *allocator);
+
+/* Version of the library as compiled: major * 10000 + minor * 100 + patch
+ * (compare with SINEW_VERSION from sinew/version.h, the headers' version). */
+SINEW_API uint32_t sinew_version(void);
+/* The same as "major.minor.patch". */
+SINEW_API const char *sinew_version_string(void);
+
+/* Skinning methods. The palette layout and the GPU kernel path depend on it. */
+typedef enum sinew_method {
+    SINEW_METHOD_LBS = 0,             /* linear blend skinning, 3x4 per joint */
+    SINEW_METHOD_DQS = 1,             /* dual quaternion skinning (Kavan 2008), rigid only */
+    SINEW_METHOD_DQS_SCALE = 2,       /* scale stage by LBS, then DQS; scale propagates to children */
+    SINEW_METHOD_DQS_SCALE_LOCAL = 3, /* same, a joint's scale does not propagate (Kavan's compensation) */
+    SINEW_METHOD_DQS_SCALE_MIXED = 4, /* per-joint choice: sinew_skeleton_desc.scale_propagates */
+    SINEW_METHOD_COUNT
+} sinew_method;
+
+/* Flags that combine with any method. */
+typedef enum sinew_skin_flags {
+    SINEW_SKIN_BULGE_CORRECTION = 1u << 0 /* Kim & Han 2014 re-projection toward the major bone */
+} sinew_skin_flags;
+
+/* Name of a method ("lbs", "dqs", "dqs-scale", "dqs-scale-local", "dqs-scale-mixed");
+ * "unknown" for an out-of-range value. */
+SINEW_API const char *sinew_method_name(sinew_method m);
+/* Parses a method name as printed by sinew_method_name (exact, case-sensitive).
+ * SINEW_ERROR_NOT_FOUND for an unknown name, INVALID_ARGUMENT for NULL. */
+SINEW_API sinew_result sinew_method_parse(const char *name, sinew_method *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

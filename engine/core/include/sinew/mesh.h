@@ -1,0 +1,94 @@
+/* Sinew skinned-mesh data on the CPU: the packed rest vertex shared with the
+ * GPU, influence packing (normalize, prune to 4, quantize), automatic weights
+ * and the per-vertex data of bulge correction. CPU only, no allocation. */
+#ifndef SINEW_MESH_H
+#define SINEW_MESH_H
+
+#include <sinew/skeleton.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One rest vertex, exactly as the GPU reads it (32 bytes).
+ * weights are unorm16 (w = q / 65535), sorted by decreasing weight, summing to
+ * exactly 65535; joints[0] is the vertex's major joint; unused slots have
+ * weight 0 and repeat joints[0]. normal_oct: sinew_oct_encode(). */
+typedef struct sinew_vertex {
+    float position[3];
+    uint32_t normal_oct;
+    uint16_t joints[4];
+    uint16_t weights[4];
+} sinew_vertex;
+
+/* Variable-length influence lists. Either CSR (offsets != NULL: vertex i owns
+ * entries offsets[i] .. offsets[i+1]-1) or fixed (offsets == NULL:
+ * per_vertex entries per vertex). */
+typedef struct sinew_influences {
+    const uint32_t *offsets;     /* vertex_count + 1 entries, or NULL */
+    uint32_t per_vertex;         /* used when offsets == NULL */
+    const uint32_t *joints;
+    const float *weights;
+} sinew_influences;
+
+/* What packing did, for reporting. */
+typedef struct sinew_pack_stats {
+    uint32_t max_influences;     /* longest list seen (non-zero weights) */
+    uint32_t vertices_pruned;    /* vertices that had more than 4 non-zero influences */
+    uint32_t influences_pruned;  /* influences dropped in total */
+} sinew_pack_stats;
+
+/* Packs n vertices: positions and normals (3 floats each; normals need not be
+ * unit, a zero normal stays zero), influences pruned to the 4 largest,
+ * renormalized and quantized. Errors: SINEW_ERROR_EMPTY (n == 0),
+ * SINEW_ERROR_NON_FINITE (position/normal), SINEW_ERROR_JOINT_INDEX (joint >=
+ * joint_count), SINEW_ERROR_INVALID_WEIGHT (NaN, inf, negative, or a vertex whose
+ * weights sum to zero). On error, *bad_vertex (if not NULL) is the vertex at fault.
+ * stats may be NULL.
+ * Rules, per vertex: entries with weight 0 are dropped (their joint index is not
+ * checked, so padding such as 0xFFFF is accepted); entries naming the same joint are
+ * merged (weights added); the 4 largest are kept (ties: lower joint index first),
+ * renormalized in double and quantized to unorm16 by largest remainders (floor each,
+ * give the missing units to the largest fractional parts, ties to the larger weight),
+ * so the sum is exactly 65535 and each weight is within 1/65535 of the renormalized
+ * value; slots are sorted by decreasing quantized weight (ties: lower joint index); a
+ * slot whose weight quantizes to 0 becomes unused. Normals are normalized in double
+ * before sinew_oct_encode (zero stays SINEW_OCT_ZERO). Also: SINEW_ERROR_EMPTY for
+ * joint_count 0, SINEW_ERROR_LIMIT_EXCEEDED for joint_count > SINEW_MAX_JOINTS,
+ * SINEW_ERROR_INVALID_ARGUMENT for NULL inputs, per_vertex 0 without offsets, or
+ * CSR offsets that decrease (bad_vertex = that vertex). */
+SINEW_API sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float *normals,
+                                 const sinew_influences *influences, uint32_t joint_count,
+                                 sinew_vertex *out, sinew_pack_stats *stats, uint32_t *bad_vertex);
+
+/* Weight of slot k of a packed vertex as float64 (q / 65535). */
+SINEW_API double sinew_vertex_weight(const sinew_vertex *v, int k);
+
+/* Automatic weights: w_ij = k(d_ij) / sum_j k(d_ij), k(d) = d^-alpha, with d_ij
+ * the distance from vertex i to joint j's bone segment (sinew_skeleton_bone_segment).
+ * A vertex within 1e-9 * (skeleton size) of one or more bones gets its weight
+ * shared equally by those bones. Pruned to the 4 largest and renormalized:
+ * writes 4 joints and 4 weights per vertex (unused: weight 0, joint = slot 0's). alpha > 0.
+ * Slots are ordered by increasing distance (ties: lower joint index), so slot 0 is a
+ * nearest bone; more than 4 bones under the on-bone rule keep the 4 lowest indices.
+ * The kernel is evaluated as (d_min / d)^alpha, so far vertices never overflow.
+ * "Skeleton size" is the diagonal of the bounding box of every bone segment (1 if 0).
+ * Errors: INVALID_ARGUMENT (NULL, alpha not finite and > 0), EMPTY (n == 0),
+ * NON_FINITE (a position). Cost: n * joint_count segment distances. */
+SINEW_API sinew_result sinew_auto_weights(const sinew_skeleton *skel, uint32_t n, const float *positions,
+                                double alpha, uint32_t *joints4, float *weights4);
+
+/* Bulge correction's per-vertex input: the rest distance from each vertex to the
+ * bind-pose bone segment of its major joint (joints[0]), as float. Errors:
+ * INVALID_ARGUMENT (NULL), EMPTY (n == 0), JOINT_INDEX, NON_FINITE (a position). */
+SINEW_API sinew_result sinew_bulge_rest_distances(const sinew_skeleton *skel, uint32_t n,
+                                        const sinew_vertex *v, float *out);
+
+/* Distance from p to segment [a, b] (a point when a == b), and the closest point
+ * (closest may be NULL): t = clamp(dot(p - a, b - a) / |b - a|^2, 0, 1), c = a + t (b - a). */
+SINEW_API double sinew_distance_to_segment(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b, sinew_vec3 *closest);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

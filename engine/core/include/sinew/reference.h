@@ -1,0 +1,66 @@
+/* Sinew's float64 reference skinner: every method, positions and normals, on
+ * the CPU. It runs the same algorithm as the GPU kernel on the same packed
+ * inputs, and is what every GPU result is checked against.
+ *
+ * Rules shared with the GPU (README, "Methods"):
+ *  - LBS: p' = (sum w_k T_k) p; n' = normalize(cof(A) n) * sign(det A), with A the
+ *    blended 3x3 (= the inverse-transpose direction, defined also when A is singular).
+ *  - DQS: each influence's dual quaternion is sign-aligned with the major
+ *    joint's (joints[0]): if dot(real_k, real_0) < 0 its weight is negated; the
+ *    blend is divided by |real|, which is >= the major weight, so never 0.
+ *  - DQS with scale: stage 1 = LBS with the S_j (position and normal), stage 2 =
+ *    DQS with the R_j applied to the stage-1 result; the normal is renormalized.
+ *  - Bulge correction (flag): after skinning, with m = joints[0], (a, b) = m's
+ *    segment transformed by X_m, d = dist(p', [a,b]), d0 = rest distance: if
+ *    d > d0, p' = c + (p' - c) * d0 / d with c the closest point. Normals are
+ *    left as skinned (documented limitation).
+ *  - A vertex whose weights sum to zero keeps its rest position and normal.
+ *  - A normal that ends up shorter than 1e-30 is written as (0,0,0).
+ *
+ * Exact per-vertex algorithm (the GPU kernel implements these same steps in float):
+ *  0. p = position (float -> double), n = sinew_oct_decode(normal_oct) (zero code -> 0);
+ *     w_k = weights[k] / 65535 for k = 0..3, NOT renormalized (packing makes the sum
+ *     exactly 1); all four joints[k] must be < joint_count (unused slots repeat joints[0]).
+ *     If weights[0..3] are all 0: p' = p, n' = n, done (no bulge correction either).
+ *  1. LBS (method LBS): A = sum_k w_k skin_k (3x4); p' = A p;
+ *     m = cof(A3) n; n' = m / |m| * s with s = -1 if det(A3) < 0 else +1 (det 0 -> +1);
+ *     n' = 0 if |m| < 1e-30.
+ *  2. DQS (method DQS): q_k = rigid_k; s_k = (dot4(q_k.real, q_0.real) < 0) ? -1 : +1;
+ *     b = sum_k s_k w_k q_k (both parts); r = b.real / |b.real|, d = b.dual / |b.real|;
+ *     p' = p + 2 r.xyz x (r.xyz x p + r.w p) + 2 (r.w d.xyz - d.w r.xyz + r.xyz x d.xyz);
+ *     n' = rotate(r, n) = n + 2 r.xyz x (r.xyz x n + r.w n), then renormalized
+ *     (n' = 0 if shorter than 1e-30).
+ *  3. DQS_SCALE, DQS_SCALE_LOCAL, DQS_SCALE_MIXED (identical at skinning time; they
+ *     differ only in how the palette was built): step 1 with scale_k instead of skin_k
+ *     gives (p1, n1) (n1 unit or 0 by step 1's rule), then step 2 with rigid_k on (p1, n1).
+ *  4. Bulge (flag): j = joints[0]; a = seg_head_j, b = seg_tail_j; ab = b - a;
+ *     t = (|ab|^2 > 0) ? clamp(dot(p' - a, ab) / |ab|^2, 0, 1) : 0; c = a + t ab;
+ *     d = |p' - c|; d0 = bulge_rest[i]; if (d > d0) p' = c + (p' - c) * (d0 / d).
+ *     n' is not changed. */
+#ifndef SINEW_REFERENCE_H
+#define SINEW_REFERENCE_H
+
+#include <sinew/palette.h>
+#include <sinew/mesh.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Skins n packed vertices with a palette of joint_count entries. bulge_rest
+ * (sinew_bulge_rest_distances) is needed only with SINEW_SKIN_BULGE_CORRECTION.
+ * Writes 3 doubles per vertex to pos_out and nrm_out (nrm_out may be NULL).
+ * SINEW_ERROR_JOINT_INDEX if a vertex names a joint >= joint_count (checked for every
+ * vertex before anything is written). Other errors: SINEW_ERROR_EMPTY (n == 0),
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL v/palette/pos_out, bad method, bulge flag
+ * without bulge_rest, or a negative bulge_rest), SINEW_ERROR_NON_FINITE (non-finite
+ * bulge_rest). */
+SINEW_API sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, const float *bulge_rest,
+                                  const sinew_palette_joint *palette, uint32_t joint_count,
+                                  sinew_method method, uint32_t flags,
+                                  double *pos_out, double *nrm_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

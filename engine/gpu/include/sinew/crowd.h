@@ -1,0 +1,147 @@
+/* Sinew crowds: many characters per frame. Poses (local TRS, or clips sampled
+ * at a time) are forward-kinematized and turned into palettes on every core by
+ * a small thread pool, written straight into the skinner's persistently
+ * mapped palette ring, and skinned by ONE compute dispatch for all characters.
+ *
+ * Per frame (own queue):      sinew_crowd_update()  (= prepare + sinew_skinner_submit)
+ * Per frame (caller's queue): sinew_crowd_prepare(); sinew_skinner_record(sk, cmd);
+ *                             submit cmd with a fence; sinew_skinner_end_frame(sk, fence)
+ * Frames in flight overlap: prepare() for frame N+1 runs while the GPU skins frame N
+ * (the skinner's ring has frames_in_flight slots; begin_frame waits only for a slot
+ * that is still in use). Nothing here allocates after creation.
+ *
+ * Threads: a crowd is used by one thread at a time. A call that finds another
+ * call of the same crowd running (another thread, or a pose callback calling
+ * back into its crowd) returns SINEW_ERROR_IN_USE and changes nothing. The
+ * skinner must outlive the crowd: sinew_skinner_destroy refuses (IN_USE) while
+ * a crowd made on it exists. Submits: sinew_crowd_update (no wait); prepare
+ * waits (bounded) for the ring slot like sinew_skinner_begin_frame. */
+#ifndef SINEW_CROWD_H
+#define SINEW_CROWD_H
+
+#include <sinew/anim.h>
+#include <sinew/palette.h>
+#include <sinew/skinner.h>
+#include <sinew/threadpool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- crowd ------------------------------------------------------------- */
+
+typedef struct sinew_crowd sinew_crowd;
+
+/* A model registered with a crowd (sinew_crowd_add_model). */
+typedef struct sinew_model_id { uint32_t value; } sinew_model_id;
+
+/* Defaults of sinew_crowd_desc (used for a zero field). */
+#define SINEW_CROWD_DEFAULT_MAX_CHARACTERS 1024u
+#define SINEW_CROWD_DEFAULT_MAX_MODELS 64u
+#define SINEW_CROWD_DEFAULT_MAX_JOINTS 256u
+/* max_instances defaults to this many times max_characters. */
+#define SINEW_CROWD_DEFAULT_INSTANCES_PER_CHARACTER 4u
+
+/* Capacities fixed at creation; zero means the default (SINEW_CROWD_DEFAULT_*). */
+typedef struct sinew_crowd_desc {
+    sinew_skinner *skinner;          /* NULL = CPU only (sinew_crowd_build_palettes); must outlive the crowd */
+    uint32_t max_characters;         /* per frame */
+    uint32_t max_models;
+    uint32_t max_joints;             /* largest skeleton of any model */
+    uint32_t max_instances;          /* characters x meshes per frame */
+    uint32_t threads;                /* own pool size, 0 = all cores (ignored with pool) */
+    sinew_thread_pool *pool;         /* optional shared pool, must outlive the crowd */
+    const sinew_allocator *allocator;
+} sinew_crowd_desc;
+
+/* Most skinner meshes one model may have (they share its skeleton and palette). */
+#define SINEW_CROWD_MAX_MESHES 16u
+
+/* A model: one skeleton and the skinner meshes skinned to it. */
+typedef struct sinew_crowd_model_desc {
+    const sinew_skeleton *skeleton;  /* not copied: must outlive the crowd */
+    uint32_t mesh_count;             /* 0 .. SINEW_CROWD_MAX_MESHES (0: palettes only) */
+    const sinew_mesh_id *meshes;     /* skinner meshes, uploaded for the skeleton's joint count */
+    const uint32_t *vertex_counts;   /* rest vertices of each mesh: must equal the skinner's */
+} sinew_crowd_model_desc;
+
+/* Produces a character's local pose (joint_count TRS). Called on pool threads,
+ * concurrently for different characters: must be thread-safe. Non-zero return
+ * values are sinew_result codes and stop the update. */
+typedef sinew_result (*sinew_pose_fn)(void *user, const sinew_skeleton *skel, uint32_t character,
+                                      double time, sinew_transform *local_out);
+
+/* One character this frame. */
+typedef struct sinew_crowd_character {
+    sinew_model_id model;            /* from sinew_crowd_add_model */
+    sinew_method method;
+    uint32_t flags;                  /* sinew_skin_flags */
+    const sinew_mat4 *root;          /* model-to-world placement, NULL = identity */
+    /* The pose, first of: pose (local TRS per joint), clip sampled at time,
+     * sample(sample_user, ...) at time, the skeleton's rest pose. */
+    const sinew_transform *pose;
+    const sinew_clip *clip;          /* made for the model's joint count */
+    sinew_wrap wrap;                 /* for clip: loop (0) or clamp */
+    sinew_pose_fn sample;
+    void *sample_user;
+    double time;                     /* seconds */
+} sinew_crowd_character;
+
+/* What the last prepare/update did. */
+typedef struct sinew_crowd_stats {
+    double cpu_ms;                   /* wall time: sample + FK + palette + pack, all threads */
+    double wait_ms;                  /* time begin_frame waited for a free ring slot */
+    uint32_t characters;
+    uint32_t instances;              /* characters x meshes */
+    uint64_t joints;                 /* palette entries built */
+    uint32_t palette_vec4;           /* palette slots written */
+    uint32_t output_vertices;        /* skinned vertices this frame */
+} sinew_crowd_stats;
+
+/* Creates a crowd (and its pool unless one is given); all scratch memory is
+ * allocated here. */
+SINEW_API sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out);
+/* Frees the crowd (and its own pool); NULL is ignored. Must not run while
+ * another thread uses the crowd (not detectable after the memory is gone). */
+SINEW_API void sinew_crowd_destroy(sinew_crowd *c);
+/* Registers a model, checked against the skinner: every mesh id must exist
+ * (NOT_FOUND), have been uploaded for exactly the skeleton's joint count and
+ * have the declared vertex count (INVALID_ARGUMENT). SINEW_ERROR_CAPACITY beyond
+ * max_models, SINEW_ERROR_LIMIT_EXCEEDED when its skeleton has more than
+ * max_joints joints or too many meshes; meshes without a skinner: INVALID_ARGUMENT. */
+SINEW_API sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc *model, sinew_model_id *model_id);
+
+/* CPU job: builds the palettes of `count` characters into dst (float32 vec4 slots,
+ * sinew_palette_pack layout), character after character from slot 0; writes each
+ * character's first slot to palette_offsets (may be NULL). Validates everything
+ * before running; the result does not depend on the number of threads.
+ * On error *bad_character (may be NULL) names the first character at fault. */
+SINEW_API sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_character *chars,
+                                        uint32_t count, float *dst, uint32_t dst_capacity_vec4,
+                                        uint32_t *palette_offsets, uint32_t *bad_character);
+
+/* GPU frame, step 1: sinew_skinner_begin_frame, palettes built into the mapped
+ * ring slot, instances (one per character and mesh, characters in order, output
+ * packed back to back from vertex 0) given to sinew_skinner_set_instances.
+ * Then record or submit. stats and bad_character may be NULL. */
+SINEW_API sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                 sinew_crowd_stats *stats, uint32_t *bad_character);
+/* prepare + sinew_skinner_submit (the skinner's own queue; does not wait for the GPU). */
+SINEW_API sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                sinew_crowd_stats *stats, uint32_t *bad_character);
+
+/* The instances of the last successful prepare (valid until the next one). */
+SINEW_API const sinew_instance *sinew_crowd_instances(const sinew_crowd *c, uint32_t *count);
+/* Where character i's mesh m (0-based within its model) was written by the last
+ * prepare: first output vertex and vertex count. SINEW_ERROR_INVALID_ARGUMENT if out of range. */
+SINEW_API sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32_t character, uint32_t mesh,
+                                          uint32_t *first_vertex, uint32_t *vertex_count);
+/* Palette slots (vec4) a character of this model needs with this method and flags. */
+SINEW_API uint32_t sinew_crowd_palette_vec4(const sinew_crowd *c, sinew_model_id model, sinew_method method, uint32_t flags);
+/* The thread pool in use. */
+SINEW_API sinew_thread_pool *sinew_crowd_pool(sinew_crowd *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,109 @@
+/* Sinew Vulkan context: its own instance and device, or the caller's.
+ * Vulkan functions are loaded per sinew_gpu from vkGetInstanceProcAddr (the
+ * caller's, or the loader's through dlopen): Sinew defines no vk* symbol and
+ * links no Vulkan loader, so it sits beside a host's own volk or libvulkan.
+ *
+ * Threads and the queue: the sinew_gpu's queue is shared by every skinner and
+ * renderer made on it. Sinew takes the gpu's queue lock around each of its own
+ * vkQueueSubmit / vkQueueWaitIdle calls and around its one-shot command pool,
+ * so several skinners (or a skinner and a renderer) on one gpu may be used from
+ * different threads. A caller that submits to the same VkQueue itself (the
+ * queue given to sinew_gpu_create_external) must hold the lock too:
+ * sinew_gpu_lock_queue / sinew_gpu_unlock_queue.
+ *
+ * Calls that submit to the queue and wait: sinew_gpu_destroy (device idle,
+ * own device only). Creation and the other calls here do not submit. */
+#ifndef SINEW_GPU_H
+#define SINEW_GPU_H
+
+#include <sinew/core.h>
+#ifndef VK_NO_PROTOTYPES
+#define VK_NO_PROTOTYPES
+#endif
+#include <vulkan/vulkan.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_gpu sinew_gpu;
+
+/* Receives validation and driver messages. severity: 0 info, 1 warning, 2 error. */
+typedef void (*sinew_log_fn)(void *user, int severity, const char *message);
+
+/* Own-device creation. Device choice, in order: desc.device, then the
+ * SINEW_DEVICE environment variable, then the best by type (discrete GPU,
+ * integrated, virtual, CPU). A selection string is a decimal index into the
+ * enumeration order, or a case-insensitive substring of the device name. */
+typedef struct sinew_gpu_desc {
+    const char *device;        /* NULL = SINEW_DEVICE or automatic */
+    bool enable_validation;    /* VK_LAYER_KHRONOS_validation; also on when SINEW_VALIDATION=1 */
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* NULL = dlopen the Vulkan loader */
+    sinew_log_fn log;          /* NULL = messages to stderr */
+    void *log_user;
+    const sinew_allocator *allocator;
+} sinew_gpu_desc;
+
+/* The caller's Vulkan objects; Sinew creates no instance or device and
+ * destroys none of them. The queue must support compute; the device must have
+ * been created with Vulkan 1.1 or later. */
+typedef struct sinew_gpu_external_desc {
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* NULL = from the loader */
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    sinew_log_fn log;
+    void *log_user;
+    const sinew_allocator *allocator;
+    /* true = the instance was created with VK_EXT_debug_utils: Sinew then adds its
+     * own messenger, counting validation warnings and errors like sinew_gpu_create. */
+    bool debug_utils_enabled;
+} sinew_gpu_external_desc;
+
+/* One enumerated device. */
+typedef struct sinew_gpu_device_info {
+    char name[256];
+    VkPhysicalDeviceType type;
+    uint32_t api_version;
+    uint32_t vendor_id, device_id;
+    bool usable;               /* Vulkan >= 1.1 and a compute queue */
+} sinew_gpu_device_info;
+
+/* Creates an instance and a device with one compute queue. */
+SINEW_API sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out);
+/* Wraps the caller's instance/device/queue. */
+SINEW_API sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sinew_gpu **out);
+/* Waits for the device to be idle (own device only) and frees everything Sinew created. */
+SINEW_API void sinew_gpu_destroy(sinew_gpu *gpu);
+
+/* Lists the Vulkan devices (a temporary instance); *count receives the total. */
+SINEW_API sinew_result sinew_gpu_list_devices(sinew_gpu_device_info *out, uint32_t max, uint32_t *count);
+
+/* Applies the selection rules of sinew_gpu_desc.device to a device list: a
+ * non-empty selection picks the usable device it names (index or name
+ * substring), otherwise the best usable one by type. NO_DEVICE if none. */
+SINEW_API sinew_result sinew_gpu_pick_device(const sinew_gpu_device_info *devices, uint32_t count,
+                                   const char *selection, uint32_t *index);
+
+/* Name, type and limits of the device in use. */
+SINEW_API const sinew_gpu_device_info *sinew_gpu_info(const sinew_gpu *gpu);
+/* Properties (limits included) of the device in use. */
+SINEW_API const VkPhysicalDeviceProperties *sinew_gpu_properties(const sinew_gpu *gpu);
+/* Largest single allocation the device allows (maxMemoryAllocationSize). */
+SINEW_API uint64_t sinew_gpu_max_allocation(const sinew_gpu *gpu);
+SINEW_API VkInstance sinew_gpu_instance(const sinew_gpu *gpu);
+SINEW_API VkPhysicalDevice sinew_gpu_physical_device(const sinew_gpu *gpu);
+SINEW_API VkDevice sinew_gpu_device(const sinew_gpu *gpu);
+SINEW_API VkQueue sinew_gpu_queue(const sinew_gpu *gpu);
+SINEW_API uint32_t sinew_gpu_queue_family(const sinew_gpu *gpu);
+/* The queue lock Sinew holds around its own submissions (see the top of this
+ * header): a host submitting to the same VkQueue from another thread takes it too. */
+SINEW_API void sinew_gpu_lock_queue(sinew_gpu *gpu);
+SINEW_API void sinew_gpu_unlock_queue(sinew_gpu *gpu);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

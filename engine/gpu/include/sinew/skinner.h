@@ -1,0 +1,176 @@
+/* Sinew GPU skinner: rest meshes uploaded once, the palettes of many
+ * characters in one storage buffer, one compute dispatch that skins every
+ * character (any mix of meshes and methods), output positions + normals in one
+ * buffer that is both a storage and a vertex buffer.
+ *
+ * Calls that submit to the gpu's queue and wait for it: sinew_skinner_add_mesh
+ * (upload), sinew_skinner_read_output, sinew_skinner_wait, sinew_skinner_gpu_time
+ * (waits for the skinner's own last submission), sinew_skinner_destroy.
+ * sinew_skinner_submit submits without waiting; sinew_skinner_begin_frame waits
+ * (bounded, see sinew_skinner_end_frame) for the fence of the frame that last
+ * used its ring slot. record / end_frame / set_instances neither submit nor wait.
+ * A skinner is used by one thread at a time; different skinners on one gpu may
+ * be used from different threads (the gpu's queue lock, sinew/gpu.h). */
+#ifndef SINEW_SKINNER_H
+#define SINEW_SKINNER_H
+
+#include <sinew/gpu.h>
+#include <sinew/mesh.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_skinner sinew_skinner;
+
+/* A rest mesh uploaded to a skinner (sinew_skinner_add_mesh). */
+typedef struct sinew_mesh_id { uint32_t value; } sinew_mesh_id;
+
+/* Output vertex formats. */
+typedef enum sinew_output_format {
+    SINEW_OUTPUT_FLOAT = 0,  /* 24 B: position xyz, normal xyz, float32 */
+    SINEW_OUTPUT_PACKED = 1  /* 16 B: position xyz float32, normal snorm 10:10:10:2
+                                (VK_FORMAT_A2B10G10R10_SNORM_PACK32 layout, x in the low bits) */
+} sinew_output_format;
+
+/* How the kernel reads rest vertices and palettes. Both paths give the same
+ * results; AUTO picks the one measured faster for the device type (texel
+ * buffers on CPU devices such as lavapipe, storage buffers elsewhere). */
+typedef enum sinew_read_path {
+    SINEW_READ_AUTO = 0,
+    SINEW_READ_STORAGE = 1,  /* storage buffers */
+    SINEW_READ_TEXEL = 2     /* uniform texel buffers (RGBA32UI / RGBA32F) */
+} sinew_read_path;
+
+/* Largest frames_in_flight. */
+#define SINEW_MAX_FRAMES_IN_FLIGHT 8u
+/* Defaults of sinew_skinner_desc (used for a zero field). */
+#define SINEW_SKINNER_DEFAULT_MAX_REST_VERTICES (1u << 20)
+#define SINEW_SKINNER_DEFAULT_MAX_MESHES 64u
+#define SINEW_SKINNER_DEFAULT_MAX_INSTANCES 1024u
+#define SINEW_SKINNER_DEFAULT_MAX_OUTPUT_VERTICES (1u << 22)
+#define SINEW_SKINNER_DEFAULT_MAX_PALETTE_VEC4 (1u << 20)
+#define SINEW_SKINNER_DEFAULT_FRAMES_IN_FLIGHT 2u
+/* How long begin_frame / wait / destroy wait for a caller's fence before
+ * giving up with SINEW_ERROR_TIMEOUT [sinew_skinner_desc.fence_timeout_ns]. */
+#define SINEW_SKINNER_DEFAULT_FENCE_TIMEOUT_NS 5000000000ull
+
+/* Capacities fixed at creation; zero means the default (SINEW_SKINNER_DEFAULT_*). */
+typedef struct sinew_skinner_desc {
+    uint32_t max_rest_vertices;     /* all meshes together */
+    uint32_t max_meshes;
+    uint32_t max_instances;         /* characters x meshes per frame */
+    uint32_t max_output_vertices;   /* skinned vertices per frame */
+    uint32_t max_palette_vec4;      /* palette slots per frame */
+    uint32_t frames_in_flight;      /* palette/instance ring slots, at most SINEW_MAX_FRAMES_IN_FLIGHT */
+    sinew_output_format output_format;
+    sinew_read_path read_path;      /* [AUTO] */
+    uint64_t fence_timeout_ns;      /* bound on waits for a caller's fence */
+} sinew_skinner_desc;
+
+/* A rest mesh to upload. */
+typedef struct sinew_skinner_mesh_desc {
+    const sinew_vertex *vertices;
+    uint32_t vertex_count;
+    uint32_t joint_count;           /* of the skeleton it is skinned to */
+    const float *bulge_rest;        /* sinew_bulge_rest_distances(), or NULL (bulge flag then refused) */
+} sinew_skinner_mesh_desc;
+
+/* One character to skin this frame. */
+typedef struct sinew_instance {
+    sinew_mesh_id mesh;             /* from sinew_skinner_add_mesh */
+    sinew_method method;
+    uint32_t flags;                 /* sinew_skin_flags */
+    uint32_t palette_offset;        /* in vec4 slots from the frame's palette start */
+    uint32_t output_offset;         /* in vertices from the output buffer start */
+} sinew_instance;
+
+/* Where to write this frame's palettes: persistently mapped, coherent memory. */
+typedef struct sinew_frame {
+    float *palette;                 /* 4 floats per slot */
+    uint32_t palette_capacity_vec4;
+    uint32_t slot;                  /* ring slot in use */
+} sinew_frame;
+
+/* What to bind to draw or read the skinned vertices. */
+typedef struct sinew_output_binding {
+    VkBuffer buffer;
+    VkDeviceSize offset;
+    uint32_t stride;                /* bytes per vertex */
+    VkFormat position_format;       /* R32G32B32_SFLOAT at offset 0 */
+    VkFormat normal_format;         /* R32G32B32_SFLOAT or A2B10G10R10_SNORM_PACK32 at offset 12 */
+} sinew_output_binding;
+
+/* Creates the skinner's buffers and pipelines (no submission). Fails with SINEW_ERROR_LIMIT_EXCEEDED
+ * when a capacity exceeds the device's buffer limits (maxStorageBufferRange,
+ * maxComputeWorkGroupCount) before allocating anything. */
+SINEW_API sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc, sinew_skinner **out);
+/* Waits for the skinner's own submissions and the caller fences it was given
+ * (bounded), and frees it. SINEW_ERROR_IN_USE, and nothing freed, while a crowd
+ * made on it still exists (destroy the crowd first); NULL is ignored (SINEW_OK). */
+SINEW_API sinew_result sinew_skinner_destroy(sinew_skinner *sk);
+
+/* Validates (joint indices < joint_count, weights summing to 65535, finite
+ * positions) and uploads a rest mesh. Not a per-frame call. */
+SINEW_API sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id);
+
+/* Starts a frame: waits until the ring slot is free and hands out its palette
+ * memory. SINEW_ERROR_TIMEOUT if a caller fence given to end_frame for that slot
+ * does not signal within fence_timeout_ns (e.g. it was never submitted): the
+ * slot is then left as it was and the call may be repeated; see end_frame. */
+SINEW_API sinew_result sinew_skinner_begin_frame(sinew_skinner *sk, sinew_frame *frame);
+/* Sets this frame's characters: validated against meshes, palette and output
+ * capacities, then written with the work list to mapped memory. No allocation. */
+SINEW_API sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count);
+/* Records this frame's work into the caller's command buffer: barriers (host
+ * writes -> shader reads; earlier vertex/shader/transfer reads of the output ->
+ * shader writes), timestamps, the dispatch, and a barrier making the output
+ * visible to vertex input, shader and transfer reads. cmd: recording, outside a
+ * render pass, for the gpu's queue family (vertex stages are in the barriers only
+ * when that family supports graphics). Call between set_instances and end_frame. */
+SINEW_API sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd);
+/* Ends a frame recorded into the caller's command buffer (advances the ring; the
+ * caller's submission must complete before the slot comes round again: pass its
+ * fence, or VK_NULL_HANDLE if the caller waits by itself). A fence passed here is
+ * waited on by the begin_frame that reuses the slot, by sinew_skinner_wait and by
+ * sinew_skinner_destroy: keep it alive and do not reset it before then.
+ * Failed submissions: if the caller's vkQueueSubmit fails after end_frame, call
+ * sinew_skinner_forget_fence(sk, fence) so that no wait targets a fence that
+ * will never signal (bounded waits report SINEW_ERROR_TIMEOUT otherwise). */
+SINEW_API sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence);
+/* Own-queue path: records into the skinner's command buffer, submits (under the
+ * gpu's queue lock, no wait), ends the frame. */
+SINEW_API sinew_result sinew_skinner_submit(sinew_skinner *sk);
+/* Drops a caller fence given to end_frame whose submission failed (or that the
+ * caller knows will never be submitted): later waits skip it. INVALID_ARGUMENT
+ * if the fence is not pending in the skinner. */
+SINEW_API sinew_result sinew_skinner_forget_fence(sinew_skinner *sk, VkFence caller_fence);
+/* Waits for every submission of the skinner (caller fences bounded by
+ * fence_timeout_ns: SINEW_ERROR_TIMEOUT). */
+SINEW_API sinew_result sinew_skinner_wait(sinew_skinner *sk);
+/* GPU time of the newest completed frame's dispatch (timestamp queries), in ms.
+ * Waits for the skinner's own last submission; never waits on a caller's fence
+ * (reports the newest frame whose fence has signalled). NOT_FOUND before any. */
+SINEW_API sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms);
+
+/* The read path in use (never AUTO). */
+SINEW_API sinew_read_path sinew_skinner_read_path(const sinew_skinner *sk);
+/* Switches the read path for the next recorded frames (AUTO = the device default).
+ * SINEW_ERROR_LIMIT_EXCEEDED if the texel path exceeds maxTexelBufferElements. */
+SINEW_API sinew_result sinew_skinner_set_read_path(sinew_skinner *sk, sinew_read_path path);
+/* Number of vertices of a mesh (0 for an unknown id). */
+SINEW_API uint32_t sinew_skinner_mesh_vertex_count(const sinew_skinner *sk, sinew_mesh_id mesh);
+/* Joint count the mesh was uploaded for (0 for an unknown id). */
+SINEW_API uint32_t sinew_skinner_mesh_joint_count(const sinew_skinner *sk, sinew_mesh_id mesh);
+
+/* Binding information of the output buffer. */
+SINEW_API void sinew_skinner_output_binding(const sinew_skinner *sk, sinew_output_binding *out);
+/* Reads output vertices back (waits for the GPU): 3 floats each for positions
+ * and normals (decoded if packed); nrm3 may be NULL. */
+SINEW_API sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32_t count,
+                                       float *pos3, float *nrm3);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

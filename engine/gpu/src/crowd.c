@@ -1,0 +1,426 @@
+/* Crowd update: validate every character, lay out palettes and outputs
+ * (serial prefix sums), then sample + FK + palette + pack on the thread pool,
+ * straight into the skinner's mapped ring slot, and hand the instance list to
+ * the skinner. All memory is allocated at creation. */
+#define _POSIX_C_SOURCE 200809L
+#include <sinew/crowd.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct crowd_model {
+    const sinew_skeleton *skeleton;
+    uint32_t joint_count;
+    uint32_t mesh_count;
+    sinew_mesh_id meshes[SINEW_CROWD_MAX_MESHES];
+    uint32_t vertex_counts[SINEW_CROWD_MAX_MESHES];
+} crowd_model;
+
+typedef struct crowd_scratch {          /* one per worker */
+    sinew_transform *local;             /* max_joints */
+    sinew_mat4 *mats;                   /* sinew_palette_scratch_count(max_joints) */
+    sinew_palette_joint *palette;       /* max_joints */
+    uint32_t err_index;                 /* first failing character seen, or UINT32_MAX */
+    sinew_result err;
+} crowd_scratch;
+
+struct sinew_crowd {
+    sinew_allocator alloc;
+    int has_alloc;
+    sinew_skinner *skinner;
+    sinew_thread_pool *pool;
+    int own_pool;
+    uint32_t max_characters, max_models, max_joints, max_instances;
+    crowd_model *models;
+    uint32_t model_count;
+    crowd_scratch *scratch;             /* pool size */
+    uint32_t scratch_count;
+    uint32_t *palette_offsets;          /* max_characters */
+    uint32_t *first_instance;           /* max_characters + 1 */
+    sinew_instance *instances;          /* max_instances */
+    uint32_t *instance_vertices;        /* max_instances: vertex count of each */
+    uint32_t instance_count;            /* of the last successful prepare */
+    uint32_t character_count;
+
+    /* the job being run */
+    const sinew_crowd_character *job_chars;
+    uint32_t job_count, job_chunk;
+    float *job_dst;
+};
+
+static const sinew_allocator *crowd_allocator(const sinew_crowd *c) { return c->has_alloc ? &c->alloc : NULL; }
+
+static void *c_alloc(const sinew_allocator *a, size_t size)
+{
+    if (size == 0) size = 16;
+    void *p = a ? a->alloc(a->user, size, 16) : malloc(size);
+    if (p) memset(p, 0, size);
+    return p;
+}
+
+static void c_free(const sinew_allocator *a, void *p)
+{
+    if (!p) return;
+    if (a) a->free(a->user, p);
+    else free(p);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+void sinew_crowd_destroy(sinew_crowd *c)
+{
+    if (!c) return;
+    const sinew_allocator *a = crowd_allocator(c);
+    if (c->scratch) {
+        for (uint32_t i = 0; i < c->scratch_count; i++) {
+            c_free(a, c->scratch[i].local);
+            c_free(a, c->scratch[i].mats);
+            c_free(a, c->scratch[i].palette);
+        }
+    }
+    c_free(a, c->scratch);
+    c_free(a, c->models);
+    c_free(a, c->palette_offsets);
+    c_free(a, c->first_instance);
+    c_free(a, c->instances);
+    c_free(a, c->instance_vertices);
+    if (c->own_pool) sinew_thread_pool_destroy(c->pool);
+    sinew_allocator copy = c->alloc;
+    c_free(c->has_alloc ? &copy : NULL, c);
+}
+
+sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
+{
+    if (!desc || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    const sinew_allocator *a = desc->allocator;
+    if (a && (!a->alloc || !a->free)) return SINEW_ERROR_INVALID_ARGUMENT;
+    uint32_t max_chars = desc->max_characters ? desc->max_characters : 1024;
+    uint32_t max_models = desc->max_models ? desc->max_models : 64;
+    uint32_t max_joints = desc->max_joints ? desc->max_joints : 256;
+    if (max_joints > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (max_chars > (1u << 24) || max_models > (1u << 20)) return SINEW_ERROR_LIMIT_EXCEEDED;
+
+    sinew_crowd *c = (sinew_crowd *)c_alloc(a, sizeof *c);
+    if (!c) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (a) {
+        c->alloc = *a;
+        c->has_alloc = 1;
+        a = &c->alloc;
+    }
+    c->skinner = desc->skinner;
+    c->max_characters = max_chars;
+    c->max_models = max_models;
+    c->max_joints = max_joints;
+    uint64_t mi = desc->max_instances ? desc->max_instances : (uint64_t)max_chars * 4u;
+    if (mi > (1u << 26)) {
+        c_free(a, c);
+        return SINEW_ERROR_LIMIT_EXCEEDED;
+    }
+    c->max_instances = (uint32_t)mi;
+
+    sinew_result r = SINEW_OK;
+    if (desc->pool) {
+        c->pool = desc->pool;
+    } else {
+        sinew_thread_pool_desc pd = { desc->threads, a };
+        r = sinew_thread_pool_create(&pd, &c->pool);
+        if (r != SINEW_OK) {
+            c_free(a, c);
+            return r;
+        }
+        c->own_pool = 1;
+    }
+    c->scratch_count = sinew_thread_pool_size(c->pool);
+    c->models = (crowd_model *)c_alloc(a, sizeof(crowd_model) * max_models);
+    c->palette_offsets = (uint32_t *)c_alloc(a, sizeof(uint32_t) * max_chars);
+    c->first_instance = (uint32_t *)c_alloc(a, sizeof(uint32_t) * ((size_t)max_chars + 1));
+    c->instances = (sinew_instance *)c_alloc(a, sizeof(sinew_instance) * c->max_instances);
+    c->instance_vertices = (uint32_t *)c_alloc(a, sizeof(uint32_t) * c->max_instances);
+    c->scratch = (crowd_scratch *)c_alloc(a, sizeof(crowd_scratch) * c->scratch_count);
+    if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->instance_vertices || !c->scratch) {
+        sinew_crowd_destroy(c);
+        return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    size_t nmats = sinew_palette_scratch_count(max_joints);
+    for (uint32_t i = 0; i < c->scratch_count; i++) {
+        crowd_scratch *s = &c->scratch[i];
+        s->local = (sinew_transform *)c_alloc(a, sizeof(sinew_transform) * max_joints);
+        s->mats = (sinew_mat4 *)c_alloc(a, sizeof(sinew_mat4) * (nmats ? nmats : 1));
+        s->palette = (sinew_palette_joint *)c_alloc(a, sizeof(sinew_palette_joint) * max_joints);
+        if (!s->local || !s->mats || !s->palette) {
+            sinew_crowd_destroy(c);
+            return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        }
+    }
+    *out = c;
+    return SINEW_OK;
+}
+
+sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, sinew_model_id *model_id)
+{
+    if (!c || !m || !m->skeleton) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (m->mesh_count > SINEW_CROWD_MAX_MESHES) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (m->mesh_count > 0 && (!m->meshes || !m->vertex_counts)) return SINEW_ERROR_INVALID_ARGUMENT;
+    uint32_t joints = sinew_skeleton_joint_count(m->skeleton);
+    if (joints == 0) return SINEW_ERROR_EMPTY;
+    if (joints > c->max_joints) return SINEW_ERROR_LIMIT_EXCEEDED;
+    for (uint32_t i = 0; i < m->mesh_count; i++)
+        if (m->vertex_counts[i] == 0) return SINEW_ERROR_EMPTY;
+    if (c->model_count >= c->max_models) return SINEW_ERROR_CAPACITY;
+    crowd_model *cm = &c->models[c->model_count];
+    memset(cm, 0, sizeof *cm);
+    cm->skeleton = m->skeleton;
+    cm->joint_count = joints;
+    cm->mesh_count = m->mesh_count;
+    for (uint32_t i = 0; i < m->mesh_count; i++) {
+        cm->meshes[i] = m->meshes[i];
+        cm->vertex_counts[i] = m->vertex_counts[i];
+    }
+    if (model_id) model_id->value = c->model_count;
+    c->model_count++;
+    return SINEW_OK;
+}
+
+uint32_t sinew_crowd_palette_vec4(const sinew_crowd *c, sinew_model_id model, sinew_method method, uint32_t flags)
+{
+    if (!c || model.value >= c->model_count || (unsigned)method >= SINEW_METHOD_COUNT) return 0;
+    return c->models[model.value].joint_count * sinew_palette_gpu_stride(method, flags);
+}
+
+sinew_thread_pool *sinew_crowd_pool(sinew_crowd *c) { return c ? c->pool : NULL; }
+
+static int mat4_finite(const sinew_mat4 *m)
+{
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if (!isfinite(m->m[i][j])) return 0;
+    return 1;
+}
+
+/* Serial validation and layout: palette offsets (and, when with_instances,
+ * the instance list). Returns the total palette slots through *total_vec4. */
+static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                 int with_instances, uint64_t *total_vec4, uint64_t *total_joints,
+                                 uint64_t *total_vertices, uint32_t *ninst, uint32_t *bad)
+{
+    uint64_t slots = 0, joints = 0, verts = 0;
+    uint32_t inst = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_crowd_character *ch = &chars[i];
+        *bad = i;
+        if (ch->model.value >= c->model_count) return SINEW_ERROR_NOT_FOUND;
+        if ((unsigned)ch->method >= SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (ch->flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (!isfinite(ch->time)) return SINEW_ERROR_NON_FINITE;
+        if (ch->root && !mat4_finite(ch->root)) return SINEW_ERROR_NON_FINITE;
+        const crowd_model *m = &c->models[ch->model.value];
+        if (!ch->pose && ch->clip) {
+            if (sinew_clip_joint_count(ch->clip) != m->joint_count) return SINEW_ERROR_INVALID_ARGUMENT;
+            if ((unsigned)ch->wrap > SINEW_WRAP_CLAMP) return SINEW_ERROR_INVALID_ARGUMENT;
+        }
+        c->palette_offsets[i] = (uint32_t)slots;
+        slots += (uint64_t)m->joint_count * sinew_palette_gpu_stride(ch->method, ch->flags);
+        joints += m->joint_count;
+        if (slots > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
+        if (with_instances) {
+            c->first_instance[i] = inst;
+            if (inst + m->mesh_count > c->max_instances) return SINEW_ERROR_CAPACITY;
+            for (uint32_t k = 0; k < m->mesh_count; k++) {
+                sinew_instance *in = &c->instances[inst++];
+                in->mesh = m->meshes[k];
+                in->method = ch->method;
+                in->flags = ch->flags;
+                in->palette_offset = c->palette_offsets[i];
+                in->output_offset = (uint32_t)verts;
+                c->instance_vertices[inst - 1] = m->vertex_counts[k];
+                verts += m->vertex_counts[k];
+                if (verts > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
+            }
+        }
+    }
+    if (with_instances) c->first_instance[count] = inst;
+    *total_vec4 = slots;
+    *total_joints = joints;
+    *total_vertices = verts;
+    *ninst = inst;
+    return SINEW_OK;
+}
+
+static void crowd_task(void *user, uint32_t task, uint32_t worker)
+{
+    sinew_crowd *c = (sinew_crowd *)user;
+    crowd_scratch *s = &c->scratch[worker];
+    uint32_t begin = task * c->job_chunk;
+    uint32_t end = begin + c->job_chunk;
+    if (end > c->job_count) end = c->job_count;
+    for (uint32_t i = begin; i < end; i++) {
+        const sinew_crowd_character *ch = &c->job_chars[i];
+        const crowd_model *m = &c->models[ch->model.value];
+        const sinew_transform *local = ch->pose;
+        sinew_result r = SINEW_OK;
+        if (!local) {
+            if (ch->clip) {
+                r = sinew_clip_sample(ch->clip, m->skeleton, ch->time, ch->wrap, s->local);
+                local = s->local;
+            } else if (ch->sample) {
+                r = ch->sample(ch->sample_user, m->skeleton, i, ch->time, s->local);
+                local = s->local;
+            } else {
+                local = sinew_skeleton_rest_pose(m->skeleton);
+            }
+        }
+        if (r == SINEW_OK)
+            r = sinew_palette_build(m->skeleton, ch->method, local, ch->root, s->mats, s->palette);
+        if (r != SINEW_OK) {
+            if (i < s->err_index) {
+                s->err_index = i;
+                s->err = r;
+            }
+            return; /* later characters of this chunk cannot hold an earlier error */
+        }
+        sinew_palette_pack(ch->method, ch->flags, s->palette, m->joint_count,
+                           c->job_dst + (size_t)c->palette_offsets[i] * 4u);
+    }
+}
+
+static sinew_result crowd_run(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                              float *dst, uint32_t *bad)
+{
+    for (uint32_t w = 0; w < c->scratch_count; w++) {
+        c->scratch[w].err_index = UINT32_MAX;
+        c->scratch[w].err = SINEW_OK;
+    }
+    uint32_t workers = c->scratch_count;
+    uint32_t chunk = count / (workers * 8u);
+    if (chunk < 1) chunk = 1;
+    if (chunk > 256) chunk = 256;
+    c->job_chars = chars;
+    c->job_count = count;
+    c->job_chunk = chunk;
+    c->job_dst = dst;
+    sinew_thread_pool_run(c->pool, (count + chunk - 1) / chunk, crowd_task, c);
+    c->job_chars = NULL;
+    c->job_dst = NULL;
+    uint32_t first = UINT32_MAX;
+    sinew_result r = SINEW_OK;
+    for (uint32_t w = 0; w < workers; w++)
+        if (c->scratch[w].err_index < first) {
+            first = c->scratch[w].err_index;
+            r = c->scratch[w].err;
+        }
+    if (r != SINEW_OK) *bad = first;
+    return r;
+}
+
+sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_character *chars,
+                                        uint32_t count, float *dst, uint32_t dst_capacity_vec4,
+                                        uint32_t *palette_offsets, uint32_t *bad_character)
+{
+    uint32_t bad = UINT32_MAX;
+    if (bad_character) *bad_character = UINT32_MAX;
+    if (!c || !chars || !dst || count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (count > c->max_characters) return SINEW_ERROR_CAPACITY;
+    uint64_t slots, joints, verts;
+    uint32_t ninst;
+    sinew_result r = crowd_layout(c, chars, count, 0, &slots, &joints, &verts, &ninst, &bad);
+    if (r == SINEW_OK && slots > dst_capacity_vec4) r = SINEW_ERROR_CAPACITY;
+    if (r == SINEW_OK) r = crowd_run(c, chars, count, dst, &bad);
+    if (r != SINEW_OK) {
+        if (bad_character) *bad_character = bad;
+        return r;
+    }
+    if (palette_offsets) memcpy(palette_offsets, c->palette_offsets, sizeof(uint32_t) * count);
+    return SINEW_OK;
+}
+
+/* Ends a begun frame with no work, so the next begin_frame can proceed. */
+static void crowd_abandon(sinew_crowd *c)
+{
+    sinew_skinner_set_instances(c->skinner, NULL, 0);
+    sinew_skinner_end_frame(c->skinner, VK_NULL_HANDLE);
+}
+
+sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                 sinew_crowd_stats *stats, uint32_t *bad_character)
+{
+    uint32_t bad = UINT32_MAX;
+    if (bad_character) *bad_character = UINT32_MAX;
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!c || !c->skinner || !chars || count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (count > c->max_characters) return SINEW_ERROR_CAPACITY;
+    c->instance_count = 0;
+    c->character_count = 0;
+    uint64_t slots, joints, verts;
+    uint32_t ninst = 0;
+    sinew_result r = crowd_layout(c, chars, count, 1, &slots, &joints, &verts, &ninst, &bad);
+    if (r != SINEW_OK) {
+        if (bad_character) *bad_character = bad;
+        return r;
+    }
+    double t0 = now_ms();
+    sinew_frame frame;
+    r = sinew_skinner_begin_frame(c->skinner, &frame);
+    if (r != SINEW_OK) return r;
+    double t1 = now_ms();
+    if (slots > frame.palette_capacity_vec4) {
+        crowd_abandon(c);
+        return SINEW_ERROR_CAPACITY;
+    }
+    r = crowd_run(c, chars, count, frame.palette, &bad);
+    double t2 = now_ms();
+    if (r != SINEW_OK) {
+        if (bad_character) *bad_character = bad;
+        crowd_abandon(c);
+        return r;
+    }
+    r = sinew_skinner_set_instances(c->skinner, c->instances, ninst);
+    if (r != SINEW_OK) {
+        crowd_abandon(c);
+        return r;
+    }
+    c->instance_count = ninst;
+    c->character_count = count;
+    if (stats) {
+        stats->cpu_ms = t2 - t1;
+        stats->wait_ms = t1 - t0;
+        stats->characters = count;
+        stats->instances = ninst;
+        stats->joints = joints;
+        stats->palette_vec4 = (uint32_t)slots;
+        stats->output_vertices = (uint32_t)verts;
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                sinew_crowd_stats *stats, uint32_t *bad_character)
+{
+    sinew_result r = sinew_crowd_prepare(c, chars, count, stats, bad_character);
+    if (r != SINEW_OK) return r;
+    return sinew_skinner_submit(c->skinner);
+}
+
+const sinew_instance *sinew_crowd_instances(const sinew_crowd *c, uint32_t *count)
+{
+    if (count) *count = c ? c->instance_count : 0;
+    return c ? c->instances : NULL;
+}
+
+sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32_t character, uint32_t mesh,
+                                          uint32_t *first_vertex, uint32_t *vertex_count)
+{
+    if (!c || character >= c->character_count) return SINEW_ERROR_INVALID_ARGUMENT;
+    uint32_t a = c->first_instance[character], b = c->first_instance[character + 1];
+    if (mesh >= b - a) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (first_vertex) *first_vertex = c->instances[a + mesh].output_offset;
+    if (vertex_count) *vertex_count = c->instance_vertices[a + mesh];
+    return SINEW_OK;
+}

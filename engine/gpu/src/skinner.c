@@ -1,0 +1,759 @@
+/* Sinew GPU skinner: rest meshes in one buffer, a ring of palette and
+ * instance/work-list slots in persistently mapped memory, one compute dispatch
+ * per frame for every character. Layout constants: shaders/sinew_layout.h. */
+#include "vk_internal.h"
+#include "sinew_layout.h"
+#include <sinew/skinner.h>
+#include <sinew/debug.h>
+
+#include <math.h>
+#include <string.h>
+
+typedef struct mesh_rec {
+    uint32_t first, count, joints, has_bulge;
+} mesh_rec;
+
+/* Mirror of the GLSL struct Instance (skin.comp). */
+typedef struct gpu_instance {
+    uint32_t rest_first, vertex_count, palette_offset, output_offset;
+    uint32_t joint_count, method, flags, stride;
+} gpu_instance;
+
+_Static_assert(sizeof(gpu_instance) == SINEW_INSTANCE_BYTES, "instance layout");
+_Static_assert(sizeof(sinew_vertex) == SINEW_REST_VERTEX_BYTES, "rest vertex layout");
+
+#define MAXF SINEW_MAX_FRAMES_IN_FLIGHT
+
+struct sinew_skinner {
+    sinew_gpu *gpu;
+    sinew_skinner_desc d;
+    uint32_t out_stride;
+    uint32_t max_work;
+    VkDeviceSize pal_slot_bytes, pal_slot_stride;
+    VkDeviceSize inst_bytes, work_offset, work_bytes, frame_slot_stride;
+    snw_vk_buffer rest, bulge, output, palette, frame;
+    VkBufferView rest_view, pal_view[MAXF];
+    VkShaderModule shader;
+    VkDescriptorSetLayout dsl;
+    VkPipelineLayout layout;
+    VkPipeline pipe[2]; /* [0] storage reads, [1] texel reads */
+    VkDescriptorPool dpool;
+    VkDescriptorSet sets[MAXF];
+    VkQueryPool queries;
+    VkCommandPool pool;
+    VkCommandBuffer cmd[MAXF];
+    VkFence own_fence[MAXF];
+    int own_pending[MAXF];
+    VkFence caller_fence[MAXF];
+    int has_times[MAXF];
+    uint32_t work_count[MAXF];
+    uint32_t slot;
+    int in_frame, instances_set;
+    int last_slot;
+    uint64_t serial[MAXF];  /* frame number last ended on each slot */
+    uint64_t serial_next;
+    uint64_t last_ms_serial;/* frame whose GPU time last_ms is */
+    double last_ms;
+    int have_last_ms;
+    mesh_rec *meshes;
+    uint32_t mesh_count, rest_used;
+    int texel_ok;
+    sinew_read_path path;
+    uint32_t max_grid_x;    /* sinew_debug_set_max_grid_x; 0 = the device limit */
+};
+
+static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+static uint32_t stride_of(uint32_t method, uint32_t flags)
+{
+    uint32_t s = method == SINEW_METHOD_LBS ? 3u : method == SINEW_METHOD_DQS ? 2u : 5u;
+    return s + ((flags & SINEW_SKIN_BULGE_CORRECTION) ? 2u : 0u);
+}
+
+static VkPipelineStageFlags consumer_stages(const sinew_gpu *gpu)
+{
+    VkPipelineStageFlags s = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    if (gpu->queue_flags & VK_QUEUE_GRAPHICS_BIT)
+        s |= VK_PIPELINE_STAGE_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT;
+    return s;
+}
+
+static sinew_read_path auto_path(const sinew_skinner *sk)
+{
+    if (sk->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && sk->texel_ok) return SINEW_READ_TEXEL;
+    return SINEW_READ_STORAGE;
+}
+
+static sinew_result create_pipelines(sinew_skinner *sk)
+{
+    sinew_gpu *gpu = sk->gpu;
+    VkDevice dev = gpu->device;
+    sinew_result r = snw_vk_shader(gpu, snw_spv_skin_comp, snw_spv_skin_comp_size, &sk->shader);
+    if (r != SINEW_OK) return r;
+    VkDescriptorSetLayoutBinding b[SINEW_BIND_COUNT];
+    memset(b, 0, sizeof b);
+    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
+        b[i].binding = i;
+        b[i].descriptorCount = 1;
+        b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+        b[i].descriptorType = (i == SINEW_BIND_REST_TEXEL || i == SINEW_BIND_PALETTE_TEXEL)
+                                  ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                  : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    }
+    VkDescriptorSetLayoutCreateInfo dci = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO };
+    dci.bindingCount = SINEW_BIND_COUNT;
+    dci.pBindings = b;
+    VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(dev, &dci, NULL, &sk->dsl);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_PUSH_BYTES };
+    VkPipelineLayoutCreateInfo pci = { VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+    pci.setLayoutCount = 1;
+    pci.pSetLayouts = &sk->dsl;
+    pci.pushConstantRangeCount = 1;
+    pci.pPushConstantRanges = &pcr;
+    vr = gpu->vk.vkCreatePipelineLayout(dev, &pci, NULL, &sk->layout);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    for (int t = 0; t < 2; t++) {
+        uint32_t spec[2] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, (uint32_t)t };
+        VkSpecializationMapEntry me[2] = {
+            { SINEW_SPEC_OUTPUT_PACKED, 0, 4 },
+            { SINEW_SPEC_READ_TEXEL, 4, 4 },
+        };
+        VkSpecializationInfo si = { 2, me, sizeof spec, spec };
+        VkComputePipelineCreateInfo ci = { VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO };
+        ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+        ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        ci.stage.module = sk->shader;
+        ci.stage.pName = "main";
+        ci.stage.pSpecializationInfo = &si;
+        ci.layout = sk->layout;
+        vr = gpu->vk.vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, NULL, &sk->pipe[t]);
+        if (vr != VK_SUCCESS) {
+            sk->pipe[t] = VK_NULL_HANDLE;
+            return snw_vk_result(vr);
+        }
+    }
+    return SINEW_OK;
+}
+
+static sinew_result create_view(sinew_gpu *gpu, VkBuffer buf, VkFormat fmt, VkDeviceSize off, VkDeviceSize range,
+                                VkBufferView *out)
+{
+    VkDeviceSize max = (VkDeviceSize)gpu->props.limits.maxTexelBufferElements * 16u;
+    VkBufferViewCreateInfo ci = { VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO };
+    ci.buffer = buf;
+    ci.format = fmt;
+    ci.offset = off;
+    ci.range = range < max ? range : max;
+    return snw_vk_result(gpu->vk.vkCreateBufferView(gpu->device, &ci, NULL, out));
+}
+
+static sinew_result create_descriptors(sinew_skinner *sk)
+{
+    sinew_gpu *gpu = sk->gpu;
+    uint32_t F = sk->d.frames_in_flight;
+    sinew_result r = create_view(gpu, sk->rest.buffer, VK_FORMAT_R32G32B32A32_UINT, 0, sk->rest.size, &sk->rest_view);
+    for (uint32_t s = 0; r == SINEW_OK && s < F; s++)
+        r = create_view(gpu, sk->palette.buffer, VK_FORMAT_R32G32B32A32_SFLOAT, s * sk->pal_slot_stride,
+                        sk->pal_slot_bytes, &sk->pal_view[s]);
+    if (r != SINEW_OK) return r;
+    VkDescriptorPoolSize ps[2] = {
+        { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 6 * F },
+        { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 2 * F },
+    };
+    VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
+    pci.maxSets = F;
+    pci.poolSizeCount = 2;
+    pci.pPoolSizes = ps;
+    VkResult vr = gpu->vk.vkCreateDescriptorPool(gpu->device, &pci, NULL, &sk->dpool);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    VkDescriptorSetLayout layouts[MAXF];
+    for (uint32_t s = 0; s < F; s++) layouts[s] = sk->dsl;
+    VkDescriptorSetAllocateInfo ai = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
+    ai.descriptorPool = sk->dpool;
+    ai.descriptorSetCount = F;
+    ai.pSetLayouts = layouts;
+    vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &ai, sk->sets);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    for (uint32_t s = 0; s < F; s++) {
+        VkDescriptorBufferInfo bi[6] = {
+            [SINEW_BIND_REST] = { sk->rest.buffer, 0, sk->rest.size },
+            [SINEW_BIND_BULGE] = { sk->bulge.buffer, 0, sk->bulge.size },
+            [SINEW_BIND_PALETTE] = { sk->palette.buffer, s * sk->pal_slot_stride, sk->pal_slot_bytes },
+            [SINEW_BIND_INSTANCES] = { sk->frame.buffer, s * sk->frame_slot_stride, sk->inst_bytes },
+            [SINEW_BIND_WORK] = { sk->frame.buffer, s * sk->frame_slot_stride + sk->work_offset, sk->work_bytes },
+            [SINEW_BIND_OUTPUT] = { sk->output.buffer, 0, sk->output.size },
+        };
+        VkWriteDescriptorSet w[SINEW_BIND_COUNT];
+        memset(w, 0, sizeof w);
+        for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
+            w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+            w[i].dstSet = sk->sets[s];
+            w[i].dstBinding = i;
+            w[i].descriptorCount = 1;
+            if (i == SINEW_BIND_REST_TEXEL) {
+                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+                w[i].pTexelBufferView = &sk->rest_view;
+            } else if (i == SINEW_BIND_PALETTE_TEXEL) {
+                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+                w[i].pTexelBufferView = &sk->pal_view[s];
+            } else {
+                w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+                w[i].pBufferInfo = &bi[i];
+            }
+        }
+        gpu->vk.vkUpdateDescriptorSets(gpu->device, SINEW_BIND_COUNT, w, 0, NULL);
+    }
+    return SINEW_OK;
+}
+
+static sinew_result create_commands(sinew_skinner *sk)
+{
+    sinew_gpu *gpu = sk->gpu;
+    uint32_t F = sk->d.frames_in_flight;
+    VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pci.queueFamilyIndex = gpu->queue_family;
+    VkResult vr = gpu->vk.vkCreateCommandPool(gpu->device, &pci, NULL, &sk->pool);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+    ai.commandPool = sk->pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = F;
+    vr = gpu->vk.vkAllocateCommandBuffers(gpu->device, &ai, sk->cmd);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    for (uint32_t s = 0; s < F; s++) {
+        VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+        vr = gpu->vk.vkCreateFence(gpu->device, &fci, NULL, &sk->own_fence[s]);
+        if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    }
+    if (gpu->timestamp_valid_bits) {
+        VkQueryPoolCreateInfo qci = { VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+        qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qci.queryCount = 2 * F;
+        vr = gpu->vk.vkCreateQueryPool(gpu->device, &qci, NULL, &sk->queries);
+        if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc, sinew_skinner **out)
+{
+    if (!out) return SINEW_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!gpu) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_skinner_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.max_rest_vertices) d.max_rest_vertices = 1u << 20;
+    if (!d.max_meshes) d.max_meshes = 64;
+    if (!d.max_instances) d.max_instances = 1024;
+    if (!d.max_output_vertices) d.max_output_vertices = 1u << 22;
+    if (!d.max_palette_vec4) d.max_palette_vec4 = 1u << 20;
+    if (!d.frames_in_flight) d.frames_in_flight = 2;
+    if ((unsigned)d.output_format > SINEW_OUTPUT_PACKED || (unsigned)d.read_path > SINEW_READ_TEXEL)
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    if (d.frames_in_flight > MAXF || d.max_meshes > (1u << 24)) return SINEW_ERROR_LIMIT_EXCEEDED;
+
+    /* Sizes and device limits, all checked before anything is allocated. */
+    const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
+    uint64_t out_stride = d.output_format == SINEW_OUTPUT_PACKED ? SINEW_OUT_PACKED_BYTES : SINEW_OUT_FLOAT_BYTES;
+    uint64_t max_work = ((uint64_t)d.max_output_vertices + SINEW_WG_SIZE - 1) / SINEW_WG_SIZE + d.max_instances;
+    uint64_t rest_bytes = (uint64_t)d.max_rest_vertices * SINEW_REST_VERTEX_BYTES;
+    uint64_t bulge_bytes = (uint64_t)d.max_rest_vertices * SINEW_BULGE_BYTES;
+    uint64_t out_bytes = (uint64_t)d.max_output_vertices * out_stride;
+    uint64_t pal_bytes = (uint64_t)d.max_palette_vec4 * 16u;
+    uint64_t inst_bytes = (uint64_t)d.max_instances * SINEW_INSTANCE_BYTES;
+    uint64_t work_bytes = max_work * SINEW_WORK_BYTES;
+    uint64_t align = 256;
+    if (lim->minStorageBufferOffsetAlignment > align) align = lim->minStorageBufferOffsetAlignment;
+    if (lim->minTexelBufferOffsetAlignment > align) align = lim->minTexelBufferOffsetAlignment;
+    uint64_t pal_stride = align_up(pal_bytes, align);
+    uint64_t work_off = align_up(inst_bytes, align);
+    uint64_t frame_stride = align_up(work_off + work_bytes, align);
+    uint64_t range = lim->maxStorageBufferRange, maxa = gpu->max_allocation;
+    uint64_t groups = (uint64_t)lim->maxComputeWorkGroupCount[0] * lim->maxComputeWorkGroupCount[1];
+    if (rest_bytes > range || bulge_bytes > range || out_bytes > range || pal_bytes > range ||
+        inst_bytes > range || work_bytes > range)
+        return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (rest_bytes > maxa || bulge_bytes > maxa || out_bytes > maxa || pal_stride * d.frames_in_flight > maxa ||
+        frame_stride * d.frames_in_flight > maxa)
+        return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (max_work > groups || max_work > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
+    int texel_ok = rest_bytes / 16 <= lim->maxTexelBufferElements && pal_bytes / 16 <= lim->maxTexelBufferElements;
+    if (d.read_path == SINEW_READ_TEXEL && !texel_ok) return SINEW_ERROR_LIMIT_EXCEEDED;
+
+    sinew_skinner *sk = (sinew_skinner *)snw_gpu_alloc(gpu, sizeof *sk);
+    if (!sk) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sk->gpu = gpu;
+    sk->d = d;
+    sk->out_stride = (uint32_t)out_stride;
+    sk->max_work = (uint32_t)max_work;
+    sk->pal_slot_bytes = pal_bytes;
+    sk->pal_slot_stride = pal_stride;
+    sk->inst_bytes = inst_bytes;
+    sk->work_offset = work_off;
+    sk->work_bytes = work_bytes;
+    sk->frame_slot_stride = frame_stride;
+    sk->texel_ok = texel_ok;
+    sk->last_slot = -1;
+    sk->path = d.read_path == SINEW_READ_AUTO ? auto_path(sk) : d.read_path;
+    sinew_result r = SINEW_OK;
+    sk->meshes = (mesh_rec *)snw_gpu_alloc(gpu, sizeof(mesh_rec) * d.max_meshes);
+    if (!sk->meshes) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    const VkBufferUsageFlags xfer = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, rest_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | xfer, 0, local, 0, &sk->rest);
+    if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, bulge_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | xfer, 0, local, 0, &sk->bulge);
+    if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->output);
+    if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, pal_stride * d.frames_in_flight, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, host, local, 1, &sk->palette);
+    if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, frame_stride * d.frames_in_flight, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                   host, local, 1, &sk->frame);
+    if (r == SINEW_OK) r = create_pipelines(sk);
+    if (r == SINEW_OK) r = create_descriptors(sk);
+    if (r == SINEW_OK) r = create_commands(sk);
+    if (r == SINEW_OK) {
+        /* Defined contents: zeroed bulge distances and output. */
+        VkCommandBuffer cmd;
+        r = snw_vk_oneshot_begin(gpu, &cmd);
+        if (r == SINEW_OK) {
+            gpu->vk.vkCmdFillBuffer(cmd, sk->bulge.buffer, 0, VK_WHOLE_SIZE, 0);
+            gpu->vk.vkCmdFillBuffer(cmd, sk->output.buffer, 0, VK_WHOLE_SIZE, 0);
+            VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+            mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+            mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+            gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                         0, 1, &mb, 0, NULL, 0, NULL);
+            r = snw_vk_oneshot_end(gpu, cmd);
+        }
+    }
+    if (r != SINEW_OK) {
+        sinew_skinner_destroy(sk);
+        return r;
+    }
+    *out = sk;
+    return SINEW_OK;
+}
+
+sinew_result sinew_skinner_destroy(sinew_skinner *sk)
+{
+    if (!sk) return SINEW_OK;
+    sinew_gpu *gpu = sk->gpu;
+    VkDevice dev = gpu->device;
+    sinew_skinner_wait(sk);
+    for (uint32_t s = 0; s < MAXF; s++) {
+        if (sk->own_fence[s]) gpu->vk.vkDestroyFence(dev, sk->own_fence[s], NULL);
+        if (sk->pal_view[s]) gpu->vk.vkDestroyBufferView(dev, sk->pal_view[s], NULL);
+    }
+    if (sk->queries) gpu->vk.vkDestroyQueryPool(dev, sk->queries, NULL);
+    if (sk->pool) gpu->vk.vkDestroyCommandPool(dev, sk->pool, NULL);
+    if (sk->dpool) gpu->vk.vkDestroyDescriptorPool(dev, sk->dpool, NULL);
+    if (sk->rest_view) gpu->vk.vkDestroyBufferView(dev, sk->rest_view, NULL);
+    for (int t = 0; t < 2; t++)
+        if (sk->pipe[t]) gpu->vk.vkDestroyPipeline(dev, sk->pipe[t], NULL);
+    if (sk->layout) gpu->vk.vkDestroyPipelineLayout(dev, sk->layout, NULL);
+    if (sk->dsl) gpu->vk.vkDestroyDescriptorSetLayout(dev, sk->dsl, NULL);
+    if (sk->shader) gpu->vk.vkDestroyShaderModule(dev, sk->shader, NULL);
+    snw_vk_buffer_destroy(gpu, &sk->rest);
+    snw_vk_buffer_destroy(gpu, &sk->bulge);
+    snw_vk_buffer_destroy(gpu, &sk->output);
+    snw_vk_buffer_destroy(gpu, &sk->palette);
+    snw_vk_buffer_destroy(gpu, &sk->frame);
+    snw_gpu_free(gpu, sk->meshes);
+    snw_gpu_free(gpu, sk);
+    return SINEW_OK;
+}
+
+sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id)
+{
+    if (!sk || !mesh || !mesh_id) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (mesh->vertex_count == 0 || mesh->joint_count == 0) return SINEW_ERROR_EMPTY;
+    if (!mesh->vertices) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (mesh->joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (sk->mesh_count >= sk->d.max_meshes) return SINEW_ERROR_CAPACITY;
+    if ((uint64_t)sk->rest_used + mesh->vertex_count > sk->d.max_rest_vertices) return SINEW_ERROR_CAPACITY;
+    for (uint32_t i = 0; i < mesh->vertex_count; i++) {
+        const sinew_vertex *v = &mesh->vertices[i];
+        if (!isfinite(v->position[0]) || !isfinite(v->position[1]) || !isfinite(v->position[2]))
+            return SINEW_ERROR_NON_FINITE;
+        uint32_t sum = 0;
+        for (int k = 0; k < 4; k++) {
+            if (v->joints[k] >= mesh->joint_count) return SINEW_ERROR_JOINT_INDEX;
+            sum += v->weights[k];
+        }
+        if (sum != 65535u) return SINEW_ERROR_INVALID_WEIGHT;
+        if (mesh->bulge_rest && !(isfinite(mesh->bulge_rest[i]) && mesh->bulge_rest[i] >= 0.0f))
+            return mesh->bulge_rest[i] < 0.0f ? SINEW_ERROR_INVALID_ARGUMENT : SINEW_ERROR_NON_FINITE;
+    }
+    uint32_t first = sk->rest_used;
+    sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * SINEW_REST_VERTEX_BYTES,
+                                     mesh->vertices, (VkDeviceSize)mesh->vertex_count * SINEW_REST_VERTEX_BYTES);
+    if (r == SINEW_OK && mesh->bulge_rest)
+        r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)first * SINEW_BULGE_BYTES, mesh->bulge_rest,
+                            (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
+    if (r != SINEW_OK) return r;
+    mesh_rec *m = &sk->meshes[sk->mesh_count];
+    m->first = first;
+    m->count = mesh->vertex_count;
+    m->joints = mesh->joint_count;
+    m->has_bulge = mesh->bulge_rest != NULL;
+    sk->rest_used += mesh->vertex_count;
+    mesh_id->value = sk->mesh_count++;
+    return SINEW_OK;
+}
+
+uint32_t sinew_skinner_mesh_vertex_count(const sinew_skinner *sk, sinew_mesh_id mesh)
+{
+    return sk && mesh.value < sk->mesh_count ? sk->meshes[mesh.value].count : 0;
+}
+
+uint32_t sinew_skinner_mesh_joint_count(const sinew_skinner *sk, sinew_mesh_id mesh)
+{
+    return sk && mesh.value < sk->mesh_count ? sk->meshes[mesh.value].joints : 0;
+}
+
+sinew_result sinew_debug_set_max_grid_x(sinew_skinner *sk, uint32_t max_grid_x)
+{
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    const VkPhysicalDeviceLimits *lim = &sk->gpu->props.limits;
+    uint64_t row = lim->maxComputeWorkGroupCount[0];
+    if (max_grid_x && max_grid_x < row) row = max_grid_x;
+    if ((uint64_t)sk->max_work > row * lim->maxComputeWorkGroupCount[1]) return SINEW_ERROR_LIMIT_EXCEEDED;
+    sk->max_grid_x = max_grid_x;
+    return SINEW_OK;
+}
+
+static double slot_ms(sinew_skinner *sk, uint32_t slot, int *ok)
+{
+    uint64_t t[4];
+    *ok = 0;
+    if (!sk->queries || !sk->has_times[slot]) return 0;
+    VkResult vr = sk->gpu->vk.vkGetQueryPoolResults(sk->gpu->device, sk->queries, 2 * slot, 2, sizeof t, t,
+                                                    2 * sizeof(uint64_t),
+                                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+    if (vr != VK_SUCCESS || !t[1] || !t[3]) return 0;
+    uint32_t bits = sk->gpu->timestamp_valid_bits;
+    uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+    *ok = 1;
+    return (double)((t[2] - t[0]) & mask) * (double)sk->gpu->props.limits.timestampPeriod * 1e-6;
+}
+
+/* Waits until ring slot s is free, keeping its timing. */
+static sinew_result wait_slot(sinew_skinner *sk, uint32_t s)
+{
+    sinew_gpu *gpu = sk->gpu;
+    VkResult vr = VK_SUCCESS;
+    if (sk->own_pending[s]) {
+        vr = gpu->vk.vkWaitForFences(gpu->device, 1, &sk->own_fence[s], VK_TRUE, UINT64_MAX);
+        if (vr == VK_SUCCESS) sk->own_pending[s] = 0;
+    }
+    if (vr == VK_SUCCESS && sk->caller_fence[s]) {
+        vr = gpu->vk.vkWaitForFences(gpu->device, 1, &sk->caller_fence[s], VK_TRUE, UINT64_MAX);
+        if (vr == VK_SUCCESS) sk->caller_fence[s] = VK_NULL_HANDLE;
+    }
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    /* The slot's frame is complete: keep its time if it is the newest seen. */
+    if (sk->serial[s] > sk->last_ms_serial) {
+        int ok;
+        double ms = slot_ms(sk, s, &ok);
+        if (ok) {
+            sk->last_ms = ms;
+            sk->last_ms_serial = sk->serial[s];
+            sk->have_last_ms = 1;
+        }
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_skinner_begin_frame(sinew_skinner *sk, sinew_frame *frame)
+{
+    if (!sk || !frame || sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_result r = wait_slot(sk, sk->slot);
+    if (r != SINEW_OK) return r;
+    frame->palette = (float *)((char *)sk->palette.mapped + sk->slot * sk->pal_slot_stride);
+    frame->palette_capacity_vec4 = sk->d.max_palette_vec4;
+    frame->slot = sk->slot;
+    sk->in_frame = 1;
+    sk->instances_set = 0;
+    return SINEW_OK;
+}
+
+sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count)
+{
+    if (!sk || (count && !instances) || !sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (count > sk->d.max_instances) return SINEW_ERROR_CAPACITY;
+    uint64_t work = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_instance *in = &instances[i];
+        if (in->mesh.value >= sk->mesh_count) return SINEW_ERROR_NOT_FOUND;
+        if ((unsigned)in->method >= SINEW_METHOD_COUNT || (in->flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION))
+            return SINEW_ERROR_INVALID_ARGUMENT;
+        const mesh_rec *m = &sk->meshes[in->mesh.value];
+        if ((in->flags & SINEW_SKIN_BULGE_CORRECTION) && !m->has_bulge) return SINEW_ERROR_INVALID_ARGUMENT;
+        uint64_t pal_end = (uint64_t)in->palette_offset + (uint64_t)m->joints * stride_of(in->method, in->flags);
+        if (pal_end > sk->d.max_palette_vec4) return SINEW_ERROR_CAPACITY;
+        if ((uint64_t)in->output_offset + m->count > sk->d.max_output_vertices) return SINEW_ERROR_CAPACITY;
+        work += (m->count + SINEW_WG_SIZE - 1) / SINEW_WG_SIZE;
+    }
+    if (work > sk->max_work) return SINEW_ERROR_CAPACITY;
+    /* Valid: write instances and the work list of this slot. */
+    char *base = (char *)sk->frame.mapped + sk->slot * sk->frame_slot_stride;
+    gpu_instance *gi = (gpu_instance *)base;
+    uint32_t *wl = (uint32_t *)(base + sk->work_offset);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_instance *in = &instances[i];
+        const mesh_rec *m = &sk->meshes[in->mesh.value];
+        gpu_instance g = { m->first, m->count, in->palette_offset, in->output_offset,
+                           m->joints, (uint32_t)in->method, in->flags, stride_of(in->method, in->flags) };
+        gi[i] = g;
+        for (uint32_t v = 0; v < m->count; v += SINEW_WG_SIZE) {
+            wl[2 * w] = i;
+            wl[2 * w + 1] = v;
+            w++;
+        }
+    }
+    sk->work_count[sk->slot] = w;
+    sk->instances_set = 1;
+    return SINEW_OK;
+}
+
+sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
+{
+    if (!sk || !cmd || !sk->in_frame || !sk->instances_set) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_gpu *gpu = sk->gpu;
+    uint32_t s = sk->slot;
+    VkPipelineStageFlags cons = consumer_stages(gpu);
+    /* Host writes (palette, instances, work list) -> shader reads; earlier
+     * reads and writes of the output (vertex input, shaders, transfers) -> shader writes. */
+    VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+    mb.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT | cons, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                 &mb, 0, NULL, 0, NULL);
+    if (sk->queries) {
+        gpu->vk.vkCmdResetQueryPool(cmd, sk->queries, 2 * s, 2);
+        gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 2 * s);
+    }
+    uint32_t work = sk->work_count[s];
+    if (work) {
+        const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
+        uint32_t row = lim->maxComputeWorkGroupCount[0];
+        if (sk->max_grid_x && sk->max_grid_x < row) row = sk->max_grid_x;
+        uint32_t gx = work < row ? work : row;
+        uint32_t gy = (work + gx - 1) / gx;
+        uint32_t push[4] = { work, gx, 0, 0 };
+        int t = sk->path == SINEW_READ_TEXEL ? 1 : 0;
+        gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->pipe[t]);
+        gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->layout, 0, 1, &sk->sets[s], 0, NULL);
+        gpu->vk.vkCmdPushConstants(cmd, sk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+        gpu->vk.vkCmdDispatch(cmd, gx, gy, 1);
+    }
+    if (sk->queries) {
+        gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 2 * s + 1);
+        sk->has_times[s] = 1;
+    }
+    /* Output writes -> vertex input, shader and transfer reads (and later writes). */
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                       VK_ACCESS_TRANSFER_WRITE_BIT;
+    if (gpu->queue_flags & VK_QUEUE_GRAPHICS_BIT) mb.dstAccessMask |= VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, cons, 0, 1, &mb, 0, NULL, 0, NULL);
+    return SINEW_OK;
+}
+
+sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence)
+{
+    if (!sk || !sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
+    sk->caller_fence[sk->slot] = caller_fence;
+    sk->serial[sk->slot] = ++sk->serial_next;
+    sk->last_slot = (int)sk->slot;
+    sk->slot = (sk->slot + 1) % sk->d.frames_in_flight;
+    sk->in_frame = 0;
+    sk->instances_set = 0;
+    return SINEW_OK;
+}
+
+sinew_result sinew_skinner_submit(sinew_skinner *sk)
+{
+    if (!sk || !sk->in_frame || !sk->instances_set) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_gpu *gpu = sk->gpu;
+    uint32_t s = sk->slot;
+    VkCommandBuffer cmd = sk->cmd[s];
+    VkResult vr = gpu->vk.vkResetCommandBuffer(cmd, 0);
+    VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    if (vr == VK_SUCCESS) vr = gpu->vk.vkBeginCommandBuffer(cmd, &bi);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    sinew_result r = sinew_skinner_record(sk, cmd);
+    vr = gpu->vk.vkEndCommandBuffer(cmd);
+    if (r != SINEW_OK) return r;
+    if (vr == VK_SUCCESS) vr = gpu->vk.vkResetFences(gpu->device, 1, &sk->own_fence[s]);
+    if (vr == VK_SUCCESS) {
+        VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &cmd;
+        vr = gpu->vk.vkQueueSubmit(gpu->queue, 1, &si, sk->own_fence[s]);
+    }
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    sk->own_pending[s] = 1;
+    return sinew_skinner_end_frame(sk, VK_NULL_HANDLE);
+}
+
+sinew_result sinew_skinner_wait(sinew_skinner *sk)
+{
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_result first = SINEW_OK;
+    for (uint32_t s = 0; s < sk->d.frames_in_flight; s++) {
+        sinew_result r = wait_slot(sk, s);
+        if (r != SINEW_OK && first == SINEW_OK) first = r;
+    }
+    return first;
+}
+
+sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms)
+{
+    if (!sk || !ms) return SINEW_ERROR_INVALID_ARGUMENT;
+    *ms = 0;
+    if (!sk->queries) return SINEW_ERROR_LIMIT_EXCEEDED;
+    /* Own submissions: wait for the newest one. Caller fences: never block,
+     * take the newest slot whose fence has signalled (a frame whose queries
+     * are still pending must not be read: the pool may hold stale values). */
+    for (uint32_t s = 0; s < sk->d.frames_in_flight; s++) {
+        if (!sk->serial[s] || sk->serial[s] <= sk->last_ms_serial) continue;
+        int done = 0;
+        if ((int)s == sk->last_slot && sk->own_pending[s]) {
+            done = 1; /* wait_slot blocks on our own fence */
+        } else if (sk->own_pending[s]) {
+            done = sk->gpu->vk.vkGetFenceStatus(sk->gpu->device, sk->own_fence[s]) == VK_SUCCESS;
+        } else if (sk->caller_fence[s]) {
+            done = sk->gpu->vk.vkGetFenceStatus(sk->gpu->device, sk->caller_fence[s]) == VK_SUCCESS;
+        } else {
+            done = 1; /* no fence: the caller has waited for it */
+        }
+        if (done) {
+            sinew_result r = wait_slot(sk, s);
+            if (r != SINEW_OK) return r;
+        }
+    }
+    if (!sk->have_last_ms) return SINEW_ERROR_NOT_FOUND;
+    *ms = sk->last_ms;
+    return SINEW_OK;
+}
+
+sinew_read_path sinew_skinner_read_path(const sinew_skinner *sk) { return sk ? sk->path : SINEW_READ_AUTO; }
+
+sinew_result sinew_skinner_set_read_path(sinew_skinner *sk, sinew_read_path path)
+{
+    if (!sk || (unsigned)path > SINEW_READ_TEXEL) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (path == SINEW_READ_TEXEL && !sk->texel_ok) return SINEW_ERROR_LIMIT_EXCEEDED;
+    sk->path = path == SINEW_READ_AUTO ? auto_path(sk) : path;
+    return SINEW_OK;
+}
+
+void sinew_skinner_output_binding(const sinew_skinner *sk, sinew_output_binding *out)
+{
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    if (!sk) return;
+    out->buffer = sk->output.buffer;
+    out->offset = 0;
+    out->stride = sk->out_stride;
+    out->position_format = VK_FORMAT_R32G32B32_SFLOAT;
+    out->normal_format = sk->d.output_format == SINEW_OUTPUT_PACKED ? VK_FORMAT_A2B10G10R10_SNORM_PACK32
+                                                                   : VK_FORMAT_R32G32B32_SFLOAT;
+}
+
+static sinew_result check_range(const sinew_skinner *sk, uint32_t first, uint32_t count)
+{
+    if (count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((uint64_t)first + count > sk->d.max_output_vertices) return SINEW_ERROR_CAPACITY;
+    return SINEW_OK;
+}
+
+sinew_result sinew_debug_poison_output(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern)
+{
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_result r = check_range(sk, first, count);
+    if (r != SINEW_OK) return r;
+    sinew_gpu *gpu = sk->gpu;
+    VkCommandBuffer cmd;
+    r = snw_vk_oneshot_begin(gpu, &cmd);
+    if (r != SINEW_OK) return r;
+    VkPipelineStageFlags cons = consumer_stages(gpu);
+    VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, cons, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    gpu->vk.vkCmdFillBuffer(cmd, sk->output.buffer, (VkDeviceSize)first * sk->out_stride,
+                            (VkDeviceSize)count * sk->out_stride, pattern);
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, cons, 0, 1, &mb, 0, NULL, 0, NULL);
+    return snw_vk_oneshot_end(gpu, cmd);
+}
+
+static float snorm10(uint32_t v)
+{
+    int32_t q = (int32_t)(v << 22) >> 22;
+    float f = (float)q / 511.0f;
+    return f < -1.0f ? -1.0f : f;
+}
+
+sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32_t count, float *pos3, float *nrm3)
+{
+    if (!sk || !pos3) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_result r = check_range(sk, first, count);
+    if (r != SINEW_OK) return r;
+    sinew_gpu *gpu = sk->gpu;
+    VkDeviceSize bytes = (VkDeviceSize)count * sk->out_stride;
+    snw_vk_buffer st;
+    r = snw_vk_buffer_create(gpu, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                               VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 1, &st);
+    if (r != SINEW_OK) return r;
+    VkCommandBuffer cmd;
+    r = snw_vk_oneshot_begin(gpu, &cmd);
+    if (r == SINEW_OK) {
+        VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+        gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+        VkBufferCopy c = { (VkDeviceSize)first * sk->out_stride, 0, bytes };
+        gpu->vk.vkCmdCopyBuffer(cmd, sk->output.buffer, st.buffer, 1, &c);
+        mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+                                     NULL, 0, NULL);
+        r = snw_vk_oneshot_end(gpu, cmd);
+    }
+    if (r == SINEW_OK) {
+        const uint32_t *wd = (const uint32_t *)st.mapped;
+        uint32_t words = sk->out_stride / 4;
+        for (uint32_t i = 0; i < count; i++) {
+            const uint32_t *v = wd + (size_t)i * words;
+            memcpy(&pos3[3 * (size_t)i], v, 12);
+            if (!nrm3) continue;
+            if (sk->d.output_format == SINEW_OUTPUT_PACKED) {
+                nrm3[3 * (size_t)i + 0] = snorm10(v[3]);
+                nrm3[3 * (size_t)i + 1] = snorm10(v[3] >> 10);
+                nrm3[3 * (size_t)i + 2] = snorm10(v[3] >> 20);
+            } else {
+                memcpy(&nrm3[3 * (size_t)i], v + 3, 12);
+            }
+        }
+    }
+    snw_vk_buffer_destroy(gpu, &st);
+    return r;
+}

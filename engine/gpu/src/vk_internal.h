@@ -1,0 +1,178 @@
+/* Private Vulkan plumbing shared by the gpu and render layers: the sinew_gpu
+ * object (per-object instance and device function tables, no globals),
+ * buffers, one-shot submissions and result mapping. Nothing here is exported. */
+#ifndef SINEW_VK_INTERNAL_H
+#define SINEW_VK_INTERNAL_H
+
+#include <sinew/gpu.h>
+#include <pthread.h>
+#include "alloc_internal.h"
+
+/* Device-level functions Sinew uses, loaded per device through
+ * vkGetDeviceProcAddr (snw_vk_load_device_table). Add a name here to use it. */
+#define SNW_VK_DEVICE_FUNCTIONS(X) \
+    X(vkAllocateCommandBuffers) \
+    X(vkAllocateDescriptorSets) \
+    X(vkAllocateMemory) \
+    X(vkBeginCommandBuffer) \
+    X(vkBindBufferMemory) \
+    X(vkBindImageMemory) \
+    X(vkCmdBeginRenderPass) \
+    X(vkCmdBindDescriptorSets) \
+    X(vkCmdBindIndexBuffer) \
+    X(vkCmdBindPipeline) \
+    X(vkCmdBindVertexBuffers) \
+    X(vkCmdCopyBuffer) \
+    X(vkCmdCopyImageToBuffer) \
+    X(vkCmdDispatch) \
+    X(vkCmdDraw) \
+    X(vkCmdDrawIndexed) \
+    X(vkCmdEndRenderPass) \
+    X(vkCmdFillBuffer) \
+    X(vkCmdPipelineBarrier) \
+    X(vkCmdPushConstants) \
+    X(vkCmdResetQueryPool) \
+    X(vkCmdSetScissor) \
+    X(vkCmdSetViewport) \
+    X(vkCmdWriteTimestamp) \
+    X(vkCreateBuffer) \
+    X(vkCreateBufferView) \
+    X(vkCreateCommandPool) \
+    X(vkCreateComputePipelines) \
+    X(vkCreateDescriptorPool) \
+    X(vkCreateDescriptorSetLayout) \
+    X(vkCreateFence) \
+    X(vkCreateFramebuffer) \
+    X(vkCreateGraphicsPipelines) \
+    X(vkCreateImage) \
+    X(vkCreateImageView) \
+    X(vkCreatePipelineLayout) \
+    X(vkCreateQueryPool) \
+    X(vkCreateRenderPass) \
+    X(vkCreateShaderModule) \
+    X(vkDestroyBuffer) \
+    X(vkDestroyBufferView) \
+    X(vkDestroyCommandPool) \
+    X(vkDestroyDescriptorPool) \
+    X(vkDestroyDescriptorSetLayout) \
+    X(vkDestroyDevice) \
+    X(vkDestroyFence) \
+    X(vkDestroyFramebuffer) \
+    X(vkDestroyImage) \
+    X(vkDestroyImageView) \
+    X(vkDestroyPipeline) \
+    X(vkDestroyPipelineLayout) \
+    X(vkDestroyQueryPool) \
+    X(vkDestroyRenderPass) \
+    X(vkDestroyShaderModule) \
+    X(vkDeviceWaitIdle) \
+    X(vkEndCommandBuffer) \
+    X(vkFreeCommandBuffers) \
+    X(vkFreeMemory) \
+    X(vkGetBufferMemoryRequirements) \
+    X(vkGetDeviceQueue) \
+    X(vkGetFenceStatus) \
+    X(vkGetImageMemoryRequirements) \
+    X(vkGetQueryPoolResults) \
+    X(vkInvalidateMappedMemoryRanges) \
+    X(vkMapMemory) \
+    X(vkQueueSubmit) \
+    X(vkQueueWaitIdle) \
+    X(vkResetCommandBuffer) \
+    X(vkResetFences) \
+    X(vkUnmapMemory) \
+    X(vkUpdateDescriptorSets) \
+    X(vkWaitForFences)
+
+typedef struct snw_vk_device_table {
+#define SNW_VK_MEMBER(name) PFN_##name name;
+    SNW_VK_DEVICE_FUNCTIONS(SNW_VK_MEMBER)
+#undef SNW_VK_MEMBER
+} snw_vk_device_table;
+
+/* Instance-level functions Sinew uses, loaded per sinew_gpu. */
+typedef struct sinew_vki {
+    PFN_vkDestroyInstance DestroyInstance;
+    PFN_vkEnumeratePhysicalDevices EnumeratePhysicalDevices;
+    PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
+    PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2;
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
+    PFN_vkGetPhysicalDeviceMemoryProperties GetPhysicalDeviceMemoryProperties;
+    PFN_vkGetPhysicalDeviceFormatProperties GetPhysicalDeviceFormatProperties;
+    PFN_vkCreateDevice CreateDevice;
+    PFN_vkGetDeviceProcAddr GetDeviceProcAddr;
+    PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
+    PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
+} sinew_vki;
+
+struct sinew_gpu {
+    sinew_allocator alloc;
+    int external;
+    void *loader;                       /* dlopen handle of the Vulkan loader, or NULL */
+    PFN_vkGetInstanceProcAddr gipa;
+    sinew_vki vki;
+    snw_vk_device_table vk;             /* device-level functions of this device */
+    pthread_mutex_t queue_lock;         /* around vkQueueSubmit/WaitIdle and the one-shot pool */
+    VkInstance instance;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    VkQueueFlags queue_flags;
+    uint32_t timestamp_valid_bits;
+    VkDebugUtilsMessengerEXT messenger;
+    int validation;                     /* 1 when the validation layer is active */
+    sinew_log_fn log;
+    void *log_user;
+    uint32_t message_count;             /* warnings + errors (atomic) */
+    sinew_gpu_device_info info;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties mem;
+    VkDeviceSize max_allocation;        /* maxMemoryAllocationSize */
+    VkCommandPool oneshot_pool;         /* for uploads, fills and readbacks */
+};
+
+/* A buffer with its own memory. */
+typedef struct snw_vk_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkDeviceSize size;
+    void *mapped;                       /* persistently mapped when host visible was required */
+} snw_vk_buffer;
+
+sinew_result snw_vk_result(VkResult r);
+void *snw_gpu_alloc(const sinew_gpu *gpu, size_t size);
+void snw_gpu_free(const sinew_gpu *gpu, void *p);
+void snw_gpu_log(sinew_gpu *gpu, int severity, const char *fmt, ...);
+
+/* Creates a buffer; memory must have `required` flags, `preferred` flags are
+ * tried first. host_map: map it persistently. */
+sinew_result snw_vk_buffer_create(sinew_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage,
+                                    VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
+                                    int host_map, snw_vk_buffer *out);
+void snw_vk_buffer_destroy(sinew_gpu *gpu, snw_vk_buffer *b);
+
+/* One-shot command buffer on the gpu's queue: begin, then end + submit + wait. */
+sinew_result snw_vk_oneshot_begin(sinew_gpu *gpu, VkCommandBuffer *cmd);
+sinew_result snw_vk_oneshot_end(sinew_gpu *gpu, VkCommandBuffer cmd);
+
+/* Copies host data into a buffer through a staging buffer (waits). */
+sinew_result snw_vk_upload(sinew_gpu *gpu, VkBuffer dst, VkDeviceSize offset, const void *data,
+                             VkDeviceSize size);
+
+sinew_result snw_vk_shader(sinew_gpu *gpu, const uint32_t *code, size_t bytes, VkShaderModule *out);
+
+/* vk_table.c: fills a device table through the given vkGetDeviceProcAddr;
+ * VK_ERROR_INITIALIZATION_FAILED if a function is missing. */
+VkResult snw_vk_load_device_table(snw_vk_device_table *table, VkDevice device, PFN_vkGetDeviceProcAddr gdpa);
+
+/* The default log callback (stderr). */
+void snw_log_default(void *user, int severity, const char *message);
+
+/* Embedded SPIR-V (cmake/embed_spirv.cmake). */
+extern const uint32_t snw_spv_skin_comp[];
+extern const size_t snw_spv_skin_comp_size;
+extern const uint32_t snw_spv_copy_comp[];
+extern const size_t snw_spv_copy_comp_size;
+
+#endif

@@ -1,0 +1,262 @@
+/* Sinew procedural test scene: the capped tube along x, its 3-joint chain,
+ * poses, and the measurements (volume, ring radius, distance to bone). */
+#include "sinew_scene.h"
+
+#include <math.h>
+
+#define SCENE_PI 3.14159265358979323846
+#define TUBE_MAX_VERTICES (1u << 26)
+
+/* Applies defaults and validates; 0 on success. */
+static int tube_resolve(const scene_tube_desc *in, scene_tube_desc *out)
+{
+    scene_tube_desc d = { 64, 32, 0.1, 2.0 };
+    if (in) {
+        if (in->rings) d.rings = in->rings;
+        if (in->sectors) d.sectors = in->sectors;
+        if (in->radius != 0.0) d.radius = in->radius;
+        if (in->alpha != 0.0) d.alpha = in->alpha;
+    }
+    if (d.rings < 2 || d.sectors < 3) return -1;
+    if (!(d.radius > 0.0) || !isfinite(d.radius) || !(d.alpha > 0.0) || !isfinite(d.alpha)) return -1;
+    if ((uint64_t)d.rings * d.sectors > TUBE_MAX_VERTICES) return -1;
+    *out = d;
+    return 0;
+}
+
+static uint32_t tube_triangles(const scene_tube_desc *d)
+{
+    return (d->rings - 1) * d->sectors * 2 + 2 * d->sectors;
+}
+
+/* Vertex indices of triangle t (counter-clockwise seen from outside). */
+static void tube_triangle(const scene_tube_desc *d, uint32_t t, uint32_t idx[3])
+{
+    uint32_t S = d->sectors, side = (d->rings - 1) * S * 2, ring_last = (d->rings - 1) * S;
+    if (t < side) {
+        uint32_t q = t / 2, r = q / S, s = q % S, s1 = (s + 1) % S;
+        uint32_t a = r * S + s, b = r * S + s1, c = (r + 1) * S + s, e = (r + 1) * S + s1;
+        if (t % 2 == 0) { idx[0] = a; idx[1] = b; idx[2] = c; }
+        else            { idx[0] = b; idx[1] = e; idx[2] = c; }
+    } else if (t < side + S) {            /* x = 0 cap, outward -x */
+        uint32_t s = t - side;
+        idx[0] = d->rings * S; idx[1] = (s + 1) % S; idx[2] = s;
+    } else {                              /* x = 1 cap, outward +x */
+        uint32_t s = t - side - S;
+        idx[0] = d->rings * S + 1; idx[1] = ring_last + s; idx[2] = ring_last + (s + 1) % S;
+    }
+}
+
+void scene_tube_counts(const scene_tube_desc *d, uint32_t *vertex_count, uint32_t *index_count)
+{
+    scene_tube_desc t;
+    uint32_t v = 0, i = 0;
+    if (tube_resolve(d, &t) == 0) {
+        v = t.rings * t.sectors + 2;
+        i = 3 * tube_triangles(&t);
+    }
+    if (vertex_count) *vertex_count = v;
+    if (index_count) *index_count = i;
+}
+
+/* Weight of joint 1 at x (scene.h). */
+static double tube_w1(double x, double alpha)
+{
+    if (x < 0.5) return 0.5 * pow(2.0 * x, alpha);
+    return 1.0 - 0.5 * pow(2.0 - 2.0 * x, alpha);
+}
+
+static void put_vertex(uint32_t i, double x, double y, double z, double nx, double ny, double nz,
+                       double alpha, float *positions, float *normals, uint32_t *joints4, float *weights4)
+{
+    double w1 = tube_w1(x, alpha);
+    if (positions) {
+        positions[3 * (size_t)i + 0] = (float)x;
+        positions[3 * (size_t)i + 1] = (float)y;
+        positions[3 * (size_t)i + 2] = (float)z;
+    }
+    if (normals) {
+        normals[3 * (size_t)i + 0] = (float)nx;
+        normals[3 * (size_t)i + 1] = (float)ny;
+        normals[3 * (size_t)i + 2] = (float)nz;
+    }
+    if (joints4) {
+        joints4[4 * (size_t)i + 0] = 0;
+        joints4[4 * (size_t)i + 1] = 1;
+        joints4[4 * (size_t)i + 2] = 2;
+        joints4[4 * (size_t)i + 3] = 2;
+    }
+    if (weights4) {
+        weights4[4 * (size_t)i + 0] = (float)(1.0 - w1);
+        weights4[4 * (size_t)i + 1] = (float)w1;
+        weights4[4 * (size_t)i + 2] = 0.0f;
+        weights4[4 * (size_t)i + 3] = 0.0f;
+    }
+}
+
+sinew_result scene_tube_build(const scene_tube_desc *desc, float *positions, float *normals,
+                              uint32_t *joints4, float *weights4, uint32_t *indices)
+{
+    scene_tube_desc d;
+    uint32_t S, R, nt;
+    if (tube_resolve(desc, &d) != 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!positions && !normals && !joints4 && !weights4 && !indices) return SINEW_ERROR_INVALID_ARGUMENT;
+    S = d.sectors;
+    R = d.rings;
+    for (uint32_t r = 0; r < R; r++) {
+        double x = (double)r / (double)(R - 1);
+        for (uint32_t s = 0; s < S; s++) {
+            double a = 2.0 * SCENE_PI * (double)s / (double)S, c = cos(a), sn = sin(a);
+            put_vertex(r * S + s, x, d.radius * c, d.radius * sn, 0.0, c, sn, d.alpha,
+                       positions, normals, joints4, weights4);
+        }
+    }
+    put_vertex(R * S, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, d.alpha, positions, normals, joints4, weights4);
+    put_vertex(R * S + 1, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, d.alpha, positions, normals, joints4, weights4);
+    if (indices) {
+        nt = tube_triangles(&d);
+        for (uint32_t t = 0; t < nt; t++) tube_triangle(&d, t, indices + 3 * (size_t)t);
+    }
+    return SINEW_OK;
+}
+
+void scene_tube_pose(double bend_rad, double twist_rad, const sinew_vec3 *scale,
+                     sinew_transform local_out[3])
+{
+    sinew_vec3 one = { 1.0, 1.0, 1.0 };
+    sinew_quat bend = sinew_quat_from_axis_angle(sinew_v3(0, 0, 1), bend_rad);
+    sinew_quat twist = sinew_quat_from_axis_angle(sinew_v3(1, 0, 0), twist_rad);
+    for (int j = 0; j < 3; j++) {
+        local_out[j].translation = sinew_v3(j == 0 ? 0.0 : 0.5, 0.0, 0.0);
+        local_out[j].rotation = sinew_quat_identity();
+        local_out[j].scale = one;
+    }
+    local_out[1].rotation = sinew_quat_mul(bend, twist);  /* twist about the bone, then bend */
+    if (scale) local_out[1].scale = *scale;
+}
+
+sinew_result scene_tube_skeleton(const sinew_allocator *alloc, sinew_skeleton **out)
+{
+    static const int32_t parents[3] = { -1, 0, 1 };
+    static const char *const names[3] = { "tube_root", "tube_mid", "tube_tip" };
+    sinew_transform rest[3];
+    sinew_skeleton_desc sd = {0};
+    if (!out) return SINEW_ERROR_INVALID_ARGUMENT;
+    scene_tube_pose(0.0, 0.0, NULL, rest);
+    sd.joint_count = 3;
+    sd.parents = parents;
+    sd.names = names;
+    sd.rest_local = rest;
+    sd.allocator = alloc;
+    return sinew_skeleton_create(&sd, out);
+}
+
+double scene_mesh_volume(const double *positions, const uint32_t *indices, uint32_t index_count)
+{
+    double v = 0.0;
+    if (!positions || !indices) return 0.0;
+    for (uint32_t t = 0; t + 2 < index_count; t += 3) {
+        const double *a = positions + 3 * (size_t)indices[t];
+        const double *b = positions + 3 * (size_t)indices[t + 1];
+        const double *c = positions + 3 * (size_t)indices[t + 2];
+        /* a . (b x c) / 6: signed volume of the tetrahedron (origin, a, b, c) */
+        v += a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
+             a[2] * (b[0] * c[1] - b[1] * c[0]);
+    }
+    return v / 6.0;
+}
+
+double scene_mean_distance_to_segment(const double *positions, const uint32_t *vertex_ids,
+                                      uint32_t count, sinew_vec3 a, sinew_vec3 b)
+{
+    double sum = 0.0;
+    if (!positions || count == 0) return 0.0;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t i = vertex_ids ? vertex_ids[k] : k;
+        sinew_vec3 p = { positions[3 * (size_t)i], positions[3 * (size_t)i + 1], positions[3 * (size_t)i + 2] };
+        sum += sinew_distance_to_segment(p, a, b, NULL);
+    }
+    return sum / count;
+}
+
+/* ---- quality ---- */
+
+/* Volume from a position getter: skinned doubles, or the packed rest floats. */
+static double tube_volume(const scene_tube_desc *d, const double *pos, const sinew_vertex *v)
+{
+    uint32_t nt = tube_triangles(d);
+    double vol = 0.0;
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t idx[3];
+        double p[3][3];
+        tube_triangle(d, t, idx);
+        for (int k = 0; k < 3; k++)
+            for (int c = 0; c < 3; c++)
+                p[k][c] = pos ? pos[3 * (size_t)idx[k] + c] : (double)v[idx[k]].position[c];
+        vol += p[0][0] * (p[1][1] * p[2][2] - p[1][2] * p[2][1]) +
+               p[0][1] * (p[1][2] * p[2][0] - p[1][0] * p[2][2]) +
+               p[0][2] * (p[1][0] * p[2][1] - p[1][1] * p[2][0]);
+    }
+    return vol / 6.0;
+}
+
+/* Mean distance of ring r's vertices to their centroid. */
+static double ring_radius(const scene_tube_desc *d, uint32_t r, const double *pos, const sinew_vertex *v)
+{
+    double c[3] = { 0, 0, 0 }, sum = 0.0;
+    uint32_t S = d->sectors;
+    for (uint32_t s = 0; s < S; s++)
+        for (int k = 0; k < 3; k++)
+            c[k] += pos ? pos[3 * (size_t)(r * S + s) + k] : (double)v[r * S + s].position[k];
+    for (int k = 0; k < 3; k++) c[k] /= S;
+    for (uint32_t s = 0; s < S; s++) {
+        double e = 0.0;
+        for (int k = 0; k < 3; k++) {
+            double x = (pos ? pos[3 * (size_t)(r * S + s) + k] : (double)v[r * S + s].position[k]) - c[k];
+            e += x * x;
+        }
+        sum += sqrt(e);
+    }
+    return sum / S;
+}
+
+sinew_result scene_tube_quality(const scene_tube_desc *desc, const sinew_vertex *v,
+                                const float *bulge_rest, const sinew_palette_joint *palette,
+                                const double *skinned, scene_tube_quality_result *out)
+{
+    scene_tube_desc d;
+    uint32_t nv, r0, r1;
+    double rest_vol, worst = -INFINITY, rr = 0.0, rs = 0.0;
+    uint32_t worst_i = 0;
+    if (!v || !palette || !skinned || !out || tube_resolve(desc, &d) != 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    nv = d.rings * d.sectors + 2;
+    for (uint32_t i = 0; i < nv; i++)
+        if (v[i].joints[0] >= 3) return SINEW_ERROR_JOINT_INDEX;
+
+    r0 = (d.rings - 1) / 2;
+    r1 = d.rings / 2;                      /* == r0 when rings is odd */
+    rr = ring_radius(&d, r0, NULL, v) + ring_radius(&d, r1, NULL, v);
+    rs = ring_radius(&d, r0, skinned, NULL) + ring_radius(&d, r1, skinned, NULL);
+    out->middle_radius_ratio = rr > 0.0 ? rs / rr : 0.0;
+
+    rest_vol = tube_volume(&d, NULL, v);
+    out->volume_ratio = tube_volume(&d, skinned, NULL) / rest_vol;
+
+    for (uint32_t i = 0; i < nv; i++) {
+        uint32_t j = v[i].joints[0];
+        sinew_vec3 p = { skinned[3 * (size_t)i], skinned[3 * (size_t)i + 1], skinned[3 * (size_t)i + 2] };
+        double dist = sinew_distance_to_segment(p, palette[j].seg_head, palette[j].seg_tail, NULL), d0;
+        if (bulge_rest) d0 = bulge_rest[i];
+        else {
+            /* rest segments of the tube chain: [0, 0.5], [0.5, 1], the point 1 on x */
+            sinew_vec3 a = { j == 0 ? 0.0 : (j == 1 ? 0.5 : 1.0), 0, 0 };
+            sinew_vec3 b = { j == 0 ? 0.5 : 1.0, 0, 0 };
+            sinew_vec3 q = { v[i].position[0], v[i].position[1], v[i].position[2] };
+            d0 = sinew_distance_to_segment(q, a, b, NULL);
+        }
+        if (dist - d0 > worst) { worst = dist - d0; worst_i = i; }
+    }
+    out->max_bone_distance_increase = worst;
+    out->worst_vertex = worst_i;
+    return SINEW_OK;
+}
