@@ -102,7 +102,7 @@ static void quality(sinew_gpu *gpu)
     sd.max_palette_vec4 = NI * 3 * 7;
     sinew_skinner *sk;
     CHECK(sinew_skinner_create(gpu, &sd, &sk));
-    uint32_t mesh;
+    sinew_mesh_id mesh;
     sinew_skinner_mesh_desc md = { t.v, t.nv, 3, t.bulge };
     CHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
     static sinew_palette_joint pal[NI][3];
@@ -174,7 +174,7 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
     tube_make(128, 128, &t); /* 16386 vertices */
     uint64_t total = (uint64_t)chars * t.nv;
     sinew_skinner *sk[2];
-    uint32_t mesh[2];
+    sinew_mesh_id mesh[2];
     for (int f = 0; f < 2; f++) {
         sinew_skinner_desc sd = { 0 };
         sd.max_rest_vertices = t.nv;

@@ -19,6 +19,7 @@
 #include <sinew/sinew.h>
 #include "sinew_scene.h"
 #include <sinew/crowd.h>
+#include <sinew/debug.h>
 #include <sinew/render.h> /* only for sinew_render_camera, a matrix helper */
 
 #include <math.h>
@@ -298,7 +299,7 @@ int main(void)
     sinew_skinner *sk = NULL;
     SCHECK(sinew_skinner_create(gpu, &sd, &sk));
     sinew_skinner_mesh_desc md = { verts, nv, 3, NULL };
-    uint32_t mesh = 0;
+    sinew_mesh_id mesh = { 0 };
     SCHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
     sinew_crowd_desc cd = { 0 };
     cd.skinner = sk;
@@ -307,7 +308,7 @@ int main(void)
     sinew_crowd *crowd = NULL;
     SCHECK(sinew_crowd_create(&cd, &crowd));
     sinew_crowd_model_desc cm = { skel, 1, &mesh, &nv };
-    uint32_t model = 0;
+    sinew_model_id model = { 0 };
     SCHECK(sinew_crowd_add_model(crowd, &cm, &model));
 
     /* characters: a row of upright tubes, methods cycling LBS / DQS / DQS with scale */
@@ -317,7 +318,7 @@ int main(void)
     sinew_quat up = sinew_quat_from_axis_angle(sinew_v3(0, 0, 1), 0.5 * M_PI);
     for (int i = 0; i < NCHAR; i++) {
         roots[i] = sinew_mat4_from_rigid(up, sinew_v3(-2.5 + i, 0, 0));
-        ch[i].model.value = model;
+        ch[i].model = model;
         ch[i].method = (sinew_method)(i % 3);
         ch[i].root = &roots[i];
         ch[i].sample = tube_motion;

@@ -17,9 +17,8 @@
 #define SINEW_GPU_H
 
 #include <sinew/core.h>
-#ifndef VK_NO_PROTOTYPES
-#define VK_NO_PROTOTYPES
-#endif
+/* Types only: Sinew calls no vk* prototype (it compiles with VK_NO_PROTOTYPES),
+ * and leaves the host free to use the loader's prototypes or its own volk. */
 #include <vulkan/vulkan.h>
 
 #ifdef __cplusplus

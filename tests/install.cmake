@@ -1,0 +1,24 @@
+# Packaging and linking tests (see tests/scripts/install_consume.cmake and
+# tests/link/link_libvulkan.c).
+find_program(SINEW_NM nm)
+find_program(SINEW_PKG_CONFIG pkg-config)
+# Not in sanitizer builds: the installed archives would need the sanitizer runtime.
+if(SINEW_NM AND SINEW_PKG_CONFIG AND NOT SINEW_SANITIZE)
+  add_test(NAME install_consume
+    COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+            -DWORK_DIR=${PROJECT_BINARY_DIR}/install-test -DCC=${CMAKE_C_COMPILER} -DNM=${SINEW_NM}
+            -P ${CMAKE_CURRENT_LIST_DIR}/scripts/install_consume.cmake)
+  set_tests_properties(install_consume PROPERTIES LABELS "gpu;install" TIMEOUT 600
+    ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+endif()
+
+# A host that links the Vulkan loader itself (prototypes, libvulkan.so) beside
+# Sinew's static archives: no duplicate or interposed vk* symbol.
+find_package(Vulkan)
+if(Vulkan_FOUND)
+  add_executable(test_link_libvulkan ${CMAKE_CURRENT_LIST_DIR}/link/link_libvulkan.c)
+  set_target_properties(test_link_libvulkan PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  target_link_libraries(test_link_libvulkan PRIVATE sinew::sinew Vulkan::Vulkan m)
+  add_test(NAME test_link_libvulkan COMMAND test_link_libvulkan)
+  set_tests_properties(test_link_libvulkan PROPERTIES LABELS gpu ENVIRONMENT "SINEW_VALIDATION=1")
+endif()
