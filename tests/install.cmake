@@ -22,3 +22,17 @@ if(Vulkan_FOUND)
   add_test(NAME test_link_libvulkan COMMAND test_link_libvulkan)
   set_tests_properties(test_link_libvulkan PROPERTIES LABELS gpu ENVIRONMENT "SINEW_VALIDATION=1")
 endif()
+
+# Public headers are self-contained; the core layer includes no Vulkan header.
+add_test(NAME header_closure
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DGENERATED_INCLUDE=${PROJECT_BINARY_DIR}/engine/include
+          -DCC=${CMAKE_C_COMPILER} -DCXX=${CMAKE_CXX_COMPILER}
+          -P ${CMAKE_CURRENT_LIST_DIR}/scripts/header_closure.cmake)
+
+# The prebuilt SPIR-V matches glslc's output (only when glslc compiled them).
+if(SINEW_SPV_COMPILED)
+  string(REPLACE ";" "|" _shaders "${SINEW_ALL_SHADERS}")
+  add_test(NAME spirv_prebuilt_current
+    COMMAND ${CMAKE_COMMAND} -DSPV_DIR=${SINEW_SPV_DIR} -DPREBUILT_DIR=${PROJECT_SOURCE_DIR}/shaders/prebuilt
+            -DSHADERS=${_shaders} -P ${CMAKE_CURRENT_LIST_DIR}/scripts/spirv_prebuilt.cmake)
+endif()
