@@ -10,6 +10,13 @@ if(SINEW_NM AND SINEW_PKG_CONFIG AND NOT SINEW_SANITIZE)
             -P ${CMAKE_CURRENT_LIST_DIR}/scripts/install_consume.cmake)
   set_tests_properties(install_consume PROPERTIES LABELS "gpu;install" TIMEOUT 600
     ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+
+  # Sinew as a subproject (add_subdirectory): tests/samples off, sinew::sinew usable.
+  add_test(NAME subproject_consume
+    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DWORK_DIR=${PROJECT_BINARY_DIR}/subproject-test
+            -DCC=${CMAKE_C_COMPILER} -P ${CMAKE_CURRENT_LIST_DIR}/scripts/subproject_consume.cmake)
+  set_tests_properties(subproject_consume PROPERTIES LABELS "gpu;install" TIMEOUT 900
+    ENVIRONMENT "SINEW_VALIDATION=1")
 endif()
 
 # A host that links the Vulkan loader itself (prototypes, libvulkan.so) beside
