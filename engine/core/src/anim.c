@@ -1,8 +1,8 @@
 /* Sinew animation clips: creation, validation and sampling (see anim.h). */
 #include "sinew/anim.h"
+#include "alloc_internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct clip_channel {
@@ -13,8 +13,7 @@ typedef struct clip_channel {
 } clip_channel;
 
 struct sinew_clip {
-    sinew_allocator alloc;
-    int has_alloc;
+    sinew_allocator alloc;        /* resolved at creation; frees the clip */
     char *name;
     uint32_t joint_count, channel_count, key_count;
     double duration_ticks, ticks_per_second;
@@ -41,10 +40,30 @@ static sinew_result check_track_times(const void *keys, size_t key_size, uint32_
     return SINEW_OK;
 }
 
-sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
+/* Checks a channel's keys: times finite and ordered, values finite, rotations non-zero. */
+static sinew_result check_channel_keys(const sinew_channel_desc *ch)
 {
-    if (!d || !out) return SINEW_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
+    sinew_result r;
+    if ((r = check_track_times(ch->translations, sizeof(sinew_vec3_key), ch->translation_count))) return r;
+    if ((r = check_track_times(ch->rotations, sizeof(sinew_quat_key), ch->rotation_count))) return r;
+    if ((r = check_track_times(ch->scales, sizeof(sinew_vec3_key), ch->scale_count))) return r;
+    for (uint32_t k = 0; k < ch->translation_count; k++)
+        if (!finite3(ch->translations[k].value)) return SINEW_ERROR_NON_FINITE;
+    for (uint32_t k = 0; k < ch->scale_count; k++)
+        if (!finite3(ch->scales[k].value)) return SINEW_ERROR_NON_FINITE;
+    for (uint32_t k = 0; k < ch->rotation_count; k++) {
+        sinew_quat q = ch->rotations[k].value;
+        if (!isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) || !isfinite(q.w)) return SINEW_ERROR_NON_FINITE;
+        double n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+        if (!(n2 > 1e-24)) return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    return SINEW_OK;
+}
+
+/* Validates a clip description (everything but the allocator); returns the key
+ * counts per kind (translation, rotation, scale) and the last key time. */
+static sinew_result check_clip_desc(const sinew_clip_desc *d, uint64_t counts[3], double *last_key_out)
+{
     if (d->joint_count == 0 || d->joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_INVALID_ARGUMENT;
     if (d->channel_count && !d->channels) return SINEW_ERROR_INVALID_ARGUMENT;
     if (d->channel_count > d->joint_count) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -63,20 +82,8 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
         nr += ch->rotation_count;
         ns += ch->scale_count;
         if (nt + nr + ns > SINEW_MAX_CLIP_KEYS) return SINEW_ERROR_LIMIT_EXCEEDED;
-        sinew_result r;
-        if ((r = check_track_times(ch->translations, sizeof(sinew_vec3_key), ch->translation_count))) return r;
-        if ((r = check_track_times(ch->rotations, sizeof(sinew_quat_key), ch->rotation_count))) return r;
-        if ((r = check_track_times(ch->scales, sizeof(sinew_vec3_key), ch->scale_count))) return r;
-        for (uint32_t k = 0; k < ch->translation_count; k++)
-            if (!finite3(ch->translations[k].value)) return SINEW_ERROR_NON_FINITE;
-        for (uint32_t k = 0; k < ch->scale_count; k++)
-            if (!finite3(ch->scales[k].value)) return SINEW_ERROR_NON_FINITE;
-        for (uint32_t k = 0; k < ch->rotation_count; k++) {
-            sinew_quat q = ch->rotations[k].value;
-            if (!isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) || !isfinite(q.w)) return SINEW_ERROR_NON_FINITE;
-            double n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
-            if (!(n2 > 1e-24)) return SINEW_ERROR_INVALID_ARGUMENT;
-        }
+        sinew_result r = check_channel_keys(ch);
+        if (r) return r;
         if (ch->translation_count && ch->translations[ch->translation_count - 1].time > last_key)
             last_key = ch->translations[ch->translation_count - 1].time;
         if (ch->rotation_count && ch->rotations[ch->rotation_count - 1].time > last_key)
@@ -88,36 +95,16 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
     for (uint32_t c = 0; c < d->channel_count; c++)
         for (uint32_t e = c + 1; e < d->channel_count; e++)
             if (d->channels[c].joint == d->channels[e].joint) return SINEW_ERROR_INVALID_ARGUMENT;
+    counts[0] = nt; counts[1] = nr; counts[2] = ns;
+    *last_key_out = last_key;
+    return SINEW_OK;
+}
 
-    size_t name_len = d->name ? strlen(d->name) : 0;
-    size_t off_jc = align_up(sizeof(sinew_clip));
-    size_t off_ch = off_jc + align_up((size_t)d->joint_count * sizeof(int32_t));
-    size_t off_t = off_ch + align_up((size_t)d->channel_count * sizeof(clip_channel));
-    size_t off_r = off_t + align_up((size_t)nt * sizeof(sinew_vec3_key));
-    size_t off_s = off_r + align_up((size_t)nr * sizeof(sinew_quat_key));
-    size_t off_n = off_s + align_up((size_t)ns * sizeof(sinew_vec3_key));
-    size_t total = off_n + name_len + 1;
-
-    char *mem = d->allocator ? d->allocator->alloc(d->allocator->user, total, 16) : malloc(total);
-    if (!mem) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    memset(mem, 0, total);
-    sinew_clip *clip = (sinew_clip *)mem;
-    if (d->allocator) { clip->alloc = *d->allocator; clip->has_alloc = 1; }
-    clip->joint_channel = (int32_t *)(mem + off_jc);
-    clip->channels = (clip_channel *)(mem + off_ch);
-    clip->tkeys = (sinew_vec3_key *)(mem + off_t);
-    clip->rkeys = (sinew_quat_key *)(mem + off_r);
-    clip->skeys = (sinew_vec3_key *)(mem + off_s);
-    clip->name = mem + off_n;
-    if (name_len) memcpy(clip->name, d->name, name_len);
-    clip->joint_count = d->joint_count;
-    clip->channel_count = d->channel_count;
-    clip->key_count = (uint32_t)(nt + nr + ns);
-    clip->ticks_per_second = d->ticks_per_second > 0 ? d->ticks_per_second : SINEW_DEFAULT_TICKS_PER_SECOND;
-    clip->duration_ticks = d->duration > 0 ? d->duration : (last_key > 0 ? last_key : 0);
-    for (uint32_t j = 0; j < d->joint_count; j++) clip->joint_channel[j] = -1;
-
+/* Copies the channels and their keys (rotations normalized) into a laid-out clip. */
+static void copy_channels(sinew_clip *clip, const sinew_clip_desc *d)
+{
     uint32_t it = 0, ir = 0, is = 0;
+    for (uint32_t j = 0; j < d->joint_count; j++) clip->joint_channel[j] = -1;
     for (uint32_t c = 0; c < d->channel_count; c++) {
         const sinew_channel_desc *src = &d->channels[c];
         clip_channel *ch = &clip->channels[c];
@@ -136,6 +123,47 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
         is += src->scale_count;
         clip->joint_channel[src->joint] = (int32_t)c;
     }
+}
+
+sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
+{
+    if (!d || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    sinew_allocator al;
+    if (snw_allocator_resolve(d->allocator, &al) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    uint64_t counts[3];
+    double last_key = 0;
+    sinew_result r = check_clip_desc(d, counts, &last_key);
+    if (r) return r;
+    const uint64_t nt = counts[0], nr = counts[1], ns = counts[2];
+
+    /* one block: the clip, then its arrays, then the name */
+    size_t name_len = d->name ? strlen(d->name) : 0;
+    size_t off_jc = align_up(sizeof(sinew_clip));
+    size_t off_ch = off_jc + align_up((size_t)d->joint_count * sizeof(int32_t));
+    size_t off_t = off_ch + align_up((size_t)d->channel_count * sizeof(clip_channel));
+    size_t off_r = off_t + align_up((size_t)nt * sizeof(sinew_vec3_key));
+    size_t off_s = off_r + align_up((size_t)nr * sizeof(sinew_quat_key));
+    size_t off_n = off_s + align_up((size_t)ns * sizeof(sinew_vec3_key));
+    size_t total = off_n + name_len + 1;
+
+    char *mem = snw_calloc(&al, 1, total);
+    if (!mem) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_clip *clip = (sinew_clip *)mem;
+    clip->alloc = al;
+    clip->joint_channel = (int32_t *)(mem + off_jc);
+    clip->channels = (clip_channel *)(mem + off_ch);
+    clip->tkeys = (sinew_vec3_key *)(mem + off_t);
+    clip->rkeys = (sinew_quat_key *)(mem + off_r);
+    clip->skeys = (sinew_vec3_key *)(mem + off_s);
+    clip->name = mem + off_n;
+    if (name_len) memcpy(clip->name, d->name, name_len);
+    clip->joint_count = d->joint_count;
+    clip->channel_count = d->channel_count;
+    clip->key_count = (uint32_t)(nt + nr + ns);
+    clip->ticks_per_second = d->ticks_per_second > 0 ? d->ticks_per_second : SINEW_DEFAULT_TICKS_PER_SECOND;
+    clip->duration_ticks = d->duration > 0 ? d->duration : (last_key > 0 ? last_key : 0);
+    copy_channels(clip, d);
     *out = clip;
     return SINEW_OK;
 }
@@ -143,8 +171,8 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
 void sinew_clip_destroy(sinew_clip *clip)
 {
     if (!clip) return;
-    if (clip->has_alloc) clip->alloc.free(clip->alloc.user, clip);
-    else free(clip);
+    sinew_allocator al = clip->alloc; /* copied out: it lives in the block being freed */
+    snw_free(&al, clip);
 }
 
 const char *sinew_clip_name(const sinew_clip *c) { return c ? c->name : ""; }

@@ -1,10 +1,10 @@
 /* Sinew skeletons: validation, bind-pose derivation, bone segments and
  * forward kinematics. The only allocation is in sinew_skeleton_create. */
+#include "alloc_internal.h"
 #include "core_internal.h"
 #include "sinew/skeleton.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 struct sinew_skeleton {
@@ -18,24 +18,11 @@ struct sinew_skeleton {
     uint32_t *name_offset;    /* into names */
     char *names;              /* NUL-terminated strings, "" for unnamed */
     uint8_t *scale_propagates;
-    sinew_allocator allocator;
-    int custom_allocator;
+    sinew_allocator allocator; /* resolved at creation; frees the skeleton */
 };
 
 /* ---- allocation ---- */
 static size_t align_up(size_t x) { return (x + 15u) & ~(size_t)15u; }
-
-static void *sk_alloc(const sinew_allocator *a, size_t size)
-{
-    if (a) return a->alloc(a->user, size, 16);
-    return malloc(size);
-}
-
-static void sk_free(const sinew_allocator *a, void *p)
-{
-    if (a) a->free(a->user, p);
-    else free(p);
-}
 
 /* ---- helpers ---- */
 
@@ -75,13 +62,11 @@ static sinew_transform matrix_to_trs(const sinew_mat4 *m)
 }
 
 /* ---- creation ---- */
-sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skeleton **out)
+
+/* The checks made before any allocation (all but the allocator): counts, bind
+ * sources, parent ranges and finite inputs. */
+static sinew_result check_skeleton_desc(const sinew_skeleton_desc *desc)
 {
-    if (!out) return SINEW_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    if (!desc || !desc->parents) return SINEW_ERROR_INVALID_ARGUMENT;
-    const sinew_allocator *al = desc->allocator;
-    if (al && (!al->alloc || !al->free)) return SINEW_ERROR_INVALID_ARGUMENT;
     const uint32_t n = desc->joint_count;
     if (n == 0) return SINEW_ERROR_EMPTY;
     if (n > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
@@ -93,7 +78,6 @@ sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skelet
     for (uint32_t j = 0; j < n; j++)
         if (par[j] < -1 || par[j] >= (int64_t)n) return SINEW_ERROR_PARENT_OUT_OF_RANGE;
 
-    /* Finite inputs (checked before any allocation). */
     for (uint32_t j = 0; j < n; j++) {
         if (desc->bind_global && !sinew_mat4_is_finite(&desc->bind_global[j])) return SINEW_ERROR_NON_FINITE;
         if (desc->inverse_bind && !sinew_mat4_is_finite(&desc->inverse_bind[j])) return SINEW_ERROR_NON_FINITE;
@@ -102,7 +86,13 @@ sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skelet
                                  isfinite(desc->bone_tail[j].z)))
             return SINEW_ERROR_NON_FINITE;
     }
+    return SINEW_OK;
+}
 
+/* Allocates the skeleton and all its arrays as one block (zeroed header). */
+static sinew_skeleton *skeleton_alloc(const sinew_allocator *al, const sinew_skeleton_desc *desc)
+{
+    const uint32_t n = desc->joint_count;
     size_t name_bytes = 0;
     for (uint32_t j = 0; j < n; j++) {
         const char *nm = desc->names ? desc->names[j] : NULL;
@@ -118,8 +108,8 @@ sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skelet
     const size_t o_noff = off; off = align_up(off + n * sizeof(uint32_t));
     const size_t o_sp = off; off = align_up(off + n);
     const size_t o_names = off; off = align_up(off + name_bytes);
-    unsigned char *mem = sk_alloc(al, off);
-    if (!mem) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    unsigned char *mem = snw_alloc(al, off);
+    if (!mem) return NULL;
     memset(mem, 0, sizeof(sinew_skeleton));
     sinew_skeleton *s = (sinew_skeleton *)mem;
     s->count = n;
@@ -132,29 +122,34 @@ sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skelet
     s->name_offset = (uint32_t *)(mem + o_noff);
     s->scale_propagates = mem + o_sp;
     s->names = (char *)(mem + o_names);
-    if (al) { s->allocator = *al; s->custom_allocator = 1; }
-    sinew_result res = SINEW_OK;
+    s->allocator = *al;
+    return s;
+}
 
-    /* Cycles, in O(n): walk up from each joint marking the path (1 = on the
-     * current path, 2 = known to reach a root); meeting a 1 is a cycle. A
-     * self-parent is a cycle. Checked before the order, so a cycle is
-     * reported as such rather than as a parent listed after its child. */
-    uint8_t *mark = s->scale_propagates; /* scratch until filled below */
+/* Cycles, in O(n): walk up from each joint marking the path (1 = on the
+ * current path, 2 = known to reach a root); meeting a 1 is a cycle. A
+ * self-parent is a cycle. Checked before the order, so a cycle is reported as
+ * such rather than as a parent listed after its child. mark: n bytes of scratch. */
+static sinew_result check_topology(const int32_t *par, uint32_t n, uint8_t *mark)
+{
     memset(mark, 0, n);
-    for (uint32_t j = 0; j < n && res == SINEW_OK; j++) {
+    for (uint32_t j = 0; j < n; j++) {
         int32_t k = (int32_t)j;
         while (k >= 0 && mark[k] == 0) { mark[k] = 1; k = par[k]; }
-        if (k >= 0 && mark[k] == 1) { res = SINEW_ERROR_CYCLE; break; }
+        if (k >= 0 && mark[k] == 1) return SINEW_ERROR_CYCLE;
         for (k = (int32_t)j; k >= 0 && mark[k] == 1; k = par[k]) mark[k] = 2;
     }
-    if (res == SINEW_OK)
-        for (uint32_t j = 0; j < n; j++)
-            if (par[j] >= (int32_t)j) { res = SINEW_ERROR_PARENT_ORDER; break; }
-    if (res != SINEW_OK) { sk_free(al, mem); return res; }
-    memcpy(s->parents, par, n * sizeof(int32_t));
+    for (uint32_t j = 0; j < n; j++)
+        if (par[j] >= (int32_t)j) return SINEW_ERROR_PARENT_ORDER;
+    return SINEW_OK;
+}
 
-    /* Bind pose. */
-    for (uint32_t j = 0; j < n && res == SINEW_OK; j++) {
+/* Bind pose: M_j^0, its inverse and L_j from whichever source the desc gives. */
+static sinew_result derive_bind_pose(sinew_skeleton *s, const sinew_skeleton_desc *desc)
+{
+    const int32_t *par = s->parents;
+    sinew_result res = SINEW_OK;
+    for (uint32_t j = 0; j < s->count && res == SINEW_OK; j++) {
         const int32_t p = par[j];
         if (desc->bind_global) {
             s->bind_global[j] = desc->bind_global[j];
@@ -177,37 +172,40 @@ sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skelet
         if (res == SINEW_OK)
             s->bind_local[j] = p < 0 ? s->bind_global[j] : sinew_mat4_mul(&s->inverse_bind[p], &s->bind_global[j]);
     }
-    if (res != SINEW_OK) { sk_free(al, mem); return res; }
+    return res;
+}
 
-    /* Rest pose: given, else decomposed from the bind-local matrices. */
-    for (uint32_t j = 0; j < n; j++)
-        s->rest[j] = desc->rest_local ? desc->rest_local[j] : matrix_to_trs(&s->bind_local[j]);
-
-    /* Bone tails: given, else the mean of the children's bind positions (a
-     * leaf's tail is its own position). */
+/* Bone tails: given, else the mean of the children's bind positions (a leaf's
+ * tail is its own position). Uses name_offset as scratch (filled afterwards). */
+static void derive_tails(sinew_skeleton *s, const sinew_skeleton_desc *desc)
+{
+    const uint32_t n = s->count;
     if (desc->bone_tail) {
         memcpy(s->tail, desc->bone_tail, n * sizeof(sinew_vec3));
-    } else {
-        uint32_t *nchild = s->name_offset; /* scratch: child counts */
-        memset(nchild, 0, n * sizeof(uint32_t));
-        for (uint32_t j = 0; j < n; j++) s->tail[j] = sinew_v3(0, 0, 0);
-        for (uint32_t j = 0; j < n; j++) {
-            int32_t p = par[j];
-            if (p < 0) continue;
-            const sinew_mat4 *m = &s->bind_global[j];
-            s->tail[p] = sinew_v3_add(s->tail[p], sinew_v3(m->m[3][0], m->m[3][1], m->m[3][2]));
-            nchild[p]++;
-        }
-        for (uint32_t j = 0; j < n; j++) {
-            const sinew_mat4 *m = &s->bind_global[j];
-            if (nchild[j] == 0) s->tail[j] = sinew_v3(m->m[3][0], m->m[3][1], m->m[3][2]);
-            else s->tail[j] = sinew_v3_scale(s->tail[j], 1.0 / (double)nchild[j]);
-        }
+        return;
     }
-
-    /* Names and propagation flags. */
-    size_t pos = 0;
+    uint32_t *nchild = s->name_offset; /* scratch: child counts */
+    memset(nchild, 0, n * sizeof(uint32_t));
+    for (uint32_t j = 0; j < n; j++) s->tail[j] = sinew_v3(0, 0, 0);
     for (uint32_t j = 0; j < n; j++) {
+        int32_t p = s->parents[j];
+        if (p < 0) continue;
+        const sinew_mat4 *m = &s->bind_global[j];
+        s->tail[p] = sinew_v3_add(s->tail[p], sinew_v3(m->m[3][0], m->m[3][1], m->m[3][2]));
+        nchild[p]++;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        const sinew_mat4 *m = &s->bind_global[j];
+        if (nchild[j] == 0) s->tail[j] = sinew_v3(m->m[3][0], m->m[3][1], m->m[3][2]);
+        else s->tail[j] = sinew_v3_scale(s->tail[j], 1.0 / (double)nchild[j]);
+    }
+}
+
+/* Names and scale-propagation flags. */
+static void copy_names_and_flags(sinew_skeleton *s, const sinew_skeleton_desc *desc)
+{
+    size_t pos = 0;
+    for (uint32_t j = 0; j < s->count; j++) {
         const char *nm = desc->names ? desc->names[j] : NULL;
         size_t len = nm ? strlen(nm) : 0;
         s->name_offset[j] = (uint32_t)pos;
@@ -215,9 +213,35 @@ sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skelet
         s->names[pos + len] = '\0';
         pos += len + 1;
     }
-    for (uint32_t j = 0; j < n; j++)
+    for (uint32_t j = 0; j < s->count; j++)
         s->scale_propagates[j] = desc->scale_propagates ? (desc->scale_propagates[j] != 0) : 1;
+}
 
+sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skeleton **out)
+{
+    if (!out) return SINEW_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!desc || !desc->parents) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_allocator al;
+    if (snw_allocator_resolve(desc->allocator, &al) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_result res = check_skeleton_desc(desc);
+    if (res) return res;
+
+    sinew_skeleton *s = skeleton_alloc(&al, desc);
+    if (!s) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    /* scale_propagates is scratch for the topology check until filled below */
+    res = check_topology(desc->parents, s->count, s->scale_propagates);
+    if (res == SINEW_OK) {
+        memcpy(s->parents, desc->parents, s->count * sizeof(int32_t));
+        res = derive_bind_pose(s, desc);
+    }
+    if (res != SINEW_OK) { snw_free(&al, s); return res; }
+
+    /* Rest pose: given, else decomposed from the bind-local matrices. */
+    for (uint32_t j = 0; j < s->count; j++)
+        s->rest[j] = desc->rest_local ? desc->rest_local[j] : matrix_to_trs(&s->bind_local[j]);
+    derive_tails(s, desc);
+    copy_names_and_flags(s, desc);
     *out = s;
     return SINEW_OK;
 }
@@ -225,12 +249,8 @@ sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skelet
 void sinew_skeleton_destroy(sinew_skeleton *s)
 {
     if (!s) return;
-    if (s->custom_allocator) {
-        sinew_allocator a = s->allocator;
-        a.free(a.user, s);
-    } else {
-        free(s);
-    }
+    sinew_allocator a = s->allocator; /* copied out: it lives in the block being freed */
+    snw_free(&a, s);
 }
 
 /* ---- queries ---- */

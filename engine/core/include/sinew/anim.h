@@ -54,12 +54,14 @@ typedef struct sinew_clip_desc {
     double ticks_per_second;          /* > 0; 0 = SINEW_DEFAULT_TICKS_PER_SECOND */
     uint32_t channel_count;           /* at most one channel per joint */
     const sinew_channel_desc *channels;
-    const sinew_allocator *allocator; /* optional */
+    const sinew_allocator *allocator; /* optional (sinew/core.h rule); the clip is one block
+                                         from it, freed by sinew_clip_destroy */
 } sinew_clip_desc;
 
 /* Validates (joints in range and unique, times finite and ordered, values
  * finite, rotations non-zero, at most SINEW_MAX_CLIP_KEYS keys) and copies the
- * description into a new clip. Errors: INVALID_ARGUMENT, JOINT_INDEX,
+ * description into a new clip. Errors: INVALID_ARGUMENT (also an allocator with
+ * exactly one of alloc/free NULL; {NULL, NULL} is the default), JOINT_INDEX,
  * NON_FINITE, LIMIT_EXCEEDED, OUT_OF_HOST_MEMORY. */
 SINEW_API sinew_result sinew_clip_create(const sinew_clip_desc *desc, sinew_clip **out);
 /* Frees a clip; NULL is ignored. */

@@ -31,11 +31,13 @@ typedef struct sinew_skeleton_desc {
     /* Optional bone tails in model space (bind pose), one per joint: the end of
      * the joint's bone segment. NULL = the default rule (sinew_skeleton_bone_segment). */
     const sinew_vec3 *bone_tail;
-    const sinew_allocator *allocator;     /* optional */
+    const sinew_allocator *allocator;     /* optional (sinew/core.h rule); the skeleton is one
+                                             block from it, freed by sinew_skeleton_destroy */
 } sinew_skeleton_desc;
 
 /* Validates the description and copies it into a new skeleton. Checks, in order:
- * NULL desc/parents/out or an allocator without alloc/free -> INVALID_ARGUMENT;
+ * NULL desc/parents/out, or an allocator with exactly one of alloc/free NULL
+ * (the rule of sinew/core.h: NULL or {NULL, NULL} = default) -> INVALID_ARGUMENT;
  * joint_count 0 -> EMPTY, > SINEW_MAX_JOINTS -> LIMIT_EXCEEDED; both bind_global
  * and inverse_bind, or no bind source at all -> INVALID_ARGUMENT (rest_local may
  * accompany either matrix source as the rest pose); a parent < -1 or >= count ->
