@@ -10,27 +10,36 @@ layout(local_size_x = SINEW_WG_SIZE) in;
 layout(constant_id = SINEW_SPEC_OUTPUT_PACKED) const bool OUTPUT_PACKED = false;
 layout(constant_id = SINEW_SPEC_READ_TEXEL) const bool READ_TEXEL = false;
 
+/* Instance record: SINEW_INST_WORDS uint words, fields at SINEW_INST_* (sinew_layout.h). */
 struct Instance {
-    uint rest_first;     /* first rest vertex of the mesh */
-    uint vertex_count;
-    uint palette_offset; /* vec4 slot of joint 0 in the frame's palette */
-    uint output_offset;  /* first output vertex */
-    uint joint_count;
-    uint method;
-    uint flags;
-    uint stride;         /* vec4 slots per joint */
+    uint rest_first, vertex_count, palette_offset, output_offset, joint_count, method, flags, stride;
 };
 
 layout(std430, set = 0, binding = SINEW_BIND_REST) readonly buffer RestBuf { uvec4 rest[]; };
 layout(std430, set = 0, binding = SINEW_BIND_BULGE) readonly buffer BulgeBuf { float bulge_rest[]; };
 layout(std430, set = 0, binding = SINEW_BIND_PALETTE) readonly buffer PalBuf { vec4 palette[]; };
-layout(std430, set = 0, binding = SINEW_BIND_INSTANCES) readonly buffer InstBuf { Instance instances[]; };
+layout(std430, set = 0, binding = SINEW_BIND_INSTANCES) readonly buffer InstBuf { uint inst_words[]; };
 layout(std430, set = 0, binding = SINEW_BIND_WORK) readonly buffer WorkBuf { uvec2 work[]; };
 layout(std430, set = 0, binding = SINEW_BIND_OUTPUT) writeonly buffer OutBuf { uint out_words[]; };
 layout(set = 0, binding = SINEW_BIND_REST_TEXEL) uniform usamplerBuffer rest_tex;
 layout(set = 0, binding = SINEW_BIND_PALETTE_TEXEL) uniform samplerBuffer pal_tex;
 
-layout(push_constant) uniform Push { uint work_count; uint grid_x; uint pad0; uint pad1; } pc;
+layout(push_constant) uniform Push { uint words[SINEW_PUSH_WORDS]; } pc;
+
+Instance load_instance(uint i)
+{
+    uint b = i * SINEW_INST_WORDS;
+    Instance I;
+    I.rest_first = inst_words[b + SINEW_INST_REST_FIRST];
+    I.vertex_count = inst_words[b + SINEW_INST_VERTEX_COUNT];
+    I.palette_offset = inst_words[b + SINEW_INST_PALETTE_OFFSET];
+    I.output_offset = inst_words[b + SINEW_INST_OUTPUT_OFFSET];
+    I.joint_count = inst_words[b + SINEW_INST_JOINT_COUNT];
+    I.method = inst_words[b + SINEW_INST_METHOD];
+    I.flags = inst_words[b + SINEW_INST_FLAGS];
+    I.stride = inst_words[b + SINEW_INST_STRIDE];
+    return I;
+}
 
 uvec4 load_rest(uint i)
 {
@@ -82,10 +91,10 @@ void apply_affine(vec4 r0, vec4 r1, vec4 r2, inout vec3 p, inout vec3 n)
 
 void main()
 {
-    uint wg = gl_WorkGroupID.y * pc.grid_x + gl_WorkGroupID.x;
-    if (wg >= pc.work_count) return;
+    uint wg = gl_WorkGroupID.y * pc.words[SINEW_PUSH_GRID_X] + gl_WorkGroupID.x;
+    if (wg >= pc.words[SINEW_PUSH_WORK_COUNT]) return;
     uvec2 w = work[wg];
-    Instance I = instances[w.x];
+    Instance I = load_instance(w.x);
     uint local = w.y + gl_LocalInvocationID.x;
     if (local >= I.vertex_count) return;
     uint vi = I.rest_first + local;
@@ -110,14 +119,13 @@ void main()
     if (wq[0] + wq[1] + wq[2] + wq[3] != 0u) {
         uint stride = I.stride;
         uint pbase = I.palette_offset;
-        bool dq_only = I.method == SINEW_K_DQS;
         if (I.method != SINEW_K_DQS) {
             /* LBS, or stage 1 (scale matrices S_j) of the scale methods. */
             vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
             for (int k = 0; k < 4; k++) {
                 if (wq[k] == 0u) continue;
                 float wk = float(wq[k]) / 65535.0;
-                uint s = pbase + js[k] * stride;
+                uint s = pbase + js[k] * stride + SINEW_PAL_OFF_AFFINE;
                 r0 += wk * load_pal(s);
                 r1 += wk * load_pal(s + 1u);
                 r2 += wk * load_pal(s + 2u);
@@ -125,8 +133,8 @@ void main()
             apply_affine(r0, r1, r2, p, n);
         }
         if (I.method != SINEW_K_LBS) {
-            /* DQS (plain: slots 0-1; scale methods: slots 3-4). */
-            uint dq_off = dq_only ? 0u : 3u;
+            /* DQS (plain, or stage 2 of the scale methods). */
+            uint dq_off = SINEW_PAL_OFF_DQ(I.method);
             vec4 real0 = load_pal(pbase + js[0] * stride + dq_off);
             vec4 br = vec4(0.0), bd = vec4(0.0);
             for (int k = 0; k < 4; k++) {
@@ -149,7 +157,7 @@ void main()
             n = safe_normalize(n);
         }
         if ((I.flags & SINEW_K_FLAG_BULGE) != 0u) {
-            uint s = pbase + js[0] * stride + stride - 2u;
+            uint s = pbase + js[0] * stride + SINEW_PAL_OFF_BULGE(I.method);
             vec3 sa = load_pal(s).xyz, sb = load_pal(s + 1u).xyz;
             vec3 ab = sb - sa;
             float ll = dot(ab, ab);

@@ -26,9 +26,20 @@
  * R_j = Wr_j (Ws_j Us_j^-1)^-1 with Ws_j = Gs_j, Wr_j = H_j. */
 #include "core_internal.h"
 #include "sinew/palette.h"
+/* The GPU layout's one source (also read by the kernels); core has no shader include path. */
+#include "../../../shaders/sinew_layout.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
+
+_Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsigned)SINEW_METHOD_DQS &&
+                   SINEW_K_DQS_SCALE == (unsigned)SINEW_METHOD_DQS_SCALE &&
+                   SINEW_K_DQS_SCALE_LOCAL == (unsigned)SINEW_METHOD_DQS_SCALE_LOCAL &&
+                   SINEW_K_DQS_SCALE_MIXED == (unsigned)SINEW_METHOD_DQS_SCALE_MIXED &&
+                   SINEW_K_DQS_SCALE_MIXED + 1u == (unsigned)SINEW_METHOD_COUNT,
+               "kernel method values (sinew_layout.h) equal sinew_method");
+_Static_assert(SINEW_K_FLAG_BULGE == (unsigned)SINEW_SKIN_BULGE_CORRECTION, "kernel bulge flag");
 
 size_t sinew_palette_scratch_count(uint32_t joint_count) { return (size_t)joint_count * 3u; }
 
@@ -204,47 +215,52 @@ sinew_result sinew_palette_build_from_globals(const sinew_skeleton *skel, sinew_
 
 uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags)
 {
-    uint32_t s;
-    switch (method) {
-    case SINEW_METHOD_LBS: s = 3; break;
-    case SINEW_METHOD_DQS: s = 2; break;
-    case SINEW_METHOD_DQS_SCALE:
-    case SINEW_METHOD_DQS_SCALE_LOCAL:
-    case SINEW_METHOD_DQS_SCALE_MIXED: s = 5; break;
-    default: return 0;
-    }
-    if (flags & SINEW_SKIN_BULGE_CORRECTION) s += 2;
-    return s;
+    if (!SINEW_PAL_IS_METHOD((unsigned)method)) return 0;
+    return SINEW_PAL_STRIDE((unsigned)method, flags);
 }
 
-static float *put4(float *d, double x, double y, double z, double w)
+/* Writes one vec4 slot; 0 if a value does not fit in float32. */
+static int put4(float *d, double x, double y, double z, double w)
 {
     d[0] = (float)x; d[1] = (float)y; d[2] = (float)z; d[3] = (float)w;
-    return d + 4;
+    return fabs(x) <= FLT_MAX && fabs(y) <= FLT_MAX && fabs(z) <= FLT_MAX && fabs(w) <= FLT_MAX;
 }
 
-static float *put_rows(float *d, const sinew_mat4 *m)
+static int put_rows(float *d, const sinew_mat4 *m)
 {
-    for (int r = 0; r < 3; r++) d = put4(d, m->m[0][r], m->m[1][r], m->m[2][r], m->m[3][r]);
-    return d;
+    int ok = 1;
+    for (unsigned r = 0; r < SINEW_PAL_AFFINE_ROWS; r++)
+        ok &= put4(d + 4 * r, m->m[0][r], m->m[1][r], m->m[2][r], m->m[3][r]);
+    return ok;
 }
 
-void sinew_palette_pack(sinew_method method, uint32_t flags, const sinew_palette_joint *src,
-                        uint32_t joint_count, float *dst)
+static int put_dq(float *d, const sinew_dualquat *q)
 {
-    if (!src || !dst || sinew_palette_gpu_stride(method, flags) == 0) return;
+    return put4(d, q->real.x, q->real.y, q->real.z, q->real.w) &
+           put4(d + 4, q->dual.x, q->dual.y, q->dual.z, q->dual.w);
+}
+
+sinew_result sinew_palette_pack(sinew_method method, uint32_t flags, const sinew_palette_joint *src,
+                                uint32_t joint_count, float *dst)
+{
+    const uint32_t stride = sinew_palette_gpu_stride(method, flags);
+    if (!src || !dst || stride == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    const unsigned m = (unsigned)method;
+    int ok = 1;
     for (uint32_t j = 0; j < joint_count; j++) {
         const sinew_palette_joint *e = &src[j];
-        if (method == SINEW_METHOD_LBS) {
-            dst = put_rows(dst, &e->skin);
+        float *d = dst + (size_t)j * stride * 4u;
+        if (m == SINEW_K_LBS) {
+            ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->skin);
         } else {
-            if (method != SINEW_METHOD_DQS) dst = put_rows(dst, &e->scale);
-            dst = put4(dst, e->rigid.real.x, e->rigid.real.y, e->rigid.real.z, e->rigid.real.w);
-            dst = put4(dst, e->rigid.dual.x, e->rigid.dual.y, e->rigid.dual.z, e->rigid.dual.w);
+            if (m != SINEW_K_DQS) ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->scale);
+            ok &= put_dq(d + 4u * SINEW_PAL_OFF_DQ(m), &e->rigid);
         }
-        if (flags & SINEW_SKIN_BULGE_CORRECTION) {
-            dst = put4(dst, e->seg_head.x, e->seg_head.y, e->seg_head.z, 0);
-            dst = put4(dst, e->seg_tail.x, e->seg_tail.y, e->seg_tail.z, 0);
+        if (flags & SINEW_K_FLAG_BULGE) {
+            float *b = d + 4u * SINEW_PAL_OFF_BULGE(m);
+            ok &= put4(b, e->seg_head.x, e->seg_head.y, e->seg_head.z, 0);
+            ok &= put4(b + 4, e->seg_tail.x, e->seg_tail.y, e->seg_tail.z, 0);
         }
     }
+    return ok ? SINEW_OK : SINEW_ERROR_NON_FINITE;
 }

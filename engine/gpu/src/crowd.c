@@ -4,6 +4,8 @@
  * the skinner. All memory is allocated at creation. */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/crowd.h>
+#include "vk_internal.h"     /* snw_skinner_attach / detach */
+#include "alloc_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,9 +29,9 @@ typedef struct crowd_scratch {          /* one per worker */
 } crowd_scratch;
 
 struct sinew_crowd {
-    sinew_allocator alloc;
-    int has_alloc;
-    sinew_skinner *skinner;
+    sinew_allocator alloc;              /* resolved */
+    int busy;                           /* a call is running (atomic): others get IN_USE */
+    sinew_skinner *skinner;             /* attached while the crowd exists */
     sinew_thread_pool *pool;
     int own_pool;
     uint32_t max_characters, max_models, max_joints, max_instances;
@@ -50,21 +52,15 @@ struct sinew_crowd {
     float *job_dst;
 };
 
-static const sinew_allocator *crowd_allocator(const sinew_crowd *c) { return c->has_alloc ? &c->alloc : NULL; }
-
-static void *c_alloc(const sinew_allocator *a, size_t size)
+/* Marks the crowd busy; 0 if another call holds it (the caller returns IN_USE). */
+static int crowd_enter(sinew_crowd *c)
 {
-    if (size == 0) size = 16;
-    void *p = a ? a->alloc(a->user, size, 16) : malloc(size);
-    if (p) memset(p, 0, size);
-    return p;
+    return __atomic_exchange_n(&c->busy, 1, __ATOMIC_ACQUIRE) == 0;
 }
 
-static void c_free(const sinew_allocator *a, void *p)
+static void crowd_leave(sinew_crowd *c)
 {
-    if (!p) return;
-    if (a) a->free(a->user, p);
-    else free(p);
+    __atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
 }
 
 static double now_ms(void)
@@ -77,53 +73,48 @@ static double now_ms(void)
 void sinew_crowd_destroy(sinew_crowd *c)
 {
     if (!c) return;
-    const sinew_allocator *a = crowd_allocator(c);
+    const sinew_allocator *a = &c->alloc;
     if (c->scratch) {
         for (uint32_t i = 0; i < c->scratch_count; i++) {
-            c_free(a, c->scratch[i].local);
-            c_free(a, c->scratch[i].mats);
-            c_free(a, c->scratch[i].palette);
+            snw_free(a, c->scratch[i].local);
+            snw_free(a, c->scratch[i].mats);
+            snw_free(a, c->scratch[i].palette);
         }
     }
-    c_free(a, c->scratch);
-    c_free(a, c->models);
-    c_free(a, c->palette_offsets);
-    c_free(a, c->first_instance);
-    c_free(a, c->instances);
-    c_free(a, c->instance_vertices);
+    snw_free(a, c->scratch);
+    snw_free(a, c->models);
+    snw_free(a, c->palette_offsets);
+    snw_free(a, c->first_instance);
+    snw_free(a, c->instances);
+    snw_free(a, c->instance_vertices);
     if (c->own_pool) sinew_thread_pool_destroy(c->pool);
+    if (c->skinner) snw_skinner_detach(c->skinner);
     sinew_allocator copy = c->alloc;
-    c_free(c->has_alloc ? &copy : NULL, c);
+    snw_free(&copy, c);
 }
 
 sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
 {
     if (!desc || !out) return SINEW_ERROR_INVALID_ARGUMENT;
     *out = NULL;
-    const sinew_allocator *a = desc->allocator;
-    if (a && (!a->alloc || !a->free)) return SINEW_ERROR_INVALID_ARGUMENT;
-    uint32_t max_chars = desc->max_characters ? desc->max_characters : 1024;
-    uint32_t max_models = desc->max_models ? desc->max_models : 64;
-    uint32_t max_joints = desc->max_joints ? desc->max_joints : 256;
+    sinew_allocator alloc;
+    if (snw_allocator_resolve(desc->allocator, &alloc) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    uint32_t max_chars = desc->max_characters ? desc->max_characters : SINEW_CROWD_DEFAULT_MAX_CHARACTERS;
+    uint32_t max_models = desc->max_models ? desc->max_models : SINEW_CROWD_DEFAULT_MAX_MODELS;
+    uint32_t max_joints = desc->max_joints ? desc->max_joints : SINEW_CROWD_DEFAULT_MAX_JOINTS;
     if (max_joints > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
     if (max_chars > (1u << 24) || max_models > (1u << 20)) return SINEW_ERROR_LIMIT_EXCEEDED;
+    uint64_t mi = desc->max_instances ? desc->max_instances
+                                      : (uint64_t)max_chars * SINEW_CROWD_DEFAULT_INSTANCES_PER_CHARACTER;
+    if (mi > (1u << 26)) return SINEW_ERROR_LIMIT_EXCEEDED;
 
-    sinew_crowd *c = (sinew_crowd *)c_alloc(a, sizeof *c);
+    sinew_crowd *c = (sinew_crowd *)snw_calloc(&alloc, 1, sizeof *c);
     if (!c) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (a) {
-        c->alloc = *a;
-        c->has_alloc = 1;
-        a = &c->alloc;
-    }
-    c->skinner = desc->skinner;
+    c->alloc = alloc;
+    const sinew_allocator *a = &c->alloc;
     c->max_characters = max_chars;
     c->max_models = max_models;
     c->max_joints = max_joints;
-    uint64_t mi = desc->max_instances ? desc->max_instances : (uint64_t)max_chars * 4u;
-    if (mi > (1u << 26)) {
-        c_free(a, c);
-        return SINEW_ERROR_LIMIT_EXCEEDED;
-    }
     c->max_instances = (uint32_t)mi;
 
     sinew_result r = SINEW_OK;
@@ -133,18 +124,21 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
         sinew_thread_pool_desc pd = { desc->threads, a };
         r = sinew_thread_pool_create(&pd, &c->pool);
         if (r != SINEW_OK) {
-            c_free(a, c);
+            snw_free(a, c);
             return r;
         }
         c->own_pool = 1;
     }
+    /* From here on sinew_crowd_destroy undoes everything, the attach included. */
+    c->skinner = desc->skinner;
+    if (c->skinner) snw_skinner_attach(c->skinner);
     c->scratch_count = sinew_thread_pool_size(c->pool);
-    c->models = (crowd_model *)c_alloc(a, sizeof(crowd_model) * max_models);
-    c->palette_offsets = (uint32_t *)c_alloc(a, sizeof(uint32_t) * max_chars);
-    c->first_instance = (uint32_t *)c_alloc(a, sizeof(uint32_t) * ((size_t)max_chars + 1));
-    c->instances = (sinew_instance *)c_alloc(a, sizeof(sinew_instance) * c->max_instances);
-    c->instance_vertices = (uint32_t *)c_alloc(a, sizeof(uint32_t) * c->max_instances);
-    c->scratch = (crowd_scratch *)c_alloc(a, sizeof(crowd_scratch) * c->scratch_count);
+    c->models = (crowd_model *)snw_calloc(a, max_models, sizeof(crowd_model));
+    c->palette_offsets = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
+    c->first_instance = (uint32_t *)snw_calloc(a, (size_t)max_chars + 1, sizeof(uint32_t));
+    c->instances = (sinew_instance *)snw_calloc(a, c->max_instances, sizeof(sinew_instance));
+    c->instance_vertices = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
+    c->scratch = (crowd_scratch *)snw_calloc(a, c->scratch_count, sizeof(crowd_scratch));
     if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->instance_vertices || !c->scratch) {
         sinew_crowd_destroy(c);
         return SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -152,9 +146,9 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     size_t nmats = sinew_palette_scratch_count(max_joints);
     for (uint32_t i = 0; i < c->scratch_count; i++) {
         crowd_scratch *s = &c->scratch[i];
-        s->local = (sinew_transform *)c_alloc(a, sizeof(sinew_transform) * max_joints);
-        s->mats = (sinew_mat4 *)c_alloc(a, sizeof(sinew_mat4) * (nmats ? nmats : 1));
-        s->palette = (sinew_palette_joint *)c_alloc(a, sizeof(sinew_palette_joint) * max_joints);
+        s->local = (sinew_transform *)snw_calloc(a, max_joints, sizeof(sinew_transform));
+        s->mats = (sinew_mat4 *)snw_calloc(a, nmats ? nmats : 1, sizeof(sinew_mat4));
+        s->palette = (sinew_palette_joint *)snw_calloc(a, max_joints, sizeof(sinew_palette_joint));
         if (!s->local || !s->mats || !s->palette) {
             sinew_crowd_destroy(c);
             return SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -164,9 +158,8 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     return SINEW_OK;
 }
 
-sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, sinew_model_id *model_id)
+static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, sinew_model_id *model_id)
 {
-    if (!c || !m || !m->skeleton) return SINEW_ERROR_INVALID_ARGUMENT;
     if (m->mesh_count > SINEW_CROWD_MAX_MESHES) return SINEW_ERROR_LIMIT_EXCEEDED;
     if (m->mesh_count > 0 && (!m->meshes || !m->vertex_counts)) return SINEW_ERROR_INVALID_ARGUMENT;
     uint32_t joints = sinew_skeleton_joint_count(m->skeleton);
@@ -174,6 +167,13 @@ sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc 
     if (joints > c->max_joints) return SINEW_ERROR_LIMIT_EXCEEDED;
     for (uint32_t i = 0; i < m->mesh_count; i++)
         if (m->vertex_counts[i] == 0) return SINEW_ERROR_EMPTY;
+    if (m->mesh_count > 0 && !c->skinner) return SINEW_ERROR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < m->mesh_count; i++) {
+        uint32_t have = sinew_skinner_mesh_vertex_count(c->skinner, m->meshes[i]);
+        if (have == 0) return SINEW_ERROR_NOT_FOUND; /* the skinner refuses empty meshes */
+        if (sinew_skinner_mesh_joint_count(c->skinner, m->meshes[i]) != joints) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (m->vertex_counts[i] != have) return SINEW_ERROR_INVALID_ARGUMENT;
+    }
     if (c->model_count >= c->max_models) return SINEW_ERROR_CAPACITY;
     crowd_model *cm = &c->models[c->model_count];
     memset(cm, 0, sizeof *cm);
@@ -187,6 +187,15 @@ sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc 
     if (model_id) model_id->value = c->model_count;
     c->model_count++;
     return SINEW_OK;
+}
+
+sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, sinew_model_id *model_id)
+{
+    if (!c || !m || !m->skeleton) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!crowd_enter(c)) return SINEW_ERROR_IN_USE;
+    sinew_result r = add_model(c, m, model_id);
+    crowd_leave(c);
+    return r;
 }
 
 uint32_t sinew_crowd_palette_vec4(const sinew_crowd *c, sinew_model_id model, sinew_method method, uint32_t flags)
@@ -279,6 +288,10 @@ static void crowd_task(void *user, uint32_t task, uint32_t worker)
         }
         if (r == SINEW_OK)
             r = sinew_palette_build(m->skeleton, ch->method, local, ch->root, s->mats, s->palette);
+        /* Finite in float64 is not enough: every packed value must fit in float32. */
+        if (r == SINEW_OK)
+            r = sinew_palette_pack(ch->method, ch->flags, s->palette, m->joint_count,
+                                   c->job_dst + (size_t)c->palette_offsets[i] * 4u);
         if (r != SINEW_OK) {
             if (i < s->err_index) {
                 s->err_index = i;
@@ -286,8 +299,6 @@ static void crowd_task(void *user, uint32_t task, uint32_t worker)
             }
             return; /* later characters of this chunk cannot hold an earlier error */
         }
-        sinew_palette_pack(ch->method, ch->flags, s->palette, m->joint_count,
-                           c->job_dst + (size_t)c->palette_offsets[i] * 4u);
     }
 }
 
@@ -320,13 +331,13 @@ static sinew_result crowd_run(sinew_crowd *c, const sinew_crowd_character *chars
     return r;
 }
 
-sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_character *chars,
-                                        uint32_t count, float *dst, uint32_t dst_capacity_vec4,
-                                        uint32_t *palette_offsets, uint32_t *bad_character)
+static sinew_result build_palettes(sinew_crowd *c, const sinew_crowd_character *chars,
+                                   uint32_t count, float *dst, uint32_t dst_capacity_vec4,
+                                   uint32_t *palette_offsets, uint32_t *bad_character)
 {
     uint32_t bad = UINT32_MAX;
     if (bad_character) *bad_character = UINT32_MAX;
-    if (!c || !chars || !dst || count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!chars || !dst || count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
     if (count > c->max_characters) return SINEW_ERROR_CAPACITY;
     uint64_t slots, joints, verts;
     uint32_t ninst;
@@ -341,6 +352,20 @@ sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_charac
     return SINEW_OK;
 }
 
+sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_character *chars,
+                                        uint32_t count, float *dst, uint32_t dst_capacity_vec4,
+                                        uint32_t *palette_offsets, uint32_t *bad_character)
+{
+    if (!c) {
+        if (bad_character) *bad_character = UINT32_MAX;
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    if (!crowd_enter(c)) return SINEW_ERROR_IN_USE;
+    sinew_result r = build_palettes(c, chars, count, dst, dst_capacity_vec4, palette_offsets, bad_character);
+    crowd_leave(c);
+    return r;
+}
+
 /* Ends a begun frame with no work, so the next begin_frame can proceed. */
 static void crowd_abandon(sinew_crowd *c)
 {
@@ -348,13 +373,13 @@ static void crowd_abandon(sinew_crowd *c)
     sinew_skinner_end_frame(c->skinner, VK_NULL_HANDLE);
 }
 
-sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                                 sinew_crowd_stats *stats, uint32_t *bad_character)
+static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                            sinew_crowd_stats *stats, uint32_t *bad_character)
 {
     uint32_t bad = UINT32_MAX;
     if (bad_character) *bad_character = UINT32_MAX;
     if (stats) memset(stats, 0, sizeof *stats);
-    if (!c || !c->skinner || !chars || count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!c->skinner || !chars || count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
     if (count > c->max_characters) return SINEW_ERROR_CAPACITY;
     c->instance_count = 0;
     c->character_count = 0;
@@ -400,12 +425,33 @@ sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *ch
     return SINEW_OK;
 }
 
+sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                 sinew_crowd_stats *stats, uint32_t *bad_character)
+{
+    if (!c) {
+        if (bad_character) *bad_character = UINT32_MAX;
+        if (stats) memset(stats, 0, sizeof *stats);
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    if (!crowd_enter(c)) return SINEW_ERROR_IN_USE;
+    sinew_result r = prepare(c, chars, count, stats, bad_character);
+    crowd_leave(c);
+    return r;
+}
+
 sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
                                 sinew_crowd_stats *stats, uint32_t *bad_character)
 {
-    sinew_result r = sinew_crowd_prepare(c, chars, count, stats, bad_character);
-    if (r != SINEW_OK) return r;
-    return sinew_skinner_submit(c->skinner);
+    if (!c) {
+        if (bad_character) *bad_character = UINT32_MAX;
+        if (stats) memset(stats, 0, sizeof *stats);
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    if (!crowd_enter(c)) return SINEW_ERROR_IN_USE;
+    sinew_result r = prepare(c, chars, count, stats, bad_character);
+    if (r == SINEW_OK) r = sinew_skinner_submit(c->skinner);
+    crowd_leave(c);
+    return r;
 }
 
 const sinew_instance *sinew_crowd_instances(const sinew_crowd *c, uint32_t *count)

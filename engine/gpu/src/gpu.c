@@ -119,7 +119,8 @@ static int ext_available(PFN_vkGetInstanceProcAddr gipa, const char *ext)
 }
 
 static VkResult create_instance(PFN_vkGetInstanceProcAddr gipa, int validation, int debug_utils,
-                                const VkDebugUtilsMessengerCreateInfoEXT *dbg, VkInstance *out)
+                                const VkDebugUtilsMessengerCreateInfoEXT *dbg,
+                                const VkAllocationCallbacks *vka, VkInstance *out)
 {
     PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
     PFN_vkEnumerateInstanceVersion version =
@@ -144,7 +145,7 @@ static VkResult create_instance(PFN_vkGetInstanceProcAddr gipa, int validation, 
         ci.ppEnabledExtensionNames = exts;
         ci.pNext = dbg;
     }
-    return create(&ci, NULL, out);
+    return create(&ci, vka, out);
 }
 
 static int type_rank(VkPhysicalDeviceType t)
@@ -310,21 +311,31 @@ static sinew_result finish_setup(sinew_gpu *gpu)
     VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
     pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pci.queueFamilyIndex = gpu->queue_family;
-    return snw_vk_result(gpu->vk.vkCreateCommandPool(gpu->device, &pci, NULL, &gpu->oneshot_pool));
+    return snw_vk_result(gpu->vk.vkCreateCommandPool(gpu->device, &pci, SNW_VKA(gpu), &gpu->oneshot_pool));
 }
 
-/* alloc: already checked by the caller (snw_allocator_resolve). */
-static sinew_gpu *gpu_new(const sinew_allocator *alloc, sinew_log_fn log, void *log_user)
+/* a: already resolved by the caller (snw_allocator_resolve). */
+static sinew_gpu *gpu_new(const sinew_allocator *a, sinew_log_fn log, void *log_user)
 {
-    sinew_allocator a;
-    if (snw_allocator_resolve(alloc, &a) != SINEW_OK) return NULL;
-    sinew_gpu *gpu = (sinew_gpu *)snw_calloc(&a, 1, sizeof *gpu);
+    sinew_gpu *gpu = (sinew_gpu *)snw_calloc(a, 1, sizeof *gpu);
     if (!gpu) return NULL;
-    gpu->alloc = a;
+    gpu->alloc = *a;
+    snw_vk_allocator_init(gpu);
     pthread_mutex_init(&gpu->queue_lock, NULL);
     gpu->log = log ? log : snw_log_default;
     gpu->log_user = log ? log_user : NULL;
     return gpu;
+}
+
+/* Loads the device table; a missing function fails creation (SINEW_ERROR_VULKAN). */
+static sinew_result load_device(sinew_gpu *gpu)
+{
+    if (!gpu->vki.GetDeviceProcAddr) return SINEW_ERROR_VULKAN;
+    if (snw_vk_load_device_table(&gpu->vk, gpu->device, gpu->vki.GetDeviceProcAddr) != VK_SUCCESS) {
+        snw_gpu_log(gpu, 2, "a device-level Vulkan function Sinew needs is missing");
+        return SINEW_ERROR_VULKAN;
+    }
+    return SINEW_OK;
 }
 
 /* ---- public ---- */
@@ -336,11 +347,13 @@ sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out)
     sinew_gpu_desc d;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
-    sinew_gpu *gpu = gpu_new(d.allocator, d.log, d.log_user);
+    sinew_allocator a;
+    if (snw_allocator_resolve(d.allocator, &a) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_gpu *gpu = gpu_new(&a, d.log, d.log_user);
     if (!gpu) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     sinew_result r = SINEW_OK;
 
-    gpu->gipa = open_loader(&gpu->loader);
+    gpu->gipa = d.get_instance_proc_addr ? d.get_instance_proc_addr : open_loader(&gpu->loader);
     if (!gpu->gipa) {
         snw_gpu_log(gpu, 2, "the Vulkan loader (libvulkan.so.1) could not be opened");
         r = SINEW_ERROR_NO_DEVICE;
@@ -353,7 +366,7 @@ sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out)
     int debug_utils = validation && ext_available(gpu->gipa, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     VkDebugUtilsMessengerCreateInfoEXT dbg;
     messenger_info(gpu, &dbg);
-    VkResult vr = create_instance(gpu->gipa, validation, debug_utils, &dbg, &gpu->instance);
+    VkResult vr = create_instance(gpu->gipa, validation, debug_utils, &dbg, SNW_VKA(gpu), &gpu->instance);
     if (vr != VK_SUCCESS) {
         snw_gpu_log(gpu, 2, "vkCreateInstance failed (%d)", (int)vr);
         r = vr == VK_ERROR_INCOMPATIBLE_DRIVER ? SINEW_ERROR_NO_DEVICE : snw_vk_result(vr);
@@ -362,8 +375,9 @@ sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out)
     }
     load_instance_fns(gpu->gipa, gpu->instance, &gpu->vki);
     if (debug_utils && gpu->vki.CreateDebugUtilsMessengerEXT) {
-        vr = gpu->vki.CreateDebugUtilsMessengerEXT(gpu->instance, &dbg, NULL, &gpu->messenger);
+        vr = gpu->vki.CreateDebugUtilsMessengerEXT(gpu->instance, &dbg, SNW_VKA(gpu), &gpu->messenger);
         if (vr != VK_SUCCESS) {
+            gpu->messenger = VK_NULL_HANDLE;
             r = snw_vk_result(vr);
             goto fail;
         }
@@ -383,13 +397,18 @@ sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out)
     VkDeviceCreateInfo dci = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO };
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
-    vr = gpu->vki.CreateDevice(gpu->phys, &dci, NULL, &gpu->device);
+    if (!gpu->vki.CreateDevice) {
+        r = SINEW_ERROR_VULKAN;
+        goto fail;
+    }
+    vr = gpu->vki.CreateDevice(gpu->phys, &dci, SNW_VKA(gpu), &gpu->device);
     if (vr != VK_SUCCESS) {
         gpu->device = VK_NULL_HANDLE;
         r = snw_vk_result(vr);
         goto fail;
     }
-    snw_vk_load_device_table(&gpu->vk, gpu->device, gpu->vki.GetDeviceProcAddr);
+    r = load_device(gpu);
+    if (r != SINEW_OK) goto fail;
     gpu->vk.vkGetDeviceQueue(gpu->device, gpu->queue_family, 0, &gpu->queue);
     r = finish_setup(gpu);
     if (r != SINEW_OK) goto fail;
@@ -406,7 +425,9 @@ sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sine
     *out = NULL;
     if (!desc || !desc->instance || !desc->physical_device || !desc->device || !desc->queue)
         return SINEW_ERROR_INVALID_ARGUMENT;
-    sinew_gpu *gpu = gpu_new(desc->allocator, desc->log, desc->log_user);
+    sinew_allocator a;
+    if (snw_allocator_resolve(desc->allocator, &a) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_gpu *gpu = gpu_new(&a, desc->log, desc->log_user);
     if (!gpu) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     gpu->external = 1;
     sinew_result r = SINEW_OK;
@@ -435,7 +456,7 @@ sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sine
     if (desc->debug_utils_enabled && gpu->vki.CreateDebugUtilsMessengerEXT) {
         VkDebugUtilsMessengerCreateInfoEXT dbg;
         messenger_info(gpu, &dbg);
-        VkResult vr = gpu->vki.CreateDebugUtilsMessengerEXT(gpu->instance, &dbg, NULL, &gpu->messenger);
+        VkResult vr = gpu->vki.CreateDebugUtilsMessengerEXT(gpu->instance, &dbg, SNW_VKA(gpu), &gpu->messenger);
         if (vr != VK_SUCCESS) {
             gpu->messenger = VK_NULL_HANDLE;
             r = snw_vk_result(vr);
@@ -443,7 +464,8 @@ sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sine
         }
         gpu->validation = 1;
     }
-    snw_vk_load_device_table(&gpu->vk, gpu->device, gpu->vki.GetDeviceProcAddr);
+    r = load_device(gpu);
+    if (r != SINEW_OK) goto fail;
     r = finish_setup(gpu);
     if (r != SINEW_OK) goto fail;
     *out = gpu;
@@ -456,15 +478,21 @@ fail:
 void sinew_gpu_destroy(sinew_gpu *gpu)
 {
     if (!gpu) return;
-    if (gpu->device && gpu->vk.vkDeviceWaitIdle) {
+    /* A device whose table failed to load is only destroyed (nothing was made on it). */
+    if (gpu->device && gpu->vk.vkDeviceWaitIdle && gpu->vk.vkQueueWaitIdle) {
         if (!gpu->external) gpu->vk.vkDeviceWaitIdle(gpu->device);
-        else if (gpu->queue) gpu->vk.vkQueueWaitIdle(gpu->queue);
+        else if (gpu->queue) snw_vk_queue_wait_idle(gpu);
     }
-    if (gpu->oneshot_pool) gpu->vk.vkDestroyCommandPool(gpu->device, gpu->oneshot_pool, NULL);
-    if (!gpu->external && gpu->device) gpu->vk.vkDestroyDevice(gpu->device, NULL);
+    if (gpu->oneshot_pool) gpu->vk.vkDestroyCommandPool(gpu->device, gpu->oneshot_pool, SNW_VKA(gpu));
+    if (!gpu->external && gpu->device) {
+        PFN_vkDestroyDevice destroy_device = gpu->vk.vkDestroyDevice;
+        if (!destroy_device && gpu->vki.GetDeviceProcAddr)
+            destroy_device = (PFN_vkDestroyDevice)gpu->vki.GetDeviceProcAddr(gpu->device, "vkDestroyDevice");
+        if (destroy_device) destroy_device(gpu->device, SNW_VKA(gpu));
+    }
     if (gpu->messenger && gpu->vki.DestroyDebugUtilsMessengerEXT)
-        gpu->vki.DestroyDebugUtilsMessengerEXT(gpu->instance, gpu->messenger, NULL);
-    if (!gpu->external && gpu->instance && gpu->vki.DestroyInstance) gpu->vki.DestroyInstance(gpu->instance, NULL);
+        gpu->vki.DestroyDebugUtilsMessengerEXT(gpu->instance, gpu->messenger, SNW_VKA(gpu));
+    if (!gpu->external && gpu->instance && gpu->vki.DestroyInstance) gpu->vki.DestroyInstance(gpu->instance, SNW_VKA(gpu));
     if (gpu->loader) dlclose(gpu->loader);
     pthread_mutex_destroy(&gpu->queue_lock);
     sinew_allocator a = gpu->alloc;
@@ -480,7 +508,7 @@ sinew_result sinew_gpu_list_devices(sinew_gpu_device_info *out, uint32_t max, ui
     if (!gipa) return SINEW_ERROR_NO_DEVICE;
     VkInstance inst = VK_NULL_HANDLE;
     sinew_result r = SINEW_OK;
-    VkResult vr = create_instance(gipa, 0, 0, NULL, &inst);
+    VkResult vr = create_instance(gipa, 0, 0, NULL, NULL, &inst);
     if (vr != VK_SUCCESS) {
         r = vr == VK_ERROR_INCOMPATIBLE_DRIVER ? SINEW_ERROR_NO_DEVICE : snw_vk_result(vr);
         dlclose(loader);

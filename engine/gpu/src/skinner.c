@@ -4,23 +4,51 @@
 #include "vk_internal.h"
 #include "sinew_layout.h"
 #include <sinew/skinner.h>
+#include <sinew/palette.h>
 #include <sinew/debug.h>
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 typedef struct mesh_rec {
     uint32_t first, count, joints, has_bulge;
 } mesh_rec;
 
-/* Mirror of the GLSL struct Instance (skin.comp). */
+/* The instance record of sinew_layout.h (SINEW_INST_*), read by skin.comp as uint words. */
 typedef struct gpu_instance {
     uint32_t rest_first, vertex_count, palette_offset, output_offset;
     uint32_t joint_count, method, flags, stride;
 } gpu_instance;
 
-_Static_assert(sizeof(gpu_instance) == SINEW_INSTANCE_BYTES, "instance layout");
+/* The push constants of sinew_layout.h (SINEW_PUSH_*). */
+typedef struct gpu_push {
+    uint32_t work_count, grid_x, pad0, pad1;
+} gpu_push;
+
+#define SNW_WORD_AT(type, field, word) (offsetof(type, field) == (size_t)(word) * 4u)
+_Static_assert(sizeof(gpu_instance) == SINEW_INSTANCE_BYTES && sizeof(gpu_instance) == SINEW_INST_WORDS * 4u,
+               "instance record size");
+_Static_assert(SNW_WORD_AT(gpu_instance, rest_first, SINEW_INST_REST_FIRST) &&
+                   SNW_WORD_AT(gpu_instance, vertex_count, SINEW_INST_VERTEX_COUNT) &&
+                   SNW_WORD_AT(gpu_instance, palette_offset, SINEW_INST_PALETTE_OFFSET) &&
+                   SNW_WORD_AT(gpu_instance, output_offset, SINEW_INST_OUTPUT_OFFSET) &&
+                   SNW_WORD_AT(gpu_instance, joint_count, SINEW_INST_JOINT_COUNT) &&
+                   SNW_WORD_AT(gpu_instance, method, SINEW_INST_METHOD) &&
+                   SNW_WORD_AT(gpu_instance, flags, SINEW_INST_FLAGS) &&
+                   SNW_WORD_AT(gpu_instance, stride, SINEW_INST_STRIDE),
+               "instance record field offsets");
+_Static_assert(sizeof(gpu_push) == SINEW_PUSH_BYTES && SNW_WORD_AT(gpu_push, work_count, SINEW_PUSH_WORK_COUNT) &&
+                   SNW_WORD_AT(gpu_push, grid_x, SINEW_PUSH_GRID_X),
+               "push constant layout");
 _Static_assert(sizeof(sinew_vertex) == SINEW_REST_VERTEX_BYTES, "rest vertex layout");
+_Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsigned)SINEW_METHOD_DQS &&
+                   SINEW_K_DQS_SCALE == (unsigned)SINEW_METHOD_DQS_SCALE &&
+                   SINEW_K_DQS_SCALE_LOCAL == (unsigned)SINEW_METHOD_DQS_SCALE_LOCAL &&
+                   SINEW_K_DQS_SCALE_MIXED == (unsigned)SINEW_METHOD_DQS_SCALE_MIXED &&
+                   SINEW_K_DQS_SCALE_MIXED + 1u == (unsigned)SINEW_METHOD_COUNT,
+               "kernel method values equal sinew_method");
+_Static_assert(SINEW_K_FLAG_BULGE == (unsigned)SINEW_SKIN_BULGE_CORRECTION, "kernel bulge flag");
 
 #define MAXF SINEW_MAX_FRAMES_IN_FLIGHT
 
@@ -60,15 +88,10 @@ struct sinew_skinner {
     int texel_ok;
     sinew_read_path path;
     uint32_t max_grid_x;    /* sinew_debug_set_max_grid_x; 0 = the device limit */
+    uint32_t crowds;        /* crowds made on this skinner (atomic) */
 };
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
-
-static uint32_t stride_of(uint32_t method, uint32_t flags)
-{
-    uint32_t s = method == SINEW_METHOD_LBS ? 3u : method == SINEW_METHOD_DQS ? 2u : 5u;
-    return s + ((flags & SINEW_SKIN_BULGE_CORRECTION) ? 2u : 0u);
-}
 
 static VkPipelineStageFlags consumer_stages(const sinew_gpu *gpu)
 {
@@ -103,15 +126,15 @@ static sinew_result create_pipelines(sinew_skinner *sk)
     VkDescriptorSetLayoutCreateInfo dci = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO };
     dci.bindingCount = SINEW_BIND_COUNT;
     dci.pBindings = b;
-    VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(dev, &dci, NULL, &sk->dsl);
+    VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(dev, &dci, SNW_VKA(gpu), &sk->dsl);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_PUSH_BYTES };
+    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(gpu_push) };
     VkPipelineLayoutCreateInfo pci = { VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
     pci.setLayoutCount = 1;
     pci.pSetLayouts = &sk->dsl;
     pci.pushConstantRangeCount = 1;
     pci.pPushConstantRanges = &pcr;
-    vr = gpu->vk.vkCreatePipelineLayout(dev, &pci, NULL, &sk->layout);
+    vr = gpu->vk.vkCreatePipelineLayout(dev, &pci, SNW_VKA(gpu), &sk->layout);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     for (int t = 0; t < 2; t++) {
         uint32_t spec[2] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, (uint32_t)t };
@@ -127,7 +150,7 @@ static sinew_result create_pipelines(sinew_skinner *sk)
         ci.stage.pName = "main";
         ci.stage.pSpecializationInfo = &si;
         ci.layout = sk->layout;
-        vr = gpu->vk.vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, NULL, &sk->pipe[t]);
+        vr = gpu->vk.vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, SNW_VKA(gpu), &sk->pipe[t]);
         if (vr != VK_SUCCESS) {
             sk->pipe[t] = VK_NULL_HANDLE;
             return snw_vk_result(vr);
@@ -145,7 +168,7 @@ static sinew_result create_view(sinew_gpu *gpu, VkBuffer buf, VkFormat fmt, VkDe
     ci.format = fmt;
     ci.offset = off;
     ci.range = range < max ? range : max;
-    return snw_vk_result(gpu->vk.vkCreateBufferView(gpu->device, &ci, NULL, out));
+    return snw_vk_result(gpu->vk.vkCreateBufferView(gpu->device, &ci, SNW_VKA(gpu), out));
 }
 
 static sinew_result create_descriptors(sinew_skinner *sk)
@@ -165,7 +188,7 @@ static sinew_result create_descriptors(sinew_skinner *sk)
     pci.maxSets = F;
     pci.poolSizeCount = 2;
     pci.pPoolSizes = ps;
-    VkResult vr = gpu->vk.vkCreateDescriptorPool(gpu->device, &pci, NULL, &sk->dpool);
+    VkResult vr = gpu->vk.vkCreateDescriptorPool(gpu->device, &pci, SNW_VKA(gpu), &sk->dpool);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     VkDescriptorSetLayout layouts[MAXF];
     for (uint32_t s = 0; s < F; s++) layouts[s] = sk->dsl;
@@ -214,7 +237,7 @@ static sinew_result create_commands(sinew_skinner *sk)
     VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pci.queueFamilyIndex = gpu->queue_family;
-    VkResult vr = gpu->vk.vkCreateCommandPool(gpu->device, &pci, NULL, &sk->pool);
+    VkResult vr = gpu->vk.vkCreateCommandPool(gpu->device, &pci, SNW_VKA(gpu), &sk->pool);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
     ai.commandPool = sk->pool;
@@ -224,14 +247,14 @@ static sinew_result create_commands(sinew_skinner *sk)
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     for (uint32_t s = 0; s < F; s++) {
         VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-        vr = gpu->vk.vkCreateFence(gpu->device, &fci, NULL, &sk->own_fence[s]);
+        vr = gpu->vk.vkCreateFence(gpu->device, &fci, SNW_VKA(gpu), &sk->own_fence[s]);
         if (vr != VK_SUCCESS) return snw_vk_result(vr);
     }
     if (gpu->timestamp_valid_bits) {
         VkQueryPoolCreateInfo qci = { VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
         qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
         qci.queryCount = 2 * F;
-        vr = gpu->vk.vkCreateQueryPool(gpu->device, &qci, NULL, &sk->queries);
+        vr = gpu->vk.vkCreateQueryPool(gpu->device, &qci, SNW_VKA(gpu), &sk->queries);
         if (vr != VK_SUCCESS) return snw_vk_result(vr);
     }
     return SINEW_OK;
@@ -245,12 +268,13 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     sinew_skinner_desc d;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
-    if (!d.max_rest_vertices) d.max_rest_vertices = 1u << 20;
-    if (!d.max_meshes) d.max_meshes = 64;
-    if (!d.max_instances) d.max_instances = 1024;
-    if (!d.max_output_vertices) d.max_output_vertices = 1u << 22;
-    if (!d.max_palette_vec4) d.max_palette_vec4 = 1u << 20;
-    if (!d.frames_in_flight) d.frames_in_flight = 2;
+    if (!d.max_rest_vertices) d.max_rest_vertices = SINEW_SKINNER_DEFAULT_MAX_REST_VERTICES;
+    if (!d.max_meshes) d.max_meshes = SINEW_SKINNER_DEFAULT_MAX_MESHES;
+    if (!d.max_instances) d.max_instances = SINEW_SKINNER_DEFAULT_MAX_INSTANCES;
+    if (!d.max_output_vertices) d.max_output_vertices = SINEW_SKINNER_DEFAULT_MAX_OUTPUT_VERTICES;
+    if (!d.max_palette_vec4) d.max_palette_vec4 = SINEW_SKINNER_DEFAULT_MAX_PALETTE_VEC4;
+    if (!d.frames_in_flight) d.frames_in_flight = SINEW_SKINNER_DEFAULT_FRAMES_IN_FLIGHT;
+    if (!d.fence_timeout_ns) d.fence_timeout_ns = SINEW_SKINNER_DEFAULT_FENCE_TIMEOUT_NS;
     if ((unsigned)d.output_format > SINEW_OUTPUT_PACKED || (unsigned)d.read_path > SINEW_READ_TEXEL)
         return SINEW_ERROR_INVALID_ARGUMENT;
     if (d.frames_in_flight > MAXF || d.max_meshes > (1u << 24)) return SINEW_ERROR_LIMIT_EXCEEDED;
@@ -345,25 +369,44 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     return SINEW_OK;
 }
 
+void snw_skinner_attach(sinew_skinner *sk)
+{
+    __atomic_add_fetch(&sk->crowds, 1u, __ATOMIC_ACQ_REL);
+}
+
+void snw_skinner_detach(sinew_skinner *sk)
+{
+    __atomic_sub_fetch(&sk->crowds, 1u, __ATOMIC_ACQ_REL);
+}
+
+static sinew_result wait_all(sinew_skinner *sk);
+
 sinew_result sinew_skinner_destroy(sinew_skinner *sk)
 {
     if (!sk) return SINEW_OK;
+    if (__atomic_load_n(&sk->crowds, __ATOMIC_ACQUIRE) > 0) return SINEW_ERROR_IN_USE;
     sinew_gpu *gpu = sk->gpu;
     VkDevice dev = gpu->device;
-    sinew_skinner_wait(sk);
-    for (uint32_t s = 0; s < MAXF; s++) {
-        if (sk->own_fence[s]) gpu->vk.vkDestroyFence(dev, sk->own_fence[s], NULL);
-        if (sk->pal_view[s]) gpu->vk.vkDestroyBufferView(dev, sk->pal_view[s], NULL);
+    const VkAllocationCallbacks *vka = SNW_VKA(gpu);
+    if (wait_all(sk) != SINEW_OK) {
+        /* A caller fence did not signal in time (never submitted, or a lost
+         * submission): wait for the queue instead of hanging on the fence. */
+        snw_gpu_log(gpu, 1, "sinew_skinner_destroy: a caller fence did not signal; waiting for the queue instead");
+        snw_vk_queue_wait_idle(gpu);
     }
-    if (sk->queries) gpu->vk.vkDestroyQueryPool(dev, sk->queries, NULL);
-    if (sk->pool) gpu->vk.vkDestroyCommandPool(dev, sk->pool, NULL);
-    if (sk->dpool) gpu->vk.vkDestroyDescriptorPool(dev, sk->dpool, NULL);
-    if (sk->rest_view) gpu->vk.vkDestroyBufferView(dev, sk->rest_view, NULL);
+    for (uint32_t s = 0; s < MAXF; s++) {
+        if (sk->own_fence[s]) gpu->vk.vkDestroyFence(dev, sk->own_fence[s], vka);
+        if (sk->pal_view[s]) gpu->vk.vkDestroyBufferView(dev, sk->pal_view[s], vka);
+    }
+    if (sk->queries) gpu->vk.vkDestroyQueryPool(dev, sk->queries, vka);
+    if (sk->pool) gpu->vk.vkDestroyCommandPool(dev, sk->pool, vka);
+    if (sk->dpool) gpu->vk.vkDestroyDescriptorPool(dev, sk->dpool, vka);
+    if (sk->rest_view) gpu->vk.vkDestroyBufferView(dev, sk->rest_view, vka);
     for (int t = 0; t < 2; t++)
-        if (sk->pipe[t]) gpu->vk.vkDestroyPipeline(dev, sk->pipe[t], NULL);
-    if (sk->layout) gpu->vk.vkDestroyPipelineLayout(dev, sk->layout, NULL);
-    if (sk->dsl) gpu->vk.vkDestroyDescriptorSetLayout(dev, sk->dsl, NULL);
-    if (sk->shader) gpu->vk.vkDestroyShaderModule(dev, sk->shader, NULL);
+        if (sk->pipe[t]) gpu->vk.vkDestroyPipeline(dev, sk->pipe[t], vka);
+    if (sk->layout) gpu->vk.vkDestroyPipelineLayout(dev, sk->layout, vka);
+    if (sk->dsl) gpu->vk.vkDestroyDescriptorSetLayout(dev, sk->dsl, vka);
+    snw_vk_shader_destroy(gpu, sk->shader);
     snw_vk_buffer_destroy(gpu, &sk->rest);
     snw_vk_buffer_destroy(gpu, &sk->bulge);
     snw_vk_buffer_destroy(gpu, &sk->output);
@@ -448,7 +491,9 @@ static double slot_ms(sinew_skinner *sk, uint32_t slot, int *ok)
     return (double)((t[2] - t[0]) & mask) * (double)sk->gpu->props.limits.timestampPeriod * 1e-6;
 }
 
-/* Waits until ring slot s is free, keeping its timing. */
+/* Waits until ring slot s is free, keeping its timing. Own fences always
+ * signal (unbounded wait); a caller fence is waited on for at most
+ * fence_timeout_ns: SINEW_ERROR_TIMEOUT leaves it pending in the slot. */
 static sinew_result wait_slot(sinew_skinner *sk, uint32_t s)
 {
     sinew_gpu *gpu = sk->gpu;
@@ -458,7 +503,8 @@ static sinew_result wait_slot(sinew_skinner *sk, uint32_t s)
         if (vr == VK_SUCCESS) sk->own_pending[s] = 0;
     }
     if (vr == VK_SUCCESS && sk->caller_fence[s]) {
-        vr = gpu->vk.vkWaitForFences(gpu->device, 1, &sk->caller_fence[s], VK_TRUE, UINT64_MAX);
+        vr = gpu->vk.vkWaitForFences(gpu->device, 1, &sk->caller_fence[s], VK_TRUE, sk->d.fence_timeout_ns);
+        if (vr == VK_TIMEOUT) return SINEW_ERROR_TIMEOUT;
         if (vr == VK_SUCCESS) sk->caller_fence[s] = VK_NULL_HANDLE;
     }
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
@@ -488,6 +534,18 @@ sinew_result sinew_skinner_begin_frame(sinew_skinner *sk, sinew_frame *frame)
     return SINEW_OK;
 }
 
+sinew_result sinew_skinner_forget_fence(sinew_skinner *sk, VkFence caller_fence)
+{
+    if (!sk || !caller_fence) return SINEW_ERROR_INVALID_ARGUMENT;
+    int found = 0;
+    for (uint32_t s = 0; s < sk->d.frames_in_flight; s++)
+        if (sk->caller_fence[s] == caller_fence) {
+            sk->caller_fence[s] = VK_NULL_HANDLE;
+            found = 1;
+        }
+    return found ? SINEW_OK : SINEW_ERROR_INVALID_ARGUMENT;
+}
+
 sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count)
 {
     if (!sk || (count && !instances) || !sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -500,7 +558,7 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
             return SINEW_ERROR_INVALID_ARGUMENT;
         const mesh_rec *m = &sk->meshes[in->mesh.value];
         if ((in->flags & SINEW_SKIN_BULGE_CORRECTION) && !m->has_bulge) return SINEW_ERROR_INVALID_ARGUMENT;
-        uint64_t pal_end = (uint64_t)in->palette_offset + (uint64_t)m->joints * stride_of(in->method, in->flags);
+        uint64_t pal_end = (uint64_t)in->palette_offset + (uint64_t)m->joints * sinew_palette_gpu_stride(in->method, in->flags);
         if (pal_end > sk->d.max_palette_vec4) return SINEW_ERROR_CAPACITY;
         if ((uint64_t)in->output_offset + m->count > sk->d.max_output_vertices) return SINEW_ERROR_CAPACITY;
         work += (m->count + SINEW_WG_SIZE - 1) / SINEW_WG_SIZE;
@@ -515,7 +573,7 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
         const sinew_instance *in = &instances[i];
         const mesh_rec *m = &sk->meshes[in->mesh.value];
         gpu_instance g = { m->first, m->count, in->palette_offset, in->output_offset,
-                           m->joints, (uint32_t)in->method, in->flags, stride_of(in->method, in->flags) };
+                           m->joints, (uint32_t)in->method, in->flags, sinew_palette_gpu_stride(in->method, in->flags) };
         gi[i] = g;
         for (uint32_t v = 0; v < m->count; v += SINEW_WG_SIZE) {
             wl[2 * w] = i;
@@ -552,11 +610,11 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
         if (sk->max_grid_x && sk->max_grid_x < row) row = sk->max_grid_x;
         uint32_t gx = work < row ? work : row;
         uint32_t gy = (work + gx - 1) / gx;
-        uint32_t push[4] = { work, gx, 0, 0 };
+        gpu_push push = { work, gx, 0, 0 };
         int t = sk->path == SINEW_READ_TEXEL ? 1 : 0;
         gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->pipe[t]);
         gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->layout, 0, 1, &sk->sets[s], 0, NULL);
-        gpu->vk.vkCmdPushConstants(cmd, sk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+        gpu->vk.vkCmdPushConstants(cmd, sk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
         gpu->vk.vkCmdDispatch(cmd, gx, gy, 1);
     }
     if (sk->queries) {
@@ -603,22 +661,28 @@ sinew_result sinew_skinner_submit(sinew_skinner *sk)
         VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
         si.commandBufferCount = 1;
         si.pCommandBuffers = &cmd;
-        vr = gpu->vk.vkQueueSubmit(gpu->queue, 1, &si, sk->own_fence[s]);
+        vr = snw_vk_queue_submit(gpu, 1, &si, sk->own_fence[s]);
     }
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     sk->own_pending[s] = 1;
     return sinew_skinner_end_frame(sk, VK_NULL_HANDLE);
 }
 
-sinew_result sinew_skinner_wait(sinew_skinner *sk)
+/* Every slot, even past a failing one; the first error is returned. */
+static sinew_result wait_all(sinew_skinner *sk)
 {
-    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_result first = SINEW_OK;
     for (uint32_t s = 0; s < sk->d.frames_in_flight; s++) {
         sinew_result r = wait_slot(sk, s);
         if (r != SINEW_OK && first == SINEW_OK) first = r;
     }
     return first;
+}
+
+sinew_result sinew_skinner_wait(sinew_skinner *sk)
+{
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    return wait_all(sk);
 }
 
 sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms)

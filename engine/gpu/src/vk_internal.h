@@ -106,7 +106,8 @@ typedef struct sinew_vki {
 } sinew_vki;
 
 struct sinew_gpu {
-    sinew_allocator alloc;
+    sinew_allocator alloc;              /* resolved (snw_allocator_resolve) */
+    VkAllocationCallbacks vk_alloc;     /* built from alloc (snw_vk_allocator_init); pUserData = &alloc */
     int external;
     void *loader;                       /* dlopen handle of the Vulkan loader, or NULL */
     PFN_vkGetInstanceProcAddr gipa;
@@ -141,6 +142,16 @@ typedef struct snw_vk_buffer {
 } snw_vk_buffer;
 
 sinew_result snw_vk_result(VkResult r);
+
+/* Fills gpu->vk_alloc from gpu->alloc: every Vulkan host allocation of the
+ * objects Sinew owns goes through the caller's sinew_allocator. Each block
+ * carries a small header (its size and the allocator's own pointer) before the
+ * returned pointer, so reallocation knows the old size; the requested
+ * alignment is kept. */
+void snw_vk_allocator_init(sinew_gpu *gpu);
+/* pAllocator for objects Sinew creates and destroys (never for the caller's
+ * external instance/device). */
+#define SNW_VKA(gpu) (&(gpu)->vk_alloc)
 void *snw_gpu_alloc(const sinew_gpu *gpu, size_t size);
 void snw_gpu_free(const sinew_gpu *gpu, void *p);
 void snw_gpu_log(sinew_gpu *gpu, int severity, const char *fmt, ...);
@@ -152,15 +163,35 @@ sinew_result snw_vk_buffer_create(sinew_gpu *gpu, VkDeviceSize size, VkBufferUsa
                                     int host_map, snw_vk_buffer *out);
 void snw_vk_buffer_destroy(sinew_gpu *gpu, snw_vk_buffer *b);
 
-/* One-shot command buffer on the gpu's queue: begin, then end + submit + wait. */
+/* One-shot command buffer on the gpu's queue: begin, then end + submit + wait.
+ * The gpu's queue lock guards the one-shot pool: begin takes it (and keeps it
+ * on success, for recording into the pool's command buffer), end submits under
+ * it, releases it while waiting, and takes it again to free the buffer. Between
+ * begin and end the caller only records commands (no other queue-lock call). */
 sinew_result snw_vk_oneshot_begin(sinew_gpu *gpu, VkCommandBuffer *cmd);
 sinew_result snw_vk_oneshot_end(sinew_gpu *gpu, VkCommandBuffer cmd);
+
+/* vkQueueSubmit / vkQueueWaitIdle on the gpu's queue under its queue lock. */
+VkResult snw_vk_queue_submit(sinew_gpu *gpu, uint32_t count, const VkSubmitInfo *submits, VkFence fence);
+VkResult snw_vk_queue_wait_idle(sinew_gpu *gpu);
 
 /* Copies host data into a buffer through a staging buffer (waits). */
 sinew_result snw_vk_upload(sinew_gpu *gpu, VkBuffer dst, VkDeviceSize offset, const void *data,
                              VkDeviceSize size);
 
+/* Shader modules: create with snw_vk_shader, destroy with snw_vk_shader_destroy
+ * (matching allocation callbacks). Modules are made with the default allocator
+ * (pAllocator NULL) while debug.c still destroys its module with NULL; switch
+ * SNW_VK_SHADER_ALLOC to SNW_VKA(gpu) once every caller uses snw_vk_shader_destroy. */
+#define SNW_VK_SHADER_ALLOC(gpu) ((const VkAllocationCallbacks *)NULL)
 sinew_result snw_vk_shader(sinew_gpu *gpu, const uint32_t *code, size_t bytes, VkShaderModule *out);
+void snw_vk_shader_destroy(sinew_gpu *gpu, VkShaderModule module);
+
+/* Crowds made on a skinner (crowd.c): create attaches, destroy detaches;
+ * sinew_skinner_destroy refuses (IN_USE) while any is attached. Atomic. */
+struct sinew_skinner;
+void snw_skinner_attach(struct sinew_skinner *sk);
+void snw_skinner_detach(struct sinew_skinner *sk);
 
 /* vk_table.c: fills a device table through the given vkGetDeviceProcAddr;
  * VK_ERROR_INITIALIZATION_FAILED if a function is missing. */

@@ -34,6 +34,68 @@ void snw_gpu_free(const sinew_gpu *gpu, void *p)
     snw_free(&gpu->alloc, p);
 }
 
+/* ---- VkAllocationCallbacks over the sinew_allocator ---- */
+
+/* Stored just before each block handed to Vulkan. */
+typedef struct vk_block_header {
+    size_t size;                        /* bytes asked for */
+    void *base;                         /* what the sinew_allocator returned */
+} vk_block_header;
+
+static void *VKAPI_PTR vk_alloc_fn(void *user, size_t size, size_t align, VkSystemAllocationScope scope)
+{
+    (void)scope;
+    const sinew_allocator *a = (const sinew_allocator *)user;
+    /* Drivers may ask for 0 bytes (an empty array) and take NULL for a failure:
+     * hand out a distinct block. */
+    if (size == 0) size = 1;
+    if (align < _Alignof(vk_block_header)) align = _Alignof(vk_block_header);
+    if (align & (align - 1)) return NULL;
+    /* The header rounded up to the alignment keeps the user pointer aligned. */
+    size_t head = (sizeof(vk_block_header) + align - 1) / align * align;
+    if (size > SIZE_MAX - head) return NULL;
+    char *base = (char *)snw_alloc_aligned(a, head + size, align);
+    if (!base) return NULL;
+    char *p = base + head;
+    vk_block_header h = { size, base };
+    memcpy(p - sizeof h, &h, sizeof h);
+    return p;
+}
+
+static void VKAPI_PTR vk_free_fn(void *user, void *p)
+{
+    if (!p) return;
+    vk_block_header h;
+    memcpy(&h, (char *)p - sizeof h, sizeof h);
+    snw_free((const sinew_allocator *)user, h.base);
+}
+
+static void *VKAPI_PTR vk_realloc_fn(void *user, void *orig, size_t size, size_t align,
+                                     VkSystemAllocationScope scope)
+{
+    if (!orig) return vk_alloc_fn(user, size, align, scope);
+    if (size == 0) {
+        vk_free_fn(user, orig);
+        return NULL;
+    }
+    vk_block_header h;
+    memcpy(&h, (char *)orig - sizeof h, sizeof h);
+    void *p = vk_alloc_fn(user, size, align, scope);
+    if (!p) return NULL; /* the original block is left as it was */
+    memcpy(p, orig, h.size < size ? h.size : size);
+    vk_free_fn(user, orig);
+    return p;
+}
+
+void snw_vk_allocator_init(sinew_gpu *gpu)
+{
+    memset(&gpu->vk_alloc, 0, sizeof gpu->vk_alloc);
+    gpu->vk_alloc.pUserData = &gpu->alloc;
+    gpu->vk_alloc.pfnAllocation = vk_alloc_fn;
+    gpu->vk_alloc.pfnReallocation = vk_realloc_fn;
+    gpu->vk_alloc.pfnFree = vk_free_fn;
+}
+
 void snw_log_default(void *user, int severity, const char *message)
 {
     (void)user;
@@ -71,7 +133,7 @@ sinew_result snw_vk_buffer_create(sinew_gpu *gpu, VkDeviceSize size, VkBufferUsa
     bci.size = size;
     bci.usage = usage;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    VkResult vr = gpu->vk.vkCreateBuffer(gpu->device, &bci, NULL, &out->buffer);
+    VkResult vr = gpu->vk.vkCreateBuffer(gpu->device, &bci, SNW_VKA(gpu), &out->buffer);
     if (vr != VK_SUCCESS) {
         out->buffer = VK_NULL_HANDLE;
         return snw_vk_result(vr);
@@ -86,7 +148,7 @@ sinew_result snw_vk_buffer_create(sinew_gpu *gpu, VkDeviceSize size, VkBufferUsa
         VkMemoryAllocateInfo ai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
         ai.allocationSize = req.size;
         ai.memoryTypeIndex = (uint32_t)types[k];
-        vr = gpu->vk.vkAllocateMemory(gpu->device, &ai, NULL, &out->memory);
+        vr = gpu->vk.vkAllocateMemory(gpu->device, &ai, SNW_VKA(gpu), &out->memory);
     }
     if (vr != VK_SUCCESS) {
         out->memory = VK_NULL_HANDLE;
@@ -107,9 +169,25 @@ sinew_result snw_vk_buffer_create(sinew_gpu *gpu, VkDeviceSize size, VkBufferUsa
 void snw_vk_buffer_destroy(sinew_gpu *gpu, snw_vk_buffer *b)
 {
     if (b->mapped) gpu->vk.vkUnmapMemory(gpu->device, b->memory);
-    if (b->buffer) gpu->vk.vkDestroyBuffer(gpu->device, b->buffer, NULL);
-    if (b->memory) gpu->vk.vkFreeMemory(gpu->device, b->memory, NULL);
+    if (b->buffer) gpu->vk.vkDestroyBuffer(gpu->device, b->buffer, SNW_VKA(gpu));
+    if (b->memory) gpu->vk.vkFreeMemory(gpu->device, b->memory, SNW_VKA(gpu));
     memset(b, 0, sizeof *b);
+}
+
+VkResult snw_vk_queue_submit(sinew_gpu *gpu, uint32_t count, const VkSubmitInfo *submits, VkFence fence)
+{
+    pthread_mutex_lock(&gpu->queue_lock);
+    VkResult vr = gpu->vk.vkQueueSubmit(gpu->queue, count, submits, fence);
+    pthread_mutex_unlock(&gpu->queue_lock);
+    return vr;
+}
+
+VkResult snw_vk_queue_wait_idle(sinew_gpu *gpu)
+{
+    pthread_mutex_lock(&gpu->queue_lock);
+    VkResult vr = gpu->vk.vkQueueWaitIdle(gpu->queue);
+    pthread_mutex_unlock(&gpu->queue_lock);
+    return vr;
 }
 
 sinew_result snw_vk_oneshot_begin(sinew_gpu *gpu, VkCommandBuffer *cmd)
@@ -118,13 +196,18 @@ sinew_result snw_vk_oneshot_begin(sinew_gpu *gpu, VkCommandBuffer *cmd)
     ai.commandPool = gpu->oneshot_pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
+    pthread_mutex_lock(&gpu->queue_lock); /* held until snw_vk_oneshot_end submits */
     VkResult vr = gpu->vk.vkAllocateCommandBuffers(gpu->device, &ai, cmd);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    if (vr != VK_SUCCESS) {
+        pthread_mutex_unlock(&gpu->queue_lock);
+        return snw_vk_result(vr);
+    }
     VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     vr = gpu->vk.vkBeginCommandBuffer(*cmd, &bi);
     if (vr != VK_SUCCESS) {
         gpu->vk.vkFreeCommandBuffers(gpu->device, gpu->oneshot_pool, 1, cmd);
+        pthread_mutex_unlock(&gpu->queue_lock);
         return snw_vk_result(vr);
     }
     return SINEW_OK;
@@ -132,21 +215,30 @@ sinew_result snw_vk_oneshot_begin(sinew_gpu *gpu, VkCommandBuffer *cmd)
 
 sinew_result snw_vk_oneshot_end(sinew_gpu *gpu, VkCommandBuffer cmd)
 {
+    /* Entered with the queue lock held (snw_vk_oneshot_begin). */
     VkResult vr = gpu->vk.vkEndCommandBuffer(cmd);
     VkFence fence = VK_NULL_HANDLE;
     if (vr == VK_SUCCESS) {
         VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-        vr = gpu->vk.vkCreateFence(gpu->device, &fci, NULL, &fence);
+        vr = gpu->vk.vkCreateFence(gpu->device, &fci, SNW_VKA(gpu), &fence);
     }
+    int submitted = 0;
     if (vr == VK_SUCCESS) {
         VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
         si.commandBufferCount = 1;
         si.pCommandBuffers = &cmd;
         vr = gpu->vk.vkQueueSubmit(gpu->queue, 1, &si, fence);
-        if (vr == VK_SUCCESS) vr = gpu->vk.vkWaitForFences(gpu->device, 1, &fence, VK_TRUE, UINT64_MAX);
+        submitted = vr == VK_SUCCESS;
     }
-    if (fence) gpu->vk.vkDestroyFence(gpu->device, fence, NULL);
+    if (submitted) {
+        /* Other threads may submit while this one waits. */
+        pthread_mutex_unlock(&gpu->queue_lock);
+        vr = gpu->vk.vkWaitForFences(gpu->device, 1, &fence, VK_TRUE, UINT64_MAX);
+        pthread_mutex_lock(&gpu->queue_lock);
+    }
+    if (fence) gpu->vk.vkDestroyFence(gpu->device, fence, SNW_VKA(gpu));
     gpu->vk.vkFreeCommandBuffers(gpu->device, gpu->oneshot_pool, 1, &cmd);
+    pthread_mutex_unlock(&gpu->queue_lock);
     return snw_vk_result(vr);
 }
 
@@ -186,5 +278,12 @@ sinew_result snw_vk_shader(sinew_gpu *gpu, const uint32_t *code, size_t bytes, V
     VkShaderModuleCreateInfo ci = { VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO };
     ci.codeSize = bytes;
     ci.pCode = code;
-    return snw_vk_result(gpu->vk.vkCreateShaderModule(gpu->device, &ci, NULL, out));
+    VkResult vr = gpu->vk.vkCreateShaderModule(gpu->device, &ci, SNW_VK_SHADER_ALLOC(gpu), out);
+    if (vr != VK_SUCCESS) *out = VK_NULL_HANDLE;
+    return snw_vk_result(vr);
+}
+
+void snw_vk_shader_destroy(sinew_gpu *gpu, VkShaderModule module)
+{
+    if (module) gpu->vk.vkDestroyShaderModule(gpu->device, module, SNW_VK_SHADER_ALLOC(gpu));
 }

@@ -119,7 +119,7 @@ static sinew_result make_pass(sinew_renderer *r)
     ci.pSubpasses = &sub;
     ci.dependencyCount = 2;
     ci.pDependencies = dep;
-    return snw_vk_result(VK->vkCreateRenderPass(r->gpu->device, &ci, NULL, &r->pass));
+    return snw_vk_result(VK->vkCreateRenderPass(r->gpu->device, &ci, SNW_VKA(r->gpu), &r->pass));
 }
 
 static sinew_result make_pipeline(sinew_renderer *r, int ground, VkPipeline *out)
@@ -134,7 +134,7 @@ static sinew_result make_pipeline(sinew_renderer *r, int ground, VkPipeline *out
         res = ground ? snw_vk_shader(r->gpu, snw_spv_render_ground_frag, snw_spv_render_ground_frag_size, &fs)
                      : snw_vk_shader(r->gpu, snw_spv_render_frag, snw_spv_render_frag_size, &fs);
     if (res != SINEW_OK) {
-        if (vs) VK->vkDestroyShaderModule(r->gpu->device, vs, NULL);
+        snw_vk_shader_destroy(r->gpu, vs);
         return res;
     }
     VkPipelineShaderStageCreateInfo st[2] = {
@@ -192,9 +192,9 @@ static sinew_result make_pipeline(sinew_renderer *r, int ground, VkPipeline *out
     ci.pDynamicState = &dy;
     ci.layout = r->layout;
     ci.renderPass = r->pass;
-    VkResult vr = VK->vkCreateGraphicsPipelines(r->gpu->device, VK_NULL_HANDLE, 1, &ci, NULL, out);
-    VK->vkDestroyShaderModule(r->gpu->device, vs, NULL);
-    VK->vkDestroyShaderModule(r->gpu->device, fs, NULL);
+    VkResult vr = VK->vkCreateGraphicsPipelines(r->gpu->device, VK_NULL_HANDLE, 1, &ci, SNW_VKA(r->gpu), out);
+    snw_vk_shader_destroy(r->gpu, vs);
+    snw_vk_shader_destroy(r->gpu, fs);
     return snw_vk_result(vr);
 }
 
@@ -204,13 +204,13 @@ void sinew_renderer_destroy(sinew_renderer *r)
     VkDevice d = r->gpu->device;
     if (r->fence) {
         VK->vkWaitForFences(d, 1, &r->fence, VK_TRUE, UINT64_MAX);
-        VK->vkDestroyFence(d, r->fence, NULL);
+        VK->vkDestroyFence(d, r->fence, SNW_VKA(r->gpu));
     }
-    if (r->pool) VK->vkDestroyCommandPool(d, r->pool, NULL);
-    if (r->pipe_char) VK->vkDestroyPipeline(d, r->pipe_char, NULL);
-    if (r->pipe_ground) VK->vkDestroyPipeline(d, r->pipe_ground, NULL);
-    if (r->layout) VK->vkDestroyPipelineLayout(d, r->layout, NULL);
-    if (r->pass) VK->vkDestroyRenderPass(d, r->pass, NULL);
+    if (r->pool) VK->vkDestroyCommandPool(d, r->pool, SNW_VKA(r->gpu));
+    if (r->pipe_char) VK->vkDestroyPipeline(d, r->pipe_char, SNW_VKA(r->gpu));
+    if (r->pipe_ground) VK->vkDestroyPipeline(d, r->pipe_ground, SNW_VKA(r->gpu));
+    if (r->layout) VK->vkDestroyPipelineLayout(d, r->layout, SNW_VKA(r->gpu));
+    if (r->pass) VK->vkDestroyRenderPass(d, r->pass, SNW_VKA(r->gpu));
     if (r->meshes)
         for (uint32_t i = 0; i < r->max_meshes; i++) snw_vk_buffer_destroy(r->gpu, &r->meshes[i].ib);
     snw_gpu_free(r->gpu, r->meshes);
@@ -257,7 +257,7 @@ sinew_result sinew_renderer_create(sinew_gpu *gpu, sinew_skinner *skinner, const
         VkPipelineLayoutCreateInfo lci = { VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
         lci.pushConstantRangeCount = 1;
         lci.pPushConstantRanges = &pcr;
-        res = snw_vk_result(VK->vkCreatePipelineLayout(gpu->device, &lci, NULL, &r->layout));
+        res = snw_vk_result(VK->vkCreatePipelineLayout(gpu->device, &lci, SNW_VKA(r->gpu), &r->layout));
     }
     if (res == SINEW_OK) res = make_pipeline(r, 0, &r->pipe_char);
     if (res == SINEW_OK) res = make_pipeline(r, 1, &r->pipe_ground);
@@ -265,7 +265,7 @@ sinew_result sinew_renderer_create(sinew_gpu *gpu, sinew_skinner *skinner, const
         VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
         pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
         pci.queueFamilyIndex = gpu->queue_family;
-        res = snw_vk_result(VK->vkCreateCommandPool(gpu->device, &pci, NULL, &r->pool));
+        res = snw_vk_result(VK->vkCreateCommandPool(gpu->device, &pci, SNW_VKA(r->gpu), &r->pool));
     }
     if (res == SINEW_OK) {
         VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
@@ -277,7 +277,7 @@ sinew_result sinew_renderer_create(sinew_gpu *gpu, sinew_skinner *skinner, const
     if (res == SINEW_OK) {
         VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
         fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
-        res = snw_vk_result(VK->vkCreateFence(gpu->device, &fci, NULL, &r->fence));
+        res = snw_vk_result(VK->vkCreateFence(gpu->device, &fci, SNW_VKA(r->gpu), &r->fence));
     }
     if (res != SINEW_OK) {
         sinew_renderer_destroy(r);
@@ -301,7 +301,7 @@ sinew_result sinew_renderer_set_mesh(sinew_renderer *r, sinew_mesh_id mesh_id, c
         if (indices[i] >= vertex_count) return SINEW_ERROR_INVALID_ARGUMENT;
     render_mesh *m = &r->meshes[mesh];
     if (m->ib.buffer) {
-        VK->vkQueueWaitIdle(r->gpu->queue);
+        snw_vk_queue_wait_idle(r->gpu);
         snw_vk_buffer_destroy(r->gpu, &m->ib);
         m->index_count = 0;
     }
@@ -322,9 +322,9 @@ sinew_result sinew_renderer_set_mesh(sinew_renderer *r, sinew_mesh_id mesh_id, c
 static void image_destroy(sinew_renderer *r, render_image *im)
 {
     VkDevice d = r->gpu->device;
-    if (im->view) VK->vkDestroyImageView(d, im->view, NULL);
-    if (im->image) VK->vkDestroyImage(d, im->image, NULL);
-    if (im->memory) VK->vkFreeMemory(d, im->memory, NULL);
+    if (im->view) VK->vkDestroyImageView(d, im->view, SNW_VKA(r->gpu));
+    if (im->image) VK->vkDestroyImage(d, im->image, SNW_VKA(r->gpu));
+    if (im->memory) VK->vkFreeMemory(d, im->memory, SNW_VKA(r->gpu));
     memset(im, 0, sizeof *im);
 }
 
@@ -344,7 +344,7 @@ static sinew_result image_create(sinew_renderer *r, uint32_t w, uint32_t h, VkFo
     ci.tiling = VK_IMAGE_TILING_OPTIMAL;
     ci.usage = usage;
     ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    VkResult vr = VK->vkCreateImage(d, &ci, NULL, &im->image);
+    VkResult vr = VK->vkCreateImage(d, &ci, SNW_VKA(r->gpu), &im->image);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     VkMemoryRequirements req;
     VK->vkGetImageMemoryRequirements(d, im->image, &req);
@@ -361,7 +361,7 @@ static sinew_result image_create(sinew_renderer *r, uint32_t w, uint32_t h, VkFo
     VkMemoryAllocateInfo ai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
     ai.allocationSize = req.size;
     ai.memoryTypeIndex = (uint32_t)type;
-    vr = VK->vkAllocateMemory(d, &ai, NULL, &im->memory);
+    vr = VK->vkAllocateMemory(d, &ai, SNW_VKA(r->gpu), &im->memory);
     if (vr == VK_SUCCESS) vr = VK->vkBindImageMemory(d, im->image, im->memory, 0);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     VkImageViewCreateInfo vci = { VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
@@ -371,14 +371,14 @@ static sinew_result image_create(sinew_renderer *r, uint32_t w, uint32_t h, VkFo
     vci.subresourceRange.aspectMask = aspect;
     vci.subresourceRange.levelCount = 1;
     vci.subresourceRange.layerCount = 1;
-    return snw_vk_result(VK->vkCreateImageView(d, &vci, NULL, &im->view));
+    return snw_vk_result(VK->vkCreateImageView(d, &vci, SNW_VKA(r->gpu), &im->view));
 }
 
 void sinew_render_target_destroy(sinew_render_target *t)
 {
     if (!t) return;
     sinew_renderer *r = t->r;
-    if (t->fb) VK->vkDestroyFramebuffer(r->gpu->device, t->fb, NULL);
+    if (t->fb) VK->vkDestroyFramebuffer(r->gpu->device, t->fb, SNW_VKA(r->gpu));
     image_destroy(r, &t->color);
     image_destroy(r, &t->depth);
     snw_vk_buffer_destroy(r->gpu, &t->readback);
@@ -423,7 +423,7 @@ sinew_result sinew_render_target_create(sinew_renderer *r, const sinew_render_ta
         fci.width = width;
         fci.height = height;
         fci.layers = 1;
-        res = snw_vk_result(VK->vkCreateFramebuffer(r->gpu->device, &fci, NULL, &t->fb));
+        res = snw_vk_result(VK->vkCreateFramebuffer(r->gpu->device, &fci, SNW_VKA(r->gpu), &t->fb));
     }
     if (res != SINEW_OK) {
         sinew_render_target_destroy(t);
@@ -575,7 +575,7 @@ sinew_result sinew_renderer_render(sinew_renderer *r, sinew_render_target *t, co
     VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
     si.commandBufferCount = 1;
     si.pCommandBuffers = &r->cmd;
-    vr = VK->vkQueueSubmit(r->gpu->queue, 1, &si, r->fence);
+    vr = snw_vk_queue_submit(r->gpu, 1, &si, r->fence);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     vr = VK->vkWaitForFences(d, 1, &r->fence, VK_TRUE, UINT64_MAX);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);

@@ -70,14 +70,18 @@ SINEW_API sinew_result sinew_palette_build_from_globals(const sinew_skeleton *sk
 SINEW_API uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags);
 
 /* Writes joint_count entries in the GPU layout (float32) to dst, which holds
- * joint_count * sinew_palette_gpu_stride() * 4 floats. Layout per joint, in order:
+ * joint_count * sinew_palette_gpu_stride() * 4 floats. Layout per joint, in order
+ * (slot counts and offsets: shaders/sinew_layout.h, SINEW_PAL_*):
  *   LBS:       rows 0..2 of skin (x,y,z,w = m[0][r], m[1][r], m[2][r], m[3][r])
  *   DQS:       rigid.real (x,y,z,w), rigid.dual (x,y,z,w)
  *   DQS+scale: rows 0..2 of scale, then rigid.real, rigid.dual
  *   + bulge:   seg_head (xyz, w = 0), seg_tail (xyz, w = 0)
- * Writes nothing for an invalid method or NULL pointers. */
-SINEW_API void sinew_palette_pack(sinew_method method, uint32_t flags, const sinew_palette_joint *src,
-                        uint32_t joint_count, float *dst);
+ * SINEW_ERROR_INVALID_ARGUMENT (nothing written) for an invalid method or NULL
+ * pointers. SINEW_ERROR_NON_FINITE when a value, finite in float64, does not fit
+ * in float32 (|x| > FLT_MAX): every entry is still written, the offending
+ * values as infinities, and dst must not be given to the GPU. */
+SINEW_API sinew_result sinew_palette_pack(sinew_method method, uint32_t flags, const sinew_palette_joint *src,
+                                          uint32_t joint_count, float *dst);
 
 #ifdef __cplusplus
 }
