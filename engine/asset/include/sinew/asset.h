@@ -74,6 +74,14 @@ typedef struct sinew_asset_desc {
     uint32_t max_nodes;         /* scene nodes visited [SINEW_ASSET_DEFAULT_MAX_NODES] */
     char *message;              /* optional: receives a one-line description of any error */
     size_t message_size;
+    /* Optional (rule of sinew/core.h: NULL or {NULL, NULL} = default, exactly one
+     * callback NULL = INVALID_ARGUMENT). Everything Sinew allocates for the import
+     * comes from it: the asset and its arrays, its skeleton and clips, and the
+     * converter's temporary arrays (all freed before the call returns). assimp's
+     * own allocations (the aiScene, its property store, its importer) cannot be
+     * redirected: assimp's C API takes no allocator, so they use assimp's
+     * new/delete. sinew_asset_destroy frees through the same allocator. */
+    const sinew_allocator *allocator;
 } sinew_asset_desc;
 
 /* One mesh of the character: its ranges in the shared arrays. */
@@ -112,10 +120,12 @@ typedef struct sinew_asset_import_stats {
  * indices out of range, non-finite data, unreadable animation),
  * NOT_FOUND (a bone names no node, unless SINEW_ASSET_ALLOW_MISSING_BONES),
  * EMPTY (no mesh with vertices), LIMIT_EXCEEDED (a limit above), and those of
- * sinew_skeleton_create / sinew_clip_create / sinew_pack_vertices. */
+ * sinew_skeleton_create / sinew_clip_create / sinew_pack_vertices; INVALID_ARGUMENT
+ * also for an allocator with exactly one callback NULL. OUT_OF_HOST_MEMORY when
+ * the allocator fails; nothing allocated by Sinew is left behind on any error. */
 SINEW_API sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out);
 /* Converts a scene the caller imported (or built) with assimp; desc may be NULL
- * (its path/data fields are ignored). The scene must hold triangles (non-triangle
+ * (its path/data fields are ignored; its allocator and limits apply). The scene must hold triangles (non-triangle
  * faces are dropped) and normals for normals to be meaningful (zero otherwise). */
 SINEW_API sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_asset_desc *desc,
                                     sinew_asset **out);
