@@ -115,7 +115,12 @@ SINEW_API sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_m
  * sinew_palette_pack layout), character after character from slot 0; writes each
  * character's first slot to palette_offsets (may be NULL). Validates everything
  * before running; the result does not depend on the number of threads.
- * On error *bad_character (may be NULL) names the first character at fault. */
+ * On error *bad_character (may be NULL) names the first character at fault:
+ * SINEW_ERROR_NON_FINITE also when a palette, finite in float64, has a value
+ * beyond float32's range (sinew_palette_pack); a pose callback's non-zero
+ * result is returned as is (SINEW_ERROR_IN_USE if it called back into this
+ * crowd). SINEW_ERROR_IN_USE, with nothing changed (bad_character included),
+ * while another call of this crowd runs. */
 SINEW_API sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_character *chars,
                                         uint32_t count, float *dst, uint32_t dst_capacity_vec4,
                                         uint32_t *palette_offsets, uint32_t *bad_character);

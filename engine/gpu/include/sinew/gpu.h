@@ -40,6 +40,10 @@ typedef struct sinew_gpu_desc {
     PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* NULL = dlopen the Vulkan loader */
     sinew_log_fn log;          /* NULL = messages to stderr */
     void *log_user;
+    /* Sinew's own memory and, through VkAllocationCallbacks built from it, the
+     * Vulkan host allocations of everything Sinew creates (instance and device
+     * included). NULL or {NULL, NULL} = default; one NULL callback = INVALID_ARGUMENT.
+     * Must be thread-safe: drivers allocate from any thread using the gpu. */
     const sinew_allocator *allocator;
 } sinew_gpu_desc;
 
@@ -55,7 +59,7 @@ typedef struct sinew_gpu_external_desc {
     uint32_t queue_family;
     sinew_log_fn log;
     void *log_user;
-    const sinew_allocator *allocator;
+    const sinew_allocator *allocator; /* as in sinew_gpu_desc; the caller's objects are not affected */
     /* true = the instance was created with VK_EXT_debug_utils: Sinew then adds its
      * own messenger, counting validation warnings and errors like sinew_gpu_create. */
     bool debug_utils_enabled;
@@ -70,9 +74,10 @@ typedef struct sinew_gpu_device_info {
     bool usable;               /* Vulkan >= 1.1 and a compute queue */
 } sinew_gpu_device_info;
 
-/* Creates an instance and a device with one compute queue. */
+/* Creates an instance and a device with one compute queue. SINEW_ERROR_VULKAN
+ * (nothing left behind) when vkGetDeviceProcAddr lacks a function Sinew uses. */
 SINEW_API sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out);
-/* Wraps the caller's instance/device/queue. */
+/* Wraps the caller's instance/device/queue (SINEW_ERROR_VULKAN as above). */
 SINEW_API sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sinew_gpu **out);
 /* Waits for the device to be idle (own device only) and frees everything Sinew created. */
 SINEW_API void sinew_gpu_destroy(sinew_gpu *gpu);
