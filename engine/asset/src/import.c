@@ -1169,7 +1169,11 @@ sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out)
     }
     /* remember which meshes had normals, then generate the missing ones */
     uint8_t *had = zalloc(&c.alloc, scene->mNumMeshes, 1);
-    if (!had) { aiReleaseImport(scene); aiReleasePropertyStore(props); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
+    if (!had) {
+        aiReleaseImport(scene);
+        aiReleasePropertyStore(props);
+        return fail(&c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    }
     for (uint32_t i = 0; i < scene->mNumMeshes; i++)
         had[i] = scene->mMeshes && scene->mMeshes[i] && scene->mMeshes[i]->mNormals != NULL;
     const struct aiScene *pp = aiApplyPostProcessing(scene, aiProcess_GenSmoothNormals);
