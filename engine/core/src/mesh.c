@@ -1,5 +1,7 @@
 /* Sinew mesh data: influence packing (merge, prune to 4, renormalize, quantize
- * with largest remainders), automatic weights, bulge-correction rest distances. */
+ * with largest remainders), automatic weights, bulge-correction rest distances.
+ * Nothing here allocates: every function works in place or with fixed-size
+ * locals (top-4 lists), writing into arrays the caller provides. */
 #include "sinew/mesh.h"
 
 #include <math.h>
@@ -50,6 +52,77 @@ double sinew_distance_to_segment(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b, sinew
     return sqrt((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y) + (p.z - c.z) * (p.z - c.z));
 }
 
+/* Renormalizes the kept weights in double and quantizes them to unorm16 with
+ * largest remainders (sum exactly 65535), then sorts the slots by decreasing
+ * quantized weight (ties: lower joint index); q receives the weights. */
+static void quantize(influence *top, uint32_t kept, uint32_t q[4])
+{
+    double sum = 0.0, rem[4];
+    uint32_t qsum = 0;
+    /* renormalize in double, quantize with largest remainders: sum exactly 65535 */
+    for (uint32_t k = 0; k < kept; k++) sum += top[k].weight;
+    for (uint32_t k = 0; k < kept; k++) {
+        double s = top[k].weight / sum * 65535.0;
+        double f = floor(s);
+        if (f > 65535.0) f = 65535.0;
+        q[k] = (uint32_t)f;
+        rem[k] = s - f;
+        qsum += q[k];
+    }
+    /* qsum <= 65535 since floor(s) <= s; hand the missing units to the largest
+     * remainders (ties: the larger weight, i.e. the earlier slot), cyclically in
+     * case rounding left more units than slots (it cannot in exact arithmetic) */
+    while (qsum < 65535u) {
+        uint32_t order[4], m = 0;
+        for (uint32_t k = 0; k < kept; k++) {
+            uint32_t b = m;
+            while (b > 0 && rem[k] > rem[order[b - 1]]) { order[b] = order[b - 1]; b--; }
+            order[b] = k;
+            m++;
+        }
+        for (uint32_t k = 0; k < kept && qsum < 65535u; k++) { q[order[k]]++; qsum++; }
+    }
+    /* sort by decreasing quantized weight, ties by lower joint index (insertion sort) */
+    for (uint32_t a = 1; a < kept; a++) {
+        uint32_t qa = q[a], ja = top[a].joint, b = a;
+        while (b > 0 && ranks_before((double)qa, ja, (double)q[b - 1], top[b - 1].joint)) {
+            q[b] = q[b - 1];
+            top[b].joint = top[b - 1].joint;
+            b--;
+        }
+        q[b] = qa;
+        top[b].joint = ja;
+    }
+}
+
+/* Writes one packed vertex: position, octahedral normal (normalized in double;
+ * NULL or zero -> the zero code), joints and weights (unused slots: weight 0,
+ * joint = slot 0's). */
+static void write_vertex(sinew_vertex *v, const float *p, const float *nm, const influence *top,
+                         uint32_t kept, const uint32_t q[4])
+{
+    memcpy(v->position, p, sizeof(v->position));
+    if (nm) {
+        double nx = nm[0], ny = nm[1], nz = nm[2];
+        double l = sqrt(nx * nx + ny * ny + nz * nz);
+        sinew_vec3 u = { 0.0, 0.0, 0.0 };
+        if (l > 0.0 && isfinite(l)) { u.x = nx / l; u.y = ny / l; u.z = nz / l; }
+        v->normal_oct = sinew_oct_encode(u);
+    } else {
+        sinew_vec3 zero = { 0.0, 0.0, 0.0 };
+        v->normal_oct = sinew_oct_encode(zero);
+    }
+    for (uint32_t k = 0; k < 4; k++) {
+        if (k < kept && q[k] > 0) {
+            v->joints[k] = (uint16_t)top[k].joint;
+            v->weights[k] = (uint16_t)q[k];
+        } else {
+            v->joints[k] = (uint16_t)top[0].joint;
+            v->weights[k] = 0;
+        }
+    }
+}
+
 /* ---- packing ---- */
 
 sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float *normals,
@@ -71,8 +144,7 @@ sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float
         size_t begin, end;
         influence top[4];
         uint32_t kept = 0, distinct = 0;
-        double sum = 0.0, rem[4];
-        uint32_t q[4], qsum = 0;
+        uint32_t q[4];
         sinew_vertex *v = &out[i];
 
         if (bad_vertex) *bad_vertex = i;
@@ -109,60 +181,8 @@ sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float
         if (distinct > st.max_influences) st.max_influences = distinct;
         if (distinct > 4) { st.vertices_pruned++; st.influences_pruned += distinct - 4; }
 
-        /* renormalize in double, quantize with largest remainders: sum exactly 65535 */
-        for (uint32_t k = 0; k < kept; k++) sum += top[k].weight;
-        for (uint32_t k = 0; k < kept; k++) {
-            double s = top[k].weight / sum * 65535.0;
-            double f = floor(s);
-            if (f > 65535.0) f = 65535.0;
-            q[k] = (uint32_t)f;
-            rem[k] = s - f;
-            qsum += q[k];
-        }
-        /* qsum <= 65535 since floor(s) <= s; hand the missing units to the largest
-         * remainders (ties: the larger weight, i.e. the earlier slot), cyclically in
-         * case rounding left more units than slots (it cannot in exact arithmetic) */
-        while (qsum < 65535u) {
-            uint32_t order[4], m = 0;
-            for (uint32_t k = 0; k < kept; k++) {
-                uint32_t b = m;
-                while (b > 0 && rem[k] > rem[order[b - 1]]) { order[b] = order[b - 1]; b--; }
-                order[b] = k;
-                m++;
-            }
-            for (uint32_t k = 0; k < kept && qsum < 65535u; k++) { q[order[k]]++; qsum++; }
-        }
-        /* sort by decreasing quantized weight, ties by lower joint index (insertion sort) */
-        for (uint32_t a = 1; a < kept; a++) {
-            uint32_t qa = q[a], ja = top[a].joint, b = a;
-            while (b > 0 && ranks_before((double)qa, ja, (double)q[b - 1], top[b - 1].joint)) {
-                q[b] = q[b - 1];
-                top[b].joint = top[b - 1].joint;
-                b--;
-            }
-            q[b] = qa;
-            top[b].joint = ja;
-        }
-        memcpy(v->position, p, sizeof(v->position));
-        if (nm) {
-            double nx = nm[0], ny = nm[1], nz = nm[2];
-            double l = sqrt(nx * nx + ny * ny + nz * nz);
-            sinew_vec3 u = { 0.0, 0.0, 0.0 };
-            if (l > 0.0 && isfinite(l)) { u.x = nx / l; u.y = ny / l; u.z = nz / l; }
-            v->normal_oct = sinew_oct_encode(u);
-        } else {
-            sinew_vec3 zero = { 0.0, 0.0, 0.0 };
-            v->normal_oct = sinew_oct_encode(zero);
-        }
-        for (uint32_t k = 0; k < 4; k++) {
-            if (k < kept && q[k] > 0) {
-                v->joints[k] = (uint16_t)top[k].joint;
-                v->weights[k] = (uint16_t)q[k];
-            } else {
-                v->joints[k] = (uint16_t)top[0].joint;
-                v->weights[k] = 0;
-            }
-        }
+        quantize(top, kept, q);
+        write_vertex(v, p, nm, top, kept, q);
     }
     if (bad_vertex) *bad_vertex = 0;
     if (stats) *stats = st;
