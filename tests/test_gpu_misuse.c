@@ -10,7 +10,8 @@
  *  - Vulkan host allocations through the caller's allocator: balance 0 after
  *    sinew_gpu_destroy;
  *  - sinew_gpu_desc.get_instance_proc_addr used instead of the loader, and a
- *    device table that cannot be loaded fails creation with SINEW_ERROR_VULKAN. */
+ *    device table that cannot be loaded fails sinew_gpu_create and
+ *    sinew_gpu_create_external with SINEW_ERROR_VULKAN. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include <sinew/sinew.h>
@@ -224,6 +225,33 @@ static void check_fence_timeout(sinew_gpu *gpu, PFN_vkGetInstanceProcAddr gipa)
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
 }
 
+/* ---- get_instance_proc_addr ---- */
+
+static PFN_vkGetInstanceProcAddr real_gipa;
+static PFN_vkGetDeviceProcAddr real_gdpa;
+static int gipa_calls;
+
+static PFN_vkVoidFunction VKAPI_PTR gdpa_missing_dispatch(VkDevice dev, const char *name)
+{
+    if (strcmp(name, "vkCmdDispatch") == 0) return NULL;
+    return real_gdpa(dev, name);
+}
+
+static PFN_vkVoidFunction VKAPI_PTR gipa_counting(VkInstance inst, const char *name)
+{
+    gipa_calls++;
+    return real_gipa(inst, name);
+}
+
+static PFN_vkVoidFunction VKAPI_PTR gipa_broken_device(VkInstance inst, const char *name)
+{
+    if (strcmp(name, "vkGetDeviceProcAddr") == 0) {
+        real_gdpa = (PFN_vkGetDeviceProcAddr)real_gipa(inst, name);
+        return (PFN_vkVoidFunction)gdpa_missing_dispatch;
+    }
+    return real_gipa(inst, name);
+}
+
 /* ---- allocators ---- */
 
 typedef struct counting {
@@ -293,6 +321,11 @@ static void check_allocator_rule(sinew_gpu *gpu)
     ed.allocator = &none;
     TU_CHECK_OK(sinew_gpu_create_external(&ed, &g));
     sinew_gpu_destroy(g);
+    /* A device function missing from vkGetDeviceProcAddr: a clean failure. */
+    ed.get_instance_proc_addr = gipa_broken_device;
+    g = (sinew_gpu *)(uintptr_t)1;
+    TU_CHECK_RESULT(sinew_gpu_create_external(&ed, &g), SINEW_ERROR_VULKAN);
+    TU_CHECK(g == NULL);
 }
 
 /* Every Vulkan host allocation of the objects Sinew owns goes through the
@@ -346,36 +379,8 @@ static void check_vulkan_allocations(tu_rng *rng)
     TU_CHECK(cnt.live_bytes == 0);
 }
 
-/* ---- get_instance_proc_addr ---- */
-
-static PFN_vkGetInstanceProcAddr real_gipa;
-static PFN_vkGetDeviceProcAddr real_gdpa;
-static int gipa_calls;
-
-static PFN_vkVoidFunction VKAPI_PTR gdpa_missing_dispatch(VkDevice dev, const char *name)
+static void check_proc_addr(void)
 {
-    if (strcmp(name, "vkCmdDispatch") == 0) return NULL;
-    return real_gdpa(dev, name);
-}
-
-static PFN_vkVoidFunction VKAPI_PTR gipa_counting(VkInstance inst, const char *name)
-{
-    gipa_calls++;
-    return real_gipa(inst, name);
-}
-
-static PFN_vkVoidFunction VKAPI_PTR gipa_broken_device(VkInstance inst, const char *name)
-{
-    if (strcmp(name, "vkGetDeviceProcAddr") == 0) {
-        real_gdpa = (PFN_vkGetDeviceProcAddr)real_gipa(inst, name);
-        return (PFN_vkVoidFunction)gdpa_missing_dispatch;
-    }
-    return real_gipa(inst, name);
-}
-
-static void check_proc_addr(PFN_vkGetInstanceProcAddr gipa)
-{
-    real_gipa = gipa;
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     gd.get_instance_proc_addr = gipa_counting;
@@ -406,6 +411,7 @@ int main(void)
     void *loader = NULL;
     PFN_vkGetInstanceProcAddr gipa = loader_gipa(&loader);
     TU_CHECK(gipa != NULL);
+    real_gipa = gipa;
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     sinew_gpu *gpu = NULL;
@@ -420,7 +426,7 @@ int main(void)
     sinew_gpu_destroy(gpu);
 
     check_vulkan_allocations(&rng);
-    check_proc_addr(gipa);
+    check_proc_addr();
     dlclose(loader);
     return tu_finish("test_gpu_misuse");
 }
