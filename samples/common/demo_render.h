@@ -1,8 +1,9 @@
 /* Headless scenes shared by the viewer (--headless) and test_gpu_render
- * (header-only): a GPU scene (skinner + renderer + crowd + demo models), the
- * tube comparison (twist and bend under each method) and a crowd frame,
- * rendered offscreen and read back as RGBA8, plus projection helpers to find
- * where things landed on screen. Public API only. */
+ * (library sinew_samples_common, bodies in demo_render.c): a GPU scene
+ * (skinner + renderer + crowd + demo models), the tube comparison (twist and
+ * bend under each method) and a crowd frame, rendered offscreen and read back
+ * as RGBA8, plus projection helpers to find where things landed on screen.
+ * Public API only. */
 #ifndef SINEW_DEMO_RENDER_H
 #define SINEW_DEMO_RENDER_H
 
@@ -23,179 +24,36 @@ typedef struct demo_gpu_scene {
     uint32_t max_output_vertices;   /* skinner capacity actually created */
 } demo_gpu_scene;
 
-static inline void demo_scene_destroy(demo_gpu_scene *s)
-{
-    if (s->sk) sinew_skinner_wait(s->sk);
-    sinew_crowd_destroy(s->crowd);
-    sinew_renderer_destroy(s->rnd);
-    sinew_skinner_destroy(s->sk);
-    demo_model_free(&s->tube_fine);
-    demo_model_free(&s->tube_small);
-    demo_model_free(&s->asset);
-    memset(s, 0, sizeof *s);
-}
+/* Waits for the skinner, destroys the crowd, renderer, skinner and models; zeroes s. */
+void demo_scene_destroy(demo_gpu_scene *s);
 
 /* Creates the skinner (capacities from max_characters and the models), the
  * renderer and the crowd on gpu; asset_path may be NULL (or fail to load: then
  * has_asset = 0 and msg says why). */
-static inline sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const sinew_renderer_desc *rd,
-                                      sinew_output_format fmt, const char *asset_path, demo_gpu_scene *s,
-                                      char *msg, size_t msg_size)
-{
-    memset(s, 0, sizeof *s);
-    s->gpu = gpu;
-    s->max_characters = max_characters;
-    if (msg && msg_size) msg[0] = 0;
-    sinew_result r = demo_tube(64, 32, &s->tube_fine);
-    if (r == SINEW_OK) r = demo_tube(24, 16, &s->tube_small);
-    if (r != SINEW_OK) return r;
-#ifdef DEMO_WITH_ASSET
-    if (asset_path && demo_asset(asset_path, &s->asset, msg, msg_size) == SINEW_OK) s->has_asset = 1;
-#else
-    (void)asset_path;
-#endif
-    uint32_t max_verts = s->tube_small.vertex_count, max_joints = 3;
-    if (s->has_asset) {
-        if (s->asset.vertex_count > max_verts) max_verts = s->asset.vertex_count;
-        uint32_t j = sinew_skeleton_joint_count(s->asset.skel);
-        if (j > max_joints) max_joints = j;
-    }
-    uint64_t out = (uint64_t)max_characters * max_verts + s->tube_fine.vertex_count * 8u;
-    if (out > (1u << 25)) out = 1u << 25;
-    uint64_t pal = (uint64_t)max_characters * max_joints * 7u + 64;
-    if (pal > (1u << 24)) pal = 1u << 24;
-    sinew_skinner_desc sd = {0};
-    sd.max_rest_vertices = s->tube_fine.vertex_count + s->tube_small.vertex_count + s->asset.vertex_count + 64;
-    sd.max_meshes = 8;
-    sd.max_instances = max_characters > 8 ? max_characters : 8;
-    sd.max_output_vertices = (uint32_t)out;
-    sd.max_palette_vec4 = (uint32_t)pal;
-    sd.frames_in_flight = 2;
-    sd.output_format = fmt;
-    r = sinew_skinner_create(gpu, &sd, &s->sk);
-    while (r == SINEW_ERROR_LIMIT_EXCEEDED && sd.max_output_vertices > 4u * max_verts) {
-        sd.max_output_vertices /= 2; /* beyond the device's buffer limits: shrink */
-        r = sinew_skinner_create(gpu, &sd, &s->sk);
-    }
-    s->max_output_vertices = sd.max_output_vertices;
-    if (r == SINEW_OK) r = sinew_renderer_create(gpu, s->sk, rd, &s->rnd);
-    if (r == SINEW_OK) {
-        sinew_crowd_desc cd = {0};
-        cd.skinner = s->sk;
-        cd.max_characters = sd.max_instances;
-        cd.max_joints = max_joints;
-        r = sinew_crowd_create(&cd, &s->crowd);
-    }
-    if (r == SINEW_OK) r = demo_model_upload(&s->tube_fine, s->sk, s->rnd);
-    if (r == SINEW_OK) r = demo_model_upload(&s->tube_small, s->sk, s->rnd);
-    if (r == SINEW_OK && s->has_asset) r = demo_model_upload(&s->asset, s->sk, s->rnd);
-    if (r == SINEW_OK) r = demo_model_add_to_crowd(&s->tube_fine, s->crowd, &s->id_fine);
-    if (r == SINEW_OK) r = demo_model_add_to_crowd(&s->tube_small, s->crowd, &s->id_small);
-    if (r == SINEW_OK && s->has_asset) r = demo_model_add_to_crowd(&s->asset, s->crowd, &s->id_asset);
-    if (r != SINEW_OK) demo_scene_destroy(s);
-    return r;
-}
+sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const sinew_renderer_desc *rd,
+                               sinew_output_format fmt, const char *asset_path, demo_gpu_scene *s,
+                               char *msg, size_t msg_size);
 
 /* Pixel position of a world point (1 when in front of the camera). */
-static inline int demo_project(const float vp[16], sinew_vec3 p, uint32_t w, uint32_t h, double *px, double *py)
-{
-    double c[4];
-    for (int r = 0; r < 4; r++) c[r] = vp[0 * 4 + r] * p.x + vp[1 * 4 + r] * p.y + vp[2 * 4 + r] * p.z + vp[3 * 4 + r];
-    if (c[3] <= 1e-9) return 0;
-    *px = (c[0] / c[3] * 0.5 + 0.5) * w;
-    *py = (c[1] / c[3] * 0.5 + 0.5) * h;
-    return 1;
-}
+int demo_project(const float vp[16], sinew_vec3 p, uint32_t w, uint32_t h, double *px, double *py);
 
 /* The comparison: columns LBS, DQS, DQS with scale (joint 1 scaled 1.35 across
  * the bone), DQS + bulge correction; row 0 twisted 180 degrees, row 1 bent 90.
  * Tube k = row * 4 + col lies along x from (col * 1.5 - 2.6, row_y) ; its
  * middle (the twisted/bent joint) is written to mids[k]. */
 #define DEMO_CMP_COLS 4
-static const float demo_cmp_colors[DEMO_CMP_COLS][3] = {
-    { 0.80f, 0.20f, 0.16f }, { 0.16f, 0.36f, 0.85f }, { 0.18f, 0.62f, 0.22f }, { 0.85f, 0.50f, 0.08f } };
-static const char *const demo_cmp_names[DEMO_CMP_COLS] = { "lbs", "dqs", "dqs-scale", "dqs+bulge" };
+/* The colour and name of each column. */
+extern const float demo_cmp_colors[DEMO_CMP_COLS][3];
+extern const char *const demo_cmp_names[DEMO_CMP_COLS];
 
-static inline sinew_result demo_render_tube_methods(demo_gpu_scene *s, sinew_render_target *t, uint32_t w, uint32_t h,
-                                             uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8])
-{
-    sinew_transform poses[8][3];
-    sinew_mat4 roots[8];
-    sinew_crowd_character ch[8];
-    float colors[8 * 3];
-    memset(ch, 0, sizeof ch);
-    const sinew_vec3 sc = sinew_v3(1, 1.35, 1.35);
-    for (int row = 0; row < 2; row++)
-        for (int col = 0; col < DEMO_CMP_COLS; col++) {
-            int k = row * DEMO_CMP_COLS + col;
-            double bend = row == 1 ? 0.5 * M_PI : 0, twist = row == 0 ? M_PI : 0;
-            scene_tube_pose(bend, twist, col == 2 ? &sc : NULL, poses[k]);
-            double x0 = col * 1.5 - 2.6, y0 = row == 0 ? 0.55 : -0.75;
-            roots[k] = sinew_mat4_from_rigid(sinew_quat_identity(), sinew_v3(x0, y0, 0));
-            mids[k] = sinew_v3(x0 + 0.5, y0, 0);
-            ch[k].model = s->id_fine;
-            ch[k].method = col == 0 ? SINEW_METHOD_LBS : col == 2 ? SINEW_METHOD_DQS_SCALE : SINEW_METHOD_DQS;
-            ch[k].flags = col == 3 ? SINEW_SKIN_BULGE_CORRECTION : 0;
-            ch[k].root = &roots[k];
-            ch[k].pose = poses[k];
-            memcpy(colors + 3 * k, demo_cmp_colors[col], sizeof(float) * 3);
-        }
-    sinew_result r = sinew_crowd_prepare(s->crowd, ch, 8, NULL, NULL);
-    if (r != SINEW_OK) return r;
-    uint32_t n = 0;
-    const sinew_instance *in = sinew_crowd_instances(s->crowd, &n);
-    sinew_render_view v;
-    memset(&v, 0, sizeof v);
-    float eye[3] = { 0.0f, 0.15f, 4.6f }, target[3] = { 0.0f, -0.05f, 0.0f };
-    sinew_render_camera(v.view_proj, eye, target, 0.75f, (float)w / (float)h, 0.1f, 50.0f);
-    memcpy(v.eye, eye, sizeof eye);
-    v.light_dir[0] = -0.3f;
-    v.light_dir[1] = -0.5f;
-    v.light_dir[2] = -1.0f;
-    v.clear_color[0] = 0.93f;
-    v.clear_color[1] = 0.93f;
-    v.clear_color[2] = 0.95f;
-    v.clear_color[3] = 1.0f;
-    sinew_render_colors cols = { colors };
-    r = sinew_renderer_render(s->rnd, t, &v, in, n, &cols, 1);
-    if (r == SINEW_OK && rgba) r = sinew_render_target_read(t, rgba);
-    if (view_out) *view_out = v;
-    return r;
-}
+sinew_result demo_render_tube_methods(demo_gpu_scene *s, sinew_render_target *t, uint32_t w, uint32_t h,
+                                      uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8]);
 
 /* A crowd frame of `count` characters of one model at time `time`, methods
  * cycling LBS, DQS, DQS with scale; the characters' placement is left in dc
  * (free it with demo_crowd_free). */
-static inline sinew_result demo_render_crowd(demo_gpu_scene *s, int use_asset, uint32_t count, double time,
-                                      sinew_render_target *t, uint32_t w, uint32_t h, uint8_t *rgba,
-                                      sinew_render_view *view_out, demo_crowd *dc, double *char_height)
-{
-    const demo_model *m = use_asset && s->has_asset ? &s->asset : &s->tube_small;
-    sinew_model_id id = use_asset && s->has_asset ? s->id_asset : s->id_small;
-    sinew_result r = demo_crowd_setup(dc, m, id, count, -1, 0);
-    if (r != SINEW_OK) return r;
-    demo_crowd_animate(dc, time);
-    r = sinew_crowd_prepare(s->crowd, dc->chars, dc->count, NULL, NULL);
-    if (r != SINEW_OK) return r;
-    uint32_t n = 0;
-    const sinew_instance *in = sinew_crowd_instances(s->crowd, &n);
-    sinew_render_view v;
-    memset(&v, 0, sizeof v);
-    double H = m->height;
-    float eye[3] = { (float)(0.35 * dc->extent), (float)(1.1 * dc->extent + 1.6 * H),
-                     (float)(1.9 * dc->extent + 2.5 * H) };
-    float target[3] = { 0.0f, (float)(0.35 * H), (float)(0.1 * dc->extent) };
-    sinew_render_camera(v.view_proj, eye, target, 0.8f, (float)w / (float)h, (float)(0.02 * H),
-                        (float)(20 * (dc->extent + H)));
-    memcpy(v.eye, eye, sizeof eye);
-    v.ground = 1;
-    v.ground_height = 0;
-    v.ground_extent = (float)(3 * dc->extent + 4 * H);
-    r = sinew_renderer_render(s->rnd, t, &v, in, n, NULL, 1);
-    if (r == SINEW_OK && rgba) r = sinew_render_target_read(t, rgba);
-    if (view_out) *view_out = v;
-    if (char_height) *char_height = H;
-    return r;
-}
+sinew_result demo_render_crowd(demo_gpu_scene *s, int use_asset, uint32_t count, double time,
+                               sinew_render_target *t, uint32_t w, uint32_t h, uint8_t *rgba,
+                               sinew_render_view *view_out, demo_crowd *dc, double *char_height);
 
 #endif

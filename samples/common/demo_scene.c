@@ -1,0 +1,212 @@
+/* Demo content (see demo_scene.h): tube and assimp models, crowd layouts. */
+#include "demo_scene.h"
+
+void demo_model_free(demo_model *m)
+{
+    if (!m) return;
+#ifdef DEMO_WITH_ASSET
+    if (m->asset) sinew_asset_destroy((sinew_asset *)m->asset);
+#endif
+    if (m->skeleton) sinew_skeleton_destroy(m->skeleton);
+    free(m->vertices);
+    free(m->indices);
+    free(m->bulge);
+    memset(m, 0, sizeof *m);
+}
+
+sinew_result demo_tube(uint32_t rings, uint32_t sectors, demo_model *m)
+{
+    memset(m, 0, sizeof *m);
+    scene_tube_desc td = {0};
+    td.rings = rings;
+    td.sectors = sectors;
+    td.radius = 0.1;
+    td.alpha = 2;
+    uint32_t nv = 0, ni = 0;
+    scene_tube_counts(&td, &nv, &ni);
+    float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv);
+    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * nv);
+    float *w4 = malloc(sizeof(float) * 4 * nv);
+    m->indices = malloc(sizeof(uint32_t) * ni);
+    m->vertices = malloc(sizeof(sinew_vertex) * nv);
+    m->bulge = malloc(sizeof(float) * nv);
+    sinew_result r = (pos && nrm && j4 && w4 && m->indices && m->vertices && m->bulge) ? SINEW_OK
+                                                                                        : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = scene_tube_build(&td, pos, nrm, j4, w4, m->indices);
+    if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &m->skeleton);
+    if (r == SINEW_OK) {
+        sinew_influences inf = {0};
+        inf.per_vertex = 4;
+        inf.joints = j4;
+        inf.weights = w4;
+        r = sinew_pack_vertices(nv, pos, nrm, &inf, 3, m->vertices, NULL, NULL);
+    }
+    if (r == SINEW_OK) r = sinew_bulge_rest_distances(m->skeleton, nv, m->vertices, m->bulge);
+    free(pos);
+    free(nrm);
+    free(j4);
+    free(w4);
+    if (r != SINEW_OK) {
+        demo_model_free(m);
+        return r;
+    }
+    snprintf(m->name, sizeof m->name, "tube %ux%u", rings, sectors);
+    m->skel = m->skeleton;
+    m->vertex_count = nv;
+    m->index_count = ni;
+    m->size = sqrt(1.0 + 0.04 + 0.04);
+    m->height = 1.0;
+    m->lift = 0.0;
+    m->upright = sinew_quat_from_axis_angle(sinew_v3(0, 0, 1), 0.5 * M_PI); /* x -> y */
+    m->is_tube = 1;
+    return SINEW_OK;
+}
+
+#ifdef DEMO_WITH_ASSET
+sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_size)
+{
+    memset(m, 0, sizeof *m);
+    sinew_asset_desc d = {0};
+    d.path = path;
+    d.message = msg;
+    d.message_size = msg_size;
+    sinew_asset *a = NULL;
+    sinew_result r = sinew_asset_load(&d, &a);
+    if (r != SINEW_OK) return r;
+    m->asset = a;
+    m->skel = sinew_asset_skeleton(a);
+    m->vertex_count = sinew_asset_vertex_count(a);
+    m->index_count = sinew_asset_index_count(a);
+    m->vertices = malloc(sizeof(sinew_vertex) * m->vertex_count);
+    m->indices = malloc(sizeof(uint32_t) * (m->index_count ? m->index_count : 1));
+    m->bulge = malloc(sizeof(float) * m->vertex_count);
+    if (!m->vertices || !m->indices || !m->bulge) {
+        demo_model_free(m);
+        return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    memcpy(m->vertices, sinew_asset_vertices(a), sizeof(sinew_vertex) * m->vertex_count);
+    if (m->index_count) memcpy(m->indices, sinew_asset_indices(a), sizeof(uint32_t) * m->index_count);
+    r = sinew_bulge_rest_distances(m->skel, m->vertex_count, m->vertices, m->bulge);
+    if (r != SINEW_OK) {
+        demo_model_free(m);
+        return r;
+    }
+    m->clip = sinew_asset_clip_count(a) ? sinew_asset_clip(a, 0) : NULL;
+    m->clip_duration = m->clip ? sinew_clip_duration(m->clip) : 0;
+    m->size = sinew_asset_size(a);
+    const char *base = strrchr(path, '/');
+    snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : path);
+    /* stand it up: the longest bounding-box axis becomes y */
+    double lo[3] = { 1e300, 1e300, 1e300 }, hi[3] = { -1e300, -1e300, -1e300 };
+    for (uint32_t i = 0; i < m->vertex_count; i++)
+        for (int k = 0; k < 3; k++) {
+            double v = m->vertices[i].position[k];
+            if (v < lo[k]) lo[k] = v;
+            if (v > hi[k]) hi[k] = v;
+        }
+    double ext[3] = { hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2] };
+    if (ext[2] > ext[1] * 1.3 && ext[2] >= ext[0]) {
+        m->upright = sinew_quat_from_axis_angle(sinew_v3(1, 0, 0), -0.5 * M_PI); /* z -> y */
+        m->height = ext[2];
+        m->lift = -lo[2];
+    } else {
+        m->upright = sinew_quat_identity();
+        m->height = ext[1];
+        m->lift = -lo[1];
+    }
+    return SINEW_OK;
+}
+#endif
+
+sinew_result demo_model_upload(demo_model *m, sinew_skinner *sk, sinew_renderer *rnd)
+{
+    sinew_skinner_mesh_desc md = {0};
+    md.vertices = m->vertices;
+    md.vertex_count = m->vertex_count;
+    md.joint_count = sinew_skeleton_joint_count(m->skel);
+    md.bulge_rest = m->bulge;
+    sinew_result r = sinew_skinner_add_mesh(sk, &md, &m->mesh_id);
+    if (r == SINEW_OK && rnd && m->index_count)
+        r = sinew_renderer_set_mesh(rnd, m->mesh_id, m->indices, m->index_count, m->vertex_count);
+    return r;
+}
+
+sinew_result demo_model_add_to_crowd(const demo_model *m, sinew_crowd *c, sinew_model_id *model_id)
+{
+    sinew_crowd_model_desc cm = {0};
+    cm.skeleton = m->skel;
+    cm.mesh_count = 1;
+    cm.meshes = &m->mesh_id;
+    cm.vertex_counts = &m->vertex_count;
+    return sinew_crowd_add_model(c, &cm, model_id);
+}
+
+sinew_result demo_tube_motion(void *user, const sinew_skeleton *skel, uint32_t character, double t,
+                              sinew_transform *out)
+{
+    (void)skel;
+    (void)character;
+    int scaled = user != NULL && *(const int *)user;
+    double bend = 1.1 * sin(1.3 * t);
+    double twist = 2.6 * sin(0.9 * t + 0.5);
+    sinew_vec3 s = sinew_v3(1, 1 + 0.35 * sin(1.7 * t), 1 + 0.35 * sin(1.7 * t));
+    scene_tube_pose(bend, twist, scaled ? &s : NULL, out);
+    return SINEW_OK;
+}
+
+sinew_result demo_crowd_setup(demo_crowd *dc, const demo_model *m, sinew_model_id model_id, uint32_t count,
+                              int method, uint32_t flags)
+{
+    dc->count = count;
+    dc->scale_flag = 1;
+    dc->chars = calloc(count ? count : 1, sizeof *dc->chars);
+    dc->roots = calloc(count ? count : 1, sizeof *dc->roots);
+    if (!dc->chars || !dc->roots) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t side = (uint32_t)ceil(sqrt((double)count));
+    if (side == 0) side = 1;
+    double footprint = m->size - m->height > 0.5 * m->height ? m->size - m->height : 0.5 * m->height;
+    dc->spacing = 1.2 * footprint + 0.25 * m->height;
+    dc->extent = 0.5 * side * dc->spacing;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t gx = i % side, gz = i / side;
+        double x = (gx - 0.5 * (side - 1)) * dc->spacing;
+        double z = (gz - 0.5 * (side - 1)) * dc->spacing;
+        sinew_quat yaw = sinew_quat_from_axis_angle(sinew_v3(0, 1, 0), 0.7 * (double)((i * 2654435761u) % 9));
+        sinew_quat q = sinew_quat_mul(yaw, m->upright);
+        dc->roots[i] = sinew_mat4_from_rigid(q, sinew_v3(x, m->lift, z));
+        sinew_crowd_character *ch = &dc->chars[i];
+        ch->model = model_id;
+        ch->method = method < 0 ? (sinew_method)(i % 3) : (sinew_method)method;
+        ch->flags = flags;
+        ch->root = &dc->roots[i];
+        ch->clip = m->clip;
+        if (!m->clip) {
+            ch->sample = demo_tube_motion;
+            ch->sample_user = (ch->method >= SINEW_METHOD_DQS_SCALE) ? &dc->scale_flag : NULL;
+        }
+        ch->time = 0.37 * (double)(i % 17);
+    }
+    return SINEW_OK;
+}
+
+void demo_crowd_set_method(demo_crowd *dc, int method, uint32_t flags)
+{
+    for (uint32_t i = 0; i < dc->count; i++) {
+        sinew_crowd_character *ch = &dc->chars[i];
+        ch->method = method < 0 ? (sinew_method)(i % 3) : (sinew_method)method;
+        ch->flags = flags;
+        if (ch->sample) ch->sample_user = (ch->method >= SINEW_METHOD_DQS_SCALE) ? &dc->scale_flag : NULL;
+    }
+}
+
+void demo_crowd_animate(demo_crowd *dc, double t)
+{
+    for (uint32_t i = 0; i < dc->count; i++) dc->chars[i].time = t + 0.37 * (double)(i % 17);
+}
+
+void demo_crowd_free(demo_crowd *dc)
+{
+    free(dc->chars);
+    free(dc->roots);
+    memset(dc, 0, sizeof *dc);
+}
