@@ -213,8 +213,11 @@ static void copy_names_and_flags(sinew_skeleton *s, const sinew_skeleton_desc *d
         s->names[pos + len] = '\0';
         pos += len + 1;
     }
+    /* read as bytes: a caller's "bool" array filled from other integers (any
+     * non-zero byte = true) must not be a bool load of an invalid value */
+    const unsigned char *sp = (const unsigned char *)desc->scale_propagates;
     for (uint32_t j = 0; j < s->count; j++)
-        s->scale_propagates[j] = desc->scale_propagates ? (desc->scale_propagates[j] != 0) : 1;
+        s->scale_propagates[j] = sp ? (sp[j] != 0) : 1;
 }
 
 sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skeleton **out)
