@@ -18,7 +18,7 @@ echo "fuzz: building $BIN"
 CORE_SRC=$(ls "$SRC"/engine/core/src/*.c | grep -v '/version.c$')
 # shellcheck disable=SC2086
 $CC -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/core/src" \
+    -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/core/src" -I"$SRC/shaders" \
     "$SRC/tests/fuzz/fuzz_import.c" "$SRC/engine/asset/src/import.c" $CORE_SRC \
     -lassimp -lstdc++ -lm -o "$BIN" || { echo "fuzz: build failed"; exit 1; }
 

@@ -27,7 +27,7 @@
 #include "core_internal.h"
 #include "sinew/palette.h"
 /* The GPU layout's one source (also read by the kernels); core has no shader include path. */
-#include "../../../shaders/sinew_layout.h"
+#include "sinew_layout.h" /* shaders/: the GPU layout shared with GLSL */
 
 #include <float.h>
 #include <math.h>
