@@ -27,7 +27,8 @@ if(Vulkan_FOUND)
   set_target_properties(test_link_libvulkan PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
   target_link_libraries(test_link_libvulkan PRIVATE sinew::sinew Vulkan::Vulkan m)
   add_test(NAME test_link_libvulkan COMMAND test_link_libvulkan)
-  set_tests_properties(test_link_libvulkan PROPERTIES LABELS gpu ENVIRONMENT "SINEW_VALIDATION=1")
+  get_test_property(test_math ENVIRONMENT _sinew_test_env)
+  set_tests_properties(test_link_libvulkan PROPERTIES LABELS gpu ENVIRONMENT "${_sinew_test_env}")
 endif()
 
 # Public headers are self-contained; the core layer includes no Vulkan header.
