@@ -69,7 +69,7 @@ static void skin_gpu_compare(const model_case *mc, const sinew_asset *a, const s
     sd.max_palette_vec4 = nj * 7;
     sd.frames_in_flight = 1;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &skinner));
-    uint32_t mesh_id = 0;
+    sinew_mesh_id mesh_id = { 0 };
     sinew_skinner_mesh_desc md = { verts, nv, nj, bulge };
     if (skinner) TU_CHECK_OK(sinew_skinner_add_mesh(skinner, &md, &mesh_id));
     for (int m = 0; m < (int)SINEW_METHOD_COUNT && skinner; m++) {

@@ -70,13 +70,13 @@ static sinew_skeleton *random_skeleton(tu_rng *r, uint32_t joints)
 {
     int32_t *parents = malloc(sizeof(int32_t) * joints);
     sinew_transform *rest = malloc(sizeof(sinew_transform) * joints);
-    uint8_t *prop = malloc(joints);
+    bool *prop = malloc(joints * sizeof *prop);
     for (uint32_t j = 0; j < joints; j++) {
         parents[j] = j == 0 ? -1 : (int32_t)tu_range(r, j);
         rest[j].translation = tu_random_vec3(r, -0.5, 0.5);
         rest[j].rotation = tu_random_quat(r);
         rest[j].scale = sinew_v3(1, 1, 1);
-        prop[j] = (uint8_t)tu_range(r, 2);
+        prop[j] = tu_range(r, 2) != 0;
     }
     sinew_skeleton_desc d = {0};
     d.joint_count = joints;
@@ -287,12 +287,13 @@ int main(void)
 
         /* model errors */
         sinew_crowd_model_desc md = {0};
-        uint32_t id;
+        sinew_model_id id;
         TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id), SINEW_ERROR_INVALID_ARGUMENT);
         md.skeleton = skel[0];
         md.mesh_count = 1;
         TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id), SINEW_ERROR_INVALID_ARGUMENT);
-        uint32_t mesh0 = 0, vc0 = 0;
+        sinew_mesh_id mesh0 = { 0 };
+        uint32_t vc0 = 0;
         md.meshes = &mesh0;
         md.vertex_counts = &vc0;
         TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id), SINEW_ERROR_EMPTY);

@@ -238,9 +238,9 @@ static void check_external(tu_rng *rng)
             w1[i] = (major == 1 ? qa : 65535 - qa) / 65535.0;
         }
         sinew_skinner_mesh_desc md = { v, NV, NJ, NULL };
-        uint32_t mesh = 99;
+        sinew_mesh_id mesh = { 99 };
         TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh));
-        TU_CHECK(mesh == 0);
+        TU_CHECK(mesh.value == 0);
         rigid x[NJ];
         for (int j = 0; j < NJ; j++) x[j] = random_rigid(rng);
 
@@ -271,7 +271,7 @@ static void check_external(tu_rng *rng)
                     for (int c = 0; c < 3; c++) row[c] = (float)x[j].r[r][c];
                     row[3] = (float)x[j].t[r];
                 }
-            sinew_instance in = { 0, SINEW_METHOD_LBS, 0, off, 0 };
+            sinew_instance in = { { 0 }, SINEW_METHOD_LBS, 0, off, 0 };
             TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1));
             VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
             bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;

@@ -24,7 +24,7 @@ typedef struct model {
     sinew_skeleton *skel;
     uint32_t jc;
     uint32_t mesh_count;
-    uint32_t mesh_ids[2];
+    sinew_mesh_id mesh_ids[2];
     uint32_t nv[2];
     sinew_vertex *verts[2];
     float *bulge[2];
@@ -147,7 +147,7 @@ int main(void)
     cd.max_joints = 64;
     sinew_crowd *crowd = NULL;
     TU_CHECK_OK(sinew_crowd_create(&cd, &crowd));
-    uint32_t model_ids[NMODEL];
+    sinew_model_id model_ids[NMODEL];
     for (int m = 0; m < NMODEL; m++) {
         sinew_crowd_model_desc md = { M[m].skel, M[m].mesh_count, M[m].mesh_ids, M[m].nv };
         TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &model_ids[m]));
@@ -162,7 +162,7 @@ int main(void)
     for (uint32_t i = 0; i < NCHAR + 20; i++) {
         sinew_crowd_character *c = &chars[i];
         uint32_t m = model_of[i];
-        c->model.value = model_ids[m];
+        c->model = model_ids[m];
         c->method = (sinew_method)(i % SINEW_METHOD_COUNT);
         c->flags = tu_range(&rng, 2) ? SINEW_SKIN_BULGE_CORRECTION : 0;
         sinew_transform rt = { tu_random_vec3(&rng, -30, 30), tu_random_quat(&rng), sinew_v3(1, 1, 1) };

@@ -122,7 +122,7 @@ int main(void)
     static float bulge[NV];
     make_mesh(&rng, v, NV);
     for (int i = 0; i < NV; i++) bulge[i] = (float)tu_uniform(&rng, 0, 1);
-    uint32_t id = 77;
+    sinew_mesh_id id = { 77 };
     sinew_skinner_mesh_desc md = { v, NV, NJ, NULL };
     md.vertex_count = 0;
     TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_EMPTY);
@@ -158,10 +158,10 @@ int main(void)
     bulge[at] = 0.5f;
     md.joint_count = SINEW_MAX_JOINTS + 1;
     TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_LIMIT_EXCEEDED);
-    TU_CHECK(id == 77); /* untouched by the failures */
+    TU_CHECK(id.value == 77); /* untouched by the failures */
 
     /* Good meshes: one with bulge data, one without; then capacity. */
-    uint32_t with_bulge, without;
+    sinew_mesh_id with_bulge, without;
     md.joint_count = NJ;
     md.vertices = v;
     TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &with_bulge));
@@ -187,7 +187,7 @@ int main(void)
     TU_CHECK_RESULT(sinew_skinner_submit(sk), SINEW_ERROR_INVALID_ARGUMENT); /* no instances set */
     sinew_instance good = { with_bulge, SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, 64 - NJ * 7, NV };
     struct { const char *what; sinew_instance in; uint32_t count; sinew_result expect; } cases[] = {
-        { "unknown mesh", { 3, SINEW_METHOD_LBS, 0, 0, 0 }, 1, SINEW_ERROR_NOT_FOUND },
+        { "unknown mesh", { { 3 }, SINEW_METHOD_LBS, 0, 0, 0 }, 1, SINEW_ERROR_NOT_FOUND },
         { "bad method", { without, (sinew_method)9, 0, 0, 0 }, 1, SINEW_ERROR_INVALID_ARGUMENT },
         { "bad flags", { without, SINEW_METHOD_LBS, 8, 0, 0 }, 1, SINEW_ERROR_INVALID_ARGUMENT },
         { "bulge without data", { without, SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION, 0, 0 }, 1, SINEW_ERROR_INVALID_ARGUMENT },

@@ -48,10 +48,10 @@ static sinew_result make_skeleton(tu_rng *r, uint32_t jc, sinew_skeleton **out)
 {
     int32_t parents[256];
     sinew_transform rest[256];
-    uint8_t prop[256];
+    bool prop[256];
     tu_random_forest(r, jc, parents);
     tu_random_bind(r, jc, parents, rest);
-    for (uint32_t j = 0; j < jc; j++) prop[j] = (uint8_t)(tu_uniform(r, 0, 1) < 0.5);
+    for (uint32_t j = 0; j < jc; j++) prop[j] = tu_uniform(r, 0, 1) < 0.5;
     sinew_skeleton_desc d = { 0 };
     d.joint_count = jc;
     d.parents = parents;

@@ -68,7 +68,7 @@ static sinew_transform random_pose(tu_rng *r, const sinew_transform *rest, int s
 }
 
 static sinew_skeleton *make_skeleton(uint32_t n, const int32_t *parents, const sinew_transform *rest,
-                                     const uint8_t *prop)
+                                     const bool *prop)
 {
     sinew_skeleton_desc d = { 0 };
     d.joint_count = n;
@@ -158,7 +158,7 @@ static void test_scale_modes(tu_rng *rng)
 {
     static int32_t parents[MAXJ];
     static sinew_transform rest[MAXJ], pose[MAXJ];
-    static uint8_t prop[MAXJ];
+    static bool prop[MAXJ];
     static sinew_mat4 scratch[3 * MAXJ], glob[MAXJ];
     static sinew_palette_joint pg[MAXJ], pl[MAXJ], pm[MAXJ], pr[MAXJ];
     errs e = { 0 };
@@ -171,7 +171,7 @@ static void test_scale_modes(tu_rng *rng)
         for (uint32_t j = 0; j < n; j++) {
             rest[j] = random_rest(rng, bind_scale);
             pose[j] = random_pose(rng, &rest[j], 1);
-            prop[j] = (uint8_t)tu_range(rng, 2);
+            prop[j] = tu_range(rng, 2) != 0;
         }
         sinew_skeleton *s = make_skeleton(n, parents, rest, prop);
         if (!s) continue;
@@ -333,10 +333,10 @@ static void test_chain_semantics(void)
     sinew_mat4 scratch[12];
     sinew_palette_joint p[4];
     sinew_vec3 pos[4];
-    const uint8_t flags_local[4] = { 1, 0, 1, 1 }, flags_global[4] = { 1, 1, 1, 1 };
+    const bool flags_local[4] = { 1, 0, 1, 1 }, flags_global[4] = { 1, 1, 1, 1 };
 
     for (int mode = 0; mode < 4; mode++) {
-        const uint8_t *flags = mode == 2 ? flags_local : mode == 3 ? flags_global : NULL;
+        const bool *flags = mode == 2 ? flags_local : mode == 3 ? flags_global : NULL;
         sinew_skeleton *s = make_skeleton(4, parents, rest, flags);
         if (!s) return;
         sinew_method m = mode == 0 ? SINEW_METHOD_DQS_SCALE : mode == 1 ? SINEW_METHOD_DQS_SCALE_LOCAL : SINEW_METHOD_DQS_SCALE_MIXED;

@@ -360,7 +360,7 @@ static void test_names_and_segments(void)
     for (int i = 0; i < 4; i++) {
         b[i] = sinew_mat4_from_rigid(sinew_quat_from_axis_angle(sinew_v3(0, 0, 1), 0.3 * i), sinew_v3(pos[i][0], pos[i][1], pos[i][2]));
     }
-    const uint8_t prop[4] = { 1, 0, 7, 0 };
+    const bool prop[4] = { true, false, true, false }; /* the API takes bool: any other byte value is UB */
     sinew_skeleton_desc d = { 0 };
     d.joint_count = 4;
     d.parents = par;
