@@ -31,7 +31,7 @@ test: build
 test-sanitize: deps
 	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DSINEW_SANITIZE=ON -DSINEW_BUILD_SAMPLES=OFF
 	cmake --build $(BUILD_SAN) -j $(JOBS)
-	cd $(BUILD_SAN) && ctest --output-on-failure -j 2 -LE slow
+	cd $(BUILD_SAN) && ctest --output-on-failure -j 2
 
 # Bounded libFuzzer run of the assimp import path (clang, ASan + UBSan).
 FUZZ_SECONDS ?= 60
