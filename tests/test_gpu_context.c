@@ -132,7 +132,19 @@ static rigid random_rigid(tu_rng *rng)
     return x;
 }
 
-static void check_external(tu_rng *rng)
+/* The host's own Vulkan objects, created through its own volk. */
+typedef struct host_vk {
+    VkInstance inst;
+    VkDebugUtilsMessengerEXT msgr;
+    VkPhysicalDevice pd;
+    uint32_t fam;
+    VkDevice dev;
+    VkQueue queue;
+} host_vk;
+
+/* Instance with validation and the test's own messenger, the first device,
+ * a compute queue. 0 when the instance cannot be created. */
+static int create_host_device(host_vk *h)
 {
     TU_CHECK(volkInitialize() == VK_SUCCESS);
     VkApplicationInfo app = { VK_STRUCTURE_TYPE_APPLICATION_INFO };
@@ -145,196 +157,245 @@ static void check_external(tu_rng *rng)
     ici.ppEnabledLayerNames = layers;
     ici.enabledExtensionCount = 1;
     ici.ppEnabledExtensionNames = exts;
-    VkInstance inst = VK_NULL_HANDLE;
-    VkResult vr = vkCreateInstance(&ici, NULL, &inst);
+    h->inst = VK_NULL_HANDLE;
+    VkResult vr = vkCreateInstance(&ici, NULL, &h->inst);
     TU_CHECK_MSG(vr == VK_SUCCESS, "vkCreateInstance %d", (int)vr);
-    if (vr != VK_SUCCESS) return;
-    volkLoadInstance(inst);
+    if (vr != VK_SUCCESS) return 0;
+    volkLoadInstance(h->inst);
     VkDebugUtilsMessengerCreateInfoEXT mci = { VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT };
     mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
     mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
     mci.pfnUserCallback = test_debug_cb;
-    VkDebugUtilsMessengerEXT msgr = VK_NULL_HANDLE;
-    TU_CHECK(vkCreateDebugUtilsMessengerEXT(inst, &mci, NULL, &msgr) == VK_SUCCESS);
+    h->msgr = VK_NULL_HANDLE;
+    TU_CHECK(vkCreateDebugUtilsMessengerEXT(h->inst, &mci, NULL, &h->msgr) == VK_SUCCESS);
 
     uint32_t npd = 1;
-    VkPhysicalDevice pd = VK_NULL_HANDLE;
-    vr = vkEnumeratePhysicalDevices(inst, &npd, &pd);
-    TU_CHECK(npd >= 1 && pd != VK_NULL_HANDLE);
+    h->pd = VK_NULL_HANDLE;
+    vr = vkEnumeratePhysicalDevices(h->inst, &npd, &h->pd);
+    TU_CHECK(npd >= 1 && h->pd != VK_NULL_HANDLE);
     uint32_t nq = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+    vkGetPhysicalDeviceQueueFamilyProperties(h->pd, &nq, NULL);
     VkQueueFamilyProperties qf[16];
     if (nq > 16) nq = 16;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf);
-    uint32_t fam = UINT32_MAX;
-    for (uint32_t i = 0; i < nq && fam == UINT32_MAX; i++)
-        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) fam = i;
-    TU_CHECK(fam != UINT32_MAX);
+    vkGetPhysicalDeviceQueueFamilyProperties(h->pd, &nq, qf);
+    h->fam = UINT32_MAX;
+    for (uint32_t i = 0; i < nq && h->fam == UINT32_MAX; i++)
+        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) h->fam = i;
+    TU_CHECK(h->fam != UINT32_MAX);
     float prio = 1;
     VkDeviceQueueCreateInfo qci = { VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO };
-    qci.queueFamilyIndex = fam;
+    qci.queueFamilyIndex = h->fam;
     qci.queueCount = 1;
     qci.pQueuePriorities = &prio;
     VkDeviceCreateInfo dci = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO };
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
-    VkDevice dev = VK_NULL_HANDLE;
-    TU_CHECK(vkCreateDevice(pd, &dci, NULL, &dev) == VK_SUCCESS);
-    volkLoadDevice(dev);
-    VkQueue queue;
-    vkGetDeviceQueue(dev, fam, 0, &queue);
+    h->dev = VK_NULL_HANDLE;
+    TU_CHECK(vkCreateDevice(h->pd, &dci, NULL, &h->dev) == VK_SUCCESS);
+    volkLoadDevice(h->dev);
+    vkGetDeviceQueue(h->dev, h->fam, 0, &h->queue);
+    return 1;
+}
 
-    sinew_gpu_external_desc ed = { 0 };
-    ed.get_instance_proc_addr = vkGetInstanceProcAddr;
-    ed.instance = inst;
-    ed.physical_device = pd;
-    ed.device = dev;
-    ed.queue = queue;
-    ed.queue_family = fam;
-    ed.debug_utils_enabled = 1;
+/* Sinew destroyed none of the host's objects: they are still usable. */
+static void destroy_host_device(host_vk *h)
+{
+    TU_CHECK(vkDeviceWaitIdle(h->dev) == VK_SUCCESS);
+    vkDestroyDevice(h->dev, NULL);
+    vkDestroyDebugUtilsMessengerEXT(h->inst, h->msgr, NULL);
+    vkDestroyInstance(h->inst, NULL);
+    TU_CHECK_MSG(test_messages == 0, "%u messages on the test's own messenger", test_messages);
+}
+
+/* sinew_gpu_create_external rejects a desc without a device or with a queue
+ * family the device does not have. */
+static void test_external_desc_errors(const sinew_gpu_external_desc *ed)
+{
     sinew_gpu *gpu = NULL;
-    sinew_gpu_external_desc bad = ed;
+    sinew_gpu_external_desc bad = *ed;
     bad.device = VK_NULL_HANDLE;
     TU_CHECK_RESULT(sinew_gpu_create_external(&bad, &gpu), SINEW_ERROR_INVALID_ARGUMENT);
-    bad = ed;
+    bad = *ed;
     bad.queue_family = 1000;
     TU_CHECK_RESULT(sinew_gpu_create_external(&bad, &gpu), SINEW_ERROR_INVALID_ARGUMENT);
+}
+
+/* A small two-joint LBS mesh: random positions and normals, two weights per
+ * vertex; p0, n0 (decoded) and w1 (weight of joint 1) for the expectation. */
+enum { NV = 1000, NJ = 2 };
+static sinew_vertex ext_v[NV];
+static double ext_p0[NV][3], ext_n0[NV][3], ext_w1[NV];
+
+static void make_two_joint_mesh(tu_rng *rng)
+{
+    for (int i = 0; i < NV; i++) {
+        sinew_vec3 n = tu_random_unit(rng);
+        for (int k = 0; k < 3; k++) {
+            ext_p0[i][k] = (float)tu_uniform(rng, -1, 1);
+            ext_v[i].position[k] = (float)ext_p0[i][k];
+        }
+        ext_v[i].normal_oct = sinew_oct_encode(n);
+        sinew_vec3 nd = sinew_oct_decode(ext_v[i].normal_oct);
+        ext_n0[i][0] = nd.x, ext_n0[i][1] = nd.y, ext_n0[i][2] = nd.z;
+        uint16_t q = (uint16_t)tu_range(rng, 65536);
+        int major = q >= 32768 ? 0 : 1;
+        uint16_t qa = q >= 32768 ? q : (uint16_t)(65535 - q);
+        ext_v[i].joints[0] = (uint16_t)major;
+        ext_v[i].joints[1] = (uint16_t)(1 - major);
+        ext_v[i].joints[2] = ext_v[i].joints[3] = (uint16_t)major;
+        ext_v[i].weights[0] = qa;
+        ext_v[i].weights[1] = (uint16_t)(65535 - qa);
+        ext_v[i].weights[2] = ext_v[i].weights[3] = 0;
+        ext_w1[i] = (major == 1 ? qa : 65535 - qa) / 65535.0;
+    }
+}
+
+/* Max position and normal errors of the skinned output against LBS of the two
+ * rigid transforms in double: blended 3x4 applied, normal by cofactor. */
+static void lbs_errors(const float *pos, const float *nrm, const rigid x[NJ], double *perr, double *nerr)
+{
+    *perr = 0, *nerr = 0;
+    for (int i = 0; i < NV; i++) {
+        double a[3][4];
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 3; c++) a[r][c] = (1 - ext_w1[i]) * x[0].r[r][c] + ext_w1[i] * x[1].r[r][c];
+            a[r][3] = (1 - ext_w1[i]) * x[0].t[r] + ext_w1[i] * x[1].t[r];
+        }
+        double e[3], col[3][3], cn[3] = { 0, 0, 0 };
+        for (int r = 0; r < 3; r++) e[r] = a[r][0] * ext_p0[i][0] + a[r][1] * ext_p0[i][1] + a[r][2] * ext_p0[i][2] + a[r][3];
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) col[c][r] = a[r][c];
+        for (int c = 0; c < 3; c++) {
+            const double *u = col[(c + 1) % 3], *w = col[(c + 2) % 3];
+            double cr[3] = { u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0] };
+            for (int r = 0; r < 3; r++) cn[r] += cr[r] * ext_n0[i][c];
+        }
+        double l = sqrt(cn[0] * cn[0] + cn[1] * cn[1] + cn[2] * cn[2]);
+        for (int r = 0; r < 3; r++) {
+            double dp = fabs(pos[3 * i + r] - e[r]);
+            double dn = fabs(nrm[3 * i + r] - cn[r] / l);
+            if (!(dp <= *perr)) *perr = isnan(dp) ? INFINITY : dp;
+            if (!(dn <= *nerr)) *nerr = isnan(dn) ? INFINITY : dn;
+        }
+    }
+}
+
+/* One frame recorded into the host's command buffer, submitted with the
+ * host's fence: palette rows at a different offset per frame, output against
+ * the double expectation. */
+static void record_external_frame(sinew_skinner *sk, const host_vk *h, VkCommandBuffer cmd, VkFence fence,
+                                  const rigid x[NJ], int frame)
+{
+    TU_CHECK_OK(sinew_debug_poison_output(sk, 0, NV, 0x7fc00000u));
+    sinew_frame fr;
+    TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
+    TU_CHECK(fr.palette != NULL && fr.palette_capacity_vec4 == 64);
+    uint32_t off = 4u * (uint32_t)frame; /* a different palette offset per frame */
+    for (int j = 0; j < NJ; j++)
+        for (int r = 0; r < 3; r++) {
+            float *row = fr.palette + 4 * (off + 3 * j + r);
+            for (int c = 0; c < 3; c++) row[c] = (float)x[j].r[r][c];
+            row[3] = (float)x[j].t[r];
+        }
+    sinew_instance in = { { 0 }, SINEW_METHOD_LBS, 0, off, 0 };
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1));
+    VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    vkResetCommandBuffer(cmd, 0);
+    vkBeginCommandBuffer(cmd, &bi);
+    TU_CHECK_OK(sinew_skinner_record(sk, cmd));
+    vkEndCommandBuffer(cmd);
+    VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    vkResetFences(h->dev, 1, &fence);
+    TU_CHECK(vkQueueSubmit(h->queue, 1, &si, fence) == VK_SUCCESS);
+    TU_CHECK_OK(sinew_skinner_end_frame(sk, fence));
+    TU_CHECK(vkWaitForFences(h->dev, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+    double ms = -1;
+    TU_CHECK_OK(sinew_skinner_gpu_time(sk, &ms));
+    TU_CHECK(ms >= 0 && isfinite(ms));
+
+    static float pos[NV * 3], nrm[NV * 3];
+    TU_CHECK_OK(sinew_skinner_read_output(sk, 0, NV, pos, nrm));
+    double perr, nerr;
+    lbs_errors(pos, nrm, x, &perr, &nerr);
+    fprintf(stderr, "external frame %d: max position error %.3g, normal error %.3g (gpu %.3f ms)\n", frame,
+            perr, nerr, ms);
+    TU_CHECK(perr <= 2e-5 * 4.0); /* extent of the mesh: 2 units, transforms add 2 */
+    TU_CHECK(nerr <= 1e-4);
+}
+
+/* A small two-joint LBS skin recorded into the host's own command buffer,
+ * three frames; validation clean. */
+static void test_external_skin_frames(sinew_gpu *gpu, const host_vk *h, tu_rng *rng)
+{
+    sinew_skinner_desc sd = { 0 };
+    sd.max_rest_vertices = NV;
+    sd.max_output_vertices = NV;
+    sd.max_instances = 4;
+    sd.max_meshes = 2;
+    sd.max_palette_vec4 = 64;
+    sinew_skinner *sk = NULL;
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    make_two_joint_mesh(rng);
+    sinew_skinner_mesh_desc md = { ext_v, NV, NJ, NULL };
+    sinew_mesh_id mesh = { 99 };
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh));
+    TU_CHECK(mesh.value == 0);
+    rigid x[NJ];
+    for (int j = 0; j < NJ; j++) x[j] = random_rigid(rng);
+
+    VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+    pci.queueFamilyIndex = h->fam;
+    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    VkCommandPool pool;
+    TU_CHECK(vkCreateCommandPool(h->dev, &pci, NULL, &pool) == VK_SUCCESS);
+    VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    TU_CHECK(vkAllocateCommandBuffers(h->dev, &ai, &cmd) == VK_SUCCESS);
+    VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+    VkFence fence;
+    TU_CHECK(vkCreateFence(h->dev, &fci, NULL, &fence) == VK_SUCCESS);
+
+    for (int frame = 0; frame < 3; frame++) record_external_frame(sk, h, cmd, fence, x, frame);
+
+    sinew_skinner_destroy(sk); /* waits on our fence: destroy it afterwards */
+    vkDestroyFence(h->dev, fence, NULL);
+    vkDestroyCommandPool(h->dev, pool, NULL);
+    TU_CHECK_MSG(sinew_debug_validation_message_count(gpu) == 0, "%u validation messages",
+                 sinew_debug_validation_message_count(gpu));
+}
+
+/* Sinew on the host's instance, device and queue: desc errors, the handles
+ * given back, validation seen through the host's debug utils, skinning in
+ * the host's command buffer; the host's objects survive sinew_gpu_destroy. */
+static void check_external(tu_rng *rng)
+{
+    host_vk h;
+    if (!create_host_device(&h)) return;
+    sinew_gpu_external_desc ed = { 0 };
+    ed.get_instance_proc_addr = vkGetInstanceProcAddr;
+    ed.instance = h.inst;
+    ed.physical_device = h.pd;
+    ed.device = h.dev;
+    ed.queue = h.queue;
+    ed.queue_family = h.fam;
+    ed.debug_utils_enabled = 1;
+    test_external_desc_errors(&ed);
+    sinew_gpu *gpu = NULL;
     TU_CHECK_OK(sinew_gpu_create_external(&ed, &gpu));
     if (gpu) {
-        TU_CHECK(sinew_gpu_device(gpu) == dev && sinew_gpu_queue(gpu) == queue && sinew_gpu_instance(gpu) == inst);
-        TU_CHECK(sinew_gpu_physical_device(gpu) == pd && sinew_gpu_queue_family(gpu) == fam);
+        TU_CHECK(sinew_gpu_device(gpu) == h.dev && sinew_gpu_queue(gpu) == h.queue && sinew_gpu_instance(gpu) == h.inst);
+        TU_CHECK(sinew_gpu_physical_device(gpu) == h.pd && sinew_gpu_queue_family(gpu) == h.fam);
         TU_CHECK(sinew_debug_validation_enabled(gpu) == 1);
-
-        /* A small two-joint LBS skin recorded into our own command buffer. */
-        enum { NV = 1000, NJ = 2 };
-        sinew_skinner_desc sd = { 0 };
-        sd.max_rest_vertices = NV;
-        sd.max_output_vertices = NV;
-        sd.max_instances = 4;
-        sd.max_meshes = 2;
-        sd.max_palette_vec4 = 64;
-        sinew_skinner *sk = NULL;
-        TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
-        static sinew_vertex v[NV];
-        static double p0[NV][3], n0[NV][3], w1[NV];
-        for (int i = 0; i < NV; i++) {
-            sinew_vec3 n = tu_random_unit(rng);
-            for (int k = 0; k < 3; k++) {
-                p0[i][k] = (float)tu_uniform(rng, -1, 1);
-                v[i].position[k] = (float)p0[i][k];
-            }
-            v[i].normal_oct = sinew_oct_encode(n);
-            sinew_vec3 nd = sinew_oct_decode(v[i].normal_oct);
-            n0[i][0] = nd.x, n0[i][1] = nd.y, n0[i][2] = nd.z;
-            uint16_t q = (uint16_t)tu_range(rng, 65536);
-            int major = q >= 32768 ? 0 : 1;
-            uint16_t qa = q >= 32768 ? q : (uint16_t)(65535 - q);
-            v[i].joints[0] = (uint16_t)major;
-            v[i].joints[1] = (uint16_t)(1 - major);
-            v[i].joints[2] = v[i].joints[3] = (uint16_t)major;
-            v[i].weights[0] = qa;
-            v[i].weights[1] = (uint16_t)(65535 - qa);
-            v[i].weights[2] = v[i].weights[3] = 0;
-            w1[i] = (major == 1 ? qa : 65535 - qa) / 65535.0;
-        }
-        sinew_skinner_mesh_desc md = { v, NV, NJ, NULL };
-        sinew_mesh_id mesh = { 99 };
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh));
-        TU_CHECK(mesh.value == 0);
-        rigid x[NJ];
-        for (int j = 0; j < NJ; j++) x[j] = random_rigid(rng);
-
-        VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
-        pci.queueFamilyIndex = fam;
-        pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-        VkCommandPool pool;
-        TU_CHECK(vkCreateCommandPool(dev, &pci, NULL, &pool) == VK_SUCCESS);
-        VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
-        ai.commandPool = pool;
-        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ai.commandBufferCount = 1;
-        VkCommandBuffer cmd;
-        TU_CHECK(vkAllocateCommandBuffers(dev, &ai, &cmd) == VK_SUCCESS);
-        VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-        VkFence fence;
-        TU_CHECK(vkCreateFence(dev, &fci, NULL, &fence) == VK_SUCCESS);
-
-        for (int frame = 0; frame < 3; frame++) {
-            TU_CHECK_OK(sinew_debug_poison_output(sk, 0, NV, 0x7fc00000u));
-            sinew_frame fr;
-            TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
-            TU_CHECK(fr.palette != NULL && fr.palette_capacity_vec4 == 64);
-            uint32_t off = 4u * (uint32_t)frame; /* a different palette offset per frame */
-            for (int j = 0; j < NJ; j++)
-                for (int r = 0; r < 3; r++) {
-                    float *row = fr.palette + 4 * (off + 3 * j + r);
-                    for (int c = 0; c < 3; c++) row[c] = (float)x[j].r[r][c];
-                    row[3] = (float)x[j].t[r];
-                }
-            sinew_instance in = { { 0 }, SINEW_METHOD_LBS, 0, off, 0 };
-            TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1));
-            VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
-            bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-            vkResetCommandBuffer(cmd, 0);
-            vkBeginCommandBuffer(cmd, &bi);
-            TU_CHECK_OK(sinew_skinner_record(sk, cmd));
-            vkEndCommandBuffer(cmd);
-            VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
-            si.commandBufferCount = 1;
-            si.pCommandBuffers = &cmd;
-            vkResetFences(dev, 1, &fence);
-            TU_CHECK(vkQueueSubmit(queue, 1, &si, fence) == VK_SUCCESS);
-            TU_CHECK_OK(sinew_skinner_end_frame(sk, fence));
-            TU_CHECK(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
-            double ms = -1;
-            TU_CHECK_OK(sinew_skinner_gpu_time(sk, &ms));
-            TU_CHECK(ms >= 0 && isfinite(ms));
-
-            static float pos[NV * 3], nrm[NV * 3];
-            TU_CHECK_OK(sinew_skinner_read_output(sk, 0, NV, pos, nrm));
-            double perr = 0, nerr = 0;
-            for (int i = 0; i < NV; i++) {
-                /* LBS of two rigid transforms: blended 3x4 applied; normal by cofactor. */
-                double a[3][4];
-                for (int r = 0; r < 3; r++) {
-                    for (int c = 0; c < 3; c++) a[r][c] = (1 - w1[i]) * x[0].r[r][c] + w1[i] * x[1].r[r][c];
-                    a[r][3] = (1 - w1[i]) * x[0].t[r] + w1[i] * x[1].t[r];
-                }
-                double e[3], col[3][3], cn[3] = { 0, 0, 0 };
-                for (int r = 0; r < 3; r++) e[r] = a[r][0] * p0[i][0] + a[r][1] * p0[i][1] + a[r][2] * p0[i][2] + a[r][3];
-                for (int c = 0; c < 3; c++)
-                    for (int r = 0; r < 3; r++) col[c][r] = a[r][c];
-                for (int c = 0; c < 3; c++) {
-                    const double *u = col[(c + 1) % 3], *w = col[(c + 2) % 3];
-                    double cr[3] = { u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0] };
-                    for (int r = 0; r < 3; r++) cn[r] += cr[r] * n0[i][c];
-                }
-                double l = sqrt(cn[0] * cn[0] + cn[1] * cn[1] + cn[2] * cn[2]);
-                for (int r = 0; r < 3; r++) {
-                    double dp = fabs(pos[3 * i + r] - e[r]);
-                    double dn = fabs(nrm[3 * i + r] - cn[r] / l);
-                    if (!(dp <= perr)) perr = isnan(dp) ? INFINITY : dp;
-                    if (!(dn <= nerr)) nerr = isnan(dn) ? INFINITY : dn;
-                }
-            }
-            fprintf(stderr, "external frame %d: max position error %.3g, normal error %.3g (gpu %.3f ms)\n", frame,
-                    perr, nerr, ms);
-            TU_CHECK(perr <= 2e-5 * 4.0); /* extent of the mesh: 2 units, transforms add 2 */
-            TU_CHECK(nerr <= 1e-4);
-        }
-        sinew_skinner_destroy(sk); /* waits on our fence: destroy it afterwards */
-        vkDestroyFence(dev, fence, NULL);
-        vkDestroyCommandPool(dev, pool, NULL);
-        TU_CHECK_MSG(sinew_debug_validation_message_count(gpu) == 0, "%u validation messages",
-                     sinew_debug_validation_message_count(gpu));
+        test_external_skin_frames(gpu, &h, rng);
         sinew_gpu_destroy(gpu);
     }
-    /* Sinew destroyed none of our objects: they are still usable. */
-    TU_CHECK(vkDeviceWaitIdle(dev) == VK_SUCCESS);
-    vkDestroyDevice(dev, NULL);
-    vkDestroyDebugUtilsMessengerEXT(inst, msgr, NULL);
-    vkDestroyInstance(inst, NULL);
-    TU_CHECK_MSG(test_messages == 0, "%u messages on the test's own messenger", test_messages);
+    destroy_host_device(&h);
 }
 
 int main(void)
