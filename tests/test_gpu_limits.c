@@ -97,87 +97,79 @@ static void check_create_limits(sinew_gpu *gpu)
     }
 }
 
-int main(void)
+static sinew_vertex mesh_v[NV], mesh_bad[NV], mesh_big[2 * NV + 1];
+static float mesh_bulge[NV];
+static float out_pos[2 * NV * 3];
+
+/* Bad meshes, each refused with its error, the id untouched: empty, no
+ * vertices, joint index out of range (used or unused slot), weights not
+ * summing to 65535, non-finite position, bad bulge data, too many joints.
+ * md is left as the last case set it. */
+static void test_bad_meshes(sinew_skinner *sk, tu_rng *rng, sinew_skinner_mesh_desc *md)
 {
-    tu_rng rng = tu_rng_seeded(0x11417500ull);
-    sinew_gpu_desc gd = { 0 };
-    gd.enable_validation = 1;
-    sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
-    if (!gpu) return tu_finish("test_gpu_limits");
-    check_create_limits(gpu);
-
-    sinew_skinner_desc sd = { 0 };
-    sd.max_rest_vertices = 4 * NV;
-    sd.max_meshes = 3;
-    sd.max_instances = 4;
-    sd.max_output_vertices = 2 * NV;
-    sd.max_palette_vec4 = 64;
-    sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
-    if (!sk) return tu_finish("test_gpu_limits");
-
-    /* ---- bad meshes ---- */
-    static sinew_vertex v[NV], bad[NV];
-    static float bulge[NV];
-    make_mesh(&rng, v, NV);
-    for (int i = 0; i < NV; i++) bulge[i] = (float)tu_uniform(&rng, 0, 1);
     sinew_mesh_id id = { 77 };
-    sinew_skinner_mesh_desc md = { v, NV, NJ, NULL };
-    md.vertex_count = 0;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_EMPTY);
-    md.vertex_count = NV;
-    md.joint_count = 0;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_EMPTY);
-    md.joint_count = NJ;
-    md.vertices = NULL;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_INVALID_ARGUMENT);
-    md.vertices = bad;
-    uint32_t at = tu_range(&rng, NV);
-    memcpy(bad, v, sizeof v);
-    bad[at].joints[1] = NJ; /* joint index == joint_count */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_JOINT_INDEX);
-    memcpy(bad, v, sizeof v);
-    bad[at].joints[3] = 65535; /* an unused slot, still validated */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_JOINT_INDEX);
-    memcpy(bad, v, sizeof v);
-    bad[at].weights[1] = (uint16_t)(bad[at].weights[1] - 1); /* sums to 65534 */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_INVALID_WEIGHT);
-    memcpy(bad, v, sizeof v);
-    memset(bad[at].weights, 0, sizeof bad[at].weights); /* zero sum */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_INVALID_WEIGHT);
-    memcpy(bad, v, sizeof v);
-    bad[at].position[2] = NAN;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_NON_FINITE);
-    memcpy(bad, v, sizeof v);
-    md.bulge_rest = bulge;
-    bulge[at] = -1.0f;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_INVALID_ARGUMENT);
-    bulge[at] = INFINITY;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_NON_FINITE);
-    bulge[at] = 0.5f;
-    md.joint_count = SINEW_MAX_JOINTS + 1;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_LIMIT_EXCEEDED);
+    md->vertex_count = 0;
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_EMPTY);
+    md->vertex_count = NV;
+    md->joint_count = 0;
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_EMPTY);
+    md->joint_count = NJ;
+    md->vertices = NULL;
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_INVALID_ARGUMENT);
+    md->vertices = mesh_bad;
+    uint32_t at = tu_range(rng, NV);
+    memcpy(mesh_bad, mesh_v, sizeof mesh_v);
+    mesh_bad[at].joints[1] = NJ; /* joint index == joint_count */
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_JOINT_INDEX);
+    memcpy(mesh_bad, mesh_v, sizeof mesh_v);
+    mesh_bad[at].joints[3] = 65535; /* an unused slot, still validated */
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_JOINT_INDEX);
+    memcpy(mesh_bad, mesh_v, sizeof mesh_v);
+    mesh_bad[at].weights[1] = (uint16_t)(mesh_bad[at].weights[1] - 1); /* sums to 65534 */
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_INVALID_WEIGHT);
+    memcpy(mesh_bad, mesh_v, sizeof mesh_v);
+    memset(mesh_bad[at].weights, 0, sizeof mesh_bad[at].weights); /* zero sum */
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_INVALID_WEIGHT);
+    memcpy(mesh_bad, mesh_v, sizeof mesh_v);
+    mesh_bad[at].position[2] = NAN;
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_NON_FINITE);
+    memcpy(mesh_bad, mesh_v, sizeof mesh_v);
+    md->bulge_rest = mesh_bulge;
+    mesh_bulge[at] = -1.0f;
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_INVALID_ARGUMENT);
+    mesh_bulge[at] = INFINITY;
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_NON_FINITE);
+    mesh_bulge[at] = 0.5f;
+    md->joint_count = SINEW_MAX_JOINTS + 1;
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_LIMIT_EXCEEDED);
     TU_CHECK(id.value == 77); /* untouched by the failures */
+}
 
-    /* Good meshes: one with bulge data, one without; then capacity. */
-    sinew_mesh_id with_bulge, without;
-    md.joint_count = NJ;
-    md.vertices = v;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &with_bulge));
-    md.bulge_rest = NULL;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &without));
-    md.vertex_count = 2 * NV + 1; /* more rest vertices than are left */
-    static sinew_vertex big[2 * NV + 1];
-    make_mesh(&rng, big, 2 * NV + 1);
-    md.vertices = big;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_CAPACITY);
-    md.vertex_count = NV;
-    md.vertices = v;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &id)); /* third mesh: max_meshes reached */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &md, &id), SINEW_ERROR_CAPACITY);
+/* Good meshes: one with bulge data, one without; then capacity (rest
+ * vertices, max_meshes). */
+static void test_good_meshes_and_capacity(sinew_skinner *sk, tu_rng *rng, sinew_skinner_mesh_desc *md,
+                                          sinew_mesh_id *with_bulge, sinew_mesh_id *without)
+{
+    sinew_mesh_id id;
+    md->joint_count = NJ;
+    md->vertices = mesh_v;
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, md, with_bulge));
+    md->bulge_rest = NULL;
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, md, without));
+    md->vertex_count = 2 * NV + 1; /* more rest vertices than are left */
+    make_mesh(rng, mesh_big, 2 * NV + 1);
+    md->vertices = mesh_big;
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_CAPACITY);
+    md->vertex_count = NV;
+    md->vertices = mesh_v;
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, md, &id)); /* third mesh: max_meshes reached */
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_CAPACITY);
+}
 
-    /* ---- bad instances: each refused, nothing dispatched, output stays poisoned ---- */
+/* Bad instances: each refused, nothing dispatched, output stays poisoned.
+ * Leaves the frame begun and submitted (empty). */
+static void test_bad_instances_refused(sinew_skinner *sk, sinew_mesh_id with_bulge, sinew_mesh_id without)
+{
     TU_CHECK_OK(sinew_debug_poison_output(sk, 0, 2 * NV, 0x7fc00000u));
     sinew_frame fr;
     TU_CHECK_RESULT(sinew_skinner_set_instances(sk, NULL, 0), SINEW_ERROR_INVALID_ARGUMENT); /* no frame begun */
@@ -215,19 +207,27 @@ int main(void)
     TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0)); /* an empty frame is valid */
     TU_CHECK_OK(sinew_skinner_submit(sk));
     TU_CHECK_OK(sinew_skinner_wait(sk));
-    static float pos[2 * NV * 3];
-    TU_CHECK_OK(sinew_skinner_read_output(sk, 0, 2 * NV, pos, NULL));
+    TU_CHECK_OK(sinew_skinner_read_output(sk, 0, 2 * NV, out_pos, NULL));
     uint32_t written = 0;
     for (int i = 0; i < 2 * NV * 3; i++)
-        if (pos[i] == pos[i]) written++;
+        if (out_pos[i] == out_pos[i]) written++;
     TU_CHECK_MSG(written == 0, "%u output floats written after refused instances", written);
-    /* Read/poison ranges. */
-    TU_CHECK_RESULT(sinew_skinner_read_output(sk, 2 * NV, 1, pos, NULL), SINEW_ERROR_CAPACITY);
-    TU_CHECK_RESULT(sinew_skinner_read_output(sk, 0, 0, pos, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+}
+
+/* Read/poison ranges; end_frame without an open frame. */
+static void test_output_range_errors(sinew_skinner *sk)
+{
+    TU_CHECK_RESULT(sinew_skinner_read_output(sk, 2 * NV, 1, out_pos, NULL), SINEW_ERROR_CAPACITY);
+    TU_CHECK_RESULT(sinew_skinner_read_output(sk, 0, 0, out_pos, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_RESULT(sinew_debug_poison_output(sk, UINT32_MAX, 2, 0), SINEW_ERROR_CAPACITY);
     TU_CHECK_RESULT(sinew_skinner_end_frame(sk, VK_NULL_HANDLE), SINEW_ERROR_INVALID_ARGUMENT); /* no frame open */
+}
 
-    /* A valid frame afterwards works: output written and finite. */
+/* A valid frame afterwards works: output written and finite (identity skin);
+ * read path setting. */
+static void test_valid_frame_after_errors(sinew_skinner *sk, sinew_mesh_id without)
+{
+    sinew_frame fr;
     TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
     for (uint32_t j = 0; j < NJ; j++) { /* identity LBS rows */
         float *p = fr.palette + 12 * j;
@@ -237,11 +237,11 @@ int main(void)
     sinew_instance ok = { without, SINEW_METHOD_LBS, 0, 0, 0 };
     TU_CHECK_OK(sinew_skinner_set_instances(sk, &ok, 1));
     TU_CHECK_OK(sinew_skinner_submit(sk));
-    TU_CHECK_OK(sinew_skinner_read_output(sk, 0, NV, pos, NULL));
+    TU_CHECK_OK(sinew_skinner_read_output(sk, 0, NV, out_pos, NULL));
     double err = 0;
     for (int i = 0; i < NV; i++)
         for (int k = 0; k < 3; k++) {
-            double d = fabs(pos[3 * i + k] - v[i].position[k]);
+            double d = fabs(out_pos[3 * i + k] - mesh_v[i].position[k]);
             if (!(d <= err)) err = d == d ? d : INFINITY;
         }
     fprintf(stderr, "identity skin max error %.3g\n", err);
@@ -249,6 +249,37 @@ int main(void)
     TU_CHECK_RESULT(sinew_skinner_set_read_path(sk, (sinew_read_path)5), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_OK(sinew_skinner_set_read_path(sk, SINEW_READ_STORAGE));
     TU_CHECK(sinew_skinner_read_path(sk) == SINEW_READ_STORAGE);
+}
+
+int main(void)
+{
+    tu_rng rng = tu_rng_seeded(0x11417500ull);
+    sinew_gpu_desc gd = { 0 };
+    gd.enable_validation = 1;
+    sinew_gpu *gpu = NULL;
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    if (!gpu) return tu_finish("test_gpu_limits");
+    check_create_limits(gpu);
+
+    sinew_skinner_desc sd = { 0 };
+    sd.max_rest_vertices = 4 * NV;
+    sd.max_meshes = 3;
+    sd.max_instances = 4;
+    sd.max_output_vertices = 2 * NV;
+    sd.max_palette_vec4 = 64;
+    sinew_skinner *sk = NULL;
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    if (!sk) return tu_finish("test_gpu_limits");
+
+    make_mesh(&rng, mesh_v, NV);
+    for (int i = 0; i < NV; i++) mesh_bulge[i] = (float)tu_uniform(&rng, 0, 1);
+    sinew_skinner_mesh_desc md = { mesh_v, NV, NJ, NULL };
+    sinew_mesh_id with_bulge, without;
+    test_bad_meshes(sk, &rng, &md);
+    test_good_meshes_and_capacity(sk, &rng, &md, &with_bulge, &without);
+    test_bad_instances_refused(sk, with_bulge, without);
+    test_output_range_errors(sk);
+    test_valid_frame_after_errors(sk, without);
 
     sinew_skinner_destroy(sk);
     TU_CHECK_MSG(sinew_debug_validation_message_count(gpu) == 0, "%u validation messages",
