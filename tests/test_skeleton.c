@@ -158,13 +158,12 @@ static void *ca_alloc(void *u, size_t size, size_t align)
 }
 static void ca_free(void *u, void *p) { ((count_alloc *)u)->frees++; free(p); }
 
-/* Every validation error has a case here. */
-static void test_errors(void)
+/* Every validation error has a case in the test_errors cases below. */
+static const int32_t ok_parents[4] = { -1, 0, 1, 1 };
+
+/* Parents out of range, after their child, and cycles. */
+static void test_parent_errors(const sinew_mat4 *b)
 {
-    sinew_mat4 b[5];
-    for (int i = 0; i < 5; i++) { b[i] = sinew_mat4_identity(); b[i].m[3][0] = i; }
-    const int32_t ok[4] = { -1, 0, 1, 1 };
-    TU_CHECK_OK(try_create(4, ok, b));
     /* parents out of range */
     const int32_t oor1[3] = { -1, 3, 0 }, oor2[3] = { -1, -2, 0 }, oor3[2] = { -1, 2147483647 };
     TU_CHECK_RESULT(try_create(3, oor1, b), SINEW_ERROR_PARENT_OUT_OF_RANGE);
@@ -180,6 +179,12 @@ static void test_errors(void)
     TU_CHECK_RESULT(try_create(5, c3, b), SINEW_ERROR_CYCLE);
     TU_CHECK_RESULT(try_create(3, self, b), SINEW_ERROR_CYCLE);
     TU_CHECK_RESULT(try_create(1, self0, b), SINEW_ERROR_CYCLE);
+}
+
+/* Bind matrices: singular, NaN / inf, not affine (a tiny deviation is snapped). */
+static void test_bind_matrix_errors(const sinew_mat4 *b)
+{
+    const int32_t *ok = ok_parents;
     /* singular bind: a zero axis; also a scale so small that |det| < 1e-300 */
     sinew_mat4 sb[4] = { b[0], b[1], b[2], b[3] };
     sb[2].m[1][0] = sb[2].m[1][1] = sb[2].m[1][2] = 0;
@@ -198,8 +203,13 @@ static void test_errors(void)
     TU_CHECK_RESULT(try_create(4, ok, sb), SINEW_ERROR_INVALID_ARGUMENT);
     sb[2].m[0][3] = 1e-9; /* within 1e-6: accepted and snapped */
     TU_CHECK_OK(try_create(4, ok, sb));
-    /* counts */
-    TU_CHECK_RESULT(try_create(0, ok, b), SINEW_ERROR_EMPTY);
+}
+
+/* Joint counts: none, one over the limit; a 65535-joint chain is fine, closing
+ * it into a 65535-cycle is a CYCLE (O(n) check). */
+static void test_joint_count_limits(const sinew_mat4 *b)
+{
+    TU_CHECK_RESULT(try_create(0, ok_parents, b), SINEW_ERROR_EMPTY);
     int32_t *big = malloc(sizeof(int32_t) * (SINEW_MAX_JOINTS + 1));
     sinew_transform *bigrest = calloc(SINEW_MAX_JOINTS + 1, sizeof(sinew_transform));
     for (uint32_t j = 0; j <= SINEW_MAX_JOINTS; j++) {
@@ -214,7 +224,6 @@ static void test_errors(void)
     d.parents = big;
     d.rest_local = bigrest;
     TU_CHECK_RESULT(sinew_skeleton_create(&d, &s), SINEW_ERROR_LIMIT_EXCEEDED);
-    /* a 65535-joint chain is fine; closing it into a 65535-cycle is a CYCLE (O(n) check) */
     d.joint_count = SINEW_MAX_JOINTS;
     TU_CHECK_OK(sinew_skeleton_create(&d, &s));
     if (s) {
@@ -228,12 +237,18 @@ static void test_errors(void)
     TU_CHECK_RESULT(sinew_skeleton_create(&d, &s), SINEW_ERROR_CYCLE);
     free(big);
     free(bigrest);
-    /* bind sources: none, both; rest_local with a matrix source is fine */
+}
+
+/* Bind sources (none, both; rest_local with a matrix source is fine), NaN
+ * rest pose, zero rest scale, NaN or singular inverse bind, NaN bone tail. */
+static void test_bind_sources_and_rest(const sinew_mat4 *b)
+{
+    sinew_skeleton_desc d = { 0 };
+    sinew_skeleton *s = NULL;
     sinew_transform rest[4];
     for (int i = 0; i < 4; i++) { rest[i].translation = sinew_v3(i, 0, 0); rest[i].rotation = sinew_quat_identity(); rest[i].scale = sinew_v3(1, 1, 1); }
-    d = (sinew_skeleton_desc){ 0 };
     d.joint_count = 4;
-    d.parents = ok;
+    d.parents = ok_parents;
     TU_CHECK_RESULT(sinew_skeleton_create(&d, &s), SINEW_ERROR_INVALID_ARGUMENT);
     d.bind_global = b;
     d.inverse_bind = b;
@@ -269,13 +284,21 @@ static void test_errors(void)
     sinew_vec3 tails[4] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, NAN, 0 }, { 0, 0, 0 } };
     d.bone_tail = tails;
     TU_CHECK_RESULT(sinew_skeleton_create(&d, &s), SINEW_ERROR_NON_FINITE);
-    d.bone_tail = NULL;
-    /* NULLs and a half-filled allocator */
+}
+
+/* NULLs and a half-filled allocator; a failure after allocation frees
+ * through the allocator too. */
+static void test_null_args_and_allocator(const sinew_mat4 *b)
+{
+    sinew_skeleton_desc d = { 0 };
+    sinew_skeleton *s = NULL;
+    d.joint_count = 4;
+    d.inverse_bind = b;
     TU_CHECK_RESULT(sinew_skeleton_create(NULL, &s), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_RESULT(sinew_skeleton_create(&d, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     d.parents = NULL;
     TU_CHECK_RESULT(sinew_skeleton_create(&d, &s), SINEW_ERROR_INVALID_ARGUMENT);
-    d.parents = ok;
+    d.parents = ok_parents;
     count_alloc ca = { 0, 0 };
     sinew_allocator al = { ca_alloc, NULL, &ca };
     d.allocator = &al;
@@ -284,12 +307,24 @@ static void test_errors(void)
     TU_CHECK_OK(sinew_skeleton_create(&d, &s));
     sinew_skeleton_destroy(s);
     s = NULL;
-    /* a failure after allocation frees through the allocator too */
+    const int32_t c2[2] = { 1, 0 };
     d.parents = c2;
     d.joint_count = 2;
     TU_CHECK_RESULT(sinew_skeleton_create(&d, &s), SINEW_ERROR_CYCLE);
     TU_CHECK(ca.allocs >= 1 && ca.allocs == ca.frees);
     sinew_skeleton_destroy(NULL);
+}
+
+static void test_errors(void)
+{
+    sinew_mat4 b[5];
+    for (int i = 0; i < 5; i++) { b[i] = sinew_mat4_identity(); b[i].m[3][0] = i; }
+    TU_CHECK_OK(try_create(4, ok_parents, b));
+    test_parent_errors(b);
+    test_bind_matrix_errors(b);
+    test_joint_count_limits(b);
+    test_bind_sources_and_rest(b);
+    test_null_args_and_allocator(b);
 }
 
 /* FK error paths: NaN/inf in translation, rotation, scale, root; NULLs; overflow. */
