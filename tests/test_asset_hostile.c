@@ -408,19 +408,26 @@ static void test_valid_scene(void)
     sinew_asset_destroy(a);
 }
 
-static void test_bad_scenes(void)
-{
-    static scene_kit k;
-    sinew_asset_desc d = { 0 };
-    sinew_asset *a = NULL;
+/* The kit every case below starts from (kit_init), static: it is large. */
+static scene_kit k;
 
+/* NULL scene or out; a NULL desc is fine. */
+static void test_scene_null_args(void)
+{
+    sinew_asset *a = NULL;
     TU_CHECK_RESULT(sinew_asset_from_scene(NULL, NULL, &a), SINEW_ERROR_INVALID_ARGUMENT);
     kit_init(&k);
     TU_CHECK_RESULT(sinew_asset_from_scene(&k.scene, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_OK(sinew_asset_from_scene(&k.scene, NULL, &a)); /* desc may be NULL */
     sinew_asset_destroy(a);
+}
 
-    /* weights naming a missing bone */
+/* Weights naming a missing bone: an error, or with ALLOW_MISSING_BONES
+ * counted, the weights dropped. */
+static void test_scene_missing_bone(void)
+{
+    sinew_asset_desc d = { 0 };
+    sinew_asset *a = NULL;
     kit_init(&k); set_name(&k.b1.mName, "ghost");
     TU_CHECK_RESULT(kit_import(&k, NULL, "ghost"), SINEW_ERROR_NOT_FOUND);
     d.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
@@ -437,8 +444,12 @@ static void test_bad_scenes(void)
         }
         sinew_asset_destroy(a);
     }
-    d.flags = 0;
+}
 
+/* Meshes, faces, bones and weights: out-of-range vertex / face / mesh
+ * indices, bad weights, zero vertices, NULL lists, non-finite vertices. */
+static void test_scene_mesh_errors(void)
+{
     kit_init(&k); k.w1[1].mVertexId = 4;
     TU_CHECK_RESULT(kit_import(&k, NULL, "vertex 4 of 4"), SINEW_ERROR_FORMAT);
     kit_init(&k); k.w1[1].mWeight = NAN;
@@ -469,6 +480,11 @@ static void test_bad_scenes(void)
     TU_CHECK_RESULT(kit_import(&k, NULL, "vertex 2"), SINEW_ERROR_FORMAT);
     kit_init(&k); k.normals[2].y = NAN;   /* a NaN normal becomes zero, not an error */
     TU_CHECK_RESULT(kit_import(&k, NULL, NULL), SINEW_OK);
+}
+
+/* Nodes: NULL lists, non-finite and singular transforms, no root, no mesh. */
+static void test_scene_node_errors(void)
+{
     kit_init(&k); k.root.mChildren = NULL;
     TU_CHECK_RESULT(kit_import(&k, NULL, "child list"), SINEW_ERROR_FORMAT);
     kit_init(&k); k.root_children[1] = NULL;
@@ -489,8 +505,12 @@ static void test_bad_scenes(void)
     TU_CHECK_RESULT(kit_import(&k, NULL, "no mesh"), SINEW_ERROR_EMPTY);
     kit_init(&k); k.body.mNumMeshes = 0;
     TU_CHECK_RESULT(kit_import(&k, NULL, "no node refers"), SINEW_ERROR_EMPTY);
+}
 
-    /* animations */
+/* Animations: NaN / infinite keys, zero quaternion, bad ticks and duration,
+ * NULL lists. */
+static void test_scene_animation_errors(void)
+{
     kit_init(&k); k.pos[1].mTime = NAN;
     TU_CHECK_RESULT(kit_import(&k, NULL, "NaN"), SINEW_ERROR_FORMAT);
     kit_init(&k); k.pos[0].mValue.y = INFINITY;
@@ -509,8 +529,12 @@ static void test_bad_scenes(void)
     TU_CHECK_RESULT(kit_import(&k, NULL, "NULL"), SINEW_ERROR_FORMAT);
     kit_init(&k); k.scene.mAnimations = NULL;
     TU_CHECK_RESULT(kit_import(&k, NULL, "animation list"), SINEW_ERROR_FORMAT);
+}
 
-    /* limits ("absurd counts") */
+/* Limits ("absurd counts"): every max_* of the desc, the default vertex
+ * limit checked before reading, a node cycle. */
+static void test_scene_limits(void)
+{
     kit_init(&k);
     sinew_asset_desc lim = { 0 };
     lim.max_vertices = 7;
@@ -534,6 +558,16 @@ static void test_bad_scenes(void)
     kit_init(&k); k.bone1.mNumChildren = 1; k.bone1.mChildren = k.bone0_children; /* cycle bone1 -> bone1 */
     k.bone0_children[0] = &k.bone1;
     TU_CHECK_RESULT(kit_import(&k, NULL, "cycle"), SINEW_ERROR_LIMIT_EXCEEDED);
+}
+
+static void test_bad_scenes(void)
+{
+    test_scene_null_args();
+    test_scene_missing_bone();
+    test_scene_mesh_errors();
+    test_scene_node_errors();
+    test_scene_animation_errors();
+    test_scene_limits();
 }
 
 /* ---- 3. load errors ------------------------------------------------------------ */
