@@ -84,11 +84,12 @@ static double normal_condition(const sinew_palette_joint *pal, const sinew_verte
     return l > 0 ? f2 / l : 1e30;
 }
 
-static int run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt, sinew_read_path path,
-                      uint32_t max_grid_x, mesh_data *meshes, character *ch, uint32_t total_rest,
-                      uint32_t total_out, uint32_t total_pal)
+/* A skinner for one configuration (output format, read path, grid limit)
+ * holding every mesh; NULL when it cannot be created. */
+static sinew_skinner *create_config_skinner(sinew_gpu *gpu, sinew_output_format fmt, sinew_read_path path,
+                                            uint32_t max_grid_x, mesh_data *meshes, uint32_t total_rest,
+                                            uint32_t total_out, uint32_t total_pal, sinew_mesh_id ids[N_MESH])
 {
-    int failures_before = tu_failures;
     sinew_skinner_desc sd = { 0 };
     sd.max_rest_vertices = total_rest;
     sd.max_meshes = N_MESH;
@@ -100,94 +101,129 @@ static int run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt
     sd.read_path = path;
     sinew_skinner *sk = NULL;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
-    if (!sk) return 1;
+    if (!sk) return NULL;
     TU_CHECK_OK(sinew_debug_set_max_grid_x(sk, max_grid_x));
     if (path != SINEW_READ_AUTO) TU_CHECK(sinew_skinner_read_path(sk) == path);
     sinew_output_binding ob;
     sinew_skinner_output_binding(sk, &ob);
     TU_CHECK(ob.stride == (fmt == SINEW_OUTPUT_PACKED ? 16u : 24u));
-    sinew_mesh_id ids[N_MESH];
     for (int m = 0; m < N_MESH; m++) {
         sinew_skinner_mesh_desc md = { meshes[m].v, meshes[m].n, meshes[m].jc, meshes[m].bulge };
         TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &ids[m]));
         TU_CHECK(sinew_skinner_mesh_vertex_count(sk, ids[m]) == meshes[m].n);
     }
-    float *pos = (float *)malloc(sizeof(float) * 3 * total_out);
-    float *nrm = (float *)malloc(sizeof(float) * 3 * total_out);
-    sinew_instance inst[N_CHAR];
-    /* Instances listed in a scrambled order: the work list must map them right. */
-    uint32_t order[N_CHAR];
+    return sk;
+}
+
+/* Instances listed in a scrambled order: the work list must map them right. */
+static void scrambled_order(uint32_t order[N_CHAR])
+{
     for (uint32_t c = 0; c < N_CHAR; c++) order[c] = c;
     for (uint32_t c = N_CHAR - 1; c > 0; c--) {
         uint32_t k = (c * 7919u + 13u) % (c + 1), t = order[c];
         order[c] = order[k];
         order[k] = t;
     }
+}
+
+/* One frame: every character's palette packed into the ring, instances set in
+ * the scrambled order, one dispatch; returns its GPU time in ms. */
+static double skin_frame(sinew_skinner *sk, const character *ch, const mesh_data *meshes, const sinew_mesh_id ids[N_MESH],
+                         const uint32_t order[N_CHAR], int frame)
+{
+    sinew_instance inst[N_CHAR];
+    sinew_frame fr;
+    TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
+    TU_CHECK(fr.slot == (uint32_t)frame);
+    for (uint32_t i = 0; i < N_CHAR; i++) {
+        const character *c = &ch[order[i]];
+        sinew_palette_pack(c->method, c->flags, c->pal[frame], meshes[c->mesh].jc, fr.palette + 4 * (size_t)c->pal_offset);
+        sinew_instance in = { ids[c->mesh], c->method, c->flags, c->pal_offset, c->out_offset };
+        inst[i] = in;
+    }
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, N_CHAR));
+    TU_CHECK_OK(sinew_skinner_submit(sk));
+    TU_CHECK_OK(sinew_skinner_wait(sk));
+    double ms = 0;
+    TU_CHECK_OK(sinew_skinner_gpu_time(sk, &ms));
+    return ms;
+}
+
+/* Every character's output against its float64 reference (position relative
+ * to its extent, normal scaled by the blend's condition number), no NaN, the
+ * gap after each character unwritten; a table of the worst errors. */
+static void check_frame_output(const char *label, int frame, const character *ch, const mesh_data *meshes,
+                               const float *pos, const float *nrm, uint32_t total_out, double ntol,
+                               int failures_before, double ms)
+{
+    double worst_p[SINEW_METHOD_COUNT][2] = { { 0 } }, worst_n[SINEW_METHOD_COUNT][2] = { { 0 } };
+    uint32_t ill = 0, nan_count = 0, gap_written = 0;
+    for (uint32_t ci = 0; ci < N_CHAR; ci++) {
+        const character *c = &ch[ci];
+        uint32_t n = meshes[c->mesh].n;
+        int b = c->flags ? 1 : 0;
+        double ptol = 2e-5 * c->extent[frame];
+        for (uint32_t v = 0; v < n; v++) {
+            const float *gp = pos + 3 * (size_t)(c->out_offset + v), *gn = nrm + 3 * (size_t)(c->out_offset + v);
+            const double *rp = c->ref_pos[frame] + 3 * (size_t)v, *rn = c->ref_nrm[frame] + 3 * (size_t)v;
+            double ep = 0, en = 0;
+            for (int k = 0; k < 3; k++) {
+                double dp = fabs((double)gp[k] - rp[k]), dn = fabs((double)gn[k] - rn[k]);
+                if (!(dp <= ep)) ep = dp == dp ? dp : INFINITY;
+                if (!(dn <= en)) en = dn == dn ? dn : INFINITY;
+            }
+            if (isinf(ep) || isinf(en)) nan_count++;
+            double k = c->method == SINEW_METHOD_DQS ? 1.0 : c->cond[frame][v];
+            double tol_n = ntol * (k > 1 ? k : 1);
+            if (k > 100) ill++;
+            double rel = ep / c->extent[frame];
+            if (rel > worst_p[c->method][b]) worst_p[c->method][b] = rel;
+            if (k <= 100 && en > worst_n[c->method][b]) worst_n[c->method][b] = en;
+            if (!(ep <= ptol) || !(en <= tol_n)) {
+                if (tu_failures - failures_before < 10)
+                    TU_CHECK_MSG(0, "%s frame %d char %u (%s%s, %u joints) vertex %u: pos err %.3g (tol %.3g), normal err %.3g (tol %.3g, cond %.3g)",
+                                 label, frame, ci, sinew_method_name(c->method), b ? "+bulge" : "",
+                                 meshes[c->mesh].jc, v, ep, ptol, en, tol_n, k);
+                else
+                    tu_failures++;
+            }
+        }
+        /* The gap after each character was not written. */
+        for (uint32_t g = 0; g < GAP; g++) {
+            uint32_t o = c->out_offset + n + g;
+            if (o < total_out && pos[3 * (size_t)o] == pos[3 * (size_t)o]) gap_written++;
+        }
+    }
+    TU_CHECK_MSG(nan_count == 0, "%u vertices with NaN/poison", nan_count);
+    TU_CHECK_MSG(gap_written == 0, "%u gap vertices written", gap_written);
+    fprintf(stderr, "%s frame %d: %u characters, %u vertices, one dispatch %.2f ms; ill-conditioned normals (k > 100): %u\n",
+            label, frame, N_CHAR, total_out - N_CHAR * GAP, ms, ill);
+    for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+        for (int b = 0; b < 2; b++)
+            fprintf(stderr, "  %-16s %-6s max position error %.3g x extent, max normal error %.3g\n",
+                    sinew_method_name((sinew_method)m), b ? "bulge" : "", worst_p[m][b], worst_n[m][b]);
+}
+
+/* One configuration, two frames (both ring slots), output poisoned before
+ * each; validation clean. Returns 1 when a check failed. */
+static int run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt, sinew_read_path path,
+                      uint32_t max_grid_x, mesh_data *meshes, character *ch, uint32_t total_rest,
+                      uint32_t total_out, uint32_t total_pal)
+{
+    int failures_before = tu_failures;
+    sinew_mesh_id ids[N_MESH];
+    sinew_skinner *sk = create_config_skinner(gpu, fmt, path, max_grid_x, meshes, total_rest, total_out, total_pal, ids);
+    if (!sk) return 1;
+    float *pos = (float *)malloc(sizeof(float) * 3 * total_out);
+    float *nrm = (float *)malloc(sizeof(float) * 3 * total_out);
+    uint32_t order[N_CHAR];
+    scrambled_order(order);
     double ntol = fmt == SINEW_OUTPUT_PACKED ? 4e-3 : 1e-4;
     for (int frame = 0; frame < 2; frame++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total_out, 0x7fc00000u));
-        sinew_frame fr;
-        TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
-        TU_CHECK(fr.slot == (uint32_t)frame);
-        for (uint32_t i = 0; i < N_CHAR; i++) {
-            const character *c = &ch[order[i]];
-            sinew_palette_pack(c->method, c->flags, c->pal[frame], meshes[c->mesh].jc, fr.palette + 4 * (size_t)c->pal_offset);
-            sinew_instance in = { ids[c->mesh], c->method, c->flags, c->pal_offset, c->out_offset };
-            inst[i] = in;
-        }
-        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, N_CHAR));
-        TU_CHECK_OK(sinew_skinner_submit(sk));
-        TU_CHECK_OK(sinew_skinner_wait(sk));
-        double ms = 0;
-        TU_CHECK_OK(sinew_skinner_gpu_time(sk, &ms));
+        double ms = skin_frame(sk, ch, meshes, ids, order, frame);
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total_out, pos, nrm));
-
-        double worst_p[SINEW_METHOD_COUNT][2] = { { 0 } }, worst_n[SINEW_METHOD_COUNT][2] = { { 0 } };
-        uint32_t ill = 0, nan_count = 0, gap_written = 0;
-        for (uint32_t ci = 0; ci < N_CHAR; ci++) {
-            const character *c = &ch[ci];
-            uint32_t n = meshes[c->mesh].n;
-            int b = c->flags ? 1 : 0;
-            double ptol = 2e-5 * c->extent[frame];
-            for (uint32_t v = 0; v < n; v++) {
-                const float *gp = pos + 3 * (size_t)(c->out_offset + v), *gn = nrm + 3 * (size_t)(c->out_offset + v);
-                const double *rp = c->ref_pos[frame] + 3 * (size_t)v, *rn = c->ref_nrm[frame] + 3 * (size_t)v;
-                double ep = 0, en = 0;
-                for (int k = 0; k < 3; k++) {
-                    double dp = fabs((double)gp[k] - rp[k]), dn = fabs((double)gn[k] - rn[k]);
-                    if (!(dp <= ep)) ep = dp == dp ? dp : INFINITY;
-                    if (!(dn <= en)) en = dn == dn ? dn : INFINITY;
-                }
-                if (isinf(ep) || isinf(en)) nan_count++;
-                double k = c->method == SINEW_METHOD_DQS ? 1.0 : c->cond[frame][v];
-                double tol_n = ntol * (k > 1 ? k : 1);
-                if (k > 100) ill++;
-                double rel = ep / c->extent[frame];
-                if (rel > worst_p[c->method][b]) worst_p[c->method][b] = rel;
-                if (k <= 100 && en > worst_n[c->method][b]) worst_n[c->method][b] = en;
-                if (!(ep <= ptol) || !(en <= tol_n)) {
-                    if (tu_failures - failures_before < 10)
-                        TU_CHECK_MSG(0, "%s frame %d char %u (%s%s, %u joints) vertex %u: pos err %.3g (tol %.3g), normal err %.3g (tol %.3g, cond %.3g)",
-                                     label, frame, ci, sinew_method_name(c->method), b ? "+bulge" : "",
-                                     meshes[c->mesh].jc, v, ep, ptol, en, tol_n, k);
-                    else
-                        tu_failures++;
-                }
-            }
-            /* The gap after each character was not written. */
-            for (uint32_t g = 0; g < GAP; g++) {
-                uint32_t o = c->out_offset + n + g;
-                if (o < total_out && pos[3 * (size_t)o] == pos[3 * (size_t)o]) gap_written++;
-            }
-        }
-        TU_CHECK_MSG(nan_count == 0, "%u vertices with NaN/poison", nan_count);
-        TU_CHECK_MSG(gap_written == 0, "%u gap vertices written", gap_written);
-        fprintf(stderr, "%s frame %d: %u characters, %u vertices, one dispatch %.2f ms; ill-conditioned normals (k > 100): %u\n",
-                label, frame, N_CHAR, total_out - N_CHAR * GAP, ms, ill);
-        for (int m = 0; m < SINEW_METHOD_COUNT; m++)
-            for (int b = 0; b < 2; b++)
-                fprintf(stderr, "  %-16s %-6s max position error %.3g x extent, max normal error %.3g\n",
-                        sinew_method_name((sinew_method)m), b ? "bulge" : "", worst_p[m][b], worst_n[m][b]);
+        check_frame_output(label, frame, ch, meshes, pos, nrm, total_out, ntol, failures_before, ms);
     }
     free(pos);
     free(nrm);
