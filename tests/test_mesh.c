@@ -251,107 +251,127 @@ static void test_distance_to_segment(void)
     TU_CHECK_NEAR(sinew_distance_to_segment(sinew_v3(3, 4, 0), b, b, NULL), sqrt(17.0), 1e-15);
 }
 
+/* Tube bones (joint 0 [0,0.5], joint 1 [0.5,1], joint 2 the point (1,0,0)):
+ * on one bone, on a shared joint, at the tip, off the bones. */
+static void test_auto_weights_exact(const sinew_skeleton *sk)
+{
+    uint32_t jo[4 * 8];
+    float we[4 * 8];
+    const float p[3 * 4] = { 0.25f, 0, 0,   0.5f, 0, 0,   1.0f, 0, 0,   0.25f, 0.1f, 0 };
+    TU_CHECK_OK(sinew_auto_weights(sk, 4, p, 2.0, jo, we));
+    /* exactly on bone 0 only */
+    TU_CHECK(jo[0] == 0 && we[0] == 1.0f && we[1] == 0 && we[2] == 0 && we[3] == 0);
+    /* on bones 0 and 1 (their shared joint): equal shares */
+    TU_CHECK(jo[4] == 0 && jo[5] == 1 && we[4] == 0.5f && we[5] == 0.5f && we[6] == 0);
+    /* at the tip: on bone 1 and on joint 2's point */
+    TU_CHECK(jo[8] == 1 && jo[9] == 2 && we[8] == 0.5f && we[9] == 0.5f && we[10] == 0);
+    /* off the bones: w0/w1 = (d1/d0)^alpha */
+    double d0 = 0.1f, d1 = sqrt(0.25 * 0.25 + (double)0.1f * 0.1f), d2 = sqrt(0.75 * 0.75 + (double)0.1f * 0.1f);
+    double k0 = pow(d0, -2), k1 = pow(d1, -2), k2 = pow(d2, -2), ks = k0 + k1 + k2;
+    TU_CHECK(jo[12] == 0 && jo[13] == 1 && jo[14] == 2);
+    TU_CHECK_NEAR(we[12], k0 / ks, 1e-6);
+    TU_CHECK_NEAR(we[13], k1 / ks, 1e-6);
+    TU_CHECK_NEAR(we[14], k2 / ks, 1e-6);
+}
+
+/* alpha effect: the major/second ratio grows as (d1/d0)^alpha */
+static void test_auto_weights_alpha(const sinew_skeleton *sk)
+{
+    uint32_t jo[4 * 8];
+    float we[4 * 8];
+    const float p[3] = { 0.25f, 0.1f, 0 };
+    double d0 = 0.1f, d1 = sqrt(0.25 * 0.25 + (double)0.1f * 0.1f), prev = 0;
+    const double alphas[4] = { 0.5, 1, 2, 4 };
+    for (int a = 0; a < 4; a++) {
+        TU_CHECK_OK(sinew_auto_weights(sk, 1, p, alphas[a], jo, we));
+        double ratio = (double)we[0] / we[1], expect = pow(d1 / d0, alphas[a]);
+        fprintf(stderr, "auto weights: alpha %.1f major weight %.4f, w0/w1 = %.4f (expected %.4f)\n",
+                alphas[a], we[0], ratio, expect);
+        TU_CHECK(fabs(ratio / expect - 1) < 1e-5);
+        TU_CHECK(we[0] > prev);            /* sharper: the major weight grows with alpha */
+        prev = we[0];
+    }
+}
+
+/* far vertices: nearly equal shares, never NaN (1e30 overflows d^-alpha naively) */
+static void test_auto_weights_far_vertices(const sinew_skeleton *sk)
+{
+    uint32_t jo[4 * 8];
+    float we[4 * 8];
+    const float p[3 * 2] = { 0.25f, 1000.0f, 0,   0.25f, 1e30f, 0 };
+    TU_CHECK_OK(sinew_auto_weights(sk, 2, p, 2.0, jo, we));
+    for (int i = 0; i < 2; i++) {
+        double s = 0;
+        for (int k = 0; k < 3; k++) { TU_CHECK_NEAR(we[4 * i + k], 1.0 / 3.0, 1e-3); s += we[4 * i + k]; }
+        TU_CHECK_NEAR(s, 1.0, 1e-6);
+    }
+}
+
+static void test_auto_weights_errors(const sinew_skeleton *sk)
+{
+    uint32_t jo[4 * 8];
+    float we[4 * 8];
+    const float p[3] = { 0, 1, 0 }, bad[3] = { 0, NAN, 0 };
+    TU_CHECK_RESULT(sinew_auto_weights(sk, 1, p, 0.0, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_auto_weights(sk, 1, p, -1.0, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_auto_weights(sk, 1, p, NAN, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_auto_weights(sk, 0, p, 2.0, jo, we), SINEW_ERROR_EMPTY);
+    TU_CHECK_RESULT(sinew_auto_weights(sk, 1, bad, 2.0, jo, we), SINEW_ERROR_NON_FINITE);
+    TU_CHECK_RESULT(sinew_auto_weights(NULL, 1, p, 2.0, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_auto_weights(sk, 1, p, 2.0, NULL, we), SINEW_ERROR_INVALID_ARGUMENT);
+}
+
+/* random skeletons: weights sum to 1, slot 0 is a nearest bone, pack accepts them */
+static void test_auto_weights_random_skeleton(tu_rng *r)
+{
+    enum { JC = 40, NV = 2000 };
+    sinew_skeleton *rs = NULL;
+    float *p = malloc(sizeof(float) * 3 * NV), *w4 = malloc(sizeof(float) * 4 * NV);
+    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * NV), bad_near = 0;
+    double worst_sum = 0;
+    TU_CHECK_OK(tu_make_random_skeleton(r, JC, NULL, &rs));
+    for (uint32_t i = 0; i < 3 * NV; i++) p[i] = (float)tu_uniform(r, -3, 3);
+    if (rs) {
+        TU_CHECK_OK(sinew_auto_weights(rs, NV, p, 2.0, j4, w4));
+        for (uint32_t i = 0; i < NV; i++) {
+            double s = 0, dmin = INFINITY, d0;
+            sinew_vec3 q = { p[3 * i], p[3 * i + 1], p[3 * i + 2] }, h, t;
+            for (int k = 0; k < 4; k++) s += w4[4 * i + k];
+            if (fabs(s - 1) > worst_sum) worst_sum = fabs(s - 1);
+            for (uint32_t j = 0; j < JC; j++) {
+                sinew_skeleton_bone_segment(rs, j, &h, &t);
+                double d = seg_dist(q, h, t);
+                if (d < dmin) dmin = d;
+            }
+            sinew_skeleton_bone_segment(rs, j4[4 * i], &h, &t);
+            d0 = seg_dist(q, h, t);
+            if (d0 > dmin + 1e-12) bad_near++;
+        }
+        {
+            sinew_vertex *vv = malloc(sizeof(sinew_vertex) * NV);
+            sinew_influences inf = fixed_inf(4, j4, w4);
+            TU_CHECK_OK(sinew_pack_vertices(NV, p, NULL, &inf, JC, vv, NULL, NULL));
+            free(vv);
+        }
+        fprintf(stderr, "auto weights on a random %d-joint skeleton: max |sum - 1| = %.3g\n", JC, worst_sum);
+        TU_CHECK(worst_sum < 1e-6);
+        TU_CHECK(bad_near == 0);
+        sinew_skeleton_destroy(rs);
+    }
+    free(p); free(w4); free(j4);
+}
+
 static void test_auto_weights(tu_rng *r)
 {
     sinew_skeleton *sk = NULL;
-    uint32_t jo[4 * 8];
-    float we[4 * 8];
     TU_CHECK_OK(scene_tube_skeleton(NULL, &sk));
     if (!sk) return;
-    /* bones: joint 0 [0,0.5], joint 1 [0.5,1], joint 2 the point (1,0,0) */
-    {
-        const float p[3 * 4] = { 0.25f, 0, 0,   0.5f, 0, 0,   1.0f, 0, 0,   0.25f, 0.1f, 0 };
-        TU_CHECK_OK(sinew_auto_weights(sk, 4, p, 2.0, jo, we));
-        /* exactly on bone 0 only */
-        TU_CHECK(jo[0] == 0 && we[0] == 1.0f && we[1] == 0 && we[2] == 0 && we[3] == 0);
-        /* on bones 0 and 1 (their shared joint): equal shares */
-        TU_CHECK(jo[4] == 0 && jo[5] == 1 && we[4] == 0.5f && we[5] == 0.5f && we[6] == 0);
-        /* at the tip: on bone 1 and on joint 2's point */
-        TU_CHECK(jo[8] == 1 && jo[9] == 2 && we[8] == 0.5f && we[9] == 0.5f && we[10] == 0);
-        /* off the bones: w0/w1 = (d1/d0)^alpha */
-        double d0 = 0.1f, d1 = sqrt(0.25 * 0.25 + (double)0.1f * 0.1f), d2 = sqrt(0.75 * 0.75 + (double)0.1f * 0.1f);
-        double k0 = pow(d0, -2), k1 = pow(d1, -2), k2 = pow(d2, -2), ks = k0 + k1 + k2;
-        TU_CHECK(jo[12] == 0 && jo[13] == 1 && jo[14] == 2);
-        TU_CHECK_NEAR(we[12], k0 / ks, 1e-6);
-        TU_CHECK_NEAR(we[13], k1 / ks, 1e-6);
-        TU_CHECK_NEAR(we[14], k2 / ks, 1e-6);
-    }
-    /* alpha effect: the major/second ratio grows as (d1/d0)^alpha */
-    {
-        const float p[3] = { 0.25f, 0.1f, 0 };
-        double d0 = 0.1f, d1 = sqrt(0.25 * 0.25 + (double)0.1f * 0.1f), prev = 0;
-        const double alphas[4] = { 0.5, 1, 2, 4 };
-        for (int a = 0; a < 4; a++) {
-            TU_CHECK_OK(sinew_auto_weights(sk, 1, p, alphas[a], jo, we));
-            double ratio = (double)we[0] / we[1], expect = pow(d1 / d0, alphas[a]);
-            fprintf(stderr, "auto weights: alpha %.1f major weight %.4f, w0/w1 = %.4f (expected %.4f)\n",
-                    alphas[a], we[0], ratio, expect);
-            TU_CHECK(fabs(ratio / expect - 1) < 1e-5);
-            TU_CHECK(we[0] > prev);            /* sharper: the major weight grows with alpha */
-            prev = we[0];
-        }
-    }
-    /* far vertices: nearly equal shares, never NaN (1e30 overflows d^-alpha naively) */
-    {
-        const float p[3 * 2] = { 0.25f, 1000.0f, 0,   0.25f, 1e30f, 0 };
-        TU_CHECK_OK(sinew_auto_weights(sk, 2, p, 2.0, jo, we));
-        for (int i = 0; i < 2; i++) {
-            double s = 0;
-            for (int k = 0; k < 3; k++) { TU_CHECK_NEAR(we[4 * i + k], 1.0 / 3.0, 1e-3); s += we[4 * i + k]; }
-            TU_CHECK_NEAR(s, 1.0, 1e-6);
-        }
-    }
-    /* errors */
-    {
-        const float p[3] = { 0, 1, 0 }, bad[3] = { 0, NAN, 0 };
-        TU_CHECK_RESULT(sinew_auto_weights(sk, 1, p, 0.0, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK_RESULT(sinew_auto_weights(sk, 1, p, -1.0, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK_RESULT(sinew_auto_weights(sk, 1, p, NAN, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK_RESULT(sinew_auto_weights(sk, 0, p, 2.0, jo, we), SINEW_ERROR_EMPTY);
-        TU_CHECK_RESULT(sinew_auto_weights(sk, 1, bad, 2.0, jo, we), SINEW_ERROR_NON_FINITE);
-        TU_CHECK_RESULT(sinew_auto_weights(NULL, 1, p, 2.0, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK_RESULT(sinew_auto_weights(sk, 1, p, 2.0, NULL, we), SINEW_ERROR_INVALID_ARGUMENT);
-    }
+    test_auto_weights_exact(sk);
+    test_auto_weights_alpha(sk);
+    test_auto_weights_far_vertices(sk);
+    test_auto_weights_errors(sk);
     sinew_skeleton_destroy(sk);
-
-    /* random skeletons: weights sum to 1, slot 0 is a nearest bone, pack accepts them */
-    {
-        enum { JC = 40, NV = 2000 };
-        sinew_skeleton *rs = NULL;
-        float *p = malloc(sizeof(float) * 3 * NV), *w4 = malloc(sizeof(float) * 4 * NV);
-        uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * NV), bad_near = 0;
-        double worst_sum = 0;
-        TU_CHECK_OK(tu_make_random_skeleton(r, JC, NULL, &rs));
-        for (uint32_t i = 0; i < 3 * NV; i++) p[i] = (float)tu_uniform(r, -3, 3);
-        if (rs) {
-            TU_CHECK_OK(sinew_auto_weights(rs, NV, p, 2.0, j4, w4));
-            for (uint32_t i = 0; i < NV; i++) {
-                double s = 0, dmin = INFINITY, d0;
-                sinew_vec3 q = { p[3 * i], p[3 * i + 1], p[3 * i + 2] }, h, t;
-                for (int k = 0; k < 4; k++) s += w4[4 * i + k];
-                if (fabs(s - 1) > worst_sum) worst_sum = fabs(s - 1);
-                for (uint32_t j = 0; j < JC; j++) {
-                    sinew_skeleton_bone_segment(rs, j, &h, &t);
-                    double d = seg_dist(q, h, t);
-                    if (d < dmin) dmin = d;
-                }
-                sinew_skeleton_bone_segment(rs, j4[4 * i], &h, &t);
-                d0 = seg_dist(q, h, t);
-                if (d0 > dmin + 1e-12) bad_near++;
-            }
-            {
-                sinew_vertex *vv = malloc(sizeof(sinew_vertex) * NV);
-                sinew_influences inf = fixed_inf(4, j4, w4);
-                TU_CHECK_OK(sinew_pack_vertices(NV, p, NULL, &inf, JC, vv, NULL, NULL));
-                free(vv);
-            }
-            fprintf(stderr, "auto weights on a random %d-joint skeleton: max |sum - 1| = %.3g\n", JC, worst_sum);
-            TU_CHECK(worst_sum < 1e-6);
-            TU_CHECK(bad_near == 0);
-            sinew_skeleton_destroy(rs);
-        }
-        free(p); free(w4); free(j4);
-    }
+    test_auto_weights_random_skeleton(r);
 }
 
 static void test_bulge_rest(tu_rng *r)
