@@ -233,35 +233,64 @@ static int run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt
     return tu_failures != failures_before;
 }
 
-int main(void)
+/* One random mesh per joint count (1 .. 256 joints), 1500-1563 vertices
+ * (partial last workgroups); returns the total rest vertex count. */
+static uint32_t make_meshes(tu_rng *rng, mesh_data meshes[N_MESH])
 {
-    tu_rng rng = tu_rng_seeded(0x6b75736b696e31ull);
-    sinew_gpu_desc gd = { 0 };
-    gd.enable_validation = 1;
-    sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
-    if (!gpu) return tu_finish("test_gpu_skin");
-    TU_CHECK(sinew_debug_validation_enabled(gpu) == 1);
-    fprintf(stderr, "device: %s\n", sinew_gpu_info(gpu)->name);
-
-    mesh_data meshes[N_MESH];
     uint32_t total_rest = 0;
     for (int m = 0; m < N_MESH; m++) {
         mesh_data *md = &meshes[m];
         md->jc = joint_counts[m];
-        md->n = 1500 + tu_range(&rng, 64); /* partial last workgroups */
-        TU_CHECK_OK(make_skeleton(&rng, md->jc, &md->skel));
+        md->n = 1500 + tu_range(rng, 64); /* partial last workgroups */
+        TU_CHECK_OK(make_skeleton(rng, md->jc, &md->skel));
         md->v = (sinew_vertex *)malloc(sizeof(sinew_vertex) * md->n);
         md->bulge = (float *)malloc(sizeof(float) * md->n);
-        TU_CHECK_OK(tu_make_random_mesh(&rng, md->skel, md->n, 0.5, md->v, md->bulge));
+        TU_CHECK_OK(tu_make_random_mesh(rng, md->skel, md->n, 0.5, md->v, md->bulge));
         total_rest += md->n;
     }
+    return total_rest;
+}
 
-    character ch[N_CHAR];
+/* Pose set f of one character: random pose and root, its palette, the
+ * float64 reference output, per-vertex normal condition and the extent. */
+static void make_reference_pose(tu_rng *rng, character *c, const mesh_data *md, int f, sinew_mat4 *scratch)
+{
+    sinew_transform local[256];
+    memcpy(local, sinew_skeleton_rest_pose(md->skel), sizeof(sinew_transform) * md->jc);
+    double scale_prob = c->method == SINEW_METHOD_DQS ? 0.0 : 0.2;
+    tu_random_pose(rng, md->jc, local, 1.2 * M_PI, scale_prob);
+    sinew_transform root_t = { tu_random_vec3(rng, -2, 2), tu_random_quat(rng), { 1, 1, 1 } };
+    sinew_mat4 root = sinew_mat4_from_transform(&root_t);
+    c->pal[f] = (sinew_palette_joint *)malloc(sizeof(sinew_palette_joint) * md->jc);
+    TU_CHECK_OK(sinew_palette_build(md->skel, c->method, local, &root, scratch, c->pal[f]));
+    c->ref_pos[f] = (double *)malloc(sizeof(double) * 3 * md->n);
+    c->ref_nrm[f] = (double *)malloc(sizeof(double) * 3 * md->n);
+    c->cond[f] = (double *)malloc(sizeof(double) * md->n);
+    TU_CHECK_OK(sinew_reference_skin(md->n, md->v, md->bulge, c->pal[f], md->jc, c->method, c->flags,
+                                     c->ref_pos[f], c->ref_nrm[f]));
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (uint32_t v = 0; v < md->n; v++) {
+        for (int k = 0; k < 3; k++) {
+            double x = c->ref_pos[f][3 * v + k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+        c->cond[f][v] = c->method == SINEW_METHOD_DQS ? 1.0
+                        : normal_condition(c->pal[f], &md->v[v], c->method != SINEW_METHOD_LBS);
+    }
+    double e = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                    (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    c->extent[f] = e > 1 ? e : 1;
+}
+
+/* Characters over every mesh, method and bulge flag, outputs separated by
+ * GAP vertices, palettes at unaligned offsets, two reference pose sets each.
+ * Returns the output vertex count; *pal_slots the palette slots. */
+static uint32_t make_characters(tu_rng *rng, const mesh_data meshes[N_MESH], character ch[N_CHAR], uint32_t *pal_slots)
+{
     uint32_t out = 0, pal = 0;
     size_t scratch_n = sinew_palette_scratch_count(256);
     sinew_mat4 *scratch = (sinew_mat4 *)malloc(sizeof(sinew_mat4) * scratch_n);
-    sinew_transform local[256];
     for (uint32_t ci = 0; ci < N_CHAR; ci++) {
         character *c = &ch[ci];
         memset(c, 0, sizeof *c);
@@ -271,49 +300,18 @@ int main(void)
         const mesh_data *md = &meshes[c->mesh];
         uint32_t stride = sinew_palette_gpu_stride(c->method, c->flags);
         c->out_offset = out;
-        c->pal_offset = pal + tu_range(&rng, 3); /* unaligned offsets */
+        c->pal_offset = pal + tu_range(rng, 3); /* unaligned offsets */
         out += md->n + GAP;
         pal = c->pal_offset + md->jc * stride;
-        for (int f = 0; f < 2; f++) {
-            memcpy(local, sinew_skeleton_rest_pose(md->skel), sizeof(sinew_transform) * md->jc);
-            double scale_prob = c->method == SINEW_METHOD_DQS ? 0.0 : 0.2;
-            tu_random_pose(&rng, md->jc, local, 1.2 * M_PI, scale_prob);
-            sinew_transform root_t = { tu_random_vec3(&rng, -2, 2), tu_random_quat(&rng), { 1, 1, 1 } };
-            sinew_mat4 root = sinew_mat4_from_transform(&root_t);
-            c->pal[f] = (sinew_palette_joint *)malloc(sizeof(sinew_palette_joint) * md->jc);
-            TU_CHECK_OK(sinew_palette_build(md->skel, c->method, local, &root, scratch, c->pal[f]));
-            c->ref_pos[f] = (double *)malloc(sizeof(double) * 3 * md->n);
-            c->ref_nrm[f] = (double *)malloc(sizeof(double) * 3 * md->n);
-            c->cond[f] = (double *)malloc(sizeof(double) * md->n);
-            TU_CHECK_OK(sinew_reference_skin(md->n, md->v, md->bulge, c->pal[f], md->jc, c->method, c->flags,
-                                             c->ref_pos[f], c->ref_nrm[f]));
-            double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-            for (uint32_t v = 0; v < md->n; v++) {
-                for (int k = 0; k < 3; k++) {
-                    double x = c->ref_pos[f][3 * v + k];
-                    lo[k] = x < lo[k] ? x : lo[k];
-                    hi[k] = x > hi[k] ? x : hi[k];
-                }
-                c->cond[f][v] = c->method == SINEW_METHOD_DQS ? 1.0
-                                : normal_condition(c->pal[f], &md->v[v], c->method != SINEW_METHOD_LBS);
-            }
-            double e = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                            (hi[2] - lo[2]) * (hi[2] - lo[2]));
-            c->extent[f] = e > 1 ? e : 1;
-        }
+        for (int f = 0; f < 2; f++) make_reference_pose(rng, c, md, f, scratch);
     }
     free(scratch);
-    /* The kernel's palette stride agrees with the packer's. */
-    for (int m = 0; m < SINEW_METHOD_COUNT; m++)
-        fprintf(stderr, "stride %s: %u (+bulge %u)\n", sinew_method_name((sinew_method)m),
-                sinew_palette_gpu_stride((sinew_method)m, 0), sinew_palette_gpu_stride((sinew_method)m, 1));
-    fprintf(stderr, "%u characters, %u skinned vertices, %u palette slots\n", N_CHAR, out - N_CHAR * GAP, pal);
-    TU_CHECK(out - N_CHAR * GAP >= 100000);
+    *pal_slots = pal;
+    return out;
+}
 
-    run_config(gpu, "float/storage", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, 0, meshes, ch, total_rest, out, pal);
-    run_config(gpu, "float/texel", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, 0, meshes, ch, total_rest, out, pal);
-    run_config(gpu, "packed/auto/2D grid", SINEW_OUTPUT_PACKED, SINEW_READ_AUTO, 7, meshes, ch, total_rest, out, pal);
-
+static void free_scene(mesh_data meshes[N_MESH], character ch[N_CHAR])
+{
     for (uint32_t ci = 0; ci < N_CHAR; ci++)
         for (int f = 0; f < 2; f++) {
             free(ch[ci].pal[f]);
@@ -326,6 +324,36 @@ int main(void)
         free(meshes[m].v);
         free(meshes[m].bulge);
     }
+}
+
+int main(void)
+{
+    tu_rng rng = tu_rng_seeded(0x6b75736b696e31ull);
+    sinew_gpu_desc gd = { 0 };
+    gd.enable_validation = 1;
+    sinew_gpu *gpu = NULL;
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    if (!gpu) return tu_finish("test_gpu_skin");
+    TU_CHECK(sinew_debug_validation_enabled(gpu) == 1);
+    fprintf(stderr, "device: %s\n", sinew_gpu_info(gpu)->name);
+
+    mesh_data meshes[N_MESH];
+    character ch[N_CHAR];
+    uint32_t total_rest = make_meshes(&rng, meshes);
+    uint32_t pal = 0;
+    uint32_t out = make_characters(&rng, meshes, ch, &pal);
+    /* The kernel's palette stride agrees with the packer's. */
+    for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+        fprintf(stderr, "stride %s: %u (+bulge %u)\n", sinew_method_name((sinew_method)m),
+                sinew_palette_gpu_stride((sinew_method)m, 0), sinew_palette_gpu_stride((sinew_method)m, 1));
+    fprintf(stderr, "%u characters, %u skinned vertices, %u palette slots\n", N_CHAR, out - N_CHAR * GAP, pal);
+    TU_CHECK(out - N_CHAR * GAP >= 100000);
+
+    run_config(gpu, "float/storage", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, 0, meshes, ch, total_rest, out, pal);
+    run_config(gpu, "float/texel", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, 0, meshes, ch, total_rest, out, pal);
+    run_config(gpu, "packed/auto/2D grid", SINEW_OUTPUT_PACKED, SINEW_READ_AUTO, 7, meshes, ch, total_rest, out, pal);
+
+    free_scene(meshes, ch);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
     sinew_gpu_destroy(gpu);
     return tu_finish("test_gpu_skin");
