@@ -1,5 +1,7 @@
-/* Clips and sampling: validation errors, exact values at keys, linear / slerp
- * interpolation against an independent brute-force evaluator on random clips,
+/* Clips and sampling: validation errors, exact values at keys, linear / slerp,
+ * step and cubic-spline interpolation against values computed by hand from
+ * the glTF 2.0 formulas (tolerance 1e-15) and against an independent
+ * brute-force evaluator on random clips in all three modes,
  * loop and clamp, rest pose for joints without channels, the batch job, and
  * the T R S decomposition. Tolerances: 1e-12 (same float64 formulas). */
 #include "testutil.h"
@@ -43,26 +45,44 @@ static double tdiff(const sinew_transform *a, const sinew_transform *b)
     return fmax(vdiff(a->translation, b->translation), fmax(qdiff(a->rotation, b->rotation), vdiff(a->scale, b->scale)));
 }
 
-/* Independent evaluator: linear search, explicit formulas. */
-static sinew_vec3 brute_vec3(const sinew_vec3_key *k, uint32_t n, double t)
+/* Independent evaluator: linear search, explicit formulas (glTF 2.0 spec,
+ * appendix C); tan: CUBICSPLINE tangents, in_k at 2k, out_k at 2k+1. */
+static sinew_vec3 brute_vec3(const sinew_vec3_key *k, uint32_t n, int mode, const sinew_vec3 *tan, double t)
 {
     if (t <= k[0].time) return k[0].value;
     for (uint32_t i = 0; i + 1 < n; i++) {
         if (t >= k[i].time && t < k[i + 1].time) {
-            double a = (t - k[i].time) / (k[i + 1].time - k[i].time);
+            double td = k[i + 1].time - k[i].time, a = (t - k[i].time) / td;
+            if (mode == SINEW_INTERPOLATION_STEP) return k[i].value;
+            if (mode == SINEW_INTERPOLATION_CUBICSPLINE) {
+                double a2 = a * a, a3 = a2 * a;
+                sinew_vec3 r = sinew_v3_scale(k[i].value, 2 * a3 - 3 * a2 + 1);
+                r = sinew_v3_add(r, sinew_v3_scale(tan[2 * i + 1], td * (a3 - 2 * a2 + a)));
+                r = sinew_v3_add(r, sinew_v3_scale(k[i + 1].value, -2 * a3 + 3 * a2));
+                return sinew_v3_add(r, sinew_v3_scale(tan[2 * i + 2], td * (a3 - a2)));
+            }
             return sinew_v3_add(sinew_v3_scale(k[i].value, 1 - a), sinew_v3_scale(k[i + 1].value, a));
         }
     }
     return k[n - 1].value;
 }
 
-static sinew_quat brute_quat(const sinew_quat_key *k, uint32_t n, double t)
+static sinew_quat brute_quat(const sinew_quat_key *k, uint32_t n, int mode, const sinew_quat *tan, double t)
 {
     if (t <= k[0].time) return sinew_quat_normalize(k[0].value);
     for (uint32_t i = 0; i + 1 < n; i++) {
         if (t >= k[i].time && t < k[i + 1].time) {
-            double a = (t - k[i].time) / (k[i + 1].time - k[i].time);
+            double td = k[i + 1].time - k[i].time, a = (t - k[i].time) / td;
             sinew_quat p = sinew_quat_normalize(k[i].value), q = sinew_quat_normalize(k[i + 1].value);
+            if (mode == SINEW_INTERPOLATION_STEP) return p;
+            if (mode == SINEW_INTERPOLATION_CUBICSPLINE) {
+                double a2 = a * a, a3 = a2 * a;
+                double w0 = 2 * a3 - 3 * a2 + 1, w1 = td * (a3 - 2 * a2 + a), w2 = -2 * a3 + 3 * a2, w3 = td * (a3 - a2);
+                sinew_quat b = tan[2 * i + 1], c = tan[2 * i + 2];
+                sinew_quat r = { w0 * p.x + w1 * b.x + w2 * q.x + w3 * c.x, w0 * p.y + w1 * b.y + w2 * q.y + w3 * c.y,
+                                 w0 * p.z + w1 * b.z + w2 * q.z + w3 * c.z, w0 * p.w + w1 * b.w + w2 * q.w + w3 * c.w };
+                return sinew_quat_normalize(r);
+            }
             double d = p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w;
             if (d < 0) { q.x = -q.x; q.y = -q.y; q.z = -q.z; q.w = -q.w; d = -d; }
             double th = acos(fmin(1, d));
@@ -207,6 +227,8 @@ static void test_random_clips(tu_rng *rng)
         enum { MAXK = 24 };
         sinew_vec3_key tk[NJ][MAXK], sk[NJ][MAXK];
         sinew_quat_key rk[NJ][MAXK];
+        sinew_vec3 ttan[NJ][2 * MAXK], stan[NJ][2 * MAXK];
+        sinew_quat rtan[NJ][2 * MAXK];
         sinew_channel_desc ch[NJ];
         uint32_t nch = 0;
         for (uint32_t j = 0; j < NJ; j++) {
@@ -235,6 +257,18 @@ static void test_random_clips(tu_rng *rng)
             c->translation_count = n[0]; c->translations = tk[j];
             c->rotation_count = n[1]; c->rotations = rk[j];
             c->scale_count = n[2]; c->scales = sk[j];
+            for (uint32_t k = 0; k < 2 * MAXK; k++) {
+                ttan[j][k] = tu_random_vec3(rng, -3, 3);
+                stan[j][k] = tu_random_vec3(rng, -1, 1);
+                sinew_quat q = { tu_uniform(rng, -1, 1), tu_uniform(rng, -1, 1), tu_uniform(rng, -1, 1), tu_uniform(rng, -1, 1) };
+                rtan[j][k] = q;
+            }
+            c->translation_interpolation = (sinew_interpolation)tu_range(rng, 3);
+            c->rotation_interpolation = (sinew_interpolation)tu_range(rng, 3);
+            c->scale_interpolation = (sinew_interpolation)tu_range(rng, 3);
+            c->translation_tangents = ttan[j];
+            c->rotation_tangents = rtan[j];
+            c->scale_tangents = stan[j];
         }
         sinew_clip_desc d = { 0 };
         d.joint_count = NJ;
@@ -258,9 +292,15 @@ static void test_random_clips(tu_rng *rng)
             memcpy(exp, rest, sizeof exp);
             for (uint32_t c = 0; c < nch; c++) {
                 sinew_transform *x = &exp[ch[c].joint];
-                if (ch[c].translation_count) x->translation = brute_vec3(ch[c].translations, ch[c].translation_count, tick);
-                if (ch[c].rotation_count) x->rotation = brute_quat(ch[c].rotations, ch[c].rotation_count, tick);
-                if (ch[c].scale_count) x->scale = brute_vec3(ch[c].scales, ch[c].scale_count, tick);
+                const sinew_channel_desc *cc = &ch[c];
+                if (cc->translation_count)
+                    x->translation = brute_vec3(cc->translations, cc->translation_count,
+                                                cc->translation_interpolation, cc->translation_tangents, tick);
+                if (cc->rotation_count)
+                    x->rotation = brute_quat(cc->rotations, cc->rotation_count, cc->rotation_interpolation,
+                                             cc->rotation_tangents, tick);
+                if (cc->scale_count)
+                    x->scale = brute_vec3(cc->scales, cc->scale_count, cc->scale_interpolation, cc->scale_tangents, tick);
             }
             for (int j = 0; j < NJ; j++) {
                 double e = tdiff(&out[j], &exp[j]);
@@ -269,8 +309,8 @@ static void test_random_clips(tu_rng *rng)
         }
         sinew_clip_destroy(clip);
     }
-    fprintf(stderr, "random clips: worst difference to brute force %.3g (tolerance 1e-12)\n", worst);
-    TU_CHECK(worst < 1e-12);
+    fprintf(stderr, "random clips (linear, step, cubic): worst difference to brute force %.3g (tolerance 1e-11)\n", worst);
+    TU_CHECK(worst < 1e-11);
     sinew_skeleton_destroy(s);
 }
 
@@ -389,11 +429,142 @@ static void test_decompose(tu_rng *rng)
     TU_CHECK_RESULT(sinew_transform_from_mat4(NULL, &o, NULL), SINEW_ERROR_INVALID_ARGUMENT);
 }
 
+/* Hand-computed values of the glTF 2.0 interpolation formulas. One joint,
+ * ticks_per_second 1 so key times are seconds. */
+static void test_interpolation_modes(tu_rng *rng)
+{
+    sinew_transform rest[NJ];
+    sinew_skeleton *s = make_skeleton(rng, rest);
+    if (!s) return;
+    /* CUBICSPLINE translation: v0 = 0 at t=0, v1 = (1,2,3) at t=2, out_0 = (1,0,0),
+     * in_1 = (0,0,-1); in_0 and out_1 are large and must not matter inside [0,2].
+     * s = 0.5: weights (0.5, 0.125, 0.5, -0.125), d = 2:
+     *   p = 0.5 v1 + 0.25 out_0 - 0.25 in_1 = (0.75, 1, 1.75)
+     * s = 0.25 (t = 0.5): weights (0.84375, 0.140625, 0.15625, -0.046875):
+     *   p = 0.15625 v1 + 0.28125 out_0 - 0.09375 in_1 = (0.4375, 0.3125, 0.5625) */
+    sinew_vec3_key tk[2] = { { 0, { 0, 0, 0 } }, { 2, { 1, 2, 3 } } };
+    sinew_vec3 ttan[4] = { { 100, 100, 100 }, { 1, 0, 0 }, { 0, 0, -1 }, { -100, 50, 100 } };
+    /* CUBICSPLINE rotation: identity at 0, (0,0,1,0) (180 deg about z) at 2.
+     * out_0 = (0,0,1,0), in_1 = 0. s = 0.5: 0.5 q0 + 0.5 q1 + 0.25 out_0 =
+     * (0, 0, 0.75, 0.5) -> normalized (0, 0, 0.75, 0.5) / sqrt(0.8125). */
+    sinew_quat_key rk[2] = { { 0, { 0, 0, 0, 1 } }, { 2, { 0, 0, 1, 0 } } };
+    sinew_quat rtan[4] = { { 9, 9, 9, 9 }, { 0, 0, 1, 0 }, { 0, 0, 0, 0 }, { -9, 9, -9, 9 } };
+    /* STEP scale: (1,1,1) at 0, (2,2,2) at 1, (5,5,5) at 3. */
+    sinew_vec3_key sk[3] = { { 0, { 1, 1, 1 } }, { 1, { 2, 2, 2 } }, { 3, { 5, 5, 5 } } };
+    /* joint 2: STEP rotation, LINEAR (slerp) translation from the same keys */
+    sinew_quat_key rk2[2] = { { 0, { 0, 0, 0, 1 } }, { 2, { 0, 0, -sqrt(0.5), -sqrt(0.5) } } }; /* 90 deg about z, far sign */
+    sinew_channel_desc ch[2];
+    memset(ch, 0, sizeof ch);
+    ch[0].joint = 1;
+    ch[0].translation_count = 2; ch[0].translations = tk;
+    ch[0].translation_interpolation = SINEW_INTERPOLATION_CUBICSPLINE; ch[0].translation_tangents = ttan;
+    ch[0].rotation_count = 2; ch[0].rotations = rk;
+    ch[0].rotation_interpolation = SINEW_INTERPOLATION_CUBICSPLINE; ch[0].rotation_tangents = rtan;
+    ch[0].scale_count = 3; ch[0].scales = sk;
+    ch[0].scale_interpolation = SINEW_INTERPOLATION_STEP;
+    ch[1].joint = 2;
+    ch[1].rotation_count = 2; ch[1].rotations = rk2;
+    ch[1].rotation_interpolation = SINEW_INTERPOLATION_STEP;
+    ch[1].scale_count = 3; ch[1].scales = sk;        /* LINEAR by default */
+    ch[1].translation_count = 2; ch[1].translations = tk; /* LINEAR */
+    sinew_clip_desc d = { 0 };
+    d.joint_count = NJ; d.ticks_per_second = 1; d.channel_count = 2; d.channels = ch;
+    sinew_clip *c = NULL;
+    TU_CHECK_OK(sinew_clip_create(&d, &c));
+    if (!c) { sinew_skeleton_destroy(s); return; }
+    TU_CHECK_NEAR(sinew_clip_duration(c), 3.0, 0);
+    sinew_transform o[NJ];
+    TU_CHECK_OK(sinew_clip_sample(c, s, 1.0, SINEW_WRAP_CLAMP, o));
+    TU_CHECK(vdiff(o[1].translation, sinew_v3(0.75, 1, 1.75)) < 1e-15);
+    double n = sqrt(0.8125);
+    sinew_quat qe = { 0, 0, 0.75 / n, 0.5 / n };
+    TU_CHECK(qdiff(o[1].rotation, qe) < 1e-15);
+    TU_CHECK(vdiff(o[1].scale, sinew_v3(2, 2, 2)) == 0);          /* step: key at t = 1 holds from t = 1 */
+    TU_CHECK(vdiff(o[2].translation, sinew_v3(0.5, 1, 1.5)) < 1e-15); /* linear */
+    TU_CHECK(vdiff(o[2].scale, sinew_v3(2, 2, 2)) < 1e-15);
+    TU_CHECK(qdiff(o[2].rotation, rk2[0].value) == 0);            /* step: first key until t = 2 */
+    TU_CHECK_OK(sinew_clip_sample(c, s, 0.5, SINEW_WRAP_CLAMP, o));
+    TU_CHECK(vdiff(o[1].translation, sinew_v3(0.4375, 0.3125, 0.5625)) < 1e-15);
+    TU_CHECK(vdiff(o[1].scale, sinew_v3(1, 1, 1)) == 0);
+    TU_CHECK(vdiff(o[2].scale, sinew_v3(1.5, 1.5, 1.5)) < 1e-15);
+    /* slerp takes the shorter arc: half way to 90 deg about z is 45 deg about z */
+    sinew_quat q45 = { 0, 0, sin(M_PI / 8), cos(M_PI / 8) };
+    TU_CHECK(qdiff(o[2].rotation, rk2[0].value) == 0);
+    TU_CHECK_OK(sinew_clip_sample(c, s, 0.999999, SINEW_WRAP_CLAMP, o));
+    TU_CHECK(vdiff(o[1].scale, sinew_v3(1, 1, 1)) == 0);
+    TU_CHECK_OK(sinew_clip_sample(c, s, 2.5, SINEW_WRAP_CLAMP, o));
+    TU_CHECK(vdiff(o[1].scale, sinew_v3(2, 2, 2)) == 0);
+    TU_CHECK(vdiff(o[2].scale, sinew_v3(4.25, 4.25, 4.25)) < 1e-15); /* 2 + 0.75 * 3 */
+    TU_CHECK(vdiff(o[1].translation, sinew_v3(1, 2, 3)) == 0);    /* after the last key it holds */
+    TU_CHECK(qdiff(o[1].rotation, rk[1].value) == 0);
+    TU_CHECK(qdiff(o[2].rotation, rk2[1].value) < 1e-15);
+    TU_CHECK_OK(sinew_clip_sample(c, s, 3, SINEW_WRAP_CLAMP, o));
+    TU_CHECK(vdiff(o[1].scale, sinew_v3(5, 5, 5)) == 0);
+    TU_CHECK_OK(sinew_clip_sample(c, s, 0, SINEW_WRAP_CLAMP, o));
+    TU_CHECK(vdiff(o[1].translation, sinew_v3(0, 0, 0)) == 0);
+    TU_CHECK(qdiff(o[1].rotation, rk[0].value) == 0);
+    sinew_clip_destroy(c);
+
+    /* the same rotation keys LINEAR: slerp half way, 45 deg about z */
+    ch[1].rotation_interpolation = SINEW_INTERPOLATION_LINEAR;
+    TU_CHECK_OK(sinew_clip_create(&d, &c));
+    if (c) {
+        TU_CHECK_OK(sinew_clip_sample(c, s, 1.0, SINEW_WRAP_CLAMP, o));
+        TU_CHECK(qdiff(o[2].rotation, q45) < 1e-15);
+        sinew_clip_destroy(c);
+    }
+
+    /* A cubic rotation through zero (q and -q, zero tangents) falls back to a key, no NaN. */
+    sinew_quat_key rz[2] = { { 0, { 0, 0, 0, 1 } }, { 2, { 0, 0, 0, -1 } } };
+    sinew_quat zt[4] = { { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 } };
+    sinew_channel_desc cz;
+    memset(&cz, 0, sizeof cz);
+    cz.joint = 0; cz.rotation_count = 2; cz.rotations = rz;
+    cz.rotation_interpolation = SINEW_INTERPOLATION_CUBICSPLINE; cz.rotation_tangents = zt;
+    d.channel_count = 1; d.channels = &cz;
+    TU_CHECK_OK(sinew_clip_create(&d, &c));
+    if (c) {
+        TU_CHECK_OK(sinew_clip_sample(c, s, 1.0, SINEW_WRAP_CLAMP, o));
+        TU_CHECK(qdiff(o[0].rotation, rz[1].value) == 0);
+        TU_CHECK_OK(sinew_clip_sample(c, s, 0.5, SINEW_WRAP_CLAMP, o));
+        TU_CHECK(qdiff(o[0].rotation, rz[0].value) == 0);
+        sinew_clip_destroy(c);
+    }
+
+    /* errors: bad mode, CUBICSPLINE without tangents, non-finite tangent */
+    sinew_channel_desc bad = ch[0];
+    d.channels = &bad;
+    bad.scale_interpolation = SINEW_INTERPOLATION_COUNT;
+    TU_CHECK_RESULT(sinew_clip_create(&d, &c), SINEW_ERROR_INVALID_ARGUMENT);
+    bad = ch[0]; bad.rotation_tangents = NULL;
+    TU_CHECK_RESULT(sinew_clip_create(&d, &c), SINEW_ERROR_INVALID_ARGUMENT);
+    bad = ch[0]; bad.translation_tangents = NULL;
+    TU_CHECK_RESULT(sinew_clip_create(&d, &c), SINEW_ERROR_INVALID_ARGUMENT);
+    bad = ch[0]; bad.scale_interpolation = SINEW_INTERPOLATION_CUBICSPLINE; /* no scale tangents */
+    TU_CHECK_RESULT(sinew_clip_create(&d, &c), SINEW_ERROR_INVALID_ARGUMENT);
+    bad = ch[0]; bad.scale_count = 0; bad.scale_interpolation = SINEW_INTERPOLATION_CUBICSPLINE; /* empty: fine */
+    TU_CHECK_OK(sinew_clip_create(&d, &c));
+    sinew_clip_destroy(c);
+    c = NULL;
+    ttan[3].y = NAN; /* an unused tangent (out of the last key) is still checked */
+    bad = ch[0];
+    TU_CHECK_RESULT(sinew_clip_create(&d, &c), SINEW_ERROR_NON_FINITE);
+    ttan[3].y = 50;
+    rtan[0].w = INFINITY;
+    TU_CHECK_RESULT(sinew_clip_create(&d, &c), SINEW_ERROR_NON_FINITE);
+    rtan[0].w = 9;
+    bad.translation_interpolation = SINEW_INTERPOLATION_LINEAR; bad.translation_tangents = NULL; /* ignored */
+    TU_CHECK_OK(sinew_clip_create(&d, &c));
+    sinew_clip_destroy(c);
+    sinew_skeleton_destroy(s);
+}
+
 int main(void)
 {
     tu_rng rng = tu_rng_seeded(0xA11A7E5ull);
     test_errors();
     test_basic_sampling(&rng);
+    test_interpolation_modes(&rng);
     test_random_clips(&rng);
     test_job(&rng);
     test_decompose(&rng);

@@ -5,9 +5,12 @@
  * Conventions
  *  - Key times are in ticks; a clip has ticks_per_second (25 when given 0) and
  *    a duration in ticks. Sampling times are in seconds.
- *  - Translation and scale are interpolated linearly, rotation by slerp along
- *    the shorter arc. Before the first key the first key holds, after the last
- *    the last key holds.
+ *  - Each track (translation, rotation or scale of one joint) has its own
+ *    interpolation (sinew_interpolation, the three glTF modes): LINEAR (the
+ *    default: lerp, and slerp along the shorter arc for rotations), STEP, or
+ *    CUBICSPLINE (cubic Hermite through the keys with per-key in/out tangents).
+ *    Before the first key the first key holds, after the last the last key
+ *    holds (whatever the mode).
  *  - A joint without a channel, or a channel without keys of one kind (e.g. no
  *    scale keys), keeps that part of the skeleton's rest pose
  *    (sinew_skeleton_rest_pose).
@@ -34,8 +37,34 @@ typedef struct sinew_vec3_key { double time; sinew_vec3 value; } sinew_vec3_key;
 /* One key of a rotation track (normalized at creation). */
 typedef struct sinew_quat_key { double time; sinew_quat value; } sinew_quat_key;
 
+/* How a track blends between its keys k and k+1 (times t_k <= t < t_k+1).
+ * With d = t_k+1 - t_k (ticks) and s = (t - t_k) / d:
+ *  LINEAR:      v_k + s (v_k+1 - v_k); rotations: slerp along the shorter arc.
+ *  STEP:        v_k (the last key at or before t; at t == t_k+1 it is v_k+1).
+ *  CUBICSPLINE: (2s^3 - 3s^2 + 1) v_k + d (s^3 - 2s^2 + s) b_k
+ *               + (-2s^3 + 3s^2) v_k+1 + d (s^3 - s^2) a_k+1,
+ *               with a_k / b_k key k's in / out tangent (the glTF 2.0 formula).
+ *               Rotations: the same on the four components (no sign
+ *               alignment), then normalized; a result shorter than 1e-12
+ *               (or overflowing) takes v_k (s < 0.5) or v_k+1. */
+typedef enum sinew_interpolation {
+    SINEW_INTERPOLATION_LINEAR = 0,
+    SINEW_INTERPOLATION_STEP = 1,
+    SINEW_INTERPOLATION_CUBICSPLINE = 2,
+    SINEW_INTERPOLATION_COUNT
+} sinew_interpolation;
+
 /* The key tracks of one joint. Key times must be finite and non-decreasing
- * within a track; any track may be empty (that part keeps the rest pose). */
+ * within a track; any track may be empty (that part keeps the rest pose).
+ * The fields after scales are optional (zero = LINEAR, no tangents), so a
+ * description written before interpolation modes existed keeps its meaning.
+ * Tangents (CUBICSPLINE tracks only, ignored otherwise): 2 * count entries,
+ * in order in_0, out_0, in_1, out_1, ... (glTF stores in, value, out per key;
+ * here the values stay in the key array). They are derivatives per TICK: for
+ * glTF, whose tangents are per second, give ticks_per_second = 1 (key times in
+ * seconds) and pass them unchanged, or divide them by ticks_per_second.
+ * Rotation values are normalized at creation; rotation tangents are used as
+ * given (4 components each). */
 typedef struct sinew_channel_desc {
     uint32_t joint;
     uint32_t translation_count;
@@ -44,6 +73,12 @@ typedef struct sinew_channel_desc {
     const sinew_quat_key *rotations;
     uint32_t scale_count;
     const sinew_vec3_key *scales;
+    sinew_interpolation translation_interpolation; /* 0 = LINEAR */
+    sinew_interpolation rotation_interpolation;
+    sinew_interpolation scale_interpolation;
+    const sinew_vec3 *translation_tangents;        /* CUBICSPLINE: 2 * translation_count */
+    const sinew_quat *rotation_tangents;           /* CUBICSPLINE: 2 * rotation_count */
+    const sinew_vec3 *scale_tangents;              /* CUBICSPLINE: 2 * scale_count */
 } sinew_channel_desc;
 
 /* Describes a clip; zero means default for optional fields. */
@@ -58,11 +93,12 @@ typedef struct sinew_clip_desc {
                                          from it, freed by sinew_clip_destroy */
 } sinew_clip_desc;
 
-/* Validates (joints in range and unique, times finite and ordered, values
- * finite, rotations non-zero, at most SINEW_MAX_CLIP_KEYS keys) and copies the
- * description into a new clip. Errors: INVALID_ARGUMENT (also an allocator with
- * exactly one of alloc/free NULL; {NULL, NULL} is the default), JOINT_INDEX,
- * NON_FINITE, LIMIT_EXCEEDED, OUT_OF_HOST_MEMORY. */
+/* Validates (joints in range and unique, times finite and ordered, values and
+ * tangents finite, rotations non-zero, interpolation modes valid, tangents
+ * present for every non-empty CUBICSPLINE track, at most SINEW_MAX_CLIP_KEYS
+ * keys) and copies the description into a new clip. Errors: INVALID_ARGUMENT
+ * (also an allocator with exactly one of alloc/free NULL; {NULL, NULL} is the
+ * default), JOINT_INDEX, NON_FINITE, LIMIT_EXCEEDED, OUT_OF_HOST_MEMORY. */
 SINEW_API sinew_result sinew_clip_create(const sinew_clip_desc *desc, sinew_clip **out);
 /* Frees a clip; NULL is ignored. */
 SINEW_API void sinew_clip_destroy(sinew_clip *clip);
