@@ -9,7 +9,7 @@ if(SINEW_NM AND SINEW_PKG_CONFIG AND NOT SINEW_SANITIZE)
             -DWORK_DIR=${PROJECT_BINARY_DIR}/install-test -DCC=${CMAKE_C_COMPILER} -DNM=${SINEW_NM}
             -P ${CMAKE_CURRENT_LIST_DIR}/scripts/install_consume.cmake)
   set_tests_properties(install_consume PROPERTIES LABELS "gpu;install" TIMEOUT 600
-    ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+    ENVIRONMENT "SINEW_VALIDATION=1")
 
   # Sinew as a subproject (add_subdirectory): tests/samples off, sinew::sinew usable.
   add_test(NAME subproject_consume

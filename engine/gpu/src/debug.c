@@ -219,7 +219,7 @@ static void copy_destroy(sinew_gpu *gpu, copy_bench *b)
     if (b->pipe) gpu->vk.vkDestroyPipeline(gpu->device, b->pipe, NULL);
     if (b->pl) gpu->vk.vkDestroyPipelineLayout(gpu->device, b->pl, NULL);
     if (b->dsl) gpu->vk.vkDestroyDescriptorSetLayout(gpu->device, b->dsl, NULL);
-    if (b->sm) gpu->vk.vkDestroyShaderModule(gpu->device, b->sm, NULL);
+    snw_vk_shader_destroy(gpu, b->sm);
     snw_vk_buffer_destroy(gpu, &b->src);
     snw_vk_buffer_destroy(gpu, &b->dst);
 }

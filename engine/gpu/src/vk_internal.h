@@ -180,10 +180,8 @@ sinew_result snw_vk_upload(sinew_gpu *gpu, VkBuffer dst, VkDeviceSize offset, co
                              VkDeviceSize size);
 
 /* Shader modules: create with snw_vk_shader, destroy with snw_vk_shader_destroy
- * (matching allocation callbacks). Modules are made with the default allocator
- * (pAllocator NULL) while debug.c still destroys its module with NULL; switch
- * SNW_VK_SHADER_ALLOC to SNW_VKA(gpu) once every caller uses snw_vk_shader_destroy. */
-#define SNW_VK_SHADER_ALLOC(gpu) ((const VkAllocationCallbacks *)NULL)
+ * (both pass the user's allocation callbacks, SNW_VKA). */
+#define SNW_VK_SHADER_ALLOC(gpu) SNW_VKA(gpu)
 sinew_result snw_vk_shader(sinew_gpu *gpu, const uint32_t *code, size_t bytes, VkShaderModule *out);
 void snw_vk_shader_destroy(sinew_gpu *gpu, VkShaderModule module);
 

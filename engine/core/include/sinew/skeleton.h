@@ -25,8 +25,8 @@ typedef struct sinew_skeleton_desc {
     const sinew_mat4 *bind_global;        /* optional, see above */
     const sinew_mat4 *inverse_bind;       /* optional, see above */
     const sinew_transform *rest_local;    /* optional: the rest (default) pose; derived from the bind pose when NULL */
-    /* Optional, for SINEW_METHOD_DQS_SCALE_MIXED: 1 if the joint's scale
-     * propagates to its children, 0 if it is compensated. NULL = all 1. */
+    /* Optional, for SINEW_METHOD_DQS_SCALE_MIXED: true if the joint's scale
+     * propagates to its children, false if it is compensated. NULL = all true. */
     const bool *scale_propagates;
     /* Optional bone tails in model space (bind pose), one per joint: the end of
      * the joint's bone segment. NULL = the default rule (sinew_skeleton_bone_segment). */
