@@ -323,6 +323,146 @@ static void test_quality_errors(tube *t)
     t->v[5].joints[0] = 0;
 }
 
+/* The box-section bar: exactly a box (volume 4 r^2, faces outward, every ring vertex on
+ * the square), same weights as the tube; twist and bend behave as on the tube. */
+static void test_bar(void)
+{
+    tube t;
+    scene_tube_quality_result lbs, dqs, blg;
+    uint32_t bad_orient = 0, off_square = 0, bad_w = 0, corners = 0;
+    double vol;
+    memset(&t, 0, sizeof t);
+    t.d.rings = 64; t.d.sectors = 32; t.d.radius = 0.1; t.d.alpha = 2.0; t.d.shape = SCENE_SHAPE_BAR;
+    scene_tube_counts(&t.d, &t.nv, &t.ni);
+    TU_CHECK(t.nv == 64 * 32 + 2);
+    t.pos = malloc(sizeof(float) * 3 * t.nv); t.nrm = malloc(sizeof(float) * 3 * t.nv);
+    t.w4 = malloc(sizeof(float) * 4 * t.nv); t.j4 = malloc(sizeof(uint32_t) * 4 * t.nv);
+    t.idx = malloc(sizeof(uint32_t) * t.ni); t.v = malloc(sizeof(sinew_vertex) * t.nv);
+    t.bulge = malloc(sizeof(float) * t.nv); t.out = malloc(sizeof(double) * 3 * t.nv);
+    t.out2 = malloc(sizeof(double) * 3 * t.nv); t.rest = malloc(sizeof(double) * 3 * t.nv);
+    TU_CHECK_OK(scene_tube_build(&t.d, t.pos, t.nrm, t.j4, t.w4, t.idx));
+    {
+        sinew_influences inf = {0};
+        inf.per_vertex = 4; inf.joints = t.j4; inf.weights = t.w4;
+        TU_CHECK_OK(sinew_pack_vertices(t.nv, t.pos, t.nrm, &inf, 3, t.v, NULL, NULL));
+    }
+    TU_CHECK_OK(scene_tube_skeleton(NULL, &t.sk));
+    TU_CHECK_OK(sinew_bulge_rest_distances(t.sk, t.nv, t.v, t.bulge));
+    for (uint32_t i = 0; i < 3 * t.nv; i++) t.rest[i] = t.pos[i];
+    vol = scene_mesh_volume(t.rest, t.idx, t.ni);
+    fprintf(stderr, "bar 64x32: rest volume %.12g, box 0.2 x 0.2 x 1 = 0.04 (tol 1e-6 relative)\n", vol);
+    TU_CHECK(fabs(vol / 0.04 - 1) < 1e-6);
+    for (uint32_t i = 0; i < 64 * 32; i++) {
+        double y = t.pos[3 * i + 1], z = t.pos[3 * i + 2], m = fmax(fabs(y), fabs(z));
+        double x = t.pos[3 * i], w1 = x < 0.5 ? 0.5 * pow(2 * x, 2) : 1 - 0.5 * pow(2 - 2 * x, 2);
+        if (fabs(m - 0.1) > 1e-7) off_square++;
+        if (fabs(fabs(y) - 0.1) < 1e-7 && fabs(fabs(z) - 0.1) < 1e-7) {
+            corners++;
+            /* corner normal: the diagonal */
+            if (fabs(fabs(t.nrm[3 * i + 1]) - sqrt(0.5)) > 1e-6 || t.nrm[3 * i] != 0) bad_orient++;
+        } else if (fabs(t.nrm[3 * i + 1] * y + t.nrm[3 * i + 2] * z - m) > 1e-7) {
+            bad_orient++;   /* a face vertex's normal is its face's (n . p = half width) */
+        }
+        if (fabs(t.w4[4 * i + 1] - w1) > 1e-7) bad_w++;
+    }
+    TU_CHECK(off_square == 0);
+    TU_CHECK(corners == 4 * 64);
+    TU_CHECK(bad_w == 0);
+    for (uint32_t k = 0; k < t.ni; k += 3) {
+        const double *a = t.rest + 3 * t.idx[k], *b = t.rest + 3 * t.idx[k + 1], *c = t.rest + 3 * t.idx[k + 2];
+        sinew_vec3 n = sinew_v3_cross(sinew_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]),
+                                      sinew_v3(c[0] - a[0], c[1] - a[1], c[2] - a[2]));
+        sinew_vec3 ctr = sinew_v3((a[0] + b[0] + c[0]) / 3, (a[1] + b[1] + c[1]) / 3, (a[2] + b[2] + c[2]) / 3);
+        sinew_vec3 out = (ctr.x < 1e-9) ? sinew_v3(-1, 0, 0) : (ctr.x > 1 - 1e-9 ? sinew_v3(1, 0, 0) : sinew_v3(0, ctr.y, ctr.z));
+        if (sinew_v3_dot(n, out) <= 0) bad_orient++;
+    }
+    TU_CHECK(bad_orient == 0);
+    {   /* the bar needs sectors % 8 == 0; an unknown shape is refused */
+        scene_tube_desc bad = t.d;
+        uint32_t nv = 1, ni = 1;
+        bad.sectors = 12;
+        scene_tube_counts(&bad, &nv, &ni);
+        TU_CHECK(nv == 0 && ni == 0);
+        TU_CHECK_RESULT(scene_tube_build(&bad, t.pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        bad.sectors = 32; bad.shape = (scene_shape)7;
+        TU_CHECK_RESULT(scene_tube_build(&bad, t.pos, NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    }
+    TU_CHECK_OK(tube_quality(&t, SINEW_METHOD_LBS, 0, 0, M_PI, NULL, &lbs));
+    TU_CHECK_OK(tube_quality(&t, SINEW_METHOD_DQS, 0, 0, M_PI, NULL, &dqs));
+    fprintf(stderr, "bar twist 180: middle radius kept LBS %.4f DQS %.6f; volume LBS %.4f DQS %.4f\n",
+            lbs.middle_radius_ratio, dqs.middle_radius_ratio, lbs.volume_ratio, dqs.volume_ratio);
+    TU_CHECK(lbs.middle_radius_ratio < 0.05);
+    TU_CHECK(dqs.middle_radius_ratio >= 0.99);
+    TU_CHECK_OK(tube_quality(&t, SINEW_METHOD_LBS, 0, M_PI / 2, 0, NULL, &lbs));
+    TU_CHECK_OK(tube_quality(&t, SINEW_METHOD_DQS, 0, M_PI / 2, 0, NULL, &dqs));
+    TU_CHECK_OK(tube_quality(&t, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, M_PI / 2, 0, NULL, &blg));
+    fprintf(stderr, "bar bend 90: volume LBS %.4f DQS %.4f DQS+bulge %.4f; max dist increase %.4g %.4g %.3g\n",
+            lbs.volume_ratio, dqs.volume_ratio, blg.volume_ratio, lbs.max_bone_distance_increase,
+            dqs.max_bone_distance_increase, blg.max_bone_distance_increase);
+    TU_CHECK(lbs.volume_ratio < 0.97);
+    TU_CHECK(fabs(dqs.volume_ratio - 1) < 0.03);
+    TU_CHECK(dqs.max_bone_distance_increase > 0.005);
+    TU_CHECK(blg.max_bone_distance_increase <= 1e-9);
+    tube_free(&t);
+}
+
+/* scene_jump_ratio on motions with known answers, then the sweeps of the README's
+ * quality table (bend 0..150, twist 0..180 in 1-degree steps) with their bounds. */
+static void test_jump_ratio_and_sweeps(void)
+{
+    enum { F = 11, NV = 3 };
+    double fr[F * NV * 3], mj = -1;
+    for (int f = 0; f < F; f++)
+        for (int i = 0; i < NV; i++) {
+            double *p = fr + 3 * (NV * f + i);
+            p[0] = i == 0 ? 0.1 * f : 0.0;                 /* uniform motion: ratio 1 */
+            p[1] = i == 1 ? (f < 6 ? 0.01 * f : 0.01 * f + 0.5) : 0.0;  /* a pop of 0.5 between frames 5 and 6 */
+            p[2] = 0.0;                                     /* vertex 2 never moves: skipped */
+        }
+    {
+        double uni[F * 3];
+        for (int f = 0; f < F; f++) { uni[3 * f] = 0.1 * f; uni[3 * f + 1] = 0.0; uni[3 * f + 2] = 1.0; }
+        TU_CHECK_NEAR(scene_jump_ratio(uni, F, 1, 0.0, &mj), 1.0, 1e-12);
+        TU_CHECK_NEAR(mj, 0.1, 1e-12);
+    }
+    fprintf(stderr, "jump ratio: uniform 1, popping %.3f (expected 51), still vertex skipped\n",
+            scene_jump_ratio(fr, F, NV, 1e-9, &mj));
+    TU_CHECK_NEAR(scene_jump_ratio(fr, F, NV, 1e-9, &mj), 51.0, 1e-9);
+    TU_CHECK_NEAR(mj, 0.51, 1e-12);
+    TU_CHECK(scene_jump_ratio(fr, 1, NV, 0.0, NULL) == 0.0);
+    for (int shape = 0; shape < 2; shape++) {
+        scene_tube_desc d = { 64, 32, 0.1, 2.0, (scene_shape)shape };
+        const sinew_method ms[3] = { SINEW_METHOD_LBS, SINEW_METHOD_DQS, SINEW_METHOD_DQS };
+        const uint32_t fl[3] = { 0, 0, SINEW_SKIN_BULGE_CORRECTION };
+        scene_sweep_result bend[3], twist[3];
+        for (int k = 0; k < 3; k++) {
+            TU_CHECK_OK(scene_tube_sweep(&d, ms[k], fl[k], SCENE_SWEEP_BEND, 150 * M_PI / 180, 150, &bend[k]));
+            TU_CHECK_OK(scene_tube_sweep(&d, ms[k], fl[k], SCENE_SWEEP_TWIST, M_PI, 180, &twist[k]));
+            fprintf(stderr, "%s %-10s bend 0..150: volume %.4f..%.4f max dist incr %.4f jump ratio %.2f | "
+                    "twist 0..180: radius min %.4f volume %.4f..%.4f jump ratio %.2f\n",
+                    shape ? "bar " : "tube", k == 0 ? "lbs" : k == 1 ? "dqs" : "dqs+bulge",
+                    bend[k].volume_min, bend[k].volume_max, bend[k].max_bone_distance_increase, bend[k].jump_ratio,
+                    twist[k].radius_min, twist[k].volume_min, twist[k].volume_max, twist[k].jump_ratio);
+        }
+        TU_CHECK(twist[0].radius_min < 0.05);          /* LBS candy wrapper */
+        TU_CHECK(twist[1].radius_min > 0.99);          /* DQS keeps the section */
+        TU_CHECK(bend[2].max_bone_distance_increase <= 1e-9);
+        TU_CHECK(bend[1].max_bone_distance_increase > 0.005);
+        TU_CHECK(bend[0].volume_min < bend[1].volume_min);
+        for (int k = 0; k < 3; k++) {                  /* all continuous: no pop in any sweep */
+            TU_CHECK(bend[k].jump_ratio > 1.0 && bend[k].jump_ratio < 10.0);
+            TU_CHECK(twist[k].jump_ratio > 1.0 && twist[k].jump_ratio < 10.0);
+        }
+    }
+    {
+        scene_sweep_result q;
+        TU_CHECK_RESULT(scene_tube_sweep(NULL, SINEW_METHOD_LBS, 0, SCENE_SWEEP_BEND, 1.0, 0, &q), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_sweep(NULL, SINEW_METHOD_LBS, 0, SCENE_SWEEP_BEND, NAN, 4, &q), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_sweep(NULL, SINEW_METHOD_LBS, 0, (scene_sweep_kind)5, 1.0, 4, &q), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_sweep(NULL, SINEW_METHOD_LBS, 0, SCENE_SWEEP_BEND, 1.0, 4, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    }
+}
+
 int main(void)
 {
     tube t;
@@ -338,5 +478,7 @@ int main(void)
     tube_free(&t);
     test_alpha_table();
     test_scale();
+    test_bar();
+    test_jump_ratio_and_sweeps();
     return tu_finish("test_scene");
 }

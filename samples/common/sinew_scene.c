@@ -1,8 +1,12 @@
-/* Sinew procedural test scene: the capped tube along x, its 3-joint chain,
- * poses, and the measurements (volume, ring radius, distance to bone). */
+/* Sinew procedural test scene: the capped tube (or box-section bar) along x,
+ * its 3-joint chain, poses, and the measurements (volume, ring radius, distance
+ * to bone, pose sweeps, temporal smoothness). */
 #include "sinew_scene.h"
 
+#include <sinew/reference.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define SCENE_PI 3.14159265358979323846
 #define TUBE_MAX_VERTICES (1u << 26)
@@ -10,14 +14,17 @@
 /* Applies defaults and validates; 0 on success. */
 static int tube_resolve(const scene_tube_desc *in, scene_tube_desc *out)
 {
-    scene_tube_desc d = { 64, 32, 0.1, 2.0 };
+    scene_tube_desc d = { 64, 32, 0.1, 2.0, SCENE_SHAPE_TUBE };
     if (in) {
         if (in->rings) d.rings = in->rings;
         if (in->sectors) d.sectors = in->sectors;
         if (in->radius != 0.0) d.radius = in->radius;
         if (in->alpha != 0.0) d.alpha = in->alpha;
+        d.shape = in->shape;
     }
     if (d.rings < 2 || d.sectors < 3) return -1;
+    if (d.shape != SCENE_SHAPE_TUBE && d.shape != SCENE_SHAPE_BAR) return -1;
+    if (d.shape == SCENE_SHAPE_BAR && d.sectors % 8 != 0) return -1;
     if (!(d.radius > 0.0) || !isfinite(d.radius) || !(d.alpha > 0.0) || !isfinite(d.alpha)) return -1;
     if ((uint64_t)d.rings * d.sectors > TUBE_MAX_VERTICES) return -1;
     *out = d;
@@ -94,6 +101,39 @@ static void put_vertex(uint32_t i, double x, double y, double z, double nx, doub
     }
 }
 
+/* Ring vertex s of the cross-section: position (y, z) and normal (ny, nz). */
+static void section_point(const scene_tube_desc *d, uint32_t s, double *y, double *z, double *ny, double *nz)
+{
+    const double r = d->radius;
+    if (d->shape == SCENE_SHAPE_BAR) {
+        /* u in half-edge units along the perimeter from (r, 0) towards +z; corners at odd u */
+        uint32_t q = 8 * s;                       /* u = q / S, exact for corners */
+        double u = (double)q / (double)d->sectors;
+        static const double corner[4][2] = { { 1, 1 }, { -1, 1 }, { -1, -1 }, { 1, -1 } };
+        static const double face[4][2] = { { -1, 0 }, { 0, -1 }, { 1, 0 }, { 0, 1 } }; /* direction after corner k */
+        static const double fnrm[4][2] = { { 0, 1 }, { -1, 0 }, { 0, -1 }, { 1, 0 } };   /* normal of that face */
+        if (q < d->sectors) {                     /* first half face y = +r */
+            *y = r; *z = u * r; *ny = 1; *nz = 0;
+        } else {
+            uint32_t k = (q - d->sectors) / (2 * d->sectors);   /* face after corner k, k = 0..3 */
+            double along = u - (1.0 + 2.0 * k);                  /* 0..2 half edges past corner k (k = 3: < 1) */
+            *y = corner[k][0] * r + face[k][0] * along * r;
+            *z = corner[k][1] * r + face[k][1] * along * r;
+            if ((q - d->sectors) % (2 * d->sectors) == 0) {  /* exactly on corner k */
+                *ny = corner[k][0] / sqrt(2.0); *nz = corner[k][1] / sqrt(2.0);
+            } else {
+                *ny = fnrm[k][0]; *nz = fnrm[k][1];
+            }
+        }
+        return;
+    }
+    {
+        double a = 2.0 * SCENE_PI * (double)s / (double)d->sectors;
+        *ny = cos(a); *nz = sin(a);
+        *y = r * *ny; *z = r * *nz;
+    }
+}
+
 sinew_result scene_tube_build(const scene_tube_desc *desc, float *positions, float *normals,
                               uint32_t *joints4, float *weights4, uint32_t *indices)
 {
@@ -106,9 +146,9 @@ sinew_result scene_tube_build(const scene_tube_desc *desc, float *positions, flo
     for (uint32_t r = 0; r < R; r++) {
         double x = (double)r / (double)(R - 1);
         for (uint32_t s = 0; s < S; s++) {
-            double a = 2.0 * SCENE_PI * (double)s / (double)S, c = cos(a), sn = sin(a);
-            put_vertex(r * S + s, x, d.radius * c, d.radius * sn, 0.0, c, sn, d.alpha,
-                       positions, normals, joints4, weights4);
+            double y, z, ny, nz;
+            section_point(&d, s, &y, &z, &ny, &nz);
+            put_vertex(r * S + s, x, y, z, 0.0, ny, nz, d.alpha, positions, normals, joints4, weights4);
         }
     }
     put_vertex(R * S, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, d.alpha, positions, normals, joints4, weights4);
@@ -259,4 +299,106 @@ sinew_result scene_tube_quality(const scene_tube_desc *desc, const sinew_vertex 
     out->max_bone_distance_increase = worst;
     out->worst_vertex = worst_i;
     return SINEW_OK;
+}
+
+/* ---- sweeps and temporal smoothness ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double scene_jump_ratio(const double *frames, uint32_t frame_count, uint32_t nv, double min_median,
+                        double *max_jump)
+{
+    double worst = 0.0, big = 0.0;
+    double *j;
+    if (max_jump) *max_jump = 0.0;
+    if (!frames || frame_count < 2 || nv == 0) return 0.0;
+    j = malloc(sizeof(double) * (frame_count - 1));
+    if (!j) return -1.0;
+    for (uint32_t i = 0; i < nv; i++) {
+        double med, mx = 0.0;
+        uint32_t n = frame_count - 1;
+        for (uint32_t f = 0; f < n; f++) {
+            const double *a = frames + 3 * ((size_t)nv * f + i), *b = frames + 3 * ((size_t)nv * (f + 1) + i);
+            double dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+            j[f] = sqrt(dx * dx + dy * dy + dz * dz);
+            if (j[f] > mx) mx = j[f];
+        }
+        if (mx > big) big = mx;
+        qsort(j, n, sizeof(double), cmp_double);
+        med = (n % 2) ? j[n / 2] : 0.5 * (j[n / 2 - 1] + j[n / 2]);
+        if (med > min_median && mx / med > worst) worst = mx / med;
+    }
+    free(j);
+    if (max_jump) *max_jump = big;
+    return worst;
+}
+
+sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint32_t flags, scene_sweep_kind kind,
+                              double max_rad, uint32_t steps, scene_sweep_result *out)
+{
+    scene_tube_desc d;
+    uint32_t nv = 0, ni = 0;
+    float *pos = NULL, *nrm = NULL, *w4 = NULL, *bulge = NULL;
+    uint32_t *j4 = NULL;
+    sinew_vertex *v = NULL;
+    double *frames = NULL;
+    sinew_mat4 *scratch = NULL;
+    sinew_skeleton *sk = NULL;
+    sinew_result r = SINEW_OK;
+    if (!out || tube_resolve(desc, &d) != 0 || steps == 0 || !isfinite(max_rad) ||
+        (kind != SCENE_SWEEP_BEND && kind != SCENE_SWEEP_TWIST))
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    scene_tube_counts(&d, &nv, &ni);
+    pos = malloc(sizeof(float) * 3 * nv);
+    nrm = malloc(sizeof(float) * 3 * nv);
+    w4 = malloc(sizeof(float) * 4 * nv);
+    j4 = malloc(sizeof(uint32_t) * 4 * nv);
+    bulge = malloc(sizeof(float) * nv);
+    v = malloc(sizeof(sinew_vertex) * nv);
+    frames = malloc(sizeof(double) * 3 * (size_t)nv * (steps + 1));
+    scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(3));
+    if (!pos || !nrm || !w4 || !j4 || !bulge || !v || !frames || !scratch) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = scene_tube_build(&d, pos, nrm, j4, w4, NULL);
+    if (r == SINEW_OK) {
+        sinew_influences inf = {0};
+        inf.per_vertex = 4; inf.joints = j4; inf.weights = w4;
+        r = sinew_pack_vertices(nv, pos, nrm, &inf, 3, v, NULL, NULL);
+    }
+    if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &sk);
+    if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
+    if (r == SINEW_OK) {
+        out->volume_min = INFINITY;
+        out->volume_max = -INFINITY;
+        out->radius_min = INFINITY;
+        out->max_bone_distance_increase = -INFINITY;
+    }
+    for (uint32_t k = 0; r == SINEW_OK && k <= steps; k++) {
+        double a = max_rad * (double)k / (double)steps;
+        sinew_transform local[3];
+        sinew_palette_joint pal[3];
+        scene_tube_quality_result q;
+        double *f = frames + 3 * (size_t)nv * k;
+        scene_tube_pose(kind == SCENE_SWEEP_BEND ? a : 0.0, kind == SCENE_SWEEP_TWIST ? a : 0.0, NULL, local);
+        r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
+        if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, 3, m, flags, f, NULL);
+        if (r == SINEW_OK) r = scene_tube_quality(&d, v, bulge, pal, f, &q);
+        if (r != SINEW_OK) break;
+        if (q.volume_ratio < out->volume_min) out->volume_min = q.volume_ratio;
+        if (q.volume_ratio > out->volume_max) out->volume_max = q.volume_ratio;
+        if (q.middle_radius_ratio < out->radius_min) out->radius_min = q.middle_radius_ratio;
+        if (q.max_bone_distance_increase > out->max_bone_distance_increase)
+            out->max_bone_distance_increase = q.max_bone_distance_increase;
+        out->volume_end = q.volume_ratio;
+    }
+    if (r == SINEW_OK) {
+        out->jump_ratio = scene_jump_ratio(frames, steps + 1, nv, 1e-7, &out->max_jump);
+        if (out->jump_ratio < 0) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    sinew_skeleton_destroy(sk);
+    free(pos); free(nrm); free(w4); free(j4); free(bulge); free(v); free(frames); free(scratch);
+    return r;
 }

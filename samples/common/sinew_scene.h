@@ -1,6 +1,6 @@
 /* Procedural test scene for samples, tests and the benchmark (not part of the
- * installed library): the classic skinning-lab tube, its skeleton,
- * weights and poses, and the measurements used to compare methods. CPU only. */
+ * installed library): the classic skinning-lab tube and box-section bar, their
+ * skeleton, weights and poses, and the measurements used to compare methods. CPU only. */
 #ifndef SAMPLES_SINEW_SCENE_H
 #define SAMPLES_SINEW_SCENE_H
 
@@ -11,12 +11,19 @@
 extern "C" {
 #endif
 
-/* A closed tube along x in [0, 1] (side rings plus two capped ends). */
+/* Cross-section of the lab shape. */
+typedef enum scene_shape {
+    SCENE_SHAPE_TUBE = 0,   /* round: ring vertices on a circle of the given radius */
+    SCENE_SHAPE_BAR = 1     /* box section: ring vertices on the square |y|, |z| <= radius */
+} scene_shape;
+
+/* A closed tube (or bar) along x in [0, 1] (side rings plus two capped ends). */
 typedef struct scene_tube_desc {
     uint32_t rings;     /* rings along x, >= 2 (default 64) */
-    uint32_t sectors;   /* vertices per ring, >= 3 (default 32) */
-    double radius;      /* default 0.1 */
+    uint32_t sectors;   /* vertices per ring, >= 3 (default 32); the bar needs a multiple of 8 */
+    double radius;      /* default 0.1 (the bar's half width) */
     double alpha;       /* weight sharpness exponent, > 0 (default 2) */
+    scene_shape shape;  /* default SCENE_SHAPE_TUBE */
 } scene_tube_desc;
 
 /* Vertex and index counts of the tube (side rings * sectors + 2 cap centers;
@@ -24,7 +31,11 @@ typedef struct scene_tube_desc {
  * (rings 1, sectors 1 or 2, negative/non-finite radius or alpha, too many vertices).
  * Layout: vertex r * sectors + s is ring r (x = r / (rings - 1)), angle 2 pi s / sectors,
  * at (x, radius cos, radius sin); rings * sectors is the x = 0 cap center, +1 the x = 1
- * one. Side triangles come first, then the x = 0 fan, then the x = 1 fan. */
+ * one. Side triangles come first, then the x = 0 fan, then the x = 1 fan.
+ * The bar has the same layout and weights, its ring vertex s at arc length
+ * 8 radius s / sectors along the square's perimeter, starting at (radius, 0) towards +z
+ * (corners at s = sectors (2k + 1) / 8 are vertices, so the mesh is exactly a box);
+ * normals: the face normal, the diagonal at the corners. */
 void scene_tube_counts(const scene_tube_desc *d, uint32_t *vertex_count, uint32_t *index_count);
 
 /* Fills positions, normals (3 floats each), 4 joints + 4 weights per vertex and
@@ -71,6 +82,40 @@ typedef struct scene_tube_quality_result {
 sinew_result scene_tube_quality(const scene_tube_desc *d, const sinew_vertex *v,
                                 const float *bulge_rest, const sinew_palette_joint *palette,
                                 const double *skinned, scene_tube_quality_result *out);
+
+/* Temporal smoothness of a motion: frames are frame_count consecutive poses of nv
+ * vertices (3 doubles each, frame f at frames + 3 nv f). For each vertex, its jumps
+ * |p(f+1) - p(f)| over the frames; ratio = its largest jump / its median jump. Returns
+ * the largest ratio over the vertices whose median jump exceeds min_median (vertices
+ * that barely move are skipped; 0 when none moves or frame_count < 2); *max_jump
+ * (may be NULL) gets the largest jump of any vertex. A uniform motion sampled at
+ * uniform steps gives ratios near 1, a pop or a sudden speed-up gives large ones.
+ * Allocates one array of frame_count doubles (returns -1 if that fails). */
+double scene_jump_ratio(const double *frames, uint32_t frame_count, uint32_t nv, double min_median,
+                        double *max_jump);
+
+/* Figures of a pose sweep (see scene_tube_sweep). */
+typedef struct scene_sweep_result {
+    double volume_min, volume_max;   /* volume ratio (skinned / rest), extremes over the sweep */
+    double volume_end;               /* volume ratio at the last pose */
+    double radius_min;               /* smallest middle_radius_ratio over the sweep (candy wrapper) */
+    double max_bone_distance_increase; /* largest over the sweep */
+    double jump_ratio;               /* scene_jump_ratio of the sweep, min_median 1e-7 */
+    double max_jump;                 /* largest jump of any vertex between consecutive poses */
+} scene_sweep_result;
+
+typedef enum scene_sweep_kind {
+    SCENE_SWEEP_BEND = 0,   /* bend from 0 to max_rad, no twist */
+    SCENE_SWEEP_TWIST = 1   /* twist from 0 to max_rad, no bend */
+} scene_sweep_kind;
+
+/* Skins the shape of desc d (NULL = defaults) by the float64 reference with method m
+ * and flags over steps + 1 poses (angle max_rad * k / steps, k = 0..steps) and
+ * measures every pose with scene_tube_quality. Allocates (malloc) its buffers.
+ * Errors: INVALID_ARGUMENT (NULL out, invalid desc, steps 0, max_rad not finite),
+ * OUT_OF_HOST_MEMORY, and the palette/reference errors (NOT_RIGID for DQS on scale). */
+sinew_result scene_tube_sweep(const scene_tube_desc *d, sinew_method m, uint32_t flags, scene_sweep_kind kind,
+                              double max_rad, uint32_t steps, scene_sweep_result *out);
 
 #ifdef __cplusplus
 }
