@@ -1,6 +1,8 @@
-/* sinew-demo: skins the lab tube with every method on the GPU and prints
+/* sinew-demo: skins the lab tube and bar with every method on the GPU and prints
  * (1) quality figures (middle radius, volume, distance-to-bone increase) for a
- *     180-degree twist, a 90-degree bend and both together, and
+ *     180-degree twist, a 90-degree bend and both together, then the float64
+ *     reference's sweeps (bend 0..150, twist 0..180: volume, candy-wrapper radius,
+ *     distance-to-bone increase, temporal smoothness) for tube and bar, and
  * (2) throughput of one dispatch over a crowd of tubes against the copy
  *     roofline measured in the same run (compute-shader copy and vkCmdCopyBuffer). */
 #include <sinew/sinew.h>
@@ -44,9 +46,10 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-static void tube_make(uint32_t rings, uint32_t sectors, tube *t)
+static void tube_make(uint32_t rings, uint32_t sectors, scene_shape shape, tube *t)
 {
     memset(t, 0, sizeof *t);
+    t->d.shape = shape;
     t->d.rings = rings;
     t->d.sectors = sectors;
     t->d.radius = 0.1;
@@ -87,10 +90,11 @@ static void tube_free(tube *t)
 static const char *path_name(sinew_read_path p) { return p == SINEW_READ_TEXEL ? "texel" : "storage"; }
 
 /* ---- (1) quality ---- */
-static void quality(sinew_gpu *gpu)
+static void quality(sinew_gpu *gpu, scene_shape shape)
 {
     tube t;
-    tube_make(64, 32, &t);
+    const char *shape_name = shape == SCENE_SHAPE_BAR ? "Bar" : "Tube";
+    tube_make(64, 32, shape, &t);
     struct { const char *name; double bend, twist; } poses[3] = {
         { "twist 180", 0, M_PI }, { "bend 90", M_PI / 2, 0 }, { "bend 90 + twist 180", M_PI / 2, M_PI } };
     enum { NP = 3, NI = NP * SINEW_METHOD_COUNT * 2 };
@@ -127,8 +131,8 @@ static void quality(sinew_gpu *gpu)
     CHECK(sinew_skinner_submit(sk));
     float *pos = xmalloc(sizeof(float) * 3 * t.nv);
     double *pd = xmalloc(sizeof(double) * 3 * t.nv);
-    printf("Tube quality (%u vertices, radius %.2f, GPU %s reads, all %d variants in one dispatch)\n", t.nv,
-           t.d.radius, path_name(sinew_skinner_read_path(sk)), NI);
+    printf("%s quality (%u vertices, %s %.2f, GPU %s reads, all %d variants in one dispatch)\n", shape_name, t.nv,
+           shape == SCENE_SHAPE_BAR ? "half width" : "radius", t.d.radius, path_name(sinew_skinner_read_path(sk)), NI);
     for (int p = 0; p < NP; p++) {
         printf("\n  %s\n  %-22s %12s %12s %24s\n", poses[p].name, "method", "mid radius", "volume",
                "max dist-to-bone incr.");
@@ -146,11 +150,36 @@ static void quality(sinew_gpu *gpu)
                        100 * q.max_bone_distance_increase / t.d.radius);
             }
     }
-    printf("  (dist-to-bone increase in tube units and in %% of the radius)\n\n");
+    printf("  (dist-to-bone increase in scene units and in %% of the radius / half width)\n\n");
     free(pos);
     free(pd);
     sinew_skinner_destroy(sk);
     tube_free(&t);
+}
+
+/* The sweeps of README's quality table, by the float64 reference (CPU). */
+static void sweeps(void)
+{
+    static const struct { const char *name; sinew_method m; uint32_t flags; } meth[3] = {
+        { "lbs", SINEW_METHOD_LBS, 0 }, { "dqs", SINEW_METHOD_DQS, 0 },
+        { "dqs +bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION } };
+    printf("Sweeps by the float64 reference (64 x 32, radius / half width 0.1, alpha 2, 1-degree steps):\n"
+           "  volume: min..max over the sweep; radius: smallest middle-section radius kept (candy wrapper);\n"
+           "  dist incr: largest increase of a vertex's distance to its major bone; jump ratio: largest\n"
+           "  per-vertex jump between consecutive poses / that vertex's median jump (1 = uniform motion)\n\n");
+    printf("  %-5s %-11s | %-15s %10s %11s | %-15s %8s %11s\n", "shape", "method", "bend 0-150: volume",
+           "dist incr", "jump ratio", "twist 0-180: vol", "radius", "jump ratio");
+    for (int sh = 0; sh < 2; sh++)
+        for (int k = 0; k < 3; k++) {
+            scene_tube_desc d = { 64, 32, 0.1, 2.0, (scene_shape)sh };
+            scene_sweep_result b, tw;
+            CHECK(scene_tube_sweep(&d, meth[k].m, meth[k].flags, SCENE_SWEEP_BEND, 150 * M_PI / 180, 150, &b));
+            CHECK(scene_tube_sweep(&d, meth[k].m, meth[k].flags, SCENE_SWEEP_TWIST, M_PI, 180, &tw));
+            printf("  %-5s %-11s | %6.1f..%5.1f%% %10.4f %11.2f | %6.1f..%5.1f%% %7.1f%% %11.2f\n", sh ? "bar" : "tube",
+                   meth[k].name, 100 * b.volume_min, 100 * b.volume_max, b.max_bone_distance_increase, b.jump_ratio,
+                   100 * tw.volume_min, 100 * tw.volume_max, 100 * tw.radius_min, tw.jump_ratio);
+        }
+    printf("\n");
 }
 
 /* ---- (2) throughput ---- */
@@ -171,7 +200,7 @@ static int cmp_d(const void *a, const void *b)
 static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
 {
     tube t;
-    tube_make(128, 128, &t); /* 16386 vertices */
+    tube_make(128, 128, SCENE_SHAPE_TUBE, &t); /* 16386 vertices */
     uint64_t total = (uint64_t)chars * t.nv;
     sinew_skinner *sk[2];
     sinew_mesh_id mesh[2];
@@ -323,7 +352,9 @@ int main(int argc, char **argv)
     const sinew_gpu_device_info *info = sinew_gpu_info(gpu);
     printf("Device: %s (Vulkan %u.%u)\n\n", info->name, VK_API_VERSION_MAJOR(info->api_version),
            VK_API_VERSION_MINOR(info->api_version));
-    quality(gpu);
+    quality(gpu, SCENE_SHAPE_TUBE);
+    quality(gpu, SCENE_SHAPE_BAR);
+    sweeps();
     throughput(gpu, chars, runs);
     if (sinew_debug_validation_enabled(gpu))
         printf("\nvalidation messages: %u\n", sinew_debug_validation_message_count(gpu));
