@@ -14,6 +14,8 @@ void demo_scene_destroy(demo_gpu_scene *s)
     demo_model_free(&s->tube_fine);
     demo_model_free(&s->tube_small);
     demo_model_free(&s->asset);
+    demo_model_free(&s->bar_fine);
+    demo_model_free(&s->bar_small);
     memset(s, 0, sizeof *s);
 }
 
@@ -27,7 +29,12 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
     if (msg && msg_size) msg[0] = 0;
     sinew_result r = demo_tube(64, 32, &s->tube_fine);
     if (r == SINEW_OK) r = demo_tube(24, 16, &s->tube_small);
-    if (r != SINEW_OK) return r;
+    if (r == SINEW_OK) r = demo_shape(64, 32, SCENE_SHAPE_BAR, &s->bar_fine);
+    if (r == SINEW_OK) r = demo_shape(24, 16, SCENE_SHAPE_BAR, &s->bar_small);
+    if (r != SINEW_OK) {
+        demo_scene_destroy(s);
+        return r;
+    }
 #ifdef DEMO_WITH_ASSET
     if (asset_path && demo_asset(asset_path, &s->asset, msg, msg_size) == SINEW_OK) s->has_asset = 1;
 #else
@@ -44,7 +51,8 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
     uint64_t pal = (uint64_t)max_characters * max_joints * 7u + 64;
     if (pal > (1u << 24)) pal = 1u << 24;
     sinew_skinner_desc sd = {0};
-    sd.max_rest_vertices = s->tube_fine.vertex_count + s->tube_small.vertex_count + s->asset.vertex_count + 64;
+    sd.max_rest_vertices = s->tube_fine.vertex_count + s->tube_small.vertex_count + s->bar_fine.vertex_count +
+                           s->bar_small.vertex_count + s->asset.vertex_count + 64;
     sd.max_meshes = 8;
     sd.max_instances = max_characters > 8 ? max_characters : 8;
     sd.max_output_vertices = (uint32_t)out;
@@ -67,9 +75,13 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
     }
     if (r == SINEW_OK) r = demo_model_upload(&s->tube_fine, s->sk, s->rnd);
     if (r == SINEW_OK) r = demo_model_upload(&s->tube_small, s->sk, s->rnd);
+    if (r == SINEW_OK) r = demo_model_upload(&s->bar_fine, s->sk, s->rnd);
+    if (r == SINEW_OK) r = demo_model_upload(&s->bar_small, s->sk, s->rnd);
     if (r == SINEW_OK && s->has_asset) r = demo_model_upload(&s->asset, s->sk, s->rnd);
     if (r == SINEW_OK) r = demo_model_add_to_crowd(&s->tube_fine, s->crowd, &s->id_fine);
     if (r == SINEW_OK) r = demo_model_add_to_crowd(&s->tube_small, s->crowd, &s->id_small);
+    if (r == SINEW_OK) r = demo_model_add_to_crowd(&s->bar_fine, s->crowd, &s->id_bar_fine);
+    if (r == SINEW_OK) r = demo_model_add_to_crowd(&s->bar_small, s->crowd, &s->id_bar_small);
     if (r == SINEW_OK && s->has_asset) r = demo_model_add_to_crowd(&s->asset, s->crowd, &s->id_asset);
     if (r != SINEW_OK) demo_scene_destroy(s);
     return r;
@@ -88,6 +100,26 @@ int demo_project(const float vp[16], sinew_vec3 p, uint32_t w, uint32_t h, doubl
 sinew_result demo_render_tube_methods(demo_gpu_scene *s, sinew_render_target *t, uint32_t w, uint32_t h,
                                       uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8])
 {
+    return demo_render_shape_methods(s, SCENE_SHAPE_TUBE, t, w, h, rgba, view_out, mids);
+}
+
+const demo_model *demo_scene_model(const demo_gpu_scene *s, int which, sinew_model_id *id)
+{
+    if (which == DEMO_MODEL_ASSET && s->has_asset) {
+        if (id) *id = s->id_asset;
+        return &s->asset;
+    }
+    if (which == DEMO_MODEL_BAR) {
+        if (id) *id = s->id_bar_small;
+        return &s->bar_small;
+    }
+    if (id) *id = s->id_small;
+    return &s->tube_small;
+}
+
+sinew_result demo_render_shape_methods(demo_gpu_scene *s, scene_shape shape, sinew_render_target *t, uint32_t w,
+                                       uint32_t h, uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8])
+{
     sinew_transform poses[8][3];
     sinew_mat4 roots[8];
     sinew_crowd_character ch[8];
@@ -102,7 +134,7 @@ sinew_result demo_render_tube_methods(demo_gpu_scene *s, sinew_render_target *t,
             double x0 = col * 1.5 - 2.6, y0 = row == 0 ? 0.55 : -0.75;
             roots[k] = sinew_mat4_from_rigid(sinew_quat_identity(), sinew_v3(x0, y0, 0));
             mids[k] = sinew_v3(x0 + 0.5, y0, 0);
-            ch[k].model = s->id_fine;
+            ch[k].model = shape == SCENE_SHAPE_BAR ? s->id_bar_fine : s->id_fine;
             ch[k].method = col == 0 ? SINEW_METHOD_LBS : col == 2 ? SINEW_METHOD_DQS_SCALE : SINEW_METHOD_DQS;
             ch[k].flags = col == 3 ? SINEW_SKIN_BULGE_CORRECTION : 0;
             ch[k].root = &roots[k];
@@ -136,8 +168,8 @@ sinew_result demo_render_crowd(demo_gpu_scene *s, int use_asset, uint32_t count,
                                sinew_render_target *t, uint32_t w, uint32_t h, uint8_t *rgba,
                                sinew_render_view *view_out, demo_crowd *dc, double *char_height)
 {
-    const demo_model *m = use_asset && s->has_asset ? &s->asset : &s->tube_small;
-    sinew_model_id id = use_asset && s->has_asset ? s->id_asset : s->id_small;
+    sinew_model_id id;
+    const demo_model *m = demo_scene_model(s, use_asset, &id);
     sinew_result r = demo_crowd_setup(dc, m, id, count, -1, 0);
     if (r != SINEW_OK) return r;
     demo_crowd_animate(dc, time);

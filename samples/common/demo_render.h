@@ -19,7 +19,10 @@ typedef struct demo_gpu_scene {
     demo_model tube_small;          /* 24 x 16, a crowd character */
     demo_model asset;
     int has_asset;
+    demo_model bar_fine;            /* the box-section bar, 64 x 32 */
+    demo_model bar_small;           /* 24 x 16 */
     sinew_model_id id_fine, id_small, id_asset; /* crowd model ids */
+    sinew_model_id id_bar_fine, id_bar_small;
     uint32_t max_characters;
     uint32_t max_output_vertices;   /* skinner capacity actually created */
 } demo_gpu_scene;
@@ -49,7 +52,17 @@ extern const char *const demo_cmp_names[DEMO_CMP_COLS];
 sinew_result demo_render_tube_methods(demo_gpu_scene *s, sinew_render_target *t, uint32_t w, uint32_t h,
                                       uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8]);
 
-/* A crowd frame of `count` characters of one model at time `time`, methods
+/* The same comparison for the tube or the bar. */
+sinew_result demo_render_shape_methods(demo_gpu_scene *s, scene_shape shape, sinew_render_target *t, uint32_t w,
+                                       uint32_t h, uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8]);
+
+/* Which model a crowd frame uses (DEMO_MODEL_ASSET falls back to the tube without an asset). */
+enum { DEMO_MODEL_TUBE = 0, DEMO_MODEL_ASSET = 1, DEMO_MODEL_BAR = 2 };
+
+/* The small crowd model for `which` and its crowd model id. */
+const demo_model *demo_scene_model(const demo_gpu_scene *s, int which, sinew_model_id *id);
+
+/* A crowd frame of `count` characters of one model (use_asset: a DEMO_MODEL_*) at time `time`, methods
  * cycling LBS, DQS, DQS with scale; the characters' placement is left in dc
  * (free it with demo_crowd_free). */
 sinew_result demo_render_crowd(demo_gpu_scene *s, int use_asset, uint32_t count, double time,

@@ -16,14 +16,21 @@ void demo_model_free(demo_model *m)
 
 sinew_result demo_tube(uint32_t rings, uint32_t sectors, demo_model *m)
 {
+    return demo_shape(rings, sectors, SCENE_SHAPE_TUBE, m);
+}
+
+sinew_result demo_shape(uint32_t rings, uint32_t sectors, scene_shape shape, demo_model *m)
+{
     memset(m, 0, sizeof *m);
     scene_tube_desc td = {0};
+    td.shape = shape;
     td.rings = rings;
     td.sectors = sectors;
     td.radius = 0.1;
     td.alpha = 2;
     uint32_t nv = 0, ni = 0;
     scene_tube_counts(&td, &nv, &ni);
+    if (nv == 0) return SINEW_ERROR_INVALID_ARGUMENT;
     float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv);
     uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * nv);
     float *w4 = malloc(sizeof(float) * 4 * nv);
@@ -50,7 +57,7 @@ sinew_result demo_tube(uint32_t rings, uint32_t sectors, demo_model *m)
         demo_model_free(m);
         return r;
     }
-    snprintf(m->name, sizeof m->name, "tube %ux%u", rings, sectors);
+    snprintf(m->name, sizeof m->name, "%s %ux%u", shape == SCENE_SHAPE_BAR ? "bar" : "tube", rings, sectors);
     m->skel = m->skeleton;
     m->vertex_count = nv;
     m->index_count = ni;

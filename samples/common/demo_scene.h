@@ -52,6 +52,9 @@ void demo_model_free(demo_model *m);
 /* The tube as a character: rings x sectors, length 1 along x, stood up along y. */
 sinew_result demo_tube(uint32_t rings, uint32_t sectors, demo_model *m);
 
+/* The tube or the box-section bar (sectors a multiple of 8) as a character. */
+sinew_result demo_shape(uint32_t rings, uint32_t sectors, scene_shape shape, demo_model *m);
+
 #ifdef DEMO_WITH_ASSET
 /* An assimp model with its first clip (if any). */
 sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_size);

@@ -7,7 +7,7 @@
  *
  * Keys: 1 LBS, 2 DQS, 3 DQS with scale, 4 DQS scale local, 5 mixed per character,
  *       B bulge correction on/off, +/- (or Up/Down) crowd size x2 / /2,
- *       M switch model (tube / imported), Space pause, R reset camera, Esc quit.
+ *       M switch model (tube / bar / imported), Space pause, R reset camera, Esc quit.
  * Mouse: left drag orbits, wheel zooms. */
 #define _POSIX_C_SOURCE 200809L
 #include <volk.h>
@@ -79,6 +79,10 @@ static int run_headless(const char *dir, const char *model, uint32_t count)
         sinew_vec3 mids[8];
         r = demo_render_tube_methods(&s, t, W, H, img, NULL, mids);
         ok = r == SINEW_OK && write_png(dir, "tube-methods.png", W, H, img);
+        if (ok) {
+            r = demo_render_shape_methods(&s, SCENE_SHAPE_BAR, t, W, H, img, NULL, mids);
+            ok = r == SINEW_OK && write_png(dir, "bar-methods.png", W, H, img);
+        }
         demo_crowd dc;
         memset(&dc, 0, sizeof dc);
         r = demo_render_crowd(&s, s.has_asset, count, 0.7, t, W, H, img, NULL, &dc, NULL);
@@ -141,7 +145,7 @@ typedef struct viewer {
 
 static void fit_camera(viewer *v)
 {
-    const demo_model *m = v->use_asset ? &v->s.asset : &v->s.tube_small;
+    const demo_model *m = demo_scene_model(&v->s, v->use_asset, NULL);
     v->yaw = 0.35f;
     v->pitch = 0.42f;
     v->dist = (float)(2.4 * v->dc.extent + 3.0 * m->height);
@@ -152,7 +156,7 @@ static void fit_camera(viewer *v)
 
 static uint32_t max_count(const viewer *v)
 {
-    const demo_model *m = v->use_asset ? &v->s.asset : &v->s.tube_small;
+    const demo_model *m = demo_scene_model(&v->s, v->use_asset, NULL);
     uint32_t cap = (v->s.max_output_vertices - v->s.tube_fine.vertex_count * 8u) / m->vertex_count;
     return cap < v->s.max_characters ? cap : v->s.max_characters;
 }
@@ -162,8 +166,8 @@ static void rebuild_crowd(viewer *v)
     demo_crowd_free(&v->dc);
     if (v->count > max_count(v)) v->count = max_count(v);
     if (v->count < 1) v->count = 1;
-    const demo_model *m = v->use_asset ? &v->s.asset : &v->s.tube_small;
-    sinew_model_id id = v->use_asset ? v->s.id_asset : v->s.id_small;
+    sinew_model_id id;
+    const demo_model *m = demo_scene_model(&v->s, v->use_asset, &id);
     if (demo_crowd_setup(&v->dc, m, id, v->count, v->method, v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0) != SINEW_OK) {
         fprintf(stderr, "out of memory\n");
         exit(1);
@@ -192,8 +196,10 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: case GLFW_KEY_DOWN:
         if (v->count > 1) { v->count /= 2; v->dirty = 1; }
         break;
-    case GLFW_KEY_M:
-        if (v->s.has_asset) { v->use_asset = !v->use_asset; v->dirty = 1; }
+    case GLFW_KEY_M:   /* tube -> bar -> imported model -> tube */
+        v->use_asset = v->use_asset == DEMO_MODEL_TUBE ? DEMO_MODEL_BAR
+                       : v->use_asset == DEMO_MODEL_BAR && v->s.has_asset ? DEMO_MODEL_ASSET : DEMO_MODEL_TUBE;
+        v->dirty = 1;
         break;
     case GLFW_KEY_SPACE: v->paused = !v->paused; break;
     case GLFW_KEY_R: fit_camera(v); break;
@@ -623,7 +629,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         memset(&view, 0, sizeof view);
         float eye[3] = { v.target[0] + v.dist * cosf(v.pitch) * sinf(v.yaw), v.target[1] + v.dist * sinf(v.pitch),
                          v.target[2] + v.dist * cosf(v.pitch) * cosf(v.yaw) };
-        const demo_model *m = v.use_asset ? &v.s.asset : &v.s.tube_small;
+        const demo_model *m = demo_scene_model(&v.s, v.use_asset, NULL);
         sinew_render_camera(view.view_proj, eye, v.target, 0.8f, (float)v.ext.width / (float)v.ext.height,
                             (float)(0.01 * m->height), (float)(40 * (v.dc.extent + m->height)) + v.dist);
         memcpy(view.eye, eye, sizeof eye);
