@@ -72,6 +72,8 @@ typedef struct options {
     sinew_read_path read_path;
     int variants_only;
     int skip_variants;
+    int kernel_rounds;                    /* kernel A/B rounds, 0 = skip */
+    int kernels_only;
 } options;
 
 static double reference_rate(const demo_model *m, const variant *v)
@@ -209,6 +211,7 @@ static void usage(void)
             "usage: sinew-bench [--full] [--out DIR] [--model FILE|none] [--sizes 1,10,100]\n"
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
+            "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernels-only]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
             "  devices (larger sizes are capped and marked *), --full: no cap.\n");
 }
@@ -255,6 +258,203 @@ static const char *read_path_name(sinew_read_path p)
     return p == SINEW_READ_TEXEL ? "texel" : p == SINEW_READ_STORAGE ? "storage" : "auto";
 }
 
+/* ---- kernel A/B: today's kernel variants against the baseline kernel, one run ----
+ * Scene of the issue: 64 characters x 16,384 vertices, a 64-joint chain, 4
+ * influences, random poses (non-uniform scale for LBS and the scale methods),
+ * skinned straight through the skinner (palettes packed on the CPU, not timed);
+ * every case is run once per round, round-robin, and the medians reported. */
+typedef struct kcase { const char *name; sinew_method method; uint32_t flags; sinew_debug_kernel kernel; uint32_t wg; } kcase;
+
+static uint64_t kb_rng = 0x9e3779b97f4a7c15ull;
+static double kb_uniform(double lo, double hi)
+{
+    kb_rng ^= kb_rng << 13;
+    kb_rng ^= kb_rng >> 7;
+    kb_rng ^= kb_rng << 17;
+    return lo + (hi - lo) * (double)(kb_rng >> 11) / 9007199254740992.0;
+}
+
+#define KB_JOINTS 64u
+#define KB_VERTS 16384u
+#define KB_CHARS 64u
+
+static sinew_result kb_scene(sinew_skeleton **skel, sinew_vertex *v, float *bulge)
+{
+    int32_t parents[KB_JOINTS];
+    sinew_transform rest[KB_JOINTS];
+    for (uint32_t j = 0; j < KB_JOINTS; j++) {
+        parents[j] = (int32_t)j - 1;
+        sinew_transform t = { { 0, j ? 0.1 : 0, 0 }, sinew_quat_identity(), { 1, 1, 1 } };
+        rest[j] = t;
+    }
+    sinew_skeleton_desc d = { 0 };
+    d.joint_count = KB_JOINTS;
+    d.parents = parents;
+    d.rest_local = rest;
+    sinew_result r = sinew_skeleton_create(&d, skel);
+    if (r != SINEW_OK) return r;
+    float *pos = malloc(sizeof(float) * 3 * KB_VERTS), *nrm = malloc(sizeof(float) * 3 * KB_VERTS);
+    uint32_t *js = malloc(sizeof(uint32_t) * 4 * KB_VERTS);
+    float *ws = malloc(sizeof(float) * 4 * KB_VERTS);
+    if (!pos || !nrm || !js || !ws) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; r == SINEW_OK && i < KB_VERTS; i++) {
+        double y = kb_uniform(0, 0.1 * (KB_JOINTS - 1)), a = kb_uniform(0, 6.283185307179586);
+        pos[3 * i] = (float)(0.05 * cos(a));
+        pos[3 * i + 1] = (float)y;
+        pos[3 * i + 2] = (float)(0.05 * sin(a));
+        nrm[3 * i] = (float)cos(a);
+        nrm[3 * i + 1] = 0;
+        nrm[3 * i + 2] = (float)sin(a);
+        int j0 = (int)(y / 0.1) - 1;
+        for (int k = 0; k < 4; k++) {
+            int j = j0 + k;
+            js[4 * i + k] = (uint32_t)(j < 0 ? 0 : j >= (int)KB_JOINTS ? (int)KB_JOINTS - 1 : j);
+            ws[4 * i + k] = (float)kb_uniform(0.05, 1.0);
+        }
+    }
+    sinew_influences inf = { NULL, 4, js, ws };
+    if (r == SINEW_OK) r = sinew_pack_vertices(KB_VERTS, pos, nrm, &inf, KB_JOINTS, v, NULL, NULL);
+    if (r == SINEW_OK) r = sinew_bulge_rest_distances(*skel, KB_VERTS, v, bulge);
+    free(pos); free(nrm); free(js); free(ws);
+    return r;
+}
+
+/* Packed palettes of every character for each method (random poses). */
+static sinew_result kb_palettes(const sinew_skeleton *skel, sinew_method m, uint32_t flags, float *dst, uint32_t stride)
+{
+    sinew_transform local[KB_JOINTS];
+    sinew_palette_joint pal[KB_JOINTS];
+    sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(KB_JOINTS));
+    if (!scratch) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_result r = SINEW_OK;
+    for (uint32_t c = 0; c < KB_CHARS && r == SINEW_OK; c++) {
+        memcpy(local, sinew_skeleton_rest_pose(skel), sizeof local);
+        for (uint32_t j = 0; j < KB_JOINTS; j++) {
+            sinew_vec3 ax = sinew_v3_normalize(sinew_v3(kb_uniform(-1, 1), kb_uniform(-1, 1), kb_uniform(-1, 1)));
+            local[j].rotation = sinew_quat_from_axis_angle(ax, kb_uniform(-0.4, 0.4));
+            if (m != SINEW_METHOD_DQS)
+                local[j].scale = sinew_v3(kb_uniform(0.8, 1.25), kb_uniform(0.8, 1.25), kb_uniform(0.8, 1.25));
+        }
+        sinew_transform root_t = { { kb_uniform(-5, 5), 0, kb_uniform(-5, 5) }, sinew_quat_identity(), { 1, 1, 1 } };
+        sinew_mat4 root = sinew_mat4_from_transform(&root_t);
+        r = sinew_palette_build(skel, m, local, &root, scratch, pal);
+        if (r == SINEW_OK) r = sinew_palette_pack(m, flags, pal, KB_JOINTS, dst + (size_t)c * KB_JOINTS * stride * 4);
+    }
+    free(scratch);
+    return r;
+}
+
+static void kernel_compare(sinew_gpu *gpu, int rounds)
+{
+    static const kcase cases[] = {
+        { "lbs", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_BASELINE, 0 },
+        { "lbs", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 64 },
+        { "lbs", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 128 },
+        { "lbs", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 256 },
+        { "lbs", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_RECORDS, 0 },
+        { "dqs", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_BASELINE, 0 },
+        { "dqs", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 64 },
+        { "dqs", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 128 },
+        { "dqs", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 256 },
+        { "dqs", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_RECORDS, 0 },
+        { "dqs-scale", SINEW_METHOD_DQS_SCALE, 0, SINEW_DEBUG_KERNEL_BASELINE, 0 },
+        { "dqs-scale", SINEW_METHOD_DQS_SCALE, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "dqs-scale-local", SINEW_METHOD_DQS_SCALE_LOCAL, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_BASELINE, 0 },
+        { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "dqs-scale+bulge", SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
+    };
+    enum { NC = sizeof cases / sizeof cases[0] };
+    sinew_skeleton *skel = NULL;
+    sinew_vertex *v = malloc(sizeof(sinew_vertex) * KB_VERTS);
+    float *bulge = malloc(sizeof(float) * KB_VERTS);
+    float *pal[NC] = { 0 };
+    double *ms = calloc((size_t)NC * (size_t)rounds, sizeof(double));
+    sinew_skinner *sk = NULL;
+    sinew_mesh_id mesh = { 0 };
+    sinew_result r = v && bulge && ms ? kb_scene(&skel, v, bulge) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_skinner_desc sd = { 0 };
+    sd.max_rest_vertices = KB_VERTS;
+    sd.max_meshes = 1;
+    sd.max_instances = KB_CHARS;
+    sd.max_output_vertices = KB_CHARS * KB_VERTS;
+    sd.max_palette_vec4 = KB_CHARS * KB_JOINTS * 7;
+    sd.frames_in_flight = 2;
+    if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk);
+    if (r == SINEW_OK) {
+        sinew_skinner_mesh_desc md = { v, KB_VERTS, KB_JOINTS, bulge };
+        r = sinew_skinner_add_mesh(sk, &md, &mesh);
+    }
+    for (int c = 0; c < NC && r == SINEW_OK; c++) {
+        uint32_t stride = sinew_palette_gpu_stride(cases[c].method, cases[c].flags);
+        pal[c] = malloc(sizeof(float) * 4 * KB_CHARS * KB_JOINTS * stride);
+        r = pal[c] ? kb_palettes(skel, cases[c].method, cases[c].flags, pal[c], stride) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    if (r != SINEW_OK) {
+        fprintf(stderr, "kernel comparison: setup failed: %s\n", sinew_result_string(r));
+    } else {
+        printf("\nkernel A/B (%u characters x %u vertices, %u joints, 4 influences, float output, read path %s; "
+               "%d rounds round-robin, round 0 = warm-up, medians of the rest):\n",
+               KB_CHARS, KB_VERTS, KB_JOINTS, read_path_name(sinew_skinner_read_path(sk)), rounds);
+        for (int round = 0; round < rounds && r == SINEW_OK; round++)
+            for (int c = 0; c < NC && r == SINEW_OK; c++) {
+                const kcase *k = &cases[c];
+                uint32_t stride = sinew_palette_gpu_stride(k->method, k->flags);
+                sinew_frame fr;
+                sinew_instance inst[KB_CHARS];
+                sinew_debug_set_kernel(sk, k->kernel);
+                sinew_debug_set_workgroup_size(sk, k->wg);
+                r = sinew_skinner_begin_frame(sk, &fr);
+                if (r != SINEW_OK) break;
+                memcpy(fr.palette, pal[c], sizeof(float) * 4 * KB_CHARS * KB_JOINTS * stride);
+                for (uint32_t i = 0; i < KB_CHARS; i++) {
+                    sinew_instance in = { mesh, k->method, k->flags, i * KB_JOINTS * stride, i * KB_VERTS };
+                    inst[i] = in;
+                }
+                r = sinew_skinner_set_instances(sk, inst, KB_CHARS);
+                if (r == SINEW_OK) r = sinew_skinner_submit(sk);
+                if (r == SINEW_OK) r = sinew_skinner_wait(sk);
+                if (r == SINEW_OK) r = sinew_skinner_gpu_time(sk, &ms[round * NC + c]);
+            }
+        if (r != SINEW_OK) fprintf(stderr, "kernel comparison failed: %s\n", sinew_result_string(r));
+    }
+    if (r == SINEW_OK && rounds > 1) {
+        int n = rounds - 1;
+        double *tmp = malloc(sizeof(double) * (size_t)n);
+        printf("%-16s %-9s %4s %9s %8s %8s\n", "method", "kernel", "wg", "gpu_ms", "Mvert/s", "x base");
+        int base = -1;
+        for (int c = 0; c < NC && tmp; c++) {
+            const kcase *k = &cases[c];
+            if (k->kernel == SINEW_DEBUG_KERNEL_BASELINE) base = c;
+            else if (base >= 0 && cases[base].method != k->method && strcmp(cases[base].name, k->name)) base = -1;
+            for (int i = 0; i < n; i++) tmp[i] = ms[(i + 1) * NC + c];
+            double med = median(tmp, n);
+            double ratio = 0;
+            if (base >= 0 && base != c) { /* per-round ratio against the same round's baseline, median */
+                for (int i = 0; i < n; i++) tmp[i] = ms[(i + 1) * NC + base] / ms[(i + 1) * NC + c];
+                ratio = median(tmp, n);
+            }
+            const char *kn = k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? "baseline"
+                             : k->kernel == SINEW_DEBUG_KERNEL_RECORDS ? "records" : "grid";
+            char ratio_s[16] = "";
+            if (ratio > 0) snprintf(ratio_s, sizeof ratio_s, "%.2f", ratio);
+            printf("%-16s %-9s %4u %9.3f %8.1f %8s\n", k->name, kn,
+                   k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? 64u : (k->wg ? k->wg : sinew_debug_workgroup_size(sk)),
+                   med, (double)KB_CHARS * KB_VERTS / (med * 1e-3) * 1e-6, ratio_s);
+            if (k->wg) sinew_debug_set_workgroup_size(sk, 0);
+        }
+        printf("(x base: median over rounds of baseline time / this time, same method, same round; "
+               "grid = one dispatch per variant, character from the workgroup id; records = per-workgroup records)\n");
+        free(tmp);
+    }
+    sinew_skinner_destroy(sk);
+    for (int c = 0; c < NC; c++) free(pal[c]);
+    free(ms);
+    free(v);
+    free(bulge);
+    sinew_skeleton_destroy(skel);
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -268,12 +468,15 @@ int main(int argc, char **argv)
     memcpy(o.sizes, def_sizes, sizeof def_sizes);
     o.nsizes = 5;
     o.seconds_per_case = 0.8;
+    o.kernel_rounds = 7;
     int budget_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--full")) o.full = 1;
         else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
+        else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
+        else if (!strcmp(a, "--kernels-only")) o.kernels_only = 1;
         else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
         else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
         else if (!strcmp(a, "--sizes") && next) { if (!parse_sizes(argv[++i], &o)) { usage(); return 2; } }
@@ -320,6 +523,11 @@ int main(int argc, char **argv)
     printf("copy roofline (%llu MiB, bytes read + written): compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
            (unsigned long long)(roof.bytes >> 20), roof.shader_copy_gbps, roof.transfer_copy_gbps);
     double roof_first = roof.shader_copy_gbps;
+    if (o.kernel_rounds > 0) kernel_compare(gpu, o.kernel_rounds);
+    if (o.kernels_only) {
+        sinew_gpu_destroy(gpu);
+        return 0;
+    }
     if (o.budget)
         printf("vertex budget: at most %llu skinned vertices per frame on this %s device; larger crowds are capped "
                "to fit and marked * (--full for the whole sweep)\n",

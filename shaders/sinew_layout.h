@@ -6,17 +6,23 @@
 #ifndef SINEW_LAYOUT_H
 #define SINEW_LAYOUT_H
 
-/* Skinning kernel: one work-list entry per workgroup of SINEW_WG_SIZE vertices. */
+/* Baseline skinning kernel (skin_baseline.comp, the kernel before variants;
+ * kept for sinew-bench): one work-list entry per workgroup of SINEW_WG_SIZE
+ * vertices. SINEW_WG_SIZE is also the smallest workgroup of skin.comp. */
 #define SINEW_WG_SIZE 64
+/* Workgroup sizes skin.comp is built for (specialization constant). */
+#define SINEW_WG_SIZE_MAX 256
 /* Copy kernel (roofline): one uvec4 per invocation. */
 #define SINEW_COPY_WG_SIZE 64
 
 /* Descriptor set 0 of the skinning kernel. */
 #define SINEW_BIND_REST 0           /* storage: 2 uvec4 per rest vertex (sinew_vertex, 32 B) */
-#define SINEW_BIND_BULGE 1          /* storage: float per rest vertex (bulge rest distance) */
+#define SINEW_BIND_BULGE 1          /* storage: float per rest vertex (bulge rest distance, SINEW_BULGE_INDEX) */
 #define SINEW_BIND_PALETTE 2        /* storage: vec4 palette slots of the frame's ring slot */
 #define SINEW_BIND_INSTANCES 3      /* storage: SinewInstance per character of the frame */
-#define SINEW_BIND_WORK 4           /* storage: uvec2 (instance, first vertex) per workgroup */
+#define SINEW_BIND_WORK 4           /* storage: skin.comp: SINEW_GROUP_* uvec4 per workgroup of a
+                                       dispatch in group-record mode; baseline: uvec2 (instance,
+                                       first vertex) per workgroup */
 #define SINEW_BIND_OUTPUT 5         /* storage: output vertices as uint words */
 #define SINEW_BIND_REST_TEXEL 6     /* uniform texel buffer RGBA32UI over the rest buffer */
 #define SINEW_BIND_PALETTE_TEXEL 7  /* uniform texel buffer RGBA32F over the frame's palette */
@@ -29,6 +35,20 @@
 /* Specialization constants of the skinning kernel. */
 #define SINEW_SPEC_OUTPUT_PACKED 0  /* bool: 16 B packed output instead of 24 B float */
 #define SINEW_SPEC_READ_TEXEL 1     /* bool: read rest vertices and palette through texel buffers */
+/* skin.comp only: one pipeline per variant. */
+#define SINEW_SPEC_METHOD 2         /* SINEW_KK_*: the kernel's method */
+#define SINEW_SPEC_BULGE 3          /* bool: bulge correction */
+#define SINEW_SPEC_INFLUENCES 4     /* 4 or 8 influences per rest vertex */
+#define SINEW_SPEC_GRID 5           /* bool: character from the workgroup id + push constants
+                                       (SINEW_PG_*); false: group records (SINEW_PR_*) */
+#define SINEW_SPEC_WG_SIZE 6        /* local_size_x */
+
+/* Kernel kinds of skin.comp (the three DQS-with-scale modes share one palette
+ * layout and one kernel). */
+#define SINEW_KK_LBS 0u
+#define SINEW_KK_DQS 1u
+#define SINEW_KK_DQS_SCALE 2u
+#define SINEW_KK_COUNT 3u
 
 /* Kernel methods (same values as sinew_method) and flags (same as sinew_skin_flags);
  * the C side checks both with _Static_assert (skinner.c). */
@@ -75,16 +95,49 @@
 #define SINEW_INST_STRIDE 7          /* SINEW_PAL_STRIDE(method, flags) */
 #define SINEW_INST_WORDS 8
 
-/* Push constants of the skinning kernel: uint words. */
+/* Rest vertices in the rest buffer: uvec4 slots per vertex by influence count.
+ * 4 influences (sinew_vertex, 32 B): (pos xyz, oct normal), (j01, j23, w01, w23).
+ * 8 influences (sinew_vertex8, 48 B): (pos xyz, oct normal), (j01, j23, j45, j67),
+ * (w01, w23, w45, w67). Joints u16, weights unorm16, low half first. */
+#define SINEW_REST_SLOTS(influences) ((influences) / 4u + 1u)
+
+/* Push constants of the baseline kernel: uint words. */
 #define SINEW_PUSH_WORK_COUNT 0      /* work-list entries (workgroups) */
 #define SINEW_PUSH_GRID_X 1          /* workgroups per dispatch row */
-#define SINEW_PUSH_WORDS 4           /* 2 used, padded to 16 bytes */
+/* Push constants of skin.comp, grid mode (one dispatch, all its instances share
+ * one mesh and have evenly spaced palettes and outputs; workgroup (x, y, z):
+ * x = vertex group, instance = z * ROWS + y). */
+#define SINEW_PG_REST_FIRST 0        /* first uvec4 slot of the mesh in the rest buffer */
+#define SINEW_PG_VERTEX_COUNT 1
+#define SINEW_PG_PALETTE_BASE 2      /* vec4 slot of instance 0's joint 0 */
+#define SINEW_PG_PALETTE_STEP 3      /* vec4 slots between consecutive instances */
+#define SINEW_PG_OUTPUT_BASE 4       /* first output vertex of instance 0 */
+#define SINEW_PG_OUTPUT_STEP 5       /* output vertices between consecutive instances */
+#define SINEW_PG_JOINT_MAX 6         /* joint count - 1 (clamp, a last net) */
+#define SINEW_PG_INSTANCES 7         /* instances in the dispatch */
+#define SINEW_PG_ROWS 8              /* instances per z slice */
+/* Push constants of skin.comp, group-record mode. */
+#define SINEW_PR_GROUP_BASE 0        /* first group record of the dispatch */
+#define SINEW_PR_GROUP_COUNT 1       /* group records (workgroups) of the dispatch */
+#define SINEW_PR_GRID_X 2            /* workgroups per dispatch row */
+#define SINEW_PUSH_WORDS 12          /* the larger of the layouts, padded to 16 bytes */
+
+/* Group record (skin.comp, group-record mode): uvec4 per workgroup. */
+#define SINEW_GROUP_REST 0           /* x: rest uvec4 slot of the group's first vertex */
+#define SINEW_GROUP_OUTPUT 1         /* y: output vertex of the group's first vertex */
+#define SINEW_GROUP_PALETTE 2        /* z: vec4 slot of the instance's joint 0 */
+#define SINEW_GROUP_COUNT_JMAX 3     /* w: vertices in the group (low 16 bits), joint count - 1 (high 16) */
+/* Bulge rest distance of a vertex: at index (first rest slot of the vertex) / 2, which is
+ * one-to-one because vertices are at least 2 slots apart (4-influence meshes: contiguous). */
+#define SINEW_BULGE_INDEX(slot) ((slot) >> 1)
 
 /* Struct sizes in bytes. */
 #define SINEW_REST_VERTEX_BYTES 32
 #define SINEW_BULGE_BYTES 4
 #define SINEW_INSTANCE_BYTES (SINEW_INST_WORDS * 4)
-#define SINEW_WORK_BYTES 8          /* uvec2: instance index, first vertex in the instance */
+#define SINEW_WORK_BYTES 8          /* baseline: uvec2 instance index, first vertex in the instance */
+#define SINEW_GROUP_BYTES 16        /* skin.comp: SINEW_GROUP_* uvec4 */
+#define SINEW_REST_VERTEX8_BYTES 48
 #define SINEW_OUT_FLOAT_BYTES 24
 #define SINEW_OUT_PACKED_BYTES 16
 #define SINEW_PUSH_BYTES (SINEW_PUSH_WORDS * 4)

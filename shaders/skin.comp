@@ -1,45 +1,45 @@
 #version 450
-/* Sinew skinning kernel: one dispatch skins every character of a frame.
- * Workgroup w handles SINEW_WG_SIZE vertices of one instance, named by the
- * work list. Implements exactly the rules of reference.h (README, "Methods"):
- * LBS, DQS, DQS with scale (LBS of S, then DQS of R), bulge correction,
- * zero-weight-sum and zero-normal rules. All arithmetic is float32. */
+/* Sinew skinning kernel, one pipeline per variant: the method, bulge
+ * correction, influence count, output format, read path and workgroup size
+ * are specialization constants, so each pipeline holds only its own
+ * straight-line code (llvmpipe runs both sides of every branch).
+ * Implements exactly the rules of reference.h (README, "Methods"): LBS, DQS,
+ * DQS with scale (LBS of S, then DQS of R), bulge correction; float32.
+ * Weights reaching the GPU sum to 65535 (checked at add_mesh), so there is no
+ * zero-weight-sum branch; zero weights are blended like others (w = 0 adds 0).
+ *
+ * Where a workgroup's vertices come from:
+ *   grid mode:  every instance of the dispatch uses one mesh, palettes and
+ *               outputs evenly spaced: workgroup (x, y, z) = vertex group x of
+ *               instance z * ROWS + y, everything else from push constants;
+ *   record mode: one SINEW_GROUP_* uvec4 per workgroup (any mix of meshes). */
 #include "sinew_layout.h"
-layout(local_size_x = SINEW_WG_SIZE) in;
+layout(local_size_x_id = SINEW_SPEC_WG_SIZE) in;
 
 layout(constant_id = SINEW_SPEC_OUTPUT_PACKED) const bool OUTPUT_PACKED = false;
 layout(constant_id = SINEW_SPEC_READ_TEXEL) const bool READ_TEXEL = false;
+layout(constant_id = SINEW_SPEC_METHOD) const uint METHOD = SINEW_KK_LBS;
+layout(constant_id = SINEW_SPEC_BULGE) const bool BULGE = false;
+layout(constant_id = SINEW_SPEC_INFLUENCES) const uint INFLUENCES = 4u;
+layout(constant_id = SINEW_SPEC_GRID) const bool GRID = true;
 
-/* Instance record: SINEW_INST_WORDS uint words, fields at SINEW_INST_* (sinew_layout.h). */
-struct Instance {
-    uint rest_first, vertex_count, palette_offset, output_offset, joint_count, method, flags, stride;
-};
+const uint REST_SLOTS = INFLUENCES / 4u + 1u;               /* SINEW_REST_SLOTS */
+const uint STRIDE = (METHOD == SINEW_KK_LBS ? SINEW_PAL_SLOTS_LBS
+                     : METHOD == SINEW_KK_DQS ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE)
+                    + (BULGE ? SINEW_PAL_SLOTS_BULGE : 0u);
+const uint OFF_DQ = METHOD == SINEW_KK_DQS ? 0u : SINEW_PAL_AFFINE_ROWS;
+const uint OFF_BULGE = METHOD == SINEW_KK_LBS ? SINEW_PAL_SLOTS_LBS
+                       : METHOD == SINEW_KK_DQS ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE;
 
 layout(std430, set = 0, binding = SINEW_BIND_REST) readonly buffer RestBuf { uvec4 rest[]; };
 layout(std430, set = 0, binding = SINEW_BIND_BULGE) readonly buffer BulgeBuf { float bulge_rest[]; };
 layout(std430, set = 0, binding = SINEW_BIND_PALETTE) readonly buffer PalBuf { vec4 palette[]; };
-layout(std430, set = 0, binding = SINEW_BIND_INSTANCES) readonly buffer InstBuf { uint inst_words[]; };
-layout(std430, set = 0, binding = SINEW_BIND_WORK) readonly buffer WorkBuf { uvec2 work[]; };
-layout(std430, set = 0, binding = SINEW_BIND_OUTPUT) writeonly buffer OutBuf { uint out_words[]; };
+layout(std430, set = 0, binding = SINEW_BIND_WORK) readonly buffer GroupBuf { uvec4 groups[]; };
+layout(std430, set = 0, binding = SINEW_BIND_OUTPUT) writeonly buffer OutBuf { uvec2 out2[]; };
 layout(set = 0, binding = SINEW_BIND_REST_TEXEL) uniform usamplerBuffer rest_tex;
 layout(set = 0, binding = SINEW_BIND_PALETTE_TEXEL) uniform samplerBuffer pal_tex;
 
 layout(push_constant) uniform Push { uint words[SINEW_PUSH_WORDS]; } pc;
-
-Instance load_instance(uint i)
-{
-    uint b = i * SINEW_INST_WORDS;
-    Instance I;
-    I.rest_first = inst_words[b + SINEW_INST_REST_FIRST];
-    I.vertex_count = inst_words[b + SINEW_INST_VERTEX_COUNT];
-    I.palette_offset = inst_words[b + SINEW_INST_PALETTE_OFFSET];
-    I.output_offset = inst_words[b + SINEW_INST_OUTPUT_OFFSET];
-    I.joint_count = inst_words[b + SINEW_INST_JOINT_COUNT];
-    I.method = inst_words[b + SINEW_INST_METHOD];
-    I.flags = inst_words[b + SINEW_INST_FLAGS];
-    I.stride = inst_words[b + SINEW_INST_STRIDE];
-    return I;
-}
 
 uvec4 load_rest(uint i)
 {
@@ -53,19 +53,16 @@ vec4 load_pal(uint i)
     return palette[i];
 }
 
-/* Same steps as sinew_oct_decode (math.c). */
+/* Same steps as sinew_oct_decode (math.c), branch-free. */
 vec3 oct_decode(uint p)
 {
-    if (p == 0x80008000u) return vec3(0.0);
     float fx = clamp(float(int(p << 16) >> 16) / 32767.0, -1.0, 1.0);
     float fy = clamp(float(int(p) >> 16) / 32767.0, -1.0, 1.0);
-    float nx = fx, ny = fy;
     float nz = 1.0 - abs(fx) - abs(fy);
     float t = max(-nz, 0.0);
-    nx += nx >= 0.0 ? -t : t;
-    ny += ny >= 0.0 ? -t : t;
-    vec3 n = vec3(nx, ny, nz);
-    return n / sqrt(dot(n, n));
+    vec3 n = vec3(fx + (fx >= 0.0 ? -t : t), fy + (fy >= 0.0 ? -t : t), nz);
+    n = n / sqrt(dot(n, n));
+    return p == 0x80008000u ? vec3(0.0) : n;
 }
 
 /* n / |n|, or zero when n is (numerically) zero; scaled first so tiny
@@ -73,117 +70,114 @@ vec3 oct_decode(uint p)
 vec3 safe_normalize(vec3 n)
 {
     float m = max(max(abs(n.x), abs(n.y)), abs(n.z));
-    if (!(m >= 1e-30)) return vec3(0.0);
-    n /= m;
-    return n / sqrt(dot(n, n));
-}
-
-/* Blended rows r0..r2 of a 3x4 affine transform: position and cofactor normal. */
-void apply_affine(vec4 r0, vec4 r1, vec4 r2, inout vec3 p, inout vec3 n)
-{
-    p = vec3(dot(r0.xyz, p) + r0.w, dot(r1.xyz, p) + r1.w, dot(r2.xyz, p) + r2.w);
-    vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
-    vec3 x12 = cross(c1, c2);
-    float det = dot(c0, x12);
-    vec3 cn = x12 * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
-    n = safe_normalize(det < 0.0 ? -cn : cn);
+    vec3 s = n / m;
+    s = s / sqrt(dot(s, s));
+    return m >= 1e-30 ? s : vec3(0.0);
 }
 
 void main()
 {
-    uint wg = gl_WorkGroupID.y * pc.words[SINEW_PUSH_GRID_X] + gl_WorkGroupID.x;
-    if (wg >= pc.words[SINEW_PUSH_WORK_COUNT]) return;
-    uvec2 w = work[wg];
-    Instance I = load_instance(w.x);
-    uint local = w.y + gl_LocalInvocationID.x;
-    if (local >= I.vertex_count) return;
-    uint vi = I.rest_first + local;
+    uint lid = gl_LocalInvocationID.x;
+    uint slot, o, pbase, jmax;
+    if (GRID) {
+        uint inst = gl_WorkGroupID.z * pc.words[SINEW_PG_ROWS] + gl_WorkGroupID.y;
+        uint local = gl_WorkGroupID.x * gl_WorkGroupSize.x + lid;
+        if (inst >= pc.words[SINEW_PG_INSTANCES] || local >= pc.words[SINEW_PG_VERTEX_COUNT]) return;
+        slot = pc.words[SINEW_PG_REST_FIRST] + REST_SLOTS * local;
+        pbase = pc.words[SINEW_PG_PALETTE_BASE] + inst * pc.words[SINEW_PG_PALETTE_STEP];
+        o = pc.words[SINEW_PG_OUTPUT_BASE] + inst * pc.words[SINEW_PG_OUTPUT_STEP] + local;
+        jmax = pc.words[SINEW_PG_JOINT_MAX];
+    } else {
+        uint wg = gl_WorkGroupID.y * pc.words[SINEW_PR_GRID_X] + gl_WorkGroupID.x;
+        if (wg >= pc.words[SINEW_PR_GROUP_COUNT]) return;
+        uvec4 g = groups[pc.words[SINEW_PR_GROUP_BASE] + wg];
+        if (lid >= (g[SINEW_GROUP_COUNT_JMAX] & 0xffffu)) return;
+        slot = g[SINEW_GROUP_REST] + REST_SLOTS * lid;
+        o = g[SINEW_GROUP_OUTPUT] + lid;
+        pbase = g[SINEW_GROUP_PALETTE];
+        jmax = g[SINEW_GROUP_COUNT_JMAX] >> 16;
+    }
 
-    uvec4 a = load_rest(2u * vi);
-    uvec4 b = load_rest(2u * vi + 1u);
+    uvec4 a = load_rest(slot);
+    uvec4 b = load_rest(slot + 1u);
     vec3 p = uintBitsToFloat(a.xyz);
     vec3 n = oct_decode(a.w);
 
-    uint jmax = I.joint_count - 1u;
-    uint js[4];
-    js[0] = min(b.x & 0xffffu, jmax);
-    js[1] = min(b.x >> 16, jmax);
-    js[2] = min(b.y & 0xffffu, jmax);
-    js[3] = min(b.y >> 16, jmax);
-    uint wq[4];
-    wq[0] = b.z & 0xffffu;
-    wq[1] = b.z >> 16;
-    wq[2] = b.w & 0xffffu;
-    wq[3] = b.w >> 16;
-
-    if (wq[0] + wq[1] + wq[2] + wq[3] != 0u) {
-        uint stride = I.stride;
-        uint pbase = I.palette_offset;
-        if (I.method != SINEW_K_DQS) {
-            /* LBS, or stage 1 (scale matrices S_j) of the scale methods. */
-            vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
-            for (int k = 0; k < 4; k++) {
-                if (wq[k] == 0u) continue;
-                float wk = float(wq[k]) / 65535.0;
-                uint s = pbase + js[k] * stride + SINEW_PAL_OFF_AFFINE;
-                r0 += wk * load_pal(s);
-                r1 += wk * load_pal(s + 1u);
-                r2 += wk * load_pal(s + 2u);
-            }
-            apply_affine(r0, r1, r2, p, n);
-        }
-        if (I.method != SINEW_K_LBS) {
-            /* DQS (plain, or stage 2 of the scale methods). */
-            uint dq_off = SINEW_PAL_OFF_DQ(I.method);
-            vec4 real0 = load_pal(pbase + js[0] * stride + dq_off);
-            vec4 br = vec4(0.0), bd = vec4(0.0);
-            for (int k = 0; k < 4; k++) {
-                if (wq[k] == 0u) continue;
-                float wk = float(wq[k]) / 65535.0;
-                uint s = pbase + js[k] * stride + dq_off;
-                vec4 rk = k == 0 ? real0 : load_pal(s);
-                vec4 dk = load_pal(s + 1u);
-                if (dot(rk, real0) < 0.0) wk = -wk;
-                br += wk * rk;
-                bd += wk * dk;
-            }
-            float len = sqrt(dot(br, br));
-            br /= len;
-            bd /= len;
-            vec3 rv = br.xyz;
-            p = p + 2.0 * cross(rv, cross(rv, p) + br.w * p)
-                  + 2.0 * (br.w * bd.xyz - bd.w * rv + cross(rv, bd.xyz));
-            n = n + 2.0 * cross(rv, cross(rv, n) + br.w * n);
-            n = safe_normalize(n);
-        }
-        if ((I.flags & SINEW_K_FLAG_BULGE) != 0u) {
-            uint s = pbase + js[0] * stride + SINEW_PAL_OFF_BULGE(I.method);
-            vec3 sa = load_pal(s).xyz, sb = load_pal(s + 1u).xyz;
-            vec3 ab = sb - sa;
-            float ll = dot(ab, ab);
-            float t = ll > 0.0 ? clamp(dot(p - sa, ab) / ll, 0.0, 1.0) : 0.0;
-            vec3 c = sa + t * ab;
-            vec3 dv = p - c;
-            float d = sqrt(dot(dv, dv));
-            float d0 = bulge_rest[vi];
-            if (d > d0) p = c + dv * (d0 / d);
-        }
+    /* Joints (clamped: validated at add_mesh, a last net) and weights. */
+    uint jw[8], ww[4];
+    if (INFLUENCES == 8u) {
+        uvec4 c = load_rest(slot + 2u);
+        jw[0] = b.x; jw[1] = b.y; jw[2] = b.z; jw[3] = b.w;
+        ww[0] = c.x; ww[1] = c.y; ww[2] = c.z; ww[3] = c.w;
+    } else {
+        jw[0] = b.x; jw[1] = b.y; jw[2] = 0u; jw[3] = 0u;
+        ww[0] = b.z; ww[1] = b.w; ww[2] = 0u; ww[3] = 0u;
+    }
+    uint js[8];
+    float wf[8];
+    for (uint k = 0u; k < INFLUENCES; k++) {
+        uint h = (k & 1u) * 16u;
+        js[k] = min((jw[k >> 1] >> h) & 0xffffu, jmax);
+        wf[k] = float((ww[k >> 1] >> h) & 0xffffu) * (1.0 / 65535.0);
     }
 
-    uint o = I.output_offset + local;
+    if (METHOD != SINEW_KK_DQS) {
+        /* LBS, or stage 1 (scale matrices S_j) of the scale methods. */
+        vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+        for (uint k = 0u; k < INFLUENCES; k++) {
+            uint s = pbase + js[k] * STRIDE + SINEW_PAL_OFF_AFFINE;
+            r0 += wf[k] * load_pal(s);
+            r1 += wf[k] * load_pal(s + 1u);
+            r2 += wf[k] * load_pal(s + 2u);
+        }
+        p = vec3(dot(r0.xyz, p) + r0.w, dot(r1.xyz, p) + r1.w, dot(r2.xyz, p) + r2.w);
+        vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
+        vec3 x12 = cross(c1, c2);
+        float det = dot(c0, x12);
+        vec3 cn = x12 * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
+        n = safe_normalize(det < 0.0 ? -cn : cn);
+    }
+    if (METHOD != SINEW_KK_LBS) {
+        /* DQS (plain, or stage 2 of the scale methods); signs aligned with the major joint. */
+        vec4 real0 = load_pal(pbase + js[0] * STRIDE + OFF_DQ);
+        vec4 br = wf[0] * real0, bd = wf[0] * load_pal(pbase + js[0] * STRIDE + OFF_DQ + 1u);
+        for (uint k = 1u; k < INFLUENCES; k++) {
+            uint s = pbase + js[k] * STRIDE + OFF_DQ;
+            vec4 rk = load_pal(s);
+            float wk = dot(rk, real0) < 0.0 ? -wf[k] : wf[k];
+            br += wk * rk;
+            bd += wk * load_pal(s + 1u);
+        }
+        float il = 1.0 / sqrt(dot(br, br));
+        br *= il;
+        bd *= il;
+        vec3 rv = br.xyz;
+        p = p + 2.0 * cross(rv, cross(rv, p) + br.w * p)
+              + 2.0 * (br.w * bd.xyz - bd.w * rv + cross(rv, bd.xyz));
+        n = n + 2.0 * cross(rv, cross(rv, n) + br.w * n);
+        n = safe_normalize(n);
+    }
+    if (BULGE) {
+        uint s = pbase + js[0] * STRIDE + OFF_BULGE;
+        vec3 sa = load_pal(s).xyz, sb = load_pal(s + 1u).xyz;
+        vec3 ab = sb - sa;
+        float ll = dot(ab, ab);
+        float t = ll > 0.0 ? clamp(dot(p - sa, ab) / ll, 0.0, 1.0) : 0.0;
+        vec3 c = sa + t * ab;
+        vec3 dv = p - c;
+        float d = sqrt(dot(dv, dv));
+        float d0 = bulge_rest[SINEW_BULGE_INDEX(slot)];
+        p = d > d0 ? c + dv * (d0 / d) : p;
+    }
+
     if (OUTPUT_PACKED) {
         ivec3 q = ivec3(round(clamp(n, -1.0, 1.0) * 511.0));
         uint nw = (uint(q.x) & 1023u) | ((uint(q.y) & 1023u) << 10) | ((uint(q.z) & 1023u) << 20);
-        out_words[4u * o + 0u] = floatBitsToUint(p.x);
-        out_words[4u * o + 1u] = floatBitsToUint(p.y);
-        out_words[4u * o + 2u] = floatBitsToUint(p.z);
-        out_words[4u * o + 3u] = nw;
+        out2[2u * o] = floatBitsToUint(p.xy);
+        out2[2u * o + 1u] = uvec2(floatBitsToUint(p.z), nw);
     } else {
-        out_words[6u * o + 0u] = floatBitsToUint(p.x);
-        out_words[6u * o + 1u] = floatBitsToUint(p.y);
-        out_words[6u * o + 2u] = floatBitsToUint(p.z);
-        out_words[6u * o + 3u] = floatBitsToUint(n.x);
-        out_words[6u * o + 4u] = floatBitsToUint(n.y);
-        out_words[6u * o + 5u] = floatBitsToUint(n.z);
+        out2[3u * o] = floatBitsToUint(p.xy);
+        out2[3u * o + 1u] = uvec2(floatBitsToUint(p.z), floatBitsToUint(n.x));
+        out2[3u * o + 2u] = floatBitsToUint(n.yz);
     }
 }

@@ -7,6 +7,12 @@
  * output, with poisoned gaps between characters that must stay untouched.
  * Runs: FLOAT/storage reads, FLOAT/texel reads, PACKED with a forced 2D grid;
  * two frames each (both ring slots).
+ * Kernels: one pipeline per variant (method kind x bulge; one dispatch per
+ * variant in use, checked), in group-record mode for this mixed scene; a
+ * second scene of 80 characters on ONE mesh, grouped by variant with evenly
+ * spaced palettes and outputs, runs in grid mode (every dispatch checked to be
+ * grid mode); both scenes also in forced record mode, at workgroup sizes 64,
+ * 128 and 256, and with the baseline kernel (the kernel before variants).
  *
  * Tolerances, per character, with E = the bounding-box diagonal of the
  * character's reference positions (at least 1):
@@ -86,9 +92,16 @@ static double normal_condition(const sinew_palette_joint *pal, const sinew_verte
 
 /* A skinner for one configuration (output format, read path, grid limit)
  * holding every mesh; NULL when it cannot be created. */
+typedef struct kernel_config {
+    sinew_debug_kernel kernel;
+    uint32_t wg_size;          /* 0 = default */
+    int grid_scene;            /* characters from make_characters(grid = 1): identity order */
+} kernel_config;
+
 static sinew_skinner *create_config_skinner(sinew_gpu *gpu, sinew_output_format fmt, sinew_read_path path,
                                             uint32_t max_grid_x, mesh_data *meshes, uint32_t total_rest,
-                                            uint32_t total_out, uint32_t total_pal, sinew_mesh_id ids[N_MESH])
+                                            uint32_t total_out, uint32_t total_pal, sinew_mesh_id ids[N_MESH],
+                                            const kernel_config *kc)
 {
     sinew_skinner_desc sd = { 0 };
     sd.max_rest_vertices = total_rest;
@@ -103,6 +116,9 @@ static sinew_skinner *create_config_skinner(sinew_gpu *gpu, sinew_output_format 
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
     if (!sk) return NULL;
     TU_CHECK_OK(sinew_debug_set_max_grid_x(sk, max_grid_x));
+    TU_CHECK_OK(sinew_debug_set_kernel(sk, kc->kernel));
+    TU_CHECK_OK(sinew_debug_set_workgroup_size(sk, kc->wg_size));
+    if (kc->wg_size) TU_CHECK(sinew_debug_workgroup_size(sk) == kc->wg_size);
     if (path != SINEW_READ_AUTO) TU_CHECK(sinew_skinner_read_path(sk) == path);
     sinew_output_binding ob;
     sinew_skinner_output_binding(sk, &ob);
@@ -196,7 +212,7 @@ static void check_frame_output(const char *label, int frame, const character *ch
     }
     TU_CHECK_MSG(nan_count == 0, "%u vertices with NaN/poison", nan_count);
     TU_CHECK_MSG(gap_written == 0, "%u gap vertices written", gap_written);
-    fprintf(stderr, "%s frame %d: %u characters, %u vertices, one dispatch %.2f ms; ill-conditioned normals (k > 100): %u\n",
+    fprintf(stderr, "%s frame %d: %u characters, %u vertices, GPU %.2f ms; ill-conditioned normals (k > 100): %u\n",
             label, frame, N_CHAR, total_out - N_CHAR * GAP, ms, ill);
     for (int m = 0; m < SINEW_METHOD_COUNT; m++)
         for (int b = 0; b < 2; b++)
@@ -208,20 +224,33 @@ static void check_frame_output(const char *label, int frame, const character *ch
  * each; validation clean. Returns 1 when a check failed. */
 static int run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt, sinew_read_path path,
                       uint32_t max_grid_x, mesh_data *meshes, character *ch, uint32_t total_rest,
-                      uint32_t total_out, uint32_t total_pal)
+                      uint32_t total_out, uint32_t total_pal, kernel_config kc)
 {
     int failures_before = tu_failures;
     sinew_mesh_id ids[N_MESH];
-    sinew_skinner *sk = create_config_skinner(gpu, fmt, path, max_grid_x, meshes, total_rest, total_out, total_pal, ids);
+    sinew_skinner *sk = create_config_skinner(gpu, fmt, path, max_grid_x, meshes, total_rest, total_out, total_pal,
+                                              ids, &kc);
     if (!sk) return 1;
     float *pos = (float *)malloc(sizeof(float) * 3 * total_out);
     float *nrm = (float *)malloc(sizeof(float) * 3 * total_out);
     uint32_t order[N_CHAR];
     scrambled_order(order);
+    if (kc.grid_scene)
+        for (uint32_t c = 0; c < N_CHAR; c++) order[c] = c;
     double ntol = fmt == SINEW_OUTPUT_PACKED ? 4e-3 : 1e-4;
     for (int frame = 0; frame < 2; frame++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total_out, 0x7fc00000u));
         double ms = skin_frame(sk, ch, meshes, ids, order, frame);
+        /* One dispatch per variant in use (method kind x bulge: 6 here), grid
+         * mode exactly for the grid scene in AUTO; the baseline: one dispatch. */
+        uint32_t grid = 99, nd = sinew_debug_dispatch_count(sk, &grid);
+        if (kc.kernel == SINEW_DEBUG_KERNEL_BASELINE) {
+            TU_CHECK_MSG(nd == 1 && grid == 0, "%s: baseline %u dispatches (%u grid)", label, nd, grid);
+        } else {
+            uint32_t want_grid = kc.grid_scene && kc.kernel == SINEW_DEBUG_KERNEL_AUTO ? 6u : 0u;
+            TU_CHECK_MSG(nd == 6 && grid == want_grid, "%s: %u dispatches, %u in grid mode (want 6, %u)", label, nd,
+                         grid, want_grid);
+        }
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total_out, pos, nrm));
         check_frame_output(label, frame, ch, meshes, pos, nrm, total_out, ntol, failures_before, ms);
     }
@@ -286,7 +315,8 @@ static void make_reference_pose(tu_rng *rng, character *c, const mesh_data *md, 
 /* Characters over every mesh, method and bulge flag, outputs separated by
  * GAP vertices, palettes at unaligned offsets, two reference pose sets each.
  * Returns the output vertex count; *pal_slots the palette slots. */
-static uint32_t make_characters(tu_rng *rng, const mesh_data meshes[N_MESH], character ch[N_CHAR], uint32_t *pal_slots)
+static uint32_t make_characters(tu_rng *rng, const mesh_data meshes[N_MESH], character ch[N_CHAR], uint32_t *pal_slots,
+                                int grid)
 {
     uint32_t out = 0, pal = 0;
     size_t scratch_n = sinew_palette_scratch_count(256);
@@ -297,10 +327,15 @@ static uint32_t make_characters(tu_rng *rng, const mesh_data meshes[N_MESH], cha
         c->mesh = ci % N_MESH;
         c->method = (sinew_method)((ci / N_MESH) % SINEW_METHOD_COUNT);
         c->flags = (ci / (N_MESH * SINEW_METHOD_COUNT)) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        if (grid) { /* one mesh (64 joints), grouped by variant, evenly spaced within a variant */
+            c->mesh = 4;
+            c->method = (sinew_method)((ci / 8) % SINEW_METHOD_COUNT);
+            c->flags = ci / 40 ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        }
         const mesh_data *md = &meshes[c->mesh];
         uint32_t stride = sinew_palette_gpu_stride(c->method, c->flags);
         c->out_offset = out;
-        c->pal_offset = pal + tu_range(rng, 3); /* unaligned offsets */
+        c->pal_offset = pal + (grid ? 3 : tu_range(rng, 3)); /* unaligned offsets */
         out += md->n + GAP;
         pal = c->pal_offset + md->jc * stride;
         for (int f = 0; f < 2; f++) make_reference_pose(rng, c, md, f, scratch);
@@ -310,7 +345,7 @@ static uint32_t make_characters(tu_rng *rng, const mesh_data meshes[N_MESH], cha
     return out;
 }
 
-static void free_scene(mesh_data meshes[N_MESH], character ch[N_CHAR])
+static void free_scene_chars(character ch[N_CHAR])
 {
     for (uint32_t ci = 0; ci < N_CHAR; ci++)
         for (int f = 0; f < 2; f++) {
@@ -319,6 +354,11 @@ static void free_scene(mesh_data meshes[N_MESH], character ch[N_CHAR])
             free(ch[ci].ref_nrm[f]);
             free(ch[ci].cond[f]);
         }
+}
+
+static void free_scene(mesh_data meshes[N_MESH], character ch[N_CHAR])
+{
+    free_scene_chars(ch);
     for (int m = 0; m < N_MESH; m++) {
         sinew_skeleton_destroy(meshes[m].skel);
         free(meshes[m].v);
@@ -341,7 +381,7 @@ int main(void)
     character ch[N_CHAR];
     uint32_t total_rest = make_meshes(&rng, meshes);
     uint32_t pal = 0;
-    uint32_t out = make_characters(&rng, meshes, ch, &pal);
+    uint32_t out = make_characters(&rng, meshes, ch, &pal, 0);
     /* The kernel's palette stride agrees with the packer's. */
     for (int m = 0; m < SINEW_METHOD_COUNT; m++)
         fprintf(stderr, "stride %s: %u (+bulge %u)\n", sinew_method_name((sinew_method)m),
@@ -349,11 +389,37 @@ int main(void)
     fprintf(stderr, "%u characters, %u skinned vertices, %u palette slots\n", N_CHAR, out - N_CHAR * GAP, pal);
     TU_CHECK(out - N_CHAR * GAP >= 100000);
 
-    run_config(gpu, "float/storage", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, 0, meshes, ch, total_rest, out, pal);
-    run_config(gpu, "float/texel", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, 0, meshes, ch, total_rest, out, pal);
-    run_config(gpu, "packed/auto/2D grid", SINEW_OUTPUT_PACKED, SINEW_READ_AUTO, 7, meshes, ch, total_rest, out, pal);
+    const kernel_config k_auto = { SINEW_DEBUG_KERNEL_AUTO, 0, 0 }, k_rec128 = { SINEW_DEBUG_KERNEL_RECORDS, 128, 0 },
+                        k_base = { SINEW_DEBUG_KERNEL_BASELINE, 0, 0 };
+    run_config(gpu, "float/storage", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, 0, meshes, ch, total_rest, out, pal, k_auto);
+    run_config(gpu, "float/texel", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, 0, meshes, ch, total_rest, out, pal, k_auto);
+    run_config(gpu, "packed/auto/2D grid", SINEW_OUTPUT_PACKED, SINEW_READ_AUTO, 7, meshes, ch, total_rest, out, pal,
+               k_auto);
+    run_config(gpu, "float/texel/records wg128", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, 0, meshes, ch, total_rest, out,
+               pal, k_rec128);
+    run_config(gpu, "float/texel/baseline", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, 0, meshes, ch, total_rest, out, pal,
+               k_base);
+
+    /* The grid scene: one mesh, grouped by variant. */
+    character gch[N_CHAR];
+    uint32_t gpal = 0;
+    uint32_t gout = make_characters(&rng, meshes, gch, &gpal, 1);
+    const kernel_config g_auto = { SINEW_DEBUG_KERNEL_AUTO, 0, 1 }, g_256 = { SINEW_DEBUG_KERNEL_AUTO, 256, 1 },
+                        g_128 = { SINEW_DEBUG_KERNEL_AUTO, 128, 1 }, g_rec = { SINEW_DEBUG_KERNEL_RECORDS, 0, 1 },
+                        g_base = { SINEW_DEBUG_KERNEL_BASELINE, 0, 1 };
+    run_config(gpu, "grid float/texel", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, 0, meshes, gch, total_rest, gout, gpal,
+               g_auto);
+    run_config(gpu, "grid float/storage wg256", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, 0, meshes, gch, total_rest,
+               gout, gpal, g_256);
+    run_config(gpu, "grid packed/texel wg128", SINEW_OUTPUT_PACKED, SINEW_READ_TEXEL, 0, meshes, gch, total_rest,
+               gout, gpal, g_128);
+    run_config(gpu, "grid float/texel/records", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, 5, meshes, gch, total_rest, gout,
+               gpal, g_rec);
+    run_config(gpu, "grid float/storage/baseline", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, 0, meshes, gch, total_rest,
+               gout, gpal, g_base);
 
     free_scene(meshes, ch);
+    free_scene_chars(gch);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
     sinew_gpu_destroy(gpu);
     return tu_finish("test_gpu_skin");

@@ -13,7 +13,22 @@
 
 typedef struct mesh_rec {
     uint32_t first, count, joints, has_bulge;
+    uint32_t first_slot;    /* first uvec4 slot in the rest buffer */
+    uint32_t influences;    /* 4 or 8 */
 } mesh_rec;
+
+/* Variants of skin.comp: kernel kind x bulge x influences (4, 8). */
+#define SNW_VARIANTS (SINEW_KK_COUNT * 2u * 2u)
+/* Pipelines: variant x grid/record x storage/texel x workgroup size (64, 128, 256). */
+#define SNW_WG_CHOICES 3u
+#define SNW_PIPES (SNW_VARIANTS * 2u * 2u * SNW_WG_CHOICES)
+
+/* One planned dispatch of a frame. */
+typedef struct snw_dispatch {
+    uint32_t variant, grid;
+    uint32_t push[SINEW_PUSH_WORDS];
+    uint32_t gx, gy, gz;
+} snw_dispatch;
 
 /* The instance record of sinew_layout.h (SINEW_INST_*), read by skin.comp as uint words. */
 typedef struct gpu_instance {
@@ -23,7 +38,7 @@ typedef struct gpu_instance {
 
 /* The push constants of sinew_layout.h (SINEW_PUSH_*). */
 typedef struct gpu_push {
-    uint32_t work_count, grid_x, pad0, pad1;
+    uint32_t work_count, grid_x, pad[SINEW_PUSH_WORDS - 2];
 } gpu_push;
 
 #define SNW_WORD_AT(type, field, word) (offsetof(type, field) == (size_t)(word) * 4u)
@@ -61,10 +76,16 @@ struct sinew_skinner {
     VkDeviceSize inst_bytes, work_offset, work_bytes, frame_slot_stride;
     snw_vk_buffer rest, bulge, output, palette, frame;
     VkBufferView rest_view, pal_view[MAXF];
-    VkShaderModule shader;
+    VkShaderModule shader, shader_base;
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
-    VkPipeline pipe[2]; /* [0] storage reads, [1] texel reads */
+    VkPipeline pipe[SNW_PIPES];   /* variant pipelines, created at first use (pipe_index) */
+    VkPipeline pipe_base[2];      /* baseline kernel: [0] storage reads, [1] texel reads */
+    sinew_debug_kernel kernel;    /* sinew_debug_set_kernel */
+    uint32_t wg_size, wg_default; /* variant kernels' workgroup size */
+    snw_dispatch disp[MAXF][SNW_VARIANTS];
+    uint32_t disp_count[MAXF];
+    int baseline[MAXF];           /* the slot's frame uses the baseline kernel */
     VkDescriptorPool dpool;
     VkDescriptorSet sets[MAXF];
     VkQueryPool queries;
@@ -84,7 +105,7 @@ struct sinew_skinner {
     double last_ms;
     int have_last_ms;
     mesh_rec *meshes;
-    uint32_t mesh_count, rest_used;
+    uint32_t mesh_count, rest_used;   /* rest_used: uvec4 slots */
     int texel_ok;
     sinew_read_path path;
     uint32_t max_grid_x;    /* sinew_debug_set_max_grid_x; 0 = the device limit */
@@ -107,11 +128,73 @@ static sinew_read_path auto_path(const sinew_skinner *sk)
     return SINEW_READ_STORAGE;
 }
 
+static sinew_result make_pipeline(sinew_skinner *sk, VkShaderModule module, const uint32_t *spec,
+                                  const VkSpecializationMapEntry *me, uint32_t n, VkPipeline *out)
+{
+    sinew_gpu *gpu = sk->gpu;
+    VkSpecializationInfo si = { n, me, n * sizeof(uint32_t), spec };
+    VkComputePipelineCreateInfo ci = { VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO };
+    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = module;
+    ci.stage.pName = "main";
+    ci.stage.pSpecializationInfo = &si;
+    ci.layout = sk->layout;
+    VkResult vr = gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &ci, SNW_VKA(gpu), out);
+    if (vr != VK_SUCCESS) {
+        *out = VK_NULL_HANDLE;
+        return snw_vk_result(vr);
+    }
+    return SINEW_OK;
+}
+
+static uint32_t wg_choice(uint32_t wg) { return wg == 256u ? 2u : wg == 128u ? 1u : 0u; }
+
+static uint32_t pipe_index(uint32_t variant, uint32_t grid, uint32_t texel, uint32_t wg)
+{
+    return ((variant * 2u + grid) * 2u + texel) * SNW_WG_CHOICES + wg_choice(wg);
+}
+
+/* variant = (kind * 2 + bulge) * 2 + (influences == 8) */
+static uint32_t variant_of(sinew_method m, uint32_t flags, uint32_t influences)
+{
+    uint32_t kind = m == SINEW_METHOD_LBS ? SINEW_KK_LBS : m == SINEW_METHOD_DQS ? SINEW_KK_DQS : SINEW_KK_DQS_SCALE;
+    return (kind * 2u + ((flags & SINEW_SKIN_BULGE_CORRECTION) ? 1u : 0u)) * 2u + (influences == 8u ? 1u : 0u);
+}
+
+/* The pipeline of a variant, created at its first use (compiled once per skinner). */
+static sinew_result get_pipeline(sinew_skinner *sk, uint32_t variant, uint32_t grid, uint32_t texel, VkPipeline *out)
+{
+    uint32_t i = pipe_index(variant, grid, texel, sk->wg_size);
+    if (!sk->pipe[i]) {
+        uint32_t spec[7] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel, variant / 4u,
+                             (variant / 2u) & 1u, (variant & 1u) ? 8u : 4u, grid, sk->wg_size };
+        VkSpecializationMapEntry me[7] = {
+            { SINEW_SPEC_OUTPUT_PACKED, 0, 4 }, { SINEW_SPEC_READ_TEXEL, 4, 4 }, { SINEW_SPEC_METHOD, 8, 4 },
+            { SINEW_SPEC_BULGE, 12, 4 },        { SINEW_SPEC_INFLUENCES, 16, 4 }, { SINEW_SPEC_GRID, 20, 4 },
+            { SINEW_SPEC_WG_SIZE, 24, 4 },
+        };
+        sinew_result r = make_pipeline(sk, sk->shader, spec, me, 7, &sk->pipe[i]);
+        if (r != SINEW_OK) return r;
+    }
+    *out = sk->pipe[i];
+    return SINEW_OK;
+}
+
+/* Workgroup size of the variant kernels by device type, chosen by measurement
+ * (sinew-bench, bench/RESULTS.md). */
+static uint32_t default_wg_size(const sinew_gpu *gpu)
+{
+    return gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 64u : 64u;
+}
+
 static sinew_result create_pipelines(sinew_skinner *sk)
 {
     sinew_gpu *gpu = sk->gpu;
     VkDevice dev = gpu->device;
     sinew_result r = snw_vk_shader(gpu, snw_spv_skin_comp, snw_spv_skin_comp_size, &sk->shader);
+    if (r == SINEW_OK)
+        r = snw_vk_shader(gpu, snw_spv_skin_baseline_comp, snw_spv_skin_baseline_comp_size, &sk->shader_base);
     if (r != SINEW_OK) return r;
     VkDescriptorSetLayoutBinding b[SINEW_BIND_COUNT];
     memset(b, 0, sizeof b);
@@ -128,34 +211,26 @@ static sinew_result create_pipelines(sinew_skinner *sk)
     dci.pBindings = b;
     VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(dev, &dci, SNW_VKA(gpu), &sk->dsl);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(gpu_push) };
+    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_PUSH_BYTES };
     VkPipelineLayoutCreateInfo pci = { VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
     pci.setLayoutCount = 1;
     pci.pSetLayouts = &sk->dsl;
     pci.pushConstantRangeCount = 1;
     pci.pPushConstantRanges = &pcr;
     vr = gpu->vk.vkCreatePipelineLayout(dev, &pci, SNW_VKA(gpu), &sk->layout);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    for (int t = 0; t < 2; t++) {
-        uint32_t spec[2] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, (uint32_t)t };
-        VkSpecializationMapEntry me[2] = {
-            { SINEW_SPEC_OUTPUT_PACKED, 0, 4 },
-            { SINEW_SPEC_READ_TEXEL, 4, 4 },
-        };
-        VkSpecializationInfo si = { 2, me, sizeof spec, spec };
-        VkComputePipelineCreateInfo ci = { VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO };
-        ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-        ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-        ci.stage.module = sk->shader;
-        ci.stage.pName = "main";
-        ci.stage.pSpecializationInfo = &si;
-        ci.layout = sk->layout;
-        vr = gpu->vk.vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, SNW_VKA(gpu), &sk->pipe[t]);
-        if (vr != VK_SUCCESS) {
-            sk->pipe[t] = VK_NULL_HANDLE;
-            return snw_vk_result(vr);
-        }
+    return snw_vk_result(vr);
+}
+
+/* The baseline kernel's pipeline, created at its first use. */
+static sinew_result get_baseline_pipeline(sinew_skinner *sk, uint32_t texel, VkPipeline *out)
+{
+    if (!sk->pipe_base[texel]) {
+        uint32_t spec[2] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel };
+        VkSpecializationMapEntry me[2] = { { SINEW_SPEC_OUTPUT_PACKED, 0, 4 }, { SINEW_SPEC_READ_TEXEL, 4, 4 } };
+        sinew_result r = make_pipeline(sk, sk->shader_base, spec, me, 2, &sk->pipe_base[texel]);
+        if (r != SINEW_OK) return r;
     }
+    *out = sk->pipe_base[texel];
     return SINEW_OK;
 }
 
@@ -288,7 +363,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     uint64_t out_bytes = (uint64_t)d.max_output_vertices * out_stride;
     uint64_t pal_bytes = (uint64_t)d.max_palette_vec4 * 16u;
     uint64_t inst_bytes = (uint64_t)d.max_instances * SINEW_INSTANCE_BYTES;
-    uint64_t work_bytes = max_work * SINEW_WORK_BYTES;
+    uint64_t work_bytes = max_work * SINEW_GROUP_BYTES; /* >= the baseline's SINEW_WORK_BYTES */
     uint64_t align = 256;
     if (lim->minStorageBufferOffsetAlignment > align) align = lim->minStorageBufferOffsetAlignment;
     if (lim->minTexelBufferOffsetAlignment > align) align = lim->minTexelBufferOffsetAlignment;
@@ -322,6 +397,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     sk->texel_ok = texel_ok;
     sk->last_slot = -1;
     sk->path = d.read_path == SINEW_READ_AUTO ? auto_path(sk) : d.read_path;
+    sk->wg_default = default_wg_size(gpu);
+    sk->wg_size = sk->wg_default;
     sinew_result r = SINEW_OK;
     sk->meshes = (mesh_rec *)snw_gpu_alloc(gpu, sizeof(mesh_rec) * d.max_meshes);
     if (!sk->meshes) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -402,11 +479,14 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     if (sk->pool) gpu->vk.vkDestroyCommandPool(dev, sk->pool, vka);
     if (sk->dpool) gpu->vk.vkDestroyDescriptorPool(dev, sk->dpool, vka);
     if (sk->rest_view) gpu->vk.vkDestroyBufferView(dev, sk->rest_view, vka);
-    for (int t = 0; t < 2; t++)
+    for (uint32_t t = 0; t < SNW_PIPES; t++)
         if (sk->pipe[t]) gpu->vk.vkDestroyPipeline(dev, sk->pipe[t], vka);
+    for (int t = 0; t < 2; t++)
+        if (sk->pipe_base[t]) gpu->vk.vkDestroyPipeline(dev, sk->pipe_base[t], vka);
     if (sk->layout) gpu->vk.vkDestroyPipelineLayout(dev, sk->layout, vka);
     if (sk->dsl) gpu->vk.vkDestroyDescriptorSetLayout(dev, sk->dsl, vka);
     snw_vk_shader_destroy(gpu, sk->shader);
+    snw_vk_shader_destroy(gpu, sk->shader_base);
     snw_vk_buffer_destroy(gpu, &sk->rest);
     snw_vk_buffer_destroy(gpu, &sk->bulge);
     snw_vk_buffer_destroy(gpu, &sk->output);
@@ -424,7 +504,9 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     if (!mesh->vertices) return SINEW_ERROR_INVALID_ARGUMENT;
     if (mesh->joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
     if (sk->mesh_count >= sk->d.max_meshes) return SINEW_ERROR_CAPACITY;
-    if ((uint64_t)sk->rest_used + mesh->vertex_count > sk->d.max_rest_vertices) return SINEW_ERROR_CAPACITY;
+    if ((uint64_t)sk->rest_used + (uint64_t)mesh->vertex_count * SINEW_REST_SLOTS(4u) >
+        (uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u))
+        return SINEW_ERROR_CAPACITY;
     for (uint32_t i = 0; i < mesh->vertex_count; i++) {
         const sinew_vertex *v = &mesh->vertices[i];
         if (!isfinite(v->position[0]) || !isfinite(v->position[1]) || !isfinite(v->position[2]))
@@ -438,19 +520,22 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
         if (mesh->bulge_rest && !(isfinite(mesh->bulge_rest[i]) && mesh->bulge_rest[i] >= 0.0f))
             return mesh->bulge_rest[i] < 0.0f ? SINEW_ERROR_INVALID_ARGUMENT : SINEW_ERROR_NON_FINITE;
     }
-    uint32_t first = sk->rest_used;
-    sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * SINEW_REST_VERTEX_BYTES,
+    uint32_t first = sk->rest_used; /* uvec4 slot */
+    sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u,
                                      mesh->vertices, (VkDeviceSize)mesh->vertex_count * SINEW_REST_VERTEX_BYTES);
+    /* 4 influences: 2 slots per vertex, so the bulge distances are contiguous from SINEW_BULGE_INDEX(first). */
     if (r == SINEW_OK && mesh->bulge_rest)
-        r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)first * SINEW_BULGE_BYTES, mesh->bulge_rest,
-                            (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
+        r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)SINEW_BULGE_INDEX(first) * SINEW_BULGE_BYTES,
+                            mesh->bulge_rest, (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
     if (r != SINEW_OK) return r;
     mesh_rec *m = &sk->meshes[sk->mesh_count];
-    m->first = first;
+    m->first = SINEW_BULGE_INDEX(first); /* the baseline kernel's vertex index */
     m->count = mesh->vertex_count;
     m->joints = mesh->joint_count;
     m->has_bulge = mesh->bulge_rest != NULL;
-    sk->rest_used += mesh->vertex_count;
+    m->first_slot = first;
+    m->influences = 4u;
+    sk->rest_used += mesh->vertex_count * SINEW_REST_SLOTS(4u);
     mesh_id->value = sk->mesh_count++;
     return SINEW_OK;
 }
@@ -546,25 +631,9 @@ sinew_result sinew_skinner_forget_fence(sinew_skinner *sk, VkFence caller_fence)
     return found ? SINEW_OK : SINEW_ERROR_INVALID_ARGUMENT;
 }
 
-sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count)
+/* The baseline kernel's instance records and work list. */
+static void write_baseline(sinew_skinner *sk, const sinew_instance *instances, uint32_t count)
 {
-    if (!sk || (count && !instances) || !sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (count > sk->d.max_instances) return SINEW_ERROR_CAPACITY;
-    uint64_t work = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        const sinew_instance *in = &instances[i];
-        if (in->mesh.value >= sk->mesh_count) return SINEW_ERROR_NOT_FOUND;
-        if ((unsigned)in->method >= SINEW_METHOD_COUNT || (in->flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION))
-            return SINEW_ERROR_INVALID_ARGUMENT;
-        const mesh_rec *m = &sk->meshes[in->mesh.value];
-        if ((in->flags & SINEW_SKIN_BULGE_CORRECTION) && !m->has_bulge) return SINEW_ERROR_INVALID_ARGUMENT;
-        uint64_t pal_end = (uint64_t)in->palette_offset + (uint64_t)m->joints * sinew_palette_gpu_stride(in->method, in->flags);
-        if (pal_end > sk->d.max_palette_vec4) return SINEW_ERROR_CAPACITY;
-        if ((uint64_t)in->output_offset + m->count > sk->d.max_output_vertices) return SINEW_ERROR_CAPACITY;
-        work += (m->count + SINEW_WG_SIZE - 1) / SINEW_WG_SIZE;
-    }
-    if (work > sk->max_work) return SINEW_ERROR_CAPACITY;
-    /* Valid: write instances and the work list of this slot. */
     char *base = (char *)sk->frame.mapped + sk->slot * sk->frame_slot_stride;
     gpu_instance *gi = (gpu_instance *)base;
     uint32_t *wl = (uint32_t *)(base + sk->work_offset);
@@ -582,6 +651,163 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
         }
     }
     sk->work_count[sk->slot] = w;
+    sk->disp_count[sk->slot] = w ? 1u : 0u;
+    sk->baseline[sk->slot] = 1;
+}
+
+/* Per variant in use: can its instances run in grid mode (one mesh, palettes
+ * and outputs evenly spaced in the order given)? */
+typedef struct variant_plan {
+    uint32_t count, groups, mesh, grid, first_group;
+    uint32_t pal0, pal_step, out0, out_step;
+} variant_plan;
+
+static void plan_add(variant_plan *p, const sinew_instance *in)
+{
+    if (p->count == 0) {
+        p->mesh = in->mesh.value;
+        p->pal0 = in->palette_offset;
+        p->out0 = in->output_offset;
+        p->grid = 1;
+    } else if (p->grid) {
+        uint64_t k = p->count;
+        if (p->count == 1) {
+            if (in->palette_offset < p->pal0 || in->output_offset < p->out0) p->grid = 0;
+            p->pal_step = in->palette_offset - p->pal0;
+            p->out_step = in->output_offset - p->out0;
+        }
+        if (in->mesh.value != p->mesh || (uint64_t)p->pal0 + k * p->pal_step != in->palette_offset ||
+            (uint64_t)p->out0 + k * p->out_step != in->output_offset)
+            p->grid = 0;
+    }
+    p->count++;
+}
+
+/* Plans one dispatch per variant in use (no writes to the skinner). */
+static uint32_t plan_variants(const sinew_skinner *sk, const sinew_instance *instances, uint32_t count,
+                              variant_plan plan[SNW_VARIANTS], snw_dispatch disp[SNW_VARIANTS])
+{
+    const VkPhysicalDeviceLimits *lim = &sk->gpu->props.limits;
+    uint32_t wgs = sk->wg_size;
+    memset(plan, 0, sizeof(variant_plan) * SNW_VARIANTS);
+    for (uint32_t i = 0; i < count; i++) {
+        const mesh_rec *m = &sk->meshes[instances[i].mesh.value];
+        variant_plan *p = &plan[variant_of(instances[i].method, instances[i].flags, m->influences)];
+        plan_add(p, &instances[i]);
+        p->groups += (m->count + wgs - 1) / wgs;
+    }
+    uint32_t row = lim->maxComputeWorkGroupCount[0];
+    if (sk->max_grid_x && sk->max_grid_x < row) row = sk->max_grid_x;
+    /* Grid mode where the grid fits the device's limits; group records elsewhere. */
+    uint32_t groups = 0, nd = 0;
+    for (uint32_t v = 0; v < SNW_VARIANTS; v++) {
+        variant_plan *p = &plan[v];
+        p->first_group = groups;
+        if (!p->count) continue;
+        const mesh_rec *m = &sk->meshes[p->mesh];
+        uint32_t gpi = (m->count + wgs - 1) / wgs;
+        uint32_t rows = p->count < lim->maxComputeWorkGroupCount[1] ? p->count : lim->maxComputeWorkGroupCount[1];
+        uint32_t slices = (p->count + rows - 1) / rows;
+        if (sk->kernel == SINEW_DEBUG_KERNEL_RECORDS || gpi > row || slices > lim->maxComputeWorkGroupCount[2])
+            p->grid = 0;
+        snw_dispatch *d = &disp[nd++];
+        memset(d, 0, sizeof *d);
+        d->variant = v;
+        d->grid = p->grid;
+        if (p->grid) {
+            d->push[SINEW_PG_REST_FIRST] = m->first_slot;
+            d->push[SINEW_PG_VERTEX_COUNT] = m->count;
+            d->push[SINEW_PG_PALETTE_BASE] = p->pal0;
+            d->push[SINEW_PG_PALETTE_STEP] = p->pal_step;
+            d->push[SINEW_PG_OUTPUT_BASE] = p->out0;
+            d->push[SINEW_PG_OUTPUT_STEP] = p->out_step;
+            d->push[SINEW_PG_JOINT_MAX] = m->joints - 1u;
+            d->push[SINEW_PG_INSTANCES] = p->count;
+            d->push[SINEW_PG_ROWS] = rows;
+            d->gx = gpi;
+            d->gy = rows;
+            d->gz = slices;
+        } else {
+            d->push[SINEW_PR_GROUP_BASE] = groups;
+            d->push[SINEW_PR_GROUP_COUNT] = p->groups;
+            d->gx = p->groups < row ? p->groups : row;
+            d->push[SINEW_PR_GRID_X] = d->gx;
+            d->gy = (p->groups + d->gx - 1) / d->gx;
+            d->gz = 1;
+            groups += p->groups;
+        }
+    }
+    return nd;
+}
+
+/* Writes the slot's group records (instance order within each variant) and its dispatches. */
+static void write_variants(sinew_skinner *sk, const sinew_instance *instances, uint32_t count,
+                           variant_plan plan[SNW_VARIANTS], const snw_dispatch disp[SNW_VARIANTS], uint32_t nd)
+{
+    uint32_t wgs = sk->wg_size, s = sk->slot;
+    uint32_t cursor[SNW_VARIANTS];
+    for (uint32_t v = 0; v < SNW_VARIANTS; v++) cursor[v] = plan[v].first_group;
+    uint32_t *gr = (uint32_t *)((char *)sk->frame.mapped + s * sk->frame_slot_stride + sk->work_offset);
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_instance *in = &instances[i];
+        const mesh_rec *m = &sk->meshes[in->mesh.value];
+        uint32_t v = variant_of(in->method, in->flags, m->influences);
+        if (plan[v].grid) continue;
+        uint32_t slots = SINEW_REST_SLOTS(m->influences);
+        for (uint32_t first = 0; first < m->count; first += wgs) {
+            uint32_t *g = gr + 4u * cursor[v]++;
+            uint32_t n = m->count - first < wgs ? m->count - first : wgs;
+            g[SINEW_GROUP_REST] = m->first_slot + first * slots;
+            g[SINEW_GROUP_OUTPUT] = in->output_offset + first;
+            g[SINEW_GROUP_PALETTE] = in->palette_offset;
+            g[SINEW_GROUP_COUNT_JMAX] = n | ((m->joints - 1u) << 16);
+        }
+    }
+    memcpy(sk->disp[s], disp, sizeof(snw_dispatch) * nd);
+    sk->disp_count[s] = nd;
+    sk->baseline[s] = 0;
+}
+
+sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count)
+{
+    if (!sk || (count && !instances) || !sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (count > sk->d.max_instances) return SINEW_ERROR_CAPACITY;
+    int base = sk->kernel == SINEW_DEBUG_KERNEL_BASELINE;
+    uint64_t work = 0, work_base = 0;
+    uint32_t texel = sk->path == SINEW_READ_TEXEL ? 1u : 0u;
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_instance *in = &instances[i];
+        if (in->mesh.value >= sk->mesh_count) return SINEW_ERROR_NOT_FOUND;
+        if ((unsigned)in->method >= SINEW_METHOD_COUNT || (in->flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION))
+            return SINEW_ERROR_INVALID_ARGUMENT;
+        const mesh_rec *m = &sk->meshes[in->mesh.value];
+        if ((in->flags & SINEW_SKIN_BULGE_CORRECTION) && !m->has_bulge) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (base && (m->influences != 4u || (m->first_slot & 1u))) return SINEW_ERROR_INVALID_ARGUMENT;
+        uint64_t pal_end = (uint64_t)in->palette_offset + (uint64_t)m->joints * sinew_palette_gpu_stride(in->method, in->flags);
+        if (pal_end > sk->d.max_palette_vec4) return SINEW_ERROR_CAPACITY;
+        if ((uint64_t)in->output_offset + m->count > sk->d.max_output_vertices) return SINEW_ERROR_CAPACITY;
+        work += (m->count + sk->wg_size - 1) / sk->wg_size;
+        work_base += (m->count + SINEW_WG_SIZE - 1) / SINEW_WG_SIZE;
+    }
+    if (work > sk->max_work || work_base > sk->max_work) return SINEW_ERROR_CAPACITY;
+    /* Plan, then the pipelines in use (each created once, at its first use). */
+    variant_plan plan[SNW_VARIANTS];
+    snw_dispatch disp[SNW_VARIANTS];
+    uint32_t nd = base ? 0 : plan_variants(sk, instances, count, plan, disp);
+    VkPipeline pl;
+    if (base && count) {
+        sinew_result r = get_baseline_pipeline(sk, texel, &pl);
+        if (r != SINEW_OK) return r;
+    }
+    for (uint32_t i = 0; i < nd; i++) {
+        sinew_result r = get_pipeline(sk, disp[i].variant, disp[i].grid, texel, &pl);
+        if (r != SINEW_OK) return r;
+    }
+    /* Valid: write this slot's records and dispatches. */
+    if (base)
+        write_baseline(sk, instances, count);
+    else
+        write_variants(sk, instances, count, plan, disp, nd);
     sk->instances_set = 1;
     return SINEW_OK;
 }
@@ -591,6 +817,14 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
     if (!sk || !cmd || !sk->in_frame || !sk->instances_set) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_gpu *gpu = sk->gpu;
     uint32_t s = sk->slot;
+    uint32_t texel = sk->path == SINEW_READ_TEXEL ? 1u : 0u;
+    /* Pipelines first (the read path may have changed since set_instances). */
+    VkPipeline pipes[SNW_VARIANTS];
+    for (uint32_t i = 0; i < sk->disp_count[s]; i++) {
+        sinew_result r = sk->baseline[s] ? get_baseline_pipeline(sk, texel, &pipes[i])
+                                         : get_pipeline(sk, sk->disp[s][i].variant, sk->disp[s][i].grid, texel, &pipes[i]);
+        if (r != SINEW_OK) return r;
+    }
     VkPipelineStageFlags cons = consumer_stages(gpu);
     /* Host writes (palette, instances, work list) -> shader reads; earlier
      * reads and writes of the output (vertex input, shaders, transfers) -> shader writes. */
@@ -603,19 +837,30 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
         gpu->vk.vkCmdResetQueryPool(cmd, sk->queries, 2 * s, 2);
         gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 2 * s);
     }
-    uint32_t work = sk->work_count[s];
-    if (work) {
+    if (sk->disp_count[s])
+        gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->layout, 0, 1, &sk->sets[s], 0, NULL);
+    if (sk->baseline[s] && sk->disp_count[s]) {
+        uint32_t work = sk->work_count[s];
         const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
         uint32_t row = lim->maxComputeWorkGroupCount[0];
         if (sk->max_grid_x && sk->max_grid_x < row) row = sk->max_grid_x;
         uint32_t gx = work < row ? work : row;
         uint32_t gy = (work + gx - 1) / gx;
-        gpu_push push = { work, gx, 0, 0 };
-        int t = sk->path == SINEW_READ_TEXEL ? 1 : 0;
-        gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->pipe[t]);
-        gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->layout, 0, 1, &sk->sets[s], 0, NULL);
+        gpu_push push;
+        memset(&push, 0, sizeof push);
+        push.work_count = work;
+        push.grid_x = gx;
+        gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipes[0]);
         gpu->vk.vkCmdPushConstants(cmd, sk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
         gpu->vk.vkCmdDispatch(cmd, gx, gy, 1);
+    } else {
+        /* One dispatch per variant in use; their outputs are disjoint, no barrier between them. */
+        for (uint32_t i = 0; i < sk->disp_count[s]; i++) {
+            const snw_dispatch *d = &sk->disp[s][i];
+            gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipes[i]);
+            gpu->vk.vkCmdPushConstants(cmd, sk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_PUSH_BYTES, d->push);
+            gpu->vk.vkCmdDispatch(cmd, d->gx, d->gy, d->gz);
+        }
     }
     if (sk->queries) {
         gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 2 * s + 1);
@@ -628,6 +873,35 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
     if (gpu->queue_flags & VK_QUEUE_GRAPHICS_BIT) mb.dstAccessMask |= VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT;
     gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, cons, 0, 1, &mb, 0, NULL, 0, NULL);
     return SINEW_OK;
+}
+
+sinew_result sinew_debug_set_kernel(sinew_skinner *sk, sinew_debug_kernel kernel)
+{
+    if (!sk || (unsigned)kernel > SINEW_DEBUG_KERNEL_BASELINE) return SINEW_ERROR_INVALID_ARGUMENT;
+    sk->kernel = kernel;
+    return SINEW_OK;
+}
+
+sinew_result sinew_debug_set_workgroup_size(sinew_skinner *sk, uint32_t size)
+{
+    if (!sk || (size != 0 && size != 64u && size != 128u && size != 256u)) return SINEW_ERROR_INVALID_ARGUMENT;
+    sk->wg_size = size ? size : sk->wg_default;
+    return SINEW_OK;
+}
+
+uint32_t sinew_debug_workgroup_size(const sinew_skinner *sk) { return sk ? sk->wg_size : 0; }
+
+uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t *grid_dispatches)
+{
+    uint32_t n = 0, g = 0;
+    if (sk && sk->last_slot >= 0) {
+        uint32_t s = (uint32_t)sk->last_slot;
+        n = sk->disp_count[s];
+        if (!sk->baseline[s])
+            for (uint32_t i = 0; i < n; i++) g += sk->disp[s][i].grid;
+    }
+    if (grid_dispatches) *grid_dispatches = g;
+    return n;
 }
 
 sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence)

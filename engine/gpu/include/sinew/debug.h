@@ -24,6 +24,26 @@ SINEW_API sinew_result sinew_debug_poison_output(sinew_skinner *sk, uint32_t fir
  * skinner's capacity no longer fits the grid. */
 SINEW_API sinew_result sinew_debug_set_max_grid_x(sinew_skinner *sk, uint32_t max_grid_x);
 
+/* Which kernel the skinner records (takes effect at the next set_instances):
+ * AUTO = one pipeline per variant, grid mode wherever a variant's instances
+ * share a mesh with evenly spaced palettes and outputs, group records
+ * elsewhere; RECORDS = the same pipelines, always group records; BASELINE =
+ * the kernel before variants (one pipeline, method read per instance), kept to
+ * compare against in sinew-bench and the tests. */
+typedef enum sinew_debug_kernel {
+    SINEW_DEBUG_KERNEL_AUTO = 0,
+    SINEW_DEBUG_KERNEL_RECORDS = 1,
+    SINEW_DEBUG_KERNEL_BASELINE = 2
+} sinew_debug_kernel;
+SINEW_API sinew_result sinew_debug_set_kernel(sinew_skinner *sk, sinew_debug_kernel kernel);
+/* Workgroup size of the variant kernels: 64, 128 or 256; 0 = the device default.
+ * Takes effect at the next set_instances. INVALID_ARGUMENT for other sizes. */
+SINEW_API sinew_result sinew_debug_set_workgroup_size(sinew_skinner *sk, uint32_t size);
+/* Workgroup size the variant kernels use now. */
+SINEW_API uint32_t sinew_debug_workgroup_size(const sinew_skinner *sk);
+/* Dispatches the last set_instances planned, and how many of them use grid mode. */
+SINEW_API uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t *grid_dispatches);
+
 /* A memory roofline measured on this device: a compute-shader copy (storage
  * buffer in, storage buffer out) and vkCmdCopyBuffer of `bytes` bytes, timed by
  * timestamp queries, median of `repeats` runs. GB/s count bytes read + written. */
