@@ -41,7 +41,7 @@ SINEW_API sinew_result sinew_debug_set_kernel(sinew_skinner *sk, sinew_debug_ker
 SINEW_API sinew_result sinew_debug_set_workgroup_size(sinew_skinner *sk, uint32_t size);
 /* Workgroup size the variant kernels use now. */
 SINEW_API uint32_t sinew_debug_workgroup_size(const sinew_skinner *sk);
-/* Dispatches the last set_instances planned, and how many of them use grid mode. */
+/* Dispatches recorded for the newest ended frame, and how many of them use grid mode. */
 SINEW_API uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t *grid_dispatches);
 
 /* A memory roofline measured on this device: a compute-shader copy (storage
