@@ -1,7 +1,9 @@
 /* Sinew asset import: assimp scene -> skeleton, packed vertices, indices,
  * clips (see asset.h for the conventions). The only file that includes assimp. */
-#include "sinew/asset.h"
-#include "alloc_internal.h"
+#define _POSIX_C_SOURCE 200809L
+#include "asset_internal.h"
+
+#include <assimp/cfileio.h>
 
 #include <assimp/cimport.h>
 #include <assimp/config.h>
@@ -13,31 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h> /* qsort */
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-struct sinew_asset {
-    sinew_allocator alloc;  /* resolved; every block below (and the skeleton, clips) comes from it */
-    sinew_skeleton *skel;
-    uint32_t vertex_count, index_count, mesh_count, clip_count;
-    sinew_vertex *vertices;
-    double *rest_pos, *rest_nrm;
-    uint32_t *indices;
-    sinew_asset_mesh_info *meshes;
-    char *names;            /* mesh names, NUL separated */
-    sinew_clip **clips;
-    sinew_asset_import_stats stats;
-    double size;
-};
+typedef snw_import_ctx ctx;
+#define fail snw_asset_fail
 
-/* ---- small helpers ------------------------------------------------------- */
-
-typedef struct ctx {
-    const sinew_asset_desc *desc;
-    char *msg;
-    size_t msg_size;
-    sinew_allocator alloc;  /* resolved from desc->allocator */
-} ctx;
-
-static sinew_result fail(ctx *c, sinew_result r, const char *fmt, ...)
+sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)
 {
     if (c->msg && c->msg_size) {
         va_list ap;
@@ -110,6 +95,88 @@ static double mat_max_abs(const sinew_mat4 *a)
         for (int r = 0; r < 4; r++)
             if (fabs(a->m[c][r]) > e) e = fabs(a->m[c][r]);
     return e;
+}
+
+
+/* ---- assimp's file access, under the folder rule (confine.c) ------------ */
+
+typedef struct snw_aifile {
+    int fd;                  /* -1 for the in-memory model */
+    const uint8_t *mem;
+    size_t pos, size;
+} snw_aifile;
+
+typedef struct snw_aiio {
+    struct aiFileIO io;      /* first: assimp hands this pointer back */
+    snw_confine *cf;
+    const sinew_allocator *al;
+    int out_of_memory;       /* an aiFile could not be allocated */
+} snw_aiio;
+
+static size_t aif_read(struct aiFile *f, char *buf, size_t size, size_t count)
+{
+    snw_aifile *h = (snw_aifile *)f->UserData;
+    if (!size || !count || h->pos >= h->size) return 0;
+    size_t want = size * count;
+    if (want / size != count) return 0;
+    size_t avail = h->size - h->pos;
+    if (want > avail) want = avail - avail % size;
+    size_t got = 0;
+    if (h->fd < 0) { memcpy(buf, h->mem + h->pos, want); got = want; }
+    else {
+        while (got < want) {
+            ssize_t k = pread(h->fd, buf + got, want - got, (off_t)(h->pos + got));
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) break;
+            got += (size_t)k;
+        }
+    }
+    h->pos += got;
+    return got / size;
+}
+static size_t aif_write(struct aiFile *f, const char *b, size_t s, size_t n) { (void)f; (void)b; (void)s; (void)n; return 0; }
+static size_t aif_tell(struct aiFile *f) { return ((snw_aifile *)f->UserData)->pos; }
+static size_t aif_size(struct aiFile *f) { return ((snw_aifile *)f->UserData)->size; }
+static void aif_flush(struct aiFile *f) { (void)f; }
+static enum aiReturn aif_seek(struct aiFile *f, size_t off, enum aiOrigin o)
+{
+    snw_aifile *h = (snw_aifile *)f->UserData;
+    size_t base = o == aiOrigin_SET ? 0 : o == aiOrigin_CUR ? h->pos : o == aiOrigin_END ? h->size : (size_t)-1;
+    if (base == (size_t)-1 || off > h->size - base) return aiReturn_FAILURE;
+    h->pos = base + off;
+    return aiReturn_SUCCESS;
+}
+
+static struct aiFile *aiio_open(struct aiFileIO *io, const char *path, const char *mode)
+{
+    snw_aiio *x = (snw_aiio *)io;
+    if (!mode || strchr(mode, 'w') || strchr(mode, 'a') || strchr(mode, '+')) return NULL; /* read only */
+    int violation = 0;
+    int fd = snw_confine_open(x->cf, path, &violation);
+    if (fd == -1) return NULL;
+    struct aiFile *f = snw_calloc(x->al, 1, sizeof *f + sizeof(snw_aifile));
+    if (!f) { if (fd >= 0) close(fd); x->out_of_memory = 1; return NULL; }
+    snw_aifile *h = (snw_aifile *)(f + 1);
+    h->fd = fd;
+    if (fd == -2) { h->fd = -1; h->mem = x->cf->mem; h->size = x->cf->mem_size; }
+    else {
+        struct stat st;
+        if (fstat(fd, &st) || st.st_size < 0) { close(fd); snw_free(x->al, f); return NULL; }
+        h->size = (size_t)st.st_size;
+    }
+    f->ReadProc = aif_read; f->WriteProc = aif_write; f->TellProc = aif_tell;
+    f->FileSizeProc = aif_size; f->SeekProc = aif_seek; f->FlushProc = aif_flush;
+    f->UserData = (aiUserData)h;
+    return f;
+}
+
+static void aiio_close(struct aiFileIO *io, struct aiFile *f)
+{
+    snw_aiio *x = (snw_aiio *)io;
+    if (!f) return;
+    snw_aifile *h = (snw_aifile *)f->UserData;
+    if (h->fd >= 0) close(h->fd);
+    snw_free(x->al, f);
 }
 
 /* ---- the converter ------------------------------------------------------- */
@@ -823,6 +890,9 @@ static sinew_result pack(conv *v, sinew_asset *a)
     sinew_result r = sinew_pack_vertices(v->total_v, v->fpos, v->fnrm, &inf, v->joints, a->vertices, &ps, &bad);
     if (r) return fail(v->c, r, "vertex %u cannot be packed: %s", bad, sinew_result_string(r));
     a->stats.max_influences = ps.max_influences;
+    /* the asset keeps the lists before pruning (sinew_asset_influences) */
+    a->infl_offsets = v->poff; a->infl_joints = v->ijoints; a->infl_weights = v->iweights;
+    v->poff = NULL; v->ijoints = NULL; v->iweights = NULL;
     a->stats.vertices_pruned = ps.vertices_pruned;
     a->stats.influences_pruned = ps.influences_pruned;
     return SINEW_OK;
@@ -1092,10 +1162,13 @@ void sinew_asset_destroy(sinew_asset *a)
     sinew_skeleton_destroy(a->skel);
     snw_free(&al, a->vertices); snw_free(&al, a->rest_pos); snw_free(&al, a->rest_nrm); snw_free(&al, a->indices);
     snw_free(&al, a->meshes); snw_free(&al, a->names);
+    snw_free(&al, a->infl_offsets); snw_free(&al, a->infl_joints); snw_free(&al, a->infl_weights);
     for (uint32_t i = 0; i < a->clip_count; i++) sinew_clip_destroy(a->clips[i]);
     snw_free(&al, a->clips);
     snw_free(&al, a);
 }
+
+void snw_asset_free(sinew_asset *a) { sinew_asset_destroy(a); }
 
 static sinew_result from_scene(ctx *c, const struct aiScene *scene, const uint8_t *had_normals, sinew_asset **out)
 {
@@ -1136,6 +1209,69 @@ sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_ass
     return from_scene(&c, scene, NULL, out);
 }
 
+/* Refused references win over assimp's own message: the error names the URI. */
+static sinew_result refused_error(ctx *c, const snw_confine *cf)
+{
+    return fail(c, SINEW_ERROR_IO, "refused to open '%s': it %s (an import opens only regular files inside the model's folder)",
+                cf->refused, cf->why);
+}
+
+static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
+{
+    const sinew_asset_desc *desc = c->desc;
+    sinew_result r;
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (!props) return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    /* no fake "skeleton meshes" for skeleton-only files */
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
+    unsigned int flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure;
+    snw_aiio io;
+    memset(&io, 0, sizeof io);
+    io.io.OpenProc = aiio_open;
+    io.io.CloseProc = aiio_close;
+    io.cf = cf;
+    io.al = &c->alloc;
+    /* files and memory alike go through the confined IO: a memory import is the
+     * virtual file cf->mem_name */
+    const struct aiScene *scene = aiImportFileExWithProperties(desc->path ? desc->path : cf->mem_name, flags, &io.io, props);
+    if (cf->refused[0] || io.out_of_memory) {
+        if (scene) aiReleaseImport(scene);
+        aiReleasePropertyStore(props);
+        if (io.out_of_memory) return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+        return refused_error(c, cf);
+    }
+    if (!scene) {
+        aiReleasePropertyStore(props);
+        const char *e = aiGetErrorString();
+        return fail(c, SINEW_ERROR_FORMAT, "assimp could not import %s: %s", desc->path ? desc->path : "the data",
+                    e && *e ? e : "unknown error");
+    }
+    /* remember which meshes had normals, then generate the missing ones */
+    uint8_t *had = zalloc(&c->alloc, scene->mNumMeshes, 1);
+    if (!had) {
+        aiReleaseImport(scene);
+        aiReleasePropertyStore(props);
+        return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    }
+    for (uint32_t i = 0; i < scene->mNumMeshes; i++)
+        had[i] = scene->mMeshes && scene->mMeshes[i] && scene->mMeshes[i]->mNormals != NULL;
+    const struct aiScene *pp = aiApplyPostProcessing(scene, aiProcess_GenSmoothNormals);
+    if (!pp) {
+        const char *e = aiGetErrorString();
+        r = fail(c, SINEW_ERROR_FORMAT, "assimp could not generate normals: %s", e && *e ? e : "unknown error");
+        /* aiApplyPostProcessing releases the scene on failure */
+    } else {
+        if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) && scene->mNumMeshes == 0)
+            r = fail(c, SINEW_ERROR_EMPTY, "the file holds no mesh (skeleton or animation only)");
+        else
+            r = from_scene(c, pp, had, out);
+        aiReleaseImport(pp);
+    }
+    snw_free(&c->alloc, had);
+    aiReleasePropertyStore(props);
+    return r;
+}
+
 sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out)
 {
     ctx c;
@@ -1147,49 +1283,19 @@ sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out)
         return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "neither a path nor data was given");
     if (!desc->path && desc->size > 0x7fffffffu)
         return fail(&c, SINEW_ERROR_LIMIT_EXCEEDED, "in-memory file larger than 2 GiB");
-    if (desc->path) {
-        FILE *f = fopen(desc->path, "rb");
-        if (!f) return fail(&c, SINEW_ERROR_IO, "cannot open '%s'", desc->path);
-        fclose(f);
+    snw_confine *cf = snw_alloc(&c.alloc, sizeof *cf);
+    if (!cf) return fail(&c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    r = snw_confine_init(cf, &c);
+    if (!r) {
+        int g = snw_gltf_wanted(desc) ? snw_gltf_load(&c, cf, out) : SNW_GLTF_NOT_V2;
+        if (g == SNW_GLTF_NOT_V2) {
+            if (c.msg && c.msg_size) c.msg[0] = 0;
+            r = load_assimp(&c, cf, out);
+        } else {
+            r = (sinew_result)g;
+        }
     }
-    struct aiPropertyStore *props = aiCreatePropertyStore();
-    if (!props) return fail(&c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
-    /* no fake "skeleton meshes" for skeleton-only files */
-    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
-    unsigned int flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure;
-    const struct aiScene *scene;
-    if (desc->path) scene = aiImportFileExWithProperties(desc->path, flags, NULL, props);
-    else scene = aiImportFileFromMemoryWithProperties(desc->data, (unsigned int)desc->size, flags,
-                                                      desc->hint ? desc->hint : "", props);
-    if (!scene) {
-        aiReleasePropertyStore(props);
-        const char *e = aiGetErrorString();
-        return fail(&c, SINEW_ERROR_FORMAT, "assimp could not import %s: %s", desc->path ? desc->path : "the data",
-                    e && *e ? e : "unknown error");
-    }
-    /* remember which meshes had normals, then generate the missing ones */
-    uint8_t *had = zalloc(&c.alloc, scene->mNumMeshes, 1);
-    if (!had) {
-        aiReleaseImport(scene);
-        aiReleasePropertyStore(props);
-        return fail(&c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
-    }
-    for (uint32_t i = 0; i < scene->mNumMeshes; i++)
-        had[i] = scene->mMeshes && scene->mMeshes[i] && scene->mMeshes[i]->mNormals != NULL;
-    const struct aiScene *pp = aiApplyPostProcessing(scene, aiProcess_GenSmoothNormals);
-    if (!pp) {
-        const char *e = aiGetErrorString();
-        r = fail(&c, SINEW_ERROR_FORMAT, "assimp could not generate normals: %s", e && *e ? e : "unknown error");
-        /* aiApplyPostProcessing releases the scene on failure */
-    } else {
-        if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) && scene->mNumMeshes == 0)
-            r = fail(&c, SINEW_ERROR_EMPTY, "the file holds no mesh (skeleton or animation only)");
-        else
-            r = from_scene(&c, pp, had, out);
-        aiReleaseImport(pp);
-    }
-    snw_free(&c.alloc, had);
-    aiReleasePropertyStore(props);
+    snw_free(&c.alloc, cf);
     return r;
 }
 
@@ -1218,6 +1324,13 @@ int32_t sinew_asset_find_clip(const sinew_asset *a, const char *name)
     return -1;
 }
 const sinew_asset_import_stats *sinew_asset_stats(const sinew_asset *a) { return a ? &a->stats : NULL; }
+sinew_result sinew_asset_influences(const sinew_asset *a, const uint32_t **offsets, const uint32_t **joints,
+                                    const float **weights)
+{
+    if (!a || !offsets || !joints || !weights) return SINEW_ERROR_INVALID_ARGUMENT;
+    *offsets = a->infl_offsets; *joints = a->infl_joints; *weights = a->infl_weights;
+    return SINEW_OK;
+}
 double sinew_asset_size(const sinew_asset *a) { return a ? a->size : 0; }
 
 sinew_result sinew_asset_bind_pose(const sinew_asset *a, sinew_transform *local_out)

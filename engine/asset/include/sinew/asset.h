@@ -64,6 +64,8 @@ typedef struct sinew_asset_desc {
     const void *data;           /*   file content */
     size_t size;                /*   its size in bytes */
     const char *hint;           /*   file extension without dot ("gltf", "x", "fbx", ...) */
+    const char *base_directory; /*   optional: the folder its external files (buffers, .mtl,
+                                     .md5anim, ...) may come from; NULL = none may be opened */
     uint32_t flags;             /* sinew_asset_flags */
     uint32_t max_vertices;      /* [SINEW_ASSET_DEFAULT_MAX_VERTICES] whole character */
     uint32_t max_indices;       /* [SINEW_ASSET_DEFAULT_MAX_INDICES] */
@@ -112,6 +114,15 @@ typedef struct sinew_asset_import_stats {
     uint64_t missing_bone_weights;   /* their weights, dropped */
     double rest_shear_error;         /* largest node-transform element lost by the T R S split */
     double bind_rest_error;          /* largest |bind_local - rest_local matrix| element: 0 when the file's node pose is the bind pose */
+    /* glTF importer only (0 for assimp's formats) */
+    uint32_t gltf;                   /* 1 when Sinew's own glTF 2.0 importer read the file */
+    uint32_t skins;                  /* skins used by the scene's nodes */
+    uint32_t skinned_instances;      /* (node, skin) instances: a mesh under several skinned nodes counts once per node */
+    uint32_t invalid_weight_vertices;/* skinned vertices whose weights summed to 0, bound to the skin's first joint */
+    uint32_t morph_targets;          /* morph targets seen (default weights applied to the rest mesh; targets not kept) */
+    uint32_t ignored_weight_channels;/* morph-weight animation channels (not kept) */
+    uint32_t dropped_primitives;     /* points / lines primitives */
+    uint32_t step_channels, cubic_channels; /* samplers by interpolation mode (kept in the clips) */
 } sinew_asset_import_stats;
 
 /* Imports a file (or memory) with assimp (Triangulate, GenSmoothNormals,
@@ -148,6 +159,12 @@ SINEW_API const sinew_clip *sinew_asset_clip(const sinew_asset *a, uint32_t i);
 /* Index of the clip with this name, or -1. */
 SINEW_API int32_t sinew_asset_find_clip(const sinew_asset *a, const char *name);
 SINEW_API const sinew_asset_import_stats *sinew_asset_stats(const sinew_asset *a);
+/* The influences before pruning to 4: CSR lists (vertex i owns entries
+ * offsets[i] .. offsets[i+1]-1), one entry per joint (repeats merged), weights
+ * as in the file (not renormalized; a vertex without weights has its fallback
+ * joint with weight 1). The packed vertices keep the 4 largest of each. */
+SINEW_API sinew_result sinew_asset_influences(const sinew_asset *a, const uint32_t **offsets,
+                                              const uint32_t **joints, const float **weights);
 /* Diagonal of the rest mesh's bounding box (the model's size, for tolerances). */
 SINEW_API double sinew_asset_size(const sinew_asset *a);
 

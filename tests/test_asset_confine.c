@@ -1,0 +1,176 @@
+/* Files confined to their folder: every import opens only the model file and
+ * regular files inside the model's folder (README, "Assets"). Hostile models
+ * in a temp directory try each escape: an absolute path, "../", a symlink
+ * leading out, a FIFO, /dev/zero (as a reference and as the model), an OBJ
+ * material library outside (through assimp), and a memory import with and
+ * without a base directory. Each must fail with SINEW_ERROR_IO and a message
+ * naming the reference; the same files with the reference inside load. */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+#include <sinew/asset.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[256], model_dir[300];
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    TU_CHECK(f != NULL);
+    if (!f) return;
+    TU_CHECK(fwrite(data, 1, n, f) == n);
+    fclose(f);
+}
+
+/* One triangle whose positions come from buffer uri (36 bytes). */
+static void write_gltf(const char *path, const char *uri)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf,
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+        "\"nodes\":[{\"mesh\":0}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+        "\"min\":[0,0,0],\"max\":[1,1,0]}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+        "\"buffers\":[{\"byteLength\":36,\"uri\":\"%s\"}]}", uri);
+    write_file(path, buf, strlen(buf));
+}
+
+static const float tri[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+
+static sinew_result load_path(const char *path, char *msg, size_t msg_size)
+{
+    sinew_asset_desc d = { 0 };
+    d.path = path;
+    d.message = msg;
+    d.message_size = msg_size;
+    sinew_asset *a = NULL;
+    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_asset_destroy(a);
+    return r;
+}
+
+/* The model at model_dir/name referencing uri must fail with IO naming uri. */
+static void expect_refused(const char *name, const char *uri, const char *why)
+{
+    char path[512], msg[1024];
+    snprintf(path, sizeof path, "%s/%s", model_dir, name);
+    write_gltf(path, uri);
+    sinew_result r = load_path(path, msg, sizeof msg);
+    printf("%-14s uri %-28s -> %s: %s\n", name, uri, sinew_result_string(r), msg);
+    TU_CHECK_MSG(r == SINEW_ERROR_IO, "%s: %s", uri, sinew_result_string(r));
+    TU_CHECK_MSG(strstr(msg, "refused to open") && strstr(msg, uri), "message '%s' does not name '%s'", msg, uri);
+    TU_CHECK_MSG(strstr(msg, why) != NULL, "message '%s' does not say '%s'", msg, why);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/sinew_confine_XXXXXX");
+    TU_CHECK(mkdtemp(dir) != NULL);
+    snprintf(model_dir, sizeof model_dir, "%s/model", dir);
+    TU_CHECK(mkdir(model_dir, 0700) == 0);
+    char p[512], q[512], msg[1024];
+
+    /* a secret outside the model's folder, with the bytes of a valid triangle */
+    snprintf(p, sizeof p, "%s/secret.bin", dir);
+    write_file(p, tri, sizeof tri);
+    /* the same bytes inside: the control */
+    snprintf(p, sizeof p, "%s/inside.bin", model_dir);
+    write_file(p, tri, sizeof tri);
+    snprintf(p, sizeof p, "%s/sub", model_dir);
+    TU_CHECK(mkdir(p, 0700) == 0);
+
+    /* control: a buffer inside, also through a symlink that stays inside and a
+     * "sub/../" path that stays inside */
+    snprintf(p, sizeof p, "%s/ok.gltf", model_dir);
+    write_gltf(p, "inside.bin");
+    TU_CHECK_OK(load_path(p, msg, sizeof msg));
+    snprintf(q, sizeof q, "%s/link_in.bin", model_dir);
+    TU_CHECK(symlink("inside.bin", q) == 0);
+    write_gltf(p, "link_in.bin");
+    TU_CHECK_OK(load_path(p, msg, sizeof msg));
+    write_gltf(p, "sub/../inside.bin");
+    TU_CHECK_OK(load_path(p, msg, sizeof msg));
+
+    /* 1. "../" escapes (existing and missing targets) */
+    expect_refused("up.gltf", "../secret.bin", "");
+    expect_refused("up2.gltf", "sub/../../secret.bin", "");
+    expect_refused("up3.gltf", "../../../../../../etc/passwd", "");
+    /* 2. absolute paths: ABSOLUTE_URI_CASES */
+    /* 3. a symlink leading out (to the secret, and to /dev/zero) */
+    snprintf(q, sizeof q, "%s/link_out.bin", model_dir);
+    TU_CHECK(symlink("../secret.bin", q) == 0);
+    expect_refused("symlink.gltf", "link_out.bin", "outside the model's folder");
+    snprintf(q, sizeof q, "%s/zero.bin", model_dir);
+    TU_CHECK(symlink("/dev/zero", q) == 0);
+    expect_refused("zero.gltf", "zero.bin", "outside the model's folder");
+    /* 4. a FIFO inside the folder (opening it must not block either) */
+    snprintf(q, sizeof q, "%s/fifo.bin", model_dir);
+    TU_CHECK(mkfifo(q, 0600) == 0);
+    expect_refused("fifo.gltf", "fifo.bin", "not a regular file");
+    /* 5. a folder as a buffer */
+    expect_refused("dir.gltf", "sub", "not a regular file");
+
+    /* 6. the model itself must be a regular file */
+    TU_CHECK_RESULT(load_path("/dev/zero", msg, sizeof msg), SINEW_ERROR_IO);
+    TU_CHECK(strstr(msg, "not a regular file") != NULL);
+    TU_CHECK_RESULT(load_path(q, msg, sizeof msg), SINEW_ERROR_IO); /* the FIFO */
+    TU_CHECK(strstr(msg, "not a regular file") != NULL);
+
+    /* 7. assimp's formats go through the same rule: an OBJ whose material
+     * library lies outside */
+    snprintf(q, sizeof q, "%s/secret.mtl", dir);
+    write_file(q, "newmtl m\nKd 1 0 0\n", 18);
+    const char *obj = "mtllib ../secret.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl m\nf 1 2 3\n";
+    snprintf(p, sizeof p, "%s/up.obj", model_dir);
+    write_file(p, obj, strlen(obj));
+    sinew_result r = load_path(p, msg, sizeof msg);
+    printf("up.obj (assimp) -> %s: %s\n", sinew_result_string(r), msg);
+    TU_CHECK_RESULT(r, SINEW_ERROR_IO);
+    TU_CHECK(strstr(msg, "refused to open") && strstr(msg, "secret.mtl"));
+    const char *obj_ok = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    write_file(p, obj_ok, strlen(obj_ok));
+    TU_CHECK_OK(load_path(p, msg, sizeof msg));
+
+    /* 8. memory imports: no file at all without a base directory */
+    char gltf_mem[2048];
+    snprintf(p, sizeof p, "%s/ok.gltf", model_dir);
+    write_gltf(p, "inside.bin");
+    FILE *f = fopen(p, "rb");
+    size_t n = f ? fread(gltf_mem, 1, sizeof gltf_mem, f) : 0;
+    if (f) fclose(f);
+    sinew_asset_desc d = { 0 };
+    sinew_asset *a = NULL;
+    d.data = gltf_mem; d.size = n; d.hint = "gltf"; d.message = msg; d.message_size = sizeof msg;
+    r = sinew_asset_load(&d, &a);
+    printf("memory, no base directory -> %s: %s\n", sinew_result_string(r), msg);
+    TU_CHECK_RESULT(r, SINEW_ERROR_IO);
+    TU_CHECK(strstr(msg, "inside.bin") && strstr(msg, "without a base directory"));
+    d.base_directory = model_dir;
+    TU_CHECK_OK(sinew_asset_load(&d, &a));
+    TU_CHECK(a && sinew_asset_vertex_count(a) == 3);
+    sinew_asset_destroy(a); a = NULL;
+    /* with a base directory, "../" still cannot leave it */
+    snprintf(p, sizeof p, "%s/up.gltf", model_dir);
+    write_gltf(p, "../secret.bin");
+    f = fopen(p, "rb");
+    n = f ? fread(gltf_mem, 1, sizeof gltf_mem, f) : 0;
+    if (f) fclose(f);
+    d.size = n;
+    TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_IO);
+    TU_CHECK(strstr(msg, "../secret.bin") != NULL);
+    /* an OBJ from memory naming a material library: refused without a base directory */
+    d.data = obj; d.size = strlen(obj); d.hint = "obj"; d.base_directory = NULL;
+    TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_IO);
+    TU_CHECK(strstr(msg, "secret.mtl") != NULL);
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    if (tu_failures) { fprintf(stderr, "FAIL test_asset_confine: %d check(s) failed\n", tu_failures); return 1; }
+    printf("PASS test_asset_confine\n");
+    return 0;
+}
