@@ -1,4 +1,1357 @@
-/* placeholder */
+/* Sinew's glTF 2.0 importer (.gltf with external or data-URI buffers, .glb):
+ * json-c parses the JSON; everything glTF (buffers, accessors, sparse
+ * accessors, normalized and quantized attributes, nodes, skins, animations)
+ * is read here, by the rules of the glTF 2.0 specification. The result is the
+ * same sinew_asset the assimp path builds (asset.h, README "Assets").
+ *
+ * Mapping
+ *  - Joints: every node that is a joint of a used skin, every node holding a
+ *    mesh without a skin, and all their ancestors, depth-first from the
+ *    scene's roots (non-joint nodes between joints are joints too: they move
+ *    their children). A node gets one joint per distinct inverse bind matrix
+ *    it has in the skins that use it, so a mesh instanced under several skins
+ *    whose joints are distinct nodes gets each instance skinned by its own skin.
+ *  - Skinned instance (node with mesh and skin): vertices stay as in the file
+ *    (the node's own transform is ignored, as the specification says); joint k
+ *    of the skin is (node joints[k], inverseBindMatrices[k] or identity).
+ *  - Unskinned instance: vertices to model space by the node's global
+ *    transform, bound with weight 1 to the node's joint.
+ *  - Samplers keep their interpolation (STEP, LINEAR, CUBICSPLINE with its
+ *    tangents) in the clip; key times in seconds (ticks_per_second 1).
+ *  - Morph targets: the default weights (node.weights, else mesh.weights) are
+ *    applied to the rest positions and normals; the targets and weight
+ *    animations are counted, not kept. */
+#define _POSIX_C_SOURCE 200809L
 #include "asset_internal.h"
-int snw_gltf_wanted(const sinew_asset_desc *desc) { (void)desc; return 0; }
-int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out) { (void)c; (void)cf; (void)out; return SNW_GLTF_NOT_V2; }
+
+#include <json-c/json.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define fail snw_asset_fail
+
+/* Largest element count of any accessor (vertex attributes are bounded by
+ * max_vertices, keys by max_keys as well). */
+#define GL_MAX_ACCESSOR_COUNT (1u << 26)
+/* Largest file or external buffer read (bytes). */
+#define GL_MAX_FILE_BYTES ((size_t)1 << 31)
+/* A float32 bound with head room: a palette entry times a coordinate must stay finite. */
+#define GL_FLOAT_LIMIT 1e30
+
+typedef struct gl_cand {
+    sinew_mat4 ibm;
+    int32_t next;
+    uint32_t rank, node;
+} gl_cand;
+
+typedef struct gl_node {
+    json_object *obj;
+    int32_t parent;
+    int needed, in_scene;
+    int has_matrix;
+    sinew_transform trs;     /* rest local as T R S */
+    sinew_mat4 local, global;
+    int32_t first_cand;
+    uint32_t cand_count, first_joint, joint_count;
+    const char *name;
+} gl_node;
+
+typedef struct gl_buffer { const uint8_t *data; size_t len; uint8_t *owned; } gl_buffer;
+
+typedef struct vec { void *p; uint32_t n, cap; size_t elem; } vec;
+
+typedef struct gl {
+    snw_import_ctx *c;
+    snw_confine *cf;
+    const sinew_allocator *al;
+    uint32_t max_vertices, max_indices, max_joints, max_meshes, max_clips, max_keys, max_nodes;
+    uint8_t *file;
+    size_t file_size;
+    const uint8_t *bin;      /* GLB BIN chunk */
+    size_t bin_size;
+    json_object *root;
+    json_object *nodes_j, *meshes_j, *accessors_j, *views_j, *buffers_j, *skins_j, *anims_j;
+    uint32_t n_nodes, n_meshes, n_accessors, n_views, n_buffers, n_skins, n_anims;
+    gl_buffer *buffers;
+    gl_node *nodes;
+    uint32_t *order, n_order;          /* scene nodes, depth-first */
+    gl_cand *cands;
+    uint32_t n_cands, cap_cands;
+    int32_t **skin_cands;              /* per skin: candidate per joint (NULL = unused) */
+    uint32_t *skin_joint_count;
+    uint32_t joints;
+    /* growing arrays */
+    vec pos, nrm;            /* 3 doubles per vertex */
+    vec infl_off;            /* per vertex: first influence */
+    vec infl_joint;          /* candidate index until numbering, then joint */
+    vec infl_weight;         /* float */
+    vec idx;                 /* uint32, global vertex numbers */
+    vec inst;                /* sinew_asset_mesh_info (name = offset into names, as an integer) */
+    vec inst_name;           /* char */
+} gl;
+
+/* ---- small helpers --------------------------------------------------------- */
+
+static void *gz(gl *g, size_t n, size_t size) { return snw_calloc(g->al, n ? n : 1, size ? size : 1); }
+
+static int grow_to(gl *g, void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap) return 1;
+    uint64_t nc = *cap ? *cap : 64;
+    while (nc < need) nc *= 2;
+    if (nc > 0xffffffffull) nc = 0xffffffffull;
+    void *q = snw_alloc(g->al, (size_t)nc * elem);
+    if (!q) return 0;
+    if (*cap) memcpy(q, *p, (size_t)*cap * elem);
+    snw_free(g->al, *p);
+    *p = q;
+    *cap = (uint32_t)nc;
+    return 1;
+}
+
+/* Room for k more elements; returns the first of them (n grows by k), NULL when out of memory. */
+static void *vec_push(gl *g, vec *v, uint32_t k)
+{
+    if ((uint64_t)v->n + k > 0xfffffff0u) return NULL;
+    if (!grow_to(g, &v->p, &v->cap, v->n + k, v->elem)) return NULL;
+    void *q = (char *)v->p + (size_t)v->n * v->elem;
+    memset(q, 0, (size_t)k * v->elem);
+    v->n += k;
+    return q;
+}
+
+static json_object *jget(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (!o || !json_object_is_type(o, json_type_object)) return NULL;
+    return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* An array member: *n its length (0 when absent). FORMAT when not an array. */
+static sinew_result jarray(gl *g, json_object *o, const char *key, json_object **out, uint32_t *n, const char *where)
+{
+    json_object *v = jget(o, key);
+    *out = v; *n = 0;
+    if (!v) return SINEW_OK;
+    if (!json_object_is_type(v, json_type_array)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s.%s is not an array", where, key);
+    size_t len = json_object_array_length(v);
+    if (len > GL_MAX_ACCESSOR_COUNT) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: %s.%s has %zu entries", where, key, len);
+    *n = (uint32_t)len;
+    return SINEW_OK;
+}
+
+/* An integer member in [lo, hi]; absent: *out = def (def == -1 means required). */
+static sinew_result jint(gl *g, json_object *o, const char *key, int64_t lo, int64_t hi, int64_t def, int64_t *out,
+                         const char *what, uint32_t index)
+{
+    json_object *v = jget(o, key);
+    if (!v) {
+        if (def == -1) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u has no '%s'", what, index, key);
+        *out = def;
+        return SINEW_OK;
+    }
+    int64_t x;
+    if (json_object_is_type(v, json_type_int)) x = json_object_get_int64(v);
+    else if (json_object_is_type(v, json_type_double)) {
+        double d = json_object_get_double(v);
+        if (!(d == floor(d)) || fabs(d) > 9e15) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u: '%s' is not an integer", what, index, key);
+        x = (int64_t)d;
+    } else return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u: '%s' is not an integer", what, index, key);
+    if (x < lo || x > hi) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u: '%s' = %lld out of range [%lld, %lld]", what, index, key,
+                                      (long long)x, (long long)lo, (long long)hi);
+    *out = x;
+    return SINEW_OK;
+}
+
+static int jnum(json_object *v, double *out)
+{
+    if (!v) return 0;
+    if (json_object_is_type(v, json_type_double)) *out = json_object_get_double(v);
+    else if (json_object_is_type(v, json_type_int)) *out = (double)json_object_get_int64(v);
+    else return 0;
+    return isfinite(*out);
+}
+
+/* n numbers of an array member into out (exactly n). 0 absent, 1 read, -1 malformed. */
+static int jnums(json_object *o, const char *key, double *out, uint32_t n)
+{
+    json_object *v = jget(o, key);
+    if (!v) return 0;
+    if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) != n) return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (!jnum(json_object_array_get_idx(v, i), &out[i])) return -1;
+    return 1;
+}
+
+static const char *jstr(json_object *o, const char *key)
+{
+    json_object *v = jget(o, key);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static double mat_max_abs(const sinew_mat4 *a)
+{
+    double e = 0;
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            if (!(fabs(a->m[c][r]) <= e)) e = fabs(a->m[c][r]);
+    return e;
+}
+
+static double mat_max_diff(const sinew_mat4 *a, const sinew_mat4 *b)
+{
+    double e = 0;
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            double d = fabs(a->m[c][r] - b->m[c][r]);
+            if (!(d <= e)) e = d;
+        }
+    return e;
+}
+
+/* ---- files, GLB, JSON, buffers ------------------------------------------------ */
+
+int snw_gltf_wanted(const sinew_asset_desc *d)
+{
+    const char *ext = NULL;
+    if (d->path) {
+        const char *slash = strrchr(d->path, '/');
+        const char *dot = strrchr(slash ? slash : d->path, '.');
+        ext = dot ? dot + 1 : NULL;
+    } else {
+        if (d->data && d->size >= 4 && memcmp(d->data, "glTF", 4) == 0) return 1;
+        ext = d->hint;
+    }
+    return ext && (!strcasecmp(ext, "gltf") || !strcasecmp(ext, "glb"));
+}
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+static int b64val(unsigned char ch)
+{
+    if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+    if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9') return ch - '0' + 52;
+    if (ch == '+' || ch == '-') return 62;
+    if (ch == '/' || ch == '_') return 63;
+    return -1;
+}
+
+/* A data URI's bytes (base64 only). */
+static sinew_result data_uri(gl *g, uint32_t bi, const char *uri, size_t need, gl_buffer *b)
+{
+    const char *comma = strchr(uri, ',');
+    if (!comma) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: data URI without ','", bi);
+    size_t hl = (size_t)(comma - uri);
+    if (hl < 7 || memcmp(comma - 7, ";base64", 7) != 0)
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: data URI is not base64", bi);
+    const char *s = comma + 1;
+    size_t n = strlen(s);
+    while (n && s[n - 1] == '=') n--;
+    size_t out_len = n / 4 * 3 + (n % 4 == 3 ? 2 : n % 4 == 2 ? 1 : 0);
+    if (n % 4 == 1) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: truncated base64", bi);
+    if (out_len < need) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: data URI holds %zu bytes, byteLength is %zu", bi, out_len, need);
+    uint8_t *o = snw_alloc(g->al, out_len ? out_len : 1);
+    if (!o) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t acc = 0; int bits = 0; size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = b64val((unsigned char)s[i]);
+        if (v < 0) { snw_free(g->al, o); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: bad base64 character", bi); }
+        acc = (acc << 6) | (uint32_t)v; bits += 6;
+        if (bits >= 8) { bits -= 8; if (k < out_len) o[k++] = (uint8_t)(acc >> bits); }
+    }
+    b->owned = o; b->data = o; b->len = out_len;
+    return SINEW_OK;
+}
+
+/* An external buffer: the URI percent-decoded, relative, inside the folder. */
+static sinew_result external_uri(gl *g, uint32_t bi, const char *uri, size_t need, gl_buffer *b)
+{
+    size_t n = strlen(uri);
+    if (n > 4000) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: URI too long", bi);
+    char path[4096];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = uri[i];
+        if (ch == '%' && i + 2 < n + 0 && hexval(uri[i + 1]) >= 0 && hexval(uri[i + 2]) >= 0) {
+            ch = (char)(hexval(uri[i + 1]) * 16 + hexval(uri[i + 2]));
+            i += 2;
+            if (ch == 0) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: URI '%s' holds %%00", bi, uri);
+        }
+        path[k++] = ch;
+    }
+    path[k] = 0;
+    /* a scheme (file:, http:, ...) before the first '/' is not a relative reference */
+    const char *colon = strchr(path, ':'), *slash = strchr(path, '/');
+    if (colon && (!slash || colon < slash))
+        return fail(g->c, SINEW_ERROR_IO, "refused to open '%s': only relative references inside the model's folder are read", uri);
+    int violation = 0;
+    int fd = snw_confine_open_relative(g->cf, path, &violation);
+    if (fd < 0) {
+        if (violation)
+            return fail(g->c, SINEW_ERROR_IO, "refused to open '%s': it %s (an import opens only regular files inside the model's folder)",
+                        uri, g->cf->why);
+        return fail(g->c, SINEW_ERROR_IO, "glTF: buffer %u: cannot open '%s'", bi, uri);
+    }
+    uint8_t *data = NULL;
+    size_t size = 0;
+    int rr = snw_read_fd(fd, g->al, GL_MAX_FILE_BYTES, &data, &size);
+    if (rr == -3) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (rr) return fail(g->c, SINEW_ERROR_IO, "glTF: buffer %u: cannot read '%s'", bi, uri);
+    b->owned = data; b->data = data; b->len = size;
+    if (size < need) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: '%s' holds %zu bytes, byteLength is %zu", bi, uri, size, need);
+    return SINEW_OK;
+}
+
+static sinew_result load_buffers(gl *g)
+{
+    g->buffers = gz(g, g->n_buffers, sizeof *g->buffers);
+    if (!g->buffers) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; i < g->n_buffers; i++) {
+        json_object *b = json_object_array_get_idx(g->buffers_j, i);
+        int64_t len;
+        sinew_result r = jint(g, b, "byteLength", 1, (int64_t)GL_MAX_FILE_BYTES, -1, &len, "buffer", i);
+        if (r) return r;
+        json_object *uj = jget(b, "uri");
+        if (uj && !json_object_is_type(uj, json_type_string)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: uri is not a string", i);
+        const char *uri = uj ? json_object_get_string(uj) : NULL;
+        if (uj && (size_t)json_object_get_string_len(uj) != strlen(uri))
+            return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: uri holds a NUL", i);
+        if (!uri) {
+            if (i != 0 || !g->bin) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u has no uri (and no GLB BIN chunk)", i);
+            if (g->bin_size < (size_t)len) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer 0: BIN chunk holds %zu bytes, byteLength is %lld", g->bin_size, (long long)len);
+            g->buffers[i].data = g->bin; g->buffers[i].len = (size_t)len;
+            continue;
+        }
+        if (strncmp(uri, "data:", 5) == 0) r = data_uri(g, i, uri, (size_t)len, &g->buffers[i]);
+        else r = external_uri(g, i, uri, (size_t)len, &g->buffers[i]);
+        if (r) return r;
+        g->buffers[i].len = (size_t)len;
+    }
+    return SINEW_OK;
+}
+
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* The file's bytes -> JSON text (and the GLB BIN chunk) -> parsed root. */
+static sinew_result parse_file(gl *g, const uint8_t *data, size_t size)
+{
+    const char *json = (const char *)data;
+    size_t json_len = size;
+    if (size >= 4 && memcmp(data, "glTF", 4) == 0) {
+        if (size < 20) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: truncated header");
+        if (rd32(data + 4) != 2) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: version %u (2 expected)", rd32(data + 4));
+        size_t total = rd32(data + 8);
+        if (total > size) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: header length %zu beyond the file's %zu bytes", total, size);
+        size_t off = 12;
+        size_t clen = rd32(data + off);
+        if (rd32(data + off + 4) != 0x4E4F534Au) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: first chunk is not JSON");
+        if (clen > total - off - 8) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: JSON chunk runs past the file");
+        json = (const char *)data + off + 8;
+        json_len = clen;
+        off += 8 + clen;
+        off = (off + 3) & ~(size_t)3;
+        if (off + 8 <= total) {
+            size_t blen = rd32(data + off);
+            if (rd32(data + off + 4) == 0x004E4942u) {
+                if (blen > total - off - 8) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: BIN chunk runs past the file");
+                g->bin = data + off + 8;
+                g->bin_size = blen;
+            }
+        }
+    }
+    if (json_len > 0x7fffffff) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: JSON larger than 2 GiB");
+    struct json_tokener *tok = json_tokener_new_ex(64);
+    if (!tok) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    g->root = json_tokener_parse_ex(tok, json, (int)json_len);
+    enum json_tokener_error e = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (!g->root || e != json_tokener_success)
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: JSON error at byte %zu: %s", end,
+                    e == json_tokener_continue ? "unexpected end of input" : json_tokener_error_desc(e));
+    for (size_t i = end; i < json_len; i++)
+        if (json[i] != ' ' && json[i] != '\t' && json[i] != '\n' && json[i] != '\r' && json[i] != 0)
+            return fail(g->c, SINEW_ERROR_FORMAT, "glTF: trailing data after the JSON at byte %zu", i);
+    if (!json_object_is_type(g->root, json_type_object)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: the JSON is not an object");
+    return SINEW_OK;
+}
+
+/* ---- accessors -------------------------------------------------------------- */
+
+static uint32_t comp_size(int64_t t)
+{
+    switch (t) {
+    case 5120: case 5121: return 1;
+    case 5122: case 5123: return 2;
+    case 5125: case 5126: return 4;
+    default: return 0;
+    }
+}
+
+/* One component at p as double (normalized integers by the glTF rule). */
+static double comp_read(const uint8_t *p, int64_t t, int normalized)
+{
+    switch (t) {
+    case 5120: { int8_t v; memcpy(&v, p, 1); return normalized ? fmax(v / 127.0, -1.0) : v; }
+    case 5121: { uint8_t v = *p; return normalized ? v / 255.0 : v; }
+    case 5122: { int16_t v; memcpy(&v, p, 2); return normalized ? fmax(v / 32767.0, -1.0) : v; }
+    case 5123: { uint16_t v; memcpy(&v, p, 2); return normalized ? v / 65535.0 : v; }
+    case 5125: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { float v; memcpy(&v, p, 4); return v; }
+    }
+}
+
+static uint32_t type_comps(const char *t, uint32_t *cols)
+{
+    *cols = 1;
+    if (!t) return 0;
+    if (!strcmp(t, "SCALAR")) return 1;
+    if (!strcmp(t, "VEC2")) return 2;
+    if (!strcmp(t, "VEC3")) return 3;
+    if (!strcmp(t, "VEC4")) return 4;
+    if (!strcmp(t, "MAT2")) { *cols = 2; return 4; }
+    if (!strcmp(t, "MAT3")) { *cols = 3; return 9; }
+    if (!strcmp(t, "MAT4")) { *cols = 4; return 16; }
+    return 0;
+}
+
+/* A view's bytes: [*data, *data + *len), its byteStride (0 = packed). */
+static sinew_result view_bytes(gl *g, int64_t vi, const uint8_t **data, size_t *len, uint32_t *stride, const char *what, uint32_t ai)
+{
+    json_object *v = json_object_array_get_idx(g->views_j, (size_t)vi);
+    int64_t buf, off, blen, st;
+    sinew_result r;
+    if ((r = jint(g, v, "buffer", 0, (int64_t)g->n_buffers - 1, -1, &buf, "bufferView", (uint32_t)vi))) return r;
+    if ((r = jint(g, v, "byteOffset", 0, INT64_MAX / 4, 0, &off, "bufferView", (uint32_t)vi))) return r;
+    if ((r = jint(g, v, "byteLength", 1, INT64_MAX / 4, -1, &blen, "bufferView", (uint32_t)vi))) return r;
+    if ((r = jint(g, v, "byteStride", 4, 252, 0, &st, "bufferView", (uint32_t)vi))) return r;
+    const gl_buffer *b = &g->buffers[buf];
+    if ((uint64_t)off + (uint64_t)blen > b->len)
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u: bufferView %lld runs past buffer %lld (%llu > %zu bytes)", what, ai,
+                    (long long)vi, (long long)buf, (unsigned long long)off + (unsigned long long)blen, b->len);
+    *data = b->data + off;
+    *len = (size_t)blen;
+    *stride = (uint32_t)st;
+    return SINEW_OK;
+}
+
+/* Reads accessor ai into a new array of count * comps doubles. types: allowed
+ * component types (0-terminated list); want_comps: the type's component count
+ * (0 = any); max_count bounds count. */
+static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint32_t want_comps, uint32_t max_count,
+                                  double **out, uint32_t *count_out, uint32_t *comps_out, const char *what)
+{
+    *out = NULL;
+    if (ai < 0 || ai >= g->n_accessors) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s names accessor %lld of %u", what, (long long)ai, g->n_accessors);
+    uint32_t a = (uint32_t)ai;
+    json_object *acc = json_object_array_get_idx(g->accessors_j, a);
+    int64_t ct = 0, count = 0, off = 0, view = -1;
+    sinew_result r;
+    if ((r = jint(g, acc, "componentType", 5120, 5126, -1, &ct, "accessor", a))) return r;
+    if ((r = jint(g, acc, "count", 1, GL_MAX_ACCESSOR_COUNT, -1, &count, "accessor", a))) return r;
+    if ((r = jint(g, acc, "byteOffset", 0, INT64_MAX / 4, 0, &off, "accessor", a))) return r;
+    if (jget(acc, "bufferView") && (r = jint(g, acc, "bufferView", 0, (int64_t)g->n_views - 1, -1, &view, "accessor", a))) return r;
+    uint32_t cs = comp_size(ct), cols;
+    uint32_t comps = type_comps(jstr(acc, "type"), &cols);
+    if (!cs || !comps) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u: bad componentType %lld or type", a, (long long)ct);
+    int ok = 0;
+    for (const int64_t *t = types; *t; t++) ok |= *t == ct;
+    if (!ok || (want_comps && comps != want_comps))
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: accessor %u has componentType %lld / %u components, not allowed here", what, a, (long long)ct, comps);
+    json_object *nj = jget(acc, "normalized");
+    int normalized = nj && json_object_is_type(nj, json_type_boolean) && json_object_get_boolean(nj);
+    if (normalized && (ct == 5125 || ct == 5126)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u: normalized float/uint", a);
+    if ((uint64_t)count > max_count) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: %s: accessor %u has %lld elements (limit %u)", what, a, (long long)count, max_count);
+    /* element layout: matrix columns start on 4-byte boundaries */
+    uint32_t rows = comps / cols;
+    uint32_t col_stride = (rows * cs + 3) & ~3u;
+    uint32_t elem = cols > 1 ? cols * col_stride : comps * cs;
+    double *o = gz(g, (size_t)count * comps, sizeof *o);
+    if (!o) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (view >= 0) {
+        const uint8_t *vd; size_t vlen; uint32_t stride;
+        if ((r = view_bytes(g, view, &vd, &vlen, &stride, "accessor", a))) { snw_free(g->al, o); return r; }
+        if (!stride) stride = elem;
+        uint64_t need = (uint64_t)off + (uint64_t)stride * (uint64_t)(count - 1) + elem;
+        if (need > vlen) { snw_free(g->al, o); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u runs past its bufferView (%llu > %zu bytes)", a, (unsigned long long)need, vlen); }
+        for (int64_t i = 0; i < count; i++) {
+            const uint8_t *e = vd + off + (size_t)i * stride;
+            for (uint32_t k = 0; k < comps; k++) {
+                uint32_t col = k / rows, row = k % rows;
+                o[(size_t)i * comps + k] = comp_read(e + col * col_stride + row * cs, ct, normalized);
+            }
+        }
+    }
+    json_object *sp = jget(acc, "sparse");
+    if (sp) {
+        int64_t sc, iv, io, ict, vv, vo;
+        json_object *ind = jget(sp, "indices"), *val = jget(sp, "values");
+        if ((r = jint(g, sp, "count", 1, count, -1, &sc, "sparse accessor", a)) ||
+            (r = jint(g, ind, "bufferView", 0, (int64_t)g->n_views - 1, -1, &iv, "sparse indices of accessor", a)) ||
+            (r = jint(g, ind, "byteOffset", 0, INT64_MAX / 4, 0, &io, "sparse indices of accessor", a)) ||
+            (r = jint(g, ind, "componentType", 5121, 5125, -1, &ict, "sparse indices of accessor", a)) ||
+            (r = jint(g, val, "bufferView", 0, (int64_t)g->n_views - 1, -1, &vv, "sparse values of accessor", a)) ||
+            (r = jint(g, val, "byteOffset", 0, INT64_MAX / 4, 0, &vo, "sparse values of accessor", a))) { snw_free(g->al, o); return r; }
+        uint32_t ics = comp_size(ict);
+        if (ict == 5122 || !ics) { snw_free(g->al, o); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u: sparse index type %lld", a, (long long)ict); }
+        const uint8_t *id, *vd; size_t il, vl; uint32_t ist, vst;
+        if ((r = view_bytes(g, iv, &id, &il, &ist, "sparse accessor", a)) || (r = view_bytes(g, vv, &vd, &vl, &vst, "sparse accessor", a))) { snw_free(g->al, o); return r; }
+        if ((uint64_t)io + (uint64_t)sc * ics > il || (uint64_t)vo + (uint64_t)sc * elem > vl) {
+            snw_free(g->al, o);
+            return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u: sparse indices or values run past their bufferView", a);
+        }
+        double prev = -1;
+        for (int64_t s = 0; s < sc; s++) {
+            double ix = comp_read(id + io + (size_t)s * ics, ict, 0);
+            if (ix <= prev || ix >= (double)count) {
+                snw_free(g->al, o);
+                return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u: sparse index %g out of order or >= count %lld", a, ix, (long long)count);
+            }
+            prev = ix;
+            const uint8_t *e = vd + vo + (size_t)s * elem;
+            for (uint32_t k = 0; k < comps; k++) {
+                uint32_t col = k / rows, row = k % rows;
+                o[(size_t)ix * comps + k] = comp_read(e + col * col_stride + row * cs, ct, normalized);
+            }
+        }
+    }
+    for (size_t i = 0; i < (size_t)count * comps; i++)
+        if (!isfinite(o[i])) { snw_free(g->al, o); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: accessor %u holds NaN or infinity", what, a); }
+    *out = o;
+    *count_out = (uint32_t)count;
+    if (comps_out) *comps_out = comps;
+    return SINEW_OK;
+}
+
+/* ---- nodes --------------------------------------------------------------------- */
+
+static sinew_result read_nodes(gl *g)
+{
+    g->nodes = gz(g, g->n_nodes, sizeof *g->nodes);
+    g->order = gz(g, g->n_nodes, sizeof *g->order);
+    if (!g->nodes || !g->order) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; i < g->n_nodes; i++) { g->nodes[i].parent = -1; g->nodes[i].first_cand = -1; }
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        gl_node *n = &g->nodes[i];
+        n->obj = json_object_array_get_idx(g->nodes_j, i);
+        if (!json_object_is_type(n->obj, json_type_object)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %u is not an object", i);
+        n->name = jstr(n->obj, "name");
+        json_object *ch; uint32_t nch;
+        sinew_result r = jarray(g, n->obj, "children", &ch, &nch, "node");
+        if (r) return r;
+        for (uint32_t k = 0; k < nch; k++) {
+            json_object *cj = json_object_array_get_idx(ch, k);
+            if (!json_object_is_type(cj, json_type_int)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %u: child %u is not an index", i, k);
+            int64_t c = json_object_get_int64(cj);
+            if (c < 0 || c >= g->n_nodes) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %u names child %lld of %u nodes", i, (long long)c, g->n_nodes);
+            if (g->nodes[c].parent >= 0 || c == i) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %lld has two parents (or is its own child)", (long long)c);
+            g->nodes[c].parent = (int32_t)i;
+        }
+        double m[16], t[3] = { 0, 0, 0 }, q[4] = { 0, 0, 0, 1 }, s[3] = { 1, 1, 1 };
+        int hm = jnums(n->obj, "matrix", m, 16), ht = jnums(n->obj, "translation", t, 3),
+            hr = jnums(n->obj, "rotation", q, 4), hs = jnums(n->obj, "scale", s, 3);
+        if (hm < 0 || ht < 0 || hr < 0 || hs < 0) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %u: malformed matrix / translation / rotation / scale", i);
+        if (hm > 0) {
+            for (int c = 0; c < 4; c++) for (int rr = 0; rr < 4; rr++) n->local.m[c][rr] = m[c * 4 + rr];
+            n->has_matrix = 1;
+            double err = 0;
+            if (sinew_transform_from_mat4(&n->local, &n->trs, &err))
+                return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %u: its matrix cannot be split into T R S", i);
+        } else {
+            double ql = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+            if (!(ql > 1e-12)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %u: zero rotation quaternion", i);
+            n->trs.translation = sinew_v3(t[0], t[1], t[2]);
+            n->trs.rotation.x = q[0] / ql; n->trs.rotation.y = q[1] / ql; n->trs.rotation.z = q[2] / ql; n->trs.rotation.w = q[3] / ql;
+            n->trs.scale = sinew_v3(s[0], s[1], s[2]);
+            n->local = sinew_mat4_from_transform(&n->trs);
+        }
+        if (!sinew_mat4_is_finite(&n->local) || mat_max_abs(&n->local) > GL_FLOAT_LIMIT)
+            return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: node %u '%s': transform beyond float32 range", i, n->name ? n->name : "");
+    }
+    /* the scene: its roots, depth-first */
+    json_object *scenes; uint32_t n_scenes;
+    sinew_result r = jarray(g, g->root, "scenes", &scenes, &n_scenes, "glTF");
+    if (r) return r;
+    int64_t si = 0;
+    if (n_scenes && (r = jint(g, g->root, "scene", 0, (int64_t)n_scenes - 1, 0, &si, "glTF", 0))) return r;
+    uint32_t *stack = gz(g, g->n_nodes, sizeof *stack);
+    if (!stack) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t sp = 0;
+    if (n_scenes) {
+        json_object *sn; uint32_t nsn;
+        if ((r = jarray(g, json_object_array_get_idx(scenes, (size_t)si), "nodes", &sn, &nsn, "scene"))) goto out;
+        for (uint32_t k = nsn; k-- > 0;) {
+            json_object *cj = json_object_array_get_idx(sn, k);
+            int64_t c = json_object_is_type(cj, json_type_int) ? json_object_get_int64(cj) : -1;
+            if (c < 0 || c >= g->n_nodes || g->nodes[c].parent >= 0 || g->nodes[c].in_scene) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: scene %lld: root %u is not a root node index", (long long)si, k); goto out; }
+            g->nodes[c].in_scene = 1;
+            stack[sp++] = (uint32_t)c;
+        }
+    } else {
+        for (uint32_t k = g->n_nodes; k-- > 0;)
+            if (g->nodes[k].parent < 0) { g->nodes[k].in_scene = 1; stack[sp++] = k; }
+    }
+    while (sp) {
+        uint32_t i = stack[--sp];
+        gl_node *n = &g->nodes[i];
+        if (g->n_order >= g->max_nodes) { r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u nodes", g->max_nodes); goto out; }
+        g->order[g->n_order++] = i;
+        n->in_scene = 1;
+        n->global = n->parent < 0 ? n->local : sinew_mat4_mul(&g->nodes[n->parent].global, &n->local);
+        if (!sinew_mat4_is_finite(&n->global) || mat_max_abs(&n->global) > GL_FLOAT_LIMIT) {
+            r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: node %u '%s': global transform beyond float32 range", i, n->name ? n->name : "");
+            goto out;
+        }
+        json_object *ch = jget(n->obj, "children");
+        size_t nch = ch ? json_object_array_length(ch) : 0;
+        for (size_t k = nch; k-- > 0;) stack[sp++] = (uint32_t)json_object_get_int64(json_object_array_get_idx(ch, k));
+    }
+out:
+    snw_free(g->al, stack);
+    return r;
+}
+
+static void mark_needed(gl *g, uint32_t node)
+{
+    for (int32_t i = (int32_t)node; i >= 0 && !g->nodes[i].needed; i = g->nodes[i].parent) g->nodes[i].needed = 1;
+}
+
+static sinew_result candidate(gl *g, uint32_t node, const sinew_mat4 *ibm, int32_t *out)
+{
+    gl_node *n = &g->nodes[node];
+    double tol = 1e-9 * (1.0 + mat_max_abs(ibm));
+    int32_t last = -1;
+    for (int32_t k = n->first_cand; k >= 0; k = g->cands[k].next) {
+        if (mat_max_diff(&g->cands[k].ibm, ibm) <= tol) { *out = k; return SINEW_OK; }
+        last = k;
+    }
+    if (g->n_cands >= g->max_joints) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u joints", g->max_joints);
+    if (!grow_to(g, (void **)&g->cands, &g->cap_cands, g->n_cands + 1, sizeof *g->cands)) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t k = g->n_cands++;
+    g->cands[k].ibm = *ibm; g->cands[k].next = -1; g->cands[k].rank = n->cand_count++; g->cands[k].node = node;
+    if (last < 0) n->first_cand = (int32_t)k; else g->cands[last].next = (int32_t)k;
+    mark_needed(g, node);
+    *out = (int32_t)k;
+    return SINEW_OK;
+}
+
+/* The candidates of skin si's joints (once per skin). */
+static sinew_result skin_candidates(gl *g, uint32_t si, sinew_asset *a)
+{
+    if (g->skin_cands[si]) return SINEW_OK;
+    json_object *skin = json_object_array_get_idx(g->skins_j, si);
+    json_object *jn; uint32_t nj;
+    sinew_result r = jarray(g, skin, "joints", &jn, &nj, "skin");
+    if (r) return r;
+    if (!nj) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: skin %u has no joints", si);
+    if (nj > g->max_joints) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: skin %u has %u joints (limit %u)", si, nj, g->max_joints);
+    double *ibm = NULL;
+    if (jget(skin, "inverseBindMatrices")) {
+        int64_t ai; uint32_t cnt;
+        static const int64_t ft[] = { 5126, 0 };
+        char what[48];
+        snprintf(what, sizeof what, "skin %u inverseBindMatrices", si);
+        if ((r = jint(g, skin, "inverseBindMatrices", 0, INT32_MAX, -1, &ai, "skin", si))) return r;
+        if ((r = read_accessor(g, ai, ft, 16, g->max_joints, &ibm, &cnt, NULL, what))) return r;
+        if (cnt < nj) { snw_free(g->al, ibm); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: skin %u: %u inverse bind matrices for %u joints", si, cnt, nj); }
+    }
+    int32_t *sc = gz(g, nj, sizeof *sc);
+    if (!sc) { snw_free(g->al, ibm); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
+    for (uint32_t k = 0; k < nj && !r; k++) {
+        json_object *cj = json_object_array_get_idx(jn, k);
+        int64_t node = json_object_is_type(cj, json_type_int) ? json_object_get_int64(cj) : -1;
+        if (node < 0 || node >= g->n_nodes) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: skin %u: joint %u is not a node index", si, k); break; }
+        if (!g->nodes[node].in_scene) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: skin %u: joint %u (node %lld) is not in the scene", si, k, (long long)node); break; }
+        sinew_mat4 m = sinew_mat4_identity();
+        if (ibm) for (int c = 0; c < 4; c++) for (int rr = 0; rr < 4; rr++) m.m[c][rr] = ibm[(size_t)k * 16 + c * 4 + rr];
+        if (mat_max_abs(&m) > GL_FLOAT_LIMIT) { r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: skin %u: inverse bind matrix of joint %u (node %lld) beyond float32 range", si, k, (long long)node); break; }
+        r = candidate(g, (uint32_t)node, &m, &sc[k]);
+    }
+    snw_free(g->al, ibm);
+    if (r) { snw_free(g->al, sc); return r; }
+    g->skin_cands[si] = sc;
+    g->skin_joint_count[si] = nj;
+    a->stats.skins++;
+    return SINEW_OK;
+}
+
+/* ---- meshes -------------------------------------------------------------------- */
+
+typedef struct prim_in {
+    double *pos, *nrm;            /* count * 3 */
+    uint32_t count;
+    double *joints[4], *weights[4];
+    uint32_t sets;
+    double *ind;
+    uint32_t n_ind;
+} prim_in;
+
+static void prim_free(gl *g, prim_in *p)
+{
+    snw_free(g->al, p->pos); snw_free(g->al, p->nrm); snw_free(g->al, p->ind);
+    for (int k = 0; k < 4; k++) { snw_free(g->al, p->joints[k]); snw_free(g->al, p->weights[k]); }
+}
+
+/* Reads one primitive's attributes (positions with default morph weights applied). */
+static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32_t pi, const double *mw, uint32_t n_mw, prim_in *p,
+                                   sinew_asset *a)
+{
+    static const int64_t pos_t[] = { 5126, 5120, 5121, 5122, 5123, 0 };
+    static const int64_t nrm_t[] = { 5126, 5120, 5122, 0 };
+    static const int64_t jnt_t[] = { 5121, 5123, 0 };
+    static const int64_t wgt_t[] = { 5126, 5121, 5123, 0 };
+    static const int64_t ind_t[] = { 5121, 5123, 5125, 0 };
+    char what[96];
+    json_object *attr = jget(prim, "attributes");
+    int64_t ai;
+    uint32_t cnt;
+    sinew_result r;
+    snprintf(what, sizeof what, "mesh %u primitive %u POSITION", mi, pi);
+    if ((r = jint(g, attr, "POSITION", 0, INT32_MAX, -1, &ai, what, 0))) return r;
+    if ((r = read_accessor(g, ai, pos_t, 3, g->max_vertices, &p->pos, &p->count, NULL, what))) return r;
+    if (jget(attr, "NORMAL")) {
+        snprintf(what, sizeof what, "mesh %u primitive %u NORMAL", mi, pi);
+        if ((r = jint(g, attr, "NORMAL", 0, INT32_MAX, -1, &ai, what, 0))) return r;
+        if ((r = read_accessor(g, ai, nrm_t, 3, g->max_vertices, &p->nrm, &cnt, NULL, what))) return r;
+        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u normals for %u positions", what, cnt, p->count);
+    }
+    for (uint32_t s = 0; s < 4; s++) {
+        char jn[16], wn[16];
+        snprintf(jn, sizeof jn, "JOINTS_%u", s);
+        snprintf(wn, sizeof wn, "WEIGHTS_%u", s);
+        if (!jget(attr, jn) && !jget(attr, wn)) break;
+        snprintf(what, sizeof what, "mesh %u primitive %u %s/%s", mi, pi, jn, wn);
+        if (!jget(attr, jn) || !jget(attr, wn)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: one without the other", what);
+        if ((r = jint(g, attr, jn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
+        if ((r = read_accessor(g, ai, jnt_t, 4, g->max_vertices, &p->joints[s], &cnt, NULL, what))) return r;
+        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
+        if ((r = jint(g, attr, wn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
+        if ((r = read_accessor(g, ai, wgt_t, 4, g->max_vertices, &p->weights[s], &cnt, NULL, what))) return r;
+        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
+        p->sets = s + 1;
+    }
+    if (jget(prim, "indices")) {
+        snprintf(what, sizeof what, "mesh %u primitive %u indices", mi, pi);
+        if ((r = jint(g, prim, "indices", 0, INT32_MAX, -1, &ai, what, 0))) return r;
+        if ((r = read_accessor(g, ai, ind_t, 1, g->max_indices, &p->ind, &p->n_ind, NULL, what))) return r;
+        for (uint32_t k = 0; k < p->n_ind; k++)
+            if (p->ind[k] >= p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: index %g of %u vertices", what, p->ind[k], p->count);
+    }
+    /* morph targets: default weights applied to the rest mesh */
+    json_object *targets; uint32_t nt;
+    if ((r = jarray(g, prim, "targets", &targets, &nt, "primitive"))) return r;
+    a->stats.morph_targets += nt;
+    for (uint32_t t = 0; t < nt && t < n_mw; t++) {
+        if (mw[t] == 0) continue;
+        json_object *tj = json_object_array_get_idx(targets, t);
+        static const int64_t tp_t[] = { 5126, 5120, 5122, 0 };
+        for (int which = 0; which < 2; which++) {
+            const char *key = which ? "NORMAL" : "POSITION";
+            double *dst = which ? p->nrm : p->pos;
+            if (!jget(tj, key) || !dst) continue;
+            double *d = NULL;
+            snprintf(what, sizeof what, "mesh %u primitive %u target %u %s", mi, pi, t, key);
+            if ((r = jint(g, tj, key, 0, INT32_MAX, -1, &ai, what, 0))) return r;
+            if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
+            if (cnt != p->count) { snw_free(g->al, d); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
+            for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += mw[t] * d[k];
+            snw_free(g->al, d);
+        }
+    }
+    return SINEW_OK;
+}
+
+static uint32_t prim_index(const prim_in *p, uint32_t k) { return p->ind ? (uint32_t)p->ind[k] : k; }
+
+/* Smooth normals (area-weighted face normals) for a primitive without NORMAL. */
+static void smooth_normals(double *nrm, const double *pos, uint32_t nv, const uint32_t *tri, uint32_t ntri)
+{
+    memset(nrm, 0, (size_t)nv * 3 * sizeof *nrm);
+    for (uint32_t t = 0; t < ntri; t++) {
+        const uint32_t *f = tri + (size_t)t * 3;
+        const double *p0 = pos + (size_t)f[0] * 3, *p1 = pos + (size_t)f[1] * 3, *p2 = pos + (size_t)f[2] * 3;
+        double e1[3] = { p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2] }, e2[3] = { p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2] };
+        double n[3] = { e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0] };
+        for (int k = 0; k < 3; k++) for (int e = 0; e < 3; e++) nrm[(size_t)f[k] * 3 + e] += n[e];
+    }
+    for (uint32_t v = 0; v < nv; v++) {
+        double *n = nrm + (size_t)v * 3;
+        double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (l > 0 && isfinite(l)) { n[0] /= l; n[1] /= l; n[2] /= l; } else n[0] = n[1] = n[2] = 0;
+    }
+}
+
+/* One primitive of an instance into the shared arrays. */
+static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint32_t mi, uint32_t pi, int64_t mode, prim_in *p,
+                                     int32_t skin, int32_t node_cand, const char *mname)
+{
+    const gl_node *gn = &g->nodes[node];
+    uint32_t base = g->pos.n;
+    if ((uint64_t)base + p->count > g->max_vertices) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u vertices", g->max_vertices);
+    if (g->inst.n >= g->max_meshes) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u mesh instances", g->max_meshes);
+    uint32_t n_src = p->ind ? p->n_ind : p->count;
+    uint32_t ntri = mode == 4 ? n_src / 3 : n_src >= 3 ? n_src - 2 : 0;
+    if ((uint64_t)g->idx.n + (uint64_t)ntri * 3 > g->max_indices) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u indices", g->max_indices);
+    uint32_t first_index = g->idx.n;
+    uint32_t *tri = vec_push(g, &g->idx, ntri * 3);
+    double *pos = vec_push(g, &g->pos, p->count);
+    double *nrm = vec_push(g, &g->nrm, p->count);
+    uint32_t *ioff = vec_push(g, &g->infl_off, p->count);
+    sinew_asset_mesh_info *im = vec_push(g, &g->inst, 1);
+    size_t ml = mname ? strlen(mname) : 0;
+    if (ml > 255) ml = 255;
+    uint32_t name_off = g->inst_name.n;
+    char *nm = vec_push(g, &g->inst_name, (uint32_t)ml + 1);
+    if (!tri || !pos || !nrm || !ioff || !im || !nm) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    memcpy(nm, mname ? mname : "", ml);
+    for (uint32_t t = 0; t < ntri; t++) {
+        uint32_t k0, k1, k2;
+        if (mode == 4) { k0 = 3 * t; k1 = 3 * t + 1; k2 = 3 * t + 2; }
+        else if (mode == 5) { k0 = t; k1 = t % 2 ? t + 2 : t + 1; k2 = t % 2 ? t + 1 : t + 2; }
+        else { k0 = t + 1; k1 = t + 2; k2 = 0; }
+        tri[t * 3 + 0] = prim_index(p, k0); tri[t * 3 + 1] = prim_index(p, k1); tri[t * 3 + 2] = prim_index(p, k2);
+    }
+    if (mode == 4 && n_src % 3) a->stats.dropped_faces++;
+    /* positions and normals to model space (skinned: as in the file) */
+    int generated = !p->nrm;
+    if (generated) {
+        p->nrm = gz(g, (size_t)p->count * 3, sizeof(double));
+        if (!p->nrm) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        smooth_normals(p->nrm, p->pos, p->count, tri, ntri);
+    }
+    sinew_mat3 g3 = sinew_mat4_upper3(&gn->global);
+    sinew_mat3 ncof = sinew_mat3_cofactor(&g3);
+    double sgn = sinew_mat3_det(&g3) < 0 ? -1.0 : 1.0;
+    for (uint32_t v = 0; v < p->count; v++) {
+        sinew_vec3 q = sinew_v3(p->pos[v * 3], p->pos[v * 3 + 1], p->pos[v * 3 + 2]);
+        sinew_vec3 n = sinew_v3(p->nrm[v * 3], p->nrm[v * 3 + 1], p->nrm[v * 3 + 2]);
+        if (skin < 0) {
+            q = sinew_mat4_transform_point(&gn->global, q);
+            n = sinew_v3_scale(sinew_mat3_mul_v3(&ncof, n), sgn);
+        }
+        n = sinew_v3_normalize(n);
+        if (!isfinite(n.x) || !isfinite(n.y) || !isfinite(n.z)) n = sinew_v3(0, 0, 0);
+        double qq[3] = { q.x, q.y, q.z }, nn[3] = { n.x, n.y, n.z };
+        for (int e = 0; e < 3; e++) {
+            if (!(fabs(qq[e]) <= GL_FLOAT_LIMIT))
+                return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u: vertex %u (node %u '%s') lies beyond float32 range",
+                            mi, pi, v, node, gn->name ? gn->name : "");
+            pos[v * 3 + e] = qq[e];
+            nrm[v * 3 + e] = nn[e];
+        }
+    }
+    for (uint32_t t = 0; t < ntri * 3; t++) tri[t] += base;
+    /* influences */
+    for (uint32_t v = 0; v < p->count; v++) {
+        ioff[v] = g->infl_joint.n;
+        uint32_t kept = 0;
+        if (skin >= 0) {
+            uint32_t nj = g->skin_joint_count[skin];
+            for (uint32_t s = 0; s < p->sets; s++)
+                for (uint32_t k = 0; k < 4; k++) {
+                    double w = p->weights[s][(size_t)v * 4 + k], j = p->joints[s][(size_t)v * 4 + k];
+                    if (!(w >= 0)) return fail(g->c, SINEW_ERROR_INVALID_WEIGHT, "glTF: mesh %u primitive %u: vertex %u has weight %g", mi, pi, v, w);
+                    if (w == 0) continue;
+                    if (j >= nj) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u primitive %u: vertex %u names joint %g of skin %d's %u", mi, pi, v, j, skin, nj);
+                    uint32_t cand = (uint32_t)g->skin_cands[skin][(uint32_t)j];
+                    /* repeated joints merge */
+                    uint32_t *jl = (uint32_t *)g->infl_joint.p + ioff[v];
+                    float *wl = (float *)g->infl_weight.p + ioff[v];
+                    uint32_t q = 0;
+                    while (q < kept && jl[q] != cand) q++;
+                    if (q < kept) { wl[q] += (float)w; continue; }
+                    uint32_t *jp = vec_push(g, &g->infl_joint, 1);
+                    float *wp = vec_push(g, &g->infl_weight, 1);
+                    if (!jp || !wp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+                    *jp = cand; *wp = (float)w;
+                    kept++;
+                }
+            if (!kept) a->stats.invalid_weight_vertices++;
+        }
+        if (!kept) {
+            uint32_t *jp = vec_push(g, &g->infl_joint, 1);
+            float *wp = vec_push(g, &g->infl_weight, 1);
+            if (!jp || !wp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            *jp = skin >= 0 ? (uint32_t)g->skin_cands[skin][0] : (uint32_t)node_cand;
+            *wp = 1.0f;
+            if (skin < 0) { im->unweighted_vertices++; a->stats.unweighted_vertices++; }
+        }
+        a->stats.influence_histogram[kept < 8 ? kept : 8]++;
+    }
+    im = (sinew_asset_mesh_info *)g->inst.p + g->inst.n - 1;
+    im->name = (const char *)(uintptr_t)name_off;
+    im->source_mesh = mi;
+    im->node_joint = skin >= 0 ? (uint32_t)g->skin_cands[skin][0] : (uint32_t)node_cand; /* a candidate until numbering */
+    im->first_vertex = base;
+    im->vertex_count = p->count;
+    im->first_index = first_index;
+    im->index_count = ntri * 3;
+    im->normals_generated = generated;
+    if (skin >= 0) a->stats.skinned_meshes++;
+    return SINEW_OK;
+}
+
+static sinew_result append_instance(gl *g, sinew_asset *a, uint32_t node, uint32_t mi, int32_t skin)
+{
+    json_object *mesh = json_object_array_get_idx(g->meshes_j, mi);
+    json_object *prims; uint32_t np;
+    sinew_result r = jarray(g, mesh, "primitives", &prims, &np, "mesh");
+    if (r) return r;
+    const char *mname = jstr(mesh, "name");
+    double mw[64] = { 0 };
+    uint32_t n_mw = 0;
+    json_object *wj = jget(g->nodes[node].obj, "weights");
+    if (!wj) wj = jget(mesh, "weights");
+    if (wj && json_object_is_type(wj, json_type_array)) {
+        n_mw = (uint32_t)json_object_array_length(wj);
+        if (n_mw > 64) n_mw = 64;
+        for (uint32_t k = 0; k < n_mw; k++)
+            if (!jnum(json_object_array_get_idx(wj, k), &mw[k])) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u: bad morph weight %u", mi, k);
+    }
+    const gl_node *gn = &g->nodes[node];
+    int32_t node_cand = -1;
+    if (skin < 0) {
+        sinew_mat4 inv;
+        if (sinew_mat4_inverse(&gn->global, &inv))
+            return fail(g->c, SINEW_ERROR_SINGULAR, "glTF: node %u '%s' holds a mesh and has a singular transform", node, gn->name ? gn->name : "");
+        if ((r = candidate(g, node, &inv, &node_cand))) return r;
+    } else {
+        if ((r = skin_candidates(g, (uint32_t)skin, a))) return r;
+        a->stats.skinned_instances++;
+    }
+    for (uint32_t pi = 0; pi < np && !r; pi++) {
+        json_object *prim = json_object_array_get_idx(prims, pi);
+        int64_t mode;
+        if ((r = jint(g, prim, "mode", 0, 6, 4, &mode, "primitive", pi))) return r;
+        if (mode < 4) { a->stats.dropped_primitives++; continue; }
+        prim_in p;
+        memset(&p, 0, sizeof p);
+        r = read_primitive(g, prim, mi, pi, mw, n_mw, &p, a);
+        if (!r && skin >= 0 && !p.sets) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u primitive %u: skinned (node %u) but has no JOINTS_0/WEIGHTS_0", mi, pi, node);
+        if (!r) r = append_primitive(g, a, node, mi, pi, mode, &p, skin, node_cand, mname);
+        prim_free(g, &p);
+    }
+    return r;
+}
+
+/* Every mesh instance of the scene, in node order. */
+static sinew_result collect_instances(gl *g, sinew_asset *a)
+{
+    g->skin_cands = gz(g, g->n_skins, sizeof *g->skin_cands);
+    g->skin_joint_count = gz(g, g->n_skins, sizeof *g->skin_joint_count);
+    if (!g->skin_cands || !g->skin_joint_count) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t k = 0; k < g->n_order; k++) {
+        uint32_t i = g->order[k];
+        json_object *o = g->nodes[i].obj;
+        if (!jget(o, "mesh")) continue;
+        int64_t mi, si = -1;
+        sinew_result r;
+        if ((r = jint(g, o, "mesh", 0, (int64_t)g->n_meshes - 1, -1, &mi, "node", i))) return r;
+        if (jget(o, "skin") && (r = jint(g, o, "skin", 0, (int64_t)g->n_skins - 1, -1, &si, "node", i))) return r;
+        if ((r = append_instance(g, a, i, (uint32_t)mi, (int32_t)si))) return r;
+    }
+    if (g->pos.n == 0) return fail(g->c, SINEW_ERROR_EMPTY, "glTF: the scene holds no triangle mesh");
+    return SINEW_OK;
+}
+
+/* ---- joints, skeleton, packing ------------------------------------------------------ */
+
+static sinew_result build_skeleton(gl *g, sinew_asset *a, uint32_t *cand_joint)
+{
+    uint32_t joints = 0;
+    for (uint32_t k = 0; k < g->n_order; k++) {
+        gl_node *n = &g->nodes[g->order[k]];
+        if (!n->needed) continue;
+        n->first_joint = joints;
+        n->joint_count = n->cand_count ? n->cand_count : 1;
+        joints += n->joint_count;
+        if (joints > g->max_joints) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u joints", g->max_joints);
+        if (n->cand_count > 1) a->stats.duplicated_joints += n->cand_count - 1;
+    }
+    g->joints = joints;
+    for (uint32_t k = 0; k < g->n_cands; k++) cand_joint[k] = g->nodes[g->cands[k].node].first_joint + g->cands[k].rank;
+    int32_t *parents = gz(g, joints, sizeof *parents);
+    const char **names = gz(g, joints, sizeof *names);
+    sinew_mat4 *ibm = gz(g, joints, sizeof *ibm);
+    sinew_transform *rest = gz(g, joints, sizeof *rest);
+    char (*tmpnames)[24] = gz(g, joints, sizeof *tmpnames);
+    sinew_result r = SINEW_OK;
+    if (!parents || !names || !ibm || !rest || !tmpnames) { r = SINEW_ERROR_OUT_OF_HOST_MEMORY; goto out; }
+    for (uint32_t k = 0; k < g->n_order && !r; k++) {
+        uint32_t i = g->order[k];
+        gl_node *n = &g->nodes[i];
+        if (!n->needed) continue;
+        for (uint32_t q = 0; q < n->joint_count; q++) {
+            uint32_t j = n->first_joint + q;
+            parents[j] = n->parent < 0 ? -1 : (int32_t)g->nodes[n->parent].first_joint;
+            if (n->name) names[j] = n->name;
+            else { snprintf(tmpnames[j], sizeof tmpnames[j], "node%u", i); names[j] = tmpnames[j]; }
+            rest[j] = n->trs;
+        }
+        if (n->cand_count) {
+            for (int32_t q = n->first_cand; q >= 0; q = g->cands[q].next) ibm[cand_joint[q]] = g->cands[q].ibm;
+        } else if (sinew_mat4_inverse(&n->global, &ibm[n->first_joint])) {
+            r = fail(g->c, SINEW_ERROR_SINGULAR, "glTF: node %u '%s' has a singular global transform", i, n->name ? n->name : "");
+        }
+    }
+    if (r) goto out;
+    /* float32 range of the rest pose's skinning transforms (global x inverse bind) */
+    for (uint32_t k = 0; k < g->n_order && !r; k++) {
+        gl_node *n = &g->nodes[g->order[k]];
+        if (!n->needed) continue;
+        for (uint32_t q = 0; q < n->joint_count; q++) {
+            sinew_mat4 t = sinew_mat4_mul(&n->global, &ibm[n->first_joint + q]);
+            if (!sinew_mat4_is_finite(&t) || mat_max_abs(&t) > GL_FLOAT_LIMIT)
+                r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: joint %u '%s' (node %u): rest skinning transform beyond float32 range",
+                         n->first_joint + q, names[n->first_joint + q], g->order[k]);
+        }
+    }
+    if (r) goto out;
+    sinew_skeleton_desc sd = { 0 };
+    sd.joint_count = joints;
+    sd.parents = parents;
+    sd.names = names;
+    sd.inverse_bind = ibm;
+    sd.rest_local = rest;
+    sd.allocator = g->al;
+    r = sinew_skeleton_create(&sd, &a->skel);
+    if (r) { r = fail(g->c, r, "glTF: the skeleton is invalid: %s", sinew_result_string(r)); goto out; }
+    for (uint32_t j = 0; j < joints; j++) {
+        sinew_mat4 rm = sinew_mat4_from_transform(&rest[j]);
+        double e = mat_max_diff(sinew_skeleton_bind_local(a->skel, j), &rm);
+        if (e > a->stats.bind_rest_error) a->stats.bind_rest_error = e;
+    }
+out:
+    snw_free(g->al, parents); snw_free(g->al, (void *)names); snw_free(g->al, ibm); snw_free(g->al, rest); snw_free(g->al, tmpnames);
+    return r;
+}
+
+static sinew_result finish_mesh(gl *g, sinew_asset *a)
+{
+    uint32_t *cand_joint = gz(g, g->n_cands, sizeof *cand_joint);
+    if (!cand_joint) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_result r = build_skeleton(g, a, cand_joint);
+    if (r) { snw_free(g->al, cand_joint); return r; }
+    uint32_t nv = g->pos.n, ninf = g->infl_joint.n;
+    uint32_t *jl = g->infl_joint.p;
+    for (uint32_t k = 0; k < ninf; k++) jl[k] = cand_joint[jl[k]];
+    sinew_asset_mesh_info *im = g->inst.p;
+    for (uint32_t k = 0; k < g->inst.n; k++) im[k].node_joint = cand_joint[im[k].node_joint];
+    snw_free(g->al, cand_joint);
+    a->vertex_count = nv;
+    a->index_count = g->idx.n;
+    a->mesh_count = g->inst.n;
+    a->rest_pos = gz(g, (size_t)nv * 3, sizeof(double));
+    a->rest_nrm = gz(g, (size_t)nv * 3, sizeof(double));
+    a->vertices = gz(g, nv, sizeof *a->vertices);
+    a->infl_offsets = gz(g, (size_t)nv + 1, sizeof *a->infl_offsets);
+    a->infl_joints = gz(g, ninf, sizeof *a->infl_joints);
+    a->infl_weights = gz(g, ninf, sizeof *a->infl_weights);
+    a->indices = gz(g, g->idx.n, sizeof *a->indices);
+    a->meshes = gz(g, g->inst.n, sizeof *a->meshes);
+    a->names = gz(g, g->inst_name.n, 1);
+    float *fp = gz(g, (size_t)nv * 3, sizeof(float)), *fn = gz(g, (size_t)nv * 3, sizeof(float));
+    if (!a->rest_pos || !a->rest_nrm || !a->vertices || !a->infl_offsets || !a->infl_joints || !a->infl_weights ||
+        !a->indices || !a->meshes || !a->names || !fp || !fn) { snw_free(g->al, fp); snw_free(g->al, fn); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
+    memcpy(a->rest_pos, g->pos.p, (size_t)nv * 3 * sizeof(double));
+    memcpy(a->rest_nrm, g->nrm.p, (size_t)nv * 3 * sizeof(double));
+    memcpy(a->infl_offsets, g->infl_off.p, (size_t)nv * sizeof(uint32_t));
+    a->infl_offsets[nv] = ninf;
+    memcpy(a->infl_joints, g->infl_joint.p, (size_t)ninf * sizeof(uint32_t));
+    memcpy(a->infl_weights, g->infl_weight.p, (size_t)ninf * sizeof(float));
+    if (g->idx.n) memcpy(a->indices, g->idx.p, (size_t)g->idx.n * sizeof(uint32_t));
+    memcpy(a->names, g->inst_name.p, g->inst_name.n);
+    for (uint32_t k = 0; k < g->inst.n; k++) {
+        a->meshes[k] = im[k];
+        a->meshes[k].name = a->names + (uintptr_t)im[k].name;
+    }
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (size_t k = 0; k < (size_t)nv * 3; k++) {
+        fp[k] = (float)a->rest_pos[k]; fn[k] = (float)a->rest_nrm[k];
+        if (a->rest_pos[k] < lo[k % 3]) lo[k % 3] = a->rest_pos[k];
+        if (a->rest_pos[k] > hi[k % 3]) hi[k % 3] = a->rest_pos[k];
+    }
+    double dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+    a->size = sqrt(dx * dx + dy * dy + dz * dz);
+    sinew_influences inf = { 0 };
+    inf.offsets = a->infl_offsets; inf.joints = a->infl_joints; inf.weights = a->infl_weights;
+    sinew_pack_stats ps = { 0 };
+    uint32_t bad = 0;
+    r = sinew_pack_vertices(nv, fp, fn, &inf, g->joints, a->vertices, &ps, &bad);
+    snw_free(g->al, fp); snw_free(g->al, fn);
+    if (r) return fail(g->c, r, "glTF: vertex %u cannot be packed: %s", bad, sinew_result_string(r));
+    a->stats.max_influences = ps.max_influences;
+    a->stats.vertices_pruned = ps.vertices_pruned;
+    a->stats.influences_pruned = ps.influences_pruned;
+    return SINEW_OK;
+}
+
+/* ---- animations ------------------------------------------------------------------------ */
+
+typedef struct track_in {
+    int64_t sampler;                 /* -1 = none */
+    sinew_interpolation mode;
+    uint32_t count;
+    void *keys;                      /* sinew_vec3_key or sinew_quat_key */
+    void *tangents;                  /* sinew_vec3 or sinew_quat, 2 per key */
+} track_in;
+
+typedef struct anim_node { int used; track_in t[3]; } anim_node;   /* translation, rotation, scale */
+
+static sinew_result read_track(gl *g, json_object *samplers, uint32_t n_samplers, uint32_t ani, int64_t si, int path, track_in *t,
+                               double *duration, uint64_t *keys_total)
+{
+    static const int64_t time_t_[] = { 5126, 0 };
+    static const int64_t vec_t[] = { 5126, 0 };
+    static const int64_t rot_t[] = { 5126, 5120, 5121, 5122, 5123, 0 };
+    if (si < 0 || si >= n_samplers) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u names sampler %lld of %u", ani, (long long)si, n_samplers);
+    json_object *s = json_object_array_get_idx(samplers, (size_t)si);
+    const char *ip = jstr(s, "interpolation");
+    sinew_interpolation mode = SINEW_INTERPOLATION_LINEAR;
+    if (ip && !strcmp(ip, "STEP")) mode = SINEW_INTERPOLATION_STEP;
+    else if (ip && !strcmp(ip, "CUBICSPLINE")) mode = SINEW_INTERPOLATION_CUBICSPLINE;
+    else if (ip && strcmp(ip, "LINEAR")) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u sampler %lld: unknown interpolation '%s'", ani, (long long)si, ip);
+    int64_t in_a, out_a;
+    sinew_result r;
+    if ((r = jint(g, s, "input", 0, INT32_MAX, -1, &in_a, "animation sampler", (uint32_t)si)) ||
+        (r = jint(g, s, "output", 0, INT32_MAX, -1, &out_a, "animation sampler", (uint32_t)si))) return r;
+    char what[80];
+    snprintf(what, sizeof what, "animation %u sampler %lld", ani, (long long)si);
+    double *in = NULL, *out = NULL;
+    uint32_t nin, nout, comps;
+    if ((r = read_accessor(g, in_a, time_t_, 1, g->max_keys, &in, &nin, NULL, what))) return r;
+    comps = path == 1 ? 4 : 3;
+    r = read_accessor(g, out_a, path == 1 ? rot_t : vec_t, comps, g->max_keys * 3u > g->max_keys ? g->max_keys * 3u : g->max_keys, &out, &nout, NULL, what);
+    if (r) { snw_free(g->al, in); return r; }
+    uint32_t per = mode == SINEW_INTERPOLATION_CUBICSPLINE ? 3 : 1;
+    if ((uint64_t)nin * per != nout) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u outputs for %u inputs (%s)", what, nout, nin, ip ? ip : "LINEAR");
+    for (uint32_t k = 1; k < nin && !r; k++)
+        if (!(in[k] >= in[k - 1])) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: key times decrease at key %u", what, k);
+    *keys_total += nin;
+    if (!r && *keys_total > g->max_keys) r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: animation %u has more than %u keys", ani, g->max_keys);
+    if (!r) {
+        size_t ksz = path == 1 ? sizeof(sinew_quat_key) : sizeof(sinew_vec3_key);
+        size_t tsz = path == 1 ? sizeof(sinew_quat) : sizeof(sinew_vec3);
+        t->keys = gz(g, nin, ksz);
+        t->tangents = per == 3 ? gz(g, (size_t)nin * 2, tsz) : NULL;
+        if (!t->keys || (per == 3 && !t->tangents)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    if (!r) {
+        t->sampler = si; t->mode = mode; t->count = nin;
+        for (uint32_t k = 0; k < nin; k++) {
+            const double *v = out + (size_t)(k * per + (per == 3 ? 1 : 0)) * comps;
+            if (in[k] > *duration) *duration = in[k];
+            if (path == 1) {
+                sinew_quat_key *qk = (sinew_quat_key *)t->keys + k;
+                qk->time = in[k];
+                qk->value.x = v[0]; qk->value.y = v[1]; qk->value.z = v[2]; qk->value.w = v[3];
+                if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: zero rotation at key %u", what, k); break; }
+            } else {
+                sinew_vec3_key *vk = (sinew_vec3_key *)t->keys + k;
+                vk->time = in[k];
+                vk->value = sinew_v3(v[0], v[1], v[2]);
+            }
+            if (per == 3) {
+                const double *ai = out + (size_t)(k * 3) * comps, *bo = out + (size_t)(k * 3 + 2) * comps;
+                if (path == 1) {
+                    sinew_quat *tq = (sinew_quat *)t->tangents + 2 * k;
+                    tq[0].x = ai[0]; tq[0].y = ai[1]; tq[0].z = ai[2]; tq[0].w = ai[3];
+                    tq[1].x = bo[0]; tq[1].y = bo[1]; tq[1].z = bo[2]; tq[1].w = bo[3];
+                } else {
+                    sinew_vec3 *tv = (sinew_vec3 *)t->tangents + 2 * k;
+                    tv[0] = sinew_v3(ai[0], ai[1], ai[2]);
+                    tv[1] = sinew_v3(bo[0], bo[1], bo[2]);
+                }
+            }
+        }
+    }
+    snw_free(g->al, in); snw_free(g->al, out);
+    return r;
+}
+
+static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *an)
+{
+    json_object *anim = json_object_array_get_idx(g->anims_j, ani);
+    json_object *chs, *samplers; uint32_t nch, ns;
+    sinew_result r;
+    if ((r = jarray(g, anim, "channels", &chs, &nch, "animation")) || (r = jarray(g, anim, "samplers", &samplers, &ns, "animation"))) return r;
+    memset(an, 0, sizeof *an * g->n_nodes);
+    double duration = 0;
+    uint64_t keys = 0;
+    uint32_t used_nodes = 0;
+    for (uint32_t k = 0; k < nch && !r; k++) {
+        json_object *ch = json_object_array_get_idx(chs, k);
+        json_object *tg = jget(ch, "target");
+        const char *path = jstr(tg, "path");
+        int64_t node = -1, si;
+        if ((r = jint(g, ch, "sampler", 0, INT32_MAX, -1, &si, "animation channel", k))) break;
+        if (!path) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u channel %u has no target path", ani, k); break; }
+        if (!strcmp(path, "weights")) { a->stats.ignored_weight_channels++; continue; }
+        int pi = !strcmp(path, "translation") ? 0 : !strcmp(path, "rotation") ? 1 : !strcmp(path, "scale") ? 2 : -1;
+        if (pi < 0 || !jget(tg, "node")) { a->stats.ignored_channels++; continue; }
+        if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
+        if (!g->nodes[node].needed || an[node].t[pi].keys) { a->stats.ignored_channels++; continue; }
+        r = read_track(g, samplers, ns, ani, si, pi, &an[node].t[pi], &duration, &keys);
+        if (!r && !an[node].used) { an[node].used = 1; used_nodes++; }
+        if (!r && an[node].t[pi].mode == SINEW_INTERPOLATION_STEP) a->stats.step_channels++;
+        if (!r && an[node].t[pi].mode == SINEW_INTERPOLATION_CUBICSPLINE) a->stats.cubic_channels++;
+    }
+    uint32_t nchan = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) if (an[i].used) nchan += g->nodes[i].joint_count;
+    sinew_channel_desc *cd = r ? NULL : gz(g, nchan, sizeof *cd);
+    if (!r && !cd) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!r) {
+        uint32_t c = 0;
+        for (uint32_t i = 0; i < g->n_nodes; i++) {
+            if (!an[i].used) continue;
+            for (uint32_t q = 0; q < g->nodes[i].joint_count; q++, c++) {
+                cd[c].joint = g->nodes[i].first_joint + q;
+                cd[c].translation_count = an[i].t[0].count; cd[c].translations = an[i].t[0].keys;
+                cd[c].translation_interpolation = an[i].t[0].mode; cd[c].translation_tangents = an[i].t[0].tangents;
+                cd[c].rotation_count = an[i].t[1].count; cd[c].rotations = an[i].t[1].keys;
+                cd[c].rotation_interpolation = an[i].t[1].mode; cd[c].rotation_tangents = an[i].t[1].tangents;
+                cd[c].scale_count = an[i].t[2].count; cd[c].scales = an[i].t[2].keys;
+                cd[c].scale_interpolation = an[i].t[2].mode; cd[c].scale_tangents = an[i].t[2].tangents;
+            }
+        }
+        char name[64];
+        const char *nm = jstr(anim, "name");
+        if (!nm) { snprintf(name, sizeof name, "animation%u", ani); nm = name; }
+        sinew_clip_desc d = { 0 };
+        d.name = nm;
+        d.joint_count = g->joints;
+        d.duration = duration;
+        d.ticks_per_second = 1.0;
+        d.channel_count = nchan;
+        d.channels = cd;
+        d.allocator = g->al;
+        r = sinew_clip_create(&d, &a->clips[ani]);
+        if (r) r = fail(g->c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT, "glTF: animation %u '%s': invalid keys (%s)", ani, nm, sinew_result_string(r));
+        else a->clip_count = ani + 1;
+    }
+    (void)used_nodes;
+    snw_free(g->al, cd);
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        for (int k = 0; k < 3; k++) { snw_free(g->al, an[i].t[k].keys); snw_free(g->al, an[i].t[k].tangents); }
+    return r;
+}
+
+static sinew_result build_clips(gl *g, sinew_asset *a)
+{
+    if (!g->n_anims) return SINEW_OK;
+    if (g->n_anims > g->max_clips) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: %u animations (limit %u)", g->n_anims, g->max_clips);
+    a->clips = gz(g, g->n_anims, sizeof *a->clips);
+    anim_node *an = gz(g, g->n_nodes, sizeof *an);
+    sinew_result r = a->clips && an ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; i < g->n_anims && !r; i++) r = build_clip(g, a, i, an);
+    snw_free(g->al, an);
+    return r;
+}
+
+/* ---- entry ------------------------------------------------------------------------------ */
+
+static sinew_result check_header(gl *g, int *not_v2)
+{
+    json_object *asset = jget(g->root, "asset");
+    const char *ver = jstr(asset, "version");
+    if (!ver) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: no asset.version");
+    if (ver[0] != '2' || ver[1] != '.') { *not_v2 = 1; return SINEW_OK; }
+    json_object *req; uint32_t nreq;
+    sinew_result r = jarray(g, g->root, "extensionsRequired", &req, &nreq, "glTF");
+    if (r) return r;
+    for (uint32_t i = 0; i < nreq; i++) {
+        json_object *e = json_object_array_get_idx(req, i);
+        const char *name = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : "?";
+        if (strcmp(name, "KHR_mesh_quantization") && strncmp(name, "KHR_materials_", 14) && strncmp(name, "KHR_texture_", 12) &&
+            strcmp(name, "KHR_lights_punctual"))
+            return fail(g->c, SINEW_ERROR_FORMAT, "glTF: requires extension '%s', which Sinew does not support", name);
+    }
+    struct { const char *key; json_object **arr; uint32_t *n; } tabs[] = {
+        { "nodes", &g->nodes_j, &g->n_nodes }, { "meshes", &g->meshes_j, &g->n_meshes },
+        { "accessors", &g->accessors_j, &g->n_accessors }, { "bufferViews", &g->views_j, &g->n_views },
+        { "buffers", &g->buffers_j, &g->n_buffers }, { "skins", &g->skins_j, &g->n_skins },
+        { "animations", &g->anims_j, &g->n_anims },
+    };
+    for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++)
+        if ((r = jarray(g, g->root, tabs[i].key, tabs[i].arr, tabs[i].n, "glTF"))) return r;
+    if (g->n_nodes > g->max_nodes) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: %u nodes (limit %u)", g->n_nodes, g->max_nodes);
+    if (!g->n_meshes) return fail(g->c, SINEW_ERROR_EMPTY, "glTF: the file holds no mesh");
+    return SINEW_OK;
+}
+
+static void gl_release(gl *g)
+{
+    const sinew_allocator *al = g->al;
+    if (g->root) json_object_put(g->root);
+    if (g->buffers) for (uint32_t i = 0; i < g->n_buffers; i++) snw_free(al, g->buffers[i].owned);
+    snw_free(al, g->buffers);
+    snw_free(al, g->file);
+    snw_free(al, g->nodes); snw_free(al, g->order); snw_free(al, g->cands);
+    if (g->skin_cands) for (uint32_t i = 0; i < g->n_skins; i++) snw_free(al, g->skin_cands[i]);
+    snw_free(al, g->skin_cands); snw_free(al, g->skin_joint_count);
+    vec *vs[] = { &g->pos, &g->nrm, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name };
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) snw_free(al, vs[i]->p);
+}
+
+int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
+{
+    const sinew_asset_desc *d = c->desc;
+    gl g;
+    memset(&g, 0, sizeof g);
+    g.c = c; g.cf = cf; g.al = &c->alloc;
+    g.max_vertices = d->max_vertices ? d->max_vertices : SINEW_ASSET_DEFAULT_MAX_VERTICES;
+    g.max_indices = d->max_indices ? d->max_indices : SINEW_ASSET_DEFAULT_MAX_INDICES;
+    g.max_joints = d->max_joints && d->max_joints < SINEW_MAX_JOINTS ? d->max_joints : SINEW_MAX_JOINTS;
+    g.max_meshes = d->max_meshes ? d->max_meshes : SINEW_ASSET_DEFAULT_MAX_MESHES;
+    g.max_clips = d->max_clips ? d->max_clips : SINEW_ASSET_DEFAULT_MAX_CLIPS;
+    g.max_keys = d->max_keys && d->max_keys < SINEW_MAX_CLIP_KEYS ? d->max_keys : SINEW_MAX_CLIP_KEYS;
+    g.max_nodes = d->max_nodes ? d->max_nodes : SINEW_ASSET_DEFAULT_MAX_NODES;
+    g.pos.elem = g.nrm.elem = 3 * sizeof(double);
+    g.infl_off.elem = g.infl_joint.elem = g.idx.elem = sizeof(uint32_t);
+    g.infl_weight.elem = sizeof(float);
+    g.inst.elem = sizeof(sinew_asset_mesh_info);
+    g.inst_name.elem = 1;
+    sinew_result r = SINEW_OK;
+    const uint8_t *data;
+    size_t size;
+    if (d->path) {
+        int violation = 0;
+        int fd = snw_confine_open(cf, d->path, &violation);
+        if (fd < 0) { r = fail(c, SINEW_ERROR_IO, "cannot open '%s'", d->path); goto out; }
+        int rr = snw_read_fd(fd, g.al, GL_MAX_FILE_BYTES, &g.file, &g.file_size);
+        if (rr == -3) { r = fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory"); goto out; }
+        if (rr) { r = fail(c, rr == -2 ? SINEW_ERROR_LIMIT_EXCEEDED : SINEW_ERROR_IO, "cannot read '%s'", d->path); goto out; }
+        data = g.file; size = g.file_size;
+    } else {
+        data = d->data; size = d->size;
+    }
+    int not_v2 = 0;
+    if ((r = parse_file(&g, data, size)) || (r = check_header(&g, &not_v2))) goto out;
+    if (not_v2) { gl_release(&g); return SNW_GLTF_NOT_V2; }
+    sinew_asset *a = gz(&g, 1, sizeof *a);
+    if (!a) { r = fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory"); goto out; }
+    a->alloc = c->alloc;
+    a->stats.gltf = 1;
+    if (!(r = load_buffers(&g)) && !(r = read_nodes(&g)) && !(r = collect_instances(&g, a)) && !(r = finish_mesh(&g, a)))
+        r = build_clips(&g, a);
+    if (r) snw_asset_free(a);
+    else *out = a;
+out:
+    if (r && c->msg && c->msg_size && !c->msg[0]) fail(c, r, "glTF: %s", sinew_result_string(r));
+    gl_release(&g);
+    return r;
+}
