@@ -1,10 +1,12 @@
 /* Crowd palette job on the CPU: the thread pool runs every task exactly once;
  * palettes built by 1 thread, by 4 threads and by a plain serial loop over
- * sinew_palette_build + sinew_palette_pack are bit-identical for a mixed crowd
+ * sinew_palette_build_f32 (the production path; test_palette_fast compares it
+ * with the float64 reference) are bit-identical for a mixed crowd
  * (several skeletons, every method, bulge flag, roots, poses from arrays,
  * callbacks and the rest pose); no allocation per frame; every error path. */
 #include "testutil.h"
 #include <sinew/crowd.h>
+#include <sinew/palette_job.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -181,8 +183,8 @@ static void build_serial_expectation(fixture *f)
         f->total += f->joint_counts[f->chars[i].model.value] * sinew_palette_gpu_stride(f->chars[i].method, f->chars[i].flags);
     }
     f->expect = malloc(sizeof(float) * 4 * f->total);
-    sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(61));
-    sinew_palette_joint *pj = malloc(sizeof(sinew_palette_joint) * 61);
+    size_t sb = sinew_palette_scratch_bytes(61);
+    void *scratch = aligned_alloc(16, (sb + 15) & ~(size_t)15);
     sinew_transform *tmp = malloc(sizeof(sinew_transform) * 61);
     for (uint32_t i = 0; i < NCHARS; i++) {
         const sinew_crowd_character *ch = &f->chars[i];
@@ -190,11 +192,10 @@ static void build_serial_expectation(fixture *f)
         const sinew_transform *local = ch->pose;
         if (!local && ch->sample) { sample_cb(&f->sc, s, i, ch->time, tmp); local = tmp; }
         if (!local) local = sinew_skeleton_rest_pose(s);
-        TU_CHECK_OK(sinew_palette_build(s, ch->method, local, ch->root, scratch, pj));
-        sinew_palette_pack(ch->method, ch->flags, pj, f->joint_counts[ch->model.value], f->expect + (size_t)f->offs[i] * 4);
+        sinew_palette_character pc = { s, ch->method, ch->flags, ch->root, local, NULL, SINEW_WRAP_LOOP, ch->time, 0 };
+        TU_CHECK_OK(sinew_palette_build_f32(&pc, scratch, sb, f->expect + (size_t)f->offs[i] * 4));
     }
     free(scratch);
-    free(pj);
     free(tmp);
 }
 

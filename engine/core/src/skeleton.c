@@ -2,6 +2,7 @@
  * forward kinematics. The only allocation is in sinew_skeleton_create. */
 #include "alloc_internal.h"
 #include "core_internal.h"
+#include "fast_internal.h"
 #include "sinew/skeleton.h"
 
 #include <math.h>
@@ -18,6 +19,7 @@ struct sinew_skeleton {
     uint32_t *name_offset;    /* into names */
     char *names;              /* NUL-terminated strings, "" for unnamed */
     uint8_t *scale_propagates;
+    snw_fast_joint *fast;     /* float32 copy for the production path (fastpath.c) */
     sinew_allocator allocator; /* resolved at creation; frees the skeleton */
 };
 
@@ -108,6 +110,7 @@ static sinew_skeleton *skeleton_alloc(const sinew_allocator *al, const sinew_ske
     const size_t o_noff = off; off = align_up(off + n * sizeof(uint32_t));
     const size_t o_sp = off; off = align_up(off + n);
     const size_t o_names = off; off = align_up(off + name_bytes);
+    const size_t o_fast = off; off = align_up(off + n * sizeof(snw_fast_joint));
     unsigned char *mem = snw_alloc(al, off);
     if (!mem) return NULL;
     memset(mem, 0, sizeof(sinew_skeleton));
@@ -122,6 +125,7 @@ static sinew_skeleton *skeleton_alloc(const sinew_allocator *al, const sinew_ske
     s->name_offset = (uint32_t *)(mem + o_noff);
     s->scale_propagates = mem + o_sp;
     s->names = (char *)(mem + o_names);
+    s->fast = (snw_fast_joint *)(mem + o_fast);
     s->allocator = *al;
     return s;
 }
@@ -245,6 +249,7 @@ sinew_result sinew_skeleton_create(const sinew_skeleton_desc *desc, sinew_skelet
         s->rest[j] = desc->rest_local ? desc->rest_local[j] : matrix_to_trs(&s->bind_local[j]);
     derive_tails(s, desc);
     copy_names_and_flags(s, desc);
+    snw_fast_joints_init(s, s->fast);
     *out = s;
     return SINEW_OK;
 }
@@ -257,6 +262,8 @@ void sinew_skeleton_destroy(sinew_skeleton *s)
 }
 
 /* ---- queries ---- */
+const snw_fast_joint *snw_skeleton_fast(const sinew_skeleton *s) { return s->fast; }
+
 uint32_t sinew_skeleton_joint_count(const sinew_skeleton *s) { return s ? s->count : 0; }
 
 int32_t sinew_skeleton_parent(const sinew_skeleton *s, uint32_t j)

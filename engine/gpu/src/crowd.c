@@ -1,9 +1,11 @@
 /* Crowd update: validate every character, lay out palettes and outputs
- * (serial prefix sums), then sample + FK + palette + pack on the thread pool,
- * straight into the skinner's mapped ring slot, and hand the instance list to
- * the skinner. All memory is allocated at creation. */
+ * (serial prefix sums), then sample + FK + palette + pack on the thread pool
+ * with the float32 production path (sinew_palette_build_f32), straight into
+ * the skinner's mapped ring slot, and hand the instance list to the skinner.
+ * All memory is allocated at creation. */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/crowd.h>
+#include <sinew/palette_job.h>
 #include "vk_internal.h"     /* snw_skinner_attach / detach */
 #include "alloc_internal.h"
 
@@ -21,9 +23,9 @@ typedef struct crowd_model {
 } crowd_model;
 
 typedef struct crowd_scratch {          /* one per worker */
-    sinew_transform *local;             /* max_joints */
-    sinew_mat4 *mats;                   /* sinew_palette_scratch_count(max_joints) */
-    sinew_palette_joint *palette;       /* max_joints */
+    sinew_transform *local;             /* max_joints: a pose callback's output */
+    void *fast;                         /* sinew_palette_scratch_bytes(max_joints), 16-aligned */
+    size_t fast_bytes;
     uint32_t err_index;                 /* first failing character seen, or UINT32_MAX */
     sinew_result err;
 } crowd_scratch;
@@ -77,8 +79,7 @@ void sinew_crowd_destroy(sinew_crowd *c)
     if (c->scratch) {
         for (uint32_t i = 0; i < c->scratch_count; i++) {
             snw_free(a, c->scratch[i].local);
-            snw_free(a, c->scratch[i].mats);
-            snw_free(a, c->scratch[i].palette);
+            snw_free(a, c->scratch[i].fast);
         }
     }
     snw_free(a, c->scratch);
@@ -143,13 +144,12 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
         sinew_crowd_destroy(c);
         return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
-    size_t nmats = sinew_palette_scratch_count(max_joints);
     for (uint32_t i = 0; i < c->scratch_count; i++) {
         crowd_scratch *s = &c->scratch[i];
         s->local = (sinew_transform *)snw_calloc(a, max_joints, sizeof(sinew_transform));
-        s->mats = (sinew_mat4 *)snw_calloc(a, nmats ? nmats : 1, sizeof(sinew_mat4));
-        s->palette = (sinew_palette_joint *)snw_calloc(a, max_joints, sizeof(sinew_palette_joint));
-        if (!s->local || !s->mats || !s->palette) {
+        s->fast_bytes = sinew_palette_scratch_bytes(max_joints);
+        s->fast = snw_calloc(a, 1, s->fast_bytes); /* snw_alloc blocks are 16-byte aligned or more */
+        if (!s->local || !s->fast) {
             sinew_crowd_destroy(c);
             return SINEW_ERROR_OUT_OF_HOST_MEMORY;
         }
@@ -273,25 +273,26 @@ static void crowd_task(void *user, uint32_t task, uint32_t worker)
     for (uint32_t i = begin; i < end; i++) {
         const sinew_crowd_character *ch = &c->job_chars[i];
         const crowd_model *m = &c->models[ch->model.value];
-        const sinew_transform *local = ch->pose;
+        sinew_palette_character pc = { 0 };
+        pc.skeleton = m->skeleton;
+        pc.method = ch->method;
+        pc.flags = ch->flags;
+        pc.root = ch->root;
+        pc.wrap = ch->wrap;
+        pc.time = ch->time;
         sinew_result r = SINEW_OK;
-        if (!local) {
-            if (ch->clip) {
-                r = sinew_clip_sample(ch->clip, m->skeleton, ch->time, ch->wrap, s->local);
-                local = s->local;
-            } else if (ch->sample) {
-                r = ch->sample(ch->sample_user, m->skeleton, i, ch->time, s->local);
-                local = s->local;
-            } else {
-                local = sinew_skeleton_rest_pose(m->skeleton);
-            }
-        }
+        if (ch->pose) {
+            pc.pose = ch->pose;
+        } else if (ch->clip) {
+            pc.clip = ch->clip;
+        } else if (ch->sample) {
+            r = ch->sample(ch->sample_user, m->skeleton, i, ch->time, s->local);
+            pc.pose = s->local;
+        } /* else the rest pose */
+        /* float32 palette straight into the destination; NON_FINITE when a
+         * value does not fit in float32 */
         if (r == SINEW_OK)
-            r = sinew_palette_build(m->skeleton, ch->method, local, ch->root, s->mats, s->palette);
-        /* Finite in float64 is not enough: every packed value must fit in float32. */
-        if (r == SINEW_OK)
-            r = sinew_palette_pack(ch->method, ch->flags, s->palette, m->joint_count,
-                                   c->job_dst + (size_t)c->palette_offsets[i] * 4u);
+            r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, c->job_dst + (size_t)c->palette_offsets[i] * 4u);
         if (r != SINEW_OK) {
             if (i < s->err_index) {
                 s->err_index = i;

@@ -1,0 +1,93 @@
+/* Sinew production palette path: clip sampling, forward kinematics, skinning
+ * transforms, dual quaternions, the scale split and packing, all in float32
+ * (SSE where available, scalar otherwise), written straight in the GPU layout
+ * of sinew_palette_pack. The float64 functions of anim.h / skeleton.h /
+ * palette.h stay the reference the tests compare this path against.
+ *
+ * What is checked when: skeletons and clips are validated (and their float32
+ * copies built) once, at creation. Per frame only what the caller passes per
+ * frame is checked: method, flags, time, root, the clip's joint count, the
+ * pose values, and the finished palette (every value finite in float32, else
+ * SINEW_ERROR_NON_FINITE). Plain DQS still refuses a joint whose skinning
+ * transform is not rigid (SINEW_ERROR_NOT_RIGID, the reference's rule).
+ *
+ * Differences to the float64 reference (asserted by test_palette_fast on random
+ * skeletons, clips, poses and scales):
+ *  - clip key intervals are the same as the reference's (found in float64
+ *    through a per-track bucket table: O(1) for any time, forward or random);
+ *  - slerp: Eberly's polynomial (keys <= 120 degrees apart) or sin/acos;
+ *  - the polar decompositions of the scale methods are skipped for a joint
+ *    whose 3x3 is a rotation within 2e-6 (|A^T A - I|, det > 0), done by a
+ *    scaled Newton iteration in float32 otherwise, and by the float64
+ *    reference (sinew_polar_decompose) for a mirrored, singular or
+ *    ill-conditioned joint, which keeps the reference's mirror and singular rules.
+ *
+ * Job systems: sinew_palette_job_run_range builds characters [first, end) of a
+ * job into the job's destination; any split of a job over threads or calls
+ * gives bit-identical output (each character depends only on its own inputs).
+ * Nothing allocates: each concurrent caller passes its own scratch. */
+#ifndef SINEW_PALETTE_JOB_H
+#define SINEW_PALETTE_JOB_H
+
+#include <sinew/anim.h>
+#include <sinew/palette.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One character of a palette job. */
+typedef struct sinew_palette_character {
+    const sinew_skeleton *skeleton;
+    sinew_method method;
+    uint32_t flags;                  /* sinew_skin_flags */
+    const sinew_mat4 *root;          /* model-to-world placement, NULL = identity */
+    /* The pose, first of: pose (local TRS per joint), clip at time, the rest pose. */
+    const sinew_transform *pose;
+    const sinew_clip *clip;          /* made for the skeleton's joint count */
+    sinew_wrap wrap;
+    double time;                     /* seconds */
+    uint32_t palette_offset;         /* first vec4 slot of this character in the destination */
+} sinew_palette_character;
+
+/* Bytes of scratch one caller of the functions below needs for skeletons of
+ * up to max_joints joints. The scratch must be 16-byte aligned. */
+SINEW_API size_t sinew_palette_scratch_bytes(uint32_t max_joints);
+
+/* Builds one character's palette into dst (joint_count *
+ * sinew_palette_gpu_stride(method, flags) vec4 slots, written from dst[0]).
+ * scratch: sinew_palette_scratch_bytes(joint_count) bytes, 16-byte aligned.
+ * Errors: INVALID_ARGUMENT (NULL pointers, bad method or flags or wrap, a clip
+ * made for another joint count, scratch too small or misaligned), NON_FINITE
+ * (time, root or pose not finite, or a palette value beyond float32),
+ * NOT_RIGID (plain DQS, see sinew_palette_build). dst is unspecified on error. */
+SINEW_API sinew_result sinew_palette_build_f32(const sinew_palette_character *ch, void *scratch,
+                                               size_t scratch_bytes, float *dst);
+
+/* A frame's palette work: characters written at dst + 4 * palette_offset. */
+typedef struct sinew_palette_job {
+    const sinew_palette_character *characters;
+    uint32_t count;
+    float *dst;
+    uint64_t dst_capacity_vec4;      /* every character's slots must lie below it */
+} sinew_palette_job;
+
+/* Sets palette_offset of count characters back to back from slot 0 and
+ * returns the slots used in *total_vec4. INVALID_ARGUMENT for NULL pointers,
+ * a NULL skeleton or a bad method; LIMIT_EXCEEDED beyond 2^32 slots. */
+SINEW_API sinew_result sinew_palette_job_layout(sinew_palette_character *characters, uint32_t count,
+                                                uint64_t *total_vec4);
+
+/* Builds characters [first, end) of the job (end <= count), each as
+ * sinew_palette_build_f32, on the calling thread; may run concurrently for
+ * disjoint ranges of one job, each caller with its own scratch. Stops at the
+ * first failing character, named by *bad_character (may be NULL; UINT32_MAX
+ * when none); CAPACITY when a character's slots pass dst_capacity_vec4. */
+SINEW_API sinew_result sinew_palette_job_run_range(const sinew_palette_job *job, uint32_t first, uint32_t end,
+                                                   void *scratch, size_t scratch_bytes,
+                                                   uint32_t *bad_character);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

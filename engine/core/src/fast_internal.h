@@ -1,0 +1,49 @@
+/* Private float32 data of the production palette path (fastpath.c), built
+ * once when skeletons and clips are created and read without checks per frame. */
+#ifndef SINEW_FAST_INTERNAL_H
+#define SINEW_FAST_INTERNAL_H
+
+#include "sinew/anim.h"
+
+/* A local pose in float32: translation, rotation (x,y,z,w), scale; the 4th
+ * lanes of t and s are 0. 16-byte aligned. */
+typedef struct snw_ftrs {
+    float t[4];
+    float q[4];
+    float s[4];
+} snw_ftrs;
+
+/* A 3x4 affine matrix by rows: r[row][col], column 3 the translation (the
+ * GPU palette layout of sinew_palette_pack). */
+typedef struct snw_faff {
+    float r[3][4];
+} snw_faff;
+
+/* Per joint, derived from the skeleton at creation. */
+typedef struct snw_fast_joint {
+    snw_faff inv_bind;   /* B_j^-1 */
+    snw_faff bind_local; /* L_j */
+    snw_faff linv;       /* L_j^-1 = B_j^-1 B_p (B_j^-1 for roots) */
+    float c[4];          /* t(B_j), the bind position */
+    float head[4];       /* bone segment in bind pose, model space (w = 1) */
+    float tail[4];
+    snw_ftrs rest;       /* rest pose */
+    int32_t parent;
+    uint32_t prop;       /* scale_propagates (mixed method) */
+    uint32_t pad[2];
+} snw_fast_joint;
+
+/* Fills the float32 joint table of a skeleton (called by sinew_skeleton_create). */
+void snw_fast_joints_init(const sinew_skeleton *s, snw_fast_joint *out);
+/* The table (joint_count entries, 16-byte aligned). */
+const snw_fast_joint *snw_skeleton_fast(const sinew_skeleton *s);
+
+/* Samples a clip in float32 into out[0..n) (joints without keys take rest[j]).
+ * Arguments are trusted: clip made for n joints, time finite, wrap valid.
+ * Key intervals are found in float64 key times (the same interval as the
+ * reference sampler, found through a per-track bucket table in O(1)), the
+ * blend factor is computed in float64 and the values blended in float32. */
+void snw_clip_sample_f32(const sinew_clip *clip, const snw_fast_joint *joints, uint32_t n, double time_s,
+                         sinew_wrap wrap, snw_ftrs *out);
+
+#endif

@@ -1,0 +1,500 @@
+/* Sinew production palette path in float32 (palette_job.h): FK, skinning
+ * transforms, dual quaternions, scale split and packing, per character, with
+ * the same formulas as palette.c (see its header comment for DQS with scale).
+ *
+ * Layout: one character at a time, joints in order (FK needs the parent
+ * first); a 3x4 affine matrix is three 16-byte rows, the GPU's palette rows,
+ * so a product is 9 broadcast multiply-adds (SSE) and LBS packs by three
+ * stores. cglm is not used: its affine routines work on column-major 4x4
+ * matrices (glm_mul), which would need a transpose per joint for the
+ * row-major GPU layout, and it has no polar decomposition or 3x4 row type. */
+#include "core_internal.h"
+#include "fast_internal.h"
+#include "sinew/palette_job.h"
+#include "sinew_layout.h" /* shaders/: SINEW_PAL_* */
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define SNW_SSE 1
+#else
+#define SNW_SSE 0
+#endif
+
+_Static_assert(sizeof(snw_fast_joint) % 16 == 0, "fast joint table keeps 16-byte alignment");
+_Static_assert(sizeof(snw_faff) == 48 && sizeof(snw_ftrs) == 48, "float32 layouts");
+
+/* ---- float32 helpers ---- */
+
+static void aff_identity(snw_faff *m)
+{
+    memset(m, 0, sizeof *m);
+    m->r[0][0] = m->r[1][1] = m->r[2][2] = 1;
+}
+
+/* double mat4 (m[col][row]) -> rows */
+static void aff_from_mat4(const sinew_mat4 *m, snw_faff *o)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++) o->r[r][c] = (float)m->m[c][r];
+}
+
+/* c = a b (affine); c must not alias a or b. */
+static inline void aff_mul(const snw_faff *a, const snw_faff *b, snw_faff *c)
+{
+#if SNW_SSE
+    const __m128 b0 = _mm_load_ps(b->r[0]), b1 = _mm_load_ps(b->r[1]), b2 = _mm_load_ps(b->r[2]);
+    const __m128 wmask = _mm_castsi128_ps(_mm_set_epi32(-1, 0, 0, 0));
+    for (int r = 0; r < 3; r++) {
+        __m128 ar = _mm_load_ps(a->r[r]);
+        __m128 x = _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0x00), b0);
+        x = _mm_add_ps(x, _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0x55), b1));
+        x = _mm_add_ps(x, _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0xAA), b2));
+        x = _mm_add_ps(x, _mm_and_ps(ar, wmask));
+        _mm_store_ps(c->r[r], x);
+    }
+#else
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 4; k++)
+            c->r[r][k] = a->r[r][0] * b->r[0][k] + a->r[r][1] * b->r[1][k] + a->r[r][2] * b->r[2][k] +
+                         (k == 3 ? a->r[r][3] : 0.f);
+#endif
+}
+
+/* T R S with the rotation normalized (zero or non-finite length: identity). */
+static inline void aff_from_trs(const snw_ftrs *x, snw_faff *m)
+{
+    float qx = x->q[0], qy = x->q[1], qz = x->q[2], qw = x->q[3];
+    float n2 = qx * qx + qy * qy + qz * qz + qw * qw;
+    float s = 2.f / n2;
+    if (!(n2 > 0) || !(n2 <= FLT_MAX)) { qx = qy = qz = 0; qw = 1; s = 2; }
+    float xx = qx * qx * s, yy = qy * qy * s, zz = qz * qz * s;
+    float xy = qx * qy * s, xz = qx * qz * s, yz = qy * qz * s;
+    float wx = qw * qx * s, wy = qw * qy * s, wz = qw * qz * s;
+    const float sx = x->s[0], sy = x->s[1], sz = x->s[2];
+    m->r[0][0] = (1 - (yy + zz)) * sx; m->r[0][1] = (xy - wz) * sy; m->r[0][2] = (xz + wy) * sz; m->r[0][3] = x->t[0];
+    m->r[1][0] = (xy + wz) * sx; m->r[1][1] = (1 - (xx + zz)) * sy; m->r[1][2] = (yz - wx) * sz; m->r[1][3] = x->t[1];
+    m->r[2][0] = (xz - wy) * sx; m->r[2][1] = (yz + wx) * sy; m->r[2][2] = (1 - (xx + yy)) * sz; m->r[2][3] = x->t[2];
+}
+
+static inline void ftrs_from_transform(const sinew_transform *t, snw_ftrs *o)
+{
+    o->t[0] = (float)t->translation.x; o->t[1] = (float)t->translation.y; o->t[2] = (float)t->translation.z; o->t[3] = 0;
+    o->q[0] = (float)t->rotation.x; o->q[1] = (float)t->rotation.y; o->q[2] = (float)t->rotation.z; o->q[3] = (float)t->rotation.w;
+    o->s[0] = (float)t->scale.x; o->s[1] = (float)t->scale.y; o->s[2] = (float)t->scale.z; o->s[3] = 0;
+}
+
+/* Shepperd, the reference's branches (sinew_quat_from_mat3), w >= 0, normalized. */
+static inline void quat_from_rows(const float a[3][4], float q[4])
+{
+    float r00 = a[0][0], r11 = a[1][1], r22 = a[2][2];
+    float r01 = a[0][1], r10 = a[1][0], r02 = a[0][2], r20 = a[2][0], r12 = a[1][2], r21 = a[2][1];
+    float tr = r00 + r11 + r22, x, y, z, w;
+    if (tr >= r00 && tr >= r11 && tr >= r22) {
+        w = 0.5f * sqrtf(fmaxf(1 + tr, 0)); float f = 0.25f / w;
+        x = (r21 - r12) * f; y = (r02 - r20) * f; z = (r10 - r01) * f;
+    } else if (r00 >= r11 && r00 >= r22) {
+        x = 0.5f * sqrtf(fmaxf(1 + r00 - r11 - r22, 0)); float f = 0.25f / x;
+        y = (r01 + r10) * f; z = (r02 + r20) * f; w = (r21 - r12) * f;
+    } else if (r11 >= r22) {
+        y = 0.5f * sqrtf(fmaxf(1 - r00 + r11 - r22, 0)); float f = 0.25f / y;
+        x = (r01 + r10) * f; z = (r12 + r21) * f; w = (r02 - r20) * f;
+    } else {
+        z = 0.5f * sqrtf(fmaxf(1 - r00 - r11 + r22, 0)); float f = 0.25f / z;
+        x = (r02 + r20) * f; y = (r12 + r21) * f; w = (r10 - r01) * f;
+    }
+    if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+    float n = 1.f / sqrtf(x * x + y * y + z * z + w * w);
+    q[0] = x * n; q[1] = y * n; q[2] = z * n; q[3] = w * n;
+}
+
+/* Dual part 0.5 (t, 0) q of a rigid transform with rotation q, translation t. */
+static inline void dq_dual(const float q[4], float tx, float ty, float tz, float d[4])
+{
+    d[0] = 0.5f * (tx * q[3] + ty * q[2] - tz * q[1]);
+    d[1] = 0.5f * (-tx * q[2] + ty * q[3] + tz * q[0]);
+    d[2] = 0.5f * (tx * q[1] - ty * q[0] + tz * q[3]);
+    d[3] = -0.5f * (tx * q[0] + ty * q[1] + tz * q[2]);
+}
+
+static inline float det3(const float a[3][4])
+{
+    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+}
+
+/* max |A^T A - I| (column dot products, as sinew_mat3_orthonormality_error). */
+static inline float ortho_error(const float a[3][4])
+{
+    float e = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++) {
+            float d = a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j] - (i == j ? 1.f : 0.f);
+            d = fabsf(d);
+            if (!(d <= e)) e = d;
+        }
+    return e;
+}
+
+/* ---- polar decomposition A = Q P (rows; only the 3x3 part is used) ----
+ * Returns 0, or 1 when a value is not finite. */
+static int polar_ref(const float a[3][4], float q[3][4], float p[3][4])
+{
+    sinew_mat3 m, r, s;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) m.m[j][i] = a[i][j];
+    if (sinew_polar_decompose(&m, &r, &s) != SINEW_OK) return 1;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            q[i][j] = (float)r.m[j][i];
+            p[i][j] = (float)s.m[j][i];
+        }
+    return 0;
+}
+
+static inline void cross3(const float *a, const float *b, float *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Skips the decomposition for a rotation, uses the scaled Newton iteration
+ * X <- (g X + X^-T / g) / 2 (Higham) for a proper, well-conditioned matrix,
+ * and the float64 reference otherwise. *skipped = 1 when P = I. */
+static int polar_fast(const float a[3][4], float q[3][4], float p[3][4], int *skipped)
+{
+    float d = det3(a);
+    *skipped = 0;
+    if (d > 0 && ortho_error(a) <= 2e-6f) {
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                q[i][j] = a[i][j];
+                p[i][j] = i == j ? 1.f : 0.f;
+            }
+        *skipped = 1;
+        return 0;
+    }
+    if (!(d > 0)) return polar_ref(a, q, p); /* mirrored, singular or NaN */
+    float x[3][4];
+    memcpy(x, a, sizeof x);
+    int converged = 0;
+    for (int it = 0; it < 20 && !converged; it++) {
+        float c[3][4];
+        cross3(x[1], x[2], c[0]);
+        cross3(x[2], x[0], c[1]);
+        cross3(x[0], x[1], c[2]);
+        float det = x[0][0] * c[0][0] + x[0][1] * c[0][1] + x[0][2] * c[0][2];
+        if (!(det > 0) || !isfinite(det)) return polar_ref(a, q, p);
+        float nx = 0, nc = 0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) { nx += x[i][j] * x[i][j]; nc += c[i][j] * c[i][j]; }
+        /* ||X^-1||_F = ||C||_F / det */
+        float g = sqrtf(sqrtf(nc) / (det * sqrtf(nx)));
+        if (!(g > 0) || !isfinite(g)) return polar_ref(a, q, p);
+        float ga = 0.5f * g, gb = 0.5f / (g * det), diff = 0, norm = 0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                float v = ga * x[i][j] + gb * c[i][j];
+                diff += (v - x[i][j]) * (v - x[i][j]);
+                norm += v * v;
+                x[i][j] = v;
+            }
+        converged = diff <= 1e-12f * norm;
+    }
+    if (!converged) return polar_ref(a, q, p);
+    /* P = Q^T A, symmetrized */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) q[i][j] = x[i][j];
+    float pm[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) pm[i][j] = q[0][i] * a[0][j] + q[1][i] * a[1][j] + q[2][i] * a[2][j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) p[i][j] = 0.5f * (pm[i][j] + pm[j][i]);
+    return 0;
+}
+
+/* ---- the skeleton's float32 table ---- */
+
+static void ftrs_rest(const sinew_transform *t, snw_ftrs *o) { ftrs_from_transform(t, o); }
+
+void snw_fast_joints_init(const sinew_skeleton *s, snw_fast_joint *out)
+{
+    const uint32_t n = sinew_skeleton_joint_count(s);
+    const sinew_transform *rest = sinew_skeleton_rest_pose(s);
+    for (uint32_t j = 0; j < n; j++) {
+        snw_fast_joint *f = &out[j];
+        memset(f, 0, sizeof *f);
+        const int32_t p = sinew_skeleton_parent(s, j);
+        aff_from_mat4(sinew_skeleton_inverse_bind(s, j), &f->inv_bind);
+        aff_from_mat4(sinew_skeleton_bind_local(s, j), &f->bind_local);
+        sinew_mat4 linv = p < 0 ? *sinew_skeleton_inverse_bind(s, j)
+                                : sinew_mat4_mul(sinew_skeleton_inverse_bind(s, j), sinew_skeleton_bind_global(s, (uint32_t)p));
+        aff_from_mat4(&linv, &f->linv);
+        const sinew_mat4 *b = sinew_skeleton_bind_global(s, j);
+        f->c[0] = (float)b->m[3][0]; f->c[1] = (float)b->m[3][1]; f->c[2] = (float)b->m[3][2]; f->c[3] = 1;
+        sinew_vec3 h, t;
+        sinew_skeleton_bone_segment(s, j, &h, &t);
+        f->head[0] = (float)h.x; f->head[1] = (float)h.y; f->head[2] = (float)h.z; f->head[3] = 1;
+        f->tail[0] = (float)t.x; f->tail[1] = (float)t.y; f->tail[2] = (float)t.z; f->tail[3] = 1;
+        ftrs_rest(&rest[j], &f->rest);
+        f->parent = p;
+        f->prop = sinew_skeleton_scale_propagates(s, j) ? 1u : 0u;
+    }
+}
+
+/* ---- per character ---- */
+
+size_t sinew_palette_scratch_bytes(uint32_t max_joints)
+{
+    /* local TRS, H (posed frames), Hs (scaled-rest frames), Us (3x3 rows) */
+    return (size_t)max_joints * (sizeof(snw_ftrs) + 3u * sizeof(snw_faff)) + 16u;
+}
+
+static inline void put4(float *d, const float *s)
+{
+#if SNW_SSE
+    _mm_storeu_ps(d, _mm_load_ps(s));
+#else
+    d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = s[3];
+#endif
+}
+
+static inline void put4v(float *d, float x, float y, float z, float w)
+{
+    d[0] = x; d[1] = y; d[2] = z; d[3] = w;
+}
+
+/* p' = X p for a point (w = 1) */
+static inline void xform_point(const snw_faff *x, const float *p, float *o)
+{
+    for (int r = 0; r < 3; r++) o[r] = x->r[r][0] * p[0] + x->r[r][1] * p[1] + x->r[r][2] * p[2] + x->r[r][3];
+}
+
+static void write_bulge(const snw_faff *x, const snw_fast_joint *f, float *b)
+{
+    float h[3], t[3];
+    xform_point(x, f->head, h);
+    xform_point(x, f->tail, t);
+    put4v(b, h[0], h[1], h[2], 0);
+    put4v(b + 4, t[0], t[1], t[2], 0);
+}
+
+/* 1 if every one of n floats is finite. */
+static int all_finite(const float *d, size_t n)
+{
+#if SNW_SSE
+    __m128 acc = _mm_setzero_ps();
+    const __m128 zero = _mm_setzero_ps();
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(d + i), zero)); /* inf*0, NaN -> NaN */
+    float lanes[4];
+    _mm_storeu_ps(lanes, acc);
+    float s = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    for (; i < n; i++) s += d[i] * 0.f;
+    return s == 0;
+#else
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(d[i])) return 0;
+    return 1;
+#endif
+}
+
+/* LBS and DQS: plain FK, T_j = M_j B_j^-1. */
+static sinew_result build_rigid(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root,
+                                unsigned method, uint32_t flags, snw_faff *M, float *dst, uint32_t stride)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        const snw_fast_joint *f = &fj[j];
+        snw_faff l, skin;
+        aff_from_trs(&local[j], &l);
+        if (f->parent >= 0) aff_mul(&M[f->parent], &l, &M[j]);
+        else if (root) aff_mul(root, &l, &M[j]);
+        else M[j] = l;
+        aff_mul(&M[j], &f->inv_bind, &skin);
+        float *d = dst + (size_t)j * stride * 4u;
+        if (method == SINEW_K_LBS) {
+            put4(d, skin.r[0]);
+            put4(d + 4, skin.r[1]);
+            put4(d + 8, skin.r[2]);
+        } else {
+            if (!(ortho_error(skin.r) <= 1e-4f) || det3(skin.r) < 0) return SINEW_ERROR_NOT_RIGID;
+            float q[4], du[4];
+            quat_from_rows(skin.r, q);
+            dq_dual(q, skin.r[0][3], skin.r[1][3], skin.r[2][3], du);
+            put4v(d, q[0], q[1], q[2], q[3]);
+            put4v(d + 4, du[0], du[1], du[2], du[3]);
+        }
+        if (flags & SINEW_K_FLAG_BULGE) write_bulge(&skin, f, d + 4u * SINEW_PAL_OFF_BULGE(method));
+    }
+    return SINEW_OK;
+}
+
+static inline int prop_of(unsigned method, const snw_fast_joint *f)
+{
+    if (method == SINEW_K_DQS_SCALE) return 1;
+    if (method == SINEW_K_DQS_SCALE_LOCAL) return 0;
+    return (int)f->prop;
+}
+
+/* The scale methods (palette.c's recurrences, in float32). */
+static sinew_result build_scaled(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root,
+                                 unsigned method, uint32_t flags, snw_faff *H, snw_faff *Hs, snw_faff *Us,
+                                 float *dst, uint32_t stride)
+{
+    snw_faff ident;
+    aff_identity(&ident);
+    for (uint32_t j = 0; j < n; j++) {
+        const snw_fast_joint *f = &fj[j];
+        const int32_t p = f->parent;
+        snw_faff lm, u, ur, lc = f->bind_local, hlc, g, hslc, gs, x;
+        aff_from_trs(&local[j], &lm);
+        aff_mul(&f->linv, &lm, &u);
+        int skip;
+        memset(&ur, 0, sizeof ur);
+        memset(&Us[j], 0, sizeof Us[j]);
+        if (polar_fast(u.r, ur.r, Us[j].r, &skip)) return SINEW_ERROR_NON_FINITE;
+        ur.r[0][3] = u.r[0][3]; ur.r[1][3] = u.r[1][3]; ur.r[2][3] = u.r[2][3];
+
+        const int compensated = p >= 0 && !prop_of(method, &fj[p]);
+        if (compensated) {
+            const snw_faff *ps = &Us[p];
+            const float *t = &f->bind_local.r[0][3];
+            float tx = f->bind_local.r[0][3], ty = f->bind_local.r[1][3], tz = f->bind_local.r[2][3];
+            (void)t;
+            for (int r = 0; r < 3; r++) lc.r[r][3] = ps->r[r][0] * tx + ps->r[r][1] * ty + ps->r[r][2] * tz;
+        }
+        const snw_faff *hp = p >= 0 ? &H[p] : (root ? root : &ident);
+        const snw_faff *hsp = p >= 0 ? &Hs[p] : &ident;
+        const int pj = prop_of(method, f);
+
+        aff_mul(hp, &lc, &hlc);
+        if (!compensated) aff_mul(hp, &lm, &g);
+        else aff_mul(&hlc, &u, &g);
+        if (pj) H[j] = g;
+        else aff_mul(&hlc, &ur, &H[j]);
+
+        if (p < 0) hslc = lc;
+        else aff_mul(hsp, &lc, &hslc);
+        if (skip) gs = hslc;
+        else aff_mul(&hslc, &Us[j], &gs);
+        Hs[j] = pj ? gs : hslc;
+
+        /* X = G B^-1 = Q P; S = [P | a - P c]; R = [Q | t(X) - Q (a - P c)] */
+        aff_mul(&g, &f->inv_bind, &x);
+        float q3[3][4], p3[3][4];
+        memset(q3, 0, sizeof q3);
+        memset(p3, 0, sizeof p3);
+        if (polar_fast(x.r, q3, p3, &skip)) return SINEW_ERROR_NON_FINITE;
+        float st[3], rt[3];
+        for (int r = 0; r < 3; r++)
+            st[r] = gs.r[r][3] - (p3[r][0] * f->c[0] + p3[r][1] * f->c[1] + p3[r][2] * f->c[2]);
+        for (int r = 0; r < 3; r++) rt[r] = x.r[r][3] - (q3[r][0] * st[0] + q3[r][1] * st[1] + q3[r][2] * st[2]);
+        float *d = dst + (size_t)j * stride * 4u;
+        for (int r = 0; r < 3; r++) put4v(d + 4 * r, p3[r][0], p3[r][1], p3[r][2], st[r]);
+        float qq[4], du[4];
+        quat_from_rows(q3, qq);
+        dq_dual(qq, rt[0], rt[1], rt[2], du);
+        put4v(d + 12, qq[0], qq[1], qq[2], qq[3]);
+        put4v(d + 16, du[0], du[1], du[2], du[3]);
+        if (flags & SINEW_K_FLAG_BULGE) write_bulge(&x, f, d + 4u * SINEW_PAL_OFF_BULGE(method));
+    }
+    return SINEW_OK;
+}
+
+static int mat4_finite(const sinew_mat4 *m)
+{
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if (!isfinite(m->m[i][j])) return 0;
+    return 1;
+}
+
+sinew_result sinew_palette_build_f32(const sinew_palette_character *ch, void *scratch, size_t scratch_bytes,
+                                     float *dst)
+{
+    if (!ch || !ch->skeleton || !scratch || !dst) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((uintptr_t)scratch & 15u) return SINEW_ERROR_INVALID_ARGUMENT;
+    const unsigned method = (unsigned)ch->method;
+    if (method >= (unsigned)SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (ch->flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION) return SINEW_ERROR_INVALID_ARGUMENT;
+    const sinew_skeleton *skel = ch->skeleton;
+    const uint32_t n = sinew_skeleton_joint_count(skel);
+    if (scratch_bytes < sinew_palette_scratch_bytes(n)) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (ch->root && !mat4_finite(ch->root)) return SINEW_ERROR_NON_FINITE;
+    const snw_fast_joint *fj = snw_skeleton_fast(skel);
+
+    char *sp = (char *)scratch;
+    snw_ftrs *local = (snw_ftrs *)sp; sp += (size_t)n * sizeof(snw_ftrs);
+    snw_faff *H = (snw_faff *)sp; sp += (size_t)n * sizeof(snw_faff);
+    snw_faff *Hs = (snw_faff *)sp; sp += (size_t)n * sizeof(snw_faff);
+    snw_faff *Us = (snw_faff *)sp;
+
+    if (ch->pose) {
+        for (uint32_t j = 0; j < n; j++) {
+            if (!transform_is_finite(&ch->pose[j])) return SINEW_ERROR_NON_FINITE;
+            ftrs_from_transform(&ch->pose[j], &local[j]);
+        }
+    } else if (ch->clip) {
+        if (sinew_clip_joint_count(ch->clip) != n) return SINEW_ERROR_INVALID_ARGUMENT;
+        if ((unsigned)ch->wrap > (unsigned)SINEW_WRAP_CLAMP) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (!isfinite(ch->time)) return SINEW_ERROR_NON_FINITE;
+        snw_clip_sample_f32(ch->clip, fj, n, ch->time, ch->wrap, local);
+    } else {
+        for (uint32_t j = 0; j < n; j++) local[j] = fj[j].rest;
+    }
+    snw_faff root;
+    if (ch->root) aff_from_mat4(ch->root, &root);
+    const uint32_t stride = SINEW_PAL_STRIDE(method, ch->flags);
+    sinew_result r;
+    if (method == SINEW_K_LBS || method == SINEW_K_DQS)
+        r = build_rigid(fj, n, local, ch->root ? &root : NULL, method, ch->flags, H, dst, stride);
+    else
+        r = build_scaled(fj, n, local, ch->root ? &root : NULL, method, ch->flags, H, Hs, Us, dst, stride);
+    if (r != SINEW_OK) return r;
+    if (!all_finite(dst, (size_t)n * stride * 4u)) return SINEW_ERROR_NON_FINITE;
+    return SINEW_OK;
+}
+
+sinew_result sinew_palette_job_layout(sinew_palette_character *chars, uint32_t count, uint64_t *total_vec4)
+{
+    if (!chars || !total_vec4) return SINEW_ERROR_INVALID_ARGUMENT;
+    uint64_t slots = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!chars[i].skeleton || (unsigned)chars[i].method >= (unsigned)SINEW_METHOD_COUNT)
+            return SINEW_ERROR_INVALID_ARGUMENT;
+        chars[i].palette_offset = (uint32_t)slots;
+        slots += (uint64_t)sinew_skeleton_joint_count(chars[i].skeleton) *
+                 sinew_palette_gpu_stride(chars[i].method, chars[i].flags);
+        if (slots > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
+    }
+    *total_vec4 = slots;
+    return SINEW_OK;
+}
+
+sinew_result sinew_palette_job_run_range(const sinew_palette_job *job, uint32_t first, uint32_t end, void *scratch,
+                                         size_t scratch_bytes, uint32_t *bad_character)
+{
+    if (bad_character) *bad_character = UINT32_MAX;
+    if (!job || !job->characters || !job->dst || first > end || end > job->count) return SINEW_ERROR_INVALID_ARGUMENT;
+    for (uint32_t i = first; i < end; i++) {
+        const sinew_palette_character *ch = &job->characters[i];
+        sinew_result r = SINEW_OK;
+        if (!ch->skeleton || (unsigned)ch->method >= (unsigned)SINEW_METHOD_COUNT) {
+            r = SINEW_ERROR_INVALID_ARGUMENT;
+        } else {
+            uint64_t need = (uint64_t)ch->palette_offset +
+                            (uint64_t)sinew_skeleton_joint_count(ch->skeleton) * sinew_palette_gpu_stride(ch->method, ch->flags);
+            if (need > job->dst_capacity_vec4) r = SINEW_ERROR_CAPACITY;
+            else r = sinew_palette_build_f32(ch, scratch, scratch_bytes, job->dst + (size_t)ch->palette_offset * 4u);
+        }
+        if (r != SINEW_OK) {
+            if (bad_character) *bad_character = i;
+            return r;
+        }
+    }
+    return SINEW_OK;
+}

@@ -1,0 +1,426 @@
+/* The float32 production palette path (palette_job.h) against the float64
+ * reference (sinew_clip_sample + sinew_palette_build + sinew_palette_pack):
+ * random skeletons of 1..256 joints (rigid and scaled bind poses), random
+ * clips in all three interpolation modes and random poses with scales
+ * (non-uniform, mirrored, near-singular), every method, with and without
+ * bulge segments. Also: bit-identical output for any range split, the
+ * per-frame errors, and the job layout.
+ *
+ * Tolerances, per joint, on the packed floats, relative to the joint's
+ * largest |value| (at least 1):
+ *   LBS, DQS, and the scale methods on joints whose matrices are well
+ *   conditioned (smallest / largest singular value of every polar input
+ *   >= 0.05): TOL_WELL = 2e-5 x (1 + depth / 16);
+ *   the scale methods on a character with mirrored or near-singular scales
+ *   (smallest / largest singular value down to 1e-3): TOL_NEAR = 2e-2 on
+ *   S and R separately (the polar factors of an ill-conditioned matrix, and
+ *   the reference's choice of the axis a mirror flips when two singular
+ *   values are close, are sensitive to float32 rounding of the input; seen up
+ *   to 1.4e-3), and TOL_RS = 1e-3 x (1 + depth / 16) on the product X = R S
+ *   rebuilt from the packed floats (seen up to 1.5e-4: under the local and
+ *   mixed methods a mirrored parent's polar factor moves its children, so
+ *   the reference's flip choice reaches X too).
+ * DQ entries are compared up to the sign of the whole dual quaternion. */
+#include "testutil.h"
+#include <sinew/palette_job.h>
+#include <sinew/threadpool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOL_WELL 2e-5
+#define TOL_NEAR 2e-2
+#define TOL_RS 1e-3
+
+typedef struct worst { double e[SINEW_METHOD_COUNT], near[SINEW_METHOD_COUNT]; double near_rs; } worst;
+
+static uint32_t depth_of(const sinew_skeleton *s, uint32_t j)
+{
+    uint32_t d = 0;
+    for (int32_t p = sinew_skeleton_parent(s, j); p >= 0; p = sinew_skeleton_parent(s, (uint32_t)p)) d++;
+    return d;
+}
+
+/* Random skeleton: forest + bind; with bind_scale, positive non-uniform bind scales. */
+static sinew_skeleton *random_skeleton(tu_rng *r, uint32_t n, int bind_scale, sinew_transform *rest)
+{
+    int32_t *par = (int32_t *)malloc(n * sizeof *par);
+    bool *prop = (bool *)malloc(n * sizeof *prop);
+    tu_random_forest(r, n, par);
+    tu_random_bind(r, n, par, rest);
+    for (uint32_t j = 0; j < n; j++) {
+        if (bind_scale) rest[j].scale = tu_random_vec3(r, 0.7, 1.4);
+        prop[j] = tu_range(r, 2) != 0;
+    }
+    sinew_skeleton_desc d = { 0 };
+    d.joint_count = n;
+    d.parents = par;
+    d.rest_local = rest;
+    d.scale_propagates = prop;
+    sinew_skeleton *s = NULL;
+    TU_CHECK_OK(sinew_skeleton_create(&d, &s));
+    free(par);
+    free(prop);
+    return s;
+}
+
+/* A scale for the pose: kind 0 none, 1 non-uniform positive, 2 mirrored, 3 near-singular. */
+static sinew_vec3 random_scale(tu_rng *r, int kind)
+{
+    sinew_vec3 s = tu_random_vec3(r, 0.6, 1.6);
+    if (kind == 0) return sinew_v3(1, 1, 1);
+    if (kind == 2) s.x = -s.x;
+    if (kind == 3) {
+        double tiny = tu_uniform(r, 1e-3, 5e-2);
+        switch (tu_range(r, 3)) { case 0: s.x = tiny; break; case 1: s.y = tiny; break; default: s.z = tiny; }
+    }
+    return s;
+}
+
+enum { MAXK = 12 };
+
+/* Random clip for the skeleton: each joint animated with probability 3/4, random
+ * key counts 0..MAXK per track, all interpolation modes, tangents. Scale keys
+ * drawn by scale_kind (0 = no scale keys). */
+static sinew_clip *random_clip(tu_rng *r, uint32_t n, int scale_kind)
+{
+    sinew_channel_desc *ch = (sinew_channel_desc *)calloc(n, sizeof *ch);
+    sinew_vec3_key *tk = (sinew_vec3_key *)malloc((size_t)n * MAXK * sizeof *tk);
+    sinew_vec3_key *sk = (sinew_vec3_key *)malloc((size_t)n * MAXK * sizeof *sk);
+    sinew_quat_key *rk = (sinew_quat_key *)malloc((size_t)n * MAXK * sizeof *rk);
+    sinew_vec3 *tt = (sinew_vec3 *)malloc((size_t)n * 2 * MAXK * sizeof *tt);
+    sinew_vec3 *st = (sinew_vec3 *)malloc((size_t)n * 2 * MAXK * sizeof *st);
+    sinew_quat *rt = (sinew_quat *)malloc((size_t)n * 2 * MAXK * sizeof *rt);
+    uint32_t nch = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (tu_range(r, 4) == 0) continue;
+        sinew_channel_desc *c = &ch[nch++];
+        c->joint = j;
+        sinew_vec3_key *t = tk + (size_t)j * MAXK, *s = sk + (size_t)j * MAXK;
+        sinew_quat_key *q = rk + (size_t)j * MAXK;
+        uint32_t nt = tu_range(r, MAXK + 1), nr = tu_range(r, MAXK + 1), ns = scale_kind ? tu_range(r, MAXK + 1) : 0;
+        double time = tu_uniform(r, -0.5, 0.5);
+        for (uint32_t k = 0; k < nt; k++) {
+            time += tu_range(r, 6) == 0 ? 0 : tu_uniform(r, 0.05, 1); /* repeated times too */
+            t[k].time = time;
+            t[k].value = tu_random_vec3(r, -1, 1);
+        }
+        time = tu_uniform(r, -0.5, 0.5);
+        sinew_quat prev = tu_random_quat(r);
+        for (uint32_t k = 0; k < nr; k++) {
+            time += tu_uniform(r, 0.05, 1);
+            q[k].time = time;
+            /* mostly near the previous key (as sampled animation), sometimes anywhere */
+            prev = tu_range(r, 4) == 0 ? tu_random_quat(r)
+                                       : sinew_quat_mul(prev, tu_quat_axis_angle_random(r, tu_uniform(r, 0, 1.2)));
+            q[k].value = prev;
+            if (tu_range(r, 3) == 0) { q[k].value.x *= -1; q[k].value.y *= -1; q[k].value.z *= -1; q[k].value.w *= -1; }
+        }
+        time = tu_uniform(r, -0.5, 0.5);
+        for (uint32_t k = 0; k < ns; k++) {
+            time += tu_uniform(r, 0.05, 1);
+            s[k].time = time;
+            s[k].value = random_scale(r, tu_range(r, 4) == 0 ? scale_kind : 1);
+        }
+        for (uint32_t k = 0; k < 2 * MAXK; k++) {
+            tt[(size_t)j * 2 * MAXK + k] = tu_random_vec3(r, -1, 1);
+            st[(size_t)j * 2 * MAXK + k] = tu_random_vec3(r, -0.2, 0.2);
+            sinew_quat e = { tu_uniform(r, -0.3, 0.3), tu_uniform(r, -0.3, 0.3), tu_uniform(r, -0.3, 0.3), tu_uniform(r, -0.3, 0.3) };
+            rt[(size_t)j * 2 * MAXK + k] = e;
+        }
+        c->translation_count = nt; c->translations = t;
+        c->rotation_count = nr; c->rotations = q;
+        c->scale_count = ns; c->scales = s;
+        c->translation_interpolation = (sinew_interpolation)tu_range(r, 3);
+        c->rotation_interpolation = (sinew_interpolation)tu_range(r, 3);
+        c->scale_interpolation = (sinew_interpolation)tu_range(r, 3);
+        c->translation_tangents = tt + (size_t)j * 2 * MAXK;
+        c->rotation_tangents = rt + (size_t)j * 2 * MAXK;
+        c->scale_tangents = st + (size_t)j * 2 * MAXK;
+    }
+    sinew_clip_desc d = { 0 };
+    d.joint_count = n;
+    d.ticks_per_second = tu_range(r, 2) ? 1 : 30;
+    d.channel_count = nch;
+    d.channels = ch;
+    sinew_clip *clip = NULL;
+    TU_CHECK_OK(sinew_clip_create(&d, &clip));
+    free(ch); free(tk); free(sk); free(rk); free(tt); free(st); free(rt);
+    return clip;
+}
+
+/* Rebuilds X = R S (3x4 rows) from a packed DQS-with-scale entry. */
+static void rebuild_x(const float *e, double x[3][4])
+{
+    double s[3][4];
+    for (int rr = 0; rr < 3; rr++)
+        for (int c = 0; c < 4; c++) s[rr][c] = e[4 * rr + c];
+    sinew_dualquat dq = { { e[12], e[13], e[14], e[15] }, { e[16], e[17], e[18], e[19] } };
+    double n = sqrt(dq.real.x * dq.real.x + dq.real.y * dq.real.y + dq.real.z * dq.real.z + dq.real.w * dq.real.w);
+    sinew_quat q = { dq.real.x / n, dq.real.y / n, dq.real.z / n, dq.real.w / n };
+    sinew_quat du = { dq.dual.x / n, dq.dual.y / n, dq.dual.z / n, dq.dual.w / n };
+    sinew_dualquat u = { q, du };
+    sinew_vec3 t = sinew_dq_translation(u);
+    sinew_mat3 rm = sinew_quat_to_mat3(q);
+    double tv[3] = { t.x, t.y, t.z };
+    for (int rr = 0; rr < 3; rr++) {
+        for (int c = 0; c < 4; c++) {
+            double acc = 0;
+            for (int k = 0; k < 3; k++) acc += rm.m[k][rr] * s[k][c];
+            x[rr][c] = acc + (c == 3 ? tv[rr] : 0);
+        }
+    }
+}
+
+/* Compares one character; returns the worst relative difference. */
+static double compare(const sinew_skeleton *s, sinew_method m, uint32_t flags, const float *ref, const float *fast,
+                      int near_singular, double *near_rs, double *tol_out)
+{
+    const uint32_t n = sinew_skeleton_joint_count(s), stride = sinew_palette_gpu_stride(m, flags);
+    double worst = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const float *a = ref + (size_t)j * stride * 4, *b = fast + (size_t)j * stride * 4;
+        double mag = 1;
+        for (uint32_t k = 0; k < stride * 4; k++) mag = fmax(mag, fabs(a[k]));
+        double tol = TOL_WELL * (1 + depth_of(s, j) / 16.0);
+        float bb[4 * 7];
+        memcpy(bb, b, stride * 4 * sizeof(float));
+        if (m != SINEW_METHOD_LBS) { /* sign of the DQ */
+            uint32_t o = m == SINEW_METHOD_DQS ? 0 : 12;
+            double d = 0;
+            for (int k = 0; k < 4; k++) d += (double)a[o + k] * bb[o + k];
+            if (d < 0)
+                for (int k = 0; k < 8; k++) bb[o + k] = -bb[o + k];
+        }
+        double e = 0;
+        for (uint32_t k = 0; k < stride * 4; k++) e = fmax(e, fabs((double)a[k] - bb[k]) / mag);
+        int near = near_singular && m >= SINEW_METHOD_DQS_SCALE;
+        if (near) {
+            double xa[3][4], xb[3][4], ex = 0, mx = 1;
+            rebuild_x(a, xa);
+            rebuild_x(bb, xb);
+            for (int rr = 0; rr < 3; rr++)
+                for (int c = 0; c < 4; c++) { ex = fmax(ex, fabs(xa[rr][c] - xb[rr][c])); mx = fmax(mx, fabs(xa[rr][c])); }
+            ex /= mx;
+            if (ex > *near_rs) *near_rs = ex;
+            TU_CHECK_MSG(ex <= TOL_RS / TOL_WELL * tol, "%s joint %u depth %u: R S differs by %.3g > %.3g", sinew_method_name(m),
+                         j, depth_of(s, j), ex, TOL_RS / TOL_WELL * tol);
+            tol *= TOL_NEAR / TOL_WELL;
+        }
+        TU_CHECK_MSG(e <= tol, "%s joint %u (depth %u): relative difference %.3g > %.3g%s", sinew_method_name(m), j,
+                     depth_of(s, j), e, tol, near ? " (mirrored / near-singular)" : "");
+        worst = fmax(worst, e);
+    }
+    if (tol_out) *tol_out = TOL_WELL;
+    return worst;
+}
+
+static void test_random(tu_rng *r)
+{
+    worst w;
+    memset(&w, 0, sizeof w);
+    uint32_t compared = 0, not_rigid = 0, skipped_fail = 0;
+    const uint32_t sizes[] = { 1, 2, 3, 7, 16, 40, 64, 100, 256 };
+    size_t scratch_bytes = sinew_palette_scratch_bytes(256);
+    void *scratch = aligned_alloc(16, (scratch_bytes + 15) & ~(size_t)15);
+    sinew_transform *rest = (sinew_transform *)malloc(256 * sizeof *rest);
+    sinew_transform *local = (sinew_transform *)malloc(256 * sizeof *local);
+    sinew_mat4 *mats = (sinew_mat4 *)malloc(sinew_palette_scratch_count(256) * sizeof *mats);
+    sinew_palette_joint *pal = (sinew_palette_joint *)malloc(256 * sizeof *pal);
+    float *ref = (float *)malloc(256 * 7 * 4 * sizeof(float)), *fast = (float *)malloc(256 * 7 * 4 * sizeof(float));
+    for (int iter = 0; iter < 90; iter++) {
+        uint32_t n = sizes[iter % 9];
+        int bind_scale = (int)tu_range(r, 2);
+        sinew_skeleton *s = random_skeleton(r, n, bind_scale, rest);
+        if (!s) continue;
+        int scale_kind = (int)tu_range(r, 4); /* 0 none, 1 positive, 2 mirrored, 3 near-singular */
+        sinew_clip *clip = random_clip(r, n, scale_kind);
+        sinew_mat4 root = sinew_mat4_from_transform(&(sinew_transform){ tu_random_vec3(r, -3, 3), tu_random_quat(r), sinew_v3(1, 1, 1) });
+        for (int sample = 0; sample < 4; sample++) {
+            sinew_palette_character ch = { 0 };
+            ch.skeleton = s;
+            ch.root = tu_range(r, 2) ? &root : NULL;
+            ch.time = tu_uniform(r, -20, 20);
+            ch.wrap = (sinew_wrap)tu_range(r, 2);
+            if (sample == 3) { /* a pose instead of a clip */
+                memcpy(local, rest, n * sizeof *local);
+                tu_random_pose(r, n, local, 4.0, 0);
+                for (uint32_t j = 0; j < n; j++)
+                    if (scale_kind && tu_range(r, 3) == 0) local[j].scale = random_scale(r, scale_kind);
+                ch.pose = local;
+            } else {
+                ch.clip = clip;
+                TU_CHECK_OK(sinew_clip_sample(clip, s, ch.time, ch.wrap, local));
+            }
+            for (unsigned m = 0; m < SINEW_METHOD_COUNT; m++) {
+                uint32_t flags = tu_range(r, 2) ? SINEW_SKIN_BULGE_CORRECTION : 0;
+                ch.method = (sinew_method)m;
+                ch.flags = flags;
+                sinew_result rr = sinew_palette_build(s, (sinew_method)m, local, ch.root, mats, pal);
+                if (rr == SINEW_OK) rr = sinew_palette_pack((sinew_method)m, flags, pal, n, ref);
+                for (size_t k = 0; k < 256 * 7 * 4; k++) fast[k] = NAN; /* poisoned */
+                sinew_result rf = sinew_palette_build_f32(&ch, scratch, scratch_bytes, fast);
+                if (rr == SINEW_ERROR_NOT_RIGID || rf == SINEW_ERROR_NOT_RIGID) {
+                    /* both refuse, unless a transform lies within float noise of the 1e-4 threshold */
+                    if (rr != rf) skipped_fail++;
+                    else not_rigid++;
+                    continue;
+                }
+                TU_CHECK_MSG(rr == rf, "%s n=%u: reference %s, fast %s", sinew_method_name((sinew_method)m), n,
+                             sinew_result_string(rr), sinew_result_string(rf));
+                if (rr != SINEW_OK || rf != SINEW_OK) continue;
+                double e = compare(s, (sinew_method)m, flags, ref, fast, scale_kind >= 2, &w.near_rs, NULL);
+                if (scale_kind >= 2 && m >= SINEW_METHOD_DQS_SCALE) { if (e > w.near[m]) w.near[m] = e; }
+                else if (e > w.e[m]) w.e[m] = e;
+                compared++;
+            }
+        }
+        sinew_clip_destroy(clip);
+        sinew_skeleton_destroy(s);
+    }
+    for (unsigned m = 0; m < SINEW_METHOD_COUNT; m++)
+        fprintf(stderr, "fast vs reference, %s: worst relative difference %.3g (tolerance %.1g x (1 + depth/16)); "
+                "mirrored / near-singular characters %.3g (tolerance %.1g x (1 + depth/16))\n",
+                sinew_method_name((sinew_method)m), w.e[m], TOL_WELL, w.near[m], TOL_NEAR);
+    fprintf(stderr, "mirrored / near-singular scales: worst R S difference %.3g (tolerance %.1g x (1 + depth/16)); S and R alone within %.1g\n",
+            w.near_rs, TOL_RS, TOL_NEAR);
+    fprintf(stderr, "%u palettes compared, %u refused by both as not rigid, %u at the rigidity threshold\n", compared,
+            not_rigid, skipped_fail);
+    TU_CHECK(compared > 1000);
+    TU_CHECK(skipped_fail <= compared / 100);
+    free(scratch); free(rest); free(local); free(mats); free(pal); free(ref); free(fast);
+}
+
+/* A job split into ranges run by a pool's workers, each with its own scratch. */
+typedef struct split_run {
+    const sinew_palette_job *job;
+    const uint32_t *cuts;      /* ranges [cuts[t], cuts[t + 1]) */
+    void **scratch;
+    size_t scratch_bytes;
+    int failures;
+} split_run;
+
+static void split_task(void *user, uint32_t task, uint32_t worker)
+{
+    split_run *sr = (split_run *)user;
+    uint32_t bad;
+    if (sinew_palette_job_run_range(sr->job, sr->cuts[task], sr->cuts[task + 1], sr->scratch[worker], sr->scratch_bytes,
+                                    &bad) != SINEW_OK)
+        __atomic_add_fetch(&sr->failures, 1, __ATOMIC_RELAXED);
+}
+
+/* Bit-identical output for 1 and 2 threads and any split; job layout; errors. */
+static void test_job_splits(tu_rng *r)
+{
+    enum { NCH = 61 };
+    sinew_transform rest[64];
+    sinew_skeleton *sk[2] = { random_skeleton(r, 64, 0, rest), random_skeleton(r, 40, 1, rest) };
+    sinew_clip *cl[2] = { random_clip(r, 64, 0), random_clip(r, 40, 2) }; /* skeleton 0: rigid, every method */
+    if (!sk[0] || !sk[1] || !cl[0] || !cl[1]) return;
+    sinew_palette_character ch[NCH];
+    memset(ch, 0, sizeof ch);
+    for (uint32_t i = 0; i < NCH; i++) {
+        uint32_t k = tu_range(r, 2);
+        ch[i].skeleton = sk[k];
+        ch[i].clip = tu_range(r, 8) ? cl[k] : NULL; /* some rest poses */
+        ch[i].method = (sinew_method)(k == 0 ? tu_range(r, SINEW_METHOD_COUNT) : (tu_range(r, 2) ? 0 : 2 + tu_range(r, 3)));
+        ch[i].flags = tu_range(r, 2) ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        ch[i].time = tu_uniform(r, -5, 5);
+    }
+    uint64_t total = 0;
+    TU_CHECK_OK(sinew_palette_job_layout(ch, NCH, &total));
+    uint64_t expect = 0;
+    for (uint32_t i = 0; i < NCH; i++) {
+        TU_CHECK(ch[i].palette_offset == expect);
+        expect += (uint64_t)sinew_skeleton_joint_count(ch[i].skeleton) * sinew_palette_gpu_stride(ch[i].method, ch[i].flags);
+    }
+    TU_CHECK(total == expect);
+    float *one = (float *)malloc(total * 16), *other = (float *)malloc(total * 16);
+    size_t sb = sinew_palette_scratch_bytes(64);
+    void *scr[2] = { aligned_alloc(16, (sb + 15) & ~(size_t)15), aligned_alloc(16, (sb + 15) & ~(size_t)15) };
+    sinew_palette_job job = { ch, NCH, one, total };
+    memset(one, 0xff, total * 16);
+    uint32_t bad = 0;
+    TU_CHECK_OK(sinew_palette_job_run_range(&job, 0, NCH, scr[0], sb, &bad));
+    TU_CHECK(bad == UINT32_MAX);
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+        sinew_thread_pool_desc pd = { threads, NULL };
+        sinew_thread_pool *pool = NULL;
+        TU_CHECK_OK(sinew_thread_pool_create(&pd, &pool));
+        if (!pool) break;
+        for (int rep = 0; rep < 6; rep++) {
+            uint32_t cuts[NCH + 1], nc = 0;
+            cuts[nc++] = 0;
+            for (uint32_t i = 1; i < NCH; i++)
+                if (tu_range(r, rep + 2) == 0) cuts[nc++] = i;
+            cuts[nc] = NCH;
+            memset(other, 0xff, total * 16);
+            job.dst = other;
+            split_run sr = { &job, cuts, scr, sb, 0 };
+            TU_CHECK_OK(sinew_thread_pool_run(pool, nc, split_task, &sr));
+            TU_CHECK(sr.failures == 0);
+            TU_CHECK_MSG(memcmp(one, other, total * 16) == 0, "%u threads, %u ranges: output differs", threads, nc);
+        }
+        sinew_thread_pool_destroy(pool);
+    }
+    /* errors */
+    job.dst = other;
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 3, 2, scr[0], sb, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 0, NCH + 1, scr[0], sb, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 0, NCH, scr[0], 16, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(bad == 0);
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 0, NCH, (char *)scr[0] + 4, sb - 4, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    job.dst_capacity_vec4 = total - 1;
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 0, NCH, scr[0], sb, &bad), SINEW_ERROR_CAPACITY);
+    TU_CHECK(bad == NCH - 1);
+    job.dst_capacity_vec4 = total;
+    sinew_palette_character keep = ch[7];
+    ch[7].time = NAN; ch[7].clip = cl[ch[7].skeleton == sk[0] ? 0 : 1];
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 0, NCH, scr[0], sb, &bad), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(bad == 7);
+    ch[7] = keep;
+    ch[9].clip = cl[ch[9].skeleton == sk[0] ? 1 : 0]; ch[9].pose = NULL; /* clip for the other skeleton */
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 0, NCH, scr[0], sb, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(bad == 9);
+    ch[9].clip = NULL;
+    sinew_mat4 huge = sinew_mat4_identity();
+    huge.m[3][0] = 1e300;
+    ch[11].root = &huge;                 /* finite in float64, not in float32 */
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 0, NCH, scr[0], sb, &bad), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(bad == 11);
+    huge.m[3][0] = NAN;
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 11, 12, scr[0], sb, &bad), SINEW_ERROR_NON_FINITE);
+    ch[11].root = NULL;
+    sinew_transform pose[64];
+    memcpy(pose, sinew_skeleton_rest_pose(ch[12].skeleton), sinew_skeleton_joint_count(ch[12].skeleton) * sizeof *pose);
+    pose[1].rotation.y = INFINITY;
+    ch[12].pose = pose;
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 0, NCH, scr[0], sb, &bad), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(bad == 12);
+    ch[12].pose = NULL;
+    ch[13].method = SINEW_METHOD_COUNT;
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 0, NCH, scr[0], sb, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(bad == 13);
+    TU_CHECK_RESULT(sinew_palette_job_layout(ch, NCH, &total), SINEW_ERROR_INVALID_ARGUMENT);
+    ch[13].method = SINEW_METHOD_DQS;
+    ch[13].flags = 8;
+    TU_CHECK_RESULT(sinew_palette_job_run_range(&job, 13, 14, scr[0], sb, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_palette_build_f32(NULL, scr[0], sb, other), SINEW_ERROR_INVALID_ARGUMENT);
+    /* plain DQS on a scaled pose: NOT_RIGID, as the reference */
+    sinew_palette_character d = { 0 };
+    d.skeleton = sk[0];
+    d.method = SINEW_METHOD_DQS;
+    memcpy(pose, sinew_skeleton_rest_pose(sk[0]), 64 * sizeof *pose);
+    pose[5].scale = sinew_v3(1, 2, 1);
+    d.pose = pose;
+    TU_CHECK_RESULT(sinew_palette_build_f32(&d, scr[0], sb, other), SINEW_ERROR_NOT_RIGID);
+    free(one); free(other); free(scr[0]); free(scr[1]);
+    for (int k = 0; k < 2; k++) { sinew_clip_destroy(cl[k]); sinew_skeleton_destroy(sk[k]); }
+}
+
+int main(void)
+{
+    tu_rng rng = tu_rng_seeded(0xFA57FA57ull);
+    test_random(&rng);
+    test_job_splits(&rng);
+    return tu_finish("test_palette_fast");
+}
