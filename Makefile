@@ -24,6 +24,7 @@ build: deps $(BUILD)/CMakeCache.txt
 run: build
 	$(BUILD)/bin/sinew-demo
 	$(BUILD)/bin/sinew-bench
+	$(BUILD)/bin/sinew-bench --cpu-only
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j 2

@@ -5,6 +5,7 @@
  * the output directory. See bench/RESULTS.md. */
 #define _POSIX_C_SOURCE 200809L
 #include "demo_scene.h"
+#include "bench_cpu.h"
 #include <sinew/debug.h>
 
 #include <errno.h>
@@ -74,6 +75,7 @@ typedef struct options {
     int skip_variants;
     int kernel_rounds;                    /* kernel A/B rounds, 0 = skip */
     int kernels_only;
+    int cpu_only;                         /* --cpu-only: bench_cpu.c, no GPU */
 } options;
 
 static double reference_rate(const demo_model *m, const variant *v)
@@ -211,9 +213,11 @@ static void usage(void)
             "usage: sinew-bench [--full] [--out DIR] [--model FILE|none] [--sizes 1,10,100]\n"
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
-            "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernels-only]\n"
+            "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernels-only] [--cpu-only]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
-            "  devices (larger sizes are capped and marked *), --full: no cap.\n");
+            "  devices (larger sizes are capped and marked *), --full: no cap.\n"
+            "  --cpu-only: CPU palette throughput only (64 and 40 joints, 1..10000 characters, every\n"
+            "  method, 1 and all threads, per-step breakdown, float64 before vs float32 after).\n");
 }
 
 /* Skinner + crowd sized for `max_chars` characters of model m. */
@@ -474,6 +478,7 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--full")) o.full = 1;
+        else if (!strcmp(a, "--cpu-only")) o.cpu_only = 1;
         else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
         else if (!strcmp(a, "--kernels-only")) o.kernels_only = 1;
@@ -499,6 +504,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot create %s\n", o.out_dir);
         return 1;
     }
+    if (o.cpu_only) return sinew_bench_cpu_only(o.out_dir, o.seconds_per_case < 0.8 ? o.seconds_per_case : 0.3);
     sinew_gpu_desc gd = {0};
     sinew_gpu *gpu = NULL;
     sinew_result r = sinew_gpu_create(&gd, &gpu);

@@ -7,6 +7,7 @@
  * exactly the requested alignment (never more), so code relying on more than
  * it asked for would fault under the sanitizers. */
 #include "testutil.h"
+#include <sinew/palette_job.h>
 #include "count_alloc.h"
 #include <string.h>
 
@@ -178,6 +179,22 @@ static void test_objects_work(void)
         TU_CHECK_OK(sinew_skeleton_fk(s, pose, NULL, global));
         TU_CHECK(strcmp(sinew_skeleton_name(s, 2), "arm_l") == 0);
         TU_CHECK(strcmp(sinew_clip_name(c), "walk") == 0);
+        /* the float32 production path reads the float copies in the same blocks
+         * and allocates nothing per frame, for every method */
+        long allocs = ca.allocs;
+        _Alignas(16) unsigned char scratch[4096];
+        TU_CHECK(sinew_palette_scratch_bytes(4) <= sizeof scratch);
+        float dst[4 * 7 * 4];
+        for (unsigned m = 0; m < SINEW_METHOD_COUNT; m++)
+            for (int frame = 0; frame < 3; frame++) {
+                sinew_palette_character ch = { s, (sinew_method)m, SINEW_SKIN_BULGE_CORRECTION, NULL, NULL, c,
+                                                SINEW_WRAP_LOOP, 0.1 * frame, 0 };
+                sinew_palette_job job = { &ch, 1, dst, 4 * 7 };
+                sinew_result r = sinew_palette_job_run_range(&job, 0, 1, scratch, sizeof scratch, NULL);
+                TU_CHECK_MSG(r == SINEW_OK || (m == SINEW_METHOD_DQS && r == SINEW_ERROR_NOT_RIGID), "%s: %s",
+                             sinew_method_name((sinew_method)m), sinew_result_string(r));
+            }
+        TU_CHECK_MSG(ca.allocs == allocs, "%ld allocations in the per-frame palette path", ca.allocs - allocs);
     }
     destroy_clip(c);
     destroy_skeleton(s);

@@ -342,6 +342,15 @@ static void test_job_splits(tu_rng *r)
     uint32_t bad = 0;
     TU_CHECK_OK(sinew_palette_job_run_range(&job, 0, NCH, scr[0], sb, &bad));
     TU_CHECK(bad == UINT32_MAX);
+    /* the timed build writes the same floats */
+    for (uint32_t i = 0; i < NCH; i++) {
+        double steps[4] = { 0, 0, 0, 0 };
+        float tmp[64 * 7 * 4];
+        uint32_t nf = sinew_skeleton_joint_count(ch[i].skeleton) * sinew_palette_gpu_stride(ch[i].method, ch[i].flags) * 4;
+        TU_CHECK_OK(sinew_palette_build_f32_timed(&ch[i], scr[1], sb, tmp, steps));
+        TU_CHECK(memcmp(tmp, one + (size_t)ch[i].palette_offset * 4, nf * sizeof(float)) == 0);
+        TU_CHECK(steps[0] >= 0 && steps[1] >= 0 && steps[2] >= 0 && steps[3] >= 0);
+    }
     for (uint32_t threads = 1; threads <= 2; threads++) {
         sinew_thread_pool_desc pd = { threads, NULL };
         sinew_thread_pool *pool = NULL;

@@ -8,6 +8,7 @@
  * stores. cglm is not used: its affine routines work on column-major 4x4
  * matrices (glm_mul), which would need a transpose per joint for the
  * row-major GPU layout, and it has no polar decomposition or 3x4 row type. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "core_internal.h"
 #include "fast_internal.h"
 #include "sinew/palette_job.h"
@@ -16,6 +17,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -246,22 +248,25 @@ void snw_fast_joints_init(const sinew_skeleton *s, snw_fast_joint *out)
     }
 }
 
-/* ---- per character ---- */
+/* ---- per character, in four stages: sample, FK, palette, pack ----
+ * Each stage runs over every joint before the next starts (the breakdown the
+ * benchmark reports); the palette is built in the scratch in the GPU layout,
+ * then checked and copied to the destination in one sequential pass (the
+ * destination may be write-combined mapped memory). */
 
-size_t sinew_palette_scratch_bytes(uint32_t max_joints)
-{
-    /* local TRS, H (posed frames), Hs (scaled-rest frames), Us (3x3 rows) */
-    return (size_t)max_joints * (sizeof(snw_ftrs) + 3u * sizeof(snw_faff)) + 16u;
-}
+/* Scratch per joint: local TRS, G (posed frames), H, Hs, Us, a (scaled-rest
+ * position, 16 B), and the packed entry (up to 7 vec4). */
+#define SNW_PAL_MAX_STRIDE 7u
+static size_t scratch_per_joint(void) { return sizeof(snw_ftrs) + 4u * sizeof(snw_faff) + 16u + SNW_PAL_MAX_STRIDE * 16u; }
 
-static inline void put4(float *d, const float *s)
-{
-#if SNW_SSE
-    _mm_storeu_ps(d, _mm_load_ps(s));
-#else
-    d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = s[3];
-#endif
-}
+size_t sinew_palette_scratch_bytes(uint32_t max_joints) { return (size_t)max_joints * scratch_per_joint() + 16u; }
+
+typedef struct fast_scratch {
+    snw_ftrs *local;
+    snw_faff *G, *H, *Hs, *Us;
+    float *a;     /* 4 per joint */
+    float *pal;   /* stride * 4 per joint */
+} fast_scratch;
 
 static inline void put4v(float *d, float x, float y, float z, float w)
 {
@@ -283,43 +288,55 @@ static void write_bulge(const snw_faff *x, const snw_fast_joint *f, float *b)
     put4v(b + 4, t[0], t[1], t[2], 0);
 }
 
-/* 1 if every one of n floats is finite. */
-static int all_finite(const float *d, size_t n)
+/* Pack: 1 if every float is finite, and the copy to dst. */
+static int pack_checked(const float *src, size_t n, float *dst)
 {
 #if SNW_SSE
     __m128 acc = _mm_setzero_ps();
     const __m128 zero = _mm_setzero_ps();
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(d + i), zero)); /* inf*0, NaN -> NaN */
+    for (; i + 4 <= n; i += 4) {
+        __m128 v = _mm_load_ps(src + i);
+        acc = _mm_add_ps(acc, _mm_mul_ps(v, zero)); /* inf * 0 and NaN give NaN */
+        _mm_storeu_ps(dst + i, v);
+    }
     float lanes[4];
     _mm_storeu_ps(lanes, acc);
     float s = lanes[0] + lanes[1] + lanes[2] + lanes[3];
-    for (; i < n; i++) s += d[i] * 0.f;
+    for (; i < n; i++) { s += src[i] * 0.f; dst[i] = src[i]; }
     return s == 0;
 #else
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(d[i])) return 0;
-    return 1;
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        ok &= isfinite(src[i]) != 0;
+        dst[i] = src[i];
+    }
+    return ok;
 #endif
 }
 
-/* LBS and DQS: plain FK, T_j = M_j B_j^-1. */
-static sinew_result build_rigid(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root,
-                                unsigned method, uint32_t flags, snw_faff *M, float *dst, uint32_t stride)
+/* FK for LBS and DQS: G_j = G_p L_j (roots: root L_j). */
+static void stage_fk_rigid(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root, snw_faff *G)
 {
     for (uint32_t j = 0; j < n; j++) {
-        const snw_fast_joint *f = &fj[j];
-        snw_faff l, skin;
+        snw_faff l;
         aff_from_trs(&local[j], &l);
-        if (f->parent >= 0) aff_mul(&M[f->parent], &l, &M[j]);
-        else if (root) aff_mul(root, &l, &M[j]);
-        else M[j] = l;
-        aff_mul(&M[j], &f->inv_bind, &skin);
-        float *d = dst + (size_t)j * stride * 4u;
+        if (fj[j].parent >= 0) aff_mul(&G[fj[j].parent], &l, &G[j]);
+        else if (root) aff_mul(root, &l, &G[j]);
+        else G[j] = l;
+    }
+}
+
+/* LBS and DQS entries: T_j = G_j B_j^-1. */
+static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const snw_faff *G, unsigned method, uint32_t flags,
+                                    float *pal, uint32_t stride)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        snw_faff skin;
+        aff_mul(&G[j], &fj[j].inv_bind, &skin);
+        float *d = pal + (size_t)j * stride * 4u;
         if (method == SINEW_K_LBS) {
-            put4(d, skin.r[0]);
-            put4(d + 4, skin.r[1]);
-            put4(d + 8, skin.r[2]);
+            memcpy(d, skin.r, sizeof skin.r);
         } else {
             if (!(ortho_error(skin.r) <= 1e-4f) || det3(skin.r) < 0) return SINEW_ERROR_NOT_RIGID;
             float q[4], du[4];
@@ -328,7 +345,7 @@ static sinew_result build_rigid(const snw_fast_joint *fj, uint32_t n, const snw_
             put4v(d, q[0], q[1], q[2], q[3]);
             put4v(d + 4, du[0], du[1], du[2], du[3]);
         }
-        if (flags & SINEW_K_FLAG_BULGE) write_bulge(&skin, f, d + 4u * SINEW_PAL_OFF_BULGE(method));
+        if (flags & SINEW_K_FLAG_BULGE) write_bulge(&skin, &fj[j], d + 4u * SINEW_PAL_OFF_BULGE(method));
     }
     return SINEW_OK;
 }
@@ -340,17 +357,18 @@ static inline int prop_of(unsigned method, const snw_fast_joint *f)
     return (int)f->prop;
 }
 
-/* The scale methods (palette.c's recurrences, in float32). */
-static sinew_result build_scaled(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root,
-                                 unsigned method, uint32_t flags, snw_faff *H, snw_faff *Hs, snw_faff *Us,
-                                 float *dst, uint32_t stride)
+/* FK of the scale methods (palette.c's recurrences): posed frames G, the
+ * frames children hang from H, scaled-rest frames Hs and positions a. */
+static sinew_result stage_fk_scaled(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root,
+                                    unsigned method, const fast_scratch *sc)
 {
     snw_faff ident;
     aff_identity(&ident);
+    snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs, *Us = sc->Us;
     for (uint32_t j = 0; j < n; j++) {
         const snw_fast_joint *f = &fj[j];
         const int32_t p = f->parent;
-        snw_faff lm, u, ur, lc = f->bind_local, hlc, g, hslc, gs, x;
+        snw_faff lm, u, ur, lc = f->bind_local, hlc, hslc, gs;
         aff_from_trs(&local[j], &lm);
         aff_mul(&f->linv, &lm, &u);
         int skip;
@@ -362,38 +380,45 @@ static sinew_result build_scaled(const snw_fast_joint *fj, uint32_t n, const snw
         const int compensated = p >= 0 && !prop_of(method, &fj[p]);
         if (compensated) {
             const snw_faff *ps = &Us[p];
-            const float *t = &f->bind_local.r[0][3];
             float tx = f->bind_local.r[0][3], ty = f->bind_local.r[1][3], tz = f->bind_local.r[2][3];
-            (void)t;
             for (int r = 0; r < 3; r++) lc.r[r][3] = ps->r[r][0] * tx + ps->r[r][1] * ty + ps->r[r][2] * tz;
         }
         const snw_faff *hp = p >= 0 ? &H[p] : (root ? root : &ident);
-        const snw_faff *hsp = p >= 0 ? &Hs[p] : &ident;
         const int pj = prop_of(method, f);
 
         aff_mul(hp, &lc, &hlc);
-        if (!compensated) aff_mul(hp, &lm, &g);
-        else aff_mul(&hlc, &u, &g);
-        if (pj) H[j] = g;
+        if (!compensated) aff_mul(hp, &lm, &G[j]);
+        else aff_mul(&hlc, &u, &G[j]);
+        if (pj) H[j] = G[j];
         else aff_mul(&hlc, &ur, &H[j]);
 
         if (p < 0) hslc = lc;
-        else aff_mul(hsp, &lc, &hslc);
+        else aff_mul(&Hs[p], &lc, &hslc);
         if (skip) gs = hslc;
         else aff_mul(&hslc, &Us[j], &gs);
         Hs[j] = pj ? gs : hslc;
+        put4v(sc->a + 4u * j, gs.r[0][3], gs.r[1][3], gs.r[2][3], 0);
+    }
+    return SINEW_OK;
+}
 
-        /* X = G B^-1 = Q P; S = [P | a - P c]; R = [Q | t(X) - Q (a - P c)] */
-        aff_mul(&g, &f->inv_bind, &x);
+/* Entries of the scale methods: X = G B^-1 = Q P; S = [P | a - P c];
+ * R = [Q | t(X) - Q (a - P c)]. */
+static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, unsigned method,
+                                     uint32_t flags, uint32_t stride)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        const snw_fast_joint *f = &fj[j];
+        snw_faff x;
+        aff_mul(&sc->G[j], &f->inv_bind, &x);
         float q3[3][4], p3[3][4];
-        memset(q3, 0, sizeof q3);
-        memset(p3, 0, sizeof p3);
+        int skip;
         if (polar_fast(x.r, q3, p3, &skip)) return SINEW_ERROR_NON_FINITE;
+        const float *a = sc->a + 4u * j;
         float st[3], rt[3];
-        for (int r = 0; r < 3; r++)
-            st[r] = gs.r[r][3] - (p3[r][0] * f->c[0] + p3[r][1] * f->c[1] + p3[r][2] * f->c[2]);
+        for (int r = 0; r < 3; r++) st[r] = a[r] - (p3[r][0] * f->c[0] + p3[r][1] * f->c[1] + p3[r][2] * f->c[2]);
         for (int r = 0; r < 3; r++) rt[r] = x.r[r][3] - (q3[r][0] * st[0] + q3[r][1] * st[1] + q3[r][2] * st[2]);
-        float *d = dst + (size_t)j * stride * 4u;
+        float *d = sc->pal + (size_t)j * stride * 4u;
         for (int r = 0; r < 3; r++) put4v(d + 4 * r, p3[r][0], p3[r][1], p3[r][2], st[r]);
         float qq[4], du[4];
         quat_from_rows(q3, qq);
@@ -413,8 +438,16 @@ static int mat4_finite(const sinew_mat4 *m)
     return 1;
 }
 
-sinew_result sinew_palette_build_f32(const sinew_palette_character *ch, void *scratch, size_t scratch_bytes,
-                                     float *dst)
+static inline uint64_t ticks_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The whole build; step_ns (may be NULL) accumulates the time of each stage. */
+static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, size_t scratch_bytes, float *dst,
+                              double *step_ns)
 {
     if (!ch || !ch->skeleton || !scratch || !dst) return SINEW_ERROR_INVALID_ARGUMENT;
     if ((uintptr_t)scratch & 15u) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -425,38 +458,76 @@ sinew_result sinew_palette_build_f32(const sinew_palette_character *ch, void *sc
     const uint32_t n = sinew_skeleton_joint_count(skel);
     if (scratch_bytes < sinew_palette_scratch_bytes(n)) return SINEW_ERROR_INVALID_ARGUMENT;
     if (ch->root && !mat4_finite(ch->root)) return SINEW_ERROR_NON_FINITE;
-    const snw_fast_joint *fj = snw_skeleton_fast(skel);
-
-    char *sp = (char *)scratch;
-    snw_ftrs *local = (snw_ftrs *)sp; sp += (size_t)n * sizeof(snw_ftrs);
-    snw_faff *H = (snw_faff *)sp; sp += (size_t)n * sizeof(snw_faff);
-    snw_faff *Hs = (snw_faff *)sp; sp += (size_t)n * sizeof(snw_faff);
-    snw_faff *Us = (snw_faff *)sp;
-
-    if (ch->pose) {
-        for (uint32_t j = 0; j < n; j++) {
-            if (!transform_is_finite(&ch->pose[j])) return SINEW_ERROR_NON_FINITE;
-            ftrs_from_transform(&ch->pose[j], &local[j]);
-        }
-    } else if (ch->clip) {
+    if (!ch->pose && ch->clip) {
         if (sinew_clip_joint_count(ch->clip) != n) return SINEW_ERROR_INVALID_ARGUMENT;
         if ((unsigned)ch->wrap > (unsigned)SINEW_WRAP_CLAMP) return SINEW_ERROR_INVALID_ARGUMENT;
         if (!isfinite(ch->time)) return SINEW_ERROR_NON_FINITE;
-        snw_clip_sample_f32(ch->clip, fj, n, ch->time, ch->wrap, local);
-    } else {
-        for (uint32_t j = 0; j < n; j++) local[j] = fj[j].rest;
     }
+    const snw_fast_joint *fj = snw_skeleton_fast(skel);
+    const uint32_t stride = SINEW_PAL_STRIDE(method, ch->flags);
+
+    char *sp = (char *)scratch;
+    fast_scratch sc;
+    sc.local = (snw_ftrs *)sp; sp += (size_t)n * sizeof(snw_ftrs);
+    sc.G = (snw_faff *)sp; sp += (size_t)n * sizeof(snw_faff);
+    sc.H = (snw_faff *)sp; sp += (size_t)n * sizeof(snw_faff);
+    sc.Hs = (snw_faff *)sp; sp += (size_t)n * sizeof(snw_faff);
+    sc.Us = (snw_faff *)sp; sp += (size_t)n * sizeof(snw_faff);
+    sc.a = (float *)sp; sp += (size_t)n * 16u;
+    sc.pal = (float *)sp;
+
+    uint64_t t0 = step_ns ? ticks_ns() : 0;
+    /* 1. sample (or take the pose) */
+    if (ch->pose) {
+        for (uint32_t j = 0; j < n; j++) {
+            if (!transform_is_finite(&ch->pose[j])) return SINEW_ERROR_NON_FINITE;
+            ftrs_from_transform(&ch->pose[j], &sc.local[j]);
+        }
+    } else if (ch->clip) {
+        snw_clip_sample_f32(ch->clip, fj, n, ch->time, ch->wrap, sc.local);
+    } else {
+        for (uint32_t j = 0; j < n; j++) sc.local[j] = fj[j].rest;
+    }
+    uint64_t t1 = step_ns ? ticks_ns() : 0;
     snw_faff root;
     if (ch->root) aff_from_mat4(ch->root, &root);
-    const uint32_t stride = SINEW_PAL_STRIDE(method, ch->flags);
+    const snw_faff *rootp = ch->root ? &root : NULL;
+    /* 2. FK, 3. palette entries */
     sinew_result r;
-    if (method == SINEW_K_LBS || method == SINEW_K_DQS)
-        r = build_rigid(fj, n, local, ch->root ? &root : NULL, method, ch->flags, H, dst, stride);
-    else
-        r = build_scaled(fj, n, local, ch->root ? &root : NULL, method, ch->flags, H, Hs, Us, dst, stride);
+    uint64_t t2;
+    if (method == SINEW_K_LBS || method == SINEW_K_DQS) {
+        stage_fk_rigid(fj, n, sc.local, rootp, sc.G);
+        t2 = step_ns ? ticks_ns() : 0;
+        r = stage_pal_rigid(fj, n, sc.G, method, ch->flags, sc.pal, stride);
+    } else {
+        r = stage_fk_scaled(fj, n, sc.local, rootp, method, &sc);
+        t2 = step_ns ? ticks_ns() : 0;
+        if (r == SINEW_OK) r = stage_pal_scaled(fj, n, &sc, method, ch->flags, stride);
+    }
     if (r != SINEW_OK) return r;
-    if (!all_finite(dst, (size_t)n * stride * 4u)) return SINEW_ERROR_NON_FINITE;
-    return SINEW_OK;
+    uint64_t t3 = step_ns ? ticks_ns() : 0;
+    /* 4. pack: checked copy to the destination */
+    int ok = pack_checked(sc.pal, (size_t)n * stride * 4u, dst);
+    if (step_ns) {
+        uint64_t t4 = ticks_ns();
+        step_ns[0] += (double)(t1 - t0);
+        step_ns[1] += (double)(t2 - t1);
+        step_ns[2] += (double)(t3 - t2);
+        step_ns[3] += (double)(t4 - t3);
+    }
+    return ok ? SINEW_OK : SINEW_ERROR_NON_FINITE;
+}
+
+sinew_result sinew_palette_build_f32(const sinew_palette_character *ch, void *scratch, size_t scratch_bytes, float *dst)
+{
+    return build_f32(ch, scratch, scratch_bytes, dst, NULL);
+}
+
+sinew_result sinew_palette_build_f32_timed(const sinew_palette_character *ch, void *scratch, size_t scratch_bytes,
+                                           float *dst, double step_ns[4])
+{
+    if (!step_ns) return SINEW_ERROR_INVALID_ARGUMENT;
+    return build_f32(ch, scratch, scratch_bytes, dst, step_ns);
 }
 
 sinew_result sinew_palette_job_layout(sinew_palette_character *chars, uint32_t count, uint64_t *total_vec4)

@@ -13,6 +13,7 @@
 #include <sinew/skeleton.h>
 #include <sinew/anim.h>
 #include <sinew/palette.h>
+#include <sinew/palette_job.h>
 #include <sinew/mesh.h>
 #include <sinew/reference.h>
 #include <sinew/threadpool.h>

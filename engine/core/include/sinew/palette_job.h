@@ -64,6 +64,12 @@ SINEW_API size_t sinew_palette_scratch_bytes(uint32_t max_joints);
 SINEW_API sinew_result sinew_palette_build_f32(const sinew_palette_character *ch, void *scratch,
                                                size_t scratch_bytes, float *dst);
 
+/* The same, for benchmarks: adds the nanoseconds of each step to step_ns[0..3]
+ * (sample or pose conversion, forward kinematics, palette entries, pack: the
+ * finiteness check and the copy to dst). Costs four clock reads. */
+SINEW_API sinew_result sinew_palette_build_f32_timed(const sinew_palette_character *ch, void *scratch,
+                                                     size_t scratch_bytes, float *dst, double step_ns[4]);
+
 /* A frame's palette work: characters written at dst + 4 * palette_offset. */
 typedef struct sinew_palette_job {
     const sinew_palette_character *characters;

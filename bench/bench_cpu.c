@@ -1,0 +1,342 @@
+/* sinew-bench --cpu-only: palette throughput of the CPU side of the crowd,
+ * without any GPU work. For a 64-joint and a 40-joint character, clips of
+ * 2 s at 30 keys/s with translation, rotation and scale keys on every joint
+ * (LINEAR; scale keys (1,1,1)), every character at its own time, playing
+ * forward frame after frame: frame time and joints/s of the float32 production
+ * path (sinew_palette_job_run_range on a sinew_thread_pool, 64 characters per
+ * task) for 1..10,000 characters, every method, 1 thread and all threads; the
+ * per-step breakdown on one thread (sinew_palette_build_f32_timed); and, for
+ * 10,000 characters of 64 joints, the float64 path the crowd used before
+ * (sinew_clip_sample + sinew_palette_build + sinew_palette_pack per character)
+ * measured in the same run. Table on stdout, CSV in the output directory. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench_cpu.h"
+
+#include <sinew/sinew.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static uint64_t rng_state = 0x5151AB1Eull;
+static double rnd(void) /* [0, 1) */
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static sinew_quat small_rotation(double max_angle)
+{
+    sinew_vec3 axis = sinew_v3(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5);
+    if (sinew_v3_length(axis) < 1e-3) axis = sinew_v3(0, 0, 1);
+    return sinew_quat_from_axis_angle(axis, (rnd() * 2 - 1) * max_angle);
+}
+
+/* A character: a chain-heavy joint tree, its rest pose, and a clip. */
+typedef struct cpu_model {
+    uint32_t joints;
+    sinew_skeleton *skel;
+    sinew_clip *clip;
+} cpu_model;
+
+static int make_model(uint32_t n, cpu_model *m)
+{
+    enum { KEYS = 61 }; /* 2 s at 30 keys/s, both ends */
+    int32_t *par = malloc(n * sizeof *par);
+    sinew_transform *rest = malloc(n * sizeof *rest);
+    sinew_channel_desc *ch = calloc(n, sizeof *ch);
+    sinew_vec3_key *tk = malloc((size_t)n * KEYS * sizeof *tk), *sk = malloc((size_t)n * KEYS * sizeof *sk);
+    sinew_quat_key *rk = malloc((size_t)n * KEYS * sizeof *rk);
+    int ok = par && rest && ch && tk && sk && rk;
+    if (ok) {
+        for (uint32_t j = 0; j < n; j++) {
+            par[j] = j == 0 ? -1 : (rnd() < 0.7 ? (int32_t)j - 1 : (int32_t)(rnd() * j));
+            rest[j].translation = sinew_v3_scale(sinew_v3(rnd() - 0.5, rnd() + 0.2, rnd() - 0.5), 0.3);
+            rest[j].rotation = small_rotation(0.5);
+            rest[j].scale = sinew_v3(1, 1, 1);
+            ch[j].joint = j;
+            sinew_quat q = rest[j].rotation;
+            for (uint32_t k = 0; k < KEYS; k++) {
+                double t = (double)k;
+                tk[(size_t)j * KEYS + k].time = t;
+                tk[(size_t)j * KEYS + k].value = sinew_v3_add(rest[j].translation, sinew_v3(0.01 * sin(0.2 * t), 0, 0));
+                q = sinew_quat_normalize(sinew_quat_mul(q, small_rotation(0.08)));
+                rk[(size_t)j * KEYS + k].time = t;
+                rk[(size_t)j * KEYS + k].value = q;
+                sk[(size_t)j * KEYS + k].time = t;
+                sk[(size_t)j * KEYS + k].value = sinew_v3(1, 1, 1);
+            }
+            ch[j].translation_count = KEYS; ch[j].translations = tk + (size_t)j * KEYS;
+            ch[j].rotation_count = KEYS; ch[j].rotations = rk + (size_t)j * KEYS;
+            ch[j].scale_count = KEYS; ch[j].scales = sk + (size_t)j * KEYS;
+        }
+        sinew_skeleton_desc sd = { 0 };
+        sd.joint_count = n;
+        sd.parents = par;
+        sd.rest_local = rest;
+        sinew_clip_desc cd = { 0 };
+        cd.joint_count = n;
+        cd.ticks_per_second = 30;
+        cd.duration = KEYS - 1;
+        cd.channel_count = n;
+        cd.channels = ch;
+        m->joints = n;
+        ok = sinew_skeleton_create(&sd, &m->skel) == SINEW_OK && sinew_clip_create(&cd, &m->clip) == SINEW_OK;
+    }
+    free(par); free(rest); free(ch); free(tk); free(sk); free(rk);
+    return ok;
+}
+
+/* ---- the production path on a pool ---- */
+#define CHARS_PER_TASK 64u
+typedef struct pool_job {
+    const sinew_palette_job *job;
+    void **scratch;
+    size_t scratch_bytes;
+    int failed;
+} pool_job;
+
+static void job_task(void *user, uint32_t task, uint32_t worker)
+{
+    pool_job *pj = (pool_job *)user;
+    uint32_t a = task * CHARS_PER_TASK, b = a + CHARS_PER_TASK;
+    if (b > pj->job->count) b = pj->job->count;
+    if (sinew_palette_job_run_range(pj->job, a, b, pj->scratch[worker], pj->scratch_bytes, NULL) != SINEW_OK)
+        pj->failed = 1;
+}
+
+/* ---- the float64 path the crowd used before, on the same pool ---- */
+typedef struct ref_job {
+    const sinew_palette_character *chars;
+    uint32_t count;
+    float *dst;
+    sinew_transform **local;
+    sinew_mat4 **mats;
+    sinew_palette_joint **pal;
+    int failed;
+} ref_job;
+
+static void ref_task(void *user, uint32_t task, uint32_t worker)
+{
+    ref_job *rj = (ref_job *)user;
+    uint32_t a = task * CHARS_PER_TASK, b = a + CHARS_PER_TASK;
+    if (b > rj->count) b = rj->count;
+    for (uint32_t i = a; i < b; i++) {
+        const sinew_palette_character *c = &rj->chars[i];
+        uint32_t n = sinew_skeleton_joint_count(c->skeleton);
+        sinew_result r = sinew_clip_sample(c->clip, c->skeleton, c->time, c->wrap, rj->local[worker]);
+        if (r == SINEW_OK) r = sinew_palette_build(c->skeleton, c->method, rj->local[worker], c->root, rj->mats[worker], rj->pal[worker]);
+        if (r == SINEW_OK) r = sinew_palette_pack(c->method, c->flags, rj->pal[worker], n, rj->dst + (size_t)c->palette_offset * 4);
+        if (r != SINEW_OK) rj->failed = 1;
+    }
+}
+
+static void set_times(sinew_palette_character *ch, uint32_t count, int frame)
+{
+    for (uint32_t i = 0; i < count; i++)
+        ch[i].time = fmod((double)i * 0.6180339887, 1.0) * 2.0 + frame / 60.0; /* own phase, forward playback */
+}
+
+typedef struct cpu_row {
+    uint32_t joints, chars, threads;
+    const char *method, *path;
+    double ms, mjps;
+} cpu_row;
+
+int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
+{
+    static const uint32_t sizes[] = { 1, 10, 100, 1000, 10000 };
+    const uint32_t nsizes = sizeof sizes / sizeof sizes[0], maxc = 10000;
+    cpu_model models[2];
+    memset(models, 0, sizeof models);
+    if (!make_model(64, &models[0]) || !make_model(40, &models[1])) {
+        fprintf(stderr, "sinew-bench --cpu-only: model setup failed\n");
+        return 1;
+    }
+    uint32_t cores = sinew_cpu_count();
+    uint32_t thread_counts[2] = { 1, cores };
+    int nthreads = cores > 1 ? 2 : 1;
+    sinew_thread_pool *pools[2] = { NULL, NULL };
+    for (int t = 0; t < nthreads; t++) {
+        sinew_thread_pool_desc pd = { thread_counts[t], NULL };
+        if (sinew_thread_pool_create(&pd, &pools[t]) != SINEW_OK) return 1;
+    }
+    size_t sb = sinew_palette_scratch_bytes(64);
+    sb = (sb + 63) & ~(size_t)63;
+    void *scratch[SINEW_THREAD_POOL_MAX_THREADS];
+    for (uint32_t w = 0; w < cores && w < SINEW_THREAD_POOL_MAX_THREADS; w++) scratch[w] = aligned_alloc(64, sb);
+    sinew_palette_character *chars = calloc(maxc, sizeof *chars);
+    float *dst = aligned_alloc(64, (size_t)maxc * 64 * 7 * 16);
+    cpu_row rows[256];
+    int nrows = 0;
+    printf("sinew-bench --cpu-only: float32 palette path, %u CPU threads; clips 2 s at 30 keys/s, T R S keys on every "
+           "joint, each character at its own time, playing forward\n", cores);
+    printf("%-7s %-16s %6s %7s %9s %9s\n", "joints", "method", "chars", "threads", "ms/frame", "Mjoint/s");
+    for (int mi = 0; mi < 2; mi++) {
+        cpu_model *m = &models[mi];
+        for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++) {
+            for (uint32_t i = 0; i < maxc; i++) {
+                memset(&chars[i], 0, sizeof chars[i]);
+                chars[i].skeleton = m->skel;
+                chars[i].clip = m->clip;
+                chars[i].method = (sinew_method)meth;
+            }
+            uint64_t total = 0;
+            sinew_palette_job_layout(chars, maxc, &total);
+            for (uint32_t si = 0; si < nsizes; si++) {
+                uint32_t count = sizes[si];
+                sinew_palette_job job = { chars, count, dst, total };
+                for (int t = 0; t < nthreads; t++) {
+                    double ms[64];
+                    int n = 0, failed = 0;
+                    double start = now_s();
+                    for (int f = 0; f < 64; f++) {
+                        set_times(chars, count, f);
+                        pool_job pj = { &job, scratch, sb, 0 };
+                        double t0 = now_s();
+                        sinew_thread_pool_run(pools[t], (count + CHARS_PER_TASK - 1) / CHARS_PER_TASK, job_task, &pj);
+                        double t1 = now_s();
+                        failed |= pj.failed;
+                        if (f > 0) ms[n++] = (t1 - t0) * 1e3;
+                        if (n >= 3 && now_s() - start > seconds_per_case) break;
+                    }
+                    double med = median(ms, n);
+                    cpu_row *r = &rows[nrows++];
+                    r->joints = m->joints; r->chars = count; r->threads = thread_counts[t];
+                    r->method = sinew_method_name((sinew_method)meth); r->path = "float32";
+                    r->ms = med; r->mjps = (double)count * m->joints / (med * 1e-3) * 1e-6;
+                    printf("%-7u %-16s %6u %7u %9.3f %9.1f%s\n", m->joints, r->method, count, r->threads, med, r->mjps,
+                           failed ? "  FAILED" : "");
+                    fflush(stdout);
+                }
+            }
+        }
+    }
+
+    /* per-step breakdown, one thread, 1000 characters */
+    printf("\nper-step breakdown, 1 thread, 1000 characters, ns per joint (float32 path):\n");
+    printf("%-7s %-16s %8s %8s %8s %8s %8s\n", "joints", "method", "sample", "FK", "palette", "pack", "total");
+    double steps_out[2][SINEW_METHOD_COUNT][4];
+    for (int mi = 0; mi < 2; mi++) {
+        cpu_model *m = &models[mi];
+        for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++) {
+            double steps[4] = { 0, 0, 0, 0 };
+            uint32_t count = 1000;
+            for (uint32_t i = 0; i < count; i++) {
+                memset(&chars[i], 0, sizeof chars[i]);
+                chars[i].skeleton = m->skel;
+                chars[i].clip = m->clip;
+                chars[i].method = (sinew_method)meth;
+            }
+            uint64_t total = 0;
+            sinew_palette_job_layout(chars, count, &total);
+            for (int f = 0; f < 4; f++) {
+                set_times(chars, count, f);
+                double s4[4] = { 0, 0, 0, 0 };
+                for (uint32_t i = 0; i < count; i++)
+                    sinew_palette_build_f32_timed(&chars[i], scratch[0], sb, dst + (size_t)chars[i].palette_offset * 4, s4);
+                if (f > 0) for (int k = 0; k < 4; k++) steps[k] += s4[k] / 3.0;
+            }
+            double per = 1.0 / ((double)count * m->joints);
+            for (int k = 0; k < 4; k++) steps_out[mi][meth][k] = steps[k] * per;
+            printf("%-7u %-16s %8.1f %8.1f %8.1f %8.1f %8.1f\n", m->joints, sinew_method_name((sinew_method)meth),
+                   steps[0] * per, steps[1] * per, steps[2] * per, steps[3] * per,
+                   (steps[0] + steps[1] + steps[2] + steps[3]) * per);
+        }
+    }
+
+    /* before: the float64 path, 10,000 x 64 joints, same pool and data */
+    printf("\nbefore/after, 10000 characters x 64 joints, same run (float64 = sample + palette_build + pack per "
+           "character, the crowd's path before):\n");
+    printf("%-16s %7s %12s %12s %12s %12s\n", "method", "threads", "f64 ms", "f64 Mjoint/s", "f32 ms", "f32 Mjoint/s");
+    sinew_transform *loc[SINEW_THREAD_POOL_MAX_THREADS];
+    sinew_mat4 *mats[SINEW_THREAD_POOL_MAX_THREADS];
+    sinew_palette_joint *pals[SINEW_THREAD_POOL_MAX_THREADS];
+    for (uint32_t w = 0; w < cores && w < SINEW_THREAD_POOL_MAX_THREADS; w++) {
+        loc[w] = malloc(64 * sizeof(sinew_transform));
+        mats[w] = malloc(sinew_palette_scratch_count(64) * sizeof(sinew_mat4));
+        pals[w] = malloc(64 * sizeof(sinew_palette_joint));
+    }
+    for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++) {
+        for (uint32_t i = 0; i < maxc; i++) {
+            memset(&chars[i], 0, sizeof chars[i]);
+            chars[i].skeleton = models[0].skel;
+            chars[i].clip = models[0].clip;
+            chars[i].method = (sinew_method)meth;
+        }
+        uint64_t total = 0;
+        sinew_palette_job_layout(chars, maxc, &total);
+        for (int t = 0; t < nthreads; t++) {
+            double ms[8], ms32[8];
+            int n = 0;
+            for (int f = 0; f < 4; f++) { /* alternate the two paths, frame by frame */
+                set_times(chars, maxc, f);
+                ref_job rj = { chars, maxc, dst, loc, mats, pals, 0 };
+                double t0 = now_s();
+                sinew_thread_pool_run(pools[t], (maxc + CHARS_PER_TASK - 1) / CHARS_PER_TASK, ref_task, &rj);
+                double t1 = now_s();
+                sinew_palette_job job = { chars, maxc, dst, total };
+                pool_job pj = { &job, scratch, sb, 0 };
+                sinew_thread_pool_run(pools[t], (maxc + CHARS_PER_TASK - 1) / CHARS_PER_TASK, job_task, &pj);
+                double t2 = now_s();
+                if (f > 0) { ms[n] = (t1 - t0) * 1e3; ms32[n] = (t2 - t1) * 1e3; n++; }
+            }
+            double a = median(ms, n), b = median(ms32, n);
+            double joints = (double)maxc * 64;
+            printf("%-16s %7u %12.2f %12.1f %12.2f %12.1f\n", sinew_method_name((sinew_method)meth), thread_counts[t], a,
+                   joints / (a * 1e-3) * 1e-6, b, joints / (b * 1e-3) * 1e-6);
+            fflush(stdout);
+        }
+    }
+
+    char path[1024];
+    snprintf(path, sizeof path, "%s/cpu.csv", out_dir);
+    FILE *csv = fopen(path, "w");
+    if (csv) {
+        fprintf(csv, "joints,method,characters,threads,ms_per_frame,joints_per_s\n");
+        for (int i = 0; i < nrows; i++)
+            fprintf(csv, "%u,%s,%u,%u,%.6f,%.1f\n", rows[i].joints, rows[i].method, rows[i].chars, rows[i].threads,
+                    rows[i].ms, rows[i].mjps * 1e6);
+        fprintf(csv, "\njoints,method,sample_ns_per_joint,fk_ns_per_joint,palette_ns_per_joint,pack_ns_per_joint\n");
+        for (int mi = 0; mi < 2; mi++)
+            for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++)
+                fprintf(csv, "%u,%s,%.2f,%.2f,%.2f,%.2f\n", models[mi].joints, sinew_method_name((sinew_method)meth),
+                        steps_out[mi][meth][0], steps_out[mi][meth][1], steps_out[mi][meth][2], steps_out[mi][meth][3]);
+        fclose(csv);
+        printf("\nwrote %s\n", path);
+    }
+    for (uint32_t w = 0; w < cores && w < SINEW_THREAD_POOL_MAX_THREADS; w++) {
+        free(scratch[w]); free(loc[w]); free(mats[w]); free(pals[w]);
+    }
+    free(chars);
+    free(dst);
+    for (int t = 0; t < nthreads; t++) sinew_thread_pool_destroy(pools[t]);
+    for (int mi = 0; mi < 2; mi++) {
+        sinew_clip_destroy(models[mi].clip);
+        sinew_skeleton_destroy(models[mi].skel);
+    }
+    return 0;
+}
