@@ -361,6 +361,156 @@ static void test_auto_weights_random_skeleton(tu_rng *r)
     free(p); free(w4); free(j4);
 }
 
+/* A skeleton from parents and rest translations only (identity rotations, unit scale). */
+static sinew_skeleton *make_chain(uint32_t n, const int32_t *parents, const double (*t)[3])
+{
+    sinew_transform rest[8];
+    sinew_skeleton_desc sd = {0};
+    sinew_skeleton *sk = NULL;
+    for (uint32_t j = 0; j < n; j++) {
+        rest[j].translation = sinew_v3(t[j][0], t[j][1], t[j][2]);
+        rest[j].rotation = sinew_quat_identity();
+        rest[j].scale = sinew_v3(1, 1, 1);
+    }
+    sd.joint_count = n;
+    sd.parents = parents;
+    sd.rest_local = rest;
+    TU_CHECK_OK(sinew_skeleton_create(&sd, &sk));
+    return sk;
+}
+
+/* sinew_auto_weights_ex: joint mask, point segments skipped, no eligible joint,
+ * disconnected parts (two chains), every joint at one point. */
+static void test_auto_weights_ex(const sinew_skeleton *tube_sk)
+{
+    uint32_t jo[4 * 4];
+    float we[4 * 4];
+    sinew_auto_weights_desc d;
+    const float p[3 * 2] = { 0.8f, 0.1f, 0,   1.0f, 0, 0 };
+    memset(&d, 0, sizeof d);
+    d.alpha = 2.0;
+    {   /* mask: joint 1 excluded, so the vertex over bone 1 goes to joints 0 and 2 only */
+        const uint8_t mask[3] = { 1, 0, 1 };
+        d.joint_mask = mask;
+        TU_CHECK_OK(sinew_auto_weights_ex(tube_sk, &d, 2, p, jo, we));
+        TU_CHECK(jo[0] == 2 && jo[1] == 0 && we[2] == 0 && we[3] == 0);
+        for (int k = 0; k < 4; k++) TU_CHECK(jo[k] != 1);
+        TU_CHECK(jo[4] == 2 && we[4] == 1.0f);    /* the tip is on joint 2's point */
+        {
+            const uint8_t none[3] = { 0, 0, 0 };
+            d.joint_mask = none;
+            TU_CHECK_RESULT(sinew_auto_weights_ex(tube_sk, &d, 2, p, jo, we), SINEW_ERROR_EMPTY);
+        }
+        d.joint_mask = NULL;
+    }
+    /* point segments skipped: the tip belongs to bone 1 alone, joint 2 gets nothing */
+    d.skip_point_segments = 1;
+    TU_CHECK_OK(sinew_auto_weights_ex(tube_sk, &d, 2, p, jo, we));
+    TU_CHECK(jo[4] == 1 && we[4] == 1.0f && we[5] == 0);
+    for (int k = 0; k < 8; k++) TU_CHECK(jo[k] != 2 || we[k] == 0);
+    {   /* a single joint has no segment: with skip_point_segments nothing is eligible */
+        const int32_t par[1] = { -1 };
+        const double t[1][3] = { { 0, 0, 0 } };
+        sinew_skeleton *one = make_chain(1, par, t);
+        if (one) {
+            TU_CHECK_RESULT(sinew_auto_weights_ex(one, &d, 2, p, jo, we), SINEW_ERROR_EMPTY);
+            d.skip_point_segments = 0;    /* without it: the joint's point takes every vertex */
+            TU_CHECK_OK(sinew_auto_weights_ex(one, &d, 2, p, jo, we));
+            TU_CHECK(jo[0] == 0 && we[0] == 1.0f && jo[4] == 0 && we[4] == 1.0f);
+            sinew_skeleton_destroy(one);
+        }
+    }
+    d.skip_point_segments = 0;
+    TU_CHECK_RESULT(sinew_auto_weights_ex(tube_sk, NULL, 2, p, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
+    d.alpha = INFINITY;
+    TU_CHECK_RESULT(sinew_auto_weights_ex(tube_sk, &d, 2, p, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
+    d.alpha = 2.0;
+    {   /* two disconnected chains (a forest) 10 apart: each part's vertices go to its own chain */
+        const int32_t par[4] = { -1, 0, -1, 2 };
+        const double t[4][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 10, 0 }, { 1, 0, 0 } };
+        const float q[3 * 2] = { 0.5f, 0.2f, 0,   0.5f, 9.8f, 0 };
+        sinew_skeleton *two = make_chain(4, par, t);
+        if (two) {
+            TU_CHECK_OK(sinew_auto_weights_ex(two, &d, 2, q, jo, we));
+            double other[2] = { 0, 0 };
+            TU_CHECK(jo[0] == 0 && jo[4] == 2);
+            for (int k = 0; k < 4; k++) {
+                if (jo[k] >= 2) other[0] += we[k];
+                if (jo[4 + k] < 2) other[1] += we[4 + k];
+            }
+            fprintf(stderr, "auto weights, two chains 10 apart: weight on the other chain %.3g / %.3g\n", other[0], other[1]);
+            TU_CHECK(other[0] < 1e-3 && other[1] < 1e-3);  /* the other chain is 49x farther: (1/49)^2 */
+            sinew_skeleton_destroy(two);
+        }
+    }
+    {   /* every joint at one point (skeleton size 0 -> 1): all equidistant, equal shares;
+         * a vertex on that point is on every bone: equal shares too */
+        const int32_t par[3] = { -1, 0, 1 };
+        const double t[3][3] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } };
+        const float q[3 * 2] = { 1, 0, 0,   0, 0, 0 };
+        sinew_skeleton *pt = make_chain(3, par, t);
+        if (pt) {
+            TU_CHECK_OK(sinew_auto_weights_ex(pt, &d, 2, q, jo, we));
+            for (int i = 0; i < 2; i++)
+                for (int k = 0; k < 3; k++) TU_CHECK_NEAR(we[4 * i + k], 1.0 / 3.0, 1e-7);
+            d.skip_point_segments = 1;
+            TU_CHECK_RESULT(sinew_auto_weights_ex(pt, &d, 2, q, jo, we), SINEW_ERROR_EMPTY);
+            d.skip_point_segments = 0;
+            sinew_skeleton_destroy(pt);
+        }
+    }
+}
+
+/* sinew_auto_weights_packed = sinew_auto_weights_ex + sinew_pack_vertices, positions and
+ * normals kept bit for bit; on error nothing is written. */
+static void test_auto_weights_packed(tu_rng *r)
+{
+    enum { JC = 12, NV = 500 };
+    sinew_skeleton *sk = NULL;
+    sinew_vertex *v = malloc(sizeof(sinew_vertex) * NV), *orig = malloc(sizeof(sinew_vertex) * NV);
+    sinew_vertex *expect = malloc(sizeof(sinew_vertex) * NV);
+    float *p = malloc(sizeof(float) * 3 * NV), *w4 = malloc(sizeof(float) * 4 * NV);
+    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * NV), mism = 0;
+    sinew_auto_weights_desc d;
+    memset(&d, 0, sizeof d);
+    d.alpha = 3.0;
+    TU_CHECK_OK(tu_make_random_skeleton(r, JC, NULL, &sk));
+    if (!sk) goto out;
+    TU_CHECK_OK(tu_make_random_mesh(r, sk, NV, 0.5, v, NULL));
+    memcpy(orig, v, sizeof(sinew_vertex) * NV);
+    for (uint32_t i = 0; i < NV; i++)
+        for (int k = 0; k < 3; k++) p[3 * i + k] = v[i].position[k];
+    TU_CHECK_OK(sinew_auto_weights_ex(sk, &d, NV, p, j4, w4));
+    {
+        sinew_influences inf = fixed_inf(4, j4, w4);
+        TU_CHECK_OK(sinew_pack_vertices(NV, p, NULL, &inf, JC, expect, NULL, NULL));
+    }
+    TU_CHECK_OK(sinew_auto_weights_packed(sk, &d, NV, v));
+    for (uint32_t i = 0; i < NV; i++) {
+        if (memcmp(v[i].position, orig[i].position, sizeof v[i].position) || v[i].normal_oct != orig[i].normal_oct ||
+            memcmp(v[i].joints, expect[i].joints, sizeof v[i].joints) ||
+            memcmp(v[i].weights, expect[i].weights, sizeof v[i].weights))
+            mism++;
+    }
+    TU_CHECK(mism == 0);
+    /* errors leave the array untouched */
+    memcpy(expect, v, sizeof(sinew_vertex) * NV);
+    v[NV - 1].position[1] = NAN;
+    TU_CHECK_RESULT(sinew_auto_weights_packed(sk, &d, NV, v), SINEW_ERROR_NON_FINITE);
+    v[NV - 1].position[1] = expect[NV - 1].position[1];
+    TU_CHECK(memcmp(v, expect, sizeof(sinew_vertex) * NV) == 0);
+    d.alpha = 0;
+    TU_CHECK_RESULT(sinew_auto_weights_packed(sk, &d, NV, v), SINEW_ERROR_INVALID_ARGUMENT);
+    d.alpha = 2;
+    TU_CHECK_RESULT(sinew_auto_weights_packed(sk, &d, 0, v), SINEW_ERROR_EMPTY);
+    TU_CHECK_RESULT(sinew_auto_weights_packed(sk, &d, NV, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_auto_weights_packed(NULL, &d, NV, v), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(memcmp(v, expect, sizeof(sinew_vertex) * NV) == 0);
+    sinew_skeleton_destroy(sk);
+out:
+    free(v); free(orig); free(expect); free(p); free(w4); free(j4);
+}
+
 static void test_auto_weights(tu_rng *r)
 {
     sinew_skeleton *sk = NULL;
@@ -370,8 +520,10 @@ static void test_auto_weights(tu_rng *r)
     test_auto_weights_alpha(sk);
     test_auto_weights_far_vertices(sk);
     test_auto_weights_errors(sk);
+    test_auto_weights_ex(sk);
     sinew_skeleton_destroy(sk);
     test_auto_weights_random_skeleton(r);
+    test_auto_weights_packed(r);
 }
 
 static void test_bulge_rest(tu_rng *r)

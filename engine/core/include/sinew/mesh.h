@@ -78,6 +78,27 @@ SINEW_API double sinew_vertex_weight(const sinew_vertex *v, int k);
 SINEW_API sinew_result sinew_auto_weights(const sinew_skeleton *skel, uint32_t n, const float *positions,
                                 double alpha, uint32_t *joints4, float *weights4);
 
+/* Options of the automatic weights beyond alpha (zero = the defaults, except alpha). */
+typedef struct sinew_auto_weights_desc {
+    double alpha;               /* kernel exponent, finite and > 0 (required) */
+    const uint8_t *joint_mask;  /* joint_count bytes, non-zero = the joint may receive weight; NULL = all */
+    int skip_point_segments;    /* non-zero: joints whose bone segment is a point (leaves without a
+                                   bone_tail) receive no weight, as with "segments starting at j" */
+} sinew_auto_weights_desc;
+
+/* sinew_auto_weights over the eligible joints only (mask, point segments); the
+ * skeleton size still spans every joint. Errors as sinew_auto_weights, plus EMPTY
+ * when no joint is eligible (e.g. a single-joint skeleton with skip_point_segments). */
+SINEW_API sinew_result sinew_auto_weights_ex(const sinew_skeleton *skel, const sinew_auto_weights_desc *desc,
+                                             uint32_t n, const float *positions, uint32_t *joints4, float *weights4);
+
+/* Replaces the weights of n packed vertices in place by sinew_auto_weights_ex's,
+ * packed as sinew_pack_vertices does; positions and normal_oct are kept bit for bit.
+ * Errors as sinew_auto_weights_ex (INVALID_ARGUMENT for NULL v); nothing is written
+ * on error. */
+SINEW_API sinew_result sinew_auto_weights_packed(const sinew_skeleton *skel, const sinew_auto_weights_desc *desc,
+                                                 uint32_t n, sinew_vertex *v);
+
 /* Bulge correction's per-vertex input: the rest distance from each vertex to the
  * bind-pose bone segment of its major joint (joints[0]), as float. Errors:
  * INVALID_ARGUMENT (NULL), EMPTY (n == 0), JOINT_INDEX, NON_FINITE (a position). */
