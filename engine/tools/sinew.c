@@ -50,6 +50,8 @@ static void usage_info(FILE *f)
         "\n"
         "  --device SEL  device index or case-insensitive name substring (default:\n"
         "                $SINEW_DEVICE, else the best: discrete, integrated, virtual, CPU)\n"
+        "  --auto-weights ALPHA  also compute automatic weights (w ~ distance to the bone\n"
+        "                segment ^ -ALPHA, ALPHA > 0) and compare them with the file's\n"
         "  --allow-missing-bones  drop the weights of bones that name no node\n"
         "                         (default: such a file is an error)\n"
         "  --max-memory MB  memory the import may add (default 4096; 0 = no limit)\n"
@@ -76,6 +78,9 @@ static void usage_deform(FILE *f)
         "  --bulge        bulge correction (Kim & Han 2014)\n"
         "  --out FILE     .obj or .ply (ASCII)\n"
         "  --cpu          use the float64 reference skinner instead of the GPU\n"
+        "  --auto-weights ALPHA  replace the file's weights by automatic weights: w ~ d^-ALPHA,\n"
+        "                 d the distance to each joint's bone segment, ALPHA > 0; joints the\n"
+        "                 file weights (all joints if it weights fewer than 2)\n"
         "  --device SEL   device index or name substring (see 'sinew info --help')\n"
         "  --allow-missing-bones  drop the weights of bones that name no node\n"
         "                         (default: such a file is an error)\n"
@@ -112,6 +117,7 @@ typedef struct opts {
     double time;
     int time_given, rest, bind, clamp, bulge, cpu, no_fork, allow_missing;
     double timeout, max_memory_mb;
+    double auto_alpha;       /* > 0: --auto-weights ALPHA */
     sinew_method method;
 } opts;
 
@@ -143,6 +149,11 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
             if (!parse_double(val, &o->timeout) || o->timeout <= 0) return usage_err(usage, "bad --timeout '%s'", val);
         }
         else if (!strcmp(a, "--no-fork")) o->no_fork = 1;
+        else if (!strcmp(a, "--auto-weights")) {
+            NEED_VAL();
+            if (!parse_double(val, &o->auto_alpha) || !(o->auto_alpha > 0))
+                return usage_err(usage, "bad --auto-weights '%s' (an exponent > 0 expected, e.g. 2)", val);
+        }
         else if (!strcmp(a, "--allow-missing-bones")) o->allow_missing = 1;
         else if (!strcmp(a, "--max-memory")) {
             NEED_VAL();
@@ -273,6 +284,30 @@ static sinew_asset *load(const char *path)
     return a;
 }
 
+/* --auto-weights: a copy of the asset's vertices with automatic weights over the joints
+ * the file weights (all joints when it weights fewer than 2); NULL after an error. */
+static sinew_vertex *auto_weighted(const sinew_asset *a, double alpha, uint32_t *eligible)
+{
+    const sinew_skeleton *sk = sinew_asset_skeleton(a);
+    uint32_t nv = sinew_asset_vertex_count(a), jc = sinew_skeleton_joint_count(sk), used = 0;
+    const sinew_vertex *src = sinew_asset_vertices(a);
+    sinew_vertex *v = malloc(sizeof *v * (nv ? nv : 1));
+    uint8_t *mask = calloc(jc ? jc : 1, 1);
+    sinew_auto_weights_desc d = { 0 };
+    if (!v || !mask) { err("out of memory"); free(v); free(mask); return NULL; }
+    memcpy(v, src, sizeof *v * nv);
+    for (uint32_t i = 0; i < nv; i++)
+        for (int k = 0; k < 4; k++)
+            if (src[i].weights[k] && src[i].joints[k] < jc && !mask[src[i].joints[k]]) { mask[src[i].joints[k]] = 1; used++; }
+    d.alpha = alpha;
+    d.joint_mask = used >= 2 ? mask : NULL;
+    *eligible = used >= 2 ? used : jc;
+    sinew_result r = sinew_auto_weights_packed(sk, &d, nv, v);
+    free(mask);
+    if (r) { err("automatic weights: %s", sinew_result_string(r)); free(v); return NULL; }
+    return v;
+}
+
 static int cmd_info(const opts *o)
 {
     sinew_asset *a = load(o->model);
@@ -314,6 +349,42 @@ static int cmd_info(const opts *o)
                sinew_clip_duration(c), sinew_clip_duration_ticks(c), sinew_clip_ticks_per_second(c),
                sinew_clip_channel_count(c), sinew_clip_key_count(c));
     }
+    if (o->auto_alpha > 0) {
+        uint32_t eligible = 0, nv = sinew_asset_vertex_count(a), hist[5] = { 0 }, major_same = 0;
+        double l1 = 0;
+        sinew_vertex *v = auto_weighted(a, o->auto_alpha, &eligible);
+        if (!v) { sinew_asset_destroy(a); return EXIT_ERR; }
+        const sinew_vertex *f = sinew_asset_vertices(a);
+        for (uint32_t i = 0; i < nv; i++) {
+            uint32_t ids[8];
+            int n = 0, nid = 0;
+            for (int k = 0; k < 4; k++) n += v[i].weights[k] != 0;
+            hist[n]++;
+            major_same += v[i].joints[0] == f[i].joints[0];
+            /* L1 distance between the two weight vectors over the union of their joints (0..2) */
+            for (int src = 0; src < 2; src++)
+                for (int k = 0; k < 4; k++) {
+                    const sinew_vertex *x = src ? &v[i] : &f[i];
+                    if (!x->weights[k]) continue;
+                    int m = 0;
+                    while (m < nid && ids[m] != x->joints[k]) m++;
+                    if (m == nid) ids[nid++] = x->joints[k];
+                }
+            for (int m = 0; m < nid; m++) {
+                double a1 = 0, a2 = 0;
+                for (int k = 0; k < 4; k++) {
+                    if (f[i].joints[k] == ids[m]) a1 += f[i].weights[k] / 65535.0;
+                    if (v[i].joints[k] == ids[m]) a2 += v[i].weights[k] / 65535.0;
+                }
+                l1 += fabs(a1 - a2);
+            }
+        }
+        printf("auto weights (alpha %g, %u eligible joints): influences per vertex 1:%u 2:%u 3:%u 4:%u\n",
+               o->auto_alpha, eligible, hist[1], hist[2], hist[3], hist[4]);
+        printf("auto vs file weights: same major joint on %u of %u vertices (%.1f%%), mean L1 weight distance %.3f (0..2)\n",
+               major_same, nv, nv ? 100.0 * major_same / nv : 0.0, nv ? l1 / nv : 0.0);
+        free(v);
+    }
     sinew_asset_destroy(a);
     fflush(stdout);
     print_device(o->device);
@@ -352,8 +423,8 @@ static int write_mesh(const char *path, const sinew_asset *a, const double *pos,
     return 0;
 }
 
-static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_palette_joint *pal, uint32_t flags,
-                    const float *bulge, double *pos, double *nrm, char *device_name, size_t dn_size)
+static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *verts, const sinew_palette_joint *pal,
+                    uint32_t flags, const float *bulge, double *pos, double *nrm, char *device_name, size_t dn_size)
 {
     uint32_t nv = sinew_asset_vertex_count(a);
     uint32_t joints = sinew_skeleton_joint_count(sinew_asset_skeleton(a));
@@ -377,7 +448,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_palette_joi
     sd.frames_in_flight = 1;
     if ((r = sinew_skinner_create(gpu, &sd, &sk))) { err("skinner: %s", sinew_result_string(r)); goto out; }
     sinew_skinner_mesh_desc md = { 0 };
-    md.vertices = sinew_asset_vertices(a);
+    md.vertices = verts;
     md.vertex_count = nv;
     md.joint_count = joints;
     md.bulge_rest = bulge;
@@ -421,7 +492,14 @@ static int cmd_deform(const opts *o)
     float *bulge = calloc(nv, sizeof *bulge);
     double *pos = calloc((size_t)nv * 3, sizeof *pos), *nrm = calloc((size_t)nv * 3, sizeof *nrm);
     char what[1024], device_name[256] = "";
+    sinew_vertex *auto_v = NULL;
+    const sinew_vertex *verts = sinew_asset_vertices(a);
     if (!local || !scratch || !pal || !bulge || !pos || !nrm) { err("out of memory"); goto out; }
+    if (o->auto_alpha > 0) {
+        uint32_t eligible;
+        if (!(auto_v = auto_weighted(a, o->auto_alpha, &eligible))) goto out;
+        verts = auto_v;
+    }
 
     const sinew_clip *clip = NULL;
     char pose_desc[300];
@@ -455,25 +533,27 @@ static int cmd_deform(const opts *o)
         goto out;
     }
     if (r) { err("building the palette: %s", sinew_result_string(r)); goto out; }
-    if (o->bulge && (r = sinew_bulge_rest_distances(sk, nv, sinew_asset_vertices(a), bulge))) {
+    if (o->bulge && (r = sinew_bulge_rest_distances(sk, nv, verts, bulge))) {
         err("bulge rest distances: %s", sinew_result_string(r));
         goto out;
     }
     if (o->cpu) {
-        r = sinew_reference_skin(nv, sinew_asset_vertices(a), o->bulge ? bulge : NULL, pal, joints, o->method,
+        r = sinew_reference_skin(nv, verts, o->bulge ? bulge : NULL, pal, joints, o->method,
                                  flags, pos, nrm);
         if (r) { err("reference skinning: %s", sinew_result_string(r)); goto out; }
         snprintf(device_name, sizeof device_name, "CPU float64 reference");
-    } else if (skin_gpu(o, a, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name)) {
+    } else if (skin_gpu(o, a, verts, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name)) {
         goto out;
     }
-    snprintf(what, sizeof what, "%.100s, %s, method %s%s, %.150s", o->model, pose_desc, sinew_method_name(o->method),
-             o->bulge ? " + bulge" : "", device_name);
+    char aw[64] = "";
+    if (o->auto_alpha > 0) snprintf(aw, sizeof aw, ", auto weights alpha %g", o->auto_alpha);
+    snprintf(what, sizeof what, "%.100s, %s, method %s%s%s, %.150s", o->model, pose_desc, sinew_method_name(o->method),
+             o->bulge ? " + bulge" : "", aw, device_name);
     if (write_mesh(o->out, a, pos, nrm, what)) goto out;
     printf("wrote %s: %u vertices, %u triangles (%s)\n", o->out, nv, sinew_asset_index_count(a) / 3, what);
     rc = 0;
 out:
-    free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm);
+    free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(auto_v);
     sinew_asset_destroy(a);
     return rc;
 }
