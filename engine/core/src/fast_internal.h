@@ -30,7 +30,11 @@ typedef struct snw_fast_joint {
     snw_ftrs rest;       /* rest pose */
     int32_t parent;
     uint32_t prop;       /* scale_propagates (mixed method) */
-    uint32_t pad[2];
+    uint32_t skel_rigid; /* (same in every joint) 1 if every bind-local L_j and B_j^-1 is a
+                            rotation + translation within 1e-6: the rigid fast case applies */
+    uint32_t pad;
+    float ibq[4];        /* B_j^-1 as a unit quaternion (w >= 0) and translation, when skel_rigid */
+    float ibt[4];
 } snw_fast_joint;
 
 /* Fills the float32 joint table of a skeleton (called by sinew_skeleton_create). */

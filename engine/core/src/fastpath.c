@@ -71,7 +71,7 @@ static inline void aff_from_trs(const snw_ftrs *x, snw_faff *m)
 {
     float qx = x->q[0], qy = x->q[1], qz = x->q[2], qw = x->q[3];
     float n2 = qx * qx + qy * qy + qz * qz + qw * qw;
-    float s = 2.f / n2;
+    float s = fabsf(n2 - 1) < 1e-4f ? 2.f * (2.f - n2) : 2.f / n2; /* 1/n2 ~ 2 - n2 near 1, error (n2 - 1)^2 */
     if (!(n2 > 0) || !(n2 <= FLT_MAX)) { qx = qy = qz = 0; qw = 1; s = 2; }
     float xx = qx * qx * s, yy = qy * qy * s, zz = qz * qz * s;
     float xy = qx * qy * s, xz = qx * qz * s, yz = qy * qz * s;
@@ -245,6 +245,23 @@ void snw_fast_joints_init(const sinew_skeleton *s, snw_fast_joint *out)
         ftrs_rest(&rest[j], &f->rest);
         f->parent = p;
         f->prop = sinew_skeleton_scale_propagates(s, j) ? 1u : 0u;
+    }
+    /* the rigid fast case: every L_j and B_j^-1 a rotation + translation */
+    uint32_t rigid = 1;
+    for (uint32_t j = 0; j < n && rigid; j++) {
+        sinew_mat3 l = sinew_mat4_upper3(sinew_skeleton_bind_local(s, j));
+        sinew_mat3 ib = sinew_mat4_upper3(sinew_skeleton_inverse_bind(s, j));
+        rigid = sinew_mat3_orthonormality_error(&l) <= 1e-6 && sinew_mat3_det(&l) > 0 &&
+                sinew_mat3_orthonormality_error(&ib) <= 1e-6 && sinew_mat3_det(&ib) > 0;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        snw_fast_joint *f = &out[j];
+        f->skel_rigid = rigid;
+        sinew_mat3 ib = sinew_mat4_upper3(sinew_skeleton_inverse_bind(s, j));
+        sinew_quat q = sinew_quat_from_mat3(&ib);
+        f->ibq[0] = (float)q.x; f->ibq[1] = (float)q.y; f->ibq[2] = (float)q.z; f->ibq[3] = (float)q.w;
+        const sinew_mat4 *m = sinew_skeleton_inverse_bind(s, j);
+        f->ibt[0] = (float)m->m[3][0]; f->ibt[1] = (float)m->m[3][1]; f->ibt[2] = (float)m->m[3][2]; f->ibt[3] = 0;
     }
 }
 
@@ -438,6 +455,130 @@ static int mat4_finite(const sinew_mat4 *m)
     return 1;
 }
 
+/* ---- the rigid case of the DQ methods: quaternion FK ----
+ * When the skeleton's bind pose is rigid (skel_rigid), the root is rigid and
+ * every local scale is exactly 1, every T_j is a rotation + translation: FK
+ * runs on (quaternion, translation) pairs, T_j = M_j B_j^-1 is one quaternion
+ * product, and no matrix -> quaternion conversion, rigidity test or polar
+ * decomposition is needed (for the scale methods S_j is then exactly the
+ * identity: P = I and a_j = c_j, as in the reference up to rounding). */
+
+static inline void qmul(const float *a, const float *b, float *o)
+{
+#if SNW_SSE
+    /* a (x) b = aw b + ax (bw, -bz, by, -bx) + ay (bz, bw, -bx, -by) + az (-by, bx, bw, -bz) */
+    const __m128 va = _mm_loadu_ps(a), vb = _mm_loadu_ps(b);
+    const __m128 s1 = _mm_castsi128_ps(_mm_set_epi32((int)0x80000000, 0, (int)0x80000000, 0));
+    const __m128 s2 = _mm_castsi128_ps(_mm_set_epi32((int)0x80000000, (int)0x80000000, 0, 0));
+    const __m128 s3 = _mm_castsi128_ps(_mm_set_epi32((int)0x80000000, 0, 0, (int)0x80000000));
+    __m128 r = _mm_mul_ps(_mm_shuffle_ps(va, va, 0xFF), vb);
+    r = _mm_add_ps(r, _mm_mul_ps(_mm_shuffle_ps(va, va, 0x00), _mm_xor_ps(_mm_shuffle_ps(vb, vb, _MM_SHUFFLE(0, 1, 2, 3)), s1)));
+    r = _mm_add_ps(r, _mm_mul_ps(_mm_shuffle_ps(va, va, 0x55), _mm_xor_ps(_mm_shuffle_ps(vb, vb, _MM_SHUFFLE(1, 0, 3, 2)), s2)));
+    r = _mm_add_ps(r, _mm_mul_ps(_mm_shuffle_ps(va, va, 0xAA), _mm_xor_ps(_mm_shuffle_ps(vb, vb, _MM_SHUFFLE(2, 3, 0, 1)), s3)));
+    _mm_storeu_ps(o, r);
+#else
+    float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    float w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    o[0] = x; o[1] = y; o[2] = z; o[3] = w;
+#endif
+}
+
+#if SNW_SSE
+static inline __m128 cross_ps(__m128 a, __m128 b)
+{
+    __m128 a_yzx = _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1)), b_yzx = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 0, 2, 1));
+    __m128 c = _mm_sub_ps(_mm_mul_ps(a, b_yzx), _mm_mul_ps(a_yzx, b));
+    return _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 0, 2, 1));
+}
+#endif
+
+/* o[0..2] = v + 2 q.xyz x (q.xyz x v + q.w v) (q unit); o has 4 floats, o[3] is scratch */
+static inline void qrot(const float *q, const float *v, float *o)
+{
+#if SNW_SSE
+    __m128 vq = _mm_loadu_ps(q), vv = _mm_loadu_ps(v);
+    __m128 c = _mm_add_ps(cross_ps(vq, vv), _mm_mul_ps(_mm_shuffle_ps(vq, vq, 0xFF), vv));
+    __m128 r = _mm_add_ps(vv, _mm_add_ps(cross_ps(vq, c), cross_ps(vq, c)));
+    _mm_storeu_ps(o, r);
+    return;
+#endif
+    float cx = q[1] * v[2] - q[2] * v[1] + q[3] * v[0];
+    float cy = q[2] * v[0] - q[0] * v[2] + q[3] * v[1];
+    float cz = q[0] * v[1] - q[1] * v[0] + q[3] * v[2];
+    o[0] = v[0] + 2 * (q[1] * cz - q[2] * cy);
+    o[1] = v[1] + 2 * (q[2] * cx - q[0] * cz);
+    o[2] = v[2] + 2 * (q[0] * cy - q[1] * cx);
+}
+
+/* 1 when every local scale is exactly (1, 1, 1). */
+static int unit_scales(const snw_ftrs *local, uint32_t n)
+{
+    int ok = 1;
+    for (uint32_t j = 0; j < n; j++) ok &= (local[j].s[0] == 1.f) & (local[j].s[1] == 1.f) & (local[j].s[2] == 1.f);
+    return ok;
+}
+
+/* qt: 8 floats per joint (rotation, translation). */
+static void stage_fk_quat(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const float *rootqt, float *qt)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        const snw_ftrs *l = &local[j];
+        float n2 = l->q[0] * l->q[0] + l->q[1] * l->q[1] + l->q[2] * l->q[2] + l->q[3] * l->q[3];
+        float ql[4] = { 0, 0, 0, 1 };
+        if (n2 > 0 && n2 <= FLT_MAX) {
+            /* sampled rotations are unit within float rounding: one Newton step
+             * from 1 (error ~ (n2 - 1)^2) instead of a square root and a division */
+            float inv = fabsf(n2 - 1) < 1e-4f ? 1.5f - 0.5f * n2 : 1.f / sqrtf(n2);
+            ql[0] = l->q[0] * inv; ql[1] = l->q[1] * inv; ql[2] = l->q[2] * inv; ql[3] = l->q[3] * inv;
+        }
+        float *o = qt + 8u * j;
+        const float *par = fj[j].parent >= 0 ? qt + 8u * (uint32_t)fj[j].parent : rootqt;
+        if (par) {
+            float r[4];
+            qmul(par, ql, o);
+            qrot(par, l->t, r);
+            o[4] = par[4] + r[0]; o[5] = par[5] + r[1]; o[6] = par[6] + r[2]; o[7] = 0;
+        } else {
+            o[0] = ql[0]; o[1] = ql[1]; o[2] = ql[2]; o[3] = ql[3];
+            o[4] = l->t[0]; o[5] = l->t[1]; o[6] = l->t[2]; o[7] = 0;
+        }
+    }
+}
+
+static void stage_pal_quat(const snw_fast_joint *fj, uint32_t n, const float *qt, unsigned method, uint32_t flags,
+                           float *pal, uint32_t stride)
+{
+    const uint32_t dq = SINEW_PAL_OFF_DQ(method);
+    for (uint32_t j = 0; j < n; j++) {
+        const float *m = qt + 8u * j;
+        float q[4], t[3], r[4];
+        qmul(m, fj[j].ibq, q);
+        qrot(m, fj[j].ibt, r);
+        t[0] = m[4] + r[0]; t[1] = m[5] + r[1]; t[2] = m[6] + r[2];
+        /* a product of unit quaternions: no renormalization; w >= 0, as the reference */
+        if (q[3] < 0) { q[0] = -q[0]; q[1] = -q[1]; q[2] = -q[2]; q[3] = -q[3]; }
+        float *d = pal + (size_t)j * stride * 4u;
+        if (method != SINEW_K_DQS) {
+            put4v(d, 1, 0, 0, 0);
+            put4v(d + 4, 0, 1, 0, 0);
+            put4v(d + 8, 0, 0, 1, 0);
+        }
+        float du[4];
+        dq_dual(q, t[0], t[1], t[2], du);
+        put4v(d + 4u * dq, q[0], q[1], q[2], q[3]);
+        put4v(d + 4u * dq + 4, du[0], du[1], du[2], du[3]);
+        if (flags & SINEW_K_FLAG_BULGE) {
+            float *b = d + 4u * SINEW_PAL_OFF_BULGE(method), h[4], tl[4];
+            qrot(q, fj[j].head, h);
+            qrot(q, fj[j].tail, tl);
+            put4v(b, h[0] + t[0], h[1] + t[1], h[2] + t[2], 0);
+            put4v(b + 4, tl[0] + t[0], tl[1] + t[1], tl[2] + t[2], 0);
+        }
+    }
+}
+
 static inline uint64_t ticks_ns(void)
 {
     struct timespec ts;
@@ -493,9 +634,22 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
     if (ch->root) aff_from_mat4(ch->root, &root);
     const snw_faff *rootp = ch->root ? &root : NULL;
     /* 2. FK, 3. palette entries */
-    sinew_result r;
+    sinew_result r = SINEW_OK;
     uint64_t t2;
-    if (method == SINEW_K_LBS || method == SINEW_K_DQS) {
+    float rootqt[8];
+    int quat_case = method != SINEW_K_LBS && fj[0].skel_rigid && unit_scales(sc.local, n);
+    if (quat_case && rootp) {
+        quat_case = ortho_error(rootp->r) <= 1e-6f && det3(rootp->r) > 0;
+        if (quat_case) {
+            quat_from_rows(rootp->r, rootqt);
+            rootqt[4] = rootp->r[0][3]; rootqt[5] = rootp->r[1][3]; rootqt[6] = rootp->r[2][3]; rootqt[7] = 0;
+        }
+    }
+    if (quat_case) {
+        stage_fk_quat(fj, n, sc.local, rootp ? rootqt : NULL, (float *)sc.G);
+        t2 = step_ns ? ticks_ns() : 0;
+        stage_pal_quat(fj, n, (const float *)sc.G, method, ch->flags, sc.pal, stride);
+    } else if (method == SINEW_K_LBS || method == SINEW_K_DQS) {
         stage_fk_rigid(fj, n, sc.local, rootp, sc.G);
         t2 = step_ns ? ticks_ns() : 0;
         r = stage_pal_rigid(fj, n, sc.G, method, ch->flags, sc.pal, stride);
