@@ -85,10 +85,11 @@ static void dqs_apply(const sinew_palette_joint *pal, const sinew_vertex *v, con
     no->x = np.x / nl; no->y = np.y / nl; no->z = np.z / nl;
 }
 
-sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, const float *bulge_rest,
-                                  const sinew_palette_joint *palette, uint32_t joint_count,
-                                  sinew_method method, uint32_t flags,
-                                  double *pos_out, double *nrm_out)
+/* rest_pos / rest_nrm (3 doubles per vertex, may be NULL): rest position and
+ * normal used instead of the packed ones (morphed rest, sinew_reference_skin_rest). */
+static sinew_result skin_impl(uint32_t n, const sinew_vertex *v, const double *rest_pos, const double *rest_nrm,
+                              const float *bulge_rest, const sinew_palette_joint *palette, uint32_t joint_count,
+                              sinew_method method, uint32_t flags, double *pos_out, double *nrm_out)
 {
     int bulge = (flags & SINEW_SKIN_BULGE_CORRECTION) != 0;
     if (!v || !palette || !pos_out) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -109,6 +110,12 @@ sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, const float
         sinew_vec3 dn = sinew_oct_decode(vx->normal_oct);
         v3 p = { vx->position[0], vx->position[1], vx->position[2] };
         v3 nr = { dn.x, dn.y, dn.z }, po, no;
+        if (rest_pos) {
+            p.x = rest_pos[3 * (size_t)i]; p.y = rest_pos[3 * (size_t)i + 1]; p.z = rest_pos[3 * (size_t)i + 2];
+        }
+        if (rest_nrm) {
+            nr.x = rest_nrm[3 * (size_t)i]; nr.y = rest_nrm[3 * (size_t)i + 1]; nr.z = rest_nrm[3 * (size_t)i + 2];
+        }
         double w[4], a[4][3];
         for (int k = 0; k < 4; k++) w[k] = (double)vx->weights[k] / 65535.0;
 
@@ -155,4 +162,21 @@ sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, const float
         }
     }
     return SINEW_OK;
+}
+
+sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, const float *bulge_rest,
+                                  const sinew_palette_joint *palette, uint32_t joint_count,
+                                  sinew_method method, uint32_t flags,
+                                  double *pos_out, double *nrm_out)
+{
+    return skin_impl(n, v, NULL, NULL, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
+}
+
+sinew_result sinew_reference_skin_rest(uint32_t n, const sinew_vertex *v, const double *rest_pos,
+                                       const double *rest_nrm, const float *bulge_rest,
+                                       const sinew_palette_joint *palette, uint32_t joint_count,
+                                       sinew_method method, uint32_t flags, double *pos_out, double *nrm_out)
+{
+    if (!rest_pos) return SINEW_ERROR_INVALID_ARGUMENT;
+    return skin_impl(n, v, rest_pos, rest_nrm, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
 }

@@ -110,6 +110,8 @@ struct sinew_skinner {
     sinew_read_path path;
     uint32_t max_grid_x;    /* sinew_debug_set_max_grid_x; 0 = the device limit */
     uint32_t crowds;        /* crowds made on this skinner (atomic) */
+    snw_skinner_prepass_fn prepass; /* morph pass (morph.c), recorded first by sinew_skinner_record */
+    void *prepass_user;
 };
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
@@ -825,6 +827,10 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
                                          : get_pipeline(sk, sk->disp[s][i].variant, sk->disp[s][i].grid, texel, &pipes[i]);
         if (r != SINEW_OK) return r;
     }
+    if (sk->prepass) {
+        sinew_result r = sk->prepass(sk->prepass_user, cmd, s);
+        if (r != SINEW_OK) return r;
+    }
     VkPipelineStageFlags cons = consumer_stages(gpu);
     /* Host writes (palette, instances, work list) -> shader reads; earlier
      * reads and writes of the output (vertex input, shaders, transfers) -> shader writes. */
@@ -1095,3 +1101,95 @@ sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32
     snw_vk_buffer_destroy(gpu, &st);
     return r;
 }
+
+/* ---- hooks of the morph pass (morph.c, vk_internal.h) ---- */
+
+sinew_result snw_skinner_set_prepass(sinew_skinner *sk, snw_skinner_prepass_fn fn, void *user)
+{
+    if (fn && sk->prepass) return SINEW_ERROR_IN_USE;
+    sk->prepass = fn;
+    sk->prepass_user = fn ? user : NULL;
+    return SINEW_OK;
+}
+
+void snw_skinner_rest_buffer(const sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size)
+{
+    *buffer = sk->rest.buffer;
+    *size = sk->rest.size;
+}
+
+sinew_result snw_skinner_mesh_layout(const sinew_skinner *sk, uint32_t mesh, snw_mesh_layout *out)
+{
+    if (mesh >= sk->mesh_count) return SINEW_ERROR_NOT_FOUND;
+    const mesh_rec *m = &sk->meshes[mesh];
+    out->first_slot = m->first_slot;
+    out->vertex_count = m->count;
+    out->joint_count = m->joints;
+    out->rest_slots = SINEW_REST_SLOTS(m->influences);
+    out->has_bulge = m->has_bulge;
+    return SINEW_OK;
+}
+
+int snw_skinner_frame_slot(const sinew_skinner *sk, uint32_t *slot)
+{
+    *slot = sk->slot;
+    return sk->in_frame;
+}
+
+uint32_t snw_skinner_frames_in_flight(const sinew_skinner *sk) { return sk->d.frames_in_flight; }
+
+sinew_result snw_skinner_add_copy(sinew_skinner *sk, uint32_t base, uint32_t *copy)
+{
+    if (base >= sk->mesh_count) return SINEW_ERROR_NOT_FOUND;
+    if (sk->mesh_count >= sk->d.max_meshes) return SINEW_ERROR_CAPACITY;
+    mesh_rec b = sk->meshes[base];
+    uint64_t slots = (uint64_t)b.count * SINEW_REST_SLOTS(b.influences);
+    if ((uint64_t)sk->rest_used + slots > (uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u))
+        return SINEW_ERROR_CAPACITY;
+    uint32_t first = sk->rest_used;
+    /* The copy starts as the base: rest vertices and bulge distances (the
+     * morph pass later rewrites only the positions/normals of moved vertices). */
+    sinew_gpu *gpu = sk->gpu;
+    VkCommandBuffer cmd;
+    sinew_result r = snw_vk_oneshot_begin(gpu, &cmd);
+    if (r != SINEW_OK) return r;
+    VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    VkBufferCopy c = { (VkDeviceSize)b.first_slot * 16u, (VkDeviceSize)first * 16u, slots * 16u };
+    gpu->vk.vkCmdCopyBuffer(cmd, sk->rest.buffer, sk->rest.buffer, 1, &c);
+    if (b.has_bulge) {
+        /* Bulge distances sit at SINEW_BULGE_INDEX(slot) of each vertex's first slot. */
+        uint32_t rs = SINEW_REST_SLOTS(b.influences);
+        if (rs == 2u) {
+            VkBufferCopy bc = { (VkDeviceSize)SINEW_BULGE_INDEX(b.first_slot) * SINEW_BULGE_BYTES,
+                                (VkDeviceSize)SINEW_BULGE_INDEX(first) * SINEW_BULGE_BYTES,
+                                (VkDeviceSize)b.count * SINEW_BULGE_BYTES };
+            gpu->vk.vkCmdCopyBuffer(cmd, sk->bulge.buffer, sk->bulge.buffer, 1, &bc);
+        } else {
+            for (uint32_t i = 0; i < b.count; i++) {
+                VkBufferCopy bc = { (VkDeviceSize)SINEW_BULGE_INDEX(b.first_slot + i * rs) * SINEW_BULGE_BYTES,
+                                    (VkDeviceSize)SINEW_BULGE_INDEX(first + i * rs) * SINEW_BULGE_BYTES,
+                                    SINEW_BULGE_BYTES };
+                gpu->vk.vkCmdCopyBuffer(cmd, sk->bulge.buffer, sk->bulge.buffer, 1, &bc);
+            }
+        }
+    }
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                 &mb, 0, NULL, 0, NULL);
+    r = snw_vk_oneshot_end(gpu, cmd);
+    if (r != SINEW_OK) return r;
+    mesh_rec *m = &sk->meshes[sk->mesh_count];
+    *m = b;
+    m->first = SINEW_BULGE_INDEX(first);
+    m->first_slot = first;
+    sk->rest_used += (uint32_t)slots;
+    *copy = sk->mesh_count++;
+    return SINEW_OK;
+}
+
+sinew_gpu *snw_skinner_gpu(const sinew_skinner *sk) { return sk->gpu; }

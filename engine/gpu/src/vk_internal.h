@@ -191,6 +191,25 @@ struct sinew_skinner;
 void snw_skinner_attach(struct sinew_skinner *sk);
 void snw_skinner_detach(struct sinew_skinner *sk);
 
+/* Morph pass hooks (skinner.c, used by morph.c). The prepass is recorded by
+ * sinew_skinner_record (both the caller's and the own-queue path) before its
+ * barriers and dispatches, with the ring slot being recorded; one per skinner
+ * (IN_USE if another is set; fn NULL removes it). */
+typedef sinew_result (*snw_skinner_prepass_fn)(void *user, VkCommandBuffer cmd, uint32_t slot);
+sinew_result snw_skinner_set_prepass(struct sinew_skinner *sk, snw_skinner_prepass_fn fn, void *user);
+void snw_skinner_rest_buffer(const struct sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size);
+typedef struct snw_mesh_layout {
+    uint32_t first_slot, vertex_count, joint_count, rest_slots, has_bulge;
+} snw_mesh_layout;
+sinew_result snw_skinner_mesh_layout(const struct sinew_skinner *sk, uint32_t mesh, snw_mesh_layout *out);
+/* The ring slot of the frame begun (returns 0 outside begin_frame .. end_frame). */
+int snw_skinner_frame_slot(const struct sinew_skinner *sk, uint32_t *slot);
+uint32_t snw_skinner_frames_in_flight(const struct sinew_skinner *sk);
+sinew_gpu *snw_skinner_gpu(const struct sinew_skinner *sk);
+/* A new mesh id whose rest vertices and bulge distances start as a GPU copy of
+ * base's (uploads and waits); the morph pass rewrites its moved vertices. */
+sinew_result snw_skinner_add_copy(struct sinew_skinner *sk, uint32_t base, uint32_t *copy);
+
 /* vk_table.c: fills a device table through the given vkGetDeviceProcAddr;
  * VK_ERROR_INITIALIZATION_FAILED if a function is missing. */
 VkResult snw_vk_load_device_table(snw_vk_device_table *table, VkDevice device, PFN_vkGetDeviceProcAddr gdpa);
@@ -205,5 +224,7 @@ extern const uint32_t snw_spv_skin_baseline_comp[];
 extern const size_t snw_spv_skin_baseline_comp_size;
 extern const uint32_t snw_spv_copy_comp[];
 extern const size_t snw_spv_copy_comp_size;
+extern const uint32_t snw_spv_morph_comp[];
+extern const size_t snw_spv_morph_comp_size;
 
 #endif

@@ -16,8 +16,10 @@
 #include <sinew/palette_job.h>
 #include <sinew/mesh.h>
 #include <sinew/reference.h>
+#include <sinew/blendshape.h>
 #include <sinew/threadpool.h>
 #include <sinew/gpu.h>
 #include <sinew/skinner.h>
 #include <sinew/crowd.h>
+#include <sinew/morpher.h>
 #endif

@@ -60,6 +60,16 @@ SINEW_API sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, c
                                   sinew_method method, uint32_t flags,
                                   double *pos_out, double *nrm_out);
 
+/* Same as sinew_reference_skin with the rest position and normal of every
+ * vertex taken from rest_pos / rest_nrm (3 doubles each, e.g. the morphed rest of
+ * sinew_morph_reference; rest_nrm NULL = the packed normals) instead of the
+ * packed ones; joints, weights and bulge distances from v / bulge_rest. */
+SINEW_API sinew_result sinew_reference_skin_rest(uint32_t n, const sinew_vertex *v, const double *rest_pos,
+                                                 const double *rest_nrm, const float *bulge_rest,
+                                                 const sinew_palette_joint *palette, uint32_t joint_count,
+                                                 sinew_method method, uint32_t flags, double *pos_out,
+                                                 double *nrm_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,132 @@
+/* Sinew blend shapes on the CPU: sparse morph targets (validation and the
+ * float64 reference of "rest = base + sum w_i delta_i"), and the drivers that
+ * turn a pose into target weights: pose-space deformation by radial basis
+ * functions (Lewis et al. 2000) and SMPL-style linear pose features.
+ * No Vulkan; the GPU pass is sinew/morpher.h.
+ *
+ * Morph rule (shared with the GPU pass, shaders/morph.comp):
+ *   p = base position + sum_i w_i dp_i(v)
+ *   n = normalize(decode(base normal_oct) + sum_i w_i dn_i(v))  (0 if shorter than 1e-30)
+ * then skinning (any method, bulge correction with the base mesh's rest
+ * distances) runs on (p, n). Weights are any finite real (not clamped). */
+#ifndef SINEW_BLENDSHAPE_H
+#define SINEW_BLENDSHAPE_H
+
+#include <sinew/mesh.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One morph target, stored sparsely: only the vertices it moves. */
+typedef struct sinew_morph_target {
+    const char *name;              /* for messages (may be NULL) */
+    uint32_t count;                /* entries (vertices moved) */
+    const uint32_t *indices;       /* count vertex indices, each < vertex_count, no repeats */
+    const float *position_deltas;  /* 3 floats per entry */
+    const float *normal_deltas;    /* 3 floats per entry, or NULL (normals unchanged) */
+} sinew_morph_target;
+
+/* Where a morph or driver call found bad input: the target (or example) index,
+ * the entry inside it, and a message naming it. */
+typedef struct sinew_morph_error {
+    uint32_t index;                /* target / example / weight index at fault (UINT32_MAX: none) */
+    uint32_t entry;                /* entry inside the target (UINT32_MAX: none) */
+    char message[192];
+} sinew_morph_error;
+
+/* Most targets per mesh, and the largest delta magnitude accepted (keeps
+ * base + sum w d inside float32 for sane weights). */
+#define SINEW_MORPH_MAX_TARGETS 4096u
+#define SINEW_MORPH_MAX_DELTA 1e30
+
+/* Checks targets against a mesh of vertex_count vertices: NULL arrays
+ * (INVALID_ARGUMENT), index >= vertex_count (JOINT_INDEX is not used: INVALID_ARGUMENT),
+ * repeated index (INVALID_ARGUMENT), NaN/inf or beyond SINEW_MORPH_MAX_DELTA deltas
+ * (NON_FINITE), more than SINEW_MORPH_MAX_TARGETS (LIMIT_EXCEEDED). err (may be
+ * NULL) names the first target and entry at fault. A target with count 0 is valid. */
+SINEW_API sinew_result sinew_morph_validate(uint32_t vertex_count, const sinew_morph_target *targets,
+                                            uint32_t target_count, sinew_morph_error *err);
+/* Checks a weight array: count must equal target_count (INVALID_ARGUMENT),
+ * every weight finite with |w| <= 1e6 (NON_FINITE); err names the weight. */
+SINEW_API sinew_result sinew_morph_check_weights(const float *weights, uint32_t count, uint32_t target_count,
+                                                 sinew_morph_error *err);
+/* Float64 reference of the morph rule: the morphed rest positions and unit
+ * normals of n vertices (3 doubles each; nrm_out may be NULL). Validates like
+ * sinew_morph_validate and sinew_morph_check_weights. */
+SINEW_API sinew_result sinew_morph_reference(uint32_t n, const sinew_vertex *v, const sinew_morph_target *targets,
+                                             uint32_t target_count, const float *weights,
+                                             double *pos_out, double *nrm_out, sinew_morph_error *err);
+
+/* ---- pose-space deformation: RBF driver (Lewis et al. 2000) -------------- */
+
+/* Radial kernels phi(r). */
+typedef enum sinew_rbf_kernel {
+    SINEW_RBF_GAUSSIAN = 0,        /* exp(-(r / width)^2) */
+    SINEW_RBF_THIN_PLATE = 1,      /* r^2 log r (0 at r = 0) */
+    SINEW_RBF_MULTIQUADRIC = 2     /* sqrt(r^2 + width^2) */
+} sinew_rbf_kernel;
+
+/* Pose distance between two poses of the driver joints (radians):
+ *   d(x, y) = sqrt( sum_j theta_j^2 ),  theta_j = 2 acos(min(1, |dot(q_xj, q_yj)|))
+ * the geodesic angle between the joints' local rotations (q and -q are the
+ * same rotation). */
+SINEW_API double sinew_pose_distance(const sinew_quat *a, const sinew_quat *b, uint32_t driver_count);
+
+/* An RBF driver to fit. Example e's pose is example_rotations[e * driver_count
+ * .. + driver_count - 1] (local rotations of the driver joints, normalized on
+ * input); its wanted outputs are example_outputs[e * output_count ..] (the
+ * corrective targets' weights there; NULL: the identity, output_count must
+ * equal example_count: example e fully turns on target e). */
+typedef struct sinew_rbf_desc {
+    uint32_t driver_count;         /* driver joints (>= 1) */
+    uint32_t example_count;        /* >= 2 */
+    const sinew_quat *example_rotations;
+    uint32_t output_count;         /* corrective weights produced per evaluation */
+    const double *example_outputs; /* example_count x output_count, or NULL (identity) */
+    sinew_rbf_kernel kernel;
+    double width;                  /* Gaussian / multiquadric width in radians; 0 = mean
+                                      distance between the examples */
+    double regularization;         /* lambda >= 0 added to the diagonal (0: exact interpolation) */
+    double max_condition;          /* refuse systems with a larger 1-norm condition number; 0 = 1e12 */
+    const sinew_allocator *allocator;
+} sinew_rbf_desc;
+
+typedef struct sinew_rbf sinew_rbf;
+
+/* Fits the driver in float64: solves (Phi + lambda I) W = Y by LU with partial
+ * pivoting. Errors (err names the example): INVALID_ARGUMENT (NULL arrays, zero
+ * driver or output count, bad kernel, negative width/regularization, identity
+ * outputs with output_count != example_count), EMPTY (fewer than 2 examples),
+ * NON_FINITE (a non-finite rotation or output, or a zero-length quaternion),
+ * SINGULAR (two examples closer than 1e-9 rad: "duplicate"; or a system whose
+ * condition number exceeds max_condition: "ill-conditioned"). */
+SINEW_API sinew_result sinew_rbf_create(const sinew_rbf_desc *desc, sinew_rbf **out, sinew_morph_error *err);
+/* Frees the driver; NULL is ignored. */
+SINEW_API void sinew_rbf_destroy(sinew_rbf *rbf);
+/* Per frame: the output weights at a pose (driver_count local rotations):
+ * w_o = sum_e W[e][o] phi(d(pose, example_e)). Writes output_count floats; no
+ * allocation. NON_FINITE for a non-finite rotation. */
+SINEW_API sinew_result sinew_rbf_evaluate(const sinew_rbf *rbf, const sinew_quat *rotations, float *weights_out);
+/* Same in float64 (reference, measurements). */
+SINEW_API sinew_result sinew_rbf_evaluate_f64(const sinew_rbf *rbf, const sinew_quat *rotations, double *weights_out);
+/* Sizes of a fitted driver. */
+SINEW_API uint32_t sinew_rbf_output_count(const sinew_rbf *rbf);
+/* The 1-norm condition number of the solved system (measured at create). */
+SINEW_API double sinew_rbf_condition(const sinew_rbf *rbf);
+
+/* ---- SMPL-style linear pose correctives --------------------------------- */
+
+/* Pose features of SMPL: for each driver joint j, the 9 elements of
+ * R_j(pose) - I, row-major, where R_j is the rotation matrix of the joint's
+ * (normalized) local rotation. Writes 9 * driver_count floats: the weights of
+ * 9 * driver_count user basis shapes (morph targets) fed to the morph pass.
+ * Zero at the rest pose (identity rotations). NON_FINITE for a bad rotation. */
+SINEW_API sinew_result sinew_smpl_pose_features(const sinew_quat *rotations, uint32_t driver_count,
+                                                float *weights_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,92 @@
+/* Sinew morph targets on the GPU: sparse blend shapes applied to the rest mesh
+ * before skinning, in the skinner's own frame (the rule of sinew/blendshape.h:
+ * rest = base + sum w_i delta_i, then any method and bulge correction).
+ *
+ * How it works: a morph set holds a base mesh's targets, stored by moved
+ * vertex (one row per vertex any target moves, with that vertex's deltas of
+ * every target). A morph slot is one character's morphed copy of the base mesh
+ * (a mesh id of the skinner, joints/weights/bulge copied once). Per frame,
+ * sinew_morpher_set_frame takes each morphed character's weights and says which
+ * mesh id its sinew_instance must use: the base mesh when every weight is zero
+ * (no morph work at all), else its slot's copy, whose moved vertices the morph
+ * pass rewrites in the same command buffer, right before the skinning dispatch
+ * (sinew_skinner_record and sinew_skinner_submit record it; crowds too).
+ * Cost per morphed character: one invocation per moved vertex plus one
+ * multiply-add per stored delta of that vertex; vertices no target moves are
+ * never touched.
+ *
+ * Per frame: sinew_skinner_begin_frame (or sinew_crowd_prepare) ->
+ * sinew_morpher_set_frame -> sinew_skinner_set_instances with the mesh ids it
+ * returned -> record / submit. One morpher per skinner; the skinner must outlive
+ * it (sinew_skinner_destroy answers IN_USE while it exists). Each slot takes
+ * one skinner mesh (size sinew_skinner_desc.max_meshes and max_rest_vertices for
+ * them). Not thread-safe: the skinner's thread. */
+#ifndef SINEW_MORPHER_H
+#define SINEW_MORPHER_H
+
+#include <sinew/blendshape.h>
+#include <sinew/skinner.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_morpher sinew_morpher;
+/* A base mesh's targets (sinew_morpher_add_targets). */
+typedef struct sinew_morph_set_id { uint32_t value; } sinew_morph_set_id;
+/* One character's morphed copy of a set's base mesh (sinew_morpher_add_slot). */
+typedef struct sinew_morph_slot_id { uint32_t value; } sinew_morph_slot_id;
+
+/* Defaults of sinew_morpher_desc (used for a zero field). */
+#define SINEW_MORPHER_DEFAULT_MAX_SETS 16u
+#define SINEW_MORPHER_DEFAULT_MAX_SLOTS 256u
+#define SINEW_MORPHER_DEFAULT_MAX_DATA_VEC4 (1u << 20)
+#define SINEW_MORPHER_DEFAULT_MAX_WEIGHTS (1u << 16)
+
+/* Capacities fixed at creation; zero means the default. */
+typedef struct sinew_morpher_desc {
+    uint32_t max_sets;
+    uint32_t max_slots;            /* morphed copies (characters x morphed meshes) */
+    uint32_t max_data_vec4;        /* rows + 2 per stored delta, all sets together */
+    uint32_t max_weights;          /* weights of all morphed items of one frame */
+} sinew_morpher_desc;
+
+/* One morphed character-mesh this frame. */
+typedef struct sinew_morph_item {
+    sinew_morph_slot_id slot;
+    const float *weights;          /* one per target of the slot's set, any finite value */
+    uint32_t weight_count;         /* must equal the set's target count */
+} sinew_morph_item;
+
+/* Creates the morph pass of a skinner (pipeline, data buffer, frame ring).
+ * IN_USE if the skinner already has a morpher. */
+SINEW_API sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morpher_desc *desc, sinew_morpher **out);
+/* Waits for the skinner's submissions and frees the morpher; NULL is ignored. */
+SINEW_API void sinew_morpher_destroy(sinew_morpher *m);
+/* Validates (sinew_morph_validate against the base mesh's vertex count; err
+ * names the target and entry) and uploads a base mesh's targets (waits). */
+SINEW_API sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base,
+                                                 const sinew_morph_target *targets, uint32_t target_count,
+                                                 sinew_morph_set_id *set, sinew_morph_error *err);
+/* Reserves a morphed copy of the set's base mesh (a new skinner mesh; waits). */
+SINEW_API sinew_result sinew_morpher_add_slot(sinew_morpher *m, sinew_morph_set_id set, sinew_morph_slot_id *slot);
+/* Targets of a set (0 for an unknown id). */
+SINEW_API uint32_t sinew_morpher_target_count(const sinew_morpher *m, sinew_morph_set_id set);
+/* Vertices moved by any target of a set, and deltas stored (for cost reports). */
+SINEW_API sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_morph_set_id set,
+                                               uint32_t *moved_vertices, uint32_t *stored_deltas);
+/* This frame's morphed items, between sinew_skinner_begin_frame and record:
+ * validates every item first (NOT_FOUND unknown slot, INVALID_ARGUMENT wrong
+ * weight count or a slot named twice, NON_FINITE weights, CAPACITY beyond
+ * max_weights; err names the item and weight), then writes meshes_out[i]: the
+ * mesh id item i's instance must use (the base mesh when all its weights are
+ * zero). Replaces any earlier call in the same frame. No allocation. */
+SINEW_API sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *items, uint32_t count,
+                                               sinew_mesh_id *meshes_out, sinew_morph_error *err);
+/* Items of the last set_frame that do morph work (non-zero weights). */
+SINEW_API uint32_t sinew_morpher_active_items(const sinew_morpher *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

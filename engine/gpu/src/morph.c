@@ -1,0 +1,456 @@
+/* Sinew morph pass (sinew/morpher.h): sparse targets stored by moved vertex,
+ * per-character rest copies in the skinner's rest buffer, one dispatch per
+ * frame recorded by the skinner before its skinning dispatches. Layout:
+ * shaders/morph_layout.h. */
+#include "vk_internal.h"
+#include "morph_layout.h"
+#include "sinew_layout.h"
+#include <sinew/morpher.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAXF SINEW_MAX_FRAMES_IN_FLIGHT
+
+typedef struct morph_set {
+    uint32_t base;          /* skinner mesh */
+    uint32_t targets;
+    uint32_t row_first, rows, deltas;
+} morph_set;
+
+typedef struct morph_slot {
+    uint32_t set, copy;     /* skinner mesh of the copy */
+    uint64_t used_serial;   /* set_frame call that last named it */
+} morph_slot;
+
+struct sinew_morpher {
+    sinew_skinner *sk;
+    sinew_gpu *gpu;
+    sinew_morpher_desc d;
+    uint32_t frames;
+    VkDeviceSize weights_bytes, items_offset, items_bytes, slot_stride;
+    snw_vk_buffer data, frame;
+    VkShaderModule shader;
+    VkDescriptorSetLayout dsl;
+    VkPipelineLayout layout;
+    VkPipeline pipe;
+    VkDescriptorPool dpool;
+    VkDescriptorSet sets[MAXF];
+    uint32_t item_count[MAXF], max_rows[MAXF];
+    morph_set *msets;
+    morph_slot *slots;
+    uint32_t set_count, slot_count, data_used;
+    uint32_t active;
+    uint64_t serial;
+};
+
+static sinew_result fail(sinew_morph_error *err, sinew_result r, uint32_t index, uint32_t entry, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->index = index;
+        err->entry = entry;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return r;
+}
+
+static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot);
+
+static sinew_result create_pipeline(sinew_morpher *m)
+{
+    sinew_gpu *gpu = m->gpu;
+    sinew_result r = snw_vk_shader(gpu, snw_spv_morph_comp, snw_spv_morph_comp_size, &m->shader);
+    if (r != SINEW_OK) return r;
+    VkDescriptorSetLayoutBinding b[SINEW_MORPH_BIND_COUNT];
+    memset(b, 0, sizeof b);
+    for (uint32_t i = 0; i < SINEW_MORPH_BIND_COUNT; i++) {
+        b[i].binding = i;
+        b[i].descriptorCount = 1;
+        b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+        b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    }
+    VkDescriptorSetLayoutCreateInfo dci = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO };
+    dci.bindingCount = SINEW_MORPH_BIND_COUNT;
+    dci.pBindings = b;
+    VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(gpu->device, &dci, SNW_VKA(gpu), &m->dsl);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_MORPH_PUSH_BYTES };
+    VkPipelineLayoutCreateInfo pci = { VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+    pci.setLayoutCount = 1;
+    pci.pSetLayouts = &m->dsl;
+    pci.pushConstantRangeCount = 1;
+    pci.pPushConstantRanges = &pcr;
+    vr = gpu->vk.vkCreatePipelineLayout(gpu->device, &pci, SNW_VKA(gpu), &m->layout);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    VkComputePipelineCreateInfo ci = { VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO };
+    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = m->shader;
+    ci.stage.pName = "main";
+    ci.layout = m->layout;
+    vr = gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &ci, SNW_VKA(gpu), &m->pipe);
+    if (vr != VK_SUCCESS) {
+        m->pipe = VK_NULL_HANDLE;
+        return snw_vk_result(vr);
+    }
+    return SINEW_OK;
+}
+
+static sinew_result create_descriptors(sinew_morpher *m)
+{
+    sinew_gpu *gpu = m->gpu;
+    uint32_t F = m->frames;
+    VkDescriptorPoolSize ps = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SINEW_MORPH_BIND_COUNT * F };
+    VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
+    pci.maxSets = F;
+    pci.poolSizeCount = 1;
+    pci.pPoolSizes = &ps;
+    VkResult vr = gpu->vk.vkCreateDescriptorPool(gpu->device, &pci, SNW_VKA(gpu), &m->dpool);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    VkDescriptorSetLayout layouts[MAXF];
+    for (uint32_t s = 0; s < F; s++) layouts[s] = m->dsl;
+    VkDescriptorSetAllocateInfo ai = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
+    ai.descriptorPool = m->dpool;
+    ai.descriptorSetCount = F;
+    ai.pSetLayouts = layouts;
+    vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &ai, m->sets);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    VkBuffer rest;
+    VkDeviceSize rest_size;
+    snw_skinner_rest_buffer(m->sk, &rest, &rest_size);
+    for (uint32_t s = 0; s < F; s++) {
+        VkDescriptorBufferInfo bi[SINEW_MORPH_BIND_COUNT] = {
+            [SINEW_MORPH_BIND_REST] = { rest, 0, rest_size },
+            [SINEW_MORPH_BIND_DATA] = { m->data.buffer, 0, m->data.size },
+            [SINEW_MORPH_BIND_WEIGHTS] = { m->frame.buffer, s * m->slot_stride, m->weights_bytes },
+            [SINEW_MORPH_BIND_ITEMS] = { m->frame.buffer, s * m->slot_stride + m->items_offset, m->items_bytes },
+        };
+        VkWriteDescriptorSet w[SINEW_MORPH_BIND_COUNT];
+        memset(w, 0, sizeof w);
+        for (uint32_t i = 0; i < SINEW_MORPH_BIND_COUNT; i++) {
+            w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+            w[i].dstSet = m->sets[s];
+            w[i].dstBinding = i;
+            w[i].descriptorCount = 1;
+            w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            w[i].pBufferInfo = &bi[i];
+        }
+        gpu->vk.vkUpdateDescriptorSets(gpu->device, SINEW_MORPH_BIND_COUNT, w, 0, NULL);
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morpher_desc *desc, sinew_morpher **out)
+{
+    if (!out) return SINEW_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_morpher_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.max_sets) d.max_sets = SINEW_MORPHER_DEFAULT_MAX_SETS;
+    if (!d.max_slots) d.max_slots = SINEW_MORPHER_DEFAULT_MAX_SLOTS;
+    if (!d.max_data_vec4) d.max_data_vec4 = SINEW_MORPHER_DEFAULT_MAX_DATA_VEC4;
+    if (!d.max_weights) d.max_weights = SINEW_MORPHER_DEFAULT_MAX_WEIGHTS;
+    if (d.max_sets > (1u << 20) || d.max_slots > (1u << 20)) return SINEW_ERROR_LIMIT_EXCEEDED;
+    sinew_gpu *gpu = snw_skinner_gpu(sk);
+    const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
+    uint64_t data_bytes = (uint64_t)d.max_data_vec4 * 16u;
+    uint64_t weights_bytes = (uint64_t)d.max_weights * 4u;
+    uint64_t items_bytes = (uint64_t)d.max_slots * SINEW_MORPH_ITEM_SLOTS * 16u;
+    if (data_bytes > lim->maxStorageBufferRange || weights_bytes > lim->maxStorageBufferRange ||
+        items_bytes > lim->maxStorageBufferRange || data_bytes > gpu->max_allocation)
+        return SINEW_ERROR_LIMIT_EXCEEDED;
+    uint64_t align = 256;
+    if (lim->minStorageBufferOffsetAlignment > align) align = lim->minStorageBufferOffsetAlignment;
+
+    sinew_morpher *m = (sinew_morpher *)snw_gpu_alloc(gpu, sizeof *m);
+    if (!m) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    memset(m, 0, sizeof *m);
+    m->sk = sk;
+    m->gpu = gpu;
+    m->d = d;
+    m->frames = snw_skinner_frames_in_flight(sk);
+    m->weights_bytes = weights_bytes;
+    m->items_offset = align_up(weights_bytes, align);
+    m->items_bytes = items_bytes;
+    m->slot_stride = align_up(m->items_offset + items_bytes, align);
+    sinew_result r = snw_skinner_set_prepass(sk, prepass, m);
+    if (r != SINEW_OK) {
+        snw_gpu_free(gpu, m);
+        return r;
+    }
+    snw_skinner_attach(sk);
+    m->msets = (morph_set *)snw_gpu_alloc(gpu, sizeof(morph_set) * d.max_sets);
+    m->slots = (morph_slot *)snw_gpu_alloc(gpu, sizeof(morph_slot) * d.max_slots);
+    if (!m->msets || !m->slots) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, data_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &m->data);
+    if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, m->slot_stride * m->frames, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host,
+                                 VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 1, &m->frame);
+    if (r == SINEW_OK) r = create_pipeline(m);
+    if (r == SINEW_OK) r = create_descriptors(m);
+    if (r != SINEW_OK) {
+        sinew_morpher_destroy(m);
+        return r;
+    }
+    *out = m;
+    return SINEW_OK;
+}
+
+void sinew_morpher_destroy(sinew_morpher *m)
+{
+    if (!m) return;
+    sinew_gpu *gpu = m->gpu;
+    VkDevice dev = gpu->device;
+    const VkAllocationCallbacks *vka = SNW_VKA(gpu);
+    if (sinew_skinner_wait(m->sk) != SINEW_OK) snw_vk_queue_wait_idle(gpu);
+    snw_skinner_set_prepass(m->sk, NULL, NULL);
+    if (m->dpool) gpu->vk.vkDestroyDescriptorPool(dev, m->dpool, vka);
+    if (m->pipe) gpu->vk.vkDestroyPipeline(dev, m->pipe, vka);
+    if (m->layout) gpu->vk.vkDestroyPipelineLayout(dev, m->layout, vka);
+    if (m->dsl) gpu->vk.vkDestroyDescriptorSetLayout(dev, m->dsl, vka);
+    snw_vk_shader_destroy(gpu, m->shader);
+    snw_vk_buffer_destroy(gpu, &m->data);
+    snw_vk_buffer_destroy(gpu, &m->frame);
+    snw_gpu_free(gpu, m->msets);
+    snw_gpu_free(gpu, m->slots);
+    snw_skinner_detach(m->sk);
+    snw_gpu_free(gpu, m);
+}
+
+sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, const sinew_morph_target *targets,
+                                       uint32_t target_count, sinew_morph_set_id *set, sinew_morph_error *err)
+{
+    if (err) {
+        err->index = err->entry = UINT32_MAX;
+        err->message[0] = 0;
+    }
+    if (!m || !set) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL morpher or set");
+    snw_mesh_layout ml;
+    if (snw_skinner_mesh_layout(m->sk, base.value, &ml) != SINEW_OK)
+        return fail(err, SINEW_ERROR_NOT_FOUND, UINT32_MAX, UINT32_MAX, "mesh %u is not a mesh of the skinner", base.value);
+    if (target_count == 0) return fail(err, SINEW_ERROR_EMPTY, UINT32_MAX, UINT32_MAX, "no targets");
+    sinew_result r = sinew_morph_validate(ml.vertex_count, targets, target_count, err);
+    if (r != SINEW_OK) return r;
+    if (m->set_count >= m->d.max_sets)
+        return fail(err, SINEW_ERROR_CAPACITY, UINT32_MAX, UINT32_MAX, "more than max_sets (%u) sets", m->d.max_sets);
+    /* Count deltas per vertex (CSR by vertex). */
+    uint64_t nnz = 0;
+    for (uint32_t t = 0; t < target_count; t++) nnz += targets[t].count;
+    uint32_t *cnt = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * ((size_t)ml.vertex_count + 1));
+    if (!cnt) return fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, UINT32_MAX, UINT32_MAX, "out of host memory");
+    memset(cnt, 0, sizeof(uint32_t) * ((size_t)ml.vertex_count + 1));
+    for (uint32_t t = 0; t < target_count; t++)
+        for (uint32_t e = 0; e < targets[t].count; e++) cnt[targets[t].indices[e]]++;
+    uint32_t rows = 0;
+    for (uint32_t v = 0; v < ml.vertex_count; v++) rows += cnt[v] != 0;
+    uint64_t need = (uint64_t)rows + nnz * SINEW_MORPH_ENTRY_SLOTS;
+    if ((uint64_t)m->data_used + need > m->d.max_data_vec4) {
+        snw_gpu_free(m->gpu, cnt);
+        return fail(err, SINEW_ERROR_CAPACITY, UINT32_MAX, UINT32_MAX,
+                    "targets need %llu data vec4, %u left of max_data_vec4", (unsigned long long)need,
+                    m->d.max_data_vec4 - m->data_used);
+    }
+    uint32_t *data = need ? (uint32_t *)snw_gpu_alloc(m->gpu, (size_t)need * 16u) : NULL;
+    if (need && !data) {
+        snw_gpu_free(m->gpu, cnt);
+        return fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, UINT32_MAX, UINT32_MAX, "out of host memory");
+    }
+    /* Rows in vertex order; cnt becomes each vertex's next entry (absolute uvec4 index). */
+    uint32_t row_first = m->data_used, ent = m->data_used + rows, row = 0;
+    for (uint32_t v = 0; v < ml.vertex_count; v++) {
+        if (!cnt[v]) continue;
+        uint32_t *rw = data + 4 * (size_t)row;
+        rw[SINEW_MORPH_ROW_VERTEX] = v;
+        rw[SINEW_MORPH_ROW_FIRST] = ent;
+        rw[SINEW_MORPH_ROW_END] = ent + cnt[v] * SINEW_MORPH_ENTRY_SLOTS;
+        rw[3] = 0;
+        cnt[v] = ent;
+        ent += rw[SINEW_MORPH_ROW_END] - rw[SINEW_MORPH_ROW_FIRST];
+        row++;
+    }
+    for (uint32_t t = 0; t < target_count; t++) {
+        const sinew_morph_target *g = &targets[t];
+        for (uint32_t e = 0; e < g->count; e++) {
+            uint32_t v = g->indices[e];
+            uint32_t *ew = data + 4 * (size_t)(cnt[v] - m->data_used);
+            float dn[3] = { 0, 0, 0 };
+            if (g->normal_deltas) memcpy(dn, &g->normal_deltas[3 * (size_t)e], sizeof dn);
+            ew[0] = t;
+            memcpy(&ew[1], &g->position_deltas[3 * (size_t)e], 12);
+            memcpy(&ew[4], dn, 12);
+            ew[7] = 0;
+            cnt[v] += SINEW_MORPH_ENTRY_SLOTS;
+        }
+    }
+    snw_gpu_free(m->gpu, cnt);
+    if (need) {
+        r = snw_vk_upload(m->gpu, m->data.buffer, (VkDeviceSize)m->data_used * 16u, data, (VkDeviceSize)need * 16u);
+        snw_gpu_free(m->gpu, data);
+        if (r != SINEW_OK) return fail(err, r, UINT32_MAX, UINT32_MAX, "upload failed");
+    }
+    morph_set *s = &m->msets[m->set_count];
+    s->base = base.value;
+    s->targets = target_count;
+    s->row_first = row_first;
+    s->rows = rows;
+    s->deltas = (uint32_t)nnz;
+    m->data_used += (uint32_t)need;
+    set->value = m->set_count++;
+    return SINEW_OK;
+}
+
+sinew_result sinew_morpher_add_slot(sinew_morpher *m, sinew_morph_set_id set, sinew_morph_slot_id *slot)
+{
+    if (!m || !slot) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (set.value >= m->set_count) return SINEW_ERROR_NOT_FOUND;
+    if (m->slot_count >= m->d.max_slots) return SINEW_ERROR_CAPACITY;
+    uint32_t copy;
+    sinew_result r = snw_skinner_add_copy(m->sk, m->msets[set.value].base, &copy);
+    if (r != SINEW_OK) return r;
+    morph_slot *s = &m->slots[m->slot_count];
+    s->set = set.value;
+    s->copy = copy;
+    s->used_serial = 0;
+    slot->value = m->slot_count++;
+    return SINEW_OK;
+}
+
+uint32_t sinew_morpher_target_count(const sinew_morpher *m, sinew_morph_set_id set)
+{
+    return m && set.value < m->set_count ? m->msets[set.value].targets : 0;
+}
+
+sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_morph_set_id set, uint32_t *moved_vertices,
+                                     uint32_t *stored_deltas)
+{
+    if (!m) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (set.value >= m->set_count) return SINEW_ERROR_NOT_FOUND;
+    if (moved_vertices) *moved_vertices = m->msets[set.value].rows;
+    if (stored_deltas) *stored_deltas = m->msets[set.value].deltas;
+    return SINEW_OK;
+}
+
+sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *items, uint32_t count,
+                                     sinew_mesh_id *meshes_out, sinew_morph_error *err)
+{
+    if (err) {
+        err->index = err->entry = UINT32_MAX;
+        err->message[0] = 0;
+    }
+    if (!m || (count && (!items || !meshes_out)))
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL morpher, items or meshes_out");
+    uint32_t fs;
+    if (!snw_skinner_frame_slot(m->sk, &fs))
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX,
+                    "set_frame outside sinew_skinner_begin_frame .. end_frame");
+    /* Validate everything first. */
+    uint64_t serial = ++m->serial;
+    uint64_t weights = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_morph_item *it = &items[i];
+        if (it->slot.value >= m->slot_count)
+            return fail(err, SINEW_ERROR_NOT_FOUND, i, UINT32_MAX, "item %u: unknown morph slot %u", i, it->slot.value);
+        morph_slot *sl = &m->slots[it->slot.value];
+        if (sl->used_serial == serial)
+            return fail(err, SINEW_ERROR_INVALID_ARGUMENT, i, UINT32_MAX, "item %u: morph slot %u named twice", i,
+                        it->slot.value);
+        sl->used_serial = serial;
+        const morph_set *st = &m->msets[sl->set];
+        sinew_morph_error we;
+        sinew_result r = sinew_morph_check_weights(it->weights, it->weight_count, st->targets, &we);
+        if (r != SINEW_OK)
+            return fail(err, r, i, we.index, "item %u (slot %u): %s", i, it->slot.value, we.message);
+        weights += st->targets;
+    }
+    if (weights > m->d.max_weights)
+        return fail(err, SINEW_ERROR_CAPACITY, UINT32_MAX, UINT32_MAX, "%llu weights this frame, max_weights %u",
+                    (unsigned long long)weights, m->d.max_weights);
+    /* Write the slot's weights and items. */
+    uint8_t *base = (uint8_t *)m->frame.mapped + fs * m->slot_stride;
+    float *wdst = (float *)base;
+    uint32_t *idst = (uint32_t *)(base + m->items_offset);
+    uint32_t n = 0, wused = 0, max_rows = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_morph_item *it = &items[i];
+        const morph_slot *sl = &m->slots[it->slot.value];
+        const morph_set *st = &m->msets[sl->set];
+        int any = 0;
+        for (uint32_t t = 0; t < st->targets; t++) any |= it->weights[t] != 0.0f;
+        if (!any || st->rows == 0) {
+            meshes_out[i].value = st->base;
+            continue;
+        }
+        meshes_out[i].value = sl->copy;
+        snw_mesh_layout bl, cl;
+        snw_skinner_mesh_layout(m->sk, st->base, &bl);
+        snw_skinner_mesh_layout(m->sk, sl->copy, &cl);
+        memcpy(wdst + wused, it->weights, sizeof(float) * st->targets);
+        uint32_t *rec = idst + 8 * (size_t)n;
+        rec[0] = st->row_first;
+        rec[1] = st->rows;
+        rec[2] = bl.first_slot;
+        rec[3] = cl.first_slot;
+        rec[4] = wused;
+        rec[5] = bl.rest_slots;
+        rec[6] = rec[7] = 0;
+        wused += st->targets;
+        if (st->rows > max_rows) max_rows = st->rows;
+        n++;
+    }
+    m->item_count[fs] = n;
+    m->max_rows[fs] = max_rows;
+    m->active = n;
+    return SINEW_OK;
+}
+
+uint32_t sinew_morpher_active_items(const sinew_morpher *m) { return m ? m->active : 0; }
+
+/* Recorded by sinew_skinner_record before its own barriers and dispatches. */
+static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
+{
+    sinew_morpher *m = (sinew_morpher *)user;
+    uint32_t n = m->item_count[slot];
+    if (n == 0) return SINEW_OK;
+    sinew_gpu *gpu = m->gpu;
+    const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
+    uint32_t gx = (m->max_rows[slot] + SINEW_MORPH_WG_SIZE - 1) / SINEW_MORPH_WG_SIZE;
+    uint32_t rows = n < lim->maxComputeWorkGroupCount[1] ? n : lim->maxComputeWorkGroupCount[1];
+    uint32_t gz = (n + rows - 1) / rows;
+    if (gx > lim->maxComputeWorkGroupCount[0] || gz > lim->maxComputeWorkGroupCount[2])
+        return SINEW_ERROR_LIMIT_EXCEEDED;
+    /* Host writes (weights, items) and earlier uses of the rest copies (skinning
+     * reads of previous frames, copies) -> this pass's reads and writes. */
+    VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+    mb.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd,
+                                 VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                                     VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    uint32_t push[SINEW_MORPH_PUSH_WORDS] = { 0 };
+    push[SINEW_MORPH_PUSH_ITEMS] = n;
+    push[SINEW_MORPH_PUSH_ROWS] = rows;
+    gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->pipe);
+    gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->layout, 0, 1, &m->sets[slot], 0, NULL);
+    gpu->vk.vkCmdPushConstants(cmd, m->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_MORPH_PUSH_BYTES, push);
+    gpu->vk.vkCmdDispatch(cmd, gx, rows, gz);
+    /* Rest copies written -> the skinning dispatches' reads (storage or texel). */
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                 &mb, 0, NULL, 0, NULL);
+    m->item_count[slot] = 0;
+    return SINEW_OK;
+}

@@ -1,0 +1,82 @@
+#version 450
+/* Sinew morph pass: before skinning, writes each morphed character's rest
+ * copy: for every vertex moved by any target of its mesh (the mesh's rows),
+ *   p = base p + sum_e w[target_e] dp_e,  n = oct(normalize(decode(base n) + sum_e w dn_e))
+ * (the rule of sinew/blendshape.h; float32). Joints, weights and bulge
+ * distances of the copy were copied once from the base mesh and never change;
+ * vertices no target moves are never written. One invocation per row. */
+#include "morph_layout.h"
+layout(local_size_x = SINEW_MORPH_WG_SIZE) in;
+
+layout(std430, set = 0, binding = SINEW_MORPH_BIND_REST) buffer RestBuf { uvec4 rest[]; };
+layout(std430, set = 0, binding = SINEW_MORPH_BIND_DATA) readonly buffer DataBuf { uvec4 mdata[]; };
+layout(std430, set = 0, binding = SINEW_MORPH_BIND_WEIGHTS) readonly buffer WeightBuf { float weights[]; };
+layout(std430, set = 0, binding = SINEW_MORPH_BIND_ITEMS) readonly buffer ItemBuf { uvec4 items[]; };
+
+layout(push_constant) uniform Push { uint words[SINEW_MORPH_PUSH_WORDS]; } pc;
+
+/* Same steps as sinew_oct_decode (linalg.c) and skin.comp. */
+vec3 oct_decode(uint p)
+{
+    float fx = clamp(float(int(p << 16) >> 16) / 32767.0, -1.0, 1.0);
+    float fy = clamp(float(int(p) >> 16) / 32767.0, -1.0, 1.0);
+    float nz = 1.0 - abs(fx) - abs(fy);
+    float t = max(-nz, 0.0);
+    vec3 n = vec3(fx + (fx >= 0.0 ? -t : t), fy + (fy >= 0.0 ? -t : t), nz);
+    n = n / sqrt(dot(n, n));
+    return p == SINEW_OCT_ZERO_CODE ? vec3(0.0) : n;
+}
+
+/* Same steps as sinew_oct_encode (linalg.c): the best of the four neighbouring
+ * grid points by |n x d|. */
+uint oct_encode(vec3 n)
+{
+    float m = max(max(abs(n.x), abs(n.y)), abs(n.z));
+    if (!(m >= 1e-30)) return SINEW_OCT_ZERO_CODE;
+    n = n / m;
+    float l1 = abs(n.x) + abs(n.y) + abs(n.z);
+    float px = n.x / l1, py = n.y / l1;
+    if (n.z < 0.0) {
+        float ox = px, oy = py;
+        px = (1.0 - abs(oy)) * (ox >= 0.0 ? 1.0 : -1.0);
+        py = (1.0 - abs(ox)) * (oy >= 0.0 ? 1.0 : -1.0);
+    }
+    vec3 nn = normalize(n);
+    float bx = floor(px * 32767.0), by = floor(py * 32767.0);
+    uint best = SINEW_OCT_ZERO_CODE;
+    float best_err = 3.0e38;
+    for (int i = 0; i < 4; i++) {
+        int qx = int(clamp(bx + float(i & 1), -32767.0, 32767.0));
+        int qy = int(clamp(by + float(i >> 1), -32767.0, 32767.0));
+        uint p = (uint(qx) & 0xffffu) | ((uint(qy) & 0xffffu) << 16);
+        vec3 d = oct_decode(p);
+        vec3 c = cross(d, nn);
+        float err = dot(d, nn) > 0.0 ? dot(c, c) : 2.0e38;
+        if (err < best_err) { best_err = err; best = p; }
+    }
+    return best;
+}
+
+void main()
+{
+    uint item = gl_WorkGroupID.z * pc.words[SINEW_MORPH_PUSH_ROWS] + gl_WorkGroupID.y;
+    if (item >= pc.words[SINEW_MORPH_PUSH_ITEMS]) return;
+    uvec4 ia = items[SINEW_MORPH_ITEM_SLOTS * item];
+    uvec4 ib = items[SINEW_MORPH_ITEM_SLOTS * item + 1u];
+    uint k = gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    if (k >= ia.y) return;
+    uvec4 row = mdata[ia.x + k];
+    uint src = ia.z + ib.y * row[SINEW_MORPH_ROW_VERTEX];
+    uint dst = ia.w + ib.y * row[SINEW_MORPH_ROW_VERTEX];
+    uvec4 a = rest[src];
+    vec3 p = uintBitsToFloat(a.xyz);
+    vec3 n = oct_decode(a.w);
+    for (uint e = row[SINEW_MORPH_ROW_FIRST]; e < row[SINEW_MORPH_ROW_END]; e += SINEW_MORPH_ENTRY_SLOTS) {
+        uvec4 e0 = mdata[e];
+        uvec4 e1 = mdata[e + 1u];
+        float w = weights[ib.x + e0.x];
+        p += w * uintBitsToFloat(e0.yzw);
+        n += w * uintBitsToFloat(e1.xyz);
+    }
+    rest[dst] = uvec4(floatBitsToUint(p), oct_encode(n));
+}

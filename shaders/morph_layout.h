@@ -1,0 +1,38 @@
+/* GPU layout of the morph pass (shaders/morph.comp, engine/gpu/src/morph.c):
+ * bindings, the morph data records, the per-frame item record, push constants.
+ * Only #defines, so both C and GLSL include it. */
+#ifndef SINEW_MORPH_LAYOUT_H
+#define SINEW_MORPH_LAYOUT_H
+
+#define SINEW_MORPH_WG_SIZE 64
+
+/* Descriptor set 0 of morph.comp. */
+#define SINEW_MORPH_BIND_REST 0     /* the skinner's rest buffer (uvec4): base read, copies written */
+#define SINEW_MORPH_BIND_DATA 1     /* uvec4 morph data of every mesh: rows, then entries */
+#define SINEW_MORPH_BIND_WEIGHTS 2  /* float weights of the frame's items (ring slot) */
+#define SINEW_MORPH_BIND_ITEMS 3    /* SINEW_MORPH_ITEM_* uvec4 pairs of the frame (ring slot) */
+#define SINEW_MORPH_BIND_COUNT 4
+
+/* Row (one uvec4 per vertex moved by any target of the mesh, by vertex):
+ * x = vertex index, y = first entry (uvec4 index in the data buffer), z = end entry. */
+#define SINEW_MORPH_ROW_VERTEX 0
+#define SINEW_MORPH_ROW_FIRST 1
+#define SINEW_MORPH_ROW_END 2
+/* Entry: 2 uvec4: (target, dp.xyz as float bits), (dn.xyz as float bits, 0). */
+#define SINEW_MORPH_ENTRY_SLOTS 2u
+
+/* Item record (one per morphed character-mesh of the frame): 2 uvec4.
+ * a = (first row, row count, base mesh's first rest slot, copy's first rest slot)
+ * b = (first weight, rest slots per vertex, 0, 0) */
+#define SINEW_MORPH_ITEM_SLOTS 2u
+
+/* Push constants: uint words. Workgroup (x, y, z): rows x*WG.., item y + z * ROWS. */
+#define SINEW_MORPH_PUSH_ITEMS 0
+#define SINEW_MORPH_PUSH_ROWS 1     /* items per z slice */
+#define SINEW_MORPH_PUSH_WORDS 4
+#define SINEW_MORPH_PUSH_BYTES (SINEW_MORPH_PUSH_WORDS * 4)
+
+/* The zero normal's octahedral code (sinew_oct_encode of a zero vector). */
+#define SINEW_OCT_ZERO_CODE 0x80008000u
+
+#endif

@@ -1,0 +1,312 @@
+/* Morph targets on the GPU (sinew/morpher.h) against the float64 reference
+ * (sinew_morph_reference, then sinew_reference_skin_rest): three random meshes
+ * (8, 24 and 40 joints; 40, 200 and 300 random sparse targets, some without
+ * normal deltas, unsorted indices), 36 characters with every method, bulge on
+ * and off, weights random in [-1.5, 2.5] on a few active targets (some
+ * characters all zero: they must get the base mesh and no morph work), four
+ * frames through both ring slots with changing weights (active -> zero ->
+ * active again, so stale copies would show). Output poisoned with NaN before
+ * every frame; vertices past the frame's output must stay NaN. Bad input
+ * (targets naming vertices out of range, repeated vertices, NaN deltas, weight
+ * arrays of the wrong size, NaN weights, unknown or repeated slots, set_frame
+ * outside a frame) is refused with an error naming the target / item.
+ * Validation must stay clean.
+ *
+ * Tolerances, per character, E = bounding-box diagonal of its reference
+ * positions (at least 1): |gpu - ref| <= 2e-5 * E per coordinate; normals
+ * |gpu - ref| <= 1e-3 (the morphed rest normal is re-quantized to the 16-bit
+ * octahedral code of the rest vertex, about 1e-4, then skinned). */
+#include "testutil.h"
+#include <sinew/morpher.h>
+#include <string.h>
+
+#define NMESH 3
+#define NCHAR 36
+#define NFRAME 4
+
+typedef struct mesh {
+    sinew_skeleton *skel;
+    uint32_t jc, nv, nt;
+    sinew_vertex *v;
+    float *bulge;
+    sinew_mesh_id id;
+    sinew_morph_set_id set;
+    sinew_morph_target *t;
+    uint32_t *idx;
+    float *dp, *dn;
+} mesh;
+
+typedef struct character {
+    uint32_t mesh;
+    sinew_method method;
+    uint32_t flags;
+    sinew_morph_slot_id slot;
+    float *w;
+} character;
+
+static const uint32_t JC[NMESH] = { 8, 24, 40 };
+static const uint32_t NV[NMESH] = { 400, 1500, 900 };
+static const uint32_t NT[NMESH] = { 40, 200, 300 };
+
+static double extent_of(const double *p, uint32_t n)
+{
+    double lo[3] = { 1e300, 1e300, 1e300 }, hi[3] = { -1e300, -1e300, -1e300 };
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            if (p[3 * i + k] < lo[k]) lo[k] = p[3 * i + k];
+            if (p[3 * i + k] > hi[k]) hi[k] = p[3 * i + k];
+        }
+    double e = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                    (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    return e > 1 ? e : 1;
+}
+
+static void make_targets(tu_rng *r, mesh *m)
+{
+    uint32_t cap = 0;
+    uint32_t *counts = malloc(sizeof(uint32_t) * m->nt);
+    for (uint32_t t = 0; t < m->nt; t++) {
+        counts[t] = tu_range(r, 5) == 0 ? 0 : 1 + tu_range(r, m->nv / 8);
+        cap += counts[t];
+    }
+    m->t = calloc(m->nt, sizeof *m->t);
+    m->idx = malloc(sizeof(uint32_t) * (cap + 1));
+    m->dp = malloc(sizeof(float) * 3 * (cap + 1));
+    m->dn = malloc(sizeof(float) * 3 * (cap + 1));
+    uint8_t *used = malloc(m->nv);
+    uint32_t at = 0;
+    for (uint32_t t = 0; t < m->nt; t++) {
+        memset(used, 0, m->nv);
+        sinew_morph_target *g = &m->t[t];
+        g->name = NULL;
+        g->count = counts[t];
+        g->indices = m->idx + at;
+        g->position_deltas = m->dp + 3 * at;
+        g->normal_deltas = tu_range(r, 4) == 0 ? NULL : m->dn + 3 * at;
+        for (uint32_t e = 0; e < counts[t]; e++) {
+            uint32_t v;
+            do v = tu_range(r, m->nv); while (used[v]);
+            used[v] = 1;
+            m->idx[at + e] = v;
+            for (int k = 0; k < 3; k++) {
+                m->dp[3 * (at + e) + k] = (float)tu_uniform(r, -0.3, 0.3);
+                m->dn[3 * (at + e) + k] = (float)tu_uniform(r, -0.6, 0.6);
+            }
+        }
+        at += counts[t];
+    }
+    free(used);
+    free(counts);
+}
+
+/* Random weights: a few active targets, the rest zero; all zero with probability 1/4. */
+static void random_weights(tu_rng *r, float *w, uint32_t nt)
+{
+    memset(w, 0, sizeof(float) * nt);
+    if (tu_range(r, 4) == 0) return;
+    uint32_t k = 1 + tu_range(r, 12);
+    for (uint32_t i = 0; i < k; i++) w[tu_range(r, nt)] = (float)tu_uniform(r, -1.5, 2.5);
+}
+
+static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_morph_slot_id slot)
+{
+    sinew_morph_error err;
+    sinew_morph_set_id set;
+    uint32_t idx[3] = { 1, 2, m->nv };
+    float dp[9] = { 0 }, dn[9] = { 0 };
+    sinew_morph_target t[2] = { { "ok", 1, idx, dp, NULL }, { "smile", 3, idx, dp, dn } };
+    TU_CHECK_RESULT(sinew_morpher_add_targets(mo, m->id, t, 2, &set, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(err.index == 1 && err.entry == 2 && strstr(err.message, "smile") != NULL);
+    idx[2] = 1;
+    TU_CHECK_RESULT(sinew_morpher_add_targets(mo, m->id, t, 2, &set, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(err.index == 1 && strstr(err.message, "twice") != NULL);
+    idx[2] = 3;
+    dn[4] = NAN;
+    TU_CHECK_RESULT(sinew_morpher_add_targets(mo, m->id, t, 2, &set, &err), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(err.index == 1 && err.entry == 1 && strstr(err.message, "normal") != NULL);
+    dn[4] = 0;
+    dp[0] = INFINITY;
+    TU_CHECK_RESULT(sinew_morpher_add_targets(mo, m->id, t, 2, &set, &err), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(err.index == 0 && strstr(err.message, "'ok'") != NULL);
+    dp[0] = 0;
+    sinew_mesh_id bad = { 999 };
+    TU_CHECK_RESULT(sinew_morpher_add_targets(mo, bad, t, 2, &set, &err), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK_RESULT(sinew_morpher_add_targets(mo, m->id, t, 0, &set, &err), SINEW_ERROR_EMPTY);
+
+    /* Per-frame errors. */
+    float *w = calloc(m->nt + 1, sizeof(float));
+    sinew_morph_item it = { slot, w, m->nt };
+    sinew_mesh_id out[2];
+    TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, out, &err), SINEW_ERROR_INVALID_ARGUMENT); /* no frame */
+    sinew_frame fr;
+    TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
+    it.weight_count = m->nt + 1;
+    TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, out, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(err.index == 0 && strstr(err.message, "weights given") != NULL);
+    it.weight_count = m->nt;
+    w[7] = NAN;
+    TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, out, &err), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(err.index == 0 && err.entry == 7 && strstr(err.message, "weight 7") != NULL);
+    w[7] = 1e30f;
+    TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, out, &err), SINEW_ERROR_NON_FINITE);
+    w[7] = 0;
+    sinew_morph_item two[2] = { it, it };
+    TU_CHECK_RESULT(sinew_morpher_set_frame(mo, two, 2, out, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(err.index == 1 && strstr(err.message, "twice") != NULL);
+    it.slot.value = 12345;
+    TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, out, &err), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK_OK(sinew_morpher_set_frame(mo, NULL, 0, NULL, &err));
+    TU_CHECK_OK(sinew_skinner_end_frame(sk, VK_NULL_HANDLE));
+    TU_CHECK_RESULT(sinew_skinner_destroy(sk), SINEW_ERROR_IN_USE);
+    sinew_morpher *second = NULL;
+    TU_CHECK_RESULT(sinew_morpher_create(sk, NULL, &second), SINEW_ERROR_IN_USE);
+    TU_CHECK(second == NULL);
+    free(w);
+}
+
+int main(void)
+{
+    tu_rng r = tu_rng_seeded(0x3012ull);
+    sinew_gpu_desc gd = { 0 };
+    sinew_gpu *gpu = NULL;
+    sinew_result res = sinew_gpu_create(&gd, &gpu);
+    TU_CHECK_OK(res);
+    if (res != SINEW_OK) return tu_finish("test_gpu_morph");
+    fprintf(stderr, "device: %s\n", sinew_gpu_info(gpu)->name);
+    sinew_skinner_desc sd = { 0 };
+    sd.max_meshes = 64;
+    sd.max_rest_vertices = 1u << 17;
+    sinew_skinner *sk = NULL;
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    sinew_morpher *mo = NULL;
+    TU_CHECK_OK(sinew_morpher_create(sk, NULL, &mo));
+    if (!sk || !mo) return tu_finish("test_gpu_morph");
+
+    mesh M[NMESH];
+    memset(M, 0, sizeof M);
+    for (int i = 0; i < NMESH; i++) {
+        mesh *m = &M[i];
+        m->jc = JC[i];
+        m->nv = NV[i];
+        m->nt = NT[i];
+        TU_CHECK_OK(tu_make_random_skeleton(&r, m->jc, NULL, &m->skel));
+        m->v = malloc(sizeof(sinew_vertex) * m->nv);
+        m->bulge = malloc(sizeof(float) * m->nv);
+        TU_CHECK_OK(tu_make_random_mesh(&r, m->skel, m->nv, 0.5, m->v, m->bulge));
+        sinew_skinner_mesh_desc md = { m->v, m->nv, m->jc, m->bulge };
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m->id));
+        make_targets(&r, m);
+        sinew_morph_error err;
+        TU_CHECK_OK(sinew_morpher_add_targets(mo, m->id, m->t, m->nt, &m->set, &err));
+        TU_CHECK(sinew_morpher_target_count(mo, m->set) == m->nt);
+        uint32_t moved = 0, stored = 0;
+        TU_CHECK_OK(sinew_morpher_set_stats(mo, m->set, &moved, &stored));
+        fprintf(stderr, "mesh %d: %u vertices, %u targets, %u moved vertices, %u stored deltas\n", i, m->nv, m->nt,
+                moved, stored);
+    }
+
+    character C[NCHAR];
+    uint32_t total_out = 0;
+    for (int c = 0; c < NCHAR; c++) {
+        C[c].mesh = (uint32_t)c % NMESH;
+        C[c].method = (sinew_method)((c / NMESH) % SINEW_METHOD_COUNT);
+        C[c].flags = (c / 7) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0u;
+        TU_CHECK_OK(sinew_morpher_add_slot(mo, M[C[c].mesh].set, &C[c].slot));
+        C[c].w = malloc(sizeof(float) * M[C[c].mesh].nt);
+        total_out += M[C[c].mesh].nv;
+    }
+    test_errors(sk, mo, &M[0], C[0].slot);
+
+    float *gpos = malloc(sizeof(float) * 3 * (total_out + 64)), *gnrm = malloc(sizeof(float) * 3 * (total_out + 64));
+    double *mpos = malloc(sizeof(double) * 3 * 2000), *mnrm = malloc(sizeof(double) * 3 * 2000);
+    double *rpos = malloc(sizeof(double) * 3 * 2000), *rnrm = malloc(sizeof(double) * 3 * 2000);
+    sinew_transform *pose = malloc(sizeof(sinew_transform) * 64);
+    sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(64));
+    sinew_palette_joint *pal = malloc(sizeof(sinew_palette_joint) * 64 * NCHAR);
+    sinew_morph_item items[NCHAR];
+    sinew_mesh_id meshes[NCHAR];
+    sinew_instance inst[NCHAR];
+    double worst_p = 0, worst_n = 0;
+    uint32_t zero_chars = 0, active_total = 0;
+    for (int f = 0; f < NFRAME; f++) {
+        TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total_out + 64, 0x7fc00000u));
+        sinew_frame fr;
+        TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
+        uint32_t pal_at = 0, out_at = 0;
+        for (int c = 0; c < NCHAR; c++) {
+            mesh *m = &M[C[c].mesh];
+            random_weights(&r, C[c].w, m->nt);
+            if (f == 2 && c % 2 == 0) memset(C[c].w, 0, sizeof(float) * m->nt); /* active -> zero -> active */
+            memcpy(pose, sinew_skeleton_rest_pose(m->skel), sizeof(sinew_transform) * m->jc);
+            tu_random_pose(&r, m->jc, pose, 0.9, C[c].method == SINEW_METHOD_DQS ? 0.0 : 0.3);
+            TU_CHECK_OK(sinew_palette_build(m->skel, C[c].method, pose, NULL, scratch, pal + 64 * c));
+            uint32_t stride = sinew_palette_gpu_stride(C[c].method, C[c].flags);
+            TU_CHECK_OK(sinew_palette_pack(C[c].method, C[c].flags, pal + 64 * c, m->jc, fr.palette + 4 * pal_at));
+            items[c].slot = C[c].slot;
+            items[c].weights = C[c].w;
+            items[c].weight_count = m->nt;
+            inst[c].method = C[c].method;
+            inst[c].flags = C[c].flags;
+            inst[c].palette_offset = pal_at;
+            inst[c].output_offset = out_at;
+            pal_at += stride * m->jc;
+            out_at += m->nv;
+        }
+        sinew_morph_error err;
+        TU_CHECK_OK(sinew_morpher_set_frame(mo, items, NCHAR, meshes, &err));
+        uint32_t expect_active = 0;
+        for (int c = 0; c < NCHAR; c++) {
+            mesh *m = &M[C[c].mesh];
+            int any = 0;
+            for (uint32_t t = 0; t < m->nt; t++) any |= C[c].w[t] != 0.0f;
+            expect_active += any;
+            zero_chars += !any;
+            if (!any) TU_CHECK(meshes[c].value == m->id.value);
+            else TU_CHECK(meshes[c].value != m->id.value);
+            inst[c].mesh = meshes[c];
+        }
+        TU_CHECK(sinew_morpher_active_items(mo) == expect_active);
+        active_total += expect_active;
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, NCHAR));
+        TU_CHECK_OK(sinew_skinner_submit(sk));
+        TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total_out + 64, gpos, gnrm));
+        for (int c = 0; c < NCHAR; c++) {
+            mesh *m = &M[C[c].mesh];
+            TU_CHECK_OK(sinew_morph_reference(m->nv, m->v, m->t, m->nt, C[c].w, mpos, mnrm, &err));
+            TU_CHECK_OK(sinew_reference_skin_rest(m->nv, m->v, mpos, mnrm, m->bulge, pal + 64 * c, m->jc,
+                                                  C[c].method, C[c].flags, rpos, rnrm));
+            double E = extent_of(rpos, m->nv), ep = 0, en = 0;
+            uint32_t o = inst[c].output_offset;
+            for (uint32_t i = 0; i < m->nv; i++)
+                for (int k = 0; k < 3; k++) {
+                    double dp = fabs((double)gpos[3 * (o + i) + k] - rpos[3 * i + k]);
+                    double dn = fabs((double)gnrm[3 * (o + i) + k] - rnrm[3 * i + k]);
+                    if (!(dp <= ep)) ep = isnan(dp) ? INFINITY : dp;
+                    if (!(dn <= en)) en = isnan(dn) ? INFINITY : dn;
+                }
+            TU_CHECK_MSG(ep <= 2e-5 * E, "frame %d char %d (method %d flags %u): position error %g > %g", f, c,
+                         (int)C[c].method, C[c].flags, ep, 2e-5 * E);
+            TU_CHECK_MSG(en <= 1e-3, "frame %d char %d (method %d flags %u): normal error %g", f, c,
+                         (int)C[c].method, C[c].flags, en);
+            if (ep / E > worst_p) worst_p = ep / E;
+            if (en > worst_n) worst_n = en;
+        }
+        for (uint32_t i = total_out; i < total_out + 64; i++) TU_CHECK(isnan(gpos[3 * i]));
+    }
+    fprintf(stderr, "worst position error %.3g x extent, normal %.3g; %u active items, %u all-zero characters\n",
+            worst_p, worst_n, active_total, zero_chars);
+    TU_CHECK(zero_chars > 0 && active_total > 0);
+
+    uint32_t msgs = sinew_debug_validation_message_count(gpu);
+    TU_CHECK_MSG(msgs == 0, "%u validation messages", msgs);
+    sinew_morpher_destroy(mo);
+    TU_CHECK_OK(sinew_skinner_destroy(sk));
+    sinew_gpu_destroy(gpu);
+    for (int i = 0; i < NMESH; i++) {
+        sinew_skeleton_destroy(M[i].skel);
+        free(M[i].v); free(M[i].bulge); free(M[i].t); free(M[i].idx); free(M[i].dp); free(M[i].dn);
+    }
+    for (int c = 0; c < NCHAR; c++) free(C[c].w);
+    free(gpos); free(gnrm); free(mpos); free(mnrm); free(rpos); free(rnrm); free(pose); free(scratch); free(pal);
+    return tu_finish("test_gpu_morph");
+}
