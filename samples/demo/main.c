@@ -8,6 +8,7 @@
 #include <sinew/sinew.h>
 #include <sinew/debug.h>
 #include "sinew_scene.h"
+#include "scene_psd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -301,6 +302,15 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
     tube_free(&t);
 }
 
+/* ---- pose-space correctives (scene_psd.c) ---- */
+static void correctives(void)
+{
+    static psd_report rep;
+    printf("\n");
+    CHECK(scene_psd_run(&rep));
+    scene_psd_print(&rep);
+}
+
 static void usage(void)
 {
     printf("usage: sinew-demo [--device SEL] [--characters N] [--runs N] [--help]\n"
@@ -355,6 +365,7 @@ int main(int argc, char **argv)
     quality(gpu, SCENE_SHAPE_TUBE);
     quality(gpu, SCENE_SHAPE_BAR);
     sweeps();
+    correctives();
     throughput(gpu, chars, runs);
     if (sinew_debug_validation_enabled(gpu))
         printf("\nvalidation messages: %u\n", sinew_debug_validation_message_count(gpu));

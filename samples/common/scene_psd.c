@@ -1,0 +1,221 @@
+/* Pose-space deformation on the tube: see scene_psd.h. */
+#include "scene_psd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define NEX 7
+
+typedef struct psd_ctx {
+    scene_tube_desc d;
+    uint32_t nv, ni;
+    sinew_vertex *v;
+    float *bulge;
+    uint32_t *idx;
+    sinew_skeleton *skel;
+    double *a, *b, *c, *m; /* 3 nv doubles each */
+} psd_ctx;
+
+static const double EX_BEND[NEX] = { 0, 50, 100, 150, 0, 0, 0 };
+static const double EX_TWIST[NEX] = { 0, 0, 0, 0, 45, 90, 135 };
+static const double ROW_BEND[] = { 0, 25, 50, 75, 100, 125, 150, 0, 0, 0, 0, 0, 0, 0, 75 };
+static const double ROW_TWIST[] = { 0, 0, 0, 0, 0, 0, 0, 22.5, 45, 67.5, 90, 112.5, 135, 180, 90 };
+
+static sinew_result palette_at(const psd_ctx *x, sinew_method m, double bend_deg, double twist_deg,
+                               sinew_palette_joint pal[3], sinew_quat *driver)
+{
+    sinew_transform loc[3];
+    sinew_mat4 scratch[16];
+    scene_tube_pose(bend_deg * M_PI / 180, twist_deg * M_PI / 180, NULL, loc);
+    if (driver) *driver = loc[1].rotation;
+    return sinew_palette_build(x->skel, m, loc, NULL, scratch, pal);
+}
+
+static sinew_result skin(const psd_ctx *x, sinew_method m, uint32_t flags, double bend, double twist,
+                         const double *rest, double *out, sinew_palette_joint pal[3])
+{
+    sinew_result r = palette_at(x, m, bend, twist, pal, NULL);
+    if (r != SINEW_OK) return r;
+    if (rest) return sinew_reference_skin_rest(x->nv, x->v, rest, NULL, x->bulge, pal, 3, m, flags, out, NULL);
+    return sinew_reference_skin(x->nv, x->v, x->bulge, pal, 3, m, flags, out, NULL);
+}
+
+static sinew_result figures(const psd_ctx *x, const double *pos, const double *target,
+                            const sinew_palette_joint pal[3], psd_figures *f)
+{
+    scene_tube_quality_result q;
+    sinew_result r = scene_tube_quality(&x->d, x->v, x->bulge, pal, pos, &q);
+    if (r != SINEW_OK) return r;
+    f->volume_ratio = q.volume_ratio;
+    f->radius_ratio = q.middle_radius_ratio;
+    double md = 0;
+    for (uint32_t i = 0; i < x->nv; i++) {
+        double dx = pos[3 * i] - target[3 * i], dy = pos[3 * i + 1] - target[3 * i + 1],
+               dz = pos[3 * i + 2] - target[3 * i + 2];
+        md = fmax(md, sqrt(dx * dx + dy * dy + dz * dz));
+    }
+    f->max_distance = md / x->d.radius;
+    return SINEW_OK;
+}
+
+/* Corrective of one example: delta = A^-1 (target - LBS(rest)) per vertex. */
+static sinew_result corrective(psd_ctx *x, double bend, double twist, uint32_t *idx, float *dp, uint32_t *count)
+{
+    sinew_palette_joint pl[3], pd[3];
+    sinew_result r = skin(x, SINEW_METHOD_LBS, 0, bend, twist, NULL, x->a, pl);
+    if (r == SINEW_OK) r = skin(x, SINEW_METHOD_DQS, 0, bend, twist, NULL, x->b, pd);
+    if (r != SINEW_OK) return r;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < x->nv; i++) {
+        double A[3][3] = { { 0 } };
+        for (int k = 0; k < 4; k++) {
+            double w = sinew_vertex_weight(&x->v[i], k);
+            const sinew_mat4 *s = &pl[x->v[i].joints[k]].skin;
+            for (int rr = 0; rr < 3; rr++)
+                for (int cc = 0; cc < 3; cc++) A[rr][cc] += w * s->m[cc][rr];
+        }
+        double e[3] = { x->b[3 * i] - x->a[3 * i], x->b[3 * i + 1] - x->a[3 * i + 1], x->b[3 * i + 2] - x->a[3 * i + 2] };
+        double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) - A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
+                     A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
+        if (!(fabs(det) > 1e-12)) continue; /* a degenerate blend: no correction possible there */
+        /* Cramer's rule. */
+        double sol[3];
+        for (int k = 0; k < 3; k++) {
+            double M[3][3];
+            memcpy(M, A, sizeof M);
+            for (int rr = 0; rr < 3; rr++) M[rr][k] = e[rr];
+            sol[k] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                      M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) / det;
+        }
+        if (fabs(sol[0]) + fabs(sol[1]) + fabs(sol[2]) <= 1e-9) continue;
+        idx[n] = i;
+        for (int k = 0; k < 3; k++) dp[3 * n + k] = (float)sol[k];
+        n++;
+    }
+    *count = n;
+    return SINEW_OK;
+}
+
+sinew_result scene_psd_run(psd_report *out)
+{
+    psd_ctx x;
+    memset(&x, 0, sizeof x);
+    memset(out, 0, sizeof *out);
+    x.d.rings = 64;
+    x.d.sectors = 32;
+    x.d.radius = 0.1;
+    x.d.alpha = 2.0;
+    scene_tube_counts(&x.d, &x.nv, &x.ni);
+    if (!x.nv) return SINEW_ERROR_INVALID_ARGUMENT;
+    float *pos = malloc(sizeof(float) * 3 * x.nv), *nrm = malloc(sizeof(float) * 3 * x.nv);
+    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * x.nv);
+    float *w4 = malloc(sizeof(float) * 4 * x.nv);
+    x.idx = malloc(sizeof(uint32_t) * x.ni);
+    x.v = malloc(sizeof(sinew_vertex) * x.nv);
+    x.bulge = malloc(sizeof(float) * x.nv);
+    x.a = malloc(sizeof(double) * 3 * x.nv);
+    x.b = malloc(sizeof(double) * 3 * x.nv);
+    x.c = malloc(sizeof(double) * 3 * x.nv);
+    x.m = malloc(sizeof(double) * 3 * x.nv);
+    uint32_t *tidx = malloc(sizeof(uint32_t) * x.nv * NEX);
+    float *tdp = malloc(sizeof(float) * 3 * x.nv * NEX);
+    sinew_rbf *rbf = NULL;
+    sinew_result r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!pos || !nrm || !j4 || !w4 || !x.idx || !x.v || !x.bulge || !x.a || !x.b || !x.c || !x.m || !tidx || !tdp)
+        goto done;
+    r = scene_tube_build(&x.d, pos, nrm, j4, w4, x.idx);
+    sinew_influences inf = { NULL, 4, j4, w4 };
+    if (r == SINEW_OK) r = sinew_pack_vertices(x.nv, pos, nrm, &inf, 3, x.v, NULL, NULL);
+    if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &x.skel);
+    if (r == SINEW_OK) r = sinew_bulge_rest_distances(x.skel, x.nv, x.v, x.bulge);
+    if (r != SINEW_OK) goto done;
+
+    /* Correctives at the examples, and the driver. */
+    sinew_morph_target t[NEX];
+    sinew_quat ex[NEX];
+    sinew_palette_joint pal[3];
+    for (int e = 0; e < NEX && r == SINEW_OK; e++) {
+        t[e].name = NULL;
+        t[e].indices = tidx + (size_t)e * x.nv;
+        t[e].position_deltas = tdp + (size_t)3 * e * x.nv;
+        t[e].normal_deltas = NULL;
+        r = corrective(&x, EX_BEND[e], EX_TWIST[e], tidx + (size_t)e * x.nv, tdp + (size_t)3 * e * x.nv, &t[e].count);
+        if (r == SINEW_OK) r = palette_at(&x, SINEW_METHOD_LBS, EX_BEND[e], EX_TWIST[e], pal, &ex[e]);
+        if (t[e].count > out->moved_vertices) out->moved_vertices = t[e].count;
+    }
+    if (r != SINEW_OK) goto done;
+    sinew_rbf_desc rd = { 0 };
+    rd.driver_count = 1;
+    rd.example_count = NEX;
+    rd.example_rotations = ex;
+    rd.output_count = NEX;
+    rd.kernel = SINEW_RBF_THIN_PLATE;
+    sinew_morph_error err;
+    r = sinew_rbf_create(&rd, &rbf, &err);
+    if (r != SINEW_OK) {
+        fprintf(stderr, "scene_psd: %s\n", err.message);
+        goto done;
+    }
+    out->example_count = NEX;
+    out->condition = sinew_rbf_condition(rbf);
+
+    uint32_t rows = (uint32_t)(sizeof ROW_BEND / sizeof ROW_BEND[0]);
+    for (uint32_t k = 0; k < rows && r == SINEW_OK; k++) {
+        psd_row *row = &out->rows[k];
+        double bend = ROW_BEND[k], twist = ROW_TWIST[k];
+        row->bend_deg = bend;
+        row->twist_deg = twist;
+        for (int e = 0; e < NEX; e++) row->is_example |= EX_BEND[e] == bend && EX_TWIST[e] == twist;
+        sinew_palette_joint pl[3], pd[3], pt[3];
+        sinew_quat q;
+        /* target = DQS (b), LBS (a), DQS + bulge (c) */
+        r = skin(&x, SINEW_METHOD_DQS, 0, bend, twist, NULL, x.b, pt);
+        if (r == SINEW_OK) r = figures(&x, x.b, x.b, pt, &row->target);
+        if (r == SINEW_OK) r = skin(&x, SINEW_METHOD_LBS, 0, bend, twist, NULL, x.a, pl);
+        if (r == SINEW_OK) r = figures(&x, x.a, x.b, pl, &row->lbs);
+        if (r == SINEW_OK) r = skin(&x, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, bend, twist, NULL, x.c, pd);
+        if (r == SINEW_OK) r = figures(&x, x.c, x.b, pd, &row->dqs);
+        /* LBS of the corrected rest: weights from the driver, morph, skin. */
+        float w[NEX];
+        if (r == SINEW_OK) r = palette_at(&x, SINEW_METHOD_LBS, bend, twist, pl, &q);
+        if (r == SINEW_OK) r = sinew_rbf_evaluate(rbf, &q, w);
+        if (r == SINEW_OK) r = sinew_morph_reference(x.nv, x.v, t, NEX, w, x.m, NULL, &err);
+        if (r == SINEW_OK) r = skin(&x, SINEW_METHOD_LBS, 0, bend, twist, x.m, x.c, pl);
+        if (r == SINEW_OK) r = figures(&x, x.c, x.b, pl, &row->psd);
+        out->row_count = k + 1;
+    }
+
+done:
+    sinew_rbf_destroy(rbf);
+    sinew_skeleton_destroy(x.skel);
+    free(pos); free(nrm); free(j4); free(w4); free(x.idx); free(x.v); free(x.bulge);
+    free(x.a); free(x.b); free(x.c); free(x.m); free(tidx); free(tdp);
+    return r;
+}
+
+void scene_psd_print(const psd_report *r)
+{
+    printf("Pose-space correctives for LBS (tube 64x32, r = 0.1, float64). Target shape = DQS (keeps volume and\n"
+           "radius in bend and twist). %u examples: rest, bend 50/100/150, twist 45/90/135; thin-plate RBF on the\n"
+           "joint's geodesic angle (condition %.3g); up to %u vertices moved per corrective. vol = volume / rest,\n"
+           "rad = middle ring radius / rest, dist = max |p - target| / tube radius,\n"
+           "removed = 1 - dist(LBS+PSD) / dist(LBS).\n",
+           r->example_count, r->condition, r->moved_vertices);
+    printf("%-5s %-5s %-3s | %-20s | %-20s | %-13s | %-20s | %s\n", "bend", "twist", "ex", "LBS vol rad dist",
+           "DQS+bulge vol rad dst", "DQS vol rad", "LBS+PSD vol rad dist", "removed");
+    for (uint32_t k = 0; k < r->row_count; k++) {
+        const psd_row *w = &r->rows[k];
+        double removed = w->lbs.max_distance > 1e-9 ? 1.0 - w->psd.max_distance / w->lbs.max_distance : 0.0;
+        printf("%5.1f %5.1f %-3s | %5.3f %5.3f %6.3f | %5.3f %5.3f %6.3f | %5.3f %5.3f   | %5.3f %5.3f %6.3f | %5.0f%%\n",
+               w->bend_deg, w->twist_deg, w->is_example ? "yes" : "", w->lbs.volume_ratio, w->lbs.radius_ratio,
+               w->lbs.max_distance, w->dqs.volume_ratio, w->dqs.radius_ratio, w->dqs.max_distance,
+               w->target.volume_ratio, w->target.radius_ratio, w->psd.volume_ratio, w->psd.radius_ratio,
+               w->psd.max_distance, 100.0 * removed);
+    }
+}
