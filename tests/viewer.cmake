@@ -1,6 +1,7 @@
 # The viewer in the test suite: headless PNGs (tube comparison + crowd), and the
 # windowed viewer under xvfb-run with lavapipe taking a screenshot of its own
-# swapchain image after a few frames; every PNG is checked for content by
+# swapchain image after a few frames, and driven through its control panel's
+# settings by a script (viewer_lab, pictures checked by sinew-labcheck); every PNG is checked for content by
 # sinew-pngcheck, and the viewer fails on any validation message.
 if(SINEW_BUILD_SAMPLES)
   find_package(PkgConfig QUIET)
@@ -20,6 +21,12 @@ if(SINEW_BUILD_SAMPLES)
         COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DCHECK=$<TARGET_FILE:sinew_pngcheck>
                 -DXVFB=${SINEW_XVFB_RUN} -DOUT=${_viewer_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_window.cmake)
       set_tests_properties(viewer_window PROPERTIES LABELS gpu TIMEOUT 300
+        ENVIRONMENT "SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
+      add_test(NAME viewer_lab
+        COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DLABCHECK=$<TARGET_FILE:sinew_labcheck>
+                -DXVFB=${SINEW_XVFB_RUN} -DSCRIPT=${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_lab.txt
+                -DOUT=${_viewer_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_lab.cmake)
+      set_tests_properties(viewer_lab PROPERTIES LABELS gpu TIMEOUT 300
         ENVIRONMENT "SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
     endif()
   endif()

@@ -51,9 +51,11 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
     uint64_t pal = (uint64_t)max_characters * max_joints * 7u + 64;
     if (pal > (1u << 24)) pal = 1u << 24;
     sinew_skinner_desc sd = {0};
+    s->spare_meshes = DEMO_SCENE_SPARE_MESHES;
+    s->spare_vertices = 16 * s->tube_small.vertex_count + 4 * s->asset.vertex_count;
     sd.max_rest_vertices = s->tube_fine.vertex_count + s->tube_small.vertex_count + s->bar_fine.vertex_count +
-                           s->bar_small.vertex_count + s->asset.vertex_count + 64;
-    sd.max_meshes = 8;
+                           s->bar_small.vertex_count + s->asset.vertex_count + 64 + s->spare_vertices;
+    sd.max_meshes = 8 + DEMO_SCENE_SPARE_MESHES;
     sd.max_instances = max_characters > 8 ? max_characters : 8;
     sd.max_output_vertices = (uint32_t)out;
     sd.max_palette_vec4 = (uint32_t)pal;
@@ -84,6 +86,18 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
     if (r == SINEW_OK) r = demo_model_add_to_crowd(&s->bar_small, s->crowd, &s->id_bar_small);
     if (r == SINEW_OK && s->has_asset) r = demo_model_add_to_crowd(&s->asset, s->crowd, &s->id_asset);
     if (r != SINEW_OK) demo_scene_destroy(s);
+    return r;
+}
+
+sinew_result demo_scene_add_variant(demo_gpu_scene *s, demo_model *m, sinew_model_id *id)
+{
+    if (s->spare_meshes == 0 || m->vertex_count > s->spare_vertices) return SINEW_ERROR_CAPACITY;
+    sinew_result r = demo_model_upload(m, s->sk, s->rnd);
+    if (r == SINEW_OK) r = demo_model_add_to_crowd(m, s->crowd, id);
+    if (r == SINEW_OK) {
+        s->spare_meshes--;
+        s->spare_vertices -= m->vertex_count;
+    }
     return r;
 }
 

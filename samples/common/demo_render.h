@@ -25,6 +25,8 @@ typedef struct demo_gpu_scene {
     sinew_model_id id_bar_fine, id_bar_small;
     uint32_t max_characters;
     uint32_t max_output_vertices;   /* skinner capacity actually created */
+    uint32_t spare_meshes;          /* room left for variants (demo_scene_add_variant) */
+    uint32_t spare_vertices;
 } demo_gpu_scene;
 
 /* Waits for the skinner, destroys the crowd, renderer, skinner and models; zeroes s. */
@@ -36,6 +38,12 @@ void demo_scene_destroy(demo_gpu_scene *s);
 sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const sinew_renderer_desc *rd,
                                sinew_output_format fmt, const char *asset_path, demo_gpu_scene *s,
                                char *msg, size_t msg_size);
+
+/* Uploads a variant model (another alpha, automatic weights) into the room the scene
+ * reserved (DEMO_SCENE_SPARE_MESHES meshes; 16 small shapes + 4 assets of vertices) and
+ * registers it with the crowd. CAPACITY when the room is used up. */
+#define DEMO_SCENE_SPARE_MESHES 24
+sinew_result demo_scene_add_variant(demo_gpu_scene *s, demo_model *m, sinew_model_id *id);
 
 /* Pixel position of a world point (1 when in front of the camera). */
 int demo_project(const float vp[16], sinew_vec3 p, uint32_t w, uint32_t h, double *px, double *py);

@@ -21,13 +21,59 @@ sinew_result demo_tube(uint32_t rings, uint32_t sectors, demo_model *m)
 
 sinew_result demo_shape(uint32_t rings, uint32_t sectors, scene_shape shape, demo_model *m)
 {
+    return demo_shape_alpha(rings, sectors, shape, 2.0, m);
+}
+
+sinew_result demo_model_auto_weights(const demo_model *src, double alpha, demo_model *m)
+{
+    memset(m, 0, sizeof *m);
+    uint32_t jc = sinew_skeleton_joint_count(src->skel), used = 0, nv = src->vertex_count;
+    uint8_t *mask = calloc(jc ? jc : 1, 1);
+    m->vertices = malloc(sizeof(sinew_vertex) * (nv ? nv : 1));
+    m->indices = malloc(sizeof(uint32_t) * (src->index_count ? src->index_count : 1));
+    m->bulge = malloc(sizeof(float) * (nv ? nv : 1));
+    sinew_result r = mask && m->vertices && m->indices && m->bulge ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) {
+        memcpy(m->vertices, src->vertices, sizeof(sinew_vertex) * nv);
+        memcpy(m->indices, src->indices, sizeof(uint32_t) * src->index_count);
+        for (uint32_t i = 0; i < nv; i++)
+            for (int k = 0; k < 4; k++) {
+                uint32_t j = src->vertices[i].joints[k];
+                if (src->vertices[i].weights[k] && j < jc && !mask[j]) { mask[j] = 1; used++; }
+            }
+        sinew_auto_weights_desc d = {0};
+        d.alpha = alpha;
+        d.joint_mask = used >= 2 ? mask : NULL;
+        r = sinew_auto_weights_packed(src->skel, &d, nv, m->vertices);
+    }
+    if (r == SINEW_OK) r = sinew_bulge_rest_distances(src->skel, nv, m->vertices, m->bulge);
+    free(mask);
+    if (r != SINEW_OK) {
+        demo_model_free(m);
+        return r;
+    }
+    snprintf(m->name, sizeof m->name, "%.40s, auto weights %.2g", src->name, alpha);
+    m->skel = src->skel;
+    m->vertex_count = nv;
+    m->index_count = src->index_count;
+    m->clip = src->clip;
+    m->clip_duration = src->clip_duration;
+    m->size = src->size;
+    m->height = src->height;
+    m->lift = src->lift;
+    m->upright = src->upright;
+    return SINEW_OK;
+}
+
+sinew_result demo_shape_alpha(uint32_t rings, uint32_t sectors, scene_shape shape, double alpha, demo_model *m)
+{
     memset(m, 0, sizeof *m);
     scene_tube_desc td = {0};
     td.shape = shape;
     td.rings = rings;
     td.sectors = sectors;
     td.radius = 0.1;
-    td.alpha = 2;
+    td.alpha = alpha;
     uint32_t nv = 0, ni = 0;
     scene_tube_counts(&td, &nv, &ni);
     if (nv == 0) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -57,7 +103,8 @@ sinew_result demo_shape(uint32_t rings, uint32_t sectors, scene_shape shape, dem
         demo_model_free(m);
         return r;
     }
-    snprintf(m->name, sizeof m->name, "%s %ux%u", shape == SCENE_SHAPE_BAR ? "bar" : "tube", rings, sectors);
+    snprintf(m->name, sizeof m->name, "%s %ux%u, alpha %.2g", shape == SCENE_SHAPE_BAR ? "bar" : "tube", rings, sectors,
+             alpha);
     m->skel = m->skeleton;
     m->vertex_count = nv;
     m->index_count = ni;

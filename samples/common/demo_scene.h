@@ -55,6 +55,14 @@ sinew_result demo_tube(uint32_t rings, uint32_t sectors, demo_model *m);
 /* The tube or the box-section bar (sectors a multiple of 8) as a character. */
 sinew_result demo_shape(uint32_t rings, uint32_t sectors, scene_shape shape, demo_model *m);
 
+/* Same with the procedural weights' exponent alpha (> 0; demo_shape uses 2). */
+sinew_result demo_shape_alpha(uint32_t rings, uint32_t sectors, scene_shape shape, double alpha, demo_model *m);
+
+/* A copy of model src (sharing its skeleton and clip, which src keeps owning) with
+ * automatic weights of exponent alpha over the joints src's weights use (all joints
+ * when they use fewer than 2). */
+sinew_result demo_model_auto_weights(const demo_model *src, double alpha, demo_model *m);
+
 #ifdef DEMO_WITH_ASSET
 /* An assimp model with its first clip (if any). */
 sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_size);

@@ -15,6 +15,7 @@
 #include <GLFW/glfw3.h>
 
 #include "demo_render.h"
+#include "panel.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
@@ -133,6 +134,25 @@ typedef struct viewer {
     sinew_gpu *gpu;
     demo_gpu_scene s;
     demo_crowd dc;
+    /* the control panel and the lab state it edits */
+    viewer_panel *panel;
+    panel_state ps;
+    sinew_transform manual[3];       /* tube/bar pose from the bend/twist sliders */
+    struct variant { int scene; float alpha; demo_model m; sinew_model_id id; } var[DEMO_SCENE_SPARE_MESHES];
+    int nvar;
+    sinew_model_id cur_id;
+    const demo_model *cur;           /* the model the crowd shows */
+    /* CPU mirror of character 0 (quality figures, weight overlay) */
+    double *cpu_pos, *cpu_nrm;
+    uint32_t cpu_cap;
+    float *ov_xy;
+    uint32_t *ov_rgba, *ov_idx;
+    /* script (--script): lines applied one by one, 'shot NAME' takes a screenshot */
+    char **script;
+    int script_n, script_i;
+    const char *shot_dir;
+    float cur_alpha;
+    int cur_aw;
     int use_asset, method, bulge, paused, dirty, resized;
     uint32_t count;
     double t;
@@ -143,9 +163,44 @@ typedef struct viewer {
     char status[160];
 } viewer;
 
+/* The model the settings ask for: the scene's own, or a variant (another alpha for
+ * the tube/bar, automatic weights for the imported model), built on first use. */
+static const demo_model *select_model(viewer *v, sinew_model_id *id)
+{
+    int scene = v->use_asset == DEMO_MODEL_ASSET && !v->s.has_asset ? DEMO_MODEL_TUBE : v->use_asset;
+    float a = roundf(v->ps.alpha * 4.0f) / 4.0f;
+    if (a < 0.25f) a = 0.25f;
+    v->cur_alpha = a;
+    v->cur_aw = v->ps.auto_weights;
+    if (scene == DEMO_MODEL_ASSET ? !v->ps.auto_weights : a == 2.0f) return demo_scene_model(&v->s, scene, id);
+    for (int i = 0; i < v->nvar; i++)
+        if (v->var[i].scene == scene && v->var[i].alpha == a) {
+            *id = v->var[i].id;
+            return &v->var[i].m;
+        }
+    if (v->nvar < DEMO_SCENE_SPARE_MESHES) {
+        struct variant *nv = &v->var[v->nvar];
+        sinew_result r = scene == DEMO_MODEL_ASSET ? demo_model_auto_weights(&v->s.asset, a, &nv->m)
+                         : demo_shape_alpha(24, 16, scene == DEMO_MODEL_BAR ? SCENE_SHAPE_BAR : SCENE_SHAPE_TUBE, a, &nv->m);
+        if (r == SINEW_OK) r = demo_scene_add_variant(&v->s, &nv->m, &nv->id);
+        if (r == SINEW_OK) {
+            nv->scene = scene;
+            nv->alpha = a;
+            v->nvar++;
+            *id = nv->id;
+            return &nv->m;
+        }
+        demo_model_free(&nv->m);
+        snprintf(v->ps.info, sizeof v->ps.info, "alpha %.2f: %s", a, sinew_result_string(r));
+    } else {
+        snprintf(v->ps.info, sizeof v->ps.info, "variant room used up: alpha %.2f not built", a);
+    }
+    return demo_scene_model(&v->s, scene, id);
+}
+
 static void fit_camera(viewer *v)
 {
-    const demo_model *m = demo_scene_model(&v->s, v->use_asset, NULL);
+    const demo_model *m = v->cur ? v->cur : demo_scene_model(&v->s, v->use_asset, NULL);
     v->yaw = 0.35f;
     v->pitch = 0.42f;
     v->dist = (float)(2.4 * v->dc.extent + 3.0 * m->height);
@@ -156,7 +211,7 @@ static void fit_camera(viewer *v)
 
 static uint32_t max_count(const viewer *v)
 {
-    const demo_model *m = demo_scene_model(&v->s, v->use_asset, NULL);
+    const demo_model *m = v->cur ? v->cur : demo_scene_model(&v->s, v->use_asset, NULL);
     uint32_t cap = (v->s.max_output_vertices - v->s.tube_fine.vertex_count * 8u) / m->vertex_count;
     return cap < v->s.max_characters ? cap : v->s.max_characters;
 }
@@ -164,10 +219,12 @@ static uint32_t max_count(const viewer *v)
 static void rebuild_crowd(viewer *v)
 {
     demo_crowd_free(&v->dc);
+    sinew_model_id id;
+    const demo_model *m = select_model(v, &id);
+    v->cur = m;
+    v->cur_id = id;
     if (v->count > max_count(v)) v->count = max_count(v);
     if (v->count < 1) v->count = 1;
-    sinew_model_id id;
-    const demo_model *m = demo_scene_model(&v->s, v->use_asset, &id);
     if (demo_crowd_setup(&v->dc, m, id, v->count, v->method, v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0) != SINEW_OK) {
         fprintf(stderr, "out of memory\n");
         exit(1);
@@ -182,6 +239,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     (void)mods;
     viewer *v = (viewer *)glfwGetWindowUserPointer(w);
     if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
+    if (panel_wants_keyboard(v->panel)) return;
     switch (key) {
     case GLFW_KEY_ESCAPE: case GLFW_KEY_Q: glfwSetWindowShouldClose(w, 1); break;
     case GLFW_KEY_1: v->method = SINEW_METHOD_LBS; break;
@@ -212,6 +270,7 @@ static void on_button(GLFWwindow *w, int button, int action, int mods)
 {
     (void)mods;
     viewer *v = (viewer *)glfwGetWindowUserPointer(w);
+    if (action == GLFW_PRESS && panel_wants_mouse(v->panel)) return;
     if (button == GLFW_MOUSE_BUTTON_LEFT) {
         v->dragging = action == GLFW_PRESS;
         glfwGetCursorPos(w, &v->mx, &v->my);
@@ -235,6 +294,7 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
 {
     (void)dx;
     viewer *v = (viewer *)glfwGetWindowUserPointer(w);
+    if (panel_wants_mouse(v->panel)) return;
     v->dist *= (float)pow(0.9, dy);
     if (v->dist < 0.2f) v->dist = 0.2f;
 }
@@ -322,6 +382,10 @@ static void recreate_swapchain(viewer *v)
     vkDeviceWaitIdle(v->dev);
     destroy_swapchain(v);
     create_swapchain(v);
+    if (v->panel && panel_set_targets(v->panel, v->views, v->nimg, v->ext) != 0) {
+        fprintf(stderr, "panel: framebuffers failed\n");
+        exit(1);
+    }
     v->resized = 0;
 }
 
@@ -502,10 +566,237 @@ static const char *method_label(int m, int bulge)
     return buf;
 }
 
-static int run_window(const char *model, uint32_t count, const char *screenshot, int frames)
+/* ---- the lab: panel state, character 0 on the CPU, scripts ---- */
+
+/* Viewer -> panel (so keys show in the panel). */
+static void sync_to_panel(viewer *v)
+{
+    panel_state *p = &v->ps;
+    p->scene = v->use_asset;
+    p->method = v->method;
+    p->bulge = v->bulge;
+    p->count = (int)v->count;
+    p->paused = v->paused;
+    p->time = v->t;
+    p->has_model = v->s.has_asset;
+    p->max_count = (int)max_count(v);
+    p->joint_count = (int)sinew_skeleton_joint_count(v->cur->skel);
+    p->duration = v->cur->clip ? v->cur->clip_duration : 0.0;
+    if (p->weight_joint >= p->joint_count) p->weight_joint = p->joint_count - 1;
+}
+
+/* Panel -> viewer; marks the crowd for a rebuild when the model or the size changed. */
+static void sync_from_panel(viewer *v)
+{
+    panel_state *p = &v->ps;
+    float a = roundf(p->alpha * 4.0f) / 4.0f;
+    if (a < 0.25f) a = 0.25f;
+    if (p->scene != v->use_asset || p->count != (int)v->count || a != v->cur_alpha || p->auto_weights != v->cur_aw) v->dirty = 1;
+    v->use_asset = p->scene;
+    v->count = p->count < 1 ? 1 : (uint32_t)p->count;
+    v->method = p->method;
+    v->bulge = p->bulge;
+    v->paused = p->paused;
+    v->t = p->time;
+    demo_crowd_set_method(&v->dc, v->method, v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0);
+}
+
+/* Tube/bar characters take the sliders' pose when asked. */
+static void apply_manual_pose(viewer *v)
+{
+    int manual = !v->cur->clip && v->ps.manual_pose;
+    if (manual) scene_tube_pose(v->ps.bend_deg * M_PI / 180.0, v->ps.twist_deg * M_PI / 180.0, NULL, v->manual);
+    for (uint32_t i = 0; i < v->dc.count; i++) v->dc.chars[i].pose = manual ? v->manual : NULL;
+}
+
+static uint32_t joint_color(uint32_t j)
+{
+    uint32_t h = (j + 1) * 2654435761u;
+    uint32_t r = 60 + (h >> 8) % 196, g = 60 + (h >> 16) % 196, b = 60 + (h >> 24) % 196;
+    return r | g << 8 | b << 16;
+}
+
+static const float *g_depth;
+static int cmp_depth(const void *a, const void *b)
+{
+    float x = g_depth[*(const uint32_t *)a], y = g_depth[*(const uint32_t *)b];
+    return x < y ? 1 : x > y ? -1 : 0;   /* far first */
+}
+
+/* Character 0 skinned by the float64 reference: the quality figures of the tube/bar
+ * and the weight overlay (painter-sorted triangles coloured by weight, shaded). */
+static void lab_cpu(viewer *v, const float vp[16], uint32_t w, uint32_t h)
+{
+    const demo_model *m = v->cur;
+    uint32_t nv = m->vertex_count, jc = sinew_skeleton_joint_count(m->skel), ntri = m->index_count / 3;
+    v->ps.quality_valid = 0;
+    if (v->dc.count == 0) return;
+    if (nv > v->cpu_cap) {
+        free(v->cpu_pos); free(v->cpu_nrm); free(v->ov_xy); free(v->ov_rgba);
+        v->cpu_pos = malloc(sizeof(double) * 3 * nv);
+        v->cpu_nrm = malloc(sizeof(double) * 3 * nv);
+        v->ov_xy = malloc(sizeof(float) * 3 * nv);
+        v->ov_rgba = malloc(sizeof(uint32_t) * nv);
+        v->cpu_cap = v->cpu_pos && v->cpu_nrm && v->ov_xy && v->ov_rgba ? nv : 0;
+        if (!v->cpu_cap) return;
+    }
+    sinew_method meth = v->method < 0 ? SINEW_METHOD_LBS : (sinew_method)v->method;
+    uint32_t flags = v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0;
+    sinew_transform *local = malloc(sizeof *local * jc);
+    sinew_mat4 *scratch = malloc(sizeof *scratch * sinew_palette_scratch_count(jc));
+    sinew_palette_joint *pal = malloc(sizeof *pal * jc);
+    sinew_result r = local && scratch && pal ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    const sinew_crowd_character *c0 = &v->dc.chars[0];
+    int flag = 1;
+    if (r == SINEW_OK) {
+        if (c0->pose) memcpy(local, c0->pose, sizeof *local * jc);
+        else if (m->clip) r = sinew_clip_sample(m->clip, m->skel, c0->time, c0->wrap, local);
+        else r = demo_tube_motion(meth >= SINEW_METHOD_DQS_SCALE ? &flag : NULL, m->skel, 0, c0->time, local);
+    }
+    if (r == SINEW_OK) r = sinew_palette_build(m->skel, meth, local, NULL, scratch, pal);
+    if (r == SINEW_OK) r = sinew_reference_skin(nv, m->vertices, flags ? m->bulge : NULL, pal, jc, meth, flags, v->cpu_pos, v->cpu_nrm);
+    if (r == SINEW_OK && !m->clip && jc == 3) {
+        scene_tube_desc d = { 24, 16, 0.1, v->cur_alpha, v->use_asset == DEMO_MODEL_BAR ? SCENE_SHAPE_BAR : SCENE_SHAPE_TUBE };
+        scene_tube_quality_result q;
+        if (scene_tube_quality(&d, m->vertices, m->bulge, pal, v->cpu_pos, &q) == SINEW_OK) {
+            v->ps.quality_valid = 1;
+            v->ps.q_radius = q.middle_radius_ratio;
+            v->ps.q_volume = q.volume_ratio;
+            v->ps.q_dist = q.max_bone_distance_increase;
+        }
+    }
+    free(local); free(scratch); free(pal);
+    if (r != SINEW_OK || v->ps.weights == PANEL_WEIGHTS_OFF || !m->index_count) {
+        panel_overlay(v->panel, NULL, NULL, 0, NULL, 0);
+        return;
+    }
+    /* project, colour, shade */
+    float *depth = v->ov_xy + 2 * (size_t)nv;   /* third float per vertex: depth */
+    sinew_vec3 light = sinew_v3(-0.4, -1.0, -0.3);
+    double ll = sqrt(sinew_v3_dot(light, light));
+    for (uint32_t i = 0; i < nv; i++) {
+        sinew_vec3 p = sinew_mat4_transform_point(c0->root, sinew_v3(v->cpu_pos[3 * i], v->cpu_pos[3 * i + 1], v->cpu_pos[3 * i + 2]));
+        sinew_vec3 n = sinew_mat4_transform_vector(c0->root, sinew_v3(v->cpu_nrm[3 * i], v->cpu_nrm[3 * i + 1], v->cpu_nrm[3 * i + 2]));
+        double px = -1e6, py = -1e6, cw = vp[3] * p.x + vp[7] * p.y + vp[11] * p.z + vp[15];
+        demo_project(vp, p, w, h, &px, &py);
+        v->ov_xy[2 * i] = (float)px;
+        v->ov_xy[2 * i + 1] = (float)py;
+        depth[i] = (float)cw;
+        double shade = 0.35 + 0.65 * fabs(sinew_v3_dot(n, light)) / ll;
+        const sinew_vertex *vx = &m->vertices[i];
+        double cr, cg, cb;
+        if (v->ps.weights == PANEL_WEIGHTS_MAJOR) {
+            uint32_t c = joint_color(vx->joints[0]);
+            cr = (c & 255) / 255.0; cg = (c >> 8 & 255) / 255.0; cb = (c >> 16 & 255) / 255.0;
+        } else {
+            double wj = 0;
+            for (int k = 0; k < 4; k++) if (vx->joints[k] == (uint32_t)v->ps.weight_joint) wj += vx->weights[k] / 65535.0;
+            cr = wj; cg = 0.15 + 0.5 * (1 - fabs(2 * wj - 1)) * 0.6; cb = 1 - wj;   /* blue 0 -> red 1 */
+        }
+        uint32_t R = (uint32_t)(255 * fmin(1, cr * shade)), G = (uint32_t)(255 * fmin(1, cg * shade)),
+                 B = (uint32_t)(255 * fmin(1, cb * shade));
+        v->ov_rgba[i] = R | G << 8 | B << 16 | 0xFFu << 24;
+    }
+    /* triangles far to near; the overlay keeps the order given */
+    uint32_t *order = malloc(sizeof(uint32_t) * (ntri ? ntri : 1)), *idx = malloc(sizeof(uint32_t) * 3 * (ntri ? ntri : 1));
+    float *td = malloc(sizeof(float) * (ntri ? ntri : 1));
+    if (order && idx && td) {
+        for (uint32_t t = 0; t < ntri; t++) {
+            const uint32_t *tri = m->indices + 3 * t;
+            order[t] = t;
+            td[t] = depth[tri[0]] + depth[tri[1]] + depth[tri[2]];
+        }
+        g_depth = td;
+        qsort(order, ntri, sizeof(uint32_t), cmp_depth);
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < ntri; k++) {
+            const uint32_t *tri = m->indices + 3 * order[k];
+            if (depth[tri[0]] <= 1e-6f || depth[tri[1]] <= 1e-6f || depth[tri[2]] <= 1e-6f) continue;
+            idx[n++] = tri[0]; idx[n++] = tri[1]; idx[n++] = tri[2];
+        }
+        panel_overlay(v->panel, v->ov_xy, v->ov_rgba, nv, idx, n);
+    }
+    free(order); free(idx); free(td);
+}
+
+/* One script line: 'shot NAME', 'frames N' (wait), or settings 'key=value ...'.
+ * Keys: scene tube|bar|model, method lbs|dqs|dqs-scale|dqs-scale-local|dqs-scale-mixed|mixed,
+ * bulge, count, paused, time, manual, bend, twist, alpha, auto, weights off|joint|major, joint.
+ * Returns 1 for 'shot' (name in *shot), 0 otherwise, -1 on a bad line. */
+static int script_line(viewer *v, const char *line, char *shot, size_t shot_size, int *wait)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", line);
+    char *save = NULL, *tok = strtok_r(buf, " \t\r\n", &save);
+    if (!tok || tok[0] == '#') return 0;
+    if (!strcmp(tok, "shot")) {
+        char *name = strtok_r(NULL, " \t\r\n", &save);
+        if (!name) return -1;
+        snprintf(shot, shot_size, "%s", name);
+        return 1;
+    }
+    if (!strcmp(tok, "frames")) {
+        char *n = strtok_r(NULL, " \t\r\n", &save);
+        *wait = n ? atoi(n) : 1;
+        return 0;
+    }
+    panel_state *p = &v->ps;
+    for (; tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq) return -1;
+        *eq = 0;
+        const char *k = tok, *val = eq + 1;
+        double x = atof(val);
+        if (!strcmp(k, "scene")) p->scene = !strcmp(val, "bar") ? PANEL_SCENE_BAR : !strcmp(val, "model") ? PANEL_SCENE_MODEL : PANEL_SCENE_TUBE;
+        else if (!strcmp(k, "method")) {
+            sinew_method m;
+            if (!strcmp(val, "mixed")) p->method = -1;
+            else if (sinew_method_parse(val, &m) == SINEW_OK) p->method = (int)m;
+            else return -1;
+        } else if (!strcmp(k, "bulge")) p->bulge = x != 0;
+        else if (!strcmp(k, "count")) p->count = (int)x;
+        else if (!strcmp(k, "paused")) p->paused = x != 0;
+        else if (!strcmp(k, "time")) p->time = x;
+        else if (!strcmp(k, "manual")) p->manual_pose = x != 0;
+        else if (!strcmp(k, "bend")) p->bend_deg = (float)x;
+        else if (!strcmp(k, "twist")) p->twist_deg = (float)x;
+        else if (!strcmp(k, "alpha")) p->alpha = (float)x;
+        else if (!strcmp(k, "auto")) p->auto_weights = x != 0;
+        else if (!strcmp(k, "weights")) p->weights = !strcmp(val, "joint") ? PANEL_WEIGHTS_JOINT : !strcmp(val, "major") ? PANEL_WEIGHTS_MAJOR : PANEL_WEIGHTS_OFF;
+        else if (!strcmp(k, "joint")) p->weight_joint = (int)x;
+        else return -1;
+    }
+    return 0;
+}
+
+static int load_script(viewer *v, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return 0;
+    }
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char **n = realloc(v->script, sizeof(char *) * (v->script_n + 1));
+        if (!n) break;
+        v->script = n;
+        v->script[v->script_n++] = strdup(line);
+    }
+    fclose(f);
+    return 1;
+}
+
+static int run_window(const char *model, uint32_t count, const char *screenshot, int frames, const char *script,
+                      const char *shot_dir)
 {
     viewer v;
     memset(&v, 0, sizeof v);
+    v.shot_dir = shot_dir ? shot_dir : ".";
+    v.ps.alpha = 2.0f;
+    v.ps.bend_deg = 90.0f;
+    v.ps.weight_joint = 1;
+    if (script && !load_script(&v, script)) return 1;
     if (!glfwInit()) {
         fprintf(stderr, "GLFW init failed (no display?)\n");
         return 1;
@@ -553,18 +844,50 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
     v.method = -1;
     rebuild_crowd(&v);
     create_swapchain(&v);
+    panel_vulkan pv = { vkGetInstanceProcAddr, v.inst, v.phys, v.dev, v.qf, v.queue, v.fmt, v.nimg };
+    if (panel_create(v.win, &pv, &v.panel) != 0 || panel_set_targets(v.panel, v.views, v.nimg, v.ext) != 0) {
+        fprintf(stderr, "the control panel (Dear ImGui) failed to start\n");
+        return 1;
+    }
+    sync_to_panel(&v);
     printf("sinew-viewer on %s; keys: 1 LBS, 2 DQS, 3 DQS+scale, 4 DQS scale local, 5 mixed, B bulge, +/- size, "
            "M model, Space pause, R camera, Esc quit\n", sinew_gpu_info(v.gpu)->name);
 
     VkBuffer shot_buf = VK_NULL_HANDLE;
     VkDeviceMemory shot_mem = VK_NULL_HANDLE;
     void *shot_map = NULL;
-    int shot_frame = -1, shot_done = 0, shot_image = -1;
+    int shot_frame = -1, shot_done = 0, shot_image = -1, shot_wait = -1, shots = 0;
+    char shot_path[1024] = "";
+    if (screenshot && !script) snprintf(shot_path, sizeof shot_path, "%s", screenshot);
     double last_time = now_s(), title_time = last_time, fps_acc = 0, cpu_acc = 0, gpu_acc = 0;
     int fps_n = 0, prev_method = v.method;
     int rc = 0;
     for (int frame = 0; !glfwWindowShouldClose(v.win); frame++) {
         glfwPollEvents();
+        /* the script: apply lines until a 'shot' (taken 3 frames later) or a wait */
+        while (v.script && shot_wait == -1 && shot_frame < 0 && v.script_i < v.script_n) {
+            int wait = 0;
+            char name[256];
+            int k = script_line(&v, v.script[v.script_i], name, sizeof name, &wait);
+            if (k < 0) {
+                fprintf(stderr, "script line %d: cannot parse '%s'\n", v.script_i + 1, v.script[v.script_i]);
+                rc = 1;
+                glfwSetWindowShouldClose(v.win, 1);
+                break;
+            }
+            v.script_i++;
+            sync_from_panel(&v);
+            if (k == 1) {
+                snprintf(shot_path, sizeof shot_path, "%s/%s.png", v.shot_dir, name);
+                shot_wait = 3;
+                break;
+            }
+            if (wait > 0) {
+                shot_wait = -1 - wait;   /* a pure wait: counts down to -1 */
+                break;
+            }
+        }
+        if (v.script && v.script_i >= v.script_n && shot_wait == -1 && shot_frame < 0) glfwSetWindowShouldClose(v.win, 1);
         if (v.dirty) {
             vkDeviceWaitIdle(v.dev);
             rebuild_crowd(&v);
@@ -585,16 +908,29 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
                     px[i + 2] = b;
                 }
             for (size_t i = 3; i < bytes; i += 4) px[i] = 255;
-            if (!stbi_write_png(screenshot, (int)v.ext.width, (int)v.ext.height, 4, px, (int)v.ext.width * 4)) {
-                fprintf(stderr, "cannot write %s\n", screenshot);
+            if (!stbi_write_png(shot_path, (int)v.ext.width, (int)v.ext.height, 4, px, (int)v.ext.width * 4)) {
+                fprintf(stderr, "cannot write %s\n", shot_path);
                 rc = 1;
             } else {
-                printf("wrote %s (%ux%u, swapchain image %d)\n", screenshot, v.ext.width, v.ext.height, shot_image);
+                printf("wrote %s (%ux%u, swapchain image %d)\n", shot_path, v.ext.width, v.ext.height, shot_image);
+                if (v.ps.quality_valid)
+                    printf("  quality of character 0: middle radius %.4f volume %.4f max dist-to-bone increase %.4f\n",
+                           v.ps.q_radius, v.ps.q_volume, v.ps.q_dist);
+                shots++;
             }
-            shot_done = 1;
-            glfwSetWindowShouldClose(v.win, 1);
+            vkDestroyBuffer(v.dev, shot_buf, NULL);
+            vkFreeMemory(v.dev, shot_mem, NULL);
+            shot_buf = VK_NULL_HANDLE;
+            shot_mem = VK_NULL_HANDLE;
+            shot_frame = -1;
+            shot_wait = -1;
+            if (!v.script) {
+                shot_done = 1;
+                glfwSetWindowShouldClose(v.win, 1);
+            }
             continue;
         }
+        if (shot_wait < -1) shot_wait++;
         double t = now_s(), dt = t - last_time;
         last_time = t;
         if (!v.paused) v.t += dt;
@@ -610,6 +946,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
             break;
         }
         demo_crowd_animate(&v.dc, v.t);
+        apply_manual_pose(&v);
         sinew_crowd_stats st;
         uint32_t bad = 0;
         r = sinew_crowd_prepare(v.s.crowd, v.dc.chars, v.dc.count, &st, &bad);
@@ -629,12 +966,16 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         memset(&view, 0, sizeof view);
         float eye[3] = { v.target[0] + v.dist * cosf(v.pitch) * sinf(v.yaw), v.target[1] + v.dist * sinf(v.pitch),
                          v.target[2] + v.dist * cosf(v.pitch) * cosf(v.yaw) };
-        const demo_model *m = demo_scene_model(&v.s, v.use_asset, NULL);
+        const demo_model *m = v.cur;
         sinew_render_camera(view.view_proj, eye, v.target, 0.8f, (float)v.ext.width / (float)v.ext.height,
                             (float)(0.01 * m->height), (float)(40 * (v.dc.extent + m->height)) + v.dist);
         memcpy(view.eye, eye, sizeof eye);
         view.ground = 1;
         view.ground_extent = (float)(3 * v.dc.extent + 4 * m->height);
+        /* the panel: character 0 on the CPU (figures, overlay), then the widgets */
+        lab_cpu(&v, view.view_proj, v.ext.width, v.ext.height);
+        sync_to_panel(&v);
+        if (panel_frame(v.panel, &v.ps)) sync_from_panel(&v);
 
         VkCommandBuffer cmd = v.cmd[f];
         VKCHECK(vkResetCommandBuffer(cmd, 0));
@@ -644,12 +985,15 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         if (skin) r = sinew_skinner_record(v.s.sk, cmd);
         if (r == SINEW_OK || !skin)
             r = sinew_renderer_record(v.s.rnd, cmd, v.targets[img], &view, skin ? inst : NULL, skin ? ninst : 0, NULL);
+        if (r == SINEW_OK) panel_record(v.panel, cmd, img);
         if (r != SINEW_OK) {
             fprintf(stderr, "record: %s\n", sinew_result_string(r));
             rc = 1;
             break;
         }
-        int take = screenshot && frames >= 0 && frame >= frames && shot_frame < 0 && skin;
+        int take = shot_frame < 0 && skin &&
+                   (v.script ? shot_wait == 0 : (screenshot && frames >= 0 && frame >= frames && !shot_done));
+        if (shot_wait > 0) shot_wait--;
         if (take) {
             make_readback(&v, (VkDeviceSize)v.ext.width * v.ext.height * 4, &shot_buf, &shot_mem, &shot_map);
             image_barrier(cmd, v.imgs[img], VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
@@ -720,10 +1064,19 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         fprintf(stderr, "%u validation messages\n", msgs);
         rc = 1;
     }
-    if (screenshot && !shot_done) {
+    if (screenshot && !script && !shot_done) {
         fprintf(stderr, "no screenshot taken\n");
         rc = 1;
     }
+    if (script) {
+        printf("script: %d of %d lines, %d screenshots\n", v.script_i, v.script_n, shots);
+        if (v.script_i < v.script_n) rc = 1;
+    }
+    panel_destroy(v.panel);
+    for (int i = 0; i < v.nvar; i++) demo_model_free(&v.var[i].m);
+    for (int i = 0; i < v.script_n; i++) free(v.script[i]);
+    free(v.script);
+    free(v.cpu_pos); free(v.cpu_nrm); free(v.ov_xy); free(v.ov_rgba);
     if (shot_buf) {
         vkDestroyBuffer(v.dev, shot_buf, NULL);
         vkFreeMemory(v.dev, shot_mem, NULL);
@@ -747,7 +1100,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
 
 int main(int argc, char **argv)
 {
-    const char *model = NULL, *headless = NULL, *shot = NULL;
+    const char *model = NULL, *headless = NULL, *shot = NULL, *script = NULL, *shot_dir = NULL;
 #ifdef DEMO_WITH_ASSET
     model = "/usr/share/assimp/models/X/Testwuson.X";
 #endif
@@ -760,8 +1113,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--headless") && next) headless = argv[++i];
         else if (!strcmp(a, "--screenshot") && next) shot = argv[++i];
         else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
+        else if (!strcmp(a, "--script") && next) script = argv[++i];
+        else if (!strcmp(a, "--shot-dir") && next) shot_dir = argv[++i];
         else {
             fprintf(stderr, "usage: sinew-viewer [--model FILE|none] [--count N] [--screenshot FILE --frames N]\n"
+                            "       sinew-viewer [--model FILE|none] --script FILE [--shot-dir DIR]\n"
                             "       sinew-viewer --headless DIR [--model FILE|none] [--count N]\n");
             return strcmp(a, "--help") ? 2 : 0;
         }
@@ -769,5 +1125,5 @@ int main(int argc, char **argv)
     if (count == 0 || count > 16384) count = 64;
     if (shot && frames < 0) frames = 5;
     if (headless) return run_headless(headless, model, count);
-    return run_window(model, count, shot, frames);
+    return run_window(model, count, shot, frames, script, shot_dir);
 }
