@@ -31,5 +31,10 @@ endif()
 if(SINEW_BUILD_SAMPLES AND TARGET sinew_asset AND TARGET sinew_cli)
   sinew_aw_test(autoweights_models 0 "huesitos.fbx +256 +8/12 +2.00 .*Testwuson.X +11196 +37/40 +8.00 "
                 $<TARGET_FILE:sinew_autoweights> --frames 12 ${_aw_m}/FBX/huesitos.fbx ${_aw_m}/X/Testwuson.X)
+  # the methods on a real model over its clip: bulge correction leaves no vertex farther
+  # from its major bone than at rest (0.00 %), LBS and DQS do
+  sinew_aw_test(autoweights_quality 0
+                "Testwuson.X +11196 lbs +[1-9][0-9.]*% .*Testwuson.X +11196 dqs +[1-9][0-9.]*% .*Testwuson.X +11196 dqs \\+bulge +0.00% +0.00% "
+                $<TARGET_FILE:sinew_autoweights> --quality --frames 20 ${_aw_m}/X/Testwuson.X)
   sinew_aw_test(autoweights_bad_alpha 2 "bad --alpha" $<TARGET_FILE:sinew_autoweights> --alpha 2,-1 x.fbx)
 endif()

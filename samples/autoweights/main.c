@@ -6,6 +6,13 @@
  * relative to the model's size (bounding-box diagonal of the rest mesh).
  *
  *   sinew-autoweights [--alpha A,B,...] [--frames N] [--method M] MODEL...
+ *   sinew-autoweights --quality [--frames N] MODEL...
+ *
+ * --quality instead measures the methods on the file's own weights over the clip
+ * (LBS, DQS, DQS + bulge correction): the largest increase of a vertex's distance to
+ * its major bone (relative to size; the bulge), and the temporal smoothness (the
+ * largest per-vertex jump between consecutive frames over that vertex's median,
+ * scene_jump_ratio). DQS falls back to DQS with scale on clips that scale joints.
  *
  * Exit status 0, or 1 when a model fails to load or when the bind pose does not
  * reproduce the same mesh with both weight sets (a self-check). */
@@ -15,6 +22,7 @@
 #include <sinew/reference.h>
 #include <sinew/anim.h>
 #include <sinew/asset.h>
+#include "sinew_scene.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -154,12 +162,92 @@ static int run_model(const char *path, const double *alphas, int na, uint32_t fr
     return rc;
 }
 
+/* --quality: LBS, DQS, DQS + bulge over the clip with the file's weights. */
+static int run_quality(const char *path, uint32_t frames)
+{
+    char msg[256] = "";
+    sinew_asset_desc ad;
+    memset(&ad, 0, sizeof ad);
+    ad.path = path;
+    ad.message = msg;
+    ad.message_size = sizeof msg;
+    ad.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
+    sinew_asset *a = NULL;
+    sinew_result r = sinew_asset_load(&ad, &a);
+    if (r != SINEW_OK) {
+        fprintf(stderr, "%s: %s (%s)\n", path, sinew_result_string(r), msg);
+        return 1;
+    }
+    const sinew_skeleton *sk = sinew_asset_skeleton(a);
+    const sinew_vertex *v = sinew_asset_vertices(a);
+    uint32_t nv = sinew_asset_vertex_count(a), jc = sinew_skeleton_joint_count(sk);
+    double size = sinew_asset_size(a);
+    const sinew_clip *clip = sinew_asset_clip_count(a) ? sinew_asset_clip(a, 0) : NULL;
+    double dur = clip ? sinew_clip_duration(clip) : 0.0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (!clip) {
+        printf("%s: no clip, skipped\n", base);
+        sinew_asset_destroy(a);
+        return 0;
+    }
+    float *bulge = xcalloc(nv, sizeof(float));
+    sinew_transform *local = xcalloc(jc, sizeof *local);
+    sinew_mat4 *scratch = xcalloc(sinew_palette_scratch_count(jc), sizeof *scratch);
+    sinew_palette_joint *pal = xcalloc(jc, sizeof *pal);
+    double *fr = xcalloc((size_t)nv * 3 * frames, sizeof(double));
+    double *inc = xcalloc((size_t)nv * frames, sizeof(double));
+    int rc = 0;
+    r = sinew_bulge_rest_distances(sk, nv, v, bulge);
+    static const struct { const char *name; sinew_method m; uint32_t flags; } meth[3] = {
+        { "lbs", SINEW_METHOD_LBS, 0 }, { "dqs", SINEW_METHOD_DQS, 0 },
+        { "dqs +bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION } };
+    for (int k = 0; k < 3 && r == SINEW_OK; k++) {
+        sinew_method m = meth[k].m;
+        double worst = 0.0, mj = 0.0;
+        size_t n = 0;
+        for (uint32_t f = 0; f < frames && r == SINEW_OK; f++) {
+            double *p = fr + 3 * (size_t)nv * f;
+            r = sinew_clip_sample(clip, sk, dur * f / frames, SINEW_WRAP_LOOP, local);
+            if (r == SINEW_OK) r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
+            if (r == SINEW_ERROR_NOT_RIGID && m == SINEW_METHOD_DQS) {   /* the clip scales: DQS with scale */
+                m = SINEW_METHOD_DQS_SCALE;
+                r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
+            }
+            if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, jc, m, meth[k].flags, p, NULL);
+            for (uint32_t i = 0; r == SINEW_OK && i < nv; i++) {
+                sinew_vec3 q = { p[3 * i], p[3 * i + 1], p[3 * i + 2] };
+                uint32_t j = v[i].joints[0];
+                double d = sinew_distance_to_segment(q, pal[j].seg_head, pal[j].seg_tail, NULL) - bulge[i];
+                inc[n++] = d;
+                if (d > worst) worst = d;
+            }
+        }
+        if (r != SINEW_OK) break;
+        qsort(inc, n, sizeof(double), cmp_d);
+        double p99 = n ? inc[(size_t)(0.99 * (double)(n - 1))] : 0.0;
+        double ratio = scene_jump_ratio(fr, frames, nv, 1e-7 * size, &mj);
+        printf("%-28s %6u %-16s %10.2f%% %10.2f%% %10.2f %10.2f%%\n", base, nv,
+               m == SINEW_METHOD_DQS_SCALE ? (meth[k].flags ? "dqs-scale +bulge" : "dqs-scale") : meth[k].name,
+               100 * worst / size, 100 * (p99 > 0 ? p99 : 0) / size, ratio, 100 * mj / size);
+    }
+    if (r != SINEW_OK) {
+        fprintf(stderr, "%s: %s\n", base, sinew_result_string(r));
+        rc = 1;
+    }
+    free(bulge); free(local); free(scratch); free(pal); free(fr); free(inc);
+    sinew_asset_destroy(a);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-autoweights [--alpha A,B,...] [--frames N] [--method M] MODEL...\n"
                "  --alpha    kernel exponents to compare (default 1,2,4,8)\n"
                "  --frames   clip times sampled evenly over clip 0 (default 60)\n"
                "  --method   lbs | dqs | dqs-scale | ... (default lbs), the same for both weight sets\n"
+               "  --quality  instead: LBS, DQS, DQS + bulge with the file's weights over the clip (bulge:\n"
+               "             largest increase of distance to the major bone; temporal smoothness)\n"
                "Prints per model and alpha: vertices, joints weighted by the file / all joints, the largest\n"
                "distance, its 99th percentile and the RMS distance between the two skinned meshes over\n"
                "the frames (%% of the model's size),\n"
@@ -171,6 +259,7 @@ int main(int argc, char **argv)
     double alphas[MAX_ALPHAS] = { 1, 2, 4, 8 };
     int na = 4, rc = 0, models = 0;
     long frames = 60;
+    int quality = 0;
     sinew_method method = SINEW_METHOD_LBS;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -193,6 +282,8 @@ int main(int argc, char **argv)
                 }
             }
             if (na == 0) return 2;
+        } else if (!strcmp(argv[i], "--quality")) {
+            quality = 1;
         } else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
             frames = strtol(argv[++i], NULL, 10);
             if (frames < 1 || frames > 100000) {
@@ -208,6 +299,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "sinew-autoweights: unknown option '%s'\n", argv[i]);
             usage(stderr);
             return 2;
+        } else if (quality) {
+            if (frames < 3) {
+                fprintf(stderr, "sinew-autoweights: --quality needs --frames >= 3\n");
+                return 2;
+            }
+            if (models++ == 0)
+                printf("%-28s %6s %-16s %11s %11s %10s %11s\n", "model", "verts", "method", "max dist+", "p99 dist+",
+                       "jump ratio", "max jump");
+            rc |= run_quality(argv[i], (uint32_t)frames);
         } else {
             if (models++ == 0)
                 printf("%-28s %6s %9s %6s %10s %10s %10s %9s %10s\n", "model", "verts", "joints", "alpha", "max dist",
@@ -219,7 +319,12 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    printf("(distances: auto-weighted vs file-weighted skinning, %s, %ld frames of clip 0, %% of the model's size)\n",
-           sinew_method_name(method), frames);
+    if (quality)
+        printf("(file weights, %ld frames of clip 0; dist+: increase of a vertex's distance to its major bone, %% of\n"
+               " the model's size; jump ratio: largest per-vertex jump / that vertex's median; max jump: %% of size)\n",
+               frames);
+    else
+        printf("(distances: auto-weighted vs file-weighted skinning, %s, %ld frames of clip 0, %% of the model's size)\n",
+               sinew_method_name(method), frames);
     return rc;
 }
