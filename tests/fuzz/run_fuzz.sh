@@ -16,11 +16,12 @@ mkdir -p "$WORK/corpus" "$WORK/artifacts"
 BIN="$WORK/fuzz_import"
 echo "fuzz: building $BIN"
 CORE_SRC=$(ls "$SRC"/engine/core/src/*.c | grep -v '/version.c$')
+ASSET_SRC=$(ls "$SRC"/engine/asset/src/*.c)
 # shellcheck disable=SC2086
 $CC -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/core/src" -I"$SRC/shaders" \
-    "$SRC/tests/fuzz/fuzz_import.c" "$SRC/engine/asset/src/import.c" $CORE_SRC \
-    -lassimp -lstdc++ -lm -o "$BIN" || { echo "fuzz: build failed"; exit 1; }
+    -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/core/src" -I"$SRC/engine/asset/src" -I"$SRC/shaders" $(pkg-config --cflags json-c) \
+    "$SRC/tests/fuzz/fuzz_import.c" $ASSET_SRC $CORE_SRC \
+    -lassimp $(pkg-config --libs json-c) -lstdc++ -lm -o "$BIN" || { echo "fuzz: build failed"; exit 1; }
 
 # seed corpus: first byte = index of the hint in fuzz_import.c
 seed() { f="$M/$2"; [ -f "$f" ] || return 0; out="$WORK/corpus/seed_$(basename "$2" | tr -c 'A-Za-z0-9._\n' '_')"
