@@ -1,8 +1,10 @@
 /* sinew-viewer: a crowd skinned by Sinew and drawn straight from the skinned
  * output buffer. Windowed (GLFW, its own Vulkan instance/device/swapchain,
- * wrapped by sinew_gpu_create_external) or headless (offscreen PNGs).
+ * wrapped by sinew_gpu_create_external, with the ImGui control panel of
+ * panel.cpp) or headless (offscreen PNGs).
  *
  *   sinew-viewer [--model FILE] [--count N] [--screenshot FILE --frames N]
+ *   sinew-viewer [--model FILE] --script FILE [--shot-dir DIR]   (panel settings + screenshots)
  *   sinew-viewer --headless DIR [--model FILE] [--count N]
  *
  * Keys: 1 LBS, 2 DQS, 3 DQS with scale, 4 DQS scale local, 5 mixed per character,
