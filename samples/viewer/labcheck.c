@@ -5,7 +5,8 @@
  *  - bulge correction, another alpha, the bar, automatic weights each change the
  *    picture outside the panel;
  *  - the weight views colour the tube: red and blue for the weight of joint 1, many
- *    saturated colours for the major joint; the plain view has neither.
+ *    saturated colours for the major joint; the plain view has neither;
+ *  - a model file loaded from the panel replaces the picture (its major joints coloured).
  * Prints every figure; exit status 0 when all checks pass. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 typedef struct shot { const char *name; unsigned char *px; int w, h; } shot;
 
 static shot shots[] = { { "lbs-twist" }, { "dqs-twist" }, { "dqs-bend" }, { "dqs-bulge-bend" }, { "major" },
-                        { "joint1" }, { "joint1-alpha8" }, { "bar-bend" }, { "model" }, { "model-auto" } };
+                        { "joint1" }, { "joint1-alpha8" }, { "bar-bend" }, { "model" }, { "model-auto" }, { "loaded" } };
 enum { NSHOT = sizeof shots / sizeof shots[0] };
 static int failures;
 
@@ -28,8 +29,8 @@ static shot *get(const char *name)
     return NULL;
 }
 
-/* Outside the panel (which is at most 360 x 360 at the top left). */
-static int outside_panel(int x, int y) { return x > 360 || y > 360; }
+/* Outside the panel (which stays within 420 x 460 at the top left). */
+static int outside_panel(int x, int y) { return x > 420 || y > 460; }
 
 static void check(int ok, const char *what)
 {
@@ -116,6 +117,7 @@ int main(int argc, char **argv)
         { "joint1", "joint1-alpha8", "alpha 2 -> 8 (weight view)" },
         { "dqs-bend", "bar-bend", "tube -> bar" },
         { "model", "model-auto", "model: file weights -> automatic weights" },
+        { "model-auto", "loaded", "another model file loaded from the panel" },
         { "major", "joint1", "major joint -> weight of joint 1" },
         { "dqs-bend", "major", "weights off -> major joint" },
         { "dqs-bend", "joint1", "weights off -> weight of joint 1" } };

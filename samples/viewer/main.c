@@ -570,6 +570,49 @@ static const char *method_label(int m, int bulge)
 
 /* ---- the lab: panel state, character 0 on the CPU, scripts ---- */
 
+/* Replaces the scene by one with the model file at path (the tube and bar stay):
+ * everything on the GPU is rebuilt on the same device. 0 when the file loaded. */
+static int reload_scene(viewer *v, const char *path)
+{
+    char msg[256] = "";
+    vkDeviceWaitIdle(v->dev);
+    demo_crowd_free(&v->dc);
+    for (int i = 0; i < v->nvar; i++) demo_model_free(&v->var[i].m);
+    v->nvar = 0;
+    v->cur = NULL;
+    for (uint32_t i = 0; i < v->nimg; i++) {   /* the targets belong to the renderer */
+        sinew_render_target_destroy(v->targets[i]);
+        v->targets[i] = NULL;
+    }
+    demo_scene_destroy(&v->s);
+    sinew_renderer_desc rd = {0};
+    rd.color_format = v->fmt;
+    rd.final_layout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+    sinew_result r = demo_scene_create(v->gpu, 16384, &rd, SINEW_OUTPUT_FLOAT, path, &v->s, msg, sizeof msg);
+    if (r != SINEW_OK) {
+        fprintf(stderr, "scene: %s\n", sinew_result_string(r));
+        exit(1);
+    }
+    for (uint32_t i = 0; i < v->nimg; i++)
+        if (sinew_render_target_create(v->s.rnd, &(sinew_render_target_desc){ v->ext.width, v->ext.height, v->views[i] },
+                                       &v->targets[i]) != SINEW_OK) {
+            fprintf(stderr, "render target failed\n");
+            exit(1);
+        }
+    if (v->s.has_asset) {
+        snprintf(v->ps.info, sizeof v->ps.info, "loaded %.200s", path);
+        v->use_asset = DEMO_MODEL_ASSET;
+    } else {
+        snprintf(v->ps.info, sizeof v->ps.info, "%.120s not loaded: %.120s", path, msg);
+        if (v->use_asset == DEMO_MODEL_ASSET) v->use_asset = DEMO_MODEL_TUBE;
+    }
+    v->ps.scene = v->use_asset;
+    v->ps.weight_joint = 0;
+    v->t = 0;
+    rebuild_crowd(v);
+    return v->s.has_asset ? 0 : 1;
+}
+
 /* Viewer -> panel (so keys show in the panel). */
 static void sync_to_panel(viewer *v)
 {
@@ -601,6 +644,7 @@ static void sync_from_panel(viewer *v)
     v->paused = p->paused;
     v->t = p->time;
     demo_crowd_set_method(&v->dc, v->method, v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0);
+    /* p->load_model is handled at the top of the next frame (nothing of this one in use) */
 }
 
 /* Tube/bar characters take the sliders' pose when asked. */
@@ -766,7 +810,10 @@ static int script_line(viewer *v, const char *line, char *shot, size_t shot_size
         else if (!strcmp(k, "auto")) p->auto_weights = x != 0;
         else if (!strcmp(k, "weights")) p->weights = !strcmp(val, "joint") ? PANEL_WEIGHTS_JOINT : !strcmp(val, "major") ? PANEL_WEIGHTS_MAJOR : PANEL_WEIGHTS_OFF;
         else if (!strcmp(k, "joint")) p->weight_joint = (int)x;
-        else return -1;
+        else if (!strcmp(k, "load")) {
+            snprintf(p->model_path, sizeof p->model_path, "%s", val);
+            p->load_model = 1;
+        } else return -1;
     }
     return 0;
 }
@@ -841,6 +888,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         return 1;
     }
     if (model && !v.s.has_asset) fprintf(stderr, "model %s not loaded (%s): tubes only\n", model, msg);
+    if (model) snprintf(v.ps.model_path, sizeof v.ps.model_path, "%s", model);
     v.use_asset = v.s.has_asset;
     v.count = count;
     v.method = -1;
@@ -890,6 +938,11 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
             }
         }
         if (v.script && v.script_i >= v.script_n && shot_wait == -1 && shot_frame < 0) glfwSetWindowShouldClose(v.win, 1);
+        if (v.ps.load_model) {
+            v.ps.load_model = 0;
+            reload_scene(&v, v.ps.model_path);
+            v.dirty = 0;
+        }
         if (v.dirty) {
             vkDeviceWaitIdle(v.dev);
             rebuild_crowd(&v);

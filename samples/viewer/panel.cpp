@@ -235,6 +235,9 @@ extern "C" int panel_frame(viewer_panel *p, panel_state *s)
         s->scene = scene_ui == 0 ? PANEL_SCENE_TUBE : scene_ui == 1 ? PANEL_SCENE_BAR : PANEL_SCENE_MODEL;
         changed = 1;
     }
+    ImGui::InputText("file", s->model_path, sizeof s->model_path);
+    ImGui::SameLine();
+    if (ImGui::Button("load")) { s->load_model = 1; changed = 1; }
     int m = s->method < 0 ? 5 : s->method;
     if (ImGui::Combo("method", &m, method_items, 6)) { s->method = m == 5 ? -1 : m; changed = 1; }
     bool b = s->bulge != 0;

@@ -34,6 +34,8 @@ typedef struct panel_state {
     int auto_weights;       /* the model: automatic weights (alpha) instead of the file's */
     int weights;            /* PANEL_WEIGHTS_* */
     int weight_joint;
+    char model_path[512];   /* a model file to load */
+    int load_model;         /* set by the panel's "load" button (or a script): the viewer loads model_path */
     /* filled by the viewer, shown read-only */
     int has_model;
     int max_count;
