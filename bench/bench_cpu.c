@@ -236,15 +236,17 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
         }
     }
 
-    /* per-step breakdown, one thread, 1000 characters */
-    printf("\nper-step breakdown, 1 thread, 1000 characters, ns per joint (float32 path):\n");
+    /* per-step breakdown, one thread, 1000 characters: the median over
+     * characters and frames of each step (robust to preemption on a shared machine) */
+    printf("\nper-step breakdown, 1 thread, 1000 characters x 3 frames, median ns per joint (float32 path):\n");
+    double *samples = malloc(sizeof(double) * 4 * 3000);
     printf("%-7s %-16s %8s %8s %8s %8s %8s\n", "joints", "method", "sample", "FK", "palette", "pack", "total");
     double steps_out[2][SINEW_METHOD_COUNT][4];
     for (int mi = 0; mi < 2; mi++) {
         cpu_model *m = &models[mi];
         for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++) {
             double steps[4] = { 0, 0, 0, 0 };
-            uint32_t count = 1000;
+            uint32_t count = 1000, ns = 0;
             for (uint32_t i = 0; i < count; i++) {
                 memset(&chars[i], 0, sizeof chars[i]);
                 chars[i].skeleton = m->skel;
@@ -255,12 +257,17 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
             sinew_palette_job_layout(chars, count, &total);
             for (int f = 0; f < 4; f++) {
                 set_times(chars, count, f);
-                double s4[4] = { 0, 0, 0, 0 };
-                for (uint32_t i = 0; i < count; i++)
+                for (uint32_t i = 0; i < count; i++) {
+                    double s4[4] = { 0, 0, 0, 0 };
                     sinew_palette_build_f32_timed(&chars[i], scratch[0], sb, dst + (size_t)chars[i].palette_offset * 4, s4);
-                if (f > 0) for (int k = 0; k < 4; k++) steps[k] += s4[k] / 3.0;
+                    if (f > 0) {
+                        for (int k = 0; k < 4; k++) samples[(size_t)k * 3000 + ns] = s4[k];
+                        ns++;
+                    }
+                }
             }
-            double per = 1.0 / ((double)count * m->joints);
+            for (int k = 0; k < 4; k++) steps[k] = median(samples + (size_t)k * 3000, (int)ns);
+            double per = 1.0 / m->joints;
             for (int k = 0; k < 4; k++) steps_out[mi][meth][k] = steps[k] * per;
             printf("%-7u %-16s %8.1f %8.1f %8.1f %8.1f %8.1f\n", m->joints, sinew_method_name((sinew_method)meth),
                    steps[0] * per, steps[1] * per, steps[2] * per, steps[3] * per,
@@ -268,6 +275,7 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
         }
     }
 
+    free(samples);
     /* before: the float64 path, 10,000 x 64 joints, same pool and data */
     printf("\nbefore/after, 10000 characters x 64 joints, same run (float64 = sample + palette_build + pack per "
            "character, the crowd's path before):\n");

@@ -3,6 +3,13 @@
 #include "alloc_internal.h"
 #include "fast_internal.h"
 
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define SNW_ANIM_SSE 1
+#else
+#define SNW_ANIM_SSE 0
+#endif
+
 #include <math.h>
 #include <string.h>
 
@@ -671,10 +678,15 @@ static inline void sample_vec_f(const sinew_clip *c, const snw_ftrack *tr, doubl
         out[3] = 0;
         return;
     }
+#if SNW_ANIM_SSE
+    __m128 vp = _mm_load_ps(p); /* keys and out are 16-byte aligned; w lanes are 0 */
+    _mm_store_ps(out, _mm_add_ps(vp, _mm_mul_ps(_mm_sub_ps(_mm_load_ps(q), vp), _mm_set1_ps(a))));
+#else
     out[0] = p[0] + (q[0] - p[0]) * a;
     out[1] = p[1] + (q[1] - p[1]) * a;
     out[2] = p[2] + (q[2] - p[2]) * a;
     out[3] = 0;
+#endif
 }
 
 /* sin(t th) / sin th and sin((1-t) th) / sin th for x = cos th in [0.5, 1]:
@@ -719,7 +731,11 @@ static inline void slerp_f(const float *p, const float *q, float a, float *out)
         wq = sinf(a * th) / sn;
     }
     wq *= sgn;
+#if SNW_ANIM_SSE
+    _mm_store_ps(out, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(wp), _mm_load_ps(p)), _mm_mul_ps(_mm_set1_ps(wq), _mm_load_ps(q))));
+#else
     for (int k = 0; k < 4; k++) out[k] = wp * p[k] + wq * q[k];
+#endif
 }
 
 static inline void sample_rot_f(const sinew_clip *c, const snw_ftrack *tr, double t, float *out, find_cache *fc)
