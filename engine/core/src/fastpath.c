@@ -312,9 +312,20 @@ static int pack_checked(const float *src, size_t n, float *dst)
     __m128 acc = _mm_setzero_ps();
     const __m128 zero = _mm_setzero_ps();
     size_t i = 0;
+    if (((uintptr_t)dst & 15u) == 0) {
+        /* streaming stores: the destination (a mapped ring, often write-combined,
+         * or a large crowd's palettes) is not read back by the CPU; no
+         * read-for-ownership, no cache pollution; sfence below orders them */
+        for (; i + 4 <= n; i += 4) {
+            __m128 v = _mm_load_ps(src + i);
+            acc = _mm_add_ps(acc, _mm_mul_ps(v, zero)); /* inf * 0 and NaN give NaN */
+            _mm_stream_ps(dst + i, v);
+        }
+        _mm_sfence();
+    }
     for (; i + 4 <= n; i += 4) {
         __m128 v = _mm_load_ps(src + i);
-        acc = _mm_add_ps(acc, _mm_mul_ps(v, zero)); /* inf * 0 and NaN give NaN */
+        acc = _mm_add_ps(acc, _mm_mul_ps(v, zero));
         _mm_storeu_ps(dst + i, v);
     }
     float lanes[4];
