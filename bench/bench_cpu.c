@@ -62,7 +62,9 @@ typedef struct cpu_model {
     sinew_clip *clip;
 } cpu_model;
 
-static int make_model(uint32_t n, cpu_model *m)
+/* scaled: every 4th joint gets non-uniform scale keys oscillating in [0.85, 1.15]
+ * (the scale methods then take the polar path on those joints and below them) */
+static int make_model(uint32_t n, cpu_model *m, int scaled)
 {
     enum { KEYS = 61 }; /* 2 s at 30 keys/s, both ends */
     int32_t *par = malloc(n * sizeof *par);
@@ -88,6 +90,8 @@ static int make_model(uint32_t n, cpu_model *m)
                 rk[(size_t)j * KEYS + k].value = q;
                 sk[(size_t)j * KEYS + k].time = t;
                 sk[(size_t)j * KEYS + k].value = sinew_v3(1, 1, 1);
+                if (scaled && j % 4 == 3)
+                    sk[(size_t)j * KEYS + k].value = sinew_v3(1 + 0.15 * sin(0.3 * t + j), 1 + 0.1 * cos(0.2 * t), 1);
             }
             ch[j].translation_count = KEYS; ch[j].translations = tk + (size_t)j * KEYS;
             ch[j].rotation_count = KEYS; ch[j].rotations = rk + (size_t)j * KEYS;
@@ -170,9 +174,9 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
 {
     static const uint32_t sizes[] = { 1, 10, 100, 1000, 10000 };
     const uint32_t nsizes = sizeof sizes / sizeof sizes[0], maxc = 10000;
-    cpu_model models[2];
+    cpu_model models[3];
     memset(models, 0, sizeof models);
-    if (!make_model(64, &models[0]) || !make_model(40, &models[1])) {
+    if (!make_model(64, &models[0], 0) || !make_model(40, &models[1], 0) || !make_model(64, &models[2], 1)) {
         fprintf(stderr, "sinew-bench --cpu-only: model setup failed\n");
         return 1;
     }
@@ -320,6 +324,35 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
         }
     }
 
+    /* the scale methods with real scale: a quarter of the joints scaled */
+    printf("\nscale methods with scale keys != 1 on every 4th joint, 10000 characters x 64 joints (float32 path):\n");
+    printf("%-16s %7s %9s %9s\n", "method", "threads", "ms/frame", "Mjoint/s");
+    for (unsigned meth = SINEW_METHOD_DQS_SCALE; meth < SINEW_METHOD_COUNT; meth++) {
+        for (uint32_t i = 0; i < maxc; i++) {
+            memset(&chars[i], 0, sizeof chars[i]);
+            chars[i].skeleton = models[2].skel;
+            chars[i].clip = models[2].clip;
+            chars[i].method = (sinew_method)meth;
+        }
+        uint64_t total = 0;
+        sinew_palette_job_layout(chars, maxc, &total);
+        for (int t = 0; t < nthreads; t++) {
+            double ms[8];
+            int n = 0;
+            for (int f = 0; f < 4; f++) {
+                set_times(chars, maxc, f);
+                sinew_palette_job job = { chars, maxc, dst, total };
+                pool_job pj = { &job, scratch, sb, 0 };
+                double t0 = now_s();
+                sinew_thread_pool_run(pools[t], (maxc + CHARS_PER_TASK - 1) / CHARS_PER_TASK, job_task, &pj);
+                if (f > 0) ms[n++] = (now_s() - t0) * 1e3;
+            }
+            double b = median(ms, n);
+            printf("%-16s %7u %9.2f %9.1f\n", sinew_method_name((sinew_method)meth), thread_counts[t], b,
+                   (double)maxc * 64 / (b * 1e-3) * 1e-6);
+        }
+    }
+
     char path[1024];
     snprintf(path, sizeof path, "%s/cpu.csv", out_dir);
     FILE *csv = fopen(path, "w");
@@ -342,7 +375,7 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
     free(chars);
     free(dst);
     for (int t = 0; t < nthreads; t++) sinew_thread_pool_destroy(pools[t]);
-    for (int mi = 0; mi < 2; mi++) {
+    for (int mi = 0; mi < 3; mi++) {
         sinew_clip_destroy(models[mi].clip);
         sinew_skeleton_destroy(models[mi].skel);
     }

@@ -31,6 +31,9 @@ _Static_assert(sizeof(snw_faff) == 48 && sizeof(snw_ftrs) == 48, "float32 layout
 
 /* ---- float32 helpers ---- */
 
+/* max without libm's NaN handling (a call without -ffinite-math-only) */
+static inline float maxf(float a, float b) { return a > b ? a : b; }
+
 static void aff_identity(snw_faff *m)
 {
     memset(m, 0, sizeof *m);
@@ -96,16 +99,16 @@ static inline void quat_from_rows(const float a[3][4], float q[4])
     float r01 = a[0][1], r10 = a[1][0], r02 = a[0][2], r20 = a[2][0], r12 = a[1][2], r21 = a[2][1];
     float tr = r00 + r11 + r22, x, y, z, w;
     if (tr >= r00 && tr >= r11 && tr >= r22) {
-        w = 0.5f * sqrtf(fmaxf(1 + tr, 0)); float f = 0.25f / w;
+        w = 0.5f * sqrtf(maxf(1 + tr, 0)); float f = 0.25f / w;
         x = (r21 - r12) * f; y = (r02 - r20) * f; z = (r10 - r01) * f;
     } else if (r00 >= r11 && r00 >= r22) {
-        x = 0.5f * sqrtf(fmaxf(1 + r00 - r11 - r22, 0)); float f = 0.25f / x;
+        x = 0.5f * sqrtf(maxf(1 + r00 - r11 - r22, 0)); float f = 0.25f / x;
         y = (r01 + r10) * f; z = (r02 + r20) * f; w = (r21 - r12) * f;
     } else if (r11 >= r22) {
-        y = 0.5f * sqrtf(fmaxf(1 - r00 + r11 - r22, 0)); float f = 0.25f / y;
+        y = 0.5f * sqrtf(maxf(1 - r00 + r11 - r22, 0)); float f = 0.25f / y;
         x = (r01 + r10) * f; z = (r12 + r21) * f; w = (r02 - r20) * f;
     } else {
-        z = 0.5f * sqrtf(fmaxf(1 - r00 - r11 + r22, 0)); float f = 0.25f / z;
+        z = 0.5f * sqrtf(maxf(1 - r00 - r11 + r22, 0)); float f = 0.25f / z;
         x = (r02 + r20) * f; y = (r12 + r21) * f; w = (r10 - r01) * f;
     }
     if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
@@ -182,30 +185,53 @@ static int polar_fast(const float a[3][4], float q[3][4], float p[3][4], int *sk
     }
     if (!(d > 0)) return polar_ref(a, q, p); /* mirrored, singular or NaN */
     float x[3][4];
-    memcpy(x, a, sizeof x);
     int converged = 0;
-    for (int it = 0; it < 20 && !converged; it++) {
+    /* Start from A scaled to RMS singular value 1. Each step: while X is far
+     * from orthogonal (|I - X^T X|_F >= 0.9), a scaled Newton step
+     * X <- (g X + X^-T / g) / 2 (Higham; g from Frobenius norms); once within,
+     * Newton-Schulz steps X <- X (3I - X^T X) / 2 (no inverse, no square root,
+     * quadratic convergence there); done one step after |I - X^T X| <= 1e-6. */
+    float tr = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) tr += a[i][j] * a[i][j];
+    float sc = sqrtf(3.f / tr);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) x[i][j] = a[i][j] * sc;
+    for (int it = 0; it < 24 && !converged; it++) {
+        float y[3][3], e = 0, emax = 0;
+        for (int i = 0; i < 3; i++)
+            for (int j = i; j < 3; j++) {
+                float v = x[0][i] * x[0][j] + x[1][i] * x[1][j] + x[2][i] * x[2][j];
+                y[i][j] = y[j][i] = v;
+                float r = (i == j ? 1.f : 0.f) - v;
+                e += (i == j ? 1.f : 2.f) * r * r;
+                emax = maxf(emax, fabsf(r));
+            }
+        if (e < 0.81f) { /* Newton-Schulz */
+            float nx[3][3];
+            for (int r = 0; r < 3; r++)
+                for (int j = 0; j < 3; j++)
+                    nx[r][j] = 1.5f * x[r][j] - 0.5f * (x[r][0] * y[0][j] + x[r][1] * y[1][j] + x[r][2] * y[2][j]);
+            for (int r = 0; r < 3; r++)
+                for (int j = 0; j < 3; j++) x[r][j] = nx[r][j];
+            converged = emax <= 1e-6f;
+            continue;
+        }
         float c[3][4];
         cross3(x[1], x[2], c[0]);
         cross3(x[2], x[0], c[1]);
         cross3(x[0], x[1], c[2]);
         float det = x[0][0] * c[0][0] + x[0][1] * c[0][1] + x[0][2] * c[0][2];
         if (!(det > 0) || !isfinite(det)) return polar_ref(a, q, p);
-        float nx = 0, nc = 0;
+        float nc = 0;
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) { nx += x[i][j] * x[i][j]; nc += c[i][j] * c[i][j]; }
-        /* ||X^-1||_F = ||C||_F / det */
-        float g = sqrtf(sqrtf(nc) / (det * sqrtf(nx)));
+            for (int j = 0; j < 3; j++) nc += c[i][j] * c[i][j];
+        /* ||X||_F^2 = trace(Y); ||X^-1||_F = ||C||_F / det */
+        float g = sqrtf(sqrtf(nc) / (det * sqrtf(y[0][0] + y[1][1] + y[2][2])));
         if (!(g > 0) || !isfinite(g)) return polar_ref(a, q, p);
-        float ga = 0.5f * g, gb = 0.5f / (g * det), diff = 0, norm = 0;
+        float ga = 0.5f * g, gb = 0.5f / (g * det);
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) {
-                float v = ga * x[i][j] + gb * c[i][j];
-                diff += (v - x[i][j]) * (v - x[i][j]);
-                norm += v * v;
-                x[i][j] = v;
-            }
-        converged = diff <= 1e-12f * norm;
+            for (int j = 0; j < 3; j++) x[i][j] = ga * x[i][j] + gb * c[i][j];
     }
     if (!converged) return polar_ref(a, q, p);
     /* P = Q^T A, symmetrized */
