@@ -46,7 +46,9 @@ sinew_cli_test(info_bcn 0 "joints: 58.*influences per vertex: 1:8378 2:6088 3:91
                info ${_m}/X/BCN_Epileptic.X)
 sinew_cli_test(info_fbx_pruned 0 "max influences: 6.*pruned to 4: 2883 vertices"
                info ${_m}/FBX/animation_with_skeleton.fbx)
-sinew_cli_test(info_missing_bones 1 "bone 'joint3' names no node" info ${_m}/X/anim_test.x)
+# a model whose weights name missing bones is still described, the problem a warning, exit 1
+sinew_cli_test(info_missing_bones 1 "joints: 4.*warning: 2 bones name no node.*bone 'joint3' names no node.*deform' fails without --allow-missing-bones"
+               info ${_m}/X/anim_test.x)
 sinew_cli_test(info_missing_bones_allowed 0 "2 bones name no node"
                info ${_m}/X/anim_test.x --allow-missing-bones)
 sinew_cli_test(deform_gpu_ply 0 "wrote cli_wuson.ply: 11196 vertices, 3732 triangles.*dqs-scale \\+ bulge"
@@ -68,5 +70,28 @@ sinew_cli_test(deform_no_device 1 "no Vulkan device matching"
 if(NOT SINEW_SANITIZE)
   # assimp tries to allocate hundreds of GB for this file; the CLI's import
   # memory limit turns that into an error (not under ASan, see sinew.c)
-  sinew_cli_test(out_of_memory_file 1 "bad_alloc" info ${_m}/invalid/OutOfMemory.off)
+  sinew_cli_test(out_of_memory_file 1 "out of memory: the import needed more than the limit of 4096 MiB.*bad_alloc"
+                 info ${_m}/invalid/OutOfMemory.off)
 endif()
+
+# worker robustness: range-checked limits (4294967296 s used to overflow alarm();
+# 1e30 MiB the rlimit arithmetic), --out equal to the input refused
+sinew_cli_test(timeout_too_big 2 "bad --timeout '4294967296'" info ${_m}/X/BCN_Epileptic.X --timeout 4294967296)
+sinew_cli_test(timeout_zero 2 "bad --timeout '0'" info ${_m}/X/BCN_Epileptic.X --timeout 0)
+sinew_cli_test(max_memory_too_big 2 "bad --max-memory '1e30'" info ${_m}/X/BCN_Epileptic.X --max-memory 1e30)
+sinew_cli_test(out_is_input 2 "is the input model: refusing to overwrite it" deform ${_m}/OBJ/box.obj --out ${_m}/OBJ/box.obj)
+sinew_cli_test(out_is_input_other_path 2 "is the input model" deform ${_m}/OBJ/box.obj --out ${_m}/OBJ/../OBJ/box.obj)
+
+# glTF through Sinew's own importer; hostile references and out-of-range transforms
+set(_g ${PROJECT_SOURCE_DIR}/tests/data/gltf)
+sinew_cli_test(gltf_info 0 "joints: 1 .*importer: Sinew glTF 2.0 \\(1 skins, 1 skinned mesh instances" info ${_g}/ok_skinned.gltf)
+sinew_cli_test(gltf_uri_absolute 1 "refused to open '/etc/passwd': it is an absolute path" info ${_g}/uri_etc_passwd.gltf)
+sinew_cli_test(gltf_uri_dotdot 1 "refused to open '../../../../../../../etc/passwd': it climbs out of the model's folder"
+               deform ${_g}/uri_dotdot.gltf --cpu --out cli_dotdot.obj)
+sinew_cli_test(gltf_huge_scale 1 "joint 0 'hip' \\(node 1\\): rest skinning transform beyond float32 range" info ${_g}/huge_scale.gltf)
+sinew_cli_test(gltf_near_float_max 1 "node 1 'hip': transform beyond float32 range" info ${_g}/near_float_max.gltf)
+sinew_cli_test(gltf_posed_huge 1 "joint 0 'hip': its skinning transform at this pose is beyond float32 range"
+               deform ${_g}/grows_huge.gltf --time 1 --clamp --out cli_huge.obj)
+sinew_cli_test(gltf_posed_huge_cpu 1 "joint 0 'hip': its skinning transform at this pose is beyond float32 range"
+               deform ${_g}/grows_huge.gltf --time 0.5 --clamp --cpu --out cli_huge.obj)
+sinew_cli_test(gltf_posed_ok 0 "wrote cli_grow.obj: 3 vertices" deform ${_g}/grows_huge.gltf --time 0 --out cli_grow.obj)

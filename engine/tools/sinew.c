@@ -1,7 +1,7 @@
 /* The sinew command-line tool: inspect a model (sinew info) and write a
  * deformed mesh (sinew deform). Imports run in a forked child process so that
  * a crash or hang inside assimp on a malformed file is reported as an error. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* prctl, strsignal */
 #include <sinew/sinew.h>
 #include <sinew/anim.h>
 #include <sinew/asset.h>
@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <float.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,6 +124,11 @@ typedef struct opts {
     sinew_method method;
 } opts;
 
+/* Ranges of --timeout (one day) and --max-memory (1 TiB): beyond them the
+ * alarm() and rlimit arithmetic would overflow. */
+#define MAX_TIMEOUT_S 86400.0
+#define MAX_MEMORY_MB 1048576.0
+
 static int parse_double(const char *s, double *out)
 {
     char *end;
@@ -146,7 +154,8 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
         else if (!strcmp(a, "--device")) { NEED_VAL(); o->device = val; }
         else if (!strcmp(a, "--timeout")) {
             NEED_VAL();
-            if (!parse_double(val, &o->timeout) || o->timeout <= 0) return usage_err(usage, "bad --timeout '%s'", val);
+            if (!parse_double(val, &o->timeout) || !(o->timeout > 0 && o->timeout <= MAX_TIMEOUT_S))
+                return usage_err(usage, "bad --timeout '%s' (seconds, more than 0 and at most 86400)", val);
         }
         else if (!strcmp(a, "--no-fork")) o->no_fork = 1;
         else if (!strcmp(a, "--auto-weights")) {
@@ -157,7 +166,8 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
         else if (!strcmp(a, "--allow-missing-bones")) o->allow_missing = 1;
         else if (!strcmp(a, "--max-memory")) {
             NEED_VAL();
-            if (!parse_double(val, &o->max_memory_mb) || o->max_memory_mb < 0) return usage_err(usage, "bad --max-memory '%s' (MiB expected)", val);
+            if (!parse_double(val, &o->max_memory_mb) || !(o->max_memory_mb >= 0 && o->max_memory_mb <= MAX_MEMORY_MB))
+                return usage_err(usage, "bad --max-memory '%s' (MiB, 0 = no limit, at most 1048576)", val);
         }
         else if (deform && !strcmp(a, "--out")) { NEED_VAL(); o->out = val; }
         else if (deform && !strcmp(a, "--clip")) { NEED_VAL(); o->clip = val; }
@@ -184,6 +194,10 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
     if (!o->model) return usage_err(usage, "%s", "missing MODEL");
     if (deform) {
         if (!o->out) return usage_err(usage, "%s", "missing --out FILE.obj|FILE.ply");
+        struct stat so, sm;
+        if (!strcmp(o->out, o->model) || (stat(o->out, &so) == 0 && stat(o->model, &sm) == 0 &&
+                                          so.st_dev == sm.st_dev && so.st_ino == sm.st_ino))
+            return usage_err(usage, "--out '%s' is the input model: refusing to overwrite it", o->out);
         const char *dot = strrchr(o->out, '.');
         if (!dot || (strcasecmp(dot, ".obj") && strcasecmp(dot, ".ply")))
             return usage_err(usage, "--out '%s': the extension must be .obj or .ply", o->out);
@@ -264,12 +278,14 @@ static int limit_memory(double mb, struct rlimit *saved)
 
 static const opts *g_opts;
 
-static sinew_asset *load(const char *path)
+/* Imports the model; on error prints it (out of memory as such) and returns
+ * NULL, with the result in *res when res is not NULL and quiet set (no print). */
+static sinew_asset *load_ex(const char *path, uint32_t flags, int quiet, sinew_result *res, char *msg_out, size_t msg_out_size)
 {
     char msg[512] = "";
     sinew_asset_desc d = { 0 };
     d.path = path;
-    d.flags = g_opts->allow_missing ? SINEW_ASSET_ALLOW_MISSING_BONES : 0;
+    d.flags = flags;
     struct rlimit saved;
     int limited = limit_memory(g_opts->max_memory_mb, &saved);
     d.message = msg;
@@ -277,11 +293,22 @@ static sinew_asset *load(const char *path)
     sinew_asset *a = NULL;
     sinew_result r = sinew_asset_load(&d, &a);
     if (limited) setrlimit(RLIMIT_DATA, &saved);
-    if (r) {
-        err("%s: %s (%s)", path, msg[0] ? msg : "import failed", sinew_result_string(r));
-        return NULL;
+    if (res) *res = r;
+    if (msg_out && msg_out_size) snprintf(msg_out, msg_out_size, "%s", msg);
+    if (r && !quiet) {
+        if (r == SINEW_ERROR_OUT_OF_HOST_MEMORY || strstr(msg, "bad_alloc") || strstr(msg, "out of memory"))
+            err("%s: out of memory: the import needed more than %s%g MiB (%s; see --max-memory)", path,
+                g_opts->max_memory_mb > 0 ? "the limit of " : "", g_opts->max_memory_mb > 0 ? g_opts->max_memory_mb : 0.0,
+                msg[0] ? msg : sinew_result_string(r));
+        else
+            err("%s: %s (%s)", path, msg[0] ? msg : "import failed", sinew_result_string(r));
     }
-    return a;
+    return r ? NULL : a;
+}
+
+static sinew_asset *load(const char *path)
+{
+    return load_ex(path, g_opts->allow_missing ? SINEW_ASSET_ALLOW_MISSING_BONES : 0, 0, NULL, NULL, 0);
 }
 
 /* --auto-weights: a copy of the asset's vertices with automatic weights over the joints
@@ -310,7 +337,22 @@ static sinew_vertex *auto_weighted(const sinew_asset *a, double alpha, uint32_t 
 
 static int cmd_info(const opts *o)
 {
-    sinew_asset *a = load(o->model);
+    /* a model whose weights name missing bones is still described (those
+     * weights dropped), with the problem as a warning and exit status 1 */
+    sinew_result r0;
+    char msg0[512];
+    int rc = 0;
+    uint32_t flags = o->allow_missing ? SINEW_ASSET_ALLOW_MISSING_BONES : 0;
+    sinew_asset *a = load_ex(o->model, flags, 1, &r0, msg0, sizeof msg0);
+    if (!a && r0 == SINEW_ERROR_NOT_FOUND && !o->allow_missing) {
+        a = load_ex(o->model, SINEW_ASSET_ALLOW_MISSING_BONES, 1, NULL, NULL, 0);
+        if (a) {
+            fprintf(stderr, "%s: warning: %s: %s\n%s: warning: described below with those weights dropped; "
+                            "'sinew deform' fails without --allow-missing-bones (exit status 1)\n", prog, o->model, msg0, prog);
+            rc = EXIT_ERR;
+        }
+    }
+    if (!a) a = load(o->model);
     if (!a) return EXIT_ERR;
     const sinew_asset_import_stats *st = sinew_asset_stats(a);
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
@@ -335,13 +377,28 @@ static int cmd_info(const opts *o)
     printf("size: %.6g (bounding box diagonal)\n", sinew_asset_size(a));
     printf("rest vs bind pose: %.3g (largest local matrix difference; 0 = the node pose is the bind pose)\n",
            st->bind_rest_error);
-    if (st->rest_shear_error > 1e-6) printf("note: node shear lost in T R S split: %.3g\n", st->rest_shear_error);
-    if (st->dropped_faces) printf("note: %u point/line faces dropped\n", st->dropped_faces);
+    if (st->rest_shear_error > 1e-6) printf("warning: node shear lost in T R S split: %.3g\n", st->rest_shear_error);
+    if (st->dropped_faces) printf("warning: %u point/line faces dropped\n", st->dropped_faces);
     if (st->unused_meshes) printf("note: %u meshes not referenced by any node, ignored\n", st->unused_meshes);
     if (st->missing_bones)
-        printf("note: %u bones name no node; their %llu weights were dropped (--allow-missing-bones)\n",
+        printf("warning: %u bones name no node; their %llu weights were dropped (--allow-missing-bones)\n",
                st->missing_bones, (unsigned long long)st->missing_bone_weights);
-    if (st->ignored_channels) printf("note: %u animation channels name no joint, ignored\n", st->ignored_channels);
+    if (st->ignored_channels) printf("warning: %u animation channels name no joint (or repeat one), ignored\n", st->ignored_channels);
+    if (st->vertices_pruned)
+        printf("warning: %u vertices have more than 4 influences; the GPU skins their 4 largest (renormalized)\n", st->vertices_pruned);
+    if (st->gltf) {
+        printf("importer: Sinew glTF 2.0 (%u skins, %u skinned mesh instances, %u STEP and %u CUBICSPLINE tracks kept)\n",
+               st->skins, st->skinned_instances, st->step_channels, st->cubic_channels);
+        if (st->invalid_weight_vertices)
+            printf("warning: %u skinned vertices have weights summing to 0; bound to their skin's first joint\n", st->invalid_weight_vertices);
+        if (st->morph_targets)
+            printf("warning: %u morph targets: default weights applied to the rest mesh, targets not kept\n", st->morph_targets);
+        if (st->ignored_weight_channels) printf("warning: %u morph-weight animation channels not kept\n", st->ignored_weight_channels);
+        if (st->dropped_primitives) printf("warning: %u point/line primitives dropped\n", st->dropped_primitives);
+    } else {
+        printf("importer: assimp (keys sampled LINEAR/slerp: assimp does not report STEP or CUBICSPLINE; meshes sharing "
+               "a bone name share its joint)\n");
+    }
     printf("clips: %u\n", sinew_asset_clip_count(a));
     for (uint32_t i = 0; i < sinew_asset_clip_count(a); i++) {
         const sinew_clip *c = sinew_asset_clip(a, i);
@@ -388,7 +445,7 @@ static int cmd_info(const opts *o)
     sinew_asset_destroy(a);
     fflush(stdout);
     print_device(o->device);
-    return 0;
+    return rc;
 }
 
 /* ---- deform --------------------------------------------------------------- */
@@ -533,6 +590,20 @@ static int cmd_deform(const opts *o)
         goto out;
     }
     if (r) { err("building the palette: %s", sinew_result_string(r)); goto out; }
+    /* float32 range: every joint's transform before packing, named. The
+     * kernel forms cofactors (products of two 3x3 entries) for normals, so
+     * the 3x3 part is bounded by 1e18 (1e36 < FLT_MAX), the translation by 1e30. */
+    for (uint32_t j = 0; j < joints; j++) {
+        const sinew_mat4 *m = &pal[j].skin;
+        for (int c = 0; c < 16; c++) {
+            double v = m->m[c / 4][c % 4];
+            if (!(fabs(v) <= (c < 12 ? 1e18 : 1e30))) {
+                err("joint %u '%s': its skinning transform at this pose is beyond float32 range (%g; the 3x3 part must "
+                    "stay within 1e18, the translation within 1e30)", j, sinew_skeleton_name(sk, j), v);
+                goto out;
+            }
+        }
+    }
     if (o->bulge && (r = sinew_bulge_rest_distances(sk, nv, verts, bulge))) {
         err("bulge rest distances: %s", sinew_result_string(r));
         goto out;
@@ -545,6 +616,12 @@ static int cmd_deform(const opts *o)
     } else if (skin_gpu(o, a, verts, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name)) {
         goto out;
     }
+    for (size_t i = 0; i < (size_t)nv * 3; i++)
+        if (!(fabs(pos[i]) <= FLT_MAX) || !(fabs(nrm[i]) <= FLT_MAX)) {
+            uint32_t v = (uint32_t)(i / 3), j = verts[v].joints[0];
+            err("vertex %u (major joint %u '%s'): deformed position or normal beyond float32 range (%g, %g)", v, j, sinew_skeleton_name(sk, j), pos[i], nrm[i]);
+            goto out;
+        }
     char aw[64] = "";
     if (o->auto_alpha > 0) snprintf(aw, sizeof aw, ", auto weights alpha %g", o->auto_alpha);
     snprintf(what, sizeof what, "%.100s, %s, method %s%s%s, %.150s", o->model, pose_desc, sinew_method_name(o->method),
@@ -566,9 +643,12 @@ static int run_supervised(int (*fn)(const opts *), const opts *o)
     if (o->no_fork || getenv("SINEW_NO_FORK")) return fn(o);
     fflush(stdout);
     fflush(stderr);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) return fn(o); /* cannot fork: run unprotected */
     if (pid == 0) {
+        /* the worker dies with its parent (not left running orphaned) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(EXIT_CRASH);
         alarm((unsigned)ceil(o->timeout));
         int rc = fn(o);
         fflush(stdout);
@@ -582,7 +662,10 @@ static int run_supervised(int (*fn)(const opts *), const opts *o)
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     if (sig == SIGPIPE) return 128 + SIGPIPE; /* output closed early (e.g. piped to head): not a crash */
-    if (sig == SIGALRM) {
+    if (sig == SIGKILL) {
+        fprintf(stderr, "%s: error: %s: the worker process was killed (SIGKILL): out of memory (the system's OOM "
+                        "killer) or killed by a user; see --max-memory\n", prog, o->model);
+    } else if (sig == SIGALRM) {
         fprintf(stderr, "%s: error: %s: gave up after %g s (import or skinning did not finish; see --timeout)\n",
                 prog, o->model, o->timeout);
     } else {

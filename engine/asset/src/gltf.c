@@ -433,7 +433,7 @@ static uint32_t type_comps(const char *t, uint32_t *cols)
 static sinew_result view_bytes(gl *g, int64_t vi, const uint8_t **data, size_t *len, uint32_t *stride, const char *what, uint32_t ai)
 {
     json_object *v = json_object_array_get_idx(g->views_j, (size_t)vi);
-    int64_t buf, off, blen, st;
+    int64_t buf = 0, off = 0, blen = 0, st = 0;
     sinew_result r;
     if ((r = jint(g, v, "buffer", 0, (int64_t)g->n_buffers - 1, -1, &buf, "bufferView", (uint32_t)vi))) return r;
     if ((r = jint(g, v, "byteOffset", 0, INT64_MAX / 4, 0, &off, "bufferView", (uint32_t)vi))) return r;
@@ -1015,7 +1015,11 @@ static sinew_result build_skeleton(gl *g, sinew_asset *a, uint32_t *cand_joint)
         if (!n->needed) continue;
         for (uint32_t q = 0; q < n->joint_count; q++) {
             sinew_mat4 t = sinew_mat4_mul(&n->global, &ibm[n->first_joint + q]);
-            if (!sinew_mat4_is_finite(&t) || mat_max_abs(&t) > GL_FLOAT_LIMIT)
+            sinew_mat3 t3 = sinew_mat4_upper3(&t);
+            double m3 = 0;
+            for (int cc = 0; cc < 3; cc++) for (int rr = 0; rr < 3; rr++) if (!(fabs(t3.m[cc][rr]) <= m3)) m3 = fabs(t3.m[cc][rr]);
+            /* normals use cofactors (products of two entries): the 3x3 part within 1e18 */
+            if (!sinew_mat4_is_finite(&t) || mat_max_abs(&t) > GL_FLOAT_LIMIT || !(m3 <= 1e18))
                 r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: joint %u '%s' (node %u): rest skinning transform beyond float32 range",
                          n->first_joint + q, names[n->first_joint + q], g->order[k]);
         }
