@@ -34,10 +34,12 @@ test-sanitize: deps
 	cmake --build $(BUILD_SAN) -j $(JOBS)
 	cd $(BUILD_SAN) && ctest --output-on-failure -j 2
 
-# Bounded libFuzzer run of the assimp import path (clang, ASan + UBSan).
+# Bounded libFuzzer runs (clang, ASan + UBSan) of the assimp import path and of
+# Sinew's glTF importer, FUZZ_SECONDS each (FUZZ_GLTF_SECONDS for the second).
 FUZZ_SECONDS ?= 60
+FUZZ_GLTF_SECONDS ?= $(FUZZ_SECONDS)
 fuzz: deps
-	sh tests/fuzz/run_fuzz.sh $(CURDIR) $(CURDIR)/$(BUILD)/fuzz $(FUZZ_SECONDS)
+	sh tests/fuzz/run_fuzz.sh $(CURDIR) $(CURDIR)/$(BUILD)/fuzz $(FUZZ_SECONDS) $(FUZZ_GLTF_SECONDS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)

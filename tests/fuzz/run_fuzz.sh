@@ -1,27 +1,36 @@
 #!/bin/sh
-# Builds the import fuzzer with clang (libFuzzer + ASan + UBSan) and runs it
-# for a bounded time on a corpus seeded from small assimp test models.
-# usage: run_fuzz.sh SOURCE_DIR WORK_DIR [SECONDS]
+# Builds the import fuzzers with clang (libFuzzer + ASan + UBSan) and runs each
+# for a bounded time:
+#  - fuzz_import: the assimp import path, corpus seeded from small assimp test models;
+#  - fuzz_gltf:   Sinew's own glTF 2.0 importer (json-c), corpus seeded from the
+#                 glTF files of assimp-testmodels and tests/data/gltf.
+# usage: run_fuzz.sh SOURCE_DIR WORK_DIR [SECONDS] [GLTF_SECONDS]
 # Crashes are classified: a stack with a Sinew frame (engine/core or engine/asset) on top of the
 # first Sinew-or-assimp frames fails the run; crashes entirely inside assimp
-# (Debian 5.2.5) are counted and listed, not failed.
+# (Debian 5.2.5) are counted and listed, not failed. Every crash of the glTF
+# target fails the run (assimp is not involved there).
 set -u
 SRC=${1:?source dir}
 WORK=${2:?work dir}
 SECS=${3:-60}
+GSECS=${4:-$SECS}
 CC=${FUZZ_CC:-clang}
 M=/usr/share/assimp/models
 command -v "$CC" >/dev/null 2>&1 || { echo "fuzz: $CC not found, skipped"; exit 0; }
-mkdir -p "$WORK/corpus" "$WORK/artifacts"
-BIN="$WORK/fuzz_import"
-echo "fuzz: building $BIN"
+mkdir -p "$WORK/corpus" "$WORK/artifacts" "$WORK/gltf_corpus" "$WORK/gltf_artifacts"
 CORE_SRC=$(ls "$SRC"/engine/core/src/*.c | grep -v '/version.c$')
 ASSET_SRC=$(ls "$SRC"/engine/asset/src/*.c)
-# shellcheck disable=SC2086
-$CC -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/core/src" -I"$SRC/engine/asset/src" -I"$SRC/shaders" $(pkg-config --cflags json-c) \
-    "$SRC/tests/fuzz/fuzz_import.c" $ASSET_SRC $CORE_SRC \
-    -lassimp $(pkg-config --libs json-c) -lstdc++ -lm -o "$BIN" || { echo "fuzz: build failed"; exit 1; }
+build() {
+  echo "fuzz: building $WORK/$1"
+  # shellcheck disable=SC2086
+  $CC -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+      -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/core/src" -I"$SRC/engine/asset/src" \
+      -I"$SRC/shaders" $(pkg-config --cflags json-c) \
+      "$SRC/tests/fuzz/$1.c" $ASSET_SRC $CORE_SRC \
+      -lassimp $(pkg-config --libs json-c) -lstdc++ -lm -o "$WORK/$1" || { echo "fuzz: build of $1 failed"; exit 1; }
+}
+build fuzz_import
+build fuzz_gltf
 
 # seed corpus: first byte = index of the hint in fuzz_import.c
 seed() { f="$M/$2"; [ -f "$f" ] || return 0; out="$WORK/corpus/seed_$(basename "$2" | tr -c 'A-Za-z0-9._\n' '_')"
@@ -36,27 +45,47 @@ seed 5 MD5/SimpleCube.md5mesh
 seed 6 OBJ/box.obj
 seed 7 PLY/cube.ply
 seed 8 "MDL/MDL (HL1)/man.mdl"
+# glTF seeds: first byte 0 = .gltf, 1 = .glb; files up to 128 KiB
+n=0
+for f in $(find "$M/glTF2" "$SRC/tests/data/gltf" -type f \( -name '*.gltf' -o -name '*.glb' \) -size -128k 2>/dev/null); do
+  n=$((n+1)); out="$WORK/gltf_corpus/seed_$n"
+  case "$f" in *.glb) printf '\001' > "$out";; *) printf '\000' > "$out";; esac
+  cat "$f" >> "$out"
+done
 
-rm -f "$WORK"/artifacts/*
-echo "fuzz: running for $SECS s"
-ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  "$BIN" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$SECS" \
-    -timeout=5 -rss_limit_mb=2048 -max_len=131072 -print_final_stats=1 \
-    -artifact_prefix="$WORK/artifacts/" "$WORK/corpus" > "$WORK/fuzz.log" 2>&1
-tail -n 5 "$WORK/fuzz.log"
-EXECS=$(grep -o 'exec/s: [0-9]*' "$WORK/fuzz.log" | tail -1)
-RUNS=$(grep -Eo '#[0-9]+' "$WORK/fuzz.log" | tail -1)
+# run BIN CORPUS ARTIFACTS SECONDS LOG
+run() {
+  rm -f "$3"/*
+  echo "fuzz: running $1 for $4 s"
+  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    "$WORK/$1" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$4" \
+      -timeout=5 -rss_limit_mb=2048 -max_len=131072 -print_final_stats=1 \
+      -artifact_prefix="$3/" "$2" > "$5" 2>&1
+  tail -n 5 "$5"
+}
+run fuzz_import "$WORK/corpus" "$WORK/artifacts" "$SECS" "$WORK/fuzz.log"
+run fuzz_gltf "$WORK/gltf_corpus" "$WORK/gltf_artifacts" "$GSECS" "$WORK/fuzz_gltf.log"
 
 ours=0; theirs=0; hangs=0
 for a in "$WORK"/artifacts/crash-* "$WORK"/artifacts/timeout-* "$WORK"/artifacts/oom-*; do
   [ -f "$a" ] || continue
   case "$(basename "$a")" in timeout-*|oom-*) hangs=$((hangs+1)); continue;; esac
-  ASAN_OPTIONS=detect_leaks=0 "$BIN" "$a" > "$a.trace" 2>&1
+  ASAN_OPTIONS=detect_leaks=0 "$WORK/fuzz_import" "$a" > "$a.trace" 2>&1
   # the first frame that is Sinew's or assimp's decides
   first=$(grep -E '^ *#[0-9]+ ' "$a.trace" | grep -E 'engine/(core|asset)/src|libassimp' | head -1)
   if echo "$first" | grep -qE "engine/(core|asset)/src"; then ours=$((ours+1)); echo "fuzz: CRASH IN SINEW: $a"; head -30 "$a.trace"
   else theirs=$((theirs+1)); fi
 done
-echo "fuzz: total runs ${RUNS:-?}, last ${EXECS:-?}, corpus $(ls "$WORK/corpus" | wc -l) files"
-echo "fuzz: crashes in Sinew code: $ours; crashes inside assimp: $theirs; timeouts/ooms: $hangs (artifacts in $WORK/artifacts)"
-[ "$ours" -eq 0 ]
+gcrash=0; ghangs=0
+for a in "$WORK"/gltf_artifacts/crash-* "$WORK"/gltf_artifacts/timeout-* "$WORK"/gltf_artifacts/oom-*; do
+  [ -f "$a" ] || continue
+  case "$(basename "$a")" in timeout-*|oom-*) ghangs=$((ghangs+1)); echo "fuzz: glTF timeout/oom: $a"; continue;; esac
+  gcrash=$((gcrash+1)); echo "fuzz: CRASH IN THE glTF IMPORTER: $a"
+  ASAN_OPTIONS=detect_leaks=0 "$WORK/fuzz_gltf" "$a" 2>&1 | head -30
+done
+stats() { echo "total runs $(grep -Eo '#[0-9]+' "$1" | tail -1 | tr -d '#'), last $(grep -o 'exec/s: [0-9]*' "$1" | tail -1)"; }
+echo "fuzz: assimp path: $(stats "$WORK/fuzz.log"), corpus $(ls "$WORK/corpus" | wc -l) files"
+echo "fuzz: assimp path: crashes in Sinew code: $ours; crashes inside assimp: $theirs; timeouts/ooms: $hangs (artifacts in $WORK/artifacts)"
+echo "fuzz: glTF importer: $(stats "$WORK/fuzz_gltf.log"), corpus $(ls "$WORK/gltf_corpus" | wc -l) files"
+echo "fuzz: glTF importer: crashes: $gcrash; timeouts/ooms: $ghangs (artifacts in $WORK/gltf_artifacts)"
+[ "$ours" -eq 0 ] && [ "$gcrash" -eq 0 ] && [ "$ghangs" -eq 0 ]

@@ -119,7 +119,7 @@ static int grow_to(gl *g, void **p, uint32_t *cap, uint32_t need, size_t elem)
 static void *vec_push(gl *g, vec *v, uint32_t k)
 {
     if ((uint64_t)v->n + k > 0xfffffff0u) return NULL;
-    if (!grow_to(g, &v->p, &v->cap, v->n + k, v->elem)) return NULL;
+    if (!grow_to(g, &v->p, &v->cap, v->n + k ? v->n + k : 1, v->elem)) return NULL; /* never NULL + 0 */
     void *q = (char *)v->p + (size_t)v->n * v->elem;
     memset(q, 0, (size_t)k * v->elem);
     v->n += k;
@@ -869,11 +869,13 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
                     if (j >= nj) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u primitive %u: vertex %u names joint %g of skin %d's %u", mi, pi, v, j, skin, nj);
                     uint32_t cand = (uint32_t)g->skin_cands[skin][(uint32_t)j];
                     /* repeated joints merge */
-                    uint32_t *jl = (uint32_t *)g->infl_joint.p + ioff[v];
-                    float *wl = (float *)g->infl_weight.p + ioff[v];
-                    uint32_t q = 0;
-                    while (q < kept && jl[q] != cand) q++;
-                    if (q < kept) { wl[q] += (float)w; continue; }
+                    if (kept) {
+                        uint32_t *jl = (uint32_t *)g->infl_joint.p + ioff[v];
+                        float *wl = (float *)g->infl_weight.p + ioff[v];
+                        uint32_t q = 0;
+                        while (q < kept && jl[q] != cand) q++;
+                        if (q < kept) { wl[q] += (float)w; continue; }
+                    }
                     uint32_t *jp = vec_push(g, &g->infl_joint, 1);
                     float *wp = vec_push(g, &g->infl_weight, 1);
                     if (!jp || !wp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;

@@ -1,0 +1,70 @@
+/* libFuzzer target for Sinew's own glTF 2.0 importer (gltf.c, json-c): the
+ * first input byte picks .gltf (even) or .glb (odd) as the hint, the rest is
+ * the file given to sinew_asset_load from memory (no base directory, so no
+ * file may be opened). A successful import is exercised further: every clip
+ * sampled on, between and outside its keys, the bind pose skinned by the
+ * float64 reference with every method, the influences walked.
+ * Build and run: tests/fuzz/run_fuzz.sh. */
+#include <sinew/core.h>
+#include <sinew/palette.h>
+#include <sinew/reference.h>
+#include <sinew/anim.h>
+#include <sinew/asset.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 2) return 0;
+    sinew_asset_desc d = { 0 };
+    char msg[256];
+    d.data = data + 1;
+    d.size = size - 1;
+    d.hint = data[0] & 1 ? "glb" : "gltf";
+    d.message = msg;
+    d.message_size = sizeof msg;
+    d.max_vertices = 1u << 18;
+    d.max_keys = 1u << 18;
+    sinew_asset *a = NULL;
+    if (sinew_asset_load(&d, &a) != SINEW_OK) {
+        if (!msg[0]) abort(); /* every error has a message */
+        return 0;
+    }
+    const sinew_skeleton *sk = sinew_asset_skeleton(a);
+    uint32_t nj = sinew_skeleton_joint_count(sk), nv = sinew_asset_vertex_count(a);
+    sinew_transform *pose = calloc(nj, sizeof *pose);
+    sinew_mat4 *scratch = calloc(sinew_palette_scratch_count(nj), sizeof *scratch);
+    sinew_palette_joint *pal = calloc(nj, sizeof *pal);
+    double *pos = calloc((size_t)nv * 3, sizeof *pos), *nrm = calloc((size_t)nv * 3, sizeof *nrm);
+    float *bulge = calloc(nv, sizeof *bulge);
+    for (uint32_t c = 0; c < sinew_asset_clip_count(a); c++) {
+        const sinew_clip *clip = sinew_asset_clip(a, c);
+        double dur = sinew_clip_duration(clip);
+        const double ts[] = { 0, 0.37 * dur, 0.5 * dur, dur, -1, 1e9 };
+        for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
+            sinew_clip_sample(clip, sk, ts[k], SINEW_WRAP_LOOP, pose);
+            sinew_clip_sample(clip, sk, ts[k], SINEW_WRAP_CLAMP, pose);
+        }
+    }
+    const uint32_t *off, *jn;
+    const float *w;
+    if (sinew_asset_influences(a, &off, &jn, &w) == SINEW_OK)
+        for (uint32_t v = 0; v < nv; v++)
+            for (uint32_t k = off[v]; k < off[v + 1]; k++)
+                if (jn[k] >= nj || !(w[k] > 0)) abort(); /* the influences name joints and carry weight */
+    for (uint32_t i = 0; i < sinew_asset_index_count(a); i++)
+        if (sinew_asset_indices(a)[i] >= nv) abort();
+    if (sinew_asset_bind_pose(a, pose) == SINEW_OK &&
+        sinew_bulge_rest_distances(sk, nv, sinew_asset_vertices(a), bulge) == SINEW_OK) {
+        for (int m = 0; m < (int)SINEW_METHOD_COUNT; m++) {
+            if (sinew_palette_build(sk, (sinew_method)m, pose, NULL, scratch, pal) != SINEW_OK) continue;
+            sinew_reference_skin(nv, sinew_asset_vertices(a), bulge, pal, nj, (sinew_method)m,
+                                 SINEW_SKIN_BULGE_CORRECTION, pos, nrm);
+        }
+    }
+    free(pose); free(scratch); free(pal); free(pos); free(nrm); free(bulge);
+    sinew_asset_destroy(a);
+    return 0;
+}
