@@ -83,7 +83,7 @@ for a in "$WORK"/gltf_artifacts/crash-* "$WORK"/gltf_artifacts/timeout-* "$WORK"
   gcrash=$((gcrash+1)); echo "fuzz: CRASH IN THE glTF IMPORTER: $a"
   ASAN_OPTIONS=detect_leaks=0 "$WORK/fuzz_gltf" "$a" 2>&1 | head -30
 done
-stats() { echo "total runs $(grep -Eo '#[0-9]+' "$1" | tail -1 | tr -d '#'), last $(grep -o 'exec/s: [0-9]*' "$1" | tail -1)"; }
+stats() { echo "total runs $(grep -Eo '#[0-9]+' "$1" | tail -1 | tr -d '#'), last $(grep -Eo 'exec/s:? [0-9]+' "$1" | tail -1)"; }
 echo "fuzz: assimp path: $(stats "$WORK/fuzz.log"), corpus $(ls "$WORK/corpus" | wc -l) files"
 echo "fuzz: assimp path: crashes in Sinew code: $ours; crashes inside assimp: $theirs; timeouts/ooms: $hangs (artifacts in $WORK/artifacts)"
 echo "fuzz: glTF importer: $(stats "$WORK/fuzz_gltf.log"), corpus $(ls "$WORK/gltf_corpus" | wc -l) files"
