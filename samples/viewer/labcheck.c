@@ -18,7 +18,7 @@
 typedef struct shot { const char *name; unsigned char *px; int w, h; } shot;
 
 static shot shots[] = { { "lbs-twist" }, { "dqs-twist" }, { "dqs-bend" }, { "dqs-bulge-bend" }, { "major" },
-                        { "joint1" }, { "joint1-alpha8" }, { "bar-bend" }, { "model" }, { "model-auto" }, { "loaded" } };
+                        { "joint1" }, { "joint1-alpha8" }, { "bar-bend" }, { "model" }, { "model-auto" }, { "model-clip2" }, { "loaded" } };
 enum { NSHOT = sizeof shots / sizeof shots[0] };
 static int failures;
 
@@ -117,7 +117,8 @@ int main(int argc, char **argv)
         { "joint1", "joint1-alpha8", "alpha 2 -> 8 (weight view)" },
         { "dqs-bend", "bar-bend", "tube -> bar" },
         { "model", "model-auto", "model: file weights -> automatic weights" },
-        { "model-auto", "loaded", "another model file loaded from the panel" },
+        { "model", "model-clip2", "model: clip 0 -> clip 2 at the same time" },
+        { "model-clip2", "loaded", "another model file loaded from the panel" },
         { "major", "joint1", "major joint -> weight of joint 1" },
         { "dqs-bend", "major", "weights off -> major joint" },
         { "dqs-bend", "joint1", "weights off -> weight of joint 1" } };

@@ -608,6 +608,7 @@ static int reload_scene(viewer *v, const char *path)
     }
     v->ps.scene = v->use_asset;
     v->ps.weight_joint = 0;
+    v->ps.clip = 0;
     v->t = 0;
     rebuild_crowd(v);
     return v->s.has_asset ? 0 : 1;
@@ -626,7 +627,19 @@ static void sync_to_panel(viewer *v)
     p->has_model = v->s.has_asset;
     p->max_count = (int)max_count(v);
     p->joint_count = (int)sinew_skeleton_joint_count(v->cur->skel);
-    p->duration = v->cur->clip ? v->cur->clip_duration : 0.0;
+    p->duration = 0.0;
+    p->clip_count = 0;
+    if (v->cur->clip && v->dc.count) {
+        const sinew_clip *c = v->dc.chars[0].clip;
+        p->duration = c ? sinew_clip_duration(c) : v->cur->clip_duration;
+#ifdef DEMO_WITH_ASSET
+        const sinew_asset *a = (const sinew_asset *)v->s.asset.asset;
+        if (a) {
+            p->clip_count = (int)sinew_asset_clip_count(a);
+            for (int i = 0; i < p->clip_count && i < 16; i++) p->clip_names[i] = sinew_clip_name(sinew_asset_clip(a, (uint32_t)i));
+        }
+#endif
+    }
     if (p->weight_joint >= p->joint_count) p->weight_joint = p->joint_count - 1;
 }
 
@@ -647,9 +660,15 @@ static void sync_from_panel(viewer *v)
     /* p->load_model is handled at the top of the next frame (nothing of this one in use) */
 }
 
-/* Tube/bar characters take the sliders' pose when asked. */
+/* Tube/bar characters take the sliders' pose when asked; the model's characters
+ * play the clip chosen in the panel. */
 static void apply_manual_pose(viewer *v)
 {
+#ifdef DEMO_WITH_ASSET
+    const sinew_asset *a = (const sinew_asset *)v->s.asset.asset;
+    if (v->cur->clip && a && v->ps.clip >= 0 && (uint32_t)v->ps.clip < sinew_asset_clip_count(a))
+        for (uint32_t i = 0; i < v->dc.count; i++) v->dc.chars[i].clip = sinew_asset_clip(a, (uint32_t)v->ps.clip);
+#endif
     int manual = !v->cur->clip && v->ps.manual_pose;
     if (manual) scene_tube_pose(v->ps.bend_deg * M_PI / 180.0, v->ps.twist_deg * M_PI / 180.0, NULL, v->manual);
     for (uint32_t i = 0; i < v->dc.count; i++) v->dc.chars[i].pose = manual ? v->manual : NULL;
@@ -696,7 +715,7 @@ static void lab_cpu(viewer *v, const float vp[16], uint32_t w, uint32_t h)
     int flag = 1;
     if (r == SINEW_OK) {
         if (c0->pose) memcpy(local, c0->pose, sizeof *local * jc);
-        else if (m->clip) r = sinew_clip_sample(m->clip, m->skel, c0->time, c0->wrap, local);
+        else if (c0->clip) r = sinew_clip_sample(c0->clip, m->skel, c0->time, c0->wrap, local);
         else r = demo_tube_motion(meth >= SINEW_METHOD_DQS_SCALE ? &flag : NULL, m->skel, 0, c0->time, local);
     }
     if (r == SINEW_OK) r = sinew_palette_build(m->skel, meth, local, NULL, scratch, pal);
@@ -810,6 +829,7 @@ static int script_line(viewer *v, const char *line, char *shot, size_t shot_size
         else if (!strcmp(k, "auto")) p->auto_weights = x != 0;
         else if (!strcmp(k, "weights")) p->weights = !strcmp(val, "joint") ? PANEL_WEIGHTS_JOINT : !strcmp(val, "major") ? PANEL_WEIGHTS_MAJOR : PANEL_WEIGHTS_OFF;
         else if (!strcmp(k, "joint")) p->weight_joint = (int)x;
+        else if (!strcmp(k, "clip")) p->clip = (int)x;
         else if (!strcmp(k, "load")) {
             snprintf(p->model_path, sizeof p->model_path, "%s", val);
             p->load_model = 1;

@@ -246,6 +246,10 @@ extern "C" int panel_frame(viewer_panel *p, panel_state *s)
                          ImGuiSliderFlags_Logarithmic))
         changed = 1;
     ImGui::Separator();
+    if (s->scene == PANEL_SCENE_MODEL && s->clip_count > 0) {
+        int n = s->clip_count < 16 ? s->clip_count : 16;
+        if (ImGui::Combo("clip", &s->clip, s->clip_names, n)) changed = 1;
+    }
     bool paused = s->paused != 0;
     if (ImGui::Button(paused ? "play" : "pause")) { s->paused = !s->paused; changed = 1; }
     ImGui::SameLine();

@@ -34,6 +34,7 @@ typedef struct panel_state {
     int auto_weights;       /* the model: automatic weights (alpha) instead of the file's */
     int weights;            /* PANEL_WEIGHTS_* */
     int weight_joint;
+    int clip;               /* the model's clip */
     char model_path[512];   /* a model file to load */
     int load_model;         /* set by the panel's "load" button (or a script): the viewer loads model_path */
     /* filled by the viewer, shown read-only */
@@ -41,6 +42,8 @@ typedef struct panel_state {
     int max_count;
     int joint_count;
     double duration;        /* clip duration, 0 = procedural */
+    int clip_count;         /* the model's clips (at most 16 listed) */
+    const char *clip_names[16];
     int quality_valid;      /* the figures below describe the current pose of character 0 */
     double q_radius, q_volume, q_dist;
     char info[256];
