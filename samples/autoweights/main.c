@@ -16,6 +16,7 @@
  *
  * Exit status 0, or 1 when a model fails to load or when the bind pose does not
  * reproduce the same mesh with both weight sets (a self-check). */
+#define _POSIX_C_SOURCE 200809L
 #include <sinew/core.h>
 #include <sinew/mesh.h>
 #include <sinew/palette.h>
@@ -25,6 +26,7 @@
 #include "sinew_scene.h"
 
 #include <math.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +113,11 @@ static int run_model(const char *path, const double *alphas, int na, uint32_t fr
         d.alpha = alphas[ai];
         d.joint_mask = mask;
         memcpy(auto_v, file_v, sizeof *auto_v * nv);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         r = sinew_auto_weights_packed(sk, &d, nv, auto_v);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double wms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
         if (r != SINEW_OK) {
             fprintf(stderr, "%s: automatic weights: %s\n", base, sinew_result_string(r));
             rc = 1;
@@ -148,8 +154,8 @@ static int run_model(const char *path, const double *alphas, int na, uint32_t fr
         f.rms_rel = sqrt(sum2 / (double)(count ? count : 1)) / size;
         qsort(dist, count, sizeof(double), cmp_d);
         f.p99_rel = count ? dist[(size_t)(0.99 * (double)(count - 1))] / size : 0.0;
-        printf("%-28s %6u %4u/%-4u %6.2f %9.2f%% %9.2f%% %9.2f%% %8.1f%% %10.2g\n", base, nv, used, jc, alphas[ai],
-               100 * f.max_rel, 100 * f.p99_rel, 100 * f.rms_rel, 100 * f.major_same, bind_err / size);
+        printf("%-28s %6u %4u/%-4u %6.2f %9.2f%% %9.2f%% %9.2f%% %8.1f%% %10.2g %9.2f\n", base, nv, used, jc, alphas[ai],
+               100 * f.max_rel, 100 * f.p99_rel, 100 * f.rms_rel, 100 * f.major_same, bind_err / size, wms);
         /* the importer's bind pose reproduces the rest mesh within 1.5e-5 x size (test_asset_models) */
         if (!(bind_err <= 3e-5 * size)) {
             fprintf(stderr, "%s: the bind pose differs by %.3g x size between the weight sets (tol 3e-5)\n", base,
@@ -310,8 +316,8 @@ int main(int argc, char **argv)
             rc |= run_quality(argv[i], (uint32_t)frames);
         } else {
             if (models++ == 0)
-                printf("%-28s %6s %9s %6s %10s %10s %10s %9s %10s\n", "model", "verts", "joints", "alpha", "max dist",
-                       "p99 dist", "RMS dist", "same major", "bind check");
+                printf("%-28s %6s %9s %6s %10s %10s %10s %9s %10s %9s\n", "model", "verts", "joints", "alpha", "max dist",
+                       "p99 dist", "RMS dist", "same major", "bind check", "weights ms");
             rc |= run_model(argv[i], alphas, na, (uint32_t)frames, method);
         }
     }
