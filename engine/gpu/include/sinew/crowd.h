@@ -116,8 +116,8 @@ SINEW_API sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_m
  * character's first slot to palette_offsets (may be NULL). Validates everything
  * before running; the result does not depend on the number of threads.
  * On error *bad_character (may be NULL) names the first character at fault:
- * SINEW_ERROR_NON_FINITE also when a palette, finite in float64, has a value
- * beyond float32's range (sinew_palette_pack); a pose callback's non-zero
+ * SINEW_ERROR_NON_FINITE also when a palette value does not fit in float32
+ * (palettes are built by sinew_palette_build_f32); a pose callback's non-zero
  * result is returned as is (SINEW_ERROR_IN_USE if it called back into this
  * crowd). SINEW_ERROR_IN_USE, with nothing changed (bad_character included),
  * while another call of this crowd runs. */
