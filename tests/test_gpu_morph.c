@@ -5,11 +5,11 @@
  * and off, weights random in [-1.5, 2.5] on a few active targets (some
  * characters all zero: they must get the base mesh and no morph work), four
  * frames through both ring slots with changing weights (active -> zero ->
- * active again, so stale copies would show). Output poisoned with NaN before
+ * active again, so stale copies would show), then one crowd frame
+ * (sinew_crowd_update with the morphed mesh ids). Output poisoned with NaN before
  * every frame; vertices past the frame's output must stay NaN. Bad input
  * (targets naming vertices out of range, repeated vertices, NaN deltas, weight
- * arrays of the wrong size, NaN weights, unknown or repeated slots, set_frame
- * outside a frame) is refused with an error naming the target / item.
+ * arrays of the wrong size, NaN weights, unknown or repeated slots) is refused with an error naming the target / item.
  * Validation must stay clean.
  *
  * Tolerances, per character, E = bounding-box diagonal of its reference
@@ -18,6 +18,7 @@
  * octahedral code of the rest vertex, about 1e-4, then skinned). */
 #include "testutil.h"
 #include <sinew/morpher.h>
+#include <sinew/crowd.h>
 #include <string.h>
 
 #define NMESH 3
@@ -137,7 +138,8 @@ static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_mor
     float *w = calloc(m->nt + 1, sizeof(float));
     sinew_morph_item it = { slot, w, m->nt };
     sinew_mesh_id out[2];
-    TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, out, &err), SINEW_ERROR_INVALID_ARGUMENT); /* no frame */
+    TU_CHECK_OK(sinew_morpher_set_frame(mo, &it, 1, out, &err)); /* outside a frame: the next frame's */
+    TU_CHECK(out[0].value == m->id.value); /* all zero: the base mesh */
     sinew_frame fr;
     TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
     it.weight_count = m->nt + 1;
@@ -162,6 +164,89 @@ static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_mor
     TU_CHECK_RESULT(sinew_morpher_create(sk, NULL, &second), SINEW_ERROR_IN_USE);
     TU_CHECK(second == NULL);
     free(w);
+}
+
+/* The crowd path: morph weights set before sinew_crowd_update (outside a
+ * frame), the returned mesh ids given as sinew_crowd_character.meshes; same
+ * tolerances against the reference with the crowd's poses. */
+static void test_crowd_path(tu_rng *r, sinew_skinner *sk, sinew_morpher *mo, mesh *M, character *C)
+{
+    sinew_crowd_desc cd = { 0 };
+    cd.skinner = sk;
+    cd.max_characters = NCHAR;
+    cd.max_joints = 64;
+    cd.threads = 2;
+    sinew_crowd *crowd = NULL;
+    TU_CHECK_OK(sinew_crowd_create(&cd, &crowd));
+    if (!crowd) return;
+    sinew_model_id models[NMESH];
+    for (int i = 0; i < NMESH; i++) {
+        sinew_crowd_model_desc cm = { M[i].skel, 1, &M[i].id, &M[i].nv };
+        TU_CHECK_OK(sinew_crowd_add_model(crowd, &cm, &models[i]));
+    }
+    static sinew_transform poses[NCHAR][64];
+    static sinew_palette_joint pal[64];
+    sinew_mat4 scratch[3 * 64];
+    sinew_crowd_character ch[NCHAR];
+    sinew_morph_item items[NCHAR];
+    sinew_mesh_id meshes[NCHAR];
+    uint32_t total = 0;
+    memset(ch, 0, sizeof ch);
+    for (int c = 0; c < NCHAR; c++) {
+        mesh *m = &M[C[c].mesh];
+        random_weights(r, C[c].w, m->nt);
+        memcpy(poses[c], sinew_skeleton_rest_pose(m->skel), sizeof(sinew_transform) * m->jc);
+        tu_random_pose(r, m->jc, poses[c], 0.9, C[c].method == SINEW_METHOD_DQS ? 0.0 : 0.3);
+        items[c].slot = C[c].slot;
+        items[c].weights = C[c].w;
+        items[c].weight_count = m->nt;
+        ch[c].model = models[C[c].mesh];
+        ch[c].method = C[c].method;
+        ch[c].flags = C[c].flags;
+        ch[c].pose = poses[c];
+        ch[c].meshes = &meshes[c];
+        total += m->nv;
+    }
+    sinew_morph_error err;
+    TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total + 64, 0x7fc00000u));
+    TU_CHECK_OK(sinew_morpher_set_frame(mo, items, NCHAR, meshes, &err));
+    /* A wrong override is refused (vertex count of another mesh). */
+    sinew_mesh_id wrong = M[(C[0].mesh + 1) % NMESH].id;
+    ch[0].meshes = &wrong;
+    uint32_t bad = 0;
+    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(bad == 0);
+    ch[0].meshes = &meshes[0];
+    TU_CHECK_OK(sinew_morpher_set_frame(mo, items, NCHAR, meshes, &err)); /* the abandoned frame dropped nothing */
+    TU_CHECK_OK(sinew_crowd_update(crowd, ch, NCHAR, NULL, &bad));
+    float *gp = malloc(sizeof(float) * 3 * (total + 64)), *gn = malloc(sizeof(float) * 3 * (total + 64));
+    double *mp = malloc(sizeof(double) * 3 * 2000), *mn = malloc(sizeof(double) * 3 * 2000);
+    double *rp = malloc(sizeof(double) * 3 * 2000), *rn = malloc(sizeof(double) * 3 * 2000);
+    TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total + 64, gp, gn));
+    double worst = 0;
+    for (int c = 0; c < NCHAR; c++) {
+        mesh *m = &M[C[c].mesh];
+        uint32_t o = 0, n = 0;
+        TU_CHECK_OK(sinew_crowd_character_output(crowd, (uint32_t)c, 0, &o, &n));
+        TU_CHECK_OK(sinew_palette_build(m->skel, C[c].method, poses[c], NULL, scratch, pal));
+        TU_CHECK_OK(sinew_morph_reference(m->nv, m->v, m->t, m->nt, C[c].w, mp, mn, &err));
+        TU_CHECK_OK(sinew_reference_skin_rest(m->nv, m->v, mp, mn, m->bulge, pal, m->jc, C[c].method, C[c].flags,
+                                              rp, rn));
+        double E = extent_of(rp, m->nv), ep = 0, en = 0;
+        for (uint32_t i = 0; i < m->nv; i++)
+            for (int k = 0; k < 3; k++) {
+                double dp = fabs((double)gp[3 * (o + i) + k] - rp[3 * i + k]);
+                double dn = fabs((double)gn[3 * (o + i) + k] - rn[3 * i + k]);
+                if (!(dp <= ep)) ep = isnan(dp) ? INFINITY : dp;
+                if (!(dn <= en)) en = isnan(dn) ? INFINITY : dn;
+            }
+        TU_CHECK_MSG(ep <= 2e-5 * E && en <= 1e-3, "crowd char %d: position %g (E %g), normal %g", c, ep, E, en);
+        if (ep / E > worst) worst = ep / E;
+    }
+    for (uint32_t i = total; i < total + 64; i++) TU_CHECK(isnan(gp[3 * i]));
+    fprintf(stderr, "crowd path: worst position error %.3g x extent\n", worst);
+    free(gp); free(gn); free(mp); free(mn); free(rp); free(rn);
+    sinew_crowd_destroy(crowd);
 }
 
 int main(void)
@@ -296,6 +381,7 @@ int main(void)
     fprintf(stderr, "worst position error %.3g x extent, normal %.3g; %u active items, %u all-zero characters\n",
             worst_p, worst_n, active_total, zero_chars);
     TU_CHECK(zero_chars > 0 && active_total > 0);
+    test_crowd_path(&r, sk, mo, M, C);
 
     uint32_t msgs = sinew_debug_validation_message_count(gpu);
     TU_CHECK_MSG(msgs == 0, "%u validation messages", msgs);

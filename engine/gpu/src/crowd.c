@@ -245,6 +245,14 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
             for (uint32_t k = 0; k < m->mesh_count; k++) {
                 sinew_instance *in = &c->instances[inst++];
                 in->mesh = m->meshes[k];
+                if (ch->meshes) { /* override (morphed copies): same counts as the model's mesh */
+                    uint32_t vc = sinew_skinner_mesh_vertex_count(c->skinner, ch->meshes[k]);
+                    if (vc == 0) return SINEW_ERROR_NOT_FOUND;
+                    if (vc != m->vertex_counts[k] ||
+                        sinew_skinner_mesh_joint_count(c->skinner, ch->meshes[k]) != m->joint_count)
+                        return SINEW_ERROR_INVALID_ARGUMENT;
+                    in->mesh = ch->meshes[k];
+                }
                 in->method = ch->method;
                 in->flags = ch->flags;
                 in->palette_offset = c->palette_offsets[i];

@@ -352,9 +352,9 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     if (!m || (count && (!items || !meshes_out)))
         return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL morpher, items or meshes_out");
     uint32_t fs;
-    if (!snw_skinner_frame_slot(m->sk, &fs))
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX,
-                    "set_frame outside sinew_skinner_begin_frame .. end_frame");
+    sinew_result wr = snw_skinner_frame_slot(m->sk, &fs);
+    if (wr != SINEW_OK)
+        return fail(err, wr, UINT32_MAX, UINT32_MAX, "waiting for the ring slot of the next frame failed");
     /* Validate everything first. */
     uint64_t serial = ++m->serial;
     uint64_t weights = 0;

@@ -110,7 +110,7 @@ struct sinew_skinner {
     sinew_read_path path;
     uint32_t max_grid_x;    /* sinew_debug_set_max_grid_x; 0 = the device limit */
     uint32_t crowds;        /* crowds made on this skinner (atomic) */
-    snw_skinner_prepass_fn prepass; /* morph pass (morph.c), recorded first by sinew_skinner_record */
+    snw_skinner_prepass_fn prepass; /* morph pass (morph.c), recorded by sinew_skinner_record before its dispatches */
     void *prepass_user;
 };
 
@@ -827,10 +827,6 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
                                          : get_pipeline(sk, sk->disp[s][i].variant, sk->disp[s][i].grid, texel, &pipes[i]);
         if (r != SINEW_OK) return r;
     }
-    if (sk->prepass) {
-        sinew_result r = sk->prepass(sk->prepass_user, cmd, s);
-        if (r != SINEW_OK) return r;
-    }
     VkPipelineStageFlags cons = consumer_stages(gpu);
     /* Host writes (palette, instances, work list) -> shader reads; earlier
      * reads and writes of the output (vertex input, shaders, transfers) -> shader writes. */
@@ -842,6 +838,11 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
     if (sk->queries) {
         gpu->vk.vkCmdResetQueryPool(cmd, sk->queries, 2 * s, 2);
         gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 2 * s);
+    }
+    /* The morph pass (morph.c), inside the timed span. */
+    if (sk->prepass) {
+        sinew_result r = sk->prepass(sk->prepass_user, cmd, s);
+        if (r != SINEW_OK) return r;
     }
     if (sk->disp_count[s])
         gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->layout, 0, 1, &sk->sets[s], 0, NULL);
@@ -1130,10 +1131,10 @@ sinew_result snw_skinner_mesh_layout(const sinew_skinner *sk, uint32_t mesh, snw
     return SINEW_OK;
 }
 
-int snw_skinner_frame_slot(const sinew_skinner *sk, uint32_t *slot)
+sinew_result snw_skinner_frame_slot(sinew_skinner *sk, uint32_t *slot)
 {
     *slot = sk->slot;
-    return sk->in_frame;
+    return sk->in_frame ? SINEW_OK : wait_slot(sk, sk->slot);
 }
 
 uint32_t snw_skinner_frames_in_flight(const sinew_skinner *sk) { return sk->d.frames_in_flight; }

@@ -192,8 +192,9 @@ void snw_skinner_attach(struct sinew_skinner *sk);
 void snw_skinner_detach(struct sinew_skinner *sk);
 
 /* Morph pass hooks (skinner.c, used by morph.c). The prepass is recorded by
- * sinew_skinner_record (both the caller's and the own-queue path) before its
- * barriers and dispatches, with the ring slot being recorded; one per skinner
+ * sinew_skinner_record (both the caller's and the own-queue path) after its
+ * first barrier and start timestamp (so sinew_skinner_gpu_time includes it),
+ * before its dispatches, with the ring slot being recorded; one per skinner
  * (IN_USE if another is set; fn NULL removes it). */
 typedef sinew_result (*snw_skinner_prepass_fn)(void *user, VkCommandBuffer cmd, uint32_t slot);
 sinew_result snw_skinner_set_prepass(struct sinew_skinner *sk, snw_skinner_prepass_fn fn, void *user);
@@ -202,8 +203,10 @@ typedef struct snw_mesh_layout {
     uint32_t first_slot, vertex_count, joint_count, rest_slots, has_bulge;
 } snw_mesh_layout;
 sinew_result snw_skinner_mesh_layout(const struct sinew_skinner *sk, uint32_t mesh, snw_mesh_layout *out);
-/* The ring slot of the frame begun (returns 0 outside begin_frame .. end_frame). */
-int snw_skinner_frame_slot(const struct sinew_skinner *sk, uint32_t *slot);
+/* The ring slot of the frame begun, or outside a frame the slot the next
+ * begin_frame will use, after waiting (bounded, like begin_frame) until the
+ * GPU is done with it. */
+sinew_result snw_skinner_frame_slot(struct sinew_skinner *sk, uint32_t *slot);
 uint32_t snw_skinner_frames_in_flight(const struct sinew_skinner *sk);
 sinew_gpu *snw_skinner_gpu(const struct sinew_skinner *sk);
 /* A new mesh id whose rest vertices and bulge distances start as a GPU copy of

@@ -85,6 +85,11 @@ typedef struct sinew_crowd_character {
     sinew_pose_fn sample;
     void *sample_user;
     double time;                     /* seconds */
+    /* NULL: the model's meshes. Else one skinner mesh per mesh of the model,
+     * skinned instead (e.g. morphed copies from sinew_morpher_set_frame): each
+     * must have the model mesh's vertex and joint counts (INVALID_ARGUMENT,
+     * NOT_FOUND for an unknown id). */
+    const sinew_mesh_id *meshes;
 } sinew_crowd_character;
 
 /* What the last prepare/update did. */

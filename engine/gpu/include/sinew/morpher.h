@@ -15,9 +15,10 @@
  * multiply-add per stored delta of that vertex; vertices no target moves are
  * never touched.
  *
- * Per frame: sinew_skinner_begin_frame (or sinew_crowd_prepare) ->
- * sinew_morpher_set_frame -> sinew_skinner_set_instances with the mesh ids it
- * returned -> record / submit. One morpher per skinner; the skinner must outlive
+ * Per frame: sinew_morpher_set_frame (before or after sinew_skinner_begin_frame)
+ * -> sinew_skinner_set_instances with the mesh ids it returned -> record /
+ * submit. Crowds: sinew_morpher_set_frame, then sinew_crowd_prepare / update
+ * with sinew_crowd_character.meshes set to the returned ids. One morpher per skinner; the skinner must outlive
  * it (sinew_skinner_destroy answers IN_USE while it exists). Each slot takes
  * one skinner mesh (size sinew_skinner_desc.max_meshes and max_rest_vertices for
  * them). Not thread-safe: the skinner's thread. */
@@ -75,8 +76,10 @@ SINEW_API uint32_t sinew_morpher_target_count(const sinew_morpher *m, sinew_morp
 /* Vertices moved by any target of a set, and deltas stored (for cost reports). */
 SINEW_API sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_morph_set_id set,
                                                uint32_t *moved_vertices, uint32_t *stored_deltas);
-/* This frame's morphed items, between sinew_skinner_begin_frame and record:
- * validates every item first (NOT_FOUND unknown slot, INVALID_ARGUMENT wrong
+/* This frame's morphed items, before record: inside a begun frame they are
+ * that frame's; outside one, the next frame's (the call first waits, bounded
+ * like sinew_skinner_begin_frame, until the GPU is done with that ring slot;
+ * TIMEOUT then). Validates every item first (NOT_FOUND unknown slot, INVALID_ARGUMENT wrong
  * weight count or a slot named twice, NON_FINITE weights, CAPACITY beyond
  * max_weights; err names the item and weight), then writes meshes_out[i]: the
  * mesh id item i's instance must use (the base mesh when all its weights are

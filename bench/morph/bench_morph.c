@@ -1,0 +1,211 @@
+/* sinew-bench-morph: the GPU cost of morph targets next to plain skinning.
+ * 32 tubes of 16386 vertices (512 rings x 32 sectors), LBS, float output; the
+ * cases run round-robin in one process (round 0 = warm-up, medians of the
+ * rest), timed by the skinner's timestamps (which include the morph pass):
+ *   plain       no morpher work (base mesh)
+ *   zero        every character has a morph slot, all weights zero
+ *   a..d        every character morphed with a target set:
+ *               dense-64:   64 targets x 5% of the vertices each, 8 or 64 active
+ *               sparse-256: 256 targets x 1% each, 16 active
+ *               face-32:    32 targets over a 10% region, 50% of it each, 32 active
+ * Per case: median frame ms, extra ms over plain, and the extra cost per moved
+ * vertex and per stored delta of all morphed characters. */
+#include <sinew/sinew.h>
+#include <sinew/debug.h>
+#include "sinew_scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCHAR 32
+#define NSET 4
+
+typedef struct tset {
+    const char *name;
+    uint32_t targets, per_target, region, active;
+} tset;
+
+static const tset SETS[NSET] = {
+    { "dense-64 (8 active)", 64, 819, 16386, 8 },
+    { "dense-64 (64 active)", 64, 819, 16386, 64 },
+    { "sparse-256 (16 active)", 256, 164, 16386, 16 },
+    { "face-32 (32 active)", 32, 819, 1638, 32 },
+};
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state % n);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define CHECK(e)                                                                              \
+    do {                                                                                      \
+        sinew_result r_ = (e);                                                                \
+        if (r_ != SINEW_OK) {                                                                 \
+            fprintf(stderr, "sinew-bench-morph: %s failed: %s\n", #e, sinew_result_string(r_)); \
+            exit(1);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 9;
+    if (rounds < 2 || rounds > 100) rounds = 9;
+    scene_tube_desc d = { 512, 32, 0.1, 2.0, SCENE_SHAPE_TUBE };
+    uint32_t nv, ni;
+    scene_tube_counts(&d, &nv, &ni);
+    float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv);
+    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * nv), *idx = malloc(sizeof(uint32_t) * ni);
+    float *w4 = malloc(sizeof(float) * 4 * nv);
+    sinew_vertex *v = malloc(sizeof(sinew_vertex) * nv);
+    CHECK(scene_tube_build(&d, pos, nrm, j4, w4, idx));
+    sinew_influences inf = { NULL, 4, j4, w4 };
+    CHECK(sinew_pack_vertices(nv, pos, nrm, &inf, 3, v, NULL, NULL));
+    sinew_skeleton *skel = NULL;
+    CHECK(scene_tube_skeleton(NULL, &skel));
+
+    sinew_gpu_desc gd = { 0 };
+    sinew_gpu *gpu = NULL;
+    CHECK(sinew_gpu_create(&gd, &gpu));
+    sinew_skinner_desc sd = { 0 };
+    sd.max_meshes = 1 + NSET + NCHAR * NSET;
+    sd.max_rest_vertices = nv * (1 + NCHAR * NSET);
+    sd.max_output_vertices = nv * NCHAR;
+    sd.max_instances = NCHAR;
+    sinew_skinner *sk = NULL;
+    CHECK(sinew_skinner_create(gpu, &sd, &sk));
+    sinew_skinner_mesh_desc md = { v, nv, 3, NULL };
+    sinew_mesh_id mesh;
+    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
+    sinew_morpher_desc mdsc = { 0 };
+    mdsc.max_slots = NCHAR * NSET;
+    mdsc.max_data_vec4 = 1u << 22;
+    mdsc.max_weights = NCHAR * 256;
+    sinew_morpher *mo = NULL;
+    CHECK(sinew_morpher_create(sk, &mdsc, &mo));
+
+    /* Target sets. */
+    sinew_morph_set_id set[NSET];
+    sinew_morph_slot_id slot[NSET][NCHAR];
+    uint32_t moved[NSET], stored[NSET];
+    uint8_t *used = malloc(nv);
+    for (int s = 0; s < NSET; s++) {
+        const tset *t = &SETS[s];
+        sinew_morph_target *tg = calloc(t->targets, sizeof *tg);
+        uint32_t *ix = malloc(sizeof(uint32_t) * t->targets * t->per_target);
+        float *dp = malloc(sizeof(float) * 3 * t->targets * t->per_target);
+        float *dn = malloc(sizeof(float) * 3 * t->targets * t->per_target);
+        for (uint32_t k = 0; k < t->targets; k++) {
+            memset(used, 0, nv);
+            uint32_t c = t->per_target < t->region ? t->per_target : t->region;
+            for (uint32_t e = 0; e < c; e++) {
+                uint32_t i;
+                do i = rnd(t->region); while (used[i]);
+                used[i] = 1;
+                ix[k * t->per_target + e] = i;
+                for (int a = 0; a < 3; a++) {
+                    dp[3 * (k * t->per_target + e) + a] = 0.01f * (float)(rnd(200) - 100) / 100.0f;
+                    dn[3 * (k * t->per_target + e) + a] = 0.1f * (float)(rnd(200) - 100) / 100.0f;
+                }
+            }
+            sinew_morph_target g = { NULL, c, ix + k * t->per_target, dp + 3 * k * t->per_target,
+                                     dn + 3 * k * t->per_target };
+            tg[k] = g;
+        }
+        sinew_morph_error err;
+        sinew_result r = sinew_morpher_add_targets(mo, mesh, tg, t->targets, &set[s], &err);
+        if (r != SINEW_OK) {
+            fprintf(stderr, "add_targets: %s\n", err.message);
+            return 1;
+        }
+        CHECK(sinew_morpher_set_stats(mo, set[s], &moved[s], &stored[s]));
+        for (int c = 0; c < NCHAR; c++) CHECK(sinew_morpher_add_slot(mo, set[s], &slot[s][c]));
+        free(tg); free(ix); free(dp); free(dn);
+    }
+
+    /* Palettes: every character bent differently. */
+    uint32_t stride = sinew_palette_gpu_stride(SINEW_METHOD_LBS, 0);
+    float *pal = malloc(sizeof(float) * 4 * stride * 3 * NCHAR);
+    for (int c = 0; c < NCHAR; c++) {
+        sinew_transform loc[3];
+        sinew_mat4 scratch[16];
+        sinew_palette_joint pj[3];
+        scene_tube_pose(0.02 * c, 0.01 * c, NULL, loc);
+        CHECK(sinew_palette_build(skel, SINEW_METHOD_LBS, loc, NULL, scratch, pj));
+        CHECK(sinew_palette_pack(SINEW_METHOD_LBS, 0, pj, 3, pal + 4 * stride * 3 * c));
+    }
+    float *w = calloc(NCHAR * 256, sizeof(float));
+    enum { NCASE = 2 + NSET };
+    double *ms = calloc((size_t)NCASE * rounds, sizeof(double));
+    for (int round = 0; round < rounds; round++)
+        for (int cs = 0; cs < NCASE; cs++) {
+            sinew_frame fr;
+            CHECK(sinew_skinner_begin_frame(sk, &fr));
+            memcpy(fr.palette, pal, sizeof(float) * 4 * stride * 3 * NCHAR);
+            sinew_instance inst[NCHAR];
+            sinew_morph_item items[NCHAR];
+            sinew_mesh_id meshes[NCHAR];
+            int s = cs >= 2 ? cs - 2 : 0;
+            uint32_t nt = SETS[s].targets;
+            for (int c = 0; c < NCHAR; c++) {
+                float *wc = w + 256 * c;
+                memset(wc, 0, sizeof(float) * nt);
+                if (cs >= 2)
+                    for (uint32_t a = 0; a < SETS[s].active; a++) wc[(a * 7919u + (uint32_t)c) % nt] = 0.5f + 0.01f * a;
+                items[c].slot = slot[s][c];
+                items[c].weights = wc;
+                items[c].weight_count = nt;
+            }
+            sinew_morph_error err;
+            if (cs >= 1) CHECK(sinew_morpher_set_frame(mo, items, NCHAR, meshes, &err));
+            else CHECK(sinew_morpher_set_frame(mo, NULL, 0, NULL, &err));
+            for (int c = 0; c < NCHAR; c++) {
+                sinew_instance in = { cs >= 1 ? meshes[c] : mesh, SINEW_METHOD_LBS, 0, stride * 3 * (uint32_t)c,
+                                      nv * (uint32_t)c };
+                inst[c] = in;
+            }
+            CHECK(sinew_skinner_set_instances(sk, inst, NCHAR));
+            CHECK(sinew_skinner_submit(sk));
+            CHECK(sinew_skinner_wait(sk));
+            CHECK(sinew_skinner_gpu_time(sk, &ms[round * NCASE + cs]));
+        }
+    printf("sinew-bench-morph: %s; %d characters x %u vertices, LBS, %d rounds round-robin (round 0 warm-up, "
+           "medians)\n", sinew_gpu_info(gpu)->name, NCHAR, nv, rounds);
+    printf("%-24s %8s %8s %9s %9s %10s %12s\n", "case", "targets", "moved", "deltas", "frame_ms", "extra_ms",
+           "ns/moved  ns/delta");
+    double med[NCASE];
+    double *tmp = malloc(sizeof(double) * rounds);
+    for (int cs = 0; cs < NCASE; cs++) {
+        for (int i = 1; i < rounds; i++) tmp[i - 1] = ms[i * NCASE + cs];
+        qsort(tmp, (size_t)rounds - 1, sizeof(double), cmp_d);
+        med[cs] = (rounds - 1) % 2 ? tmp[(rounds - 1) / 2] : 0.5 * (tmp[(rounds - 1) / 2 - 1] + tmp[(rounds - 1) / 2]);
+    }
+    printf("%-24s %8s %8s %9s %9.3f %10s\n", "plain (no morph)", "-", "-", "-", med[0], "-");
+    printf("%-24s %8s %8s %9s %9.3f %10.3f\n", "all weights zero", "-", "0", "0", med[1], med[1] - med[0]);
+    for (int s = 0; s < NSET; s++) {
+        double extra = med[2 + s] - med[0];
+        printf("%-24s %8u %8u %9u %9.3f %10.3f %8.2f %8.2f\n", SETS[s].name, SETS[s].targets, moved[s], stored[s],
+               med[2 + s], extra, extra * 1e6 / ((double)moved[s] * NCHAR), extra * 1e6 / ((double)stored[s] * NCHAR));
+    }
+    printf("(moved / deltas: per character; ns per moved vertex / per stored delta over all %d morphed characters; "
+           "the extra time includes the skinning reads of the copies)\n", NCHAR);
+    if (sinew_debug_validation_enabled(gpu))
+        printf("validation messages: %u\n", sinew_debug_validation_message_count(gpu));
+    sinew_morpher_destroy(mo);
+    sinew_skinner_destroy(sk);
+    sinew_gpu_destroy(gpu);
+    sinew_skeleton_destroy(skel);
+    free(pos); free(nrm); free(j4); free(idx); free(w4); free(v); free(used); free(pal); free(w); free(ms); free(tmp);
+    return 0;
+}
