@@ -126,7 +126,7 @@ int main(void)
     TU_CHECK_OK(load_mem(base, strlen(base), "gltf", msg, sizeof msg));
     expect("JSON syntax", edit("\"scene\":0,", "\"scene\":0,,"), SINEW_ERROR_FORMAT, "JSON error at byte");
     expect("truncated JSON", edit("\"buffers\"", "\"buffers\": [ {"), SINEW_ERROR_FORMAT, "JSON error");
-    expect("not version 2", edit("\"version\":\"2.0\"", "\"version\":\"3.0\""), SINEW_ERROR_FORMAT, "assimp could not import");
+    expect("not version 2", edit("\"version\":\"2.0\"", "\"version\":\"3.0\""), SINEW_ERROR_FORMAT, "asset.version '3.0': only glTF 2.x is read");
     expect("required extension", edit("\"scene\":0,", "\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],\"scene\":0,"),
            SINEW_ERROR_FORMAT, "requires extension 'KHR_draco_mesh_compression'");
     expect("accessor past view", edit("\"count\":3,\"type\":\"VEC3\"", "\"count\":4,\"type\":\"VEC3\""), SINEW_ERROR_FORMAT,

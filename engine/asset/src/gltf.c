@@ -1275,7 +1275,11 @@ static sinew_result check_header(gl *g, int *not_v2)
     json_object *asset = jget(g->root, "asset");
     const char *ver = jstr(asset, "version");
     if (!ver) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: no asset.version");
-    if (ver[0] != '2' || ver[1] != '.') { *not_v2 = 1; return SINEW_OK; }
+    /* glTF 1.x is not handed to assimp: its glTF 1 importer crashes on damaged
+     * files (found by fuzz_gltf), and the format is obsolete */
+    if (ver[0] != '2' || ver[1] != '.')
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: asset.version '%.16s': only glTF 2.x is read (convert glTF 1 files to 2.0)", ver);
+    (void)not_v2;
     json_object *req; uint32_t nreq;
     sinew_result r = jarray(g, g->root, "extensionsRequired", &req, &nreq, "glTF");
     if (r) return r;
