@@ -461,8 +461,105 @@ static sinew_asset *load(const char *path, const char *label)
     return a;
 }
 
+
+/* The issue's case: one mesh instanced by 84 nodes, each under its own 10-joint
+ * skin (distinct joint nodes, each chain placed elsewhere): 840 joints, 84
+ * instances, each vertex weighted to its own instance's chain, and each
+ * instance posed by its own joints (a rest pose where chain i is moved by
+ * (i, 0, 0) puts instance i's vertices there). */
+static void test_many_skins(void)
+{
+    enum { NI = 84, NJ = 10 };
+    static char js[1 << 20];
+    float pos[NJ * 3];
+    uint8_t jn[NJ * 4];
+    float w[NJ * 4];
+    for (int k = 0; k < NJ; k++) {
+        pos[k * 3] = 0; pos[k * 3 + 1] = (float)k; pos[k * 3 + 2] = 0;
+        jn[k * 4] = (uint8_t)k; jn[k * 4 + 1] = jn[k * 4 + 2] = jn[k * 4 + 3] = 0;
+        w[k * 4] = 1; w[k * 4 + 1] = w[k * 4 + 2] = w[k * 4 + 3] = 0;
+    }
+    /* inverse binds: joint k of every chain sits at (0, k, 0) in bind */
+    float ib[NJ * 16];
+    for (int k = 0; k < NJ; k++) {
+        for (int q = 0; q < 16; q++) ib[k * 16 + q] = (q % 5 == 0) ? 1.0f : 0.0f;
+        ib[k * 16 + 13] = (float)-k;
+    }
+    uint8_t buf[sizeof pos + sizeof jn + sizeof w + sizeof ib];
+    memcpy(buf, pos, sizeof pos); memcpy(buf + sizeof pos, jn, sizeof jn);
+    memcpy(buf + sizeof pos + sizeof jn, w, sizeof w); memcpy(buf + sizeof pos + sizeof jn + sizeof w, ib, sizeof ib);
+    char *b64 = base64(buf, sizeof buf);
+    size_t o = 0;
+    o += (size_t)snprintf(js + o, sizeof js - o, "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[");
+    /* node layout: instance i = node i*(NJ+1) (mesh + skin i), chain nodes follow; chain root at (i, 0, 0) */
+    for (int i = 0; i < NI; i++) o += (size_t)snprintf(js + o, sizeof js - o, "%s%d,%d", i ? "," : "", i * (NJ + 1), i * (NJ + 1) + 1);
+    o += (size_t)snprintf(js + o, sizeof js - o, "]}],\"nodes\":[");
+    for (int i = 0; i < NI; i++) {
+        o += (size_t)snprintf(js + o, sizeof js - o, "%s{\"mesh\":0,\"skin\":%d}", i ? "," : "", i);
+        for (int k = 0; k < NJ; k++) {
+            int id = i * (NJ + 1) + 1 + k;
+            o += (size_t)snprintf(js + o, sizeof js - o, ",{\"name\":\"s%dj%d\",\"translation\":[%d,%d,0]%s", i, k, k ? 0 : i, k ? 1 : 0,
+                                  k + 1 < NJ ? "" : "}");
+            if (k + 1 < NJ) o += (size_t)snprintf(js + o, sizeof js - o, ",\"children\":[%d]}", id + 1);
+        }
+    }
+    o += (size_t)snprintf(js + o, sizeof js - o, "],\"skins\":[");
+    for (int i = 0; i < NI; i++) {
+        o += (size_t)snprintf(js + o, sizeof js - o, "%s{\"inverseBindMatrices\":3,\"joints\":[", i ? "," : "");
+        for (int k = 0; k < NJ; k++) o += (size_t)snprintf(js + o, sizeof js - o, "%s%d", k ? "," : "", i * (NJ + 1) + 1 + k);
+        o += (size_t)snprintf(js + o, sizeof js - o, "]}");
+    }
+    snprintf(js + o, sizeof js - o,
+             "],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"},"
+             "{\"bufferView\":1,\"componentType\":5121,\"count\":%d,\"type\":\"VEC4\"},"
+             "{\"bufferView\":2,\"componentType\":5126,\"count\":%d,\"type\":\"VEC4\"},"
+             "{\"bufferView\":3,\"componentType\":5126,\"count\":%d,\"type\":\"MAT4\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%zu},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}],"
+             "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/gltf-buffer;base64,%s\"}]}",
+             NJ, NJ, NJ, NJ, sizeof pos, sizeof pos, sizeof jn, sizeof pos + sizeof jn, sizeof w,
+             sizeof pos + sizeof jn + sizeof w, sizeof ib, sizeof buf, b64);
+    free(b64);
+    char msg[512];
+    sinew_asset_desc d = { 0 };
+    d.data = js; d.size = strlen(js); d.hint = "gltf"; d.message = msg; d.message_size = sizeof msg;
+    sinew_asset *a = NULL;
+    sinew_result r = sinew_asset_load(&d, &a);
+    TU_CHECK_MSG(r == SINEW_OK, "84 skins: %s", msg);
+    if (!a) return;
+    const sinew_skeleton *sk = sinew_asset_skeleton(a);
+    uint32_t nj = sinew_skeleton_joint_count(sk);
+    printf("84 instances x 10-joint skins: %u joints, %u meshes, %u vertices, %u skinned instances\n", nj,
+           sinew_asset_mesh_count(a), sinew_asset_vertex_count(a), sinew_asset_stats(a)->skinned_instances);
+    TU_CHECK(nj == NI * NJ);
+    TU_CHECK(sinew_asset_mesh_count(a) == NI && sinew_asset_vertex_count(a) == NI * NJ);
+    TU_CHECK(sinew_asset_stats(a)->skins == NI && sinew_asset_stats(a)->skinned_instances == NI);
+    /* rest pose: instance i's vertex k lands at (i, k, 0), through chain i's joint k */
+    sinew_mat4 *gm = calloc(nj, sizeof *gm);
+    TU_CHECK_OK(sinew_skeleton_fk(sk, sinew_skeleton_rest_pose(sk), NULL, gm));
+    const double *rp = sinew_asset_rest_positions(a);
+    const uint32_t *off, *jl; const float *wl;
+    TU_CHECK_OK(sinew_asset_influences(a, &off, &jl, &wl));
+    int bad = 0;
+    for (int i = 0; i < NI; i++)
+        for (int k = 0; k < NJ; k++) {
+            uint32_t v = (uint32_t)(i * NJ + k);
+            char want[32];
+            snprintf(want, sizeof want, "s%dj%d", i, k);
+            if (off[v + 1] - off[v] != 1 || strcmp(sinew_skeleton_name(sk, jl[off[v]]), want)) { bad++; continue; }
+            sinew_mat4 T = sinew_mat4_mul(&gm[jl[off[v]]], sinew_skeleton_inverse_bind(sk, jl[off[v]]));
+            sinew_vec3 p = sinew_mat4_transform_point(&T, sinew_v3(rp[v * 3], rp[v * 3 + 1], rp[v * 3 + 2]));
+            if (!(fabs(p.x - i) < 1e-12 && fabs(p.y - k) < 1e-12 && fabs(p.z) < 1e-12)) bad++;
+        }
+    TU_CHECK_MSG(bad == 0, "%d of %d vertices not skinned by their own instance's joint", bad, NI * NJ);
+    free(gm);
+    sinew_asset_destroy(a);
+}
+
 int main(void)
 {
+    test_many_skins();
     for (int i = 0; i < NNODES; i++) { rest_r[i][3] = 1; rest_s[i][0] = rest_s[i][1] = rest_s[i][2] = 1; }
     rest_r[4][2] = sin(0.15); rest_r[4][3] = cos(0.15);
     rest_s[7][0] = rest_s[7][1] = rest_s[7][2] = 2;
