@@ -342,6 +342,16 @@ static void test_job_splits(tu_rng *r)
     uint32_t bad = 0;
     TU_CHECK_OK(sinew_palette_job_run_range(&job, 0, NCH, scr[0], sb, &bad));
     TU_CHECK(bad == UINT32_MAX);
+    /* an unaligned destination (plain stores) gets the same floats */
+    {
+        float *un = (float *)malloc((64 * 7 * 4 + 1) * sizeof(float));
+        for (uint32_t i = 0; i < NCH; i += 5) {
+            uint32_t nf = sinew_skeleton_joint_count(ch[i].skeleton) * sinew_palette_gpu_stride(ch[i].method, ch[i].flags) * 4;
+            TU_CHECK_OK(sinew_palette_build_f32(&ch[i], scr[1], sb, un + 1));
+            TU_CHECK(memcmp(un + 1, one + (size_t)ch[i].palette_offset * 4, nf * sizeof(float)) == 0);
+        }
+        free(un);
+    }
     /* the timed build writes the same floats */
     for (uint32_t i = 0; i < NCH; i++) {
         double steps[4] = { 0, 0, 0, 0 };

@@ -16,11 +16,19 @@
  *  - clip key intervals are the same as the reference's (found in float64
  *    through a per-track bucket table: O(1) for any time, forward or random);
  *  - slerp: Eberly's polynomial (keys <= 120 degrees apart) or sin/acos;
- *  - the polar decompositions of the scale methods are skipped for a joint
- *    whose 3x3 is a rotation within 2e-6 (|A^T A - I|, det > 0), done by a
- *    scaled Newton iteration in float32 otherwise, and by the float64
- *    reference (sinew_polar_decompose) for a mirrored, singular or
- *    ill-conditioned joint, which keeps the reference's mirror and singular rules.
+ *  - when the bind pose and the root are rigid and every local scale is
+ *    exactly 1, the DQ methods run FK on quaternions (no matrix-to-quaternion
+ *    conversion, rigidity test or polar decomposition; S = identity);
+ *  - otherwise the polar decompositions of the scale methods are skipped for
+ *    a joint whose 3x3 is a rotation within 2e-6 (|A^T A - I|, det > 0), done
+ *    in float32 by scaled Newton steps then Newton-Schulz steps for a proper,
+ *    well-conditioned one, and by the float64 reference
+ *    (sinew_polar_decompose) for a mirrored, singular or ill-conditioned one,
+ *    which keeps the reference's mirror and singular rules.
+ * Tolerances asserted by test_palette_fast, per joint relative to its largest
+ * value: 2e-5 x (1 + depth / 16); for the scale methods on mirrored or
+ * near-singular characters S and R within 2e-2 each and R S within 1e-3
+ * (README, "CPU palettes").
  *
  * Job systems: sinew_palette_job_run_range builds characters [first, end) of a
  * job into the job's destination; any split of a job over threads or calls
@@ -60,7 +68,9 @@ SINEW_API size_t sinew_palette_scratch_bytes(uint32_t max_joints);
  * Errors: INVALID_ARGUMENT (NULL pointers, bad method or flags or wrap, a clip
  * made for another joint count, scratch too small or misaligned), NON_FINITE
  * (time, root or pose not finite, or a palette value beyond float32),
- * NOT_RIGID (plain DQS, see sinew_palette_build). dst is unspecified on error. */
+ * NOT_RIGID (plain DQS, see sinew_palette_build). dst is unspecified on error.
+ * A 16-byte aligned dst is written with streaming (non-temporal) stores and an
+ * sfence (no read-for-ownership; suits write-combined mapped memory). */
 SINEW_API sinew_result sinew_palette_build_f32(const sinew_palette_character *ch, void *scratch,
                                                size_t scratch_bytes, float *dst);
 
