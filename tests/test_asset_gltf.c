@@ -9,6 +9,7 @@
  *    morph-weight channel (counted, not kept);
  *  - a sparse POSITION accessor, WEIGHTS as normalized uint16, KHR_mesh_quantization
  *    positions (normalized int16) and normals (normalized int8);
+ *  - the morph target kept (sinew_asset_morph_targets) and checked with sinew_morph_reference;
  *  - a mesh with 8 influences per vertex (JOINTS_0/1, WEIGHTS_0 float + WEIGHTS_1
  *    normalized uint8), a mesh with a morph target and default weights
  *    (mesh.weights overridden by node.weights), an unskinned mesh of two
@@ -427,6 +428,27 @@ static void check_asset(const char *label, const sinew_asset *a)
     /* the quantized normals of mesh 1 primitive 0: +z through node 7's transform (scale 2 about nothing else) */
     const double *rn = sinew_asset_rest_normals(a);
     TU_CHECK_NEAR(rn[11 * 3 + 2], 1.0, 1e-12);
+    /* the morph target of "body" (instances 0 and 1) kept: sparse, default weights 0.25 / 0.75;
+     * morphing the rest mesh by w - default gives the file's base + w * delta (here w = 1) */
+    for (uint32_t mi = 0; mi < 2; mi++) {
+        uint32_t nt = 0;
+        const float *w0 = NULL;
+        const sinew_morph_target *mt = sinew_asset_morph_targets(a, mi, &nt, &w0);
+        const sinew_asset_mesh_info *inf = sinew_asset_mesh(a, mi);
+        TU_CHECK(mt && nt == 1 && w0 && mt[0].count == 3 && mt[0].normal_deltas == NULL);
+        if (!mt || nt != 1 || !w0) continue;
+        TU_CHECK_NEAR(w0[0], mi == 0 ? 0.25 : 0.75, 0);
+        TU_CHECK_OK(sinew_morph_validate(inf->vertex_count, mt, nt, NULL));
+        float w = 1.0f - w0[0];
+        double mp[4 * 3];
+        TU_CHECK_OK(sinew_morph_reference(inf->vertex_count, sinew_asset_vertices(a) + inf->first_vertex, mt, 1, &w, mp, NULL, NULL));
+        for (int v = 0; v < 4; v++)
+            for (int e = 0; e < 3; e++) {
+                double base0 = v == 2 ? m0_pos_sparse[e] : m0_pos_base[v * 3 + e];
+                TU_CHECK_NEAR(mp[v * 3 + e], base0 + m0_target[v * 3 + e], 1e-6); /* packed float32 positions */
+            }
+    }
+    TU_CHECK(sinew_asset_morph_targets(a, 2, NULL, NULL) == NULL);
     double size = sinew_asset_size(a);
     double *want = malloc(17 * 3 * sizeof(double)), *got = malloc(17 * 3 * sizeof(double));
     const double times[] = { -1, 0, 0.25, 0.5, 0.75, 1.0, 1.3, 1.5, 1.75, 2.0, 3.0 };

@@ -392,7 +392,8 @@ static int cmd_info(const opts *o)
         if (st->invalid_weight_vertices)
             printf("warning: %u skinned vertices have weights summing to 0; bound to their skin's first joint\n", st->invalid_weight_vertices);
         if (st->morph_targets)
-            printf("warning: %u morph targets: default weights applied to the rest mesh, targets not kept\n", st->morph_targets);
+            printf("warning: %u morph targets: default weights applied to the rest mesh; the targets are kept in the asset "
+                   "(sinew_asset_morph_targets), 'deform' does not apply them\n", st->morph_targets);
         if (st->ignored_weight_channels) printf("warning: %u morph-weight animation channels not kept\n", st->ignored_weight_channels);
         if (st->dropped_primitives) printf("warning: %u point/line primitives dropped\n", st->dropped_primitives);
     } else {

@@ -43,6 +43,8 @@
 #define GL_MAX_FILE_BYTES ((size_t)1 << 31)
 /* A float32 bound with head room: a palette entry times a coordinate must stay finite. */
 #define GL_FLOAT_LIMIT 1e30
+/* Morph targets kept per primitive. */
+#define GL_MAX_TARGETS 64
 
 typedef struct gl_cand {
     sinew_mat4 ibm;
@@ -94,7 +96,12 @@ typedef struct gl {
     vec idx;                 /* uint32, global vertex numbers */
     vec inst;                /* sinew_asset_mesh_info (name = offset into names, as an integer) */
     vec inst_name;           /* char */
+    vec mt;                  /* gl_morph: kept morph targets, in instance order */
+    vec m_idx;               /* uint32: vertex within its mesh */
+    vec m_dp, m_dn;          /* 3 floats per entry */
 } gl;
+
+typedef struct gl_morph { uint32_t mesh, first, count; int has_normals; float w0; } gl_morph;
 
 /* ---- small helpers --------------------------------------------------------- */
 
@@ -698,12 +705,16 @@ typedef struct prim_in {
     uint32_t sets;
     double *ind;
     uint32_t n_ind;
+    uint32_t n_targets;           /* morph targets kept (deltas below, NULL when the target lacks one) */
+    double *tdp[GL_MAX_TARGETS], *tdn[GL_MAX_TARGETS];
+    double tw[GL_MAX_TARGETS];    /* default weights */
 } prim_in;
 
 static void prim_free(gl *g, prim_in *p)
 {
     snw_free(g->al, p->pos); snw_free(g->al, p->nrm); snw_free(g->al, p->ind);
     for (int k = 0; k < 4; k++) { snw_free(g->al, p->joints[k]); snw_free(g->al, p->weights[k]); }
+    for (uint32_t t = 0; t < p->n_targets; t++) { snw_free(g->al, p->tdp[t]); snw_free(g->al, p->tdn[t]); }
 }
 
 /* Reads one primitive's attributes (positions with default morph weights applied). */
@@ -755,10 +766,12 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
     json_object *targets; uint32_t nt;
     if ((r = jarray(g, prim, "targets", &targets, &nt, "primitive"))) return r;
     a->stats.morph_targets += nt;
-    for (uint32_t t = 0; t < nt && t < n_mw; t++) {
-        if (mw[t] == 0) continue;
+    if (nt > GL_MAX_TARGETS) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u has %u morph targets (limit %u)", mi, pi, nt, GL_MAX_TARGETS);
+    for (uint32_t t = 0; t < nt; t++) {
         json_object *tj = json_object_array_get_idx(targets, t);
         static const int64_t tp_t[] = { 5126, 5120, 5122, 0 };
+        p->tw[t] = t < n_mw ? mw[t] : 0;
+        p->n_targets = t + 1;
         for (int which = 0; which < 2; which++) {
             const char *key = which ? "NORMAL" : "POSITION";
             double *dst = which ? p->nrm : p->pos;
@@ -768,8 +781,8 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
             if ((r = jint(g, tj, key, 0, INT32_MAX, -1, &ai, what, 0))) return r;
             if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
             if (cnt != p->count) { snw_free(g->al, d); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
-            for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += mw[t] * d[k];
-            snw_free(g->al, d);
+            for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += p->tw[t] * d[k];
+            if (which) p->tdn[t] = d; else p->tdp[t] = d;
         }
     }
     return SINEW_OK;
@@ -855,6 +868,33 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         }
     }
     for (uint32_t t = 0; t < ntri * 3; t++) tri[t] += base;
+    /* morph targets, sparse, in model space (unskinned: positions by the node's
+     * 3x3; normal deltas only for skinned instances, whose normals are not transformed) */
+    for (uint32_t t = 0; t < p->n_targets; t++) {
+        gl_morph *mt = vec_push(g, &g->mt, 1);
+        if (!mt) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        mt->mesh = g->inst.n - 1; mt->first = g->m_idx.n; mt->w0 = (float)p->tw[t];
+        mt->has_normals = p->tdn[t] && skin >= 0;
+        for (uint32_t v = 0; v < p->count; v++) {
+            double dp[3] = { 0, 0, 0 }, dn[3] = { 0, 0, 0 };
+            if (p->tdp[t]) {
+                sinew_vec3 d = sinew_v3(p->tdp[t][v * 3], p->tdp[t][v * 3 + 1], p->tdp[t][v * 3 + 2]);
+                if (skin < 0) d = sinew_mat3_mul_v3(&g3, d);
+                dp[0] = d.x; dp[1] = d.y; dp[2] = d.z;
+            }
+            if (mt->has_normals) for (int e = 0; e < 3; e++) dn[e] = p->tdn[t][v * 3 + e];
+            if (!dp[0] && !dp[1] && !dp[2] && !dn[0] && !dn[1] && !dn[2]) continue;
+            for (int e = 0; e < 3; e++)
+                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT)) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
+            uint32_t *ix = vec_push(g, &g->m_idx, 1);
+            float *fp = vec_push(g, &g->m_dp, 1), *fn = vec_push(g, &g->m_dn, 1);
+            if (!ix || !fp || !fn) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            *ix = v;
+            for (int e = 0; e < 3; e++) { fp[e] = (float)dp[e]; fn[e] = (float)dn[e]; }
+        }
+        mt = (gl_morph *)g->mt.p + g->mt.n - 1;
+        mt->count = g->m_idx.n - mt->first;
+    }
     /* influences */
     for (uint32_t v = 0; v < p->count; v++) {
         ioff[v] = g->infl_joint.n;
@@ -1085,6 +1125,34 @@ static sinew_result finish_mesh(gl *g, sinew_asset *a)
         a->meshes[k] = im[k];
         a->meshes[k].name = a->names + (uintptr_t)im[k].name;
     }
+    if (g->mt.n) {
+        uint32_t nm = g->mt.n, ne = g->m_idx.n;
+        a->morph_count = nm;
+        a->morphs = gz(g, nm, sizeof *a->morphs);
+        a->morph_default = gz(g, nm, sizeof *a->morph_default);
+        a->morph_idx = gz(g, ne, sizeof *a->morph_idx);
+        a->morph_dp = gz(g, (size_t)ne * 3, sizeof *a->morph_dp);
+        a->morph_dn = gz(g, (size_t)ne * 3, sizeof *a->morph_dn);
+        if (!a->morphs || !a->morph_default || !a->morph_idx || !a->morph_dp || !a->morph_dn) {
+            snw_free(g->al, fp); snw_free(g->al, fn); return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        if (ne) {
+            memcpy(a->morph_idx, g->m_idx.p, (size_t)ne * sizeof(uint32_t));
+            memcpy(a->morph_dp, g->m_dp.p, (size_t)ne * 3 * sizeof(float));
+            memcpy(a->morph_dn, g->m_dn.p, (size_t)ne * 3 * sizeof(float));
+        }
+        const gl_morph *mt = g->mt.p;
+        for (uint32_t k = 0; k < nm; k++) {
+            sinew_asset_mesh_info *mi = &a->meshes[mt[k].mesh];
+            if (!mi->morph_count) mi->first_morph = k;
+            mi->morph_count++;
+            a->morphs[k].count = mt[k].count;
+            a->morphs[k].indices = a->morph_idx + mt[k].first;
+            a->morphs[k].position_deltas = a->morph_dp + (size_t)mt[k].first * 3;
+            a->morphs[k].normal_deltas = mt[k].has_normals ? a->morph_dn + (size_t)mt[k].first * 3 : NULL;
+            a->morph_default[k] = mt[k].w0;
+        }
+    }
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (size_t k = 0; k < (size_t)nv * 3; k++) {
         fp[k] = (float)a->rest_pos[k]; fn[k] = (float)a->rest_nrm[k];
@@ -1313,7 +1381,8 @@ static void gl_release(gl *g)
     snw_free(al, g->nodes); snw_free(al, g->order); snw_free(al, g->cands);
     if (g->skin_cands) for (uint32_t i = 0; i < g->n_skins; i++) snw_free(al, g->skin_cands[i]);
     snw_free(al, g->skin_cands); snw_free(al, g->skin_joint_count);
-    vec *vs[] = { &g->pos, &g->nrm, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name };
+    vec *vs[] = { &g->pos, &g->nrm, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name,
+                  &g->mt, &g->m_idx, &g->m_dp, &g->m_dn };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) snw_free(al, vs[i]->p);
 }
 
@@ -1335,6 +1404,9 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
     g.infl_weight.elem = sizeof(float);
     g.inst.elem = sizeof(sinew_asset_mesh_info);
     g.inst_name.elem = 1;
+    g.mt.elem = sizeof(gl_morph);
+    g.m_idx.elem = sizeof(uint32_t);
+    g.m_dp.elem = g.m_dn.elem = 3 * sizeof(float);
     sinew_result r = SINEW_OK;
     const uint8_t *data;
     size_t size;

@@ -1163,6 +1163,8 @@ void sinew_asset_destroy(sinew_asset *a)
     snw_free(&al, a->vertices); snw_free(&al, a->rest_pos); snw_free(&al, a->rest_nrm); snw_free(&al, a->indices);
     snw_free(&al, a->meshes); snw_free(&al, a->names);
     snw_free(&al, a->infl_offsets); snw_free(&al, a->infl_joints); snw_free(&al, a->infl_weights);
+    snw_free(&al, a->morphs); snw_free(&al, a->morph_default); snw_free(&al, a->morph_idx);
+    snw_free(&al, a->morph_dp); snw_free(&al, a->morph_dn);
     for (uint32_t i = 0; i < a->clip_count; i++) sinew_clip_destroy(a->clips[i]);
     snw_free(&al, a->clips);
     snw_free(&al, a);
@@ -1324,6 +1326,18 @@ int32_t sinew_asset_find_clip(const sinew_asset *a, const char *name)
     return -1;
 }
 const sinew_asset_import_stats *sinew_asset_stats(const sinew_asset *a) { return a ? &a->stats : NULL; }
+const sinew_morph_target *sinew_asset_morph_targets(const sinew_asset *a, uint32_t mesh, uint32_t *count,
+                                                   const float **default_weights)
+{
+    if (count) *count = 0;
+    if (default_weights) *default_weights = NULL;
+    if (!a || mesh >= a->mesh_count || !a->meshes[mesh].morph_count) return NULL;
+    const sinew_asset_mesh_info *m = &a->meshes[mesh];
+    if (count) *count = m->morph_count;
+    if (default_weights) *default_weights = a->morph_default + m->first_morph;
+    return a->morphs + m->first_morph;
+}
+
 sinew_result sinew_asset_influences(const sinew_asset *a, const uint32_t **offsets, const uint32_t **joints,
                                     const float **weights)
 {

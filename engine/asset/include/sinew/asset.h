@@ -34,6 +34,7 @@
 #define SINEW_ASSET_H
 
 #include <sinew/anim.h>
+#include <sinew/blendshape.h>
 #include <sinew/mesh.h>
 
 #ifdef __cplusplus
@@ -95,6 +96,7 @@ typedef struct sinew_asset_mesh_info {
     uint32_t first_index, index_count; /* indices are global vertex numbers */
     uint32_t unweighted_vertices;      /* bound to node_joint with weight 1 */
     bool normals_generated;     /* the file had no normals (aiProcess_GenSmoothNormals) */
+    uint32_t first_morph, morph_count; /* glTF morph targets of this mesh (sinew_asset_morph_targets) */
 } sinew_asset_mesh_info;
 
 /* What the import found and did. */
@@ -119,7 +121,7 @@ typedef struct sinew_asset_import_stats {
     uint32_t skins;                  /* skins used by the scene's nodes */
     uint32_t skinned_instances;      /* (node, skin) instances: a mesh under several skinned nodes counts once per node */
     uint32_t invalid_weight_vertices;/* skinned vertices whose weights summed to 0, bound to the skin's first joint */
-    uint32_t morph_targets;          /* morph targets seen (default weights applied to the rest mesh; targets not kept) */
+    uint32_t morph_targets;          /* morph targets (default weights applied to the rest mesh; kept: sinew_asset_morph_targets) */
     uint32_t ignored_weight_channels;/* morph-weight animation channels (not kept) */
     uint32_t dropped_primitives;     /* points / lines primitives */
     uint32_t step_channels, cubic_channels; /* samplers by interpolation mode (kept in the clips) */
@@ -165,6 +167,14 @@ SINEW_API const sinew_asset_import_stats *sinew_asset_stats(const sinew_asset *a
  * joint with weight 1). The packed vertices keep the 4 largest of each. */
 SINEW_API sinew_result sinew_asset_influences(const sinew_asset *a, const uint32_t **offsets,
                                               const uint32_t **joints, const float **weights);
+/* The morph targets of mesh i (glTF primitives with targets; NULL and *count 0
+ * otherwise), sparse, in model space, indices relative to the mesh's
+ * first_vertex (give the mesh's vertices to sinew_morph_*). The rest vertices
+ * already include the file's default weights (*default_weights, one per target),
+ * so morphing the rest mesh to weights w takes the weights w - default. Normal
+ * deltas are kept for skinned meshes only (NULL otherwise). */
+SINEW_API const sinew_morph_target *sinew_asset_morph_targets(const sinew_asset *a, uint32_t mesh, uint32_t *count,
+                                                               const float **default_weights);
 /* Diagonal of the rest mesh's bounding box (the model's size, for tolerances). */
 SINEW_API double sinew_asset_size(const sinew_asset *a);
 
