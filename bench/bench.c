@@ -267,7 +267,7 @@ static const char *read_path_name(sinew_read_path p)
  * influences, random poses (non-uniform scale for LBS and the scale methods),
  * skinned straight through the skinner (palettes packed on the CPU, not timed);
  * every case is run once per round, round-robin, and the medians reported. */
-typedef struct kcase { const char *name; sinew_method method; uint32_t flags; sinew_debug_kernel kernel; uint32_t wg; } kcase;
+typedef struct kcase { const char *name; sinew_method method; uint32_t flags; sinew_debug_kernel kernel; uint32_t wg; uint32_t infl; } kcase;
 
 static uint64_t kb_rng = 0x9e3779b97f4a7c15ull;
 static double kb_uniform(double lo, double hi)
@@ -282,7 +282,7 @@ static double kb_uniform(double lo, double hi)
 #define KB_VERTS 16384u
 #define KB_CHARS 64u
 
-static sinew_result kb_scene(sinew_skeleton **skel, sinew_vertex *v, float *bulge)
+static sinew_result kb_scene(sinew_skeleton **skel, sinew_vertex *v, float *bulge, sinew_vertex8 *v8, float *bulge8)
 {
     int32_t parents[KB_JOINTS];
     sinew_transform rest[KB_JOINTS];
@@ -298,8 +298,8 @@ static sinew_result kb_scene(sinew_skeleton **skel, sinew_vertex *v, float *bulg
     sinew_result r = sinew_skeleton_create(&d, skel);
     if (r != SINEW_OK) return r;
     float *pos = malloc(sizeof(float) * 3 * KB_VERTS), *nrm = malloc(sizeof(float) * 3 * KB_VERTS);
-    uint32_t *js = malloc(sizeof(uint32_t) * 4 * KB_VERTS);
-    float *ws = malloc(sizeof(float) * 4 * KB_VERTS);
+    uint32_t *js = malloc(sizeof(uint32_t) * 8 * KB_VERTS);
+    float *ws = malloc(sizeof(float) * 8 * KB_VERTS);
     if (!pos || !nrm || !js || !ws) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     for (uint32_t i = 0; r == SINEW_OK && i < KB_VERTS; i++) {
         double y = kb_uniform(0, 0.1 * (KB_JOINTS - 1)), a = kb_uniform(0, 6.283185307179586);
@@ -309,13 +309,22 @@ static sinew_result kb_scene(sinew_skeleton **skel, sinew_vertex *v, float *bulg
         nrm[3 * i] = (float)cos(a);
         nrm[3 * i + 1] = 0;
         nrm[3 * i + 2] = (float)sin(a);
-        int j0 = (int)(y / 0.1) - 1;
-        for (int k = 0; k < 4; k++) {
-            int j = j0 + k;
-            js[4 * i + k] = (uint32_t)(j < 0 ? 0 : j >= (int)KB_JOINTS ? (int)KB_JOINTS - 1 : j);
-            ws[4 * i + k] = (float)kb_uniform(0.05, 1.0);
+        int j0 = (int)(y / 0.1) - 3; /* 8 distinct joints around the vertex (4 for the 4-influence mesh) */
+        if (j0 < 0) j0 = 0;
+        if (j0 > (int)KB_JOINTS - 8) j0 = (int)KB_JOINTS - 8;
+        for (int k = 0; k < 8; k++) {
+            js[8 * i + k] = (uint32_t)(j0 + k);
+            ws[8 * i + k] = (float)kb_uniform(0.05, 1.0);
         }
     }
+    sinew_influences inf8 = { NULL, 8, js, ws };
+    if (r == SINEW_OK) r = sinew_pack_vertices8(KB_VERTS, pos, nrm, &inf8, KB_JOINTS, v8, NULL, NULL);
+    if (r == SINEW_OK) r = sinew_bulge_rest_distances8(*skel, KB_VERTS, v8, bulge8);
+    for (uint32_t i = 0; r == SINEW_OK && i < KB_VERTS; i++) /* the middle 4 of the 8 */
+        for (int k = 0; k < 4; k++) {
+            js[4 * i + k] = js[8 * i + 2 + k];
+            ws[4 * i + k] = ws[8 * i + 2 + k];
+        }
     sinew_influences inf = { NULL, 4, js, ws };
     if (r == SINEW_OK) r = sinew_pack_vertices(KB_VERTS, pos, nrm, &inf, KB_JOINTS, v, NULL, NULL);
     if (r == SINEW_OK) r = sinew_bulge_rest_distances(*skel, KB_VERTS, v, bulge);
@@ -367,27 +376,33 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
         { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_BASELINE, 0 },
         { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "dqs-scale+bulge", SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "lbs 8 infl", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
+        { "dqs 8 infl", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
     };
     enum { NC = sizeof cases / sizeof cases[0] };
     sinew_skeleton *skel = NULL;
     sinew_vertex *v = malloc(sizeof(sinew_vertex) * KB_VERTS);
     float *bulge = malloc(sizeof(float) * KB_VERTS);
+    sinew_vertex8 *v8 = malloc(sizeof(sinew_vertex8) * KB_VERTS);
+    float *bulge8 = malloc(sizeof(float) * KB_VERTS);
     float *pal[NC] = { 0 };
     double *ms = calloc((size_t)NC * (size_t)rounds, sizeof(double));
     sinew_skinner *sk = NULL;
-    sinew_mesh_id mesh = { 0 };
-    sinew_result r = v && bulge && ms ? kb_scene(&skel, v, bulge) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_mesh_id mesh = { 0 }, mesh8 = { 0 };
+    sinew_result r = v && bulge && v8 && bulge8 && ms ? kb_scene(&skel, v, bulge, v8, bulge8) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
     sinew_skinner_desc sd = { 0 };
-    sd.max_rest_vertices = KB_VERTS;
-    sd.max_meshes = 1;
+    sd.max_rest_vertices = KB_VERTS * 3;
+    sd.max_meshes = 2;
     sd.max_instances = KB_CHARS;
     sd.max_output_vertices = KB_CHARS * KB_VERTS;
     sd.max_palette_vec4 = KB_CHARS * KB_JOINTS * 7;
     sd.frames_in_flight = 2;
     if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk);
     if (r == SINEW_OK) {
-        sinew_skinner_mesh_desc md = { v, KB_VERTS, KB_JOINTS, bulge };
+        sinew_skinner_mesh_desc md = { v, KB_VERTS, KB_JOINTS, bulge, NULL };
         r = sinew_skinner_add_mesh(sk, &md, &mesh);
+        sinew_skinner_mesh_desc md8 = { NULL, KB_VERTS, KB_JOINTS, bulge8, v8 };
+        if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &md8, &mesh8);
     }
     for (int c = 0; c < NC && r == SINEW_OK; c++) {
         uint32_t stride = sinew_palette_gpu_stride(cases[c].method, cases[c].flags);
@@ -397,7 +412,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
     if (r != SINEW_OK) {
         fprintf(stderr, "kernel comparison: setup failed: %s\n", sinew_result_string(r));
     } else {
-        printf("\nkernel A/B (%u characters x %u vertices, %u joints, 4 influences, float output, read path %s; "
+        printf("\nkernel A/B (%u characters x %u vertices, %u joints, 4 influences unless named, float output, read path %s; "
                "%d rounds round-robin, round 0 = warm-up, medians of the rest):\n",
                KB_CHARS, KB_VERTS, KB_JOINTS, read_path_name(sinew_skinner_read_path(sk)), rounds);
         for (int round = 0; round < rounds && r == SINEW_OK; round++)
@@ -412,7 +427,8 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
                 if (r != SINEW_OK) break;
                 memcpy(fr.palette, pal[c], sizeof(float) * 4 * KB_CHARS * KB_JOINTS * stride);
                 for (uint32_t i = 0; i < KB_CHARS; i++) {
-                    sinew_instance in = { mesh, k->method, k->flags, i * KB_JOINTS * stride, i * KB_VERTS };
+                    sinew_instance in = { k->infl == 8 ? mesh8 : mesh, k->method, k->flags, i * KB_JOINTS * stride,
+                                          i * KB_VERTS };
                     inst[i] = in;
                 }
                 r = sinew_skinner_set_instances(sk, inst, KB_CHARS);
@@ -430,7 +446,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
         for (int c = 0; c < NC && tmp; c++) {
             const kcase *k = &cases[c];
             if (k->kernel == SINEW_DEBUG_KERNEL_BASELINE) base = c;
-            else if (base >= 0 && cases[base].method != k->method && strcmp(cases[base].name, k->name)) base = -1;
+            else if (base >= 0 && strcmp(cases[base].name, k->name)) base = -1;
             for (int i = 0; i < n; i++) tmp[i] = ms[(i + 1) * NC + c];
             double med = median(tmp, n);
             double ratio = 0;
@@ -456,6 +472,8 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
     free(ms);
     free(v);
     free(bulge);
+    free(v8);
+    free(bulge8);
     sinew_skeleton_destroy(skel);
 }
 

@@ -23,13 +23,16 @@ static int ranks_before(double wa, uint32_t ja, double wb, uint32_t jb)
     return wa > wb || (wa == wb && ja < jb);
 }
 
-/* Inserts (joint, weight) into a list sorted by ranks_before, keeping at most 4. */
-static void top4_insert(influence *top, uint32_t *count, uint32_t joint, double weight)
+/* Most influences a packed vertex holds (sinew_vertex8). */
+#define MAX_KEPT 8u
+
+/* Inserts (joint, weight) into a list sorted by ranks_before, keeping at most kmax. */
+static void topk_insert(influence *top, uint32_t *count, uint32_t kmax, uint32_t joint, double weight)
 {
     uint32_t n = *count, pos = n;
     while (pos > 0 && ranks_before(weight, joint, top[pos - 1].weight, top[pos - 1].joint)) pos--;
-    if (pos >= 4) return;
-    if (n == 4) n = 3;                /* the last one falls off */
+    if (pos >= kmax) return;
+    if (n == kmax) n = kmax - 1;      /* the last one falls off */
     for (uint32_t k = n; k > pos; k--) top[k] = top[k - 1];
     top[pos].joint = joint;
     top[pos].weight = weight;
@@ -55,9 +58,9 @@ double sinew_distance_to_segment(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b, sinew
 /* Renormalizes the kept weights in double and quantizes them to unorm16 with
  * largest remainders (sum exactly 65535), then sorts the slots by decreasing
  * quantized weight (ties: lower joint index); q receives the weights. */
-static void quantize(influence *top, uint32_t kept, uint32_t q[4])
+static void quantize(influence *top, uint32_t kept, uint32_t q[MAX_KEPT])
 {
-    double sum = 0.0, rem[4];
+    double sum = 0.0, rem[MAX_KEPT];
     uint32_t qsum = 0;
     /* renormalize in double, quantize with largest remainders: sum exactly 65535 */
     for (uint32_t k = 0; k < kept; k++) sum += top[k].weight;
@@ -73,7 +76,7 @@ static void quantize(influence *top, uint32_t kept, uint32_t q[4])
      * remainders (ties: the larger weight, i.e. the earlier slot), cyclically in
      * case rounding left more units than slots (it cannot in exact arithmetic) */
     while (qsum < 65535u) {
-        uint32_t order[4], m = 0;
+        uint32_t order[MAX_KEPT], m = 0;
         for (uint32_t k = 0; k < kept; k++) {
             uint32_t b = m;
             while (b > 0 && rem[k] > rem[order[b - 1]]) { order[b] = order[b - 1]; b--; }
@@ -98,37 +101,46 @@ static void quantize(influence *top, uint32_t kept, uint32_t q[4])
 /* Writes one packed vertex: position, octahedral normal (normalized in double;
  * NULL or zero -> the zero code), joints and weights (unused slots: weight 0,
  * joint = slot 0's). */
-static void write_vertex(sinew_vertex *v, const float *p, const float *nm, const influence *top,
-                         uint32_t kept, const uint32_t q[4])
+static uint32_t encode_normal(const float *nm)
 {
-    memcpy(v->position, p, sizeof(v->position));
+    uint32_t code;
     if (nm) {
         double nx = nm[0], ny = nm[1], nz = nm[2];
         double l = sqrt(nx * nx + ny * ny + nz * nz);
         sinew_vec3 u = { 0.0, 0.0, 0.0 };
         if (l > 0.0 && isfinite(l)) { u.x = nx / l; u.y = ny / l; u.z = nz / l; }
-        v->normal_oct = sinew_oct_encode(u);
+        code = sinew_oct_encode(u);
     } else {
         sinew_vec3 zero = { 0.0, 0.0, 0.0 };
-        v->normal_oct = sinew_oct_encode(zero);
+        code = sinew_oct_encode(zero);
     }
-    for (uint32_t k = 0; k < 4; k++) {
+    return code;
+}
+
+static void write_slots(uint16_t *joints, uint16_t *weights, uint32_t slots, const influence *top, uint32_t kept,
+                        const uint32_t q[MAX_KEPT])
+{
+    for (uint32_t k = 0; k < slots; k++) {
         if (k < kept && q[k] > 0) {
-            v->joints[k] = (uint16_t)top[k].joint;
-            v->weights[k] = (uint16_t)q[k];
+            joints[k] = (uint16_t)top[k].joint;
+            weights[k] = (uint16_t)q[k];
         } else {
-            v->joints[k] = (uint16_t)top[0].joint;
-            v->weights[k] = 0;
+            joints[k] = (uint16_t)top[0].joint;
+            weights[k] = 0;
         }
     }
 }
 
 /* ---- packing ---- */
 
-sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float *normals,
-                                 const sinew_influences *influences, uint32_t joint_count,
-                                 sinew_vertex *out, sinew_pack_stats *stats, uint32_t *bad_vertex)
+/* Packs into sinew_vertex (slots 4) or sinew_vertex8 (slots 8). */
+static sinew_result pack_vertices(uint32_t n, const float *positions, const float *normals,
+                                  const sinew_influences *influences, uint32_t joint_count, uint32_t slots,
+                                  sinew_vertex *out4, sinew_vertex8 *out8, sinew_pack_stats *stats,
+                                  uint32_t *bad_vertex)
 {
+    sinew_vertex *out = out4;
+    if (slots == 8u) out = (sinew_vertex *)(void *)out8; /* only checked for NULL */
     sinew_pack_stats st = {0, 0, 0};
     if (bad_vertex) *bad_vertex = 0;
     if (stats) *stats = st;
@@ -142,10 +154,9 @@ sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float
         const float *p = positions + 3 * (size_t)i;
         const float *nm = normals ? normals + 3 * (size_t)i : NULL;
         size_t begin, end;
-        influence top[4];
+        influence top[MAX_KEPT];
         uint32_t kept = 0, distinct = 0;
-        uint32_t q[4];
-        sinew_vertex *v = &out[i];
+        uint32_t q[MAX_KEPT];
 
         if (bad_vertex) *bad_vertex = i;
         if (!finite3f(p) || (nm && !finite3f(nm))) return SINEW_ERROR_NON_FINITE;
@@ -163,7 +174,7 @@ sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float
             if (!isfinite(we) || we < 0.0f) return SINEW_ERROR_INVALID_WEIGHT;
             if (we > 0.0f && influences->joints[e] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
         }
-        /* merge entries naming the same joint, keep the 4 largest distinct joints */
+        /* merge entries naming the same joint, keep the `slots` largest distinct joints */
         for (size_t e = begin; e < end; e++) {
             uint32_t j = influences->joints[e];
             double total = 0.0;
@@ -175,18 +186,48 @@ sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float
             for (size_t f = e; f < end; f++)
                 if (influences->joints[f] == j) total += influences->weights[f];
             distinct++;
-            top4_insert(top, &kept, j, total);
+            topk_insert(top, &kept, slots, j, total);
         }
         if (kept == 0) return SINEW_ERROR_INVALID_WEIGHT;   /* weights sum to zero */
         if (distinct > st.max_influences) st.max_influences = distinct;
-        if (distinct > 4) { st.vertices_pruned++; st.influences_pruned += distinct - 4; }
+        if (distinct > slots) { st.vertices_pruned++; st.influences_pruned += distinct - slots; }
 
         quantize(top, kept, q);
-        write_vertex(v, p, nm, top, kept, q);
+        if (slots == 8u) {
+            sinew_vertex8 *v = &out8[i];
+            memcpy(v->position, p, sizeof(v->position));
+            v->normal_oct = encode_normal(nm);
+            write_slots(v->joints, v->weights, 8u, top, kept, q);
+        } else {
+            sinew_vertex *v = &out4[i];
+            memcpy(v->position, p, sizeof(v->position));
+            v->normal_oct = encode_normal(nm);
+            write_slots(v->joints, v->weights, 4u, top, kept, q);
+        }
     }
     if (bad_vertex) *bad_vertex = 0;
     if (stats) *stats = st;
     return SINEW_OK;
+}
+
+sinew_result sinew_pack_vertices(uint32_t n, const float *positions, const float *normals,
+                                 const sinew_influences *influences, uint32_t joint_count,
+                                 sinew_vertex *out, sinew_pack_stats *stats, uint32_t *bad_vertex)
+{
+    return pack_vertices(n, positions, normals, influences, joint_count, 4u, out, NULL, stats, bad_vertex);
+}
+
+sinew_result sinew_pack_vertices8(uint32_t n, const float *positions, const float *normals,
+                                  const sinew_influences *influences, uint32_t joint_count,
+                                  sinew_vertex8 *out, sinew_pack_stats *stats, uint32_t *bad_vertex)
+{
+    return pack_vertices(n, positions, normals, influences, joint_count, 8u, NULL, out, stats, bad_vertex);
+}
+
+double sinew_vertex8_weight(const sinew_vertex8 *v, int k)
+{
+    if (!v || k < 0 || k > 7) return 0.0;
+    return (double)v->weights[k] / 65535.0;
 }
 
 double sinew_vertex_weight(const sinew_vertex *v, int k)
@@ -244,7 +285,7 @@ static void aw_vertex(const sinew_skeleton *skel, const sinew_auto_weights_desc 
     influence top[4] = { { 0, 0.0 }, { 0, 0.0 }, { 0, 0.0 }, { 0, 0.0 } };
     double w[4], sum = 0.0;
     /* the 4 nearest bones; on-bone distances count as 0 so ties go to lower indices.
-     * top4_insert ranks larger first, so rank by -distance. */
+     * topk_insert ranks larger first, so rank by -distance. */
     for (uint32_t j = 0; j < jc; j++) {
         sinew_vec3 h, t;
         double dist;
@@ -252,7 +293,7 @@ static void aw_vertex(const sinew_skeleton *skel, const sinew_auto_weights_desc 
         sinew_skeleton_bone_segment(skel, j, &h, &t);
         dist = sinew_distance_to_segment(p, h, t, NULL);
         if (dist <= eps) dist = 0.0;
-        top4_insert(top, &kept, j, -dist);
+        topk_insert(top, &kept, 4u, j, -dist);
     }
     if (top[0].weight == 0.0) {       /* on one or more bones: equal shares */
         for (uint32_t k = 0; k < kept; k++) w[k] = top[k].weight == 0.0 ? 1.0 : 0.0;
@@ -321,6 +362,19 @@ sinew_result sinew_auto_weights_packed(const sinew_skeleton *skel, const sinew_a
 
 /* ---- bulge correction ---- */
 
+/* Rest distance of one vertex to its major joint's bind segment. */
+static sinew_result bulge_distance(const sinew_skeleton *skel, uint32_t jc, const float *pos, uint32_t major,
+                                   float *out)
+{
+    sinew_vec3 h, t, p;
+    if (major >= jc) return SINEW_ERROR_JOINT_INDEX;
+    if (!finite3f(pos)) return SINEW_ERROR_NON_FINITE;
+    p.x = pos[0]; p.y = pos[1]; p.z = pos[2];
+    sinew_skeleton_bone_segment(skel, major, &h, &t);
+    *out = (float)sinew_distance_to_segment(p, h, t, NULL);
+    return SINEW_OK;
+}
+
 sinew_result sinew_bulge_rest_distances(const sinew_skeleton *skel, uint32_t n,
                                         const sinew_vertex *v, float *out)
 {
@@ -329,12 +383,22 @@ sinew_result sinew_bulge_rest_distances(const sinew_skeleton *skel, uint32_t n,
     if (n == 0) return SINEW_ERROR_EMPTY;
     jc = sinew_skeleton_joint_count(skel);
     for (uint32_t i = 0; i < n; i++) {
-        sinew_vec3 h, t, p;
-        if (v[i].joints[0] >= jc) return SINEW_ERROR_JOINT_INDEX;
-        if (!finite3f(v[i].position)) return SINEW_ERROR_NON_FINITE;
-        p.x = v[i].position[0]; p.y = v[i].position[1]; p.z = v[i].position[2];
-        sinew_skeleton_bone_segment(skel, v[i].joints[0], &h, &t);
-        out[i] = (float)sinew_distance_to_segment(p, h, t, NULL);
+        sinew_result r = bulge_distance(skel, jc, v[i].position, v[i].joints[0], &out[i]);
+        if (r != SINEW_OK) return r;
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_bulge_rest_distances8(const sinew_skeleton *skel, uint32_t n,
+                                         const sinew_vertex8 *v, float *out)
+{
+    uint32_t jc;
+    if (!skel || !v || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0) return SINEW_ERROR_EMPTY;
+    jc = sinew_skeleton_joint_count(skel);
+    for (uint32_t i = 0; i < n; i++) {
+        sinew_result r = bulge_distance(skel, jc, v[i].position, v[i].joints[0], &out[i]);
+        if (r != SINEW_OK) return r;
     }
     return SINEW_OK;
 }

@@ -35,31 +35,31 @@ static void lbs_apply(const double a[4][3], v3 p, v3 n, v3 *po, v3 *no)
 }
 
 /* Blends the rows of the chosen 4x4 (skin or scale) into a 3x4. */
-static void lbs_blend(const sinew_palette_joint *pal, const sinew_vertex *v, const double w[4],
+static void lbs_blend(const sinew_palette_joint *pal, const uint16_t *joints, const double *w, int K,
                       int use_scale, double a[4][3])
 {
     for (int c = 0; c < 4; c++) for (int r = 0; r < 3; r++) a[c][r] = 0.0;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < K; k++) {
         const sinew_mat4 *m;
         if (w[k] == 0.0) continue;
-        m = use_scale ? &pal[v->joints[k]].scale : &pal[v->joints[k]].skin;
+        m = use_scale ? &pal[joints[k]].scale : &pal[joints[k]].skin;
         for (int c = 0; c < 4; c++) for (int r = 0; r < 3; r++) a[c][r] += w[k] * m->m[c][r];
     }
 }
 
 /* Step 2: sign-aligned dual quaternion blend applied to p and n. */
-static void dqs_apply(const sinew_palette_joint *pal, const sinew_vertex *v, const double w[4],
+static void dqs_apply(const sinew_palette_joint *pal, const uint16_t *joints, const double *w, int K,
                       v3 p, v3 n, v3 *po, v3 *no)
 {
-    const sinew_quat q0 = pal[v->joints[0]].rigid.real;
+    const sinew_quat q0 = pal[joints[0]].rigid.real;
     double br[4] = { 0, 0, 0, 0 }, bd[4] = { 0, 0, 0, 0 }, len, inv;
     v3 rv, dv, t, u, np;
     double rw, dw, nl;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < K; k++) {
         const sinew_dualquat *q;
         double wk = w[k];
         if (wk == 0.0) continue;
-        q = &pal[v->joints[k]].rigid;
+        q = &pal[joints[k]].rigid;
         if (q->real.x * q0.x + q->real.y * q0.y + q->real.z * q0.z + q->real.w * q0.w < 0.0) wk = -wk;
         br[0] += wk * q->real.x; br[1] += wk * q->real.y; br[2] += wk * q->real.z; br[3] += wk * q->real.w;
         bd[0] += wk * q->dual.x; bd[1] += wk * q->dual.y; bd[2] += wk * q->dual.z; bd[3] += wk * q->dual.w;
@@ -85,20 +85,43 @@ static void dqs_apply(const sinew_palette_joint *pal, const sinew_vertex *v, con
     no->x = np.x / nl; no->y = np.y / nl; no->z = np.z / nl;
 }
 
+/* One vertex in either layout: K influences (4 or 8). */
+typedef struct ref_vertex {
+    const float *position;
+    uint32_t normal_oct;
+    const uint16_t *joints, *weights;
+    int K;
+} ref_vertex;
+
+static ref_vertex ref_vertex_at(const sinew_vertex *v4, const sinew_vertex8 *v8, uint32_t i)
+{
+    ref_vertex r;
+    if (v8) {
+        r.position = v8[i].position; r.normal_oct = v8[i].normal_oct;
+        r.joints = v8[i].joints; r.weights = v8[i].weights; r.K = 8;
+    } else {
+        r.position = v4[i].position; r.normal_oct = v4[i].normal_oct;
+        r.joints = v4[i].joints; r.weights = v4[i].weights; r.K = 4;
+    }
+    return r;
+}
+
 /* rest_pos / rest_nrm (3 doubles per vertex, may be NULL): rest position and
  * normal used instead of the packed ones (morphed rest, sinew_reference_skin_rest). */
-static sinew_result skin_impl(uint32_t n, const sinew_vertex *v, const double *rest_pos, const double *rest_nrm,
-                              const float *bulge_rest, const sinew_palette_joint *palette, uint32_t joint_count,
-                              sinew_method method, uint32_t flags, double *pos_out, double *nrm_out)
+static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sinew_vertex8 *v8, const double *rest_pos,
+                                   const double *rest_nrm, const float *bulge_rest,
+                                   const sinew_palette_joint *palette, uint32_t joint_count,
+                                   sinew_method method, uint32_t flags, double *pos_out, double *nrm_out)
 {
     int bulge = (flags & SINEW_SKIN_BULGE_CORRECTION) != 0;
-    if (!v || !palette || !pos_out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((!v4 && !v8) || !palette || !pos_out) return SINEW_ERROR_INVALID_ARGUMENT;
     if ((unsigned)method >= (unsigned)SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
     if (bulge && !bulge_rest) return SINEW_ERROR_INVALID_ARGUMENT;
     if (n == 0) return SINEW_ERROR_EMPTY;
     for (uint32_t i = 0; i < n; i++) {
-        for (int k = 0; k < 4; k++)
-            if (v[i].joints[k] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
+        ref_vertex vx = ref_vertex_at(v4, v8, i);
+        for (int k = 0; k < vx.K; k++)
+            if (vx.joints[k] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
         if (bulge) {
             if (!isfinite(bulge_rest[i])) return SINEW_ERROR_NON_FINITE;
             if (bulge_rest[i] < 0.0f) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -106,9 +129,9 @@ static sinew_result skin_impl(uint32_t n, const sinew_vertex *v, const double *r
     }
 
     for (uint32_t i = 0; i < n; i++) {
-        const sinew_vertex *vx = &v[i];
-        sinew_vec3 dn = sinew_oct_decode(vx->normal_oct);
-        v3 p = { vx->position[0], vx->position[1], vx->position[2] };
+        ref_vertex vx = ref_vertex_at(v4, v8, i);
+        sinew_vec3 dn = sinew_oct_decode(vx.normal_oct);
+        v3 p = { vx.position[0], vx.position[1], vx.position[2] };
         v3 nr = { dn.x, dn.y, dn.z }, po, no;
         if (rest_pos) {
             p.x = rest_pos[3 * (size_t)i]; p.y = rest_pos[3 * (size_t)i + 1]; p.z = rest_pos[3 * (size_t)i + 2];
@@ -116,31 +139,35 @@ static sinew_result skin_impl(uint32_t n, const sinew_vertex *v, const double *r
         if (rest_nrm) {
             nr.x = rest_nrm[3 * (size_t)i]; nr.y = rest_nrm[3 * (size_t)i + 1]; nr.z = rest_nrm[3 * (size_t)i + 2];
         }
-        double w[4], a[4][3];
-        for (int k = 0; k < 4; k++) w[k] = (double)vx->weights[k] / 65535.0;
+        double w[8], a[4][3];
+        uint32_t wsum = 0;
+        for (int k = 0; k < vx.K; k++) {
+            w[k] = (double)vx.weights[k] / 65535.0;
+            wsum += vx.weights[k];
+        }
 
-        if (vx->weights[0] == 0 && vx->weights[1] == 0 && vx->weights[2] == 0 && vx->weights[3] == 0) {
+        if (wsum == 0) {
             po = p;
             no = nr;
         } else {
             switch (method) {
             case SINEW_METHOD_LBS:
-                lbs_blend(palette, vx, w, 0, a);
+                lbs_blend(palette, vx.joints, w, vx.K, 0, a);
                 lbs_apply((const double(*)[3])a, p, nr, &po, &no);
                 break;
             case SINEW_METHOD_DQS:
-                dqs_apply(palette, vx, w, p, nr, &po, &no);
+                dqs_apply(palette, vx.joints, w, vx.K, p, nr, &po, &no);
                 break;
             default: { /* the three DQS-with-scale methods */
                 v3 p1, n1;
-                lbs_blend(palette, vx, w, 1, a);
+                lbs_blend(palette, vx.joints, w, vx.K, 1, a);
                 lbs_apply((const double(*)[3])a, p, nr, &p1, &n1);
-                dqs_apply(palette, vx, w, p1, n1, &po, &no);
+                dqs_apply(palette, vx.joints, w, vx.K, p1, n1, &po, &no);
                 break;
             }
             }
             if (bulge) {
-                const sinew_palette_joint *pj = &palette[vx->joints[0]];
+                const sinew_palette_joint *pj = &palette[vx.joints[0]];
                 sinew_vec3 q = { po.x, po.y, po.z }, c;
                 double d = sinew_distance_to_segment(q, pj->seg_head, pj->seg_tail, &c);
                 double d0 = (double)bulge_rest[i];
@@ -169,7 +196,17 @@ sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, const float
                                   sinew_method method, uint32_t flags,
                                   double *pos_out, double *nrm_out)
 {
-    return skin_impl(n, v, NULL, NULL, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
+    if (!v) return SINEW_ERROR_INVALID_ARGUMENT;
+    return reference_skin(n, v, NULL, NULL, NULL, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
+}
+
+sinew_result sinew_reference_skin8(uint32_t n, const sinew_vertex8 *v, const float *bulge_rest,
+                                   const sinew_palette_joint *palette, uint32_t joint_count,
+                                   sinew_method method, uint32_t flags,
+                                   double *pos_out, double *nrm_out)
+{
+    if (!v) return SINEW_ERROR_INVALID_ARGUMENT;
+    return reference_skin(n, NULL, v, NULL, NULL, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
 }
 
 sinew_result sinew_reference_skin_rest(uint32_t n, const sinew_vertex *v, const double *rest_pos,
@@ -177,6 +214,7 @@ sinew_result sinew_reference_skin_rest(uint32_t n, const sinew_vertex *v, const 
                                        const sinew_palette_joint *palette, uint32_t joint_count,
                                        sinew_method method, uint32_t flags, double *pos_out, double *nrm_out)
 {
-    if (!rest_pos) return SINEW_ERROR_INVALID_ARGUMENT;
-    return skin_impl(n, v, rest_pos, rest_nrm, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
+    if (!v || !rest_pos) return SINEW_ERROR_INVALID_ARGUMENT;
+    return reference_skin(n, v, NULL, rest_pos, rest_nrm, bulge_rest, palette, joint_count, method, flags, pos_out,
+                          nrm_out);
 }

@@ -499,47 +499,77 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     return SINEW_OK;
 }
 
+/* Checks one rest vertex: finite position, joints < joint_count, weights summing to 65535. */
+static sinew_result check_vertex(const float *pos, const uint16_t *joints, const uint16_t *weights, uint32_t K,
+                                 uint32_t joint_count)
+{
+    if (!isfinite(pos[0]) || !isfinite(pos[1]) || !isfinite(pos[2])) return SINEW_ERROR_NON_FINITE;
+    uint32_t sum = 0;
+    for (uint32_t k = 0; k < K; k++) {
+        if (joints[k] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
+        sum += weights[k];
+    }
+    return sum == 65535u ? SINEW_OK : SINEW_ERROR_INVALID_WEIGHT;
+}
+
 sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id)
 {
     if (!sk || !mesh || !mesh_id) return SINEW_ERROR_INVALID_ARGUMENT;
     if (mesh->vertex_count == 0 || mesh->joint_count == 0) return SINEW_ERROR_EMPTY;
-    if (!mesh->vertices) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!mesh->vertices == !mesh->vertices8) return SINEW_ERROR_INVALID_ARGUMENT;
     if (mesh->joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
     if (sk->mesh_count >= sk->d.max_meshes) return SINEW_ERROR_CAPACITY;
-    if ((uint64_t)sk->rest_used + (uint64_t)mesh->vertex_count * SINEW_REST_SLOTS(4u) >
+    uint32_t K = mesh->vertices8 ? 8u : 4u, slots = SINEW_REST_SLOTS(K);
+    if ((uint64_t)sk->rest_used + (uint64_t)mesh->vertex_count * slots >
         (uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u))
         return SINEW_ERROR_CAPACITY;
     for (uint32_t i = 0; i < mesh->vertex_count; i++) {
-        const sinew_vertex *v = &mesh->vertices[i];
-        if (!isfinite(v->position[0]) || !isfinite(v->position[1]) || !isfinite(v->position[2]))
-            return SINEW_ERROR_NON_FINITE;
-        uint32_t sum = 0;
-        for (int k = 0; k < 4; k++) {
-            if (v->joints[k] >= mesh->joint_count) return SINEW_ERROR_JOINT_INDEX;
-            sum += v->weights[k];
-        }
-        if (sum != 65535u) return SINEW_ERROR_INVALID_WEIGHT;
+        sinew_result r = K == 8u ? check_vertex(mesh->vertices8[i].position, mesh->vertices8[i].joints,
+                                                mesh->vertices8[i].weights, 8u, mesh->joint_count)
+                                 : check_vertex(mesh->vertices[i].position, mesh->vertices[i].joints,
+                                                mesh->vertices[i].weights, 4u, mesh->joint_count);
+        if (r != SINEW_OK) return r;
         if (mesh->bulge_rest && !(isfinite(mesh->bulge_rest[i]) && mesh->bulge_rest[i] >= 0.0f))
             return mesh->bulge_rest[i] < 0.0f ? SINEW_ERROR_INVALID_ARGUMENT : SINEW_ERROR_NON_FINITE;
     }
     uint32_t first = sk->rest_used; /* uvec4 slot */
-    sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u,
-                                     mesh->vertices, (VkDeviceSize)mesh->vertex_count * SINEW_REST_VERTEX_BYTES);
-    /* 4 influences: 2 slots per vertex, so the bulge distances are contiguous from SINEW_BULGE_INDEX(first). */
-    if (r == SINEW_OK && mesh->bulge_rest)
-        r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)SINEW_BULGE_INDEX(first) * SINEW_BULGE_BYTES,
-                            mesh->bulge_rest, (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
+    const void *src = K == 8u ? (const void *)mesh->vertices8 : (const void *)mesh->vertices;
+    sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, src,
+                                   (VkDeviceSize)mesh->vertex_count * slots * 16u);
+    if (r == SINEW_OK && mesh->bulge_rest) {
+        /* Vertex i's distance at SINEW_BULGE_INDEX(first + slots * i): contiguous for 4
+         * influences; for 8, spread over a range no other mesh uses (gaps zero). */
+        uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
+        if (K == 4u) {
+            r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)b0 * SINEW_BULGE_BYTES, mesh->bulge_rest,
+                              (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
+        } else {
+            float *tmp = (float *)snw_gpu_alloc(sk->gpu, sizeof(float) * (b1 - b0 + 1u));
+            if (!tmp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            memset(tmp, 0, sizeof(float) * (b1 - b0 + 1u));
+            for (uint32_t i = 0; i < mesh->vertex_count; i++)
+                tmp[SINEW_BULGE_INDEX(first + slots * i) - b0] = mesh->bulge_rest[i];
+            r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)b0 * SINEW_BULGE_BYTES, tmp,
+                              (VkDeviceSize)(b1 - b0 + 1u) * SINEW_BULGE_BYTES);
+            snw_gpu_free(sk->gpu, tmp);
+        }
+    }
     if (r != SINEW_OK) return r;
     mesh_rec *m = &sk->meshes[sk->mesh_count];
-    m->first = SINEW_BULGE_INDEX(first); /* the baseline kernel's vertex index */
+    m->first = SINEW_BULGE_INDEX(first); /* the baseline kernel's vertex index (4 influences, even slot) */
     m->count = mesh->vertex_count;
     m->joints = mesh->joint_count;
     m->has_bulge = mesh->bulge_rest != NULL;
     m->first_slot = first;
-    m->influences = 4u;
-    sk->rest_used += mesh->vertex_count * SINEW_REST_SLOTS(4u);
+    m->influences = K;
+    sk->rest_used += mesh->vertex_count * slots;
     mesh_id->value = sk->mesh_count++;
     return SINEW_OK;
+}
+
+uint32_t sinew_skinner_mesh_influences(const sinew_skinner *sk, sinew_mesh_id mesh)
+{
+    return sk && mesh.value < sk->mesh_count ? sk->meshes[mesh.value].influences : 0;
 }
 
 uint32_t sinew_skinner_mesh_vertex_count(const sinew_skinner *sk, sinew_mesh_id mesh)

@@ -21,6 +21,18 @@ typedef struct sinew_vertex {
     uint16_t weights[4];
 } sinew_vertex;
 
+/* A rest vertex with up to 8 influences (48 bytes), for meshes whose vertices
+ * need more than 4 (sinew_pack_vertices8; the GPU layout is chosen per mesh at
+ * sinew_skinner_add_mesh). Same rules as sinew_vertex: weights unorm16 sorted
+ * by decreasing weight, summing to exactly 65535; unused slots weight 0 and
+ * joints[0]. */
+typedef struct sinew_vertex8 {
+    float position[3];
+    uint32_t normal_oct;
+    uint16_t joints[8];
+    uint16_t weights[8];
+} sinew_vertex8;
+
 /* Variable-length influence lists. Either CSR (offsets != NULL: vertex i owns
  * entries offsets[i] .. offsets[i+1]-1) or fixed (offsets == NULL:
  * per_vertex entries per vertex). */
@@ -34,7 +46,7 @@ typedef struct sinew_influences {
 /* What packing did, for reporting. */
 typedef struct sinew_pack_stats {
     uint32_t max_influences;     /* longest list seen (non-zero weights) */
-    uint32_t vertices_pruned;    /* vertices that had more than 4 non-zero influences */
+    uint32_t vertices_pruned;    /* vertices that had more than 4 (8 for sinew_pack_vertices8) non-zero influences */
     uint32_t influences_pruned;  /* influences dropped in total */
 } sinew_pack_stats;
 
@@ -61,6 +73,13 @@ SINEW_API sinew_result sinew_pack_vertices(uint32_t n, const float *positions, c
                                  const sinew_influences *influences, uint32_t joint_count,
                                  sinew_vertex *out, sinew_pack_stats *stats, uint32_t *bad_vertex);
 
+/* sinew_pack_vertices keeping the 8 largest influences (same rules, 8 slots;
+ * stats count vertices with more than 8). */
+SINEW_API sinew_result sinew_pack_vertices8(uint32_t n, const float *positions, const float *normals,
+                                  const sinew_influences *influences, uint32_t joint_count,
+                                  sinew_vertex8 *out, sinew_pack_stats *stats, uint32_t *bad_vertex);
+/* Weight of slot k (0..7) of an 8-influence vertex as float64 (q / 65535). */
+SINEW_API double sinew_vertex8_weight(const sinew_vertex8 *v, int k);
 /* Weight of slot k of a packed vertex as float64 (q / 65535). */
 SINEW_API double sinew_vertex_weight(const sinew_vertex *v, int k);
 
@@ -104,6 +123,9 @@ SINEW_API sinew_result sinew_auto_weights_packed(const sinew_skeleton *skel, con
  * INVALID_ARGUMENT (NULL), EMPTY (n == 0), JOINT_INDEX, NON_FINITE (a position). */
 SINEW_API sinew_result sinew_bulge_rest_distances(const sinew_skeleton *skel, uint32_t n,
                                         const sinew_vertex *v, float *out);
+/* sinew_bulge_rest_distances for 8-influence vertices. */
+SINEW_API sinew_result sinew_bulge_rest_distances8(const sinew_skeleton *skel, uint32_t n,
+                                         const sinew_vertex8 *v, float *out);
 
 /* Distance from p to segment [a, b] (a point when a == b), and the closest point
  * (closest may be NULL): t = clamp(dot(p - a, b - a) / |b - a|^2, 0, 1), c = a + t (b - a). */

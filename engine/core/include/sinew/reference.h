@@ -59,6 +59,12 @@ SINEW_API sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, c
                                   const sinew_palette_joint *palette, uint32_t joint_count,
                                   sinew_method method, uint32_t flags,
                                   double *pos_out, double *nrm_out);
+/* sinew_reference_skin for 8-influence vertices (sinew_pack_vertices8): the same
+ * steps with k = 0..7 (all eight joints must be < joint_count). */
+SINEW_API sinew_result sinew_reference_skin8(uint32_t n, const sinew_vertex8 *v, const float *bulge_rest,
+                                   const sinew_palette_joint *palette, uint32_t joint_count,
+                                   sinew_method method, uint32_t flags,
+                                   double *pos_out, double *nrm_out);
 
 /* Same as sinew_reference_skin with the rest position and normal of every
  * vertex taken from rest_pos / rest_nrm (3 doubles each, e.g. the morphed rest of

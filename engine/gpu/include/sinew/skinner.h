@@ -70,10 +70,14 @@ typedef struct sinew_skinner_desc {
 
 /* A rest mesh to upload. */
 typedef struct sinew_skinner_mesh_desc {
-    const sinew_vertex *vertices;
+    const sinew_vertex *vertices;   /* 4 influences per vertex (32 B), or NULL when vertices8 is given */
     uint32_t vertex_count;
     uint32_t joint_count;           /* of the skeleton it is skinned to */
     const float *bulge_rest;        /* sinew_bulge_rest_distances(), or NULL (bulge flag then refused) */
+    /* 8 influences per vertex (48 B, sinew_pack_vertices8) instead of vertices:
+     * the mesh gets the 8-influence layout and kernels. Exactly one of vertices
+     * and vertices8 is set. An 8-influence vertex takes 1.5 of max_rest_vertices. */
+    const sinew_vertex8 *vertices8;
 } sinew_skinner_mesh_desc;
 
 /* One character to skin this frame. */
@@ -114,7 +118,8 @@ SINEW_API sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_
 SINEW_API sinew_result sinew_skinner_destroy(sinew_skinner *sk);
 
 /* Validates (joint indices < joint_count, weights summing to 65535, finite
- * positions) and uploads a rest mesh. Not a per-frame call. */
+ * positions) and uploads a rest mesh, in the 4- or 8-influence layout (see
+ * sinew_skinner_mesh_desc). Not a per-frame call. */
 SINEW_API sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id);
 
 /* Starts a frame: waits until the ring slot is free and hands out its palette
@@ -163,6 +168,8 @@ SINEW_API sinew_read_path sinew_skinner_read_path(const sinew_skinner *sk);
 SINEW_API sinew_result sinew_skinner_set_read_path(sinew_skinner *sk, sinew_read_path path);
 /* Number of vertices of a mesh (0 for an unknown id). */
 SINEW_API uint32_t sinew_skinner_mesh_vertex_count(const sinew_skinner *sk, sinew_mesh_id mesh);
+/* Influences per vertex of a mesh's layout: 4 or 8 (0 for an unknown id). */
+SINEW_API uint32_t sinew_skinner_mesh_influences(const sinew_skinner *sk, sinew_mesh_id mesh);
 /* Joint count the mesh was uploaded for (0 for an unknown id). */
 SINEW_API uint32_t sinew_skinner_mesh_joint_count(const sinew_skinner *sk, sinew_mesh_id mesh);
 
