@@ -538,14 +538,17 @@ int main(int argc, char **argv)
     printf("sinew-bench: device %s (%s), %u CPU threads for palettes\n", info->name,
            slow ? "CPU device" : "GPU", sinew_cpu_count());
 
-    /* roofline: compute-shader copy and vkCmdCopyBuffer of 64 MiB (256 MiB on GPUs) */
+    /* roofline: compute-shader copy (the kernel's read path) and vkCmdCopyBuffer beyond the LLC,
+     * the same measurement as sinew-demo (sinew_debug_measure_roofline) */
     sinew_copy_roofline roof;
     memset(&roof, 0, sizeof roof);
-    const uint64_t copy_bytes = slow ? (64ull << 20) : (256ull << 20);
-    r = sinew_debug_measure_copy(gpu, copy_bytes, 7, &roof);
+    r = sinew_debug_measure_roofline(gpu, 7, &roof);
     if (r != SINEW_OK) fprintf(stderr, "copy roofline failed: %s\n", sinew_result_string(r));
-    printf("copy roofline (%llu MiB, bytes read + written): compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
-           (unsigned long long)(roof.bytes >> 20), roof.shader_copy_gbps, roof.transfer_copy_gbps);
+    printf("copy roofline (sinew_debug_measure_roofline, as sinew-demo: %llu MiB, beyond the %llu MiB last-level "
+           "cache, shader reads through %s buffers as the kernel does here; bytes read + written): compute-shader "
+           "copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
+           (unsigned long long)(roof.bytes >> 20), (unsigned long long)(roof.llc_bytes >> 20),
+           roof.read_path == SINEW_READ_TEXEL ? "texel" : "storage", roof.shader_copy_gbps, roof.transfer_copy_gbps);
     double roof_first = roof.shader_copy_gbps;
     if (o.kernel_rounds > 0) kernel_compare(gpu, o.kernel_rounds);
     if (o.kernels_only) {
@@ -632,7 +635,7 @@ int main(int argc, char **argv)
      * depressed by other load; the fractions above use the first, both are reported */
     sinew_copy_roofline roof2;
     memset(&roof2, 0, sizeof roof2);
-    if (sinew_debug_measure_copy(gpu, copy_bytes, 7, &roof2) == SINEW_OK)
+    if (sinew_debug_measure_roofline(gpu, 7, &roof2) == SINEW_OK)
         printf("copy roofline again after the sweep: compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s%s\n",
                roof2.shader_copy_gbps, roof2.transfer_copy_gbps,
                fabs(roof2.shader_copy_gbps - roof_first) > 0.25 * roof_first ? " (differs by > 25%: noisy machine)" : "");

@@ -31,6 +31,8 @@
 /* Copy kernel bindings. */
 #define SINEW_COPY_BIND_SRC 0
 #define SINEW_COPY_BIND_DST 1
+#define SINEW_COPY_BIND_SRC_TEXEL 2  /* uniform texel buffer RGBA32UI over the source */
+#define SINEW_COPY_SPEC_READ_TEXEL 0 /* bool: read the source through the texel buffer */
 
 /* Specialization constants of the skinning kernel. */
 #define SINEW_SPEC_OUTPUT_PACKED 0  /* bool: 16 B packed output instead of 24 B float */

@@ -243,9 +243,8 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
     if (runs > 64) runs = 64;
     const uint32_t warm = 3;
     sinew_copy_roofline roof[2];
-    uint64_t copy_bytes = total * 32; /* the rest-vertex bytes of the crowd */
     for (uint32_t rep = 0; rep < warm + runs; rep++) {
-        if (rep == warm) CHECK(sinew_debug_measure_copy(gpu, copy_bytes, 7, &roof[0]));
+        if (rep == warm) CHECK(sinew_debug_measure_roofline(gpu, 7, &roof[0]));
         for (int i = 0; i < nvar; i++) { /* round-robin: every variant sees the same machine state */
             variant *v = &vars[i];
             sinew_skinner *s = sk[v->fmt];
@@ -266,16 +265,18 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
             if (rep >= warm) v->ms[rep - warm] = ms;
         }
     }
-    CHECK(sinew_debug_measure_copy(gpu, copy_bytes, 7, &roof[1]));
+    CHECK(sinew_debug_measure_roofline(gpu, 7, &roof[1]));
     double shader_gbps = 0.5 * (roof[0].shader_copy_gbps + roof[1].shader_copy_gbps);
     double xfer_gbps = 0.5 * (roof[0].transfer_copy_gbps + roof[1].transfer_copy_gbps);
 
     printf("Throughput: %u characters x %u vertices = %llu vertices per dispatch, 3 joints each;\n"
            "median of %u timed frames after %u warm-up (timestamp queries), variants round-robin\n",
            chars, t.nv, (unsigned long long)total, runs, warm);
-    printf("Roofline (copy of %.1f MB, median of 7, measured before and after): compute-shader copy %.2f GB/s "
-           "(%.2f / %.2f), vkCmdCopyBuffer %.2f GB/s (%.2f / %.2f)\n\n",
-           copy_bytes / 1e6, shader_gbps, roof[0].shader_copy_gbps, roof[1].shader_copy_gbps, xfer_gbps,
+    printf("Roofline (sinew_debug_measure_roofline, the same as sinew-bench: copy of %llu MiB, beyond the "
+           "%llu MiB last-level cache, read through %s buffers as the kernel reads here; median of 7, measured "
+           "before and after): compute-shader copy %.2f GB/s (%.2f / %.2f), vkCmdCopyBuffer %.2f GB/s (%.2f / %.2f)\n\n",
+           (unsigned long long)(roof[0].bytes >> 20), (unsigned long long)(roof[0].llc_bytes >> 20),
+           roof[0].read_path == SINEW_READ_TEXEL ? "texel" : "storage", shader_gbps, roof[0].shader_copy_gbps, roof[1].shader_copy_gbps, xfer_gbps,
            roof[0].transfer_copy_gbps, roof[1].transfer_copy_gbps);
     printf("  %-22s %-7s %-6s %9s %11s %8s %8s %10s %10s\n", "method", "reads", "output", "ms", "Mvert/s", "B/vert",
            "GB/s", "of shader", "of xfer");

@@ -5,6 +5,7 @@
 #include "sinew_layout.h"
 #include <sinew/debug.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,9 @@ typedef struct copy_bench {
     uint32_t grid_x;         /* dispatch grid of the copy shader */
     uint64_t grid_y;
     uint32_t repeats;        /* timed copies of each kind */
+    uint32_t texel;          /* the shader copy reads through a uniform texel buffer */
     snw_vk_buffer src, dst;
+    VkBufferView src_view;
     VkShaderModule sm;
     VkDescriptorSetLayout dsl;
     VkPipelineLayout pl;
@@ -55,7 +58,7 @@ static sinew_result copy_plan(const sinew_gpu *gpu, uint64_t bytes, uint32_t rep
     b->grid_x = groups < lim->maxComputeWorkGroupCount[0] ? (uint32_t)groups : lim->maxComputeWorkGroupCount[0];
     b->grid_y = (groups + b->grid_x - 1) / b->grid_x;
     if (bytes > lim->maxStorageBufferRange || bytes > gpu->max_allocation || b->count > UINT32_MAX ||
-        b->grid_y > lim->maxComputeWorkGroupCount[1])
+        b->grid_y > lim->maxComputeWorkGroupCount[1] || (b->texel && b->count > lim->maxTexelBufferElements))
         return SINEW_ERROR_LIMIT_EXCEEDED;
     return SINEW_OK;
 }
@@ -64,9 +67,18 @@ static sinew_result copy_plan(const sinew_gpu *gpu, uint64_t bytes, uint32_t rep
 static sinew_result copy_create_buffers(sinew_gpu *gpu, copy_bench *b)
 {
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+                               VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
     sinew_result r = snw_vk_buffer_create(gpu, b->bytes, usage, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &b->src);
     if (r == SINEW_OK) r = snw_vk_buffer_create(gpu, b->bytes, usage, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &b->dst);
+    if (r == SINEW_OK) {
+        /* over the first min(bytes, maxTexelBufferElements * 16) bytes; only read when texel */
+        VkDeviceSize max = (VkDeviceSize)gpu->props.limits.maxTexelBufferElements * 16u;
+        VkBufferViewCreateInfo ci = { VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO };
+        ci.buffer = b->src.buffer;
+        ci.format = VK_FORMAT_R32G32B32A32_UINT;
+        ci.range = b->bytes < max ? b->bytes : max;
+        r = snw_vk_result(gpu->vk.vkCreateBufferView(gpu->device, &ci, NULL, &b->src_view));
+    }
     return r;
 }
 
@@ -76,12 +88,13 @@ static sinew_result copy_create_pipeline(sinew_gpu *gpu, copy_bench *b)
 {
     sinew_result r = snw_vk_shader(gpu, snw_spv_copy_comp, snw_spv_copy_comp_size, &b->sm);
     if (r != SINEW_OK) return r;
-    VkDescriptorSetLayoutBinding bind[2] = {
+    VkDescriptorSetLayoutBinding bind[3] = {
         { SINEW_COPY_BIND_SRC, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
         { SINEW_COPY_BIND_DST, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+        { SINEW_COPY_BIND_SRC_TEXEL, VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
     };
     VkDescriptorSetLayoutCreateInfo dci = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO };
-    dci.bindingCount = 2;
+    dci.bindingCount = 3;
     dci.pBindings = bind;
     VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(gpu->device, &dci, NULL, &b->dsl);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
@@ -98,6 +111,9 @@ static sinew_result copy_create_pipeline(sinew_gpu *gpu, copy_bench *b)
     pci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pci.stage.module = b->sm;
     pci.stage.pName = "main";
+    VkSpecializationMapEntry me = { SINEW_COPY_SPEC_READ_TEXEL, 0, 4 };
+    VkSpecializationInfo si = { 1, &me, 4, &b->texel };
+    pci.stage.pSpecializationInfo = &si;
     pci.layout = b->pl;
     vr = gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &pci, NULL, &b->pipe);
     return snw_vk_result(vr);
@@ -106,11 +122,12 @@ static sinew_result copy_create_pipeline(sinew_gpu *gpu, copy_bench *b)
 /* One descriptor set from its own pool, pointing at src and dst. */
 static sinew_result copy_create_descriptors(sinew_gpu *gpu, copy_bench *b)
 {
-    VkDescriptorPoolSize ps = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 };
+    VkDescriptorPoolSize ps[2] = { { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 },
+                                   { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 1 } };
     VkDescriptorPoolCreateInfo ci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
     ci.maxSets = 1;
-    ci.poolSizeCount = 1;
-    ci.pPoolSizes = &ps;
+    ci.poolSizeCount = 2;
+    ci.pPoolSizes = ps;
     VkResult vr = gpu->vk.vkCreateDescriptorPool(gpu->device, &ci, NULL, &b->dp);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     VkDescriptorSetAllocateInfo ai = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
@@ -120,17 +137,21 @@ static sinew_result copy_create_descriptors(sinew_gpu *gpu, copy_bench *b)
     vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &ai, &b->set);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     VkDescriptorBufferInfo bi[2] = { { b->src.buffer, 0, b->bytes }, { b->dst.buffer, 0, b->bytes } };
-    VkWriteDescriptorSet w[2];
+    VkWriteDescriptorSet w[3];
     memset(w, 0, sizeof w);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
         w[i].dstSet = b->set;
         w[i].dstBinding = (uint32_t)i;
         w[i].descriptorCount = 1;
         w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        w[i].pBufferInfo = &bi[i];
+        w[i].pBufferInfo = &bi[i < 2 ? i : 0];
     }
-    gpu->vk.vkUpdateDescriptorSets(gpu->device, 2, w, 0, NULL);
+    w[2].dstBinding = SINEW_COPY_BIND_SRC_TEXEL;
+    w[2].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    w[2].pBufferInfo = NULL;
+    w[2].pTexelBufferView = &b->src_view;
+    gpu->vk.vkUpdateDescriptorSets(gpu->device, 3, w, 0, NULL);
     return SINEW_OK;
 }
 
@@ -220,17 +241,18 @@ static void copy_destroy(sinew_gpu *gpu, copy_bench *b)
     if (b->pl) gpu->vk.vkDestroyPipelineLayout(gpu->device, b->pl, NULL);
     if (b->dsl) gpu->vk.vkDestroyDescriptorSetLayout(gpu->device, b->dsl, NULL);
     snw_vk_shader_destroy(gpu, b->sm);
+    if (b->src_view) gpu->vk.vkDestroyBufferView(gpu->device, b->src_view, NULL);
     snw_vk_buffer_destroy(gpu, &b->src);
     snw_vk_buffer_destroy(gpu, &b->dst);
 }
 
-sinew_result sinew_debug_measure_copy(sinew_gpu *gpu, uint64_t bytes, uint32_t repeats, sinew_copy_roofline *out)
+static sinew_result measure_copy(sinew_gpu *gpu, uint64_t bytes, uint32_t repeats, uint32_t texel,
+                                 sinew_copy_roofline *out)
 {
-    if (!gpu || !out || bytes == 0) return SINEW_ERROR_INVALID_ARGUMENT;
-    memset(out, 0, sizeof *out);
     if (!gpu->timestamp_valid_bits) return SINEW_ERROR_LIMIT_EXCEEDED;
     copy_bench b;
     memset(&b, 0, sizeof b);
+    b.texel = texel;
     sinew_result r = copy_plan(gpu, bytes, repeats, &b);
     if (r != SINEW_OK) return r;
     r = copy_create_buffers(gpu, &b);
@@ -239,6 +261,53 @@ sinew_result sinew_debug_measure_copy(sinew_gpu *gpu, uint64_t bytes, uint32_t r
     if (r == SINEW_OK) r = copy_create_queries(gpu, &b);
     if (r == SINEW_OK) r = copy_time(gpu, &b);
     if (r == SINEW_OK) copy_medians(&b, out);
+    out->read_path = texel ? SINEW_READ_TEXEL : SINEW_READ_STORAGE;
     copy_destroy(gpu, &b);
+    return r;
+}
+
+sinew_result sinew_debug_measure_copy(sinew_gpu *gpu, uint64_t bytes, uint32_t repeats, sinew_copy_roofline *out)
+{
+    if (!gpu || !out || bytes == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    return measure_copy(gpu, bytes, repeats, 0, out);
+}
+
+/* Largest CPU cache (sysfs), 0 if unknown: a CPU device's last-level cache. */
+static uint64_t host_llc_bytes(void)
+{
+    uint64_t best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        unsigned long long v = 0;
+        char unit = 0;
+        if (fscanf(f, "%llu%c", &v, &unit) >= 1) {
+            uint64_t bytes = unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+            if (bytes > best) best = bytes;
+        }
+        fclose(f);
+    }
+    return best;
+}
+
+sinew_result sinew_debug_measure_roofline(sinew_gpu *gpu, uint32_t repeats, sinew_copy_roofline *out)
+{
+    if (!gpu || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    int cpu = gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    uint64_t llc = cpu ? host_llc_bytes() : 0;
+    /* Beyond the last-level cache: 4x the host's LLC on CPU devices (at least 64 MiB);
+     * 256 MiB on GPUs (several times any GPU L2 known today). */
+    uint64_t bytes = cpu ? (4 * llc > (64ull << 20) ? 4 * llc : (64ull << 20)) : (256ull << 20);
+    const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
+    while (bytes > (16ull << 20) && (bytes > lim->maxStorageBufferRange || bytes > gpu->max_allocation))
+        bytes /= 2;
+    /* The skinner's automatic read path (SINEW_READ_AUTO): texel reads on CPU devices. */
+    uint32_t texel = cpu && bytes / 16 <= lim->maxTexelBufferElements;
+    sinew_result r = measure_copy(gpu, bytes, repeats, texel, out);
+    out->llc_bytes = llc;
     return r;
 }

@@ -51,10 +51,18 @@ typedef struct sinew_copy_roofline {
     double shader_copy_gbps;
     double transfer_copy_gbps;
     uint64_t bytes;
+    sinew_read_path read_path;  /* how the shader copy read its source (STORAGE or TEXEL) */
+    uint64_t llc_bytes;         /* host last-level cache on CPU devices (sysfs), 0 if unknown or a GPU */
 } sinew_copy_roofline;
-/* Measures it. Submits to the gpu's queue and waits (several times). */
+/* Measures it with storage-buffer reads. Submits to the gpu's queue and waits (several times). */
 SINEW_API sinew_result sinew_debug_measure_copy(sinew_gpu *gpu, uint64_t bytes, uint32_t repeats,
                                       sinew_copy_roofline *out);
+/* The roofline sinew-demo and sinew-bench report: the shader copy reads through
+ * the skinner's automatic read path on this device (texel buffers on CPU
+ * devices, storage buffers elsewhere), at a size beyond the last-level cache
+ * (4x the host LLC, at least 64 MiB, on CPU devices; 256 MiB on GPUs; halved
+ * while over the device's buffer limits). Same fields as sinew_debug_measure_copy. */
+SINEW_API sinew_result sinew_debug_measure_roofline(sinew_gpu *gpu, uint32_t repeats, sinew_copy_roofline *out);
 
 #ifdef __cplusplus
 }
