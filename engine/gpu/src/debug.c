@@ -293,10 +293,19 @@ static uint64_t host_llc_bytes(void)
     return best;
 }
 
-sinew_result sinew_debug_measure_roofline(sinew_gpu *gpu, uint32_t repeats, sinew_copy_roofline *out)
+sinew_result sinew_debug_measure_copy_path(sinew_gpu *gpu, uint64_t bytes, uint32_t repeats, sinew_read_path path,
+                                           sinew_copy_roofline *out)
 {
-    if (!gpu || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!gpu || !out || bytes == 0 || (path != SINEW_READ_STORAGE && path != SINEW_READ_TEXEL))
+        return SINEW_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
+    return measure_copy(gpu, bytes, repeats, path == SINEW_READ_TEXEL, out);
+}
+
+sinew_result sinew_debug_roofline_plan(const sinew_gpu *gpu, sinew_copy_roofline *plan)
+{
+    if (!gpu || !plan) return SINEW_ERROR_INVALID_ARGUMENT;
+    memset(plan, 0, sizeof *plan);
     int cpu = gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     uint64_t llc = cpu ? host_llc_bytes() : 0;
     /* Beyond the last-level cache: 4x the host's LLC on CPU devices (at least 64 MiB);
@@ -306,8 +315,18 @@ sinew_result sinew_debug_measure_roofline(sinew_gpu *gpu, uint32_t repeats, sine
     while (bytes > (16ull << 20) && (bytes > lim->maxStorageBufferRange || bytes > gpu->max_allocation))
         bytes /= 2;
     /* The skinner's automatic read path (SINEW_READ_AUTO): texel reads on CPU devices. */
-    uint32_t texel = cpu && bytes / 16 <= lim->maxTexelBufferElements;
-    sinew_result r = measure_copy(gpu, bytes, repeats, texel, out);
-    out->llc_bytes = llc;
+    plan->read_path = cpu && bytes / 16 <= lim->maxTexelBufferElements ? SINEW_READ_TEXEL : SINEW_READ_STORAGE;
+    plan->bytes = bytes;
+    plan->llc_bytes = llc;
+    return SINEW_OK;
+}
+
+sinew_result sinew_debug_measure_roofline(sinew_gpu *gpu, uint32_t repeats, sinew_copy_roofline *out)
+{
+    if (!gpu || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_copy_roofline plan;
+    sinew_debug_roofline_plan(gpu, &plan);
+    sinew_result r = sinew_debug_measure_copy_path(gpu, plan.bytes, repeats, plan.read_path, out);
+    out->llc_bytes = plan.llc_bytes;
     return r;
 }

@@ -63,6 +63,12 @@ SINEW_API sinew_result sinew_debug_measure_copy(sinew_gpu *gpu, uint64_t bytes, 
  * (4x the host LLC, at least 64 MiB, on CPU devices; 256 MiB on GPUs; halved
  * while over the device's buffer limits). Same fields as sinew_debug_measure_copy. */
 SINEW_API sinew_result sinew_debug_measure_roofline(sinew_gpu *gpu, uint32_t repeats, sinew_copy_roofline *out);
+/* What sinew_debug_measure_roofline will measure on this device: bytes, read_path
+ * and llc_bytes filled, the GB/s fields zero. Measures nothing. */
+SINEW_API sinew_result sinew_debug_roofline_plan(const sinew_gpu *gpu, sinew_copy_roofline *plan);
+/* sinew_debug_measure_copy reading the source through `path` (STORAGE or TEXEL). */
+SINEW_API sinew_result sinew_debug_measure_copy_path(sinew_gpu *gpu, uint64_t bytes, uint32_t repeats,
+                                           sinew_read_path path, sinew_copy_roofline *out);
 
 #ifdef __cplusplus
 }
