@@ -44,6 +44,8 @@ struct sinew_crowd {
     uint32_t *palette_offsets;          /* max_characters */
     uint32_t *first_instance;           /* max_characters + 1 */
     sinew_instance *instances;          /* max_instances */
+    sinew_instance *skinned;            /* max_instances: this frame's instances of characters not skipped */
+    uint64_t frame;                     /* successful prepare/update calls (update_every) */
     uint32_t *instance_vertices;        /* max_instances: vertex count of each */
     uint32_t instance_count;            /* of the last successful prepare */
     uint32_t character_count;
@@ -52,6 +54,7 @@ struct sinew_crowd {
     const sinew_crowd_character *job_chars;
     uint32_t job_count, job_chunk;
     float *job_dst;
+    int job_skip;                       /* honour hidden / update_every (prepare; not build_palettes) */
 };
 
 /* Marks the crowd busy; 0 if another call holds it (the caller returns IN_USE). */
@@ -87,6 +90,7 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(a, c->palette_offsets);
     snw_free(a, c->first_instance);
     snw_free(a, c->instances);
+    snw_free(a, c->skinned);
     snw_free(a, c->instance_vertices);
     if (c->own_pool) sinew_thread_pool_destroy(c->pool);
     if (c->skinner) snw_skinner_detach(c->skinner);
@@ -138,9 +142,11 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     c->palette_offsets = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->first_instance = (uint32_t *)snw_calloc(a, (size_t)max_chars + 1, sizeof(uint32_t));
     c->instances = (sinew_instance *)snw_calloc(a, c->max_instances, sizeof(sinew_instance));
+    c->skinned = (sinew_instance *)snw_calloc(a, c->max_instances, sizeof(sinew_instance));
     c->instance_vertices = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
     c->scratch = (crowd_scratch *)snw_calloc(a, c->scratch_count, sizeof(crowd_scratch));
-    if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->instance_vertices || !c->scratch) {
+    if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->skinned ||
+        !c->instance_vertices || !c->scratch) {
         sinew_crowd_destroy(c);
         return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -271,6 +277,12 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
     return SINEW_OK;
 }
 
+/* Skipped this frame (sinew_crowd_character.hidden / update_every). */
+static int crowd_skipped(const sinew_crowd_character *ch, uint32_t index, uint64_t frame)
+{
+    return ch->hidden || (ch->update_every > 1 && (frame + index) % ch->update_every != 0);
+}
+
 static void crowd_task(void *user, uint32_t task, uint32_t worker)
 {
     sinew_crowd *c = (sinew_crowd *)user;
@@ -280,6 +292,7 @@ static void crowd_task(void *user, uint32_t task, uint32_t worker)
     if (end > c->job_count) end = c->job_count;
     for (uint32_t i = begin; i < end; i++) {
         const sinew_crowd_character *ch = &c->job_chars[i];
+        if (c->job_skip && crowd_skipped(ch, i, c->frame)) continue; /* no palette for a skipped character */
         const crowd_model *m = &c->models[ch->model.value];
         sinew_palette_character pc = { 0 };
         pc.skeleton = m->skeleton;
@@ -408,29 +421,49 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
         crowd_abandon(c);
         return SINEW_ERROR_CAPACITY;
     }
+    c->job_skip = 1;
     r = crowd_run(c, chars, count, frame.palette, &bad);
+    c->job_skip = 0;
     double t2 = now_ms();
     if (r != SINEW_OK) {
         if (bad_character) *bad_character = bad;
         crowd_abandon(c);
         return r;
     }
-    r = sinew_skinner_set_instances(c->skinner, c->instances, ninst);
+    /* The instances of the characters not skipped: only they reach the GPU. */
+    uint32_t nskin = 0, skipped = 0;
+    uint64_t skin_verts = 0, skin_joints = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (crowd_skipped(&chars[i], i, c->frame)) {
+            skipped++;
+            continue;
+        }
+        skin_joints += c->models[chars[i].model.value].joint_count;
+        for (uint32_t k = c->first_instance[i]; k < c->first_instance[i + 1]; k++) {
+            c->skinned[nskin++] = c->instances[k];
+            skin_verts += c->instance_vertices[k];
+        }
+    }
+    r = sinew_skinner_set_instances(c->skinner, c->skinned, nskin);
     if (r != SINEW_OK) {
         crowd_abandon(c);
         return r;
     }
     c->instance_count = ninst;
     c->character_count = count;
+    c->frame++;
     if (stats) {
         stats->cpu_ms = t2 - t1;
         stats->wait_ms = t1 - t0;
         stats->characters = count;
         stats->instances = ninst;
-        stats->joints = joints;
+        stats->joints = skin_joints;
         stats->palette_vec4 = (uint32_t)slots;
-        stats->output_vertices = (uint32_t)verts;
+        stats->output_vertices = (uint32_t)skin_verts;
+        stats->skipped = skipped;
     }
+    (void)joints;
+    (void)verts;
     return SINEW_OK;
 }
 

@@ -90,6 +90,14 @@ typedef struct sinew_crowd_character {
      * must have the model mesh's vertex and joint counts (INVALID_ARGUMENT,
      * NOT_FOUND for an unknown id). */
     const sinew_mesh_id *meshes;
+    /* Skipping what nobody sees. A character is skipped this frame when hidden,
+     * or when update_every > 1 and (frame + index) % update_every != 0, with frame
+     * the crowd's count of successful prepare/update calls before this one (0
+     * first) and index its position in the array. A skipped character costs no
+     * palette work and no GPU work, and its output vertices keep what they last
+     * held (its layout, palette and output offsets, is unchanged). */
+    bool hidden;
+    uint32_t update_every;           /* 0 or 1: every frame */
 } sinew_crowd_character;
 
 /* What the last prepare/update did. */
@@ -100,7 +108,8 @@ typedef struct sinew_crowd_stats {
     uint32_t instances;              /* characters x meshes */
     uint64_t joints;                 /* palette entries built */
     uint32_t palette_vec4;           /* palette slots written */
-    uint32_t output_vertices;        /* skinned vertices this frame */
+    uint32_t output_vertices;        /* skinned vertices this frame (skipped characters excluded) */
+    uint32_t skipped;                /* characters skipped this frame (hidden or update_every) */
 } sinew_crowd_stats;
 
 /* Creates a crowd (and its pool unless one is given); all scratch memory is
@@ -140,7 +149,8 @@ SINEW_API sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_cha
 SINEW_API sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
                                 sinew_crowd_stats *stats, uint32_t *bad_character);
 
-/* The instances of the last successful prepare (valid until the next one). */
+/* The instances of the last successful prepare, skipped characters included (valid until the next one);
+ * only those of characters not skipped were handed to the skinner. */
 SINEW_API const sinew_instance *sinew_crowd_instances(const sinew_crowd *c, uint32_t *count);
 /* Where character i's mesh m (0-based within its model) was written by the last
  * prepare: first output vertex and vertex count. SINEW_ERROR_INVALID_ARGUMENT if out of range. */
