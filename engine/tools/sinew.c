@@ -81,6 +81,9 @@ static void usage_deform(FILE *f)
         "  --bulge        bulge correction (Kim & Han 2014)\n"
         "  --out FILE     .obj or .ply (ASCII)\n"
         "  --cpu          use the float64 reference skinner instead of the GPU\n"
+        "  --morph NAME=W set morph target NAME ('target N' as 'sinew info' lists it, on every\n"
+        "                 mesh that has it) to weight W, any real; repeatable; other targets\n"
+        "                 keep the file's default weights\n"
         "  --auto-weights ALPHA  replace the file's weights by automatic weights: w ~ d^-ALPHA,\n"
         "                 d the distance to each joint's bone segment, ALPHA > 0; joints the\n"
         "                 file weights (all joints if it weights fewer than 2)\n"
@@ -122,6 +125,8 @@ typedef struct opts {
     double timeout, max_memory_mb;
     double auto_alpha;       /* > 0: --auto-weights ALPHA */
     sinew_method method;
+    uint32_t n_morph;        /* --morph NAME=W */
+    const char *morph_arg[64];
 } opts;
 
 /* Ranges of --timeout (one day) and --max-memory (1 TiB): beyond them the
@@ -181,6 +186,15 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
         else if (deform && !strcmp(a, "--clamp")) o->clamp = 1;
         else if (deform && !strcmp(a, "--bulge")) o->bulge = 1;
         else if (deform && !strcmp(a, "--cpu")) o->cpu = 1;
+        else if (deform && !strcmp(a, "--morph")) {
+            NEED_VAL();
+            const char *eq = strrchr(val, '=');
+            double w;
+            if (!eq || eq == val || !parse_double(eq + 1, &w) || !(fabs(w) <= 1e6))
+                return usage_err(usage, "bad --morph '%s' (NAME=WEIGHT, |WEIGHT| <= 1e6)", val);
+            if (o->n_morph >= 64) return usage_err(usage, "more than 64 --morph options ('%s')", val);
+            o->morph_arg[o->n_morph++] = val;
+        }
         else if (deform && !strcmp(a, "--method")) {
             NEED_VAL();
             if (sinew_method_parse(val, &o->method) != SINEW_OK)
@@ -364,6 +378,15 @@ static int cmd_info(const opts *o)
                i, m->name, m->vertex_count, m->index_count / 3, m->unweighted_vertices,
                m->normals_generated ? "generated" : "from file", m->node_joint,
                sinew_skeleton_name(sk, m->node_joint));
+        uint32_t nmt = 0;
+        const float *dw = NULL;
+        const sinew_morph_target *tg = sinew_asset_morph_targets(a, i, &nmt, &dw);
+        for (uint32_t t = 0; t < nmt; t++) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "target %u", t);
+            printf("    morph target %u '%s': %u vertices moved, default weight %g%s\n", t, tg[t].name ? tg[t].name : nm,
+                   tg[t].count, dw ? (double)dw[t] : 0.0, tg[t].normal_deltas ? "" : ", no normal deltas");
+        }
     }
     printf("vertices: %u\ntriangles: %u\n", sinew_asset_vertex_count(a), sinew_asset_index_count(a) / 3);
     printf("joints: %u (bones %u in %u skinned meshes, %u duplicated for conflicting binds)\n",
@@ -392,8 +415,8 @@ static int cmd_info(const opts *o)
         if (st->invalid_weight_vertices)
             printf("warning: %u skinned vertices have weights summing to 0; bound to their skin's first joint\n", st->invalid_weight_vertices);
         if (st->morph_targets)
-            printf("warning: %u morph targets: default weights applied to the rest mesh; the targets are kept in the asset "
-                   "(sinew_asset_morph_targets), 'deform' does not apply them\n", st->morph_targets);
+            printf("note: %u morph targets kept (listed per mesh; 'deform --morph NAME=W' sets them); the rest mesh "
+                   "includes their default weights\n", st->morph_targets);
         if (st->ignored_weight_channels) printf("warning: %u morph-weight animation channels not kept\n", st->ignored_weight_channels);
         if (st->dropped_primitives) printf("warning: %u point/line primitives dropped\n", st->dropped_primitives);
     } else {
@@ -482,8 +505,10 @@ static int write_mesh(const char *path, const sinew_asset *a, const double *pos,
 }
 
 static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *verts, const sinew_palette_joint *pal,
-                    uint32_t flags, const float *bulge, double *pos, double *nrm, char *device_name, size_t dn_size)
+                    uint32_t flags, const float *bulge, double *pos, double *nrm, char *device_name, size_t dn_size,
+                    const sinew_morph_target *mt, uint32_t n_mt, const float *mw)
 {
+    sinew_morpher *mo = NULL;
     uint32_t nv = sinew_asset_vertex_count(a);
     uint32_t joints = sinew_skeleton_joint_count(sinew_asset_skeleton(a));
     uint32_t stride = sinew_palette_gpu_stride(o->method, flags);
@@ -498,8 +523,8 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
                  o->device ? o->device : "", sinew_result_string(r)); goto out; }
     snprintf(device_name, dn_size, "%s", sinew_gpu_info(gpu)->name);
     sinew_skinner_desc sd = { 0 };
-    sd.max_rest_vertices = nv;
-    sd.max_meshes = 1;
+    sd.max_rest_vertices = n_mt ? 2 * nv : nv;
+    sd.max_meshes = n_mt ? 2 : 1;
     sd.max_instances = 1;
     sd.max_output_vertices = nv;
     sd.max_palette_vec4 = joints * stride;
@@ -512,11 +537,35 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     md.bulge_rest = bulge;
     sinew_mesh_id mesh_id;
     if ((r = sinew_skinner_add_mesh(sk, &md, &mesh_id))) { err("uploading the mesh: %s", sinew_result_string(r)); goto out; }
+    sinew_morph_slot_id slot = { 0 };
+    sinew_morph_error merr;
+    merr.message[0] = 0;
+    if (n_mt) {
+        sinew_morpher_desc mdsc = { 0 };
+        uint64_t entries = 0;
+        for (uint32_t t = 0; t < n_mt; t++) entries += mt[t].count;
+        mdsc.max_data_vec4 = (uint32_t)(nv + 2 * entries + 1);
+        mdsc.max_weights = n_mt;
+        mdsc.max_slots = 1;
+        sinew_morph_set_id set;
+        if ((r = sinew_morpher_create(sk, &mdsc, &mo)) || (r = sinew_morpher_add_targets(mo, mesh_id, mt, n_mt, &set, &merr)) ||
+            (r = sinew_morpher_add_slot(mo, set, &slot))) {
+            err("morph targets on the GPU: %s%s%s", sinew_result_string(r), merr.message[0] ? ": " : "", merr.message);
+            goto out;
+        }
+    }
     sinew_frame fr;
     if ((r = sinew_skinner_begin_frame(sk, &fr))) { err("begin frame: %s", sinew_result_string(r)); goto out; }
     sinew_palette_pack(o->method, flags, pal, joints, fr.palette);
     sinew_instance inst = { 0 };
     inst.mesh = mesh_id;
+    if (n_mt) {
+        sinew_morph_item it = { slot, mw, n_mt };
+        if ((r = sinew_morpher_set_frame(mo, &it, 1, &inst.mesh, &merr))) {
+            err("morph weights: %s: %s", sinew_result_string(r), merr.message);
+            goto out;
+        }
+    }
     inst.method = o->method;
     inst.flags = flags;
     if ((r = sinew_skinner_set_instances(sk, &inst, 1)) || (r = sinew_skinner_submit(sk)) || (r = sinew_skinner_wait(sk))) {
@@ -532,6 +581,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
 out:
     free(p3);
     free(n3);
+    sinew_morpher_destroy(mo);
     sinew_skinner_destroy(sk);
     sinew_gpu_destroy(gpu);
     return rc;
@@ -552,6 +602,9 @@ static int cmd_deform(const opts *o)
     char what[1024], device_name[256] = "";
     sinew_vertex *auto_v = NULL;
     const sinew_vertex *verts = sinew_asset_vertices(a);
+    sinew_morph_target *mt = NULL;
+    float *mw = NULL;
+    uint32_t n_mt = 0, **gidx = NULL;
     if (!local || !scratch || !pal || !bulge || !pos || !nrm) { err("out of memory"); goto out; }
     if (o->auto_alpha > 0) {
         uint32_t eligible;
@@ -609,12 +662,70 @@ static int cmd_deform(const opts *o)
         err("bulge rest distances: %s", sinew_result_string(r));
         goto out;
     }
-    if (o->cpu) {
+    /* --morph: every target of every mesh, indices made global; weight = given - file default (the rest
+     * mesh already includes the defaults), 0 for targets not named. */
+    if (o->n_morph) {
+        for (uint32_t m = 0; m < sinew_asset_mesh_count(a); m++) {
+            uint32_t c = 0;
+            sinew_asset_morph_targets(a, m, &c, NULL);
+            n_mt += c;
+        }
+        mt = calloc(n_mt ? n_mt : 1, sizeof *mt);
+        mw = calloc(n_mt ? n_mt : 1, sizeof *mw);
+        gidx = calloc(n_mt ? n_mt : 1, sizeof *gidx);
+        int *found = calloc(o->n_morph, sizeof *found);
+        if (!mt || !mw || !gidx || !found) { free(found); err("out of memory"); goto out; }
+        uint32_t k = 0;
+        for (uint32_t m = 0; m < sinew_asset_mesh_count(a); m++) {
+            uint32_t c = 0;
+            const float *dw = NULL;
+            const sinew_morph_target *tg = sinew_asset_morph_targets(a, m, &c, &dw);
+            uint32_t first = sinew_asset_mesh(a, m)->first_vertex;
+            for (uint32_t t = 0; t < c; t++, k++) {
+                mt[k] = tg[t];
+                gidx[k] = malloc(sizeof(uint32_t) * (tg[t].count ? tg[t].count : 1));
+                if (!gidx[k]) { free(found); err("out of memory"); goto out; }
+                for (uint32_t e = 0; e < tg[t].count; e++) gidx[k][e] = tg[t].indices[e] + first;
+                mt[k].indices = gidx[k];
+                char nm[32];
+                snprintf(nm, sizeof nm, "target %u", t);
+                const char *name = tg[t].name ? tg[t].name : nm;
+                for (uint32_t q = 0; q < o->n_morph; q++) {
+                    const char *arg = o->morph_arg[q], *eq = strrchr(arg, '=');
+                    if (strlen(name) == (size_t)(eq - arg) && !strncmp(name, arg, (size_t)(eq - arg))) {
+                        mw[k] = (float)(strtod(eq + 1, NULL) - (dw ? dw[t] : 0.0f));
+                        found[q] = 1;
+                    }
+                }
+            }
+        }
+        for (uint32_t q = 0; q < o->n_morph; q++)
+            if (!found[q]) {
+                err("--morph '%s': no morph target of that name (see 'sinew info')", o->morph_arg[q]);
+                free(found);
+                goto out;
+            }
+        free(found);
+        snprintf(pose_desc + strlen(pose_desc), sizeof pose_desc - strlen(pose_desc), ", %u --morph", o->n_morph);
+    }
+    if (o->cpu && n_mt) {
+        sinew_morph_error merr;
+        double *mp = malloc((size_t)nv * 3 * sizeof *mp), *mn = malloc((size_t)nv * 3 * sizeof *mn);
+        r = mp && mn ? sinew_morph_reference(nv, verts, mt, n_mt, mw, mp, mn, &merr) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (r == SINEW_OK)
+            r = sinew_reference_skin_rest(nv, verts, mp, mn, o->bulge ? bulge : NULL, pal, joints, o->method, flags,
+                                          pos, nrm);
+        free(mp);
+        free(mn);
+        if (r) { err("reference morph + skinning: %s", sinew_result_string(r)); goto out; }
+        snprintf(device_name, sizeof device_name, "CPU float64 reference");
+    } else if (o->cpu) {
         r = sinew_reference_skin(nv, verts, o->bulge ? bulge : NULL, pal, joints, o->method,
                                  flags, pos, nrm);
         if (r) { err("reference skinning: %s", sinew_result_string(r)); goto out; }
         snprintf(device_name, sizeof device_name, "CPU float64 reference");
-    } else if (skin_gpu(o, a, verts, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name)) {
+    } else if (skin_gpu(o, a, verts, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name, mt,
+                        n_mt, mw)) {
         goto out;
     }
     for (size_t i = 0; i < (size_t)nv * 3; i++)
@@ -632,6 +743,8 @@ static int cmd_deform(const opts *o)
     rc = 0;
 out:
     free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(auto_v);
+    if (gidx) for (uint32_t k = 0; k < n_mt; k++) free(gidx[k]);
+    free(gidx); free(mt); free(mw);
     sinew_asset_destroy(a);
     return rc;
 }

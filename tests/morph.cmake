@@ -1,0 +1,27 @@
+# Morph targets through the CLI (glTF sample AnimatedMorphCube): 'sinew info'
+# lists the kept targets, 'sinew deform --morph NAME=W' applies them on the GPU
+# and on the CPU reference, unknown names and bad weights are refused. The
+# numbers are checked by test_asset_morph (import vs a spec evaluation) and
+# test_gpu_morph (GPU vs float64 reference). Script mode of assets.cmake.
+set(_mc /usr/share/assimp/models/glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf)
+if(TARGET sinew_cli AND EXISTS ${_mc})
+  function(sinew_morph_cli name rc regex)
+    string(REPLACE ";" "|" cmd "${ARGN}")
+    add_test(NAME ${name}
+      COMMAND ${CMAKE_COMMAND} "-DCMD=${cmd}" "-DEXPECT_RC=${rc}" "-DEXPECT_RE=${regex}"
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/assets.cmake
+      WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+    set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS cli
+      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+  endfunction()
+  sinew_morph_cli(cli_info_morph 0 "morph target 0 'target 0': 12 vertices moved, default weight 0.*morph target 1 'target 1': 6 vertices moved"
+                  $<TARGET_FILE:sinew_cli> info ${_mc})
+  sinew_morph_cli(cli_deform_morph_gpu 0 "wrote cli_morph.obj: 24 vertices, 12 triangles .*2 --morph"
+                  $<TARGET_FILE:sinew_cli> deform ${_mc} --rest --morph "target 0=1" --morph "target 1=-0.5" --out cli_morph.obj)
+  sinew_morph_cli(cli_deform_morph_cpu 0 "2 --morph, method dqs, CPU float64 reference"
+                  $<TARGET_FILE:sinew_cli> deform ${_mc} --rest --method dqs --morph "target 0=2.5" --morph "target 1=-1" --cpu --out cli_morph.obj)
+  sinew_morph_cli(cli_deform_morph_unknown 1 "--morph 'smile=1': no morph target of that name"
+                  $<TARGET_FILE:sinew_cli> deform ${_mc} --rest --morph smile=1 --out cli_morph.obj)
+  sinew_morph_cli(cli_deform_morph_bad_weight 2 "bad --morph 'target 0=nan'"
+                  $<TARGET_FILE:sinew_cli> deform ${_mc} --rest "--morph" "target 0=nan" --out cli_morph.obj)
+endif()
