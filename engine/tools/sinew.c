@@ -36,7 +36,8 @@ static void usage_main(FILE *f)
         "  deform MODEL    skin the model at a pose and write the mesh (OBJ or PLY)\n"
         "  help [COMMAND]  this text, or a command's options\n"
         "\n"
-        "Models are read with assimp (glTF 2, FBX, Collada, X, MD5, Ogre, SMD, ...).\n"
+        "glTF 2.0 (.gltf, .glb) is read by Sinew, other formats with assimp (FBX, Collada,\n"
+        "X, MD5, Ogre, SMD, ...); a model may only reference files inside its folder.\n"
         "Run 'sinew <command> --help' for options. Exit status: 0 success, 1 error,\n"
         "2 bad usage, 3 the import crashed or timed out (reported, not propagated).\n");
 }
@@ -46,7 +47,7 @@ static void usage_info(FILE *f)
     fprintf(f,
         "usage: sinew info MODEL [--device SEL] [--timeout S] [--no-fork]\n"
         "\n"
-        "Prints the character assimp gives for MODEL: meshes (vertices, triangles,\n"
+        "Prints the character imported from MODEL: meshes (vertices, triangles,\n"
         "vertices without weights), joints, the influences-per-vertex histogram and\n"
         "maximum, how many vertices were pruned to 4 influences, the clips with their\n"
         "durations, and the Vulkan device 'sinew deform' would use.\n"
@@ -57,8 +58,8 @@ static void usage_info(FILE *f)
         "                segment ^ -ALPHA, ALPHA > 0) and compare them with the file's\n"
         "  --allow-missing-bones  drop the weights of bones that name no node\n"
         "                         (default: such a file is an error)\n"
-        "  --max-memory MB  memory the import may add (default 4096; 0 = no limit)\n"
-        "  --timeout S   give up after S seconds (default 300)\n"
+        "  --max-memory MB  memory the import may add (default 4096; 0 = no limit; at most 1048576)\n"
+        "  --timeout S   give up after S seconds (default 300; at most 86400)\n"
         "  --no-fork     import in this process (for debugging)\n");
 }
 
@@ -90,8 +91,8 @@ static void usage_deform(FILE *f)
         "  --device SEL   device index or name substring (see 'sinew info --help')\n"
         "  --allow-missing-bones  drop the weights of bones that name no node\n"
         "                         (default: such a file is an error)\n"
-        "  --max-memory MB  memory the import may add (default 4096; 0 = no limit)\n"
-        "  --timeout S   give up after S seconds (default 300)\n"
+        "  --max-memory MB  memory the import may add (default 4096; 0 = no limit; at most 1048576)\n"
+        "  --timeout S   give up after S seconds (default 300; at most 86400)\n"
         "  --no-fork      run in this process (for debugging)\n");
 }
 
