@@ -102,7 +102,66 @@ static sinew_result corrective(psd_ctx *x, double bend, double twist, uint32_t *
     return SINEW_OK;
 }
 
-sinew_result scene_psd_run(psd_report *out)
+/* The RBF-corrected LBS of every row on the GPU (morpher + skinner, one frame,
+ * one character per row): largest |gpu - float64| / radius per row. */
+static sinew_result gpu_rows(sinew_gpu *gpu, const psd_ctx *x, const sinew_morph_target *t, uint32_t rows,
+                             const float *w, const sinew_palette_joint *pal, const double *ref, psd_report *out)
+{
+    sinew_skinner *sk = NULL;
+    sinew_morpher *mo = NULL;
+    sinew_skinner_desc sd = { 0 };
+    sd.max_meshes = 1 + rows;
+    sd.max_rest_vertices = x->nv * (1 + rows);
+    sd.max_output_vertices = x->nv * rows;
+    sd.max_instances = rows;
+    float *gp = malloc(sizeof(float) * 3 * x->nv * rows);
+    sinew_result r = gp ? sinew_skinner_create(gpu, &sd, &sk) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_morpher_desc md = { 0 };
+    md.max_slots = rows;
+    if (r == SINEW_OK) r = sinew_morpher_create(sk, &md, &mo);
+    sinew_mesh_id mesh;
+    sinew_skinner_mesh_desc mdsc = { x->v, x->nv, 3, x->bulge };
+    if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &mdsc, &mesh);
+    sinew_morph_set_id set;
+    sinew_morph_error err;
+    if (r == SINEW_OK) r = sinew_morpher_add_targets(mo, mesh, t, NEX, &set, &err);
+    sinew_morph_item items[32];
+    sinew_mesh_id meshes[32];
+    sinew_instance inst[32];
+    for (uint32_t k = 0; k < rows && r == SINEW_OK; k++) {
+        r = sinew_morpher_add_slot(mo, set, &items[k].slot);
+        items[k].weights = w + NEX * k;
+        items[k].weight_count = NEX;
+    }
+    sinew_frame fr;
+    if (r == SINEW_OK) r = sinew_skinner_begin_frame(sk, &fr);
+    uint32_t stride = sinew_palette_gpu_stride(SINEW_METHOD_LBS, 0);
+    for (uint32_t k = 0; k < rows && r == SINEW_OK; k++)
+        r = sinew_palette_pack(SINEW_METHOD_LBS, 0, pal + 3 * k, 3, fr.palette + 4 * stride * 3 * k);
+    if (r == SINEW_OK) r = sinew_morpher_set_frame(mo, items, rows, meshes, &err);
+    for (uint32_t k = 0; k < rows; k++) {
+        sinew_instance in = { meshes[k], SINEW_METHOD_LBS, 0, stride * 3 * k, x->nv * k };
+        inst[k] = in;
+    }
+    if (r == SINEW_OK) r = sinew_skinner_set_instances(sk, inst, rows);
+    if (r == SINEW_OK) r = sinew_skinner_submit(sk);
+    if (r == SINEW_OK) r = sinew_skinner_read_output(sk, 0, x->nv * rows, gp, NULL);
+    for (uint32_t k = 0; k < rows && r == SINEW_OK; k++) {
+        double md2 = 0;
+        for (size_t i = 0; i < (size_t)x->nv * 3; i++) {
+            double d = fabs((double)gp[(size_t)x->nv * 3 * k + i] - ref[(size_t)x->nv * 3 * k + i]);
+            md2 = d > md2 || d != d ? d : md2;
+        }
+        out->rows[k].gpu_max_diff = md2 / x->d.radius;
+    }
+    out->gpu = r == SINEW_OK;
+    sinew_morpher_destroy(mo);
+    sinew_skinner_destroy(sk);
+    free(gp);
+    return r;
+}
+
+sinew_result scene_psd_run(psd_report *out, sinew_gpu *gpu)
 {
     psd_ctx x;
     memset(&x, 0, sizeof x);
@@ -124,10 +183,14 @@ sinew_result scene_psd_run(psd_report *out)
     x.c = malloc(sizeof(double) * 3 * x.nv);
     x.m = malloc(sizeof(double) * 3 * x.nv);
     uint32_t *tidx = malloc(sizeof(uint32_t) * x.nv * NEX);
+    float *wrow = malloc(sizeof(float) * NEX * 32);
+    sinew_palette_joint *prow = malloc(sizeof(sinew_palette_joint) * 3 * 32);
+    double *psdrow = malloc(sizeof(double) * 3 * 32 * (size_t)(x.nv ? x.nv : 1));
     float *tdp = malloc(sizeof(float) * 3 * x.nv * NEX);
     sinew_rbf *rbf = NULL;
     sinew_result r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (!pos || !nrm || !j4 || !w4 || !x.idx || !x.v || !x.bulge || !x.a || !x.b || !x.c || !x.m || !tidx || !tdp)
+    if (!pos || !nrm || !j4 || !w4 || !x.idx || !x.v || !x.bulge || !x.a || !x.b || !x.c || !x.m || !tidx || !tdp ||
+        !wrow || !prow || !psdrow)
         goto done;
     r = scene_tube_build(&x.d, pos, nrm, j4, w4, x.idx);
     sinew_influences inf = { NULL, 4, j4, w4 };
@@ -188,14 +251,18 @@ sinew_result scene_psd_run(psd_report *out)
         if (r == SINEW_OK) r = sinew_morph_reference(x.nv, x.v, t, NEX, w, x.m, NULL, &err);
         if (r == SINEW_OK) r = skin(&x, SINEW_METHOD_LBS, 0, bend, twist, x.m, x.c, pl);
         if (r == SINEW_OK) r = figures(&x, x.c, x.b, pl, &row->psd);
+        memcpy(wrow + NEX * k, w, sizeof w);
+        memcpy(prow + 3 * k, pl, sizeof(sinew_palette_joint) * 3);
+        memcpy(psdrow + (size_t)3 * x.nv * k, x.c, sizeof(double) * 3 * x.nv);
         out->row_count = k + 1;
     }
+    if (r == SINEW_OK && gpu) r = gpu_rows(gpu, &x, t, out->row_count, wrow, prow, psdrow, out);
 
 done:
     sinew_rbf_destroy(rbf);
     sinew_skeleton_destroy(x.skel);
     free(pos); free(nrm); free(j4); free(w4); free(x.idx); free(x.v); free(x.bulge);
-    free(x.a); free(x.b); free(x.c); free(x.m); free(tidx); free(tdp);
+    free(x.a); free(x.b); free(x.c); free(x.m); free(tidx); free(tdp); free(wrow); free(prow); free(psdrow);
     return r;
 }
 
@@ -205,17 +272,19 @@ void scene_psd_print(const psd_report *r)
            "radius in bend and twist). %u examples: rest, bend 50/100/150, twist 45/90/135; thin-plate RBF on the\n"
            "joint's geodesic angle (condition %.3g); up to %u vertices moved per corrective. vol = volume / rest,\n"
            "rad = middle ring radius / rest, dist = max |p - target| / tube radius,\n"
-           "removed = 1 - dist(LBS+PSD) / dist(LBS).\n",
+           "removed = 1 - dist(LBS+PSD) / dist(LBS); gpu = max |GPU LBS+PSD - float64| / radius (morph pass + skinner).\n",
            r->example_count, r->condition, r->moved_vertices);
-    printf("%-5s %-5s %-3s | %-20s | %-20s | %-13s | %-20s | %s\n", "bend", "twist", "ex", "LBS vol rad dist",
-           "DQS+bulge vol rad dst", "DQS vol rad", "LBS+PSD vol rad dist", "removed");
+    printf("%-5s %-5s %-3s | %-20s | %-20s | %-13s | %-20s | %-7s | %s\n", "bend", "twist", "ex", "LBS vol rad dist",
+           "DQS+bulge vol rad dst", "DQS vol rad", "LBS+PSD vol rad dist", "removed", "gpu");
     for (uint32_t k = 0; k < r->row_count; k++) {
         const psd_row *w = &r->rows[k];
         double removed = w->lbs.max_distance > 1e-9 ? 1.0 - w->psd.max_distance / w->lbs.max_distance : 0.0;
-        printf("%5.1f %5.1f %-3s | %5.3f %5.3f %6.3f | %5.3f %5.3f %6.3f | %5.3f %5.3f   | %5.3f %5.3f %6.3f | %5.0f%%\n",
+        char g[24] = "-";
+        if (r->gpu) snprintf(g, sizeof g, "%.1e", w->gpu_max_diff);
+        printf("%5.1f %5.1f %-3s | %5.3f %5.3f %6.3f | %5.3f %5.3f %6.3f | %5.3f %5.3f   | %5.3f %5.3f %6.3f | %6.0f%% | %s\n",
                w->bend_deg, w->twist_deg, w->is_example ? "yes" : "", w->lbs.volume_ratio, w->lbs.radius_ratio,
                w->lbs.max_distance, w->dqs.volume_ratio, w->dqs.radius_ratio, w->dqs.max_distance,
                w->target.volume_ratio, w->target.radius_ratio, w->psd.volume_ratio, w->psd.radius_ratio,
-               w->psd.max_distance, 100.0 * removed);
+               w->psd.max_distance, 100.0 * removed, g);
     }
 }

@@ -31,12 +31,14 @@ typedef struct psd_row {
     int is_example;
     psd_figures lbs, dqs, target, psd;  /* dqs = DQS + bulge correction; target = DQS;
                                            psd = LBS of the RBF-corrected rest */
+    double gpu_max_diff;                /* GPU morph + LBS vs the float64 psd, / radius */
 } psd_row;
 
 /* The whole experiment: examples, kernel, rows. */
 typedef struct psd_report {
     uint32_t example_count, moved_vertices, row_count;
     double condition;
+    int gpu;                            /* the rows were also run on the GPU */
     psd_row rows[32];
 } psd_report;
 
@@ -46,8 +48,10 @@ typedef struct psd_report {
  * (a 180 deg twist example is useless: LBS's blended matrix of the middle ring
  * is singular there, so its corrective is unbounded and ruins every pose near
  * it); measured at those, between them, at twist 180 (outside the examples)
- * and at bend 75 + twist 90 (a combination no example shows). */
-sinew_result scene_psd_run(psd_report *out);
+ * and at bend 75 + twist 90 (a combination no example shows). With gpu (may be
+ * NULL) every row's corrected LBS also runs on the GPU (the morph pass with the
+ * driver's weights, then the skinner, one frame) and is compared to float64. */
+sinew_result scene_psd_run(psd_report *out, sinew_gpu *gpu);
 /* Prints the report as a table. */
 void scene_psd_print(const psd_report *r);
 

@@ -304,11 +304,11 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
 }
 
 /* ---- pose-space correctives (scene_psd.c) ---- */
-static void correctives(void)
+static void correctives(sinew_gpu *gpu)
 {
     static psd_report rep;
     printf("\n");
-    CHECK(scene_psd_run(&rep));
+    CHECK(scene_psd_run(&rep, gpu));
     scene_psd_print(&rep);
 }
 
@@ -366,7 +366,7 @@ int main(int argc, char **argv)
     quality(gpu, SCENE_SHAPE_TUBE);
     quality(gpu, SCENE_SHAPE_BAR);
     sweeps();
-    correctives();
+    correctives(gpu);
     throughput(gpu, chars, runs);
     if (sinew_debug_validation_enabled(gpu))
         printf("\nvalidation messages: %u\n", sinew_debug_validation_message_count(gpu));

@@ -5,14 +5,20 @@
  * twist 67.5 and 112.5) it removes at least 60% of LBS's largest distance to
  * the target and brings volume and middle radius within 6% of the target's.
  * The first interval (bend 25, twist 22.5), twist 180 and bend 75 + twist 90
- * are reported, not asserted: there the correctives do not help (README). */
+ * are reported, not asserted: there the correctives do not help (README).
+ * Every row also runs on the GPU (driver weights -> morph pass -> LBS): within
+ * 2e-4 tube radii (2e-5 x the tube's size) of the float64 result. */
 #include "testutil.h"
 #include "scene_psd.h"
 
 int main(void)
 {
     static psd_report rep;
-    TU_CHECK_OK(scene_psd_run(&rep));
+    sinew_gpu_desc gd = { 0 };
+    sinew_gpu *gpu = NULL;
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(scene_psd_run(&rep, gpu));
+    TU_CHECK(rep.gpu == 1);
     scene_psd_print(&rep);
     TU_CHECK(rep.row_count >= 10 && rep.example_count == 7);
     for (uint32_t k = 0; k < rep.row_count; k++) {
@@ -29,6 +35,14 @@ int main(void)
             TU_CHECK_NEAR(w->psd.radius_ratio, w->target.radius_ratio, 0.06);
         }
         if (w->twist_deg == 180) TU_CHECK(w->lbs.radius_ratio < 0.1 && w->target.radius_ratio > 0.99);
+        /* GPU: radius 0.1, tube size ~1.02: 2e-5 x size is 2e-4 radii */
+        TU_CHECK_MSG(w->gpu_max_diff <= 2e-4, "bend %g twist %g: GPU vs float64 %g radii", w->bend_deg, w->twist_deg,
+                     w->gpu_max_diff);
     }
-    return tu_finish("test_psd");
+    if (gpu) {
+        uint32_t msgs = sinew_debug_validation_message_count(gpu);
+        TU_CHECK_MSG(msgs == 0, "%u validation messages", msgs);
+    }
+    sinew_gpu_destroy(gpu);
+    return tu_finish("test_gpu_psd");
 }
