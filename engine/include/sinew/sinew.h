@@ -16,6 +16,7 @@
 #include <sinew/palette_job.h>
 #include <sinew/mesh.h>
 #include <sinew/reference.h>
+#include <sinew/bounds.h>
 #include <sinew/blendshape.h>
 #include <sinew/threadpool.h>
 #include <sinew/gpu.h>

@@ -1,0 +1,63 @@
+/* Sinew conservative per-character bounds for culling, computed from the
+ * packed palette (the float32 data the GPU reads) and per-joint bind-space
+ * bounds of a mesh, without skinning a vertex. CPU only, no allocation.
+ *
+ * Per joint a (sinew_joint_bounds_build): the sphere (c_a, r_a) around the
+ * bind-space vertices it influences, N(a) = the joints sharing a vertex with a
+ * (a included) and w_a = the smallest major (largest) weight of those vertices.
+ * Each such vertex p, skinned, lies within e_a of a point P_a (proofs: README,
+ * "Bounds for culling"):
+ *  - LBS: P_a = T_a c_a, e_a = max_{k in N(a)} |T_k c_a - T_a c_a| + max_k ||A_k||_2 r_a
+ *    (A_k the 3x3 of T_k, its spectral norm bounded in closed form; a convex blend of the T_k p);
+ *  - DQS: P_a = T_a c_a, e_a = r_a + max_k |T_k c_a - T_a c_a| / w_a (the blend is
+ *    equivariant under common translations, and its real part is at least w_a long);
+ *  - DQS with scale: stage 1 as LBS with the S_k gives (S_a c_a, e1), then stage 2 as
+ *    DQS with the R_k around S_a c_a: P_a = R_a S_a c_a, e_a = e1 + max_k |R_k S_a c_a - R_a S_a c_a| / w_a;
+ *  - bulge correction moves a vertex toward a point of its major joint's
+ *    transformed bone segment: every joint's segment ends are added to the box.
+ * The character box is the union of the boxes [P_a - e_a, P_a + e_a], padded by
+ * 1e-5 of its size and position for float32 rounding. */
+#ifndef SINEW_BOUNDS_H
+#define SINEW_BOUNDS_H
+
+#include <sinew/mesh.h>
+#include <sinew/palette.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bind-space bounds of the vertices one joint influences. */
+typedef struct sinew_joint_bounds {
+    float center[3];            /* centre of the bounding box of those vertices */
+    float radius;               /* largest distance from center to one of them; -1: the joint influences none */
+    float min_major_weight;     /* smallest largest weight among them (>= 1 / influences per vertex) */
+    uint32_t first_neighbor;    /* N(a) = neighbors[first_neighbor .. first_neighbor + neighbor_count - 1] */
+    uint32_t neighbor_count;
+} sinew_joint_bounds;
+
+/* Builds the joint bounds of a mesh of n vertices, given as v (4 influences) or
+ * v8 (8; exactly one non-NULL), for a skeleton of joint_count joints. neighbors
+ * receives the N(a) lists (at most joint_count x joint_count entries; fewer for
+ * real meshes); *neighbor_count the entries used. Not a per-frame call
+ * (O(joint_count x n)). Errors: INVALID_ARGUMENT (NULL, both or no vertex
+ * arrays), EMPTY (n or joint_count 0), JOINT_INDEX (a joint >= joint_count),
+ * INVALID_WEIGHT (a vertex whose weights do not sum to 65535), NON_FINITE (a
+ * position), CAPACITY (neighbor_capacity too small; *neighbor_count = an upper bound of the need). */
+SINEW_API sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n,
+                                      uint32_t joint_count, sinew_joint_bounds *joints, uint16_t *neighbors,
+                                      uint32_t neighbor_capacity, uint32_t *neighbor_count);
+
+/* Conservative axis-aligned box of a character skinned with method/flags and
+ * the packed palette (sinew_palette_pack layout, joint_count entries): every
+ * skinned vertex of the mesh lies inside [box_min, box_max]. Errors:
+ * INVALID_ARGUMENT (NULL, bad method or flags), EMPTY (no joint influences a
+ * vertex), NON_FINITE (the palette holds a non-finite value). */
+SINEW_API sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
+                                    uint32_t joint_count, sinew_method method, uint32_t flags,
+                                    const float *packed_palette, float box_min[3], float box_max[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,245 @@
+/* Sinew conservative character bounds (bounds.h): per-joint bind-space
+ * spheres of a mesh, and their images under a packed palette. */
+#include "sinew/bounds.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct bv3 { double x, y, z; } bv3;
+
+static bv3 b3(double x, double y, double z) { bv3 r = { x, y, z }; return r; }
+static bv3 bsub(bv3 a, bv3 b) { return b3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static double blen(bv3 a) { return sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
+
+/* One vertex of either layout. */
+typedef struct bvert { const float *pos; const uint16_t *j, *w; uint32_t K; } bvert;
+
+static bvert vert_at(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t i)
+{
+    bvert r;
+    if (v8) { r.pos = v8[i].position; r.j = v8[i].joints; r.w = v8[i].weights; r.K = 8; }
+    else { r.pos = v[i].position; r.j = v[i].joints; r.w = v[i].weights; r.K = 4; }
+    return r;
+}
+
+static int influences(const bvert *x, uint32_t a)
+{
+    for (uint32_t k = 0; k < x->K; k++)
+        if (x->w[k] && x->j[k] == a) return 1;
+    return 0;
+}
+
+sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n,
+                                      uint32_t joint_count, sinew_joint_bounds *joints, uint16_t *neighbors,
+                                      uint32_t neighbor_capacity, uint32_t *neighbor_count)
+{
+    if (neighbor_count) *neighbor_count = 0;
+    if ((!v == !v8) || !joints || !neighbor_count || (neighbor_capacity && !neighbors))
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0 || joint_count == 0) return SINEW_ERROR_EMPTY;
+    if (joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
+    for (uint32_t i = 0; i < n; i++) {
+        bvert x = vert_at(v, v8, i);
+        uint32_t sum = 0;
+        if (!isfinite(x.pos[0]) || !isfinite(x.pos[1]) || !isfinite(x.pos[2])) return SINEW_ERROR_NON_FINITE;
+        for (uint32_t k = 0; k < x.K; k++) {
+            if (x.j[k] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
+            sum += x.w[k];
+        }
+        if (sum != 65535u) return SINEW_ERROR_INVALID_WEIGHT;
+    }
+    uint32_t used = 0;
+    for (uint32_t a = 0; a < joint_count; a++) {
+        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        uint32_t minw = 65535u, count = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            bvert x = vert_at(v, v8, i);
+            if (!influences(&x, a)) continue;
+            count++;
+            for (int c = 0; c < 3; c++) {
+                lo[c] = x.pos[c] < lo[c] ? x.pos[c] : lo[c];
+                hi[c] = x.pos[c] > hi[c] ? x.pos[c] : hi[c];
+            }
+            uint32_t major = 0;
+            for (uint32_t k = 0; k < x.K; k++) major = x.w[k] > major ? x.w[k] : major;
+            minw = major < minw ? major : minw;
+        }
+        sinew_joint_bounds *jb = &joints[a];
+        memset(jb, 0, sizeof *jb);
+        jb->first_neighbor = used;
+        if (!count) {
+            jb->radius = -1.0f;
+            continue;
+        }
+        bv3 c = b3(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
+        double r = 0;
+        uint32_t first = used;
+        for (uint32_t i = 0; i < n; i++) {
+            bvert x = vert_at(v, v8, i);
+            if (!influences(&x, a)) continue;
+            double d = blen(bsub(b3(x.pos[0], x.pos[1], x.pos[2]), c));
+            r = d > r ? d : r;
+            for (uint32_t k = 0; k < x.K; k++) { /* N(a): the joints of this vertex, once */
+                if (!x.w[k]) continue;
+                int seen = 0;
+                for (uint32_t e = first; e < used && e < neighbor_capacity && !seen; e++) seen = neighbors[e] == x.j[k];
+                if (seen) continue;
+                if (used < neighbor_capacity) neighbors[used] = x.j[k];
+                used++; /* past the capacity: counted, not stored (so possibly counted twice) */
+            }
+        }
+        jb->center[0] = (float)c.x;
+        jb->center[1] = (float)c.y;
+        jb->center[2] = (float)c.z;
+        /* rounded up so the float sphere still holds every vertex */
+        jb->radius = (float)(r * (1.0 + 1e-6) + 1e-30);
+        jb->min_major_weight = (float)((double)minw / 65535.0 * (1.0 - 1e-6));
+        jb->neighbor_count = used - jb->first_neighbor;
+    }
+    *neighbor_count = used;
+    return used > neighbor_capacity ? SINEW_ERROR_CAPACITY : SINEW_OK;
+}
+
+/* An upper bound of the spectral norm of the 3x3 of rows r: sqrt of the largest
+ * eigenvalue of M = A^T A by the closed form for symmetric 3x3 matrices, raised by
+ * 1e-9 relative, and never above the Frobenius norm (the fallback). */
+static double spectral_norm(const float *r)
+{
+    double a[3][3], m[3][3], fro = 0;
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 3; c++) {
+            a[i][c] = r[4 * i + c];
+            fro += a[i][c] * a[i][c];
+        }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) m[i][j] = a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j];
+    double p1 = m[0][1] * m[0][1] + m[0][2] * m[0][2] + m[1][2] * m[1][2];
+    double q = (m[0][0] + m[1][1] + m[2][2]) / 3.0, lmax;
+    double p2 = (m[0][0] - q) * (m[0][0] - q) + (m[1][1] - q) * (m[1][1] - q) + (m[2][2] - q) * (m[2][2] - q) + 2 * p1;
+    if (p2 <= 1e-300 * (q * q + 1e-300)) {
+        lmax = q;
+    } else {
+        double pp = sqrt(p2 / 6.0), b[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) b[i][j] = (m[i][j] - (i == j ? q : 0.0)) / pp;
+        double det = b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) - b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
+                     b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0]);
+        double rr = det / 2.0;
+        double phi = rr <= -1.0 ? 1.0471975511965976 /* pi / 3 */ : rr >= 1.0 ? 0.0 : acos(rr) / 3.0;
+        lmax = q + 2.0 * pp * cos(phi);
+    }
+    double s = sqrt(lmax > 0 ? lmax : 0) * (1.0 + 1e-9) + 1e-300;
+    double f = sqrt(fro);
+    return s < f ? s : f;
+}
+
+/* Affine rows (LBS skin or S of the scale methods) applied to p; a bound of the 3x3's spectral norm. */
+static bv3 rows_apply(const float *r, bv3 p, double *norm)
+{
+    if (norm) *norm = spectral_norm(r);
+    return b3(r[0] * p.x + r[1] * p.y + r[2] * p.z + r[3], r[4] * p.x + r[5] * p.y + r[6] * p.z + r[7],
+              r[8] * p.x + r[9] * p.y + r[10] * p.z + r[11]);
+}
+
+/* Unit dual quaternion (real xyzw, dual xyzw) applied to p (the kernel's formula). */
+static bv3 dq_apply(const float *q, bv3 p)
+{
+    double rx = q[0], ry = q[1], rz = q[2], rw = q[3], dx = q[4], dy = q[5], dz = q[6], dw = q[7];
+    double l = sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+    rx /= l; ry /= l; rz /= l; rw /= l; dx /= l; dy /= l; dz /= l; dw /= l;
+    /* u = r x p + w p; p' = p + 2 r x u + 2 (w d - dw r + r x d) */
+    double ux = ry * p.z - rz * p.y + rw * p.x, uy = rz * p.x - rx * p.z + rw * p.y, uz = rx * p.y - ry * p.x + rw * p.z;
+    double vx = ry * uz - rz * uy, vy = rz * ux - rx * uz, vz = rx * uy - ry * ux;
+    double cx = ry * dz - rz * dy, cy = rz * dx - rx * dz, cz = rx * dy - ry * dx;
+    return b3(p.x + 2 * vx + 2 * (rw * dx - dw * rx + cx), p.y + 2 * vy + 2 * (rw * dy - dw * ry + cy),
+              p.z + 2 * vz + 2 * (rw * dz - dw * rz + cz));
+}
+
+static void grow(double lo[3], double hi[3], bv3 c, double e)
+{
+    double p[3] = { c.x, c.y, c.z };
+    for (int i = 0; i < 3; i++) {
+        lo[i] = p[i] - e < lo[i] ? p[i] - e : lo[i];
+        hi[i] = p[i] + e > hi[i] ? p[i] + e : hi[i];
+    }
+}
+
+sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
+                                    uint32_t joint_count, sinew_method method, uint32_t flags,
+                                    const float *packed_palette, float box_min[3], float box_max[3])
+{
+    if (!joints || !neighbors || !packed_palette || !box_min || !box_max) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((unsigned)method >= SINEW_METHOD_COUNT || (flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION))
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    uint32_t stride = sinew_palette_gpu_stride(method, flags) * 4u; /* floats per joint */
+    for (uint64_t i = 0; i < (uint64_t)stride * joint_count; i++)
+        if (!isfinite(packed_palette[i])) return SINEW_ERROR_NON_FINITE;
+    int scale = method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS;
+    uint32_t dq_off = method == SINEW_METHOD_DQS ? 0u : 12u; /* floats */
+    uint32_t bulge_off = method == SINEW_METHOD_LBS ? 12u : method == SINEW_METHOD_DQS ? 8u : 20u;
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    int any = 0;
+    for (uint32_t a = 0; a < joint_count; a++) {
+        const sinew_joint_bounds *jb = &joints[a];
+        if (!(jb->radius >= 0.0f)) continue;
+        any = 1;
+        const float *pa = packed_palette + (size_t)stride * a;
+        bv3 c = b3(jb->center[0], jb->center[1], jb->center[2]);
+        double r = jb->radius, wmin = jb->min_major_weight > 0 ? jb->min_major_weight : 1.0 / 8.0;
+        bv3 P;
+        double e;
+        if (method == SINEW_METHOD_LBS || scale) {
+            /* LBS (or stage 1): around T_a c (S_a c) */
+            bv3 Pa = rows_apply(pa, c, NULL);
+            double spread = 0, norm = 0;
+            for (uint32_t k = 0; k < jb->neighbor_count; k++) {
+                uint32_t j = neighbors[jb->first_neighbor + k];
+                double f;
+                double d = blen(bsub(rows_apply(packed_palette + (size_t)stride * j, c, &f), Pa));
+                spread = d > spread ? d : spread;
+                norm = f > norm ? f : norm;
+            }
+            P = Pa;
+            e = spread + norm * r;
+            if (scale) { /* stage 2: DQS of the R_k around S_a c with radius e */
+                bv3 Ra = dq_apply(pa + dq_off, P);
+                double s2 = 0;
+                for (uint32_t k = 0; k < jb->neighbor_count; k++) {
+                    uint32_t j = neighbors[jb->first_neighbor + k];
+                    double d = blen(bsub(dq_apply(packed_palette + (size_t)stride * j + dq_off, P), Ra));
+                    s2 = d > s2 ? d : s2;
+                }
+                P = Ra;
+                e = e + s2 / wmin;
+            }
+        } else { /* DQS */
+            bv3 Pa = dq_apply(pa + dq_off, c);
+            double spread = 0;
+            for (uint32_t k = 0; k < jb->neighbor_count; k++) {
+                uint32_t j = neighbors[jb->first_neighbor + k];
+                double d = blen(bsub(dq_apply(packed_palette + (size_t)stride * j + dq_off, c), Pa));
+                spread = d > spread ? d : spread;
+            }
+            P = Pa;
+            e = r + spread / wmin;
+        }
+        grow(lo, hi, P, e);
+        if (flags & SINEW_SKIN_BULGE_CORRECTION) {
+            grow(lo, hi, b3(pa[bulge_off], pa[bulge_off + 1], pa[bulge_off + 2]), 0);
+            grow(lo, hi, b3(pa[bulge_off + 4], pa[bulge_off + 5], pa[bulge_off + 6]), 0);
+        }
+    }
+    if (!any) return SINEW_ERROR_EMPTY;
+    double size = 0, mag = 0;
+    for (int i = 0; i < 3; i++) {
+        size = hi[i] - lo[i] > size ? hi[i] - lo[i] : size;
+        mag = fabs(lo[i]) > mag ? fabs(lo[i]) : mag;
+        mag = fabs(hi[i]) > mag ? fabs(hi[i]) : mag;
+    }
+    double pad = 1e-5 * (size + mag);
+    for (int i = 0; i < 3; i++) {
+        box_min[i] = (float)(lo[i] - pad);
+        box_max[i] = (float)(hi[i] + pad);
+    }
+    return SINEW_OK;
+}

@@ -1,0 +1,214 @@
+/* Conservative character bounds (bounds.h): on random forests of 1..200
+ * joints, random meshes with 4 and 8 influences, random poses (rotations up to
+ * 1.2 pi, non-uniform scale 0.5..2 except for plain DQS), random roots, every
+ * method with and without bulge correction, EVERY vertex skinned by the float64
+ * reference lies inside the box computed from the packed float32 palette (no
+ * tolerance: the box itself carries its 1e-5 padding). Not vacuous: for rigidly
+ * skinned vertices (one influence each) the box is within 2x the vertices' own box
+ * and loses vertices when shrunk by 40%; the looseness on random meshes is printed.
+ * Errors: NULL, both/no vertex arrays, bad joint, capacity, non-finite palette. */
+#include "testutil.h"
+#include <sinew/sinew.h>
+#include <sinew/bounds.h>
+
+#include <string.h>
+
+static const uint32_t joint_counts[] = { 1, 2, 7, 33, 64, 200 };
+#define NJC (sizeof joint_counts / sizeof joint_counts[0])
+
+/* A random 8-influence mesh (1..10 raw influences per vertex) around the bind pose. */
+static void make_mesh8(tu_rng *r, const sinew_skeleton *skel, uint32_t n, sinew_vertex8 *out, float *bulge)
+{
+    uint32_t jc = sinew_skeleton_joint_count(skel);
+    float *pos = malloc(sizeof(float) * 3 * n), *nrm = malloc(sizeof(float) * 3 * n);
+    uint32_t *jo = malloc(sizeof(uint32_t) * 10 * n);
+    float *we = malloc(sizeof(float) * 10 * n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t home = tu_range(r, jc);
+        const sinew_mat4 *b = sinew_skeleton_bind_global(skel, home);
+        sinew_vec3 d = tu_random_unit(r), nn = tu_random_unit(r);
+        double len = tu_uniform(r, 0, 0.6);
+        pos[3 * i] = (float)(b->m[3][0] + d.x * len);
+        pos[3 * i + 1] = (float)(b->m[3][1] + d.y * len);
+        pos[3 * i + 2] = (float)(b->m[3][2] + d.z * len);
+        nrm[3 * i] = (float)nn.x; nrm[3 * i + 1] = (float)nn.y; nrm[3 * i + 2] = (float)nn.z;
+        uint32_t cnt = 1 + tu_range(r, 10);
+        for (uint32_t k = 0; k < 10; k++) {
+            jo[10 * i + k] = k == 0 ? home : tu_range(r, jc);
+            we[10 * i + k] = k < cnt ? (float)tu_uniform(r, 0.01, 1.0) : 0.0f;
+        }
+    }
+    sinew_influences inf = { NULL, 10, jo, we };
+    TU_CHECK_OK(sinew_pack_vertices8(n, pos, nrm, &inf, jc, out, NULL, NULL));
+    TU_CHECK_OK(sinew_bulge_rest_distances8(skel, n, out, bulge));
+    free(pos); free(nrm); free(jo); free(we);
+}
+
+int main(void)
+{
+    tu_rng rng = tu_rng_seeded(0xb0b0b0b5ull);
+    const uint32_t n = 700;
+    sinew_vertex *v4 = malloc(sizeof(sinew_vertex) * n);
+    sinew_vertex8 *v8 = malloc(sizeof(sinew_vertex8) * n);
+    float *bulge = malloc(sizeof(float) * n);
+    double *pos = malloc(sizeof(double) * 3 * n), *nrm = malloc(sizeof(double) * 3 * n);
+    sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(256));
+    sinew_palette_joint *pal = malloc(sizeof(sinew_palette_joint) * 256);
+    float *packed = malloc(sizeof(float) * 4 * 7 * 256);
+    sinew_joint_bounds *jb = malloc(sizeof(sinew_joint_bounds) * 256);
+    uint32_t ncap = 256 * 256;
+    uint16_t *nb = malloc(sizeof(uint16_t) * ncap);
+    uint32_t cases = 0, outside = 0, shrunk_fail = 0;
+    double worst_ratio = 0;
+
+    for (uint32_t s = 0; s < NJC; s++) {
+        uint32_t jc = joint_counts[s];
+        sinew_transform rest[256];
+        sinew_skeleton *skel = NULL;
+        TU_CHECK_OK(tu_make_random_skeleton(&rng, jc, rest, &skel));
+        if (!skel) continue;
+        for (int eight = 0; eight < 2; eight++) {
+            if (eight)
+                make_mesh8(&rng, skel, n, v8, bulge);
+            else
+                TU_CHECK_OK(tu_make_random_mesh(&rng, skel, n, 0.6, v4, bulge));
+            uint32_t used = 0;
+            TU_CHECK_OK(sinew_joint_bounds_build(eight ? NULL : v4, eight ? v8 : NULL, n, jc, jb, nb, ncap, &used));
+            for (int trial = 0; trial < 4; trial++)
+                for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+                    for (int b = 0; b < 2; b++) {
+                        sinew_method method = (sinew_method)m;
+                        uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION : 0;
+                        sinew_transform local[256];
+                        memcpy(local, rest, sizeof(sinew_transform) * jc);
+                        tu_random_pose(&rng, jc, local, 1.2 * M_PI, method == SINEW_METHOD_DQS ? 0.0 : 0.3);
+                        sinew_transform rt = { tu_random_vec3(&rng, -50, 50), tu_random_quat(&rng), { 1, 1, 1 } };
+                        sinew_mat4 root = sinew_mat4_from_transform(&rt);
+                        TU_CHECK_OK(sinew_palette_build(skel, method, local, &root, scratch, pal));
+                        TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
+                        float lo[3], hi[3];
+                        TU_CHECK_OK(sinew_character_bounds(jb, nb, jc, method, flags, packed, lo, hi));
+                        if (eight)
+                            TU_CHECK_OK(sinew_reference_skin8(n, v8, bulge, pal, jc, method, flags, pos, nrm));
+                        else
+                            TU_CHECK_OK(sinew_reference_skin(n, v4, bulge, pal, jc, method, flags, pos, nrm));
+                        double vlo[3] = { INFINITY, INFINITY, INFINITY }, vhi[3] = { -INFINITY, -INFINITY, -INFINITY };
+                        uint32_t out = 0, out_shrunk = 0;
+                        for (uint32_t i = 0; i < n; i++)
+                            for (int c = 0; c < 3; c++) {
+                                double x = pos[3 * i + c];
+                                vlo[c] = x < vlo[c] ? x : vlo[c];
+                                vhi[c] = x > vhi[c] ? x : vhi[c];
+                                if (!(x >= lo[c] && x <= hi[c])) out++;
+                                double mid = 0.5 * ((double)lo[c] + hi[c]), half = 0.5 * ((double)hi[c] - lo[c]) * 0.95;
+                                if (!(x >= mid - half && x <= mid + half)) out_shrunk++;
+                            }
+                        cases++;
+                        outside += out != 0;
+                        shrunk_fail += out_shrunk != 0;
+                        if (out)
+                            TU_CHECK_MSG(0, "%u joints, %d influences, %s%s: %u coordinates outside the bounds", jc,
+                                         eight ? 8 : 4, sinew_method_name(method), b ? "+bulge" : "", out);
+                        double dv = 0, db = 0;
+                        for (int c = 0; c < 3; c++) {
+                            dv += (vhi[c] - vlo[c]) * (vhi[c] - vlo[c]);
+                            db += ((double)hi[c] - lo[c]) * ((double)hi[c] - lo[c]);
+                        }
+                        double ratio = sqrt(db) / (sqrt(dv) > 1e-9 ? sqrt(dv) : 1e-9);
+                        worst_ratio = ratio > worst_ratio ? ratio : worst_ratio;
+                    }
+        }
+        sinew_skeleton_destroy(skel);
+    }
+    fprintf(stderr, "%u cases: %u with a vertex outside; box shrunk 5%% loses vertices in %u; "
+                    "largest box diagonal / vertex box diagonal %.2f\n", cases, outside, shrunk_fail, worst_ratio);
+    TU_CHECK(outside == 0);
+
+    /* Not vacuous: rigidly skinned vertices (one influence each) under rigid poses
+     * and a far root: N(a) = {a}, e_a = r_a, so the box is the union of the joints'
+     * transformed spheres: within 2x the vertices' own box, and shrunk by 40% about its
+     * centre it loses vertices. */
+    {
+        sinew_skeleton *sk1 = NULL;
+        sinew_transform rest1[64];
+        TU_CHECK_OK(tu_make_random_skeleton(&rng, 12, rest1, &sk1));
+        float *p1 = malloc(sizeof(float) * 3 * n);
+        uint32_t *j1 = malloc(sizeof(uint32_t) * n);
+        float *w1 = malloc(sizeof(float) * n);
+        for (uint32_t i = 0; i < n; i++) {
+            j1[i] = tu_range(&rng, 12);
+            w1[i] = 1.0f;
+            const sinew_mat4 *b = sinew_skeleton_bind_global(sk1, j1[i]);
+            sinew_vec3 d = tu_random_vec3(&rng, -0.3, 0.3);
+            p1[3 * i] = (float)(b->m[3][0] + d.x);
+            p1[3 * i + 1] = (float)(b->m[3][1] + d.y);
+            p1[3 * i + 2] = (float)(b->m[3][2] + d.z);
+        }
+        sinew_influences inf = { NULL, 1, j1, w1 };
+        TU_CHECK_OK(sinew_pack_vertices(n, p1, NULL, &inf, 12, v4, NULL, NULL));
+        uint32_t used1 = 0;
+        TU_CHECK_OK(sinew_joint_bounds_build(v4, NULL, n, 12, jb, nb, ncap, &used1));
+        for (int m = 0; m < 2; m++) {
+            sinew_transform local[64];
+            memcpy(local, rest1, sizeof(sinew_transform) * 12);
+            tu_random_pose(&rng, 12, local, M_PI, 0.0);
+            sinew_transform rt = { tu_random_vec3(&rng, 100, 200), tu_random_quat(&rng), { 1, 1, 1 } };
+            sinew_mat4 root = sinew_mat4_from_transform(&rt);
+            TU_CHECK_OK(sinew_palette_build(sk1, (sinew_method)m, local, &root, scratch, pal));
+            TU_CHECK_OK(sinew_palette_pack((sinew_method)m, 0, pal, 12, packed));
+            float lo[3], hi[3];
+            TU_CHECK_OK(sinew_character_bounds(jb, nb, 12, (sinew_method)m, 0, packed, lo, hi));
+            TU_CHECK_OK(sinew_reference_skin(n, v4, NULL, pal, 12, (sinew_method)m, 0, pos, nrm));
+            double dv = 0, db = 0;
+            uint32_t out = 0, out_shrunk = 0;
+            for (int c = 0; c < 3; c++) {
+                double vlo = INFINITY, vhi = -INFINITY;
+                double mid = 0.5 * ((double)lo[c] + hi[c]), half = 0.5 * ((double)hi[c] - lo[c]) * 0.6;
+                for (uint32_t i = 0; i < n; i++) {
+                    double x = pos[3 * i + c];
+                    vlo = x < vlo ? x : vlo;
+                    vhi = x > vhi ? x : vhi;
+                    out += !(x >= lo[c] && x <= hi[c]);
+                    out_shrunk += !(x >= mid - half && x <= mid + half);
+                }
+                dv += (vhi - vlo) * (vhi - vlo);
+                db += ((double)hi[c] - lo[c]) * ((double)hi[c] - lo[c]);
+            }
+            fprintf(stderr, "rigid %s: box diagonal / vertex box diagonal %.3f\n", sinew_method_name((sinew_method)m),
+                    sqrt(db / dv));
+            TU_CHECK(out == 0 && out_shrunk > 0);
+            TU_CHECK(sqrt(db / dv) < 2.0);
+        }
+        free(p1); free(j1); free(w1);
+        sinew_skeleton_destroy(sk1);
+    }
+
+    /* Errors. */
+    uint32_t used = 0;
+    sinew_skeleton *skel = NULL;
+    TU_CHECK_OK(tu_make_random_skeleton(&rng, 5, NULL, &skel));
+    TU_CHECK_OK(tu_make_random_mesh(&rng, skel, 50, 0.5, v4, NULL));
+    TU_CHECK_RESULT(sinew_joint_bounds_build(NULL, NULL, 50, 5, jb, nb, ncap, &used), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_joint_bounds_build(v4, v8, 50, 5, jb, nb, ncap, &used), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_joint_bounds_build(v4, NULL, 0, 5, jb, nb, ncap, &used), SINEW_ERROR_EMPTY);
+    TU_CHECK_RESULT(sinew_joint_bounds_build(v4, NULL, 50, 5, jb, nb, 1, &used), SINEW_ERROR_CAPACITY);
+    TU_CHECK(used > 1);
+    sinew_vertex bad = v4[0];
+    bad.joints[0] = 5;
+    TU_CHECK_RESULT(sinew_joint_bounds_build(&bad, NULL, 1, 5, jb, nb, ncap, &used), SINEW_ERROR_JOINT_INDEX);
+    bad = v4[0];
+    bad.weights[0]--;
+    TU_CHECK_RESULT(sinew_joint_bounds_build(&bad, NULL, 1, 5, jb, nb, ncap, &used), SINEW_ERROR_INVALID_WEIGHT);
+    TU_CHECK_OK(sinew_joint_bounds_build(v4, NULL, 50, 5, jb, nb, ncap, &used));
+    TU_CHECK_OK(sinew_palette_build(skel, SINEW_METHOD_LBS, sinew_skeleton_rest_pose(skel), NULL, scratch, pal));
+    TU_CHECK_OK(sinew_palette_pack(SINEW_METHOD_LBS, 0, pal, 5, packed));
+    float lo[3], hi[3];
+    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COUNT, 0, packed, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_LBS, 0, NULL, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
+    packed[3] = NAN;
+    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_LBS, 0, packed, lo, hi), SINEW_ERROR_NON_FINITE);
+    sinew_skeleton_destroy(skel);
+
+    free(v4); free(v8); free(bulge); free(pos); free(nrm); free(scratch); free(pal); free(packed); free(jb); free(nb);
+    return tu_finish("test_bounds");
+}
