@@ -380,13 +380,20 @@ static sinew_result parse_file(gl *g, const uint8_t *data, size_t size)
         }
     }
     if (json_len > 0x7fffffff) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: JSON larger than 2 GiB");
+    /* json-c gets a NUL-terminated copy: its tokener may look one byte past
+     * the given length (a fuzz run saw such a read on the unterminated text) */
+    char *text = snw_alloc(g->al, json_len + 1);
+    if (!text) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    memcpy(text, json, json_len);
+    text[json_len] = 0;
     struct json_tokener *tok = json_tokener_new_ex(64);
-    if (!tok) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!tok) { snw_free(g->al, text); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-    g->root = json_tokener_parse_ex(tok, json, (int)json_len);
+    g->root = json_tokener_parse_ex(tok, text, (int)json_len);
     enum json_tokener_error e = json_tokener_get_error(tok);
     size_t end = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
+    snw_free(g->al, text);
     if (!g->root || e != json_tokener_success)
         return fail(g->c, SINEW_ERROR_FORMAT, "glTF: JSON error at byte %zu: %s", end,
                     e == json_tokener_continue ? "unexpected end of input" : json_tokener_error_desc(e));
