@@ -181,6 +181,14 @@ int main(void)
     static const unsigned char glb_bad[24] = { 'g', 'l', 'T', 'F', 1, 0, 0, 0, 24, 0, 0, 0, 4, 0, 0, 0, 'J', 'S', 'O', 'N', '{', '}', ' ', ' ' };
     TU_CHECK_RESULT(load_mem(glb_bad, sizeof glb_bad, "glb", msg, sizeof msg), SINEW_ERROR_FORMAT);
     TU_CHECK(strstr(msg, "GLB: version 1") != NULL);
+    /* header length shorter than the headers, JSON chunk length far past the file
+     * (found by fuzz_gltf: total - 20 wrapped around before this check) */
+    static const unsigned char glb_short[24] = { 'g', 'l', 'T', 'F', 2, 0, 0, 0, 12, 0, 0, 0, 0, 0, 8, 0, 'J', 'S', 'O', 'N', '{', '}', ' ', ' ' };
+    TU_CHECK_RESULT(load_mem(glb_short, sizeof glb_short, "glb", msg, sizeof msg), SINEW_ERROR_FORMAT);
+    TU_CHECK(strstr(msg, "GLB: header length 12 shorter than the 20 header bytes") != NULL);
+    static const unsigned char glb_long_json[24] = { 'g', 'l', 'T', 'F', 2, 0, 0, 0, 24, 0, 0, 0, 0, 0, 8, 0, 'J', 'S', 'O', 'N', '{', '}', ' ', ' ' };
+    TU_CHECK_RESULT(load_mem(glb_long_json, sizeof glb_long_json, "glb", msg, sizeof msg), SINEW_ERROR_FORMAT);
+    TU_CHECK(strstr(msg, "GLB: JSON chunk runs past the file") != NULL);
     /* 3. mutations of the base */
     mutate_and_load((const unsigned char *)base, strlen(base), "gltf");
     /* 2. every glTF file of assimp-testmodels (and mutations of the small ones) */

@@ -362,6 +362,8 @@ static sinew_result parse_file(gl *g, const uint8_t *data, size_t size)
         if (rd32(data + 4) != 2) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: version %u (2 expected)", rd32(data + 4));
         size_t total = rd32(data + 8);
         if (total > size) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: header length %zu beyond the file's %zu bytes", total, size);
+        /* (the chunk checks below subtract from total: it must hold the headers) */
+        if (total < 20) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: header length %zu shorter than the 20 header bytes", total);
         size_t off = 12;
         size_t clen = rd32(data + off);
         if (rd32(data + off + 4) != 0x4E4F534Au) return fail(g->c, SINEW_ERROR_FORMAT, "GLB: first chunk is not JSON");
@@ -381,7 +383,7 @@ static sinew_result parse_file(gl *g, const uint8_t *data, size_t size)
     }
     if (json_len > 0x7fffffff) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: JSON larger than 2 GiB");
     /* json-c gets a NUL-terminated copy: its tokener may look one byte past
-     * the given length (a fuzz run saw such a read on the unterminated text) */
+     * the given length */
     char *text = snw_alloc(g->al, json_len + 1);
     if (!text) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     memcpy(text, json, json_len);
