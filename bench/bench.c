@@ -267,7 +267,7 @@ static const char *read_path_name(sinew_read_path p)
  * influences, random poses (non-uniform scale for LBS and the scale methods),
  * skinned straight through the skinner (palettes packed on the CPU, not timed);
  * every case is run once per round, round-robin, and the medians reported. */
-typedef struct kcase { const char *name; sinew_method method; uint32_t flags; sinew_debug_kernel kernel; uint32_t wg; uint32_t infl; } kcase;
+typedef struct kcase { const char *name; sinew_method method; uint32_t flags; sinew_debug_kernel kernel; uint32_t wg; uint32_t infl; int prev; } kcase;
 
 static uint64_t kb_rng = 0x9e3779b97f4a7c15ull;
 static double kb_uniform(double lo, double hi)
@@ -378,6 +378,9 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
         { "dqs-scale+bulge", SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "lbs 8 infl", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
         { "dqs 8 infl", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
+        /* previous-frame positions (keep_previous: a second skinner, same meshes) */
+        { "lbs +prev", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 1 },
+        { "dqs +prev", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 1 },
     };
     enum { NC = sizeof cases / sizeof cases[0] };
     sinew_skeleton *skel = NULL;
@@ -387,7 +390,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
     float *bulge8 = malloc(sizeof(float) * KB_VERTS);
     float *pal[NC] = { 0 };
     double *ms = calloc((size_t)NC * (size_t)rounds, sizeof(double));
-    sinew_skinner *sk = NULL;
+    sinew_skinner *sk = NULL, *skp = NULL;
     sinew_mesh_id mesh = { 0 }, mesh8 = { 0 };
     sinew_result r = v && bulge && v8 && bulge8 && ms ? kb_scene(&skel, v, bulge, v8, bulge8) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
     sinew_skinner_desc sd = { 0 };
@@ -398,11 +401,14 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
     sd.max_palette_vec4 = KB_CHARS * KB_JOINTS * 7;
     sd.frames_in_flight = 2;
     if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk);
-    if (r == SINEW_OK) {
+    sd.keep_previous = true;
+    if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &skp);
+    for (int s = 0; s < 2 && r == SINEW_OK; s++) { /* same ids in both */
+        sinew_skinner *t = s ? skp : sk;
         sinew_skinner_mesh_desc md = { v, KB_VERTS, KB_JOINTS, bulge, NULL };
-        r = sinew_skinner_add_mesh(sk, &md, &mesh);
+        r = sinew_skinner_add_mesh(t, &md, &mesh);
         sinew_skinner_mesh_desc md8 = { NULL, KB_VERTS, KB_JOINTS, bulge8, v8 };
-        if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &md8, &mesh8);
+        if (r == SINEW_OK) r = sinew_skinner_add_mesh(t, &md8, &mesh8);
     }
     for (int c = 0; c < NC && r == SINEW_OK; c++) {
         uint32_t stride = sinew_palette_gpu_stride(cases[c].method, cases[c].flags);
@@ -415,12 +421,14 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
         printf("\nkernel A/B (%u characters x %u vertices, %u joints, 4 influences unless named, float output, read path %s; "
                "%d rounds round-robin, round 0 = warm-up, medians of the rest):\n",
                KB_CHARS, KB_VERTS, KB_JOINTS, read_path_name(sinew_skinner_read_path(sk)), rounds);
+        sinew_skinner *sk0 = sk;
         for (int round = 0; round < rounds && r == SINEW_OK; round++)
             for (int c = 0; c < NC && r == SINEW_OK; c++) {
                 const kcase *k = &cases[c];
                 uint32_t stride = sinew_palette_gpu_stride(k->method, k->flags);
                 sinew_frame fr;
                 sinew_instance inst[KB_CHARS];
+                sinew_skinner *sk = k->prev ? skp : sk0;
                 sinew_debug_set_kernel(sk, k->kernel);
                 sinew_debug_set_workgroup_size(sk, k->wg);
                 r = sinew_skinner_begin_frame(sk, &fr);
@@ -428,7 +436,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
                 memcpy(fr.palette, pal[c], sizeof(float) * 4 * KB_CHARS * KB_JOINTS * stride);
                 for (uint32_t i = 0; i < KB_CHARS; i++) {
                     sinew_instance in = { k->infl == 8 ? mesh8 : mesh, k->method, k->flags, i * KB_JOINTS * stride,
-                                          i * KB_VERTS };
+                                          i * KB_VERTS, false };
                     inst[i] = in;
                 }
                 r = sinew_skinner_set_instances(sk, inst, KB_CHARS);
@@ -454,6 +462,17 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
                 for (int i = 0; i < n; i++) tmp[i] = ms[(i + 1) * NC + base] / ms[(i + 1) * NC + c];
                 ratio = median(tmp, n);
             }
+            if (k->prev) { /* against the same variant without previous positions, same rounds */
+                int plain = -1;
+                for (int q = 0; q < NC; q++)
+                    if (!cases[q].prev && cases[q].method == k->method && cases[q].flags == k->flags &&
+                        cases[q].kernel == SINEW_DEBUG_KERNEL_AUTO && (cases[q].wg == 64 || cases[q].wg == 0) &&
+                        cases[q].infl != 8) { plain = q; break; }
+                if (plain >= 0) {
+                    for (int i = 0; i < n; i++) tmp[i] = ms[(i + 1) * NC + plain] / ms[(i + 1) * NC + c];
+                    ratio = median(tmp, n);
+                }
+            }
             const char *kn = k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? "baseline"
                              : k->kernel == SINEW_DEBUG_KERNEL_RECORDS ? "records" : "grid";
             char ratio_s[16] = "";
@@ -464,10 +483,12 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
             if (k->wg) sinew_debug_set_workgroup_size(sk, 0);
         }
         printf("(x base: median over rounds of baseline time / this time, same method, same round; "
-               "grid = one dispatch per variant, character from the workgroup id; records = per-workgroup records)\n");
+               "grid = one dispatch per variant, character from the workgroup id; records = per-workgroup records;\n"
+               " +prev rows: keep_previous, x = time of the same variant without it / this time, same round)\n");
         free(tmp);
     }
     sinew_skinner_destroy(sk);
+    sinew_skinner_destroy(skp);
     for (int c = 0; c < NC; c++) free(pal[c]);
     free(ms);
     free(v);

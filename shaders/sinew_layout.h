@@ -26,7 +26,9 @@
 #define SINEW_BIND_OUTPUT 5         /* storage: output vertices as uint words */
 #define SINEW_BIND_REST_TEXEL 6     /* uniform texel buffer RGBA32UI over the rest buffer */
 #define SINEW_BIND_PALETTE_TEXEL 7  /* uniform texel buffer RGBA32F over the frame's palette */
-#define SINEW_BIND_COUNT 8
+#define SINEW_BIND_PREVIOUS 8       /* storage: previous-frame positions, vec4 (xyz, w = 1) per output
+                                       vertex (sinew_skinner_desc.keep_previous; else a 16 B dummy) */
+#define SINEW_BIND_COUNT 9
 
 /* Copy kernel bindings. */
 #define SINEW_COPY_BIND_SRC 0
@@ -44,6 +46,12 @@
 #define SINEW_SPEC_GRID 5           /* bool: character from the workgroup id + push constants
                                        (SINEW_PG_*); false: group records (SINEW_PR_*) */
 #define SINEW_SPEC_WG_SIZE 6        /* local_size_x */
+#define SINEW_SPEC_PREVIOUS 7       /* SINEW_PREV_*: what the kernel writes to the previous-position buffer */
+
+/* Previous-frame positions (SINEW_SPEC_PREVIOUS). */
+#define SINEW_PREV_NONE 0u          /* nothing (no previous buffer kept) */
+#define SINEW_PREV_KEEP 1u          /* previous = the position the output held before this dispatch */
+#define SINEW_PREV_RESET 2u         /* previous = this dispatch's position (zero motion) */
 
 /* Kernel kinds of skin.comp (the three DQS-with-scale modes share one palette
  * layout and one kernel). */
@@ -142,6 +150,7 @@
 #define SINEW_REST_VERTEX8_BYTES 48
 #define SINEW_OUT_FLOAT_BYTES 24
 #define SINEW_OUT_PACKED_BYTES 16
+#define SINEW_PREV_BYTES 16         /* previous position: xyz float32, w = 1 */
 #define SINEW_PUSH_BYTES (SINEW_PUSH_WORDS * 4)
 #define SINEW_COPY_PUSH_BYTES 8     /* uint count (uvec4), grid_x */
 

@@ -22,6 +22,7 @@ layout(constant_id = SINEW_SPEC_METHOD) const uint METHOD = SINEW_KK_LBS;
 layout(constant_id = SINEW_SPEC_BULGE) const bool BULGE = false;
 layout(constant_id = SINEW_SPEC_INFLUENCES) const uint INFLUENCES = 4u;
 layout(constant_id = SINEW_SPEC_GRID) const bool GRID = true;
+layout(constant_id = SINEW_SPEC_PREVIOUS) const uint PREVIOUS = SINEW_PREV_NONE;
 
 const uint REST_SLOTS = INFLUENCES / 4u + 1u;               /* SINEW_REST_SLOTS */
 const uint STRIDE = (METHOD == SINEW_KK_LBS ? SINEW_PAL_SLOTS_LBS
@@ -35,7 +36,8 @@ layout(std430, set = 0, binding = SINEW_BIND_REST) readonly buffer RestBuf { uve
 layout(std430, set = 0, binding = SINEW_BIND_BULGE) readonly buffer BulgeBuf { float bulge_rest[]; };
 layout(std430, set = 0, binding = SINEW_BIND_PALETTE) readonly buffer PalBuf { vec4 palette[]; };
 layout(std430, set = 0, binding = SINEW_BIND_WORK) readonly buffer GroupBuf { uvec4 groups[]; };
-layout(std430, set = 0, binding = SINEW_BIND_OUTPUT) writeonly buffer OutBuf { uvec2 out2[]; };
+layout(std430, set = 0, binding = SINEW_BIND_OUTPUT) buffer OutBuf { uvec2 out2[]; };
+layout(std430, set = 0, binding = SINEW_BIND_PREVIOUS) writeonly buffer PrevBuf { vec4 prev[]; };
 layout(set = 0, binding = SINEW_BIND_REST_TEXEL) uniform usamplerBuffer rest_tex;
 layout(set = 0, binding = SINEW_BIND_PALETTE_TEXEL) uniform samplerBuffer pal_tex;
 
@@ -168,6 +170,16 @@ void main()
         float d = sqrt(dot(dv, dv));
         float d0 = bulge_rest[SINEW_BULGE_INDEX(slot)];
         p = d > d0 ? c + dv * (d0 / d) : p;
+    }
+
+    /* Previous-frame position: what this vertex's output held before this
+     * dispatch (read before the store below; outputs of a frame are disjoint),
+     * or this frame's position after a reset. */
+    if (PREVIOUS == SINEW_PREV_KEEP) {
+        uint w = OUTPUT_PACKED ? 2u * o : 3u * o;
+        prev[o] = vec4(uintBitsToFloat(out2[w]), uintBitsToFloat(out2[w + 1u].x), 1.0);
+    } else if (PREVIOUS == SINEW_PREV_RESET) {
+        prev[o] = vec4(p, 1.0);
     }
 
     if (OUTPUT_PACKED) {

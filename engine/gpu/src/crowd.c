@@ -49,6 +49,11 @@ struct sinew_crowd {
     uint32_t *instance_vertices;        /* max_instances: vertex count of each */
     uint32_t instance_count;            /* of the last successful prepare */
     uint32_t character_count;
+    /* Previous-position bookkeeping (keep_previous), per character index, as of
+     * the last successful prepare: model, first output vertex, reset owed. */
+    uint32_t *last_model, *last_output;
+    uint8_t *reset_owed;
+    uint32_t last_count;                /* characters of the last successful prepare */
 
     /* the job being run */
     const sinew_crowd_character *job_chars;
@@ -92,6 +97,9 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(a, c->instances);
     snw_free(a, c->skinned);
     snw_free(a, c->instance_vertices);
+    snw_free(a, c->last_model);
+    snw_free(a, c->last_output);
+    snw_free(a, c->reset_owed);
     if (c->own_pool) sinew_thread_pool_destroy(c->pool);
     if (c->skinner) snw_skinner_detach(c->skinner);
     sinew_allocator copy = c->alloc;
@@ -145,8 +153,11 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     c->skinned = (sinew_instance *)snw_calloc(a, c->max_instances, sizeof(sinew_instance));
     c->instance_vertices = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
     c->scratch = (crowd_scratch *)snw_calloc(a, c->scratch_count, sizeof(crowd_scratch));
+    c->last_model = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
+    c->last_output = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
+    c->reset_owed = (uint8_t *)snw_calloc(a, max_chars, 1);
     if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->skinned ||
-        !c->instance_vertices || !c->scratch) {
+        !c->instance_vertices || !c->scratch || !c->last_model || !c->last_output || !c->reset_owed) {
         sinew_crowd_destroy(c);
         return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -263,6 +274,7 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
                 in->flags = ch->flags;
                 in->palette_offset = c->palette_offsets[i];
                 in->output_offset = (uint32_t)verts;
+                in->reset_previous = false;
                 c->instance_vertices[inst - 1] = m->vertex_counts[k];
                 verts += m->vertex_counts[k];
                 if (verts > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
@@ -438,8 +450,14 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
             skipped++;
             continue;
         }
+        /* Previous positions: reset where this index's output range held nothing
+         * or another character's vertices last time it was skinned. */
+        uint32_t first = c->first_instance[i] < c->first_instance[i + 1] ? c->instances[c->first_instance[i]].output_offset : 0u;
+        bool reset = chars[i].reset_previous || i >= c->last_count || c->reset_owed[i] ||
+                     c->last_model[i] != chars[i].model.value || c->last_output[i] != first;
         skin_joints += c->models[chars[i].model.value].joint_count;
         for (uint32_t k = c->first_instance[i]; k < c->first_instance[i + 1]; k++) {
+            c->instances[k].reset_previous = reset;
             c->skinned[nskin++] = c->instances[k];
             skin_verts += c->instance_vertices[k];
         }
@@ -451,6 +469,17 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
     }
     c->instance_count = ninst;
     c->character_count = count;
+    /* Bookkeeping of previous positions, committed with the frame. A skipped
+     * character that owed a reset, or whose layout changed, owes one until skinned. */
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t first = c->first_instance[i] < c->first_instance[i + 1] ? c->instances[c->first_instance[i]].output_offset : 0u;
+        bool changed = chars[i].reset_previous || i >= c->last_count || c->reset_owed[i] ||
+                       c->last_model[i] != chars[i].model.value || c->last_output[i] != first;
+        c->reset_owed[i] = (uint8_t)(changed && crowd_skipped(&chars[i], i, c->frame));
+        c->last_model[i] = chars[i].model.value;
+        c->last_output[i] = first;
+    }
+    c->last_count = count;
     c->frame++;
     if (stats) {
         stats->cpu_ms = t2 - t1;

@@ -17,8 +17,10 @@ typedef struct mesh_rec {
     uint32_t influences;    /* 4 or 8 */
 } mesh_rec;
 
-/* Variants of skin.comp: kernel kind x bulge x influences (4, 8). */
-#define SNW_VARIANTS (SINEW_KK_COUNT * 2u * 2u)
+/* Variants of skin.comp: kernel kind x bulge x influences (4, 8), then x
+ * previous-position mode (keep, reset; one mode without keep_previous). */
+#define SNW_BASE_VARIANTS (SINEW_KK_COUNT * 2u * 2u)
+#define SNW_VARIANTS (SNW_BASE_VARIANTS * 2u)
 /* Pipelines: variant x grid/record x storage/texel x workgroup size (64, 128, 256). */
 #define SNW_WG_CHOICES 3u
 #define SNW_PIPES (SNW_VARIANTS * 2u * 2u * SNW_WG_CHOICES)
@@ -75,6 +77,7 @@ struct sinew_skinner {
     VkDeviceSize pal_slot_bytes, pal_slot_stride;
     VkDeviceSize inst_bytes, work_offset, work_bytes, frame_slot_stride;
     snw_vk_buffer rest, bulge, output, palette, frame;
+    snw_vk_buffer previous;       /* keep_previous: SINEW_PREV_BYTES per output vertex; else 16 B dummy */
     VkBufferView rest_view, pal_view[MAXF];
     VkShaderModule shader, shader_base;
     VkDescriptorSetLayout dsl;
@@ -157,11 +160,14 @@ static uint32_t pipe_index(uint32_t variant, uint32_t grid, uint32_t texel, uint
     return ((variant * 2u + grid) * 2u + texel) * SNW_WG_CHOICES + wg_choice(wg);
 }
 
-/* variant = (kind * 2 + bulge) * 2 + (influences == 8) */
-static uint32_t variant_of(sinew_method m, uint32_t flags, uint32_t influences)
+/* variant = base + SNW_BASE_VARIANTS * reset, base = (kind * 2 + bulge) * 2 + (influences == 8);
+ * reset only with keep_previous. */
+static uint32_t variant_of(const sinew_skinner *sk, const sinew_instance *in, uint32_t influences)
 {
+    sinew_method m = in->method;
     uint32_t kind = m == SINEW_METHOD_LBS ? SINEW_KK_LBS : m == SINEW_METHOD_DQS ? SINEW_KK_DQS : SINEW_KK_DQS_SCALE;
-    return (kind * 2u + ((flags & SINEW_SKIN_BULGE_CORRECTION) ? 1u : 0u)) * 2u + (influences == 8u ? 1u : 0u);
+    uint32_t base = (kind * 2u + ((in->flags & SINEW_SKIN_BULGE_CORRECTION) ? 1u : 0u)) * 2u + (influences == 8u ? 1u : 0u);
+    return base + ((sk->d.keep_previous && in->reset_previous) ? SNW_BASE_VARIANTS : 0u);
 }
 
 /* The pipeline of a variant, created at its first use (compiled once per skinner). */
@@ -169,14 +175,17 @@ static sinew_result get_pipeline(sinew_skinner *sk, uint32_t variant, uint32_t g
 {
     uint32_t i = pipe_index(variant, grid, texel, sk->wg_size);
     if (!sk->pipe[i]) {
-        uint32_t spec[7] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel, variant / 4u,
-                             (variant / 2u) & 1u, (variant & 1u) ? 8u : 4u, grid, sk->wg_size };
-        VkSpecializationMapEntry me[7] = {
+        uint32_t base = variant % SNW_BASE_VARIANTS;
+        uint32_t prev = !sk->d.keep_previous ? SINEW_PREV_NONE
+                        : variant >= SNW_BASE_VARIANTS ? SINEW_PREV_RESET : SINEW_PREV_KEEP;
+        uint32_t spec[8] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel, base / 4u,
+                             (base / 2u) & 1u, (base & 1u) ? 8u : 4u, grid, sk->wg_size, prev };
+        VkSpecializationMapEntry me[8] = {
             { SINEW_SPEC_OUTPUT_PACKED, 0, 4 }, { SINEW_SPEC_READ_TEXEL, 4, 4 }, { SINEW_SPEC_METHOD, 8, 4 },
             { SINEW_SPEC_BULGE, 12, 4 },        { SINEW_SPEC_INFLUENCES, 16, 4 }, { SINEW_SPEC_GRID, 20, 4 },
-            { SINEW_SPEC_WG_SIZE, 24, 4 },
+            { SINEW_SPEC_WG_SIZE, 24, 4 },      { SINEW_SPEC_PREVIOUS, 28, 4 },
         };
-        sinew_result r = make_pipeline(sk, sk->shader, spec, me, 7, &sk->pipe[i]);
+        sinew_result r = make_pipeline(sk, sk->shader, spec, me, 8, &sk->pipe[i]);
         if (r != SINEW_OK) return r;
     }
     *out = sk->pipe[i];
@@ -258,7 +267,7 @@ static sinew_result create_descriptors(sinew_skinner *sk)
                         sk->pal_slot_bytes, &sk->pal_view[s]);
     if (r != SINEW_OK) return r;
     VkDescriptorPoolSize ps[2] = {
-        { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 6 * F },
+        { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 7 * F },
         { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 2 * F },
     };
     VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
@@ -276,13 +285,14 @@ static sinew_result create_descriptors(sinew_skinner *sk)
     vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &ai, sk->sets);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     for (uint32_t s = 0; s < F; s++) {
-        VkDescriptorBufferInfo bi[6] = {
+        VkDescriptorBufferInfo bi[SINEW_BIND_COUNT] = {
             [SINEW_BIND_REST] = { sk->rest.buffer, 0, sk->rest.size },
             [SINEW_BIND_BULGE] = { sk->bulge.buffer, 0, sk->bulge.size },
             [SINEW_BIND_PALETTE] = { sk->palette.buffer, s * sk->pal_slot_stride, sk->pal_slot_bytes },
             [SINEW_BIND_INSTANCES] = { sk->frame.buffer, s * sk->frame_slot_stride, sk->inst_bytes },
             [SINEW_BIND_WORK] = { sk->frame.buffer, s * sk->frame_slot_stride + sk->work_offset, sk->work_bytes },
             [SINEW_BIND_OUTPUT] = { sk->output.buffer, 0, sk->output.size },
+            [SINEW_BIND_PREVIOUS] = { sk->previous.buffer, 0, sk->previous.size },
         };
         VkWriteDescriptorSet w[SINEW_BIND_COUNT];
         memset(w, 0, sizeof w);
@@ -363,6 +373,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     uint64_t rest_bytes = (uint64_t)d.max_rest_vertices * SINEW_REST_VERTEX_BYTES;
     uint64_t bulge_bytes = (uint64_t)d.max_rest_vertices * SINEW_BULGE_BYTES;
     uint64_t out_bytes = (uint64_t)d.max_output_vertices * out_stride;
+    uint64_t prev_bytes = d.keep_previous ? (uint64_t)d.max_output_vertices * SINEW_PREV_BYTES : 16u;
     uint64_t pal_bytes = (uint64_t)d.max_palette_vec4 * 16u;
     uint64_t inst_bytes = (uint64_t)d.max_instances * SINEW_INSTANCE_BYTES;
     uint64_t work_bytes = max_work * SINEW_GROUP_BYTES; /* >= the baseline's SINEW_WORK_BYTES */
@@ -377,6 +388,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     if (rest_bytes > range || bulge_bytes > range || out_bytes > range || pal_bytes > range ||
         inst_bytes > range || work_bytes > range)
         return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (prev_bytes > range || prev_bytes > maxa) return SINEW_ERROR_LIMIT_EXCEEDED;
     if (rest_bytes > maxa || bulge_bytes > maxa || out_bytes > maxa || pal_stride * d.frames_in_flight > maxa ||
         frame_stride * d.frames_in_flight > maxa)
         return SINEW_ERROR_LIMIT_EXCEEDED;
@@ -417,6 +429,9 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         r = snw_vk_buffer_create(gpu, out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->output);
     if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, prev_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->previous);
+    if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, pal_stride * d.frames_in_flight, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, host, local, 1, &sk->palette);
     if (r == SINEW_OK)
@@ -432,6 +447,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         if (r == SINEW_OK) {
             gpu->vk.vkCmdFillBuffer(cmd, sk->bulge.buffer, 0, VK_WHOLE_SIZE, 0);
             gpu->vk.vkCmdFillBuffer(cmd, sk->output.buffer, 0, VK_WHOLE_SIZE, 0);
+            gpu->vk.vkCmdFillBuffer(cmd, sk->previous.buffer, 0, VK_WHOLE_SIZE, 0);
             VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
             mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
             mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
@@ -492,6 +508,7 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     snw_vk_buffer_destroy(gpu, &sk->rest);
     snw_vk_buffer_destroy(gpu, &sk->bulge);
     snw_vk_buffer_destroy(gpu, &sk->output);
+    snw_vk_buffer_destroy(gpu, &sk->previous);
     snw_vk_buffer_destroy(gpu, &sk->palette);
     snw_vk_buffer_destroy(gpu, &sk->frame);
     snw_gpu_free(gpu, sk->meshes);
@@ -724,7 +741,7 @@ static uint32_t plan_variants(const sinew_skinner *sk, const sinew_instance *ins
     memset(plan, 0, sizeof(variant_plan) * SNW_VARIANTS);
     for (uint32_t i = 0; i < count; i++) {
         const mesh_rec *m = &sk->meshes[instances[i].mesh.value];
-        variant_plan *p = &plan[variant_of(instances[i].method, instances[i].flags, m->influences)];
+        variant_plan *p = &plan[variant_of(sk, &instances[i], m->influences)];
         plan_add(p, &instances[i]);
         p->groups += (m->count + wgs - 1) / wgs;
     }
@@ -783,7 +800,7 @@ static void write_variants(sinew_skinner *sk, const sinew_instance *instances, u
     for (uint32_t i = 0; i < count; i++) {
         const sinew_instance *in = &instances[i];
         const mesh_rec *m = &sk->meshes[in->mesh.value];
-        uint32_t v = variant_of(in->method, in->flags, m->influences);
+        uint32_t v = variant_of(sk, in, m->influences);
         if (plan[v].grid) continue;
         uint32_t slots = SINEW_REST_SLOTS(m->influences);
         for (uint32_t first = 0; first < m->count; first += wgs) {
@@ -1056,7 +1073,20 @@ static sinew_result check_range(const sinew_skinner *sk, uint32_t first, uint32_
     return SINEW_OK;
 }
 
+static sinew_result poison(sinew_skinner *sk, int prev, uint32_t first, uint32_t count, uint32_t pattern);
+
 sinew_result sinew_debug_poison_output(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern)
+{
+    return poison(sk, 0, first, count, pattern);
+}
+
+sinew_result sinew_debug_poison_previous(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern)
+{
+    if (sk && !sk->d.keep_previous) return SINEW_ERROR_INVALID_ARGUMENT;
+    return poison(sk, 1, first, count, pattern);
+}
+
+static sinew_result poison(sinew_skinner *sk, int prev, uint32_t first, uint32_t count, uint32_t pattern)
 {
     if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_result r = check_range(sk, first, count);
@@ -1070,8 +1100,9 @@ sinew_result sinew_debug_poison_output(sinew_skinner *sk, uint32_t first, uint32
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     gpu->vk.vkCmdPipelineBarrier(cmd, cons, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    gpu->vk.vkCmdFillBuffer(cmd, sk->output.buffer, (VkDeviceSize)first * sk->out_stride,
-                            (VkDeviceSize)count * sk->out_stride, pattern);
+    uint32_t stride = prev ? SINEW_PREV_BYTES : sk->out_stride;
+    gpu->vk.vkCmdFillBuffer(cmd, prev ? sk->previous.buffer : sk->output.buffer, (VkDeviceSize)first * stride,
+                            (VkDeviceSize)count * stride, pattern);
     mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
     gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, cons, 0, 1, &mb, 0, NULL, 0, NULL);
@@ -1085,13 +1116,16 @@ static float snorm10(uint32_t v)
     return f < -1.0f ? -1.0f : f;
 }
 
-sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32_t count, float *pos3, float *nrm3)
+/* Reads count vertices of the output (prev = 0) or previous-position buffer (prev = 1). */
+static sinew_result read_back(sinew_skinner *sk, int prev, uint32_t first, uint32_t count, float *pos3, float *nrm3)
 {
     if (!sk || !pos3) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_result r = check_range(sk, first, count);
     if (r != SINEW_OK) return r;
     sinew_gpu *gpu = sk->gpu;
-    VkDeviceSize bytes = (VkDeviceSize)count * sk->out_stride;
+    uint32_t stride = prev ? SINEW_PREV_BYTES : sk->out_stride;
+    VkBuffer src = prev ? sk->previous.buffer : sk->output.buffer;
+    VkDeviceSize bytes = (VkDeviceSize)count * stride;
     snw_vk_buffer st;
     r = snw_vk_buffer_create(gpu, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
@@ -1105,8 +1139,8 @@ sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32
         mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
         gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                                      VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-        VkBufferCopy c = { (VkDeviceSize)first * sk->out_stride, 0, bytes };
-        gpu->vk.vkCmdCopyBuffer(cmd, sk->output.buffer, st.buffer, 1, &c);
+        VkBufferCopy c = { (VkDeviceSize)first * stride, 0, bytes };
+        gpu->vk.vkCmdCopyBuffer(cmd, src, st.buffer, 1, &c);
         mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
         mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
         gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
@@ -1115,7 +1149,7 @@ sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32
     }
     if (r == SINEW_OK) {
         const uint32_t *wd = (const uint32_t *)st.mapped;
-        uint32_t words = sk->out_stride / 4;
+        uint32_t words = stride / 4;
         for (uint32_t i = 0; i < count; i++) {
             const uint32_t *v = wd + (size_t)i * words;
             memcpy(&pos3[3 * (size_t)i], v, 12);
@@ -1131,6 +1165,29 @@ sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32
     }
     snw_vk_buffer_destroy(gpu, &st);
     return r;
+}
+
+sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32_t count, float *pos3, float *nrm3)
+{
+    return read_back(sk, 0, first, count, pos3, nrm3);
+}
+
+sinew_result sinew_skinner_read_previous(sinew_skinner *sk, uint32_t first, uint32_t count, float *pos3)
+{
+    if (sk && !sk->d.keep_previous) return SINEW_ERROR_INVALID_ARGUMENT;
+    return read_back(sk, 1, first, count, pos3, NULL);
+}
+
+sinew_result sinew_skinner_previous_binding(const sinew_skinner *sk, sinew_output_binding *out)
+{
+    if (!sk || !out || !sk->d.keep_previous) return SINEW_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->buffer = sk->previous.buffer;
+    out->offset = 0;
+    out->stride = SINEW_PREV_BYTES;
+    out->position_format = VK_FORMAT_R32G32B32_SFLOAT;
+    out->normal_format = VK_FORMAT_UNDEFINED;
+    return SINEW_OK;
 }
 
 /* ---- hooks of the morph pass (morph.c, vk_internal.h) ---- */

@@ -98,6 +98,16 @@ typedef struct sinew_crowd_character {
      * held (its layout, palette and output offsets, is unchanged). */
     bool hidden;
     uint32_t update_every;           /* 0 or 1: every frame */
+    /* Previous-frame positions (skinner made with keep_previous, see skinner.h):
+     * set on the frame a character teleports or is replaced by another at the
+     * same index with the same model. The crowd itself resets (previous = this
+     * frame's positions, zero motion) a character skinned for the first time at
+     * its index: the first frame, an index beyond the last frame's count (added),
+     * a model or first output vertex that differs from the last prepare's at that
+     * index (characters removed or inserted before it). A reset owed while the
+     * character is skipped happens when it is next skinned. Otherwise previous =
+     * the positions it had when last skinned (the frame before, unless skipped). */
+    bool reset_previous;
 } sinew_crowd_character;
 
 /* What the last prepare/update did. */

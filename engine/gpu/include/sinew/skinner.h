@@ -66,6 +66,19 @@ typedef struct sinew_skinner_desc {
     sinew_output_format output_format;
     sinew_read_path read_path;      /* [AUTO] */
     uint64_t fence_timeout_ns;      /* bound on waits for a caller's fence */
+    /* Keep previous-frame positions for motion vectors (sinew_skinner_previous_binding):
+     * a second buffer of 16 B per output vertex (xyz float32, w = 1), written by the
+     * same dispatch. For every vertex a frame skins, previous = the position its
+     * output vertex held just before this frame's dispatch, i.e. what the last
+     * frame that skinned it wrote there (0 before any), or this frame's own position
+     * (zero motion) for an instance with reset_previous. Vertices a frame does not
+     * skin keep both their output and their previous value (a renderer draws them
+     * with zero motion: bind the output as the previous position). Previous is per
+     * output vertex, not per character: when an instance's output range now holds
+     * another character (added, removed, moved, or a teleport), set reset_previous
+     * for it (sinew_crowd does this itself, see crowd.h). The baseline debug
+     * kernel (sinew_debug_set_kernel) does not write it. */
+    bool keep_previous;
 } sinew_skinner_desc;
 
 /* A rest mesh to upload. */
@@ -87,6 +100,10 @@ typedef struct sinew_instance {
     uint32_t flags;                 /* sinew_skin_flags */
     uint32_t palette_offset;        /* in vec4 slots from the frame's palette start */
     uint32_t output_offset;         /* in vertices from the output buffer start */
+    /* With keep_previous: this frame's previous positions of the instance are its
+     * own positions (zero motion): first frame, teleport, or its output range held
+     * another character last frame. Ignored without keep_previous. */
+    bool reset_previous;
 } sinew_instance;
 
 /* Where to write this frame's palettes: persistently mapped, coherent memory. */
@@ -175,6 +192,13 @@ SINEW_API uint32_t sinew_skinner_mesh_joint_count(const sinew_skinner *sk, sinew
 
 /* Binding information of the output buffer. */
 SINEW_API void sinew_skinner_output_binding(const sinew_skinner *sk, sinew_output_binding *out);
+/* Binding of the previous-frame positions (keep_previous): buffer, offset 0,
+ * stride 16, position_format R32G32B32_SFLOAT at offset 0 (normal_format
+ * UNDEFINED); vertex i is output vertex i. INVALID_ARGUMENT without keep_previous. */
+SINEW_API sinew_result sinew_skinner_previous_binding(const sinew_skinner *sk, sinew_output_binding *out);
+/* Reads previous-frame positions back (waits for the GPU), 3 floats each.
+ * INVALID_ARGUMENT without keep_previous. */
+SINEW_API sinew_result sinew_skinner_read_previous(sinew_skinner *sk, uint32_t first, uint32_t count, float *pos3);
 /* Reads output vertices back (waits for the GPU): 3 floats each for positions
  * and normals (decoded if packed); nrm3 may be NULL. */
 SINEW_API sinew_result sinew_skinner_read_output(sinew_skinner *sk, uint32_t first, uint32_t count,
