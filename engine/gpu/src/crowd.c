@@ -20,6 +20,8 @@ typedef struct crowd_model {
     uint32_t mesh_count;
     sinew_mesh_id meshes[SINEW_CROWD_MAX_MESHES];
     uint32_t vertex_counts[SINEW_CROWD_MAX_MESHES];
+    sinew_crowd_mesh_bounds bounds[SINEW_CROWD_MAX_MESHES];
+    int has_bounds;
 } crowd_model;
 
 typedef struct crowd_scratch {          /* one per worker */
@@ -54,6 +56,10 @@ struct sinew_crowd {
     uint32_t *last_model, *last_output;
     uint8_t *reset_owed;
     uint32_t last_count;                /* characters of the last successful prepare */
+    /* Character boxes (models with bounds data): box_new written by the jobs of
+     * a prepare, copied to box (box_valid) when it succeeds; 6 floats each. */
+    float *box, *box_new;
+    uint8_t *box_valid;
 
     /* the job being run */
     const sinew_crowd_character *job_chars;
@@ -100,6 +106,9 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(a, c->last_model);
     snw_free(a, c->last_output);
     snw_free(a, c->reset_owed);
+    snw_free(a, c->box);
+    snw_free(a, c->box_new);
+    snw_free(a, c->box_valid);
     if (c->own_pool) sinew_thread_pool_destroy(c->pool);
     if (c->skinner) snw_skinner_detach(c->skinner);
     sinew_allocator copy = c->alloc;
@@ -156,8 +165,12 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     c->last_model = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->last_output = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->reset_owed = (uint8_t *)snw_calloc(a, max_chars, 1);
+    c->box = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
+    c->box_new = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
+    c->box_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
     if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->skinned ||
-        !c->instance_vertices || !c->scratch || !c->last_model || !c->last_output || !c->reset_owed) {
+        !c->instance_vertices || !c->scratch || !c->last_model || !c->last_output || !c->reset_owed ||
+        !c->box || !c->box_new || !c->box_valid) {
         sinew_crowd_destroy(c);
         return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -185,6 +198,11 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, s
     for (uint32_t i = 0; i < m->mesh_count; i++)
         if (m->vertex_counts[i] == 0) return SINEW_ERROR_EMPTY;
     if (m->mesh_count > 0 && !c->skinner) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (m->bounds) {
+        if (m->mesh_count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+        for (uint32_t i = 0; i < m->mesh_count; i++)
+            if (!m->bounds[i].joints || !m->bounds[i].neighbors) return SINEW_ERROR_INVALID_ARGUMENT;
+    }
     for (uint32_t i = 0; i < m->mesh_count; i++) {
         uint32_t have = sinew_skinner_mesh_vertex_count(c->skinner, m->meshes[i]);
         if (have == 0) return SINEW_ERROR_NOT_FOUND; /* the skinner refuses empty meshes */
@@ -200,7 +218,9 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, s
     for (uint32_t i = 0; i < m->mesh_count; i++) {
         cm->meshes[i] = m->meshes[i];
         cm->vertex_counts[i] = m->vertex_counts[i];
+        if (m->bounds) cm->bounds[i] = m->bounds[i];
     }
+    cm->has_bounds = m->bounds != NULL;
     if (model_id) model_id->value = c->model_count;
     c->model_count++;
     return SINEW_OK;
@@ -324,8 +344,19 @@ static void crowd_task(void *user, uint32_t task, uint32_t worker)
         } /* else the rest pose */
         /* float32 palette straight into the destination; NON_FINITE when a
          * value does not fit in float32 */
+        const float *pal = c->job_dst + (size_t)c->palette_offsets[i] * 4u;
         if (r == SINEW_OK)
             r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, c->job_dst + (size_t)c->palette_offsets[i] * 4u);
+        /* the box from the packed palette just written (the data the GPU reads) */
+        for (uint32_t k = 0; r == SINEW_OK && c->job_skip && m->has_bounds && k < m->mesh_count; k++) {
+            float lo[3], hi[3], *b = c->box_new + (size_t)i * 6u;
+            r = sinew_character_bounds(m->bounds[k].joints, m->bounds[k].neighbors, m->joint_count, ch->method,
+                                       ch->flags, pal, lo, hi);
+            for (int a = 0; r == SINEW_OK && a < 3; a++) {
+                b[a] = k == 0 || lo[a] < b[a] ? lo[a] : b[a];
+                b[3 + a] = k == 0 || hi[a] > b[3 + a] ? hi[a] : b[3 + a];
+            }
+        }
         if (r != SINEW_OK) {
             if (i < s->err_index) {
                 s->err_index = i;
@@ -475,7 +506,14 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
         uint32_t first = c->first_instance[i] < c->first_instance[i + 1] ? c->instances[c->first_instance[i]].output_offset : 0u;
         bool changed = chars[i].reset_previous || i >= c->last_count || c->reset_owed[i] ||
                        c->last_model[i] != chars[i].model.value || c->last_output[i] != first;
-        c->reset_owed[i] = (uint8_t)(changed && crowd_skipped(&chars[i], i, c->frame));
+        int skip = crowd_skipped(&chars[i], i, c->frame);
+        c->reset_owed[i] = (uint8_t)(changed && skip);
+        if (!skip) { /* boxes: skinned characters get this frame's; skipped ones keep theirs */
+            c->box_valid[i] = (uint8_t)c->models[chars[i].model.value].has_bounds;
+            memcpy(c->box + (size_t)i * 6u, c->box_new + (size_t)i * 6u, sizeof(float) * 6u);
+        } else if (i >= c->last_count) {
+            c->box_valid[i] = 0;
+        }
         c->last_model[i] = chars[i].model.value;
         c->last_output[i] = first;
     }
@@ -529,6 +567,15 @@ const sinew_instance *sinew_crowd_instances(const sinew_crowd *c, uint32_t *coun
 {
     if (count) *count = c ? c->instance_count : 0;
     return c ? c->instances : NULL;
+}
+
+sinew_result sinew_crowd_character_bounds(const sinew_crowd *c, uint32_t character, float box_min[3], float box_max[3])
+{
+    if (!c || !box_min || !box_max || character >= c->character_count) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!c->box_valid[character]) return SINEW_ERROR_NOT_FOUND;
+    memcpy(box_min, c->box + (size_t)character * 6u, sizeof(float) * 3u);
+    memcpy(box_max, c->box + (size_t)character * 6u + 3u, sizeof(float) * 3u);
+    return SINEW_OK;
 }
 
 sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32_t character, uint32_t mesh,

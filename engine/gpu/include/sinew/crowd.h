@@ -20,6 +20,7 @@
 #define SINEW_CROWD_H
 
 #include <sinew/anim.h>
+#include <sinew/bounds.h>
 #include <sinew/palette.h>
 #include <sinew/skinner.h>
 #include <sinew/threadpool.h>
@@ -57,12 +58,23 @@ typedef struct sinew_crowd_desc {
 /* Most skinner meshes one model may have (they share its skeleton and palette). */
 #define SINEW_CROWD_MAX_MESHES 16u
 
+/* Culling data of one mesh of a model: what sinew_joint_bounds_build made from
+ * the mesh's rest vertices for the skeleton's joint count. Not copied: must
+ * outlive the crowd. */
+typedef struct sinew_crowd_mesh_bounds {
+    const sinew_joint_bounds *joints; /* joint_count entries */
+    const uint16_t *neighbors;
+} sinew_crowd_mesh_bounds;
+
 /* A model: one skeleton and the skinner meshes skinned to it. */
 typedef struct sinew_crowd_model_desc {
     const sinew_skeleton *skeleton;  /* not copied: must outlive the crowd */
     uint32_t mesh_count;             /* 0 .. SINEW_CROWD_MAX_MESHES (0: palettes only) */
     const sinew_mesh_id *meshes;     /* skinner meshes, uploaded for the skeleton's joint count */
     const uint32_t *vertex_counts;   /* rest vertices of each mesh: must equal the skinner's */
+    /* NULL, or one per mesh: then prepare/update compute every skinned
+     * character's box (sinew_crowd_character_bounds) on the pool threads. */
+    const sinew_crowd_mesh_bounds *bounds;
 } sinew_crowd_model_desc;
 
 /* Produces a character's local pose (joint_count TRS). Called on pool threads,
@@ -166,6 +178,17 @@ SINEW_API const sinew_instance *sinew_crowd_instances(const sinew_crowd *c, uint
  * prepare: first output vertex and vertex count. SINEW_ERROR_INVALID_ARGUMENT if out of range. */
 SINEW_API sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32_t character, uint32_t mesh,
                                           uint32_t *first_vertex, uint32_t *vertex_count);
+/* Conservative world-space box of character i of the last successful prepare
+ * (models given bounds data): every vertex of every mesh it was skinned with
+ * lies inside [box_min, box_max] (sinew_character_bounds on the float32 palette
+ * the GPU read, the union over the model's meshes; bounds.h). Computed in
+ * prepare/update right after the character's palette, on the pool threads. A
+ * character skipped this frame (hidden / update_every) keeps the box of its
+ * last skinning at that index, like its output. INVALID_ARGUMENT (NULL, i
+ * beyond the last prepare's count), NOT_FOUND (model without bounds data, or
+ * never skinned at that index). Not computed by sinew_crowd_build_palettes. */
+SINEW_API sinew_result sinew_crowd_character_bounds(const sinew_crowd *c, uint32_t character, float box_min[3],
+                                          float box_max[3]);
 /* Palette slots (vec4) a character of this model needs with this method and flags. */
 SINEW_API uint32_t sinew_crowd_palette_vec4(const sinew_crowd *c, sinew_model_id model, sinew_method method, uint32_t flags);
 /* The thread pool in use. */
