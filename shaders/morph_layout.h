@@ -11,7 +11,9 @@
 #define SINEW_MORPH_BIND_DATA 1     /* uvec4 morph data of every mesh: rows, then entries */
 #define SINEW_MORPH_BIND_WEIGHTS 2  /* float weights of the frame's items (ring slot) */
 #define SINEW_MORPH_BIND_ITEMS 3    /* SINEW_MORPH_ITEM_* uvec4 pairs of the frame (ring slot) */
-#define SINEW_MORPH_BIND_COUNT 4
+#define SINEW_MORPH_BIND_PAIRS 4    /* active mode: one uvec4 per (item, touched target) of the frame (ring slot) */
+#define SINEW_MORPH_BIND_DATA_U32 5 /* the morph data buffer again, as uint (target row lists) */
+#define SINEW_MORPH_BIND_COUNT 6
 
 /* Row (one uvec4 per vertex moved by any target of the mesh, by vertex):
  * x = vertex index, y = first entry (uvec4 index in the data buffer), z = end entry. */
@@ -21,14 +23,29 @@
 /* Entry: 2 uvec4: (target, dp.xyz as float bits), (dn.xyz as float bits, 0). */
 #define SINEW_MORPH_ENTRY_SLOTS 2u
 
+/* Target row list (active mode): per target of a set, one uint per stored
+ * delta, in the target's entry order: the uvec4 index of the row (the moved
+ * vertex) holding that delta. Packed 4 per uvec4 after the set's entries. */
+
+/* Pair record (active mode, one uvec4 per item and touched target):
+ * (item, first uint of the target's row list, its length, target index).
+ * A target is touched when its weight is non-zero or its deltas are still in
+ * the copy from an earlier frame; the frame's weights then hold -0.0 (bits
+ * 0x80000000) for a touched zero weight and +0.0 for an untouched one. */
+#define SINEW_MORPH_TOUCHED_ZERO 0x80000000u
+
 /* Item record (one per morphed character-mesh of the frame): 2 uvec4.
  * a = (first row, row count, base mesh's first rest slot, copy's first rest slot)
  * b = (first weight, rest slots per vertex, 0, 0) */
 #define SINEW_MORPH_ITEM_SLOTS 2u
 
-/* Push constants: uint words. Workgroup (x, y, z): rows x*WG.., item y + z * ROWS. */
+/* Push constants: uint words. Workgroup (x, y, z): rows (or row-list entries) x*WG..,
+ * item (or pair) y + z * ROWS. */
 #define SINEW_MORPH_PUSH_ITEMS 0
-#define SINEW_MORPH_PUSH_ROWS 1     /* items per z slice */
+#define SINEW_MORPH_PUSH_ROWS 1     /* items (rows mode) or pairs (active mode) per z slice */
+#define SINEW_MORPH_PUSH_MODE 2     /* SINEW_MORPH_MODE_* */
+#define SINEW_MORPH_MODE_ROWS 0u    /* one invocation per row of each item: reads every stored delta */
+#define SINEW_MORPH_MODE_ACTIVE 1u  /* one invocation per (pair, delta): the row's first touched target writes it */
 #define SINEW_MORPH_PUSH_WORDS 4
 #define SINEW_MORPH_PUSH_BYTES (SINEW_MORPH_PUSH_WORDS * 4)
 

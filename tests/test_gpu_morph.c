@@ -23,7 +23,7 @@
 
 #define NMESH 3
 #define NCHAR 36
-#define NFRAME 4
+#define NFRAME 6 /* passes AUTO, ACTIVE, ROWS in turn, twice */
 
 typedef struct mesh {
     sinew_skeleton *skel;
@@ -162,6 +162,8 @@ static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_mor
     TU_CHECK_RESULT(sinew_skinner_destroy(sk), SINEW_ERROR_IN_USE);
     sinew_morpher *second = NULL;
     TU_CHECK_RESULT(sinew_morpher_create(sk, NULL, &second), SINEW_ERROR_IN_USE);
+    TU_CHECK_RESULT(sinew_morpher_set_pass(mo, (sinew_morph_pass)3), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_morpher_set_pass(NULL, SINEW_MORPH_PASS_ROWS), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(second == NULL);
     free(w);
 }
@@ -317,11 +319,14 @@ int main(void)
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total_out + 64, 0x7fc00000u));
         sinew_frame fr;
         TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
+        /* Each pass sees copies left by the others: targets active in one frame
+         * and not in the next must be taken out of the copy. */
+        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 3)));
         uint32_t pal_at = 0, out_at = 0;
         for (int c = 0; c < NCHAR; c++) {
             mesh *m = &M[C[c].mesh];
             random_weights(&r, C[c].w, m->nt);
-            if (f == 2 && c % 2 == 0) memset(C[c].w, 0, sizeof(float) * m->nt); /* active -> zero -> active */
+            if ((f == 2 || f == 4) && c % 2 == 0) memset(C[c].w, 0, sizeof(float) * m->nt); /* active -> zero -> active */
             memcpy(pose, sinew_skeleton_rest_pose(m->skel), sizeof(sinew_transform) * m->jc);
             tu_random_pose(&r, m->jc, pose, 0.9, C[c].method == SINEW_METHOD_DQS ? 0.0 : 0.3);
             TU_CHECK_OK(sinew_palette_build(m->skel, C[c].method, pose, NULL, scratch, pal + 64 * c));

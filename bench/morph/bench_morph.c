@@ -8,6 +8,8 @@
  *               dense-64:   64 targets x 5% of the vertices each, 8 or 64 active
  *               sparse-256: 256 targets x 1% each, 16 active
  *               face-32:    32 targets over a 10% region, 50% of it each, 32 active
+ * Each set runs with both passes (sinew_morpher_set_pass): rows (every stored
+ * delta of the mesh) and active (the active targets' deltas), same round.
  * Per case: median frame ms, extra ms over plain, and the extra cost per moved
  * vertex and per stored delta of all morphed characters. */
 #include <sinew/sinew.h>
@@ -146,7 +148,7 @@ int main(int argc, char **argv)
         CHECK(sinew_palette_pack(SINEW_METHOD_LBS, 0, pj, 3, pal + 4 * stride * 3 * c));
     }
     float *w = calloc(NCHAR * 256, sizeof(float));
-    enum { NCASE = 2 + NSET };
+    enum { NCASE = 2 + 2 * NSET };
     double *ms = calloc((size_t)NCASE * rounds, sizeof(double));
     for (int round = 0; round < rounds; round++)
         for (int cs = 0; cs < NCASE; cs++) {
@@ -156,7 +158,8 @@ int main(int argc, char **argv)
             sinew_instance inst[NCHAR];
             sinew_morph_item items[NCHAR];
             sinew_mesh_id meshes[NCHAR];
-            int s = cs >= 2 ? cs - 2 : 0;
+            int s = cs >= 2 ? (cs - 2) / 2 : 0;
+            CHECK(sinew_morpher_set_pass(mo, cs >= 2 && (cs - 2) % 2 ? SINEW_MORPH_PASS_ACTIVE : SINEW_MORPH_PASS_ROWS));
             uint32_t nt = SETS[s].targets;
             for (int c = 0; c < NCHAR; c++) {
                 float *wc = w + 256 * c;
@@ -182,8 +185,8 @@ int main(int argc, char **argv)
         }
     printf("sinew-bench-morph: %s; %d characters x %u vertices, LBS, %d rounds round-robin (round 0 warm-up, "
            "medians)\n", sinew_gpu_info(gpu)->name, NCHAR, nv, rounds);
-    printf("%-24s %8s %8s %9s %9s %10s %12s\n", "case", "targets", "moved", "deltas", "frame_ms", "extra_ms",
-           "ns/moved  ns/delta");
+    printf("%-24s %-6s %7s %8s %9s %9s %9s %10s %12s\n", "case", "pass", "targets", "moved", "deltas", "act.dlt",
+           "frame_ms", "extra_ms", "ns/moved  ns/delta");
     double med[NCASE];
     double *tmp = malloc(sizeof(double) * rounds);
     for (int cs = 0; cs < NCASE; cs++) {
@@ -191,15 +194,20 @@ int main(int argc, char **argv)
         qsort(tmp, (size_t)rounds - 1, sizeof(double), cmp_d);
         med[cs] = (rounds - 1) % 2 ? tmp[(rounds - 1) / 2] : 0.5 * (tmp[(rounds - 1) / 2 - 1] + tmp[(rounds - 1) / 2]);
     }
-    printf("%-24s %8s %8s %9s %9.3f %10s\n", "plain (no morph)", "-", "-", "-", med[0], "-");
-    printf("%-24s %8s %8s %9s %9.3f %10.3f\n", "all weights zero", "-", "0", "0", med[1], med[1] - med[0]);
-    for (int s = 0; s < NSET; s++) {
-        double extra = med[2 + s] - med[0];
-        printf("%-24s %8u %8u %9u %9.3f %10.3f %8.2f %8.2f\n", SETS[s].name, SETS[s].targets, moved[s], stored[s],
-               med[2 + s], extra, extra * 1e6 / ((double)moved[s] * NCHAR), extra * 1e6 / ((double)stored[s] * NCHAR));
-    }
-    printf("(moved / deltas: per character; ns per moved vertex / per stored delta over all %d morphed characters; "
-           "the extra time includes the skinning reads of the copies)\n", NCHAR);
+    printf("%-24s %-6s %7s %8s %9s %9s %9.3f %10s\n", "plain (no morph)", "-", "-", "-", "-", "-", med[0], "-");
+    printf("%-24s %-6s %7s %8s %9s %9s %9.3f %10.3f\n", "all weights zero", "-", "-", "0", "0", "0", med[1],
+           med[1] - med[0]);
+    for (int s = 0; s < NSET; s++)
+        for (int p = 0; p < 2; p++) {
+            double extra = med[2 + 2 * s + p] - med[0];
+            uint32_t act = SETS[s].active * (stored[s] / SETS[s].targets);
+            printf("%-24s %-6s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f\n", SETS[s].name, p ? "active" : "rows",
+                   SETS[s].targets, moved[s], stored[s], act, med[2 + 2 * s + p], extra,
+                   extra * 1e6 / ((double)moved[s] * NCHAR), extra * 1e6 / ((double)stored[s] * NCHAR));
+        }
+    printf("(moved / deltas / act.dlt: per character: vertices any target moves, stored deltas, deltas of the active "
+           "targets; ns per moved vertex / per stored delta over all %d morphed characters; the extra time includes "
+           "the skinning reads of the copies)\n", NCHAR);
     if (sinew_debug_validation_enabled(gpu))
         printf("validation messages: %u\n", sinew_debug_validation_message_count(gpu));
     sinew_morpher_destroy(mo);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAXF SINEW_MAX_FRAMES_IN_FLIGHT
@@ -18,11 +19,14 @@ typedef struct morph_set {
     uint32_t base;          /* skinner mesh */
     uint32_t targets;
     uint32_t row_first, rows, deltas;
+    uint32_t *tfirst, *tcount;  /* per target: first uint of its row list in the data buffer, length */
 } morph_set;
 
 typedef struct morph_slot {
     uint32_t set, copy;     /* skinner mesh of the copy */
     uint64_t used_serial;   /* set_frame call that last named it */
+    uint32_t *baked;        /* bitset: targets whose deltas the copy holds (as of the last recorded frame) */
+    uint32_t *next;         /* bitset: targets the pending frame writes into it */
 } morph_slot;
 
 struct sinew_morpher {
@@ -30,7 +34,7 @@ struct sinew_morpher {
     sinew_gpu *gpu;
     sinew_morpher_desc d;
     uint32_t frames;
-    VkDeviceSize weights_bytes, items_offset, items_bytes, slot_stride;
+    VkDeviceSize weights_bytes, items_offset, items_bytes, pairs_offset, pairs_bytes, slot_stride;
     snw_vk_buffer data, frame;
     VkShaderModule shader;
     VkDescriptorSetLayout dsl;
@@ -39,6 +43,8 @@ struct sinew_morpher {
     VkDescriptorPool dpool;
     VkDescriptorSet sets[MAXF];
     uint32_t item_count[MAXF], max_rows[MAXF];
+    uint32_t pair_count[MAXF], max_pair_len[MAXF], mode[MAXF], frame_nslots[MAXF];
+    uint32_t *frame_slots;  /* MAXF x max_slots: slots named by each ring slot's pending frame */
     morph_set *msets;
     morph_slot *slots;
     uint32_t set_count, slot_count, data_used;
@@ -57,6 +63,12 @@ static sinew_result fail(sinew_morph_error *err, sinew_result r, uint32_t index,
         va_end(ap);
     }
     return r;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
@@ -131,6 +143,8 @@ static sinew_result create_descriptors(sinew_morpher *m)
             [SINEW_MORPH_BIND_DATA] = { m->data.buffer, 0, m->data.size },
             [SINEW_MORPH_BIND_WEIGHTS] = { m->frame.buffer, s * m->slot_stride, m->weights_bytes },
             [SINEW_MORPH_BIND_ITEMS] = { m->frame.buffer, s * m->slot_stride + m->items_offset, m->items_bytes },
+            [SINEW_MORPH_BIND_PAIRS] = { m->frame.buffer, s * m->slot_stride + m->pairs_offset, m->pairs_bytes },
+            [SINEW_MORPH_BIND_DATA_U32] = { m->data.buffer, 0, m->data.size },
         };
         VkWriteDescriptorSet w[SINEW_MORPH_BIND_COUNT];
         memset(w, 0, sizeof w);
@@ -160,13 +174,16 @@ sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morpher_desc *d
     if (!d.max_data_vec4) d.max_data_vec4 = SINEW_MORPHER_DEFAULT_MAX_DATA_VEC4;
     if (!d.max_weights) d.max_weights = SINEW_MORPHER_DEFAULT_MAX_WEIGHTS;
     if (d.max_sets > (1u << 20) || d.max_slots > (1u << 20)) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if ((uint32_t)d.pass > (uint32_t)SINEW_MORPH_PASS_ROWS) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_gpu *gpu = snw_skinner_gpu(sk);
     const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
     uint64_t data_bytes = (uint64_t)d.max_data_vec4 * 16u;
     uint64_t weights_bytes = (uint64_t)d.max_weights * 4u;
     uint64_t items_bytes = (uint64_t)d.max_slots * SINEW_MORPH_ITEM_SLOTS * 16u;
+    uint64_t pairs_bytes = (uint64_t)d.max_weights * 16u; /* at most one pair per weight */
     if (data_bytes > lim->maxStorageBufferRange || weights_bytes > lim->maxStorageBufferRange ||
-        items_bytes > lim->maxStorageBufferRange || data_bytes > gpu->max_allocation)
+        items_bytes > lim->maxStorageBufferRange || pairs_bytes > lim->maxStorageBufferRange ||
+        data_bytes > gpu->max_allocation)
         return SINEW_ERROR_LIMIT_EXCEEDED;
     uint64_t align = 256;
     if (lim->minStorageBufferOffsetAlignment > align) align = lim->minStorageBufferOffsetAlignment;
@@ -181,7 +198,9 @@ sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morpher_desc *d
     m->weights_bytes = weights_bytes;
     m->items_offset = align_up(weights_bytes, align);
     m->items_bytes = items_bytes;
-    m->slot_stride = align_up(m->items_offset + items_bytes, align);
+    m->pairs_offset = align_up(m->items_offset + items_bytes, align);
+    m->pairs_bytes = pairs_bytes;
+    m->slot_stride = align_up(m->pairs_offset + pairs_bytes, align);
     sinew_result r = snw_skinner_set_prepass(sk, prepass, m);
     if (r != SINEW_OK) {
         snw_gpu_free(gpu, m);
@@ -190,7 +209,8 @@ sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morpher_desc *d
     snw_skinner_attach(sk);
     m->msets = (morph_set *)snw_gpu_alloc(gpu, sizeof(morph_set) * d.max_sets);
     m->slots = (morph_slot *)snw_gpu_alloc(gpu, sizeof(morph_slot) * d.max_slots);
-    if (!m->msets || !m->slots) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    m->frame_slots = (uint32_t *)snw_gpu_alloc(gpu, sizeof(uint32_t) * MAXF * d.max_slots);
+    if (!m->msets || !m->slots || !m->frame_slots) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, data_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -223,8 +243,14 @@ void sinew_morpher_destroy(sinew_morpher *m)
     snw_vk_shader_destroy(gpu, m->shader);
     snw_vk_buffer_destroy(gpu, &m->data);
     snw_vk_buffer_destroy(gpu, &m->frame);
+    for (uint32_t i = 0; m->msets && i < m->set_count; i++) {
+        snw_gpu_free(gpu, m->msets[i].tfirst);
+        snw_gpu_free(gpu, m->msets[i].tcount);
+    }
+    for (uint32_t i = 0; m->slots && i < m->slot_count; i++) snw_gpu_free(gpu, m->slots[i].baked);
     snw_gpu_free(gpu, m->msets);
     snw_gpu_free(gpu, m->slots);
+    snw_gpu_free(gpu, m->frame_slots);
     snw_skinner_detach(m->sk);
     snw_gpu_free(gpu, m);
 }
@@ -255,7 +281,8 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         for (uint32_t e = 0; e < targets[t].count; e++) cnt[targets[t].indices[e]]++;
     uint32_t rows = 0;
     for (uint32_t v = 0; v < ml.vertex_count; v++) rows += cnt[v] != 0;
-    uint64_t need = (uint64_t)rows + nnz * SINEW_MORPH_ENTRY_SLOTS;
+    uint64_t list_vec4 = (nnz + 3u) / 4u;
+    uint64_t need = (uint64_t)rows + nnz * SINEW_MORPH_ENTRY_SLOTS + list_vec4;
     if ((uint64_t)m->data_used + need > m->d.max_data_vec4) {
         snw_gpu_free(m->gpu, cnt);
         return fail(err, SINEW_ERROR_CAPACITY, UINT32_MAX, UINT32_MAX,
@@ -263,10 +290,19 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
                     m->d.max_data_vec4 - m->data_used);
     }
     uint32_t *data = need ? (uint32_t *)snw_gpu_alloc(m->gpu, (size_t)need * 16u) : NULL;
-    if (need && !data) {
+    uint32_t *tfirst = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
+    uint32_t *tcount = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
+    /* vertex -> uvec4 index of its row (for the target row lists) */
+    uint32_t *rowof = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * ((size_t)ml.vertex_count + 1));
+    if ((need && !data) || !tfirst || !tcount || !rowof) {
         snw_gpu_free(m->gpu, cnt);
+        snw_gpu_free(m->gpu, data);
+        snw_gpu_free(m->gpu, tfirst);
+        snw_gpu_free(m->gpu, tcount);
+        snw_gpu_free(m->gpu, rowof);
         return fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, UINT32_MAX, UINT32_MAX, "out of host memory");
     }
+    if (need) memset(data, 0, (size_t)need * 16u);
     /* Rows in vertex order; cnt becomes each vertex's next entry (absolute uvec4 index). */
     uint32_t row_first = m->data_used, ent = m->data_used + rows, row = 0;
     for (uint32_t v = 0; v < ml.vertex_count; v++) {
@@ -276,10 +312,24 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         rw[SINEW_MORPH_ROW_FIRST] = ent;
         rw[SINEW_MORPH_ROW_END] = ent + cnt[v] * SINEW_MORPH_ENTRY_SLOTS;
         rw[3] = 0;
+        rowof[v] = row_first + row;
         cnt[v] = ent;
         ent += rw[SINEW_MORPH_ROW_END] - rw[SINEW_MORPH_ROW_FIRST];
         row++;
     }
+    /* Target row lists, after the entries (uint index = 4 x uvec4 index). */
+    uint32_t list_first = m->data_used + rows + (uint32_t)(nnz * SINEW_MORPH_ENTRY_SLOTS);
+    uint32_t *lists = data + 4 * (size_t)(list_first - m->data_used);
+    uint32_t lpos = 0;
+    for (uint32_t t = 0; t < target_count; t++) {
+        tfirst[t] = 4u * list_first + lpos;
+        tcount[t] = targets[t].count;
+        for (uint32_t e = 0; e < targets[t].count; e++) lists[lpos + e] = rowof[targets[t].indices[e]];
+        /* rows in memory order: neighbouring invocations read neighbouring rows */
+        qsort(lists + lpos, targets[t].count, sizeof(uint32_t), cmp_u32);
+        lpos += targets[t].count;
+    }
+    snw_gpu_free(m->gpu, rowof);
     for (uint32_t t = 0; t < target_count; t++) {
         const sinew_morph_target *g = &targets[t];
         for (uint32_t e = 0; e < g->count; e++) {
@@ -298,7 +348,11 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     if (need) {
         r = snw_vk_upload(m->gpu, m->data.buffer, (VkDeviceSize)m->data_used * 16u, data, (VkDeviceSize)need * 16u);
         snw_gpu_free(m->gpu, data);
-        if (r != SINEW_OK) return fail(err, r, UINT32_MAX, UINT32_MAX, "upload failed");
+        if (r != SINEW_OK) {
+            snw_gpu_free(m->gpu, tfirst);
+            snw_gpu_free(m->gpu, tcount);
+            return fail(err, r, UINT32_MAX, UINT32_MAX, "upload failed");
+        }
     }
     morph_set *s = &m->msets[m->set_count];
     s->base = base.value;
@@ -306,6 +360,8 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     s->row_first = row_first;
     s->rows = rows;
     s->deltas = (uint32_t)nnz;
+    s->tfirst = tfirst;
+    s->tcount = tcount;
     m->data_used += (uint32_t)need;
     set->value = m->set_count++;
     return SINEW_OK;
@@ -316,10 +372,19 @@ sinew_result sinew_morpher_add_slot(sinew_morpher *m, sinew_morph_set_id set, si
     if (!m || !slot) return SINEW_ERROR_INVALID_ARGUMENT;
     if (set.value >= m->set_count) return SINEW_ERROR_NOT_FOUND;
     if (m->slot_count >= m->d.max_slots) return SINEW_ERROR_CAPACITY;
+    uint32_t words = (m->msets[set.value].targets + 31u) / 32u;
+    uint32_t *bits = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * 2u * words);
+    if (!bits) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    memset(bits, 0, sizeof(uint32_t) * 2u * words); /* the copy starts as the base: nothing baked */
     uint32_t copy;
     sinew_result r = snw_skinner_add_copy(m->sk, m->msets[set.value].base, &copy);
-    if (r != SINEW_OK) return r;
+    if (r != SINEW_OK) {
+        snw_gpu_free(m->gpu, bits);
+        return r;
+    }
     morph_slot *s = &m->slots[m->slot_count];
+    s->baked = bits;
+    s->next = bits + words;
     s->set = set.value;
     s->copy = copy;
     s->used_serial = 0;
@@ -381,7 +446,10 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     uint8_t *base = (uint8_t *)m->frame.mapped + fs * m->slot_stride;
     float *wdst = (float *)base;
     uint32_t *idst = (uint32_t *)(base + m->items_offset);
-    uint32_t n = 0, wused = 0, max_rows = 0;
+    uint32_t *pdst = (uint32_t *)(base + m->pairs_offset);
+    uint32_t n = 0, wused = 0, max_rows = 0, npairs = 0, max_len = 0;
+    uint64_t cost_deltas = 0, cost_active = 0;
+    uint32_t *fsl = m->frame_slots + (size_t)fs * m->d.max_slots;
     for (uint32_t i = 0; i < count; i++) {
         const sinew_morph_item *it = &items[i];
         const morph_slot *sl = &m->slots[it->slot.value];
@@ -396,7 +464,34 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
         snw_mesh_layout bl, cl;
         snw_skinner_mesh_layout(m->sk, st->base, &bl);
         snw_skinner_mesh_layout(m->sk, sl->copy, &cl);
-        memcpy(wdst + wused, it->weights, sizeof(float) * st->targets);
+        /* Weights: +0.0 for an untouched target, -0.0 for a zero-weight target
+         * whose deltas the copy still holds (the pass rewrites its vertices). */
+        morph_slot *ms = &m->slots[it->slot.value];
+        uint32_t words = (st->targets + 31u) / 32u;
+        memset(ms->next, 0, sizeof(uint32_t) * words);
+        for (uint32_t t = 0; t < st->targets; t++) {
+            float w = it->weights[t];
+            uint32_t bit = 1u << (t & 31u), baked = ms->baked[t >> 5] & bit;
+            int touched = w != 0.0f || baked;
+            if (w != 0.0f) {
+                ms->next[t >> 5] |= bit;
+                wdst[wused + t] = w;
+            } else {
+                uint32_t zb = baked ? SINEW_MORPH_TOUCHED_ZERO : 0u;
+                memcpy(&wdst[wused + t], &zb, 4);
+            }
+            if (touched && st->tcount[t]) {
+                uint32_t *pr = pdst + 4 * (size_t)npairs++;
+                pr[0] = n;
+                pr[1] = st->tfirst[t];
+                pr[2] = st->tcount[t];
+                pr[3] = t;
+                if (st->tcount[t] > max_len) max_len = st->tcount[t];
+                cost_active += st->tcount[t];
+            }
+        }
+        cost_deltas += st->deltas;
+        fsl[n] = it->slot.value;
         uint32_t *rec = idst + 8 * (size_t)n;
         rec[0] = st->row_first;
         rec[1] = st->rows;
@@ -411,7 +506,25 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     }
     m->item_count[fs] = n;
     m->max_rows[fs] = max_rows;
+    m->pair_count[fs] = npairs;
+    m->max_pair_len[fs] = max_len;
+    m->frame_nslots[fs] = n;
+    /* AUTO: the active pass does one invocation per touched delta, each a
+     * scattered walk of its row; the rows pass streams every stored delta.
+     * On lavapipe (sinew-bench-morph) a touched delta costs 4-7x a streamed
+     * one: ACTIVE was 2.4x cheaper with 1/16 of the deltas touched and 1.15x
+     * dearer with 1/8, so it is taken below 1/12. */
+    if (m->d.pass == SINEW_MORPH_PASS_ROWS) m->mode[fs] = SINEW_MORPH_MODE_ROWS;
+    else if (m->d.pass == SINEW_MORPH_PASS_ACTIVE) m->mode[fs] = SINEW_MORPH_MODE_ACTIVE;
+    else m->mode[fs] = 12u * cost_active < cost_deltas ? SINEW_MORPH_MODE_ACTIVE : SINEW_MORPH_MODE_ROWS;
     m->active = n;
+    return SINEW_OK;
+}
+
+sinew_result sinew_morpher_set_pass(sinew_morpher *m, sinew_morph_pass pass)
+{
+    if (!m || (uint32_t)pass > (uint32_t)SINEW_MORPH_PASS_ROWS) return SINEW_ERROR_INVALID_ARGUMENT;
+    m->d.pass = pass;
     return SINEW_OK;
 }
 
@@ -425,7 +538,24 @@ static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
     if (n == 0) return SINEW_OK;
     sinew_gpu *gpu = m->gpu;
     const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
-    uint32_t gx = (m->max_rows[slot] + SINEW_MORPH_WG_SIZE - 1) / SINEW_MORPH_WG_SIZE;
+    /* The copies now hold what this frame writes (the recorded frame is
+     * assumed submitted, as for every other state the skinner records). */
+    for (uint32_t i = 0; i < m->frame_nslots[slot]; i++) {
+        morph_slot *ms = &m->slots[m->frame_slots[(size_t)slot * m->d.max_slots + i]];
+        uint32_t words = (m->msets[ms->set].targets + 31u) / 32u;
+        memcpy(ms->baked, ms->next, sizeof(uint32_t) * words);
+    }
+    m->frame_nslots[slot] = 0;
+    uint32_t mode = m->mode[slot];
+    if (mode == SINEW_MORPH_MODE_ACTIVE) {
+        n = m->pair_count[slot];
+        if (n == 0) {
+            m->item_count[slot] = 0;
+            return SINEW_OK;
+        }
+    }
+    uint32_t len = mode == SINEW_MORPH_MODE_ACTIVE ? m->max_pair_len[slot] : m->max_rows[slot];
+    uint32_t gx = (len + SINEW_MORPH_WG_SIZE - 1) / SINEW_MORPH_WG_SIZE;
     uint32_t rows = n < lim->maxComputeWorkGroupCount[1] ? n : lim->maxComputeWorkGroupCount[1];
     uint32_t gz = (n + rows - 1) / rows;
     if (gx > lim->maxComputeWorkGroupCount[0] || gz > lim->maxComputeWorkGroupCount[2])
@@ -442,6 +572,7 @@ static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
     uint32_t push[SINEW_MORPH_PUSH_WORDS] = { 0 };
     push[SINEW_MORPH_PUSH_ITEMS] = n;
     push[SINEW_MORPH_PUSH_ROWS] = rows;
+    push[SINEW_MORPH_PUSH_MODE] = mode;
     gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->pipe);
     gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->layout, 0, 1, &m->sets[slot], 0, NULL);
     gpu->vk.vkCmdPushConstants(cmd, m->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_MORPH_PUSH_BYTES, push);

@@ -11,9 +11,14 @@
  * (no morph work at all), else its slot's copy, whose moved vertices the morph
  * pass rewrites in the same command buffer, right before the skinning dispatch
  * (sinew_skinner_record and sinew_skinner_submit record it; crowds too).
- * Cost per morphed character: one invocation per moved vertex plus one
- * multiply-add per stored delta of that vertex; vertices no target moves are
- * never touched.
+ * Two passes (sinew_morpher_desc.pass; AUTO picks per frame): ROWS, one
+ * invocation per moved vertex reading every stored delta of it (inactive
+ * ones x 0); ACTIVE, one invocation per delta of each touched target
+ * (non-zero weight now, or deltas still in the copy from the last frame that
+ * wrote it), the vertex's first touched target writing it: inactive targets'
+ * deltas are not read, cost follows the active ones. Vertices no target moves
+ * are never touched. The copies' state assumes every recorded frame is
+ * submitted.
  *
  * Per frame: sinew_morpher_set_frame (before or after sinew_skinner_begin_frame)
  * -> sinew_skinner_set_instances with the mesh ids it returned -> record /
@@ -44,12 +49,20 @@ typedef struct sinew_morph_slot_id { uint32_t value; } sinew_morph_slot_id;
 #define SINEW_MORPHER_DEFAULT_MAX_DATA_VEC4 (1u << 20)
 #define SINEW_MORPHER_DEFAULT_MAX_WEIGHTS (1u << 16)
 
+/* How the morph pass walks the deltas (sinew_morpher_desc.pass). */
+typedef enum sinew_morph_pass {
+    SINEW_MORPH_PASS_AUTO = 0,     /* per frame: ACTIVE when the touched deltas are < 1/12 of the stored ones */
+    SINEW_MORPH_PASS_ACTIVE = 1,   /* cost follows the touched targets' deltas */
+    SINEW_MORPH_PASS_ROWS = 2      /* every moved vertex, every stored delta (inactive ones x 0) */
+} sinew_morph_pass;
+
 /* Capacities fixed at creation; zero means the default. */
 typedef struct sinew_morpher_desc {
     uint32_t max_sets;
     uint32_t max_slots;            /* morphed copies (characters x morphed meshes) */
-    uint32_t max_data_vec4;        /* rows + 2 per stored delta, all sets together */
+    uint32_t max_data_vec4;        /* rows + 2.25 per stored delta (rounded up per set), all sets together */
     uint32_t max_weights;          /* weights of all morphed items of one frame */
+    sinew_morph_pass pass;         /* AUTO by default; ACTIVE/ROWS force one (benchmarks, tests) */
 } sinew_morpher_desc;
 
 /* One morphed character-mesh this frame. */
@@ -86,6 +99,9 @@ SINEW_API sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_mor
  * zero). Replaces any earlier call in the same frame. No allocation. */
 SINEW_API sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *items, uint32_t count,
                                                sinew_mesh_id *meshes_out, sinew_morph_error *err);
+/* Changes the pass choice (sinew_morpher_desc.pass) from the next set_frame
+ * on; INVALID_ARGUMENT for an unknown value. */
+SINEW_API sinew_result sinew_morpher_set_pass(sinew_morpher *m, sinew_morph_pass pass);
 /* Items of the last set_frame that do morph work (non-zero weights). */
 SINEW_API uint32_t sinew_morpher_active_items(const sinew_morpher *m);
 
