@@ -24,4 +24,10 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
                   $<TARGET_FILE:sinew_cli> deform ${_mc} --rest --morph smile=1 --out cli_morph.obj)
   sinew_morph_cli(cli_deform_morph_bad_weight 2 "bad --morph 'target 0=nan'"
                   $<TARGET_FILE:sinew_cli> deform ${_mc} --rest "--morph" "target 0=nan" --out cli_morph.obj)
+  # FBX blend shapes through assimp (tests/data/fbx/blendshape_quad.fbx; numbers: test_asset_fbx_morph)
+  set(_fq ${CMAKE_CURRENT_SOURCE_DIR}/data/fbx/blendshape_quad.fbx)
+  sinew_morph_cli(cli_info_morph_fbx 0 "morph target 0 'Smile': 3 vertices moved, default weight 0.*morph target 1 'Blink': 1 vertices moved, default weight 0"
+                  $<TARGET_FILE:sinew_cli> info ${_fq})
+  sinew_morph_cli(cli_deform_morph_fbx 0 "wrote cli_morph_fbx.obj: 6 vertices, 2 triangles .*2 --morph"
+                  $<TARGET_FILE:sinew_cli> deform ${_fq} --morph Smile=0.3 --morph Blink=-0.7 --out cli_morph_fbx.obj)
 endif()

@@ -24,12 +24,14 @@ struct sinew_asset {
     /* influences before pruning to 4 (merged, sorted by decreasing weight), CSR */
     uint32_t *infl_offsets, *infl_joints;
     float *infl_weights;
-    /* morph targets (glTF): per mesh info first_morph / morph_count into these */
+    /* morph targets (glTF; FBX blend shapes through assimp): per mesh info
+     * first_morph / morph_count into these */
     sinew_morph_target *morphs;
     uint32_t morph_count;
     float *morph_default;
     uint32_t *morph_idx;
     float *morph_dp, *morph_dn;
+    char *morph_names;      /* assimp path: target names, NUL separated (glTF targets have none) */
 };
 
 /* One import's context: the description, its message buffer, its allocator. */

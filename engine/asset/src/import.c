@@ -795,6 +795,129 @@ static sinew_result convert_meshes(conv *v, sinew_asset *a)
     return SINEW_OK;
 }
 
+/* Step 8d: blend shapes (FBX through assimp: aiMesh mAnimMeshes, absolute
+ * positions and normals) to sparse model-space morph targets: delta = G3
+ * (anim - base) for positions, the difference of the model-space unit
+ * normals for normals; a vertex is an entry when either delta is non-zero.
+ * Default weight 0 for every target: the rest mesh is the base geometry
+ * (assimp does not apply the shapes to it), and assimp 5.2.5's mWeight is not
+ * the file's value (FBX: 1.0 for every channel with one shape, whatever its
+ * DeformPercent), so it is not used. Anim meshes without positions or with
+ * another vertex count are skipped. */
+#define SNW_MAX_ASSIMP_MORPH_ENTRIES (1u << 28)
+static int morph_usable(const struct aiMesh *m, const struct aiAnimMesh *am)
+{
+    return am && am->mVertices && am->mNumVertices == m->mNumVertices;
+}
+
+static sinew_result morph_delta(const conv *v, uint32_t ref, const struct aiAnimMesh *am, uint32_t k,
+                                double dp[3], double dn[3], int *has_n)
+{
+    const struct aiMesh *m = v->scene->mMeshes[v->refs[ref].mesh];
+    const sinew_mat4 *G = &v->global[v->refs[ref].node];
+    sinew_mat3 g3 = sinew_mat4_upper3(G);
+    sinew_vec3 d = sinew_v3((double)am->mVertices[k].x - m->mVertices[k].x, (double)am->mVertices[k].y - m->mVertices[k].y,
+                            (double)am->mVertices[k].z - m->mVertices[k].z);
+    d = sinew_mat3_mul_v3(&g3, d);
+    dp[0] = d.x; dp[1] = d.y; dp[2] = d.z;
+    dn[0] = dn[1] = dn[2] = 0;
+    *has_n = 0;
+    for (int e = 0; e < 3; e++)
+        if (!isfinite(dp[e]) || fabs(dp[e]) > 1e30) return SINEW_ERROR_FORMAT;
+    if (am->mNormals && m->mNormals) {
+        sinew_mat3 nm = sinew_mat3_cofactor(&g3);
+        double sgn = sinew_mat3_det(&g3) < 0 ? -1.0 : 1.0;
+        sinew_vec3 a = sinew_v3(am->mNormals[k].x, am->mNormals[k].y, am->mNormals[k].z);
+        sinew_vec3 b = sinew_v3(m->mNormals[k].x, m->mNormals[k].y, m->mNormals[k].z);
+        a = sinew_v3_normalize(sinew_v3_scale(sinew_mat3_mul_v3(&nm, a), sgn));
+        b = sinew_v3_normalize(sinew_v3_scale(sinew_mat3_mul_v3(&nm, b), sgn));
+        if (isfinite(a.x) && isfinite(a.y) && isfinite(a.z) && isfinite(b.x) && isfinite(b.y) && isfinite(b.z)) {
+            dn[0] = a.x - b.x; dn[1] = a.y - b.y; dn[2] = a.z - b.z;
+            *has_n = 1;
+            /* re-normalization noise is not a delta */
+            if (fabs(dn[0]) < 1e-6 && fabs(dn[1]) < 1e-6 && fabs(dn[2]) < 1e-6) dn[0] = dn[1] = dn[2] = 0;
+        }
+    }
+    return SINEW_OK;
+}
+
+static sinew_result convert_morphs(conv *v, sinew_asset *a)
+{
+    const struct aiScene *s = v->scene;
+    const sinew_allocator *al = v->al;
+    uint64_t nt = 0, ne = 0, names = 0;
+    for (uint32_t i = 0; i < v->ref_count; i++) {
+        const struct aiMesh *m = s->mMeshes[v->refs[i].mesh];
+        size_t ml; const char *mn = ai_str(&m->mName, &ml);
+        if (!m->mAnimMeshes) continue;
+        for (uint32_t t = 0; t < m->mNumAnimMeshes; t++) {
+            const struct aiAnimMesh *am = m->mAnimMeshes[t];
+            if (!morph_usable(m, am)) continue;
+            nt++;
+            size_t nl; ai_str(&am->mName, &nl);
+            names += nl + 1;
+            for (uint32_t k = 0; k < m->mNumVertices; k++) {
+                double dp[3], dn[3];
+                int hn;
+                if (morph_delta(v, i, am, k, dp, dn, &hn))
+                    return fail(v->c, SINEW_ERROR_FORMAT, "mesh '%.*s': blend shape %u moves vertex %u by a non-finite or huge delta", (int)ml, mn, t, k);
+                ne += dp[0] != 0 || dp[1] != 0 || dp[2] != 0 || dn[0] != 0 || dn[1] != 0 || dn[2] != 0;
+            }
+            if (ne > SNW_MAX_ASSIMP_MORPH_ENTRIES)
+                return fail(v->c, SINEW_ERROR_LIMIT_EXCEEDED, "blend shapes move more than %u vertices in total", SNW_MAX_ASSIMP_MORPH_ENTRIES);
+        }
+    }
+    if (nt == 0) return SINEW_OK;
+    a->morphs = zalloc(al, nt, sizeof *a->morphs);
+    a->morph_default = zalloc(al, nt, sizeof *a->morph_default);
+    a->morph_idx = zalloc(al, ne ? ne : 1, sizeof *a->morph_idx);
+    a->morph_dp = zalloc(al, (ne ? ne : 1) * 3, sizeof *a->morph_dp);
+    a->morph_dn = zalloc(al, (ne ? ne : 1) * 3, sizeof *a->morph_dn);
+    a->morph_names = zalloc(al, names ? names : 1, 1);
+    if (!a->morphs || !a->morph_default || !a->morph_idx || !a->morph_dp || !a->morph_dn || !a->morph_names)
+        return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t k = 0, e = 0;
+    size_t noff = 0;
+    for (uint32_t i = 0; i < v->ref_count; i++) {
+        const struct aiMesh *m = s->mMeshes[v->refs[i].mesh];
+        sinew_asset_mesh_info *mi = &a->meshes[i];
+        if (!m->mAnimMeshes) continue;
+        for (uint32_t t = 0; t < m->mNumAnimMeshes; t++) {
+            const struct aiAnimMesh *am = m->mAnimMeshes[t];
+            if (!morph_usable(m, am)) continue;
+            if (!mi->morph_count) mi->first_morph = k;
+            mi->morph_count++;
+            sinew_morph_target *g = &a->morphs[k];
+            size_t nl; const char *nm = ai_str(&am->mName, &nl);
+            memcpy(a->morph_names + noff, nm, nl);
+            g->name = a->morph_names + noff;
+            noff += nl + 1;
+            g->indices = a->morph_idx + e;
+            g->position_deltas = a->morph_dp + (size_t)e * 3;
+            int any_n = 0;
+            for (uint32_t q = 0; q < m->mNumVertices; q++) {
+                double dp[3], dn[3];
+                int hn;
+                morph_delta(v, i, am, q, dp, dn, &hn);
+                if (!(dp[0] != 0 || dp[1] != 0 || dp[2] != 0 || dn[0] != 0 || dn[1] != 0 || dn[2] != 0)) continue;
+                a->morph_idx[e] = q;
+                for (int c3 = 0; c3 < 3; c3++) {
+                    a->morph_dp[(size_t)e * 3 + c3] = (float)dp[c3];
+                    a->morph_dn[(size_t)e * 3 + c3] = (float)dn[c3];
+                }
+                any_n |= hn;
+                e++;
+                g->count++;
+            }
+            g->normal_deltas = any_n ? a->morph_dn + (size_t)(g->indices - a->morph_idx) * 3 : NULL;
+            a->morph_default[k] = 0.0f;
+            k++;
+        }
+    }
+    a->morph_count = k;
+    return SINEW_OK;
+}
+
 /* The skeleton's description arrays (step 9), one per joint. */
 typedef struct skel_arrays {
     int32_t *parents;
@@ -1141,6 +1264,7 @@ static sinew_result convert(ctx *c, const struct aiScene *s, const uint8_t *had_
         merge_influences,   /* 7: merged lists, histogram */
         alloc_outputs,      /* 8a: the asset's arrays */
         convert_meshes,     /* 8b, 8c: vertices, indices */
+        convert_morphs,     /* 8d: blend shapes (aiMesh mAnimMeshes) */
         build_skeleton,     /* 9: the skeleton */
         pack,               /* 10: packed vertices */
         build_clips,        /* 11: clips */
@@ -1164,7 +1288,7 @@ void sinew_asset_destroy(sinew_asset *a)
     snw_free(&al, a->meshes); snw_free(&al, a->names);
     snw_free(&al, a->infl_offsets); snw_free(&al, a->infl_joints); snw_free(&al, a->infl_weights);
     snw_free(&al, a->morphs); snw_free(&al, a->morph_default); snw_free(&al, a->morph_idx);
-    snw_free(&al, a->morph_dp); snw_free(&al, a->morph_dn);
+    snw_free(&al, a->morph_dp); snw_free(&al, a->morph_dn); snw_free(&al, a->morph_names);
     for (uint32_t i = 0; i < a->clip_count; i++) sinew_clip_destroy(a->clips[i]);
     snw_free(&al, a->clips);
     snw_free(&al, a);
