@@ -44,8 +44,13 @@ sinew_cli_test(missing_file 1 "cannot open" info /nonexistent/model.gltf)
 sinew_cli_test(not_a_model 1 "assimp could not import" info ${_m}/invalid/readme.txt)
 sinew_cli_test(info_bcn 0 "joints: 58.*influences per vertex: 1:8378 2:6088 3:912.*clip 0 'Epileptisch': 3.3 s.*device: "
                info ${_m}/X/BCN_Epileptic.X)
-sinew_cli_test(info_fbx_pruned 0 "max influences: 6.*pruned to 4: 2883 vertices"
+sinew_cli_test(info_fbx_pruned 0 "max influences: 6.*pruned to 4: 2883 vertices.*skins them with up to 8 \\(all of them\\)"
                info ${_m}/FBX/animation_with_skeleton.fbx)
+# more than 4 influences: deform packs the model with 8 (numbers: test_asset_models, test_gpu_skin8)
+sinew_cli_test(deform_fbx_8_gpu 0 "wrote cli_fbx8.obj: 4224 vertices.*method dqs, 8 influences"
+               deform ${_m}/FBX/animation_with_skeleton.fbx --time 0.5 --method dqs --out cli_fbx8.obj)
+sinew_cli_test(deform_fbx_8_cpu 0 "wrote cli_fbx8c.obj: 4224 vertices.*lbs \\+ bulge, 8 influences, CPU float64 reference"
+               deform ${_m}/FBX/animation_with_skeleton.fbx --time 0.5 --bulge --cpu --out cli_fbx8c.obj)
 # a model whose weights name missing bones is still described, the problem a warning, exit 1
 sinew_cli_test(info_missing_bones 1 "joints: 4.*warning: 2 bones name no node.*bone 'joint3' names no node.*deform' fails without --allow-missing-bones"
                info ${_m}/X/anim_test.x)

@@ -106,6 +106,51 @@ static void skin_gpu_compare(const model_case *mc, const sinew_asset *a, const s
     free(scratch); free(pal); free(bulge); free(rp); free(rn); free(gp); free(gn); free(gpd);
 }
 
+
+/* More than 4 influences (animation_with_skeleton.fbx has 6): sinew_asset_vertices8
+ * with the 8-influence reference vs LBS in float64 straight from the unpruned
+ * lists (sinew_asset_influences, renormalized) at this pose. Tolerance 1e-4 * s
+ * (unorm16 weights); the 4-influence packing is printed beside it (its error is
+ * what pruning costs, so the check would fail with 4). */
+static double worst_infl8_rel, worst_infl4_rel;
+static void check_influences8(const sinew_asset *a, const sinew_transform *pose, const char *what)
+{
+    const sinew_skeleton *sk = sinew_asset_skeleton(a);
+    uint32_t nj = sinew_skeleton_joint_count(sk), nv = sinew_asset_vertex_count(a);
+    double size = sinew_asset_size(a);
+    sinew_vertex8 *v8 = calloc(nv, sizeof *v8);
+    sinew_mat4 *scratch = calloc(sinew_palette_scratch_count(nj), sizeof *scratch);
+    sinew_palette_joint *pal = calloc(nj, sizeof *pal);
+    double *want = calloc((size_t)nv * 3, sizeof *want), *got = calloc((size_t)nv * 3, sizeof *got);
+    sinew_pack_stats ps = { 0 };
+    TU_CHECK_OK(sinew_asset_vertices8(a, v8, &ps));
+    TU_CHECK(ps.max_influences == sinew_asset_stats(a)->max_influences);
+    TU_CHECK_OK(sinew_palette_build(sk, SINEW_METHOD_LBS, pose, NULL, scratch, pal));
+    const uint32_t *off, *jn;
+    const float *w;
+    TU_CHECK_OK(sinew_asset_influences(a, &off, &jn, &w));
+    const double *rp = sinew_asset_rest_positions(a);
+    for (uint32_t v = 0; v < nv; v++) {
+        double acc[3] = { 0, 0, 0 }, ws = 0;
+        sinew_vec3 p = sinew_v3(rp[v * 3], rp[v * 3 + 1], rp[v * 3 + 2]);
+        for (uint32_t k = off[v]; k < off[v + 1]; k++) {
+            sinew_vec3 q = sinew_mat4_transform_point(&pal[jn[k]].skin, p);
+            acc[0] += w[k] * q.x; acc[1] += w[k] * q.y; acc[2] += w[k] * q.z; ws += w[k];
+        }
+        for (int e = 0; e < 3; e++) want[v * 3 + e] = acc[e] / ws;
+    }
+    TU_CHECK_OK(sinew_reference_skin8(nv, v8, NULL, pal, nj, SINEW_METHOD_LBS, 0, got, NULL));
+    double e8 = max_pos_diff(nv, got, want) / size;
+    TU_CHECK_OK(sinew_reference_skin(nv, sinew_asset_vertices(a), NULL, pal, nj, SINEW_METHOD_LBS, 0, got, NULL));
+    double e4 = max_pos_diff(nv, got, want) / size;
+    fprintf(stderr, "  %s: 8 influences vs float64 LBS of every influence %.3g * size (tolerance 1e-4); pruned to 4: %.3g * size\n",
+            what, e8, e4);
+    TU_CHECK(e8 <= 1e-4);
+    if (!(e8 <= worst_infl8_rel)) worst_infl8_rel = e8;
+    if (!(e4 <= worst_infl4_rel)) worst_infl4_rel = e4;
+    free(v8); free(scratch); free(pal); free(want); free(got);
+}
+
 static void check_model(const model_case *mc)
 {
     char msg[512] = "";
@@ -194,6 +239,7 @@ static void check_model(const model_case *mc)
                 char what[96];
                 snprintf(what, sizeof what, "clip %u at %.3g s", c, times[t]);
                 skin_gpu_compare(mc, a, pose, what);
+                if (st->max_influences > 4) check_influences8(a, pose, what);
             }
         }
         free(batch);
@@ -223,6 +269,9 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_model(&cases[i]);
     fprintf(stderr, "worst: bind pose %.3g * size; GPU vs reference positions %.3g * size, normals %.3g\n",
             worst_bind_rel, worst_pos_rel, worst_nrm);
+    fprintf(stderr, "more than 4 influences: 8-influence packing vs float64 %.3g * size (4-influence packing %.3g)\n",
+            worst_infl8_rel, worst_infl4_rel);
+    TU_CHECK(worst_infl4_rel > 0); /* the check ran on a model with more than 4 influences */
     uint32_t vm = sinew_debug_validation_message_count(gpu);
     TU_CHECK_MSG(vm == 0, "%u validation messages", vm);
     sinew_gpu_destroy(gpu);

@@ -71,7 +71,8 @@ static void usage_deform(FILE *f)
         "Skins the whole character at one pose and writes positions, normals and\n"
         "triangles to one file, vertices in the model's order (model space, the\n"
         "file's units). Computed on the GPU by default, or by the float64 reference\n"
-        "skinner with --cpu.\n"
+        "skinner with --cpu. A model with vertices of more than 4 influences is\n"
+        "skinned with up to 8 (the 8 largest, renormalized), on both paths.\n"
         "\n"
         "  --clip N|NAME  clip index or name (default 0; the rest pose if none)\n"
         "  --time T       time in seconds (default 0); loops unless --clamp\n"
@@ -409,7 +410,8 @@ static int cmd_info(const opts *o)
                st->missing_bones, (unsigned long long)st->missing_bone_weights);
     if (st->ignored_channels) printf("warning: %u animation channels name no joint (or repeat one), ignored\n", st->ignored_channels);
     if (st->vertices_pruned)
-        printf("warning: %u vertices have more than 4 influences; the GPU skins their 4 largest (renormalized)\n", st->vertices_pruned);
+        printf("note: %u vertices have more than 4 influences; 'deform' skins them with up to 8 (%s)\n", st->vertices_pruned,
+               st->max_influences > 8 ? "the 8 largest, renormalized" : "all of them");
     if (st->gltf) {
         printf("importer: Sinew glTF 2.0 (%u skins, %u skinned mesh instances, %u STEP and %u CUBICSPLINE tracks kept)\n",
                st->skins, st->skinned_instances, st->step_channels, st->cubic_channels);
@@ -505,7 +507,8 @@ static int write_mesh(const char *path, const sinew_asset *a, const double *pos,
     return 0;
 }
 
-static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *verts, const sinew_palette_joint *pal,
+static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *verts, const sinew_vertex8 *v8,
+                    const sinew_palette_joint *pal,
                     uint32_t flags, const float *bulge, double *pos, double *nrm, char *device_name, size_t dn_size,
                     const sinew_morph_target *mt, uint32_t n_mt, const float *mw)
 {
@@ -524,7 +527,9 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
                  o->device ? o->device : "", sinew_result_string(r)); goto out; }
     snprintf(device_name, dn_size, "%s", sinew_gpu_info(gpu)->name);
     sinew_skinner_desc sd = { 0 };
-    sd.max_rest_vertices = n_mt ? 2 * nv : nv;
+    /* an 8-influence vertex takes 1.5 rest vertices */
+    uint32_t rest = v8 ? nv + (nv + 1) / 2 : nv;
+    sd.max_rest_vertices = n_mt ? 2 * rest : rest;
     sd.max_meshes = n_mt ? 2 : 1;
     sd.max_instances = 1;
     sd.max_output_vertices = nv;
@@ -532,7 +537,8 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     sd.frames_in_flight = 1;
     if ((r = sinew_skinner_create(gpu, &sd, &sk))) { err("skinner: %s", sinew_result_string(r)); goto out; }
     sinew_skinner_mesh_desc md = { 0 };
-    md.vertices = verts;
+    md.vertices = v8 ? NULL : verts;
+    md.vertices8 = v8;
     md.vertex_count = nv;
     md.joint_count = joints;
     md.bulge_rest = bulge;
@@ -602,6 +608,7 @@ static int cmd_deform(const opts *o)
     double *pos = calloc((size_t)nv * 3, sizeof *pos), *nrm = calloc((size_t)nv * 3, sizeof *nrm);
     char what[1024], device_name[256] = "";
     sinew_vertex *auto_v = NULL;
+    sinew_vertex8 *v8 = NULL, *mv8 = NULL;
     const sinew_vertex *verts = sinew_asset_vertices(a);
     sinew_morph_target *mt = NULL;
     float *mw = NULL;
@@ -611,6 +618,11 @@ static int cmd_deform(const opts *o)
         uint32_t eligible;
         if (!(auto_v = auto_weighted(a, o->auto_alpha, &eligible))) goto out;
         verts = auto_v;
+    } else if (sinew_asset_stats(a)->max_influences > 4) {
+        /* more than 4 influences somewhere: the whole model in the 8-influence layout */
+        sinew_result r8 = (v8 = malloc(sizeof *v8 * (nv ? nv : 1))) ? sinew_asset_vertices8(a, v8, NULL)
+                                                                   : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (r8) { err("packing 8 influences: %s", sinew_result_string(r8)); goto out; }
     }
 
     const sinew_clip *clip = NULL;
@@ -659,7 +671,7 @@ static int cmd_deform(const opts *o)
             }
         }
     }
-    if (o->bulge && (r = sinew_bulge_rest_distances(sk, nv, verts, bulge))) {
+    if (o->bulge && (r = v8 ? sinew_bulge_rest_distances8(sk, nv, v8, bulge) : sinew_bulge_rest_distances(sk, nv, verts, bulge))) {
         err("bulge rest distances: %s", sinew_result_string(r));
         goto out;
     }
@@ -713,7 +725,18 @@ static int cmd_deform(const opts *o)
         sinew_morph_error merr;
         double *mp = malloc((size_t)nv * 3 * sizeof *mp), *mn = malloc((size_t)nv * 3 * sizeof *mn);
         r = mp && mn ? sinew_morph_reference(nv, verts, mt, n_mt, mw, mp, mn, &merr) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
-        if (r == SINEW_OK)
+        if (r == SINEW_OK && v8) {
+            /* no float64-rest variant of the 8-influence reference: the morphed rest is
+             * rounded to float32 positions and an oct-encoded normal, as the GPU stores it */
+            if (!(mv8 = malloc(sizeof *mv8 * (nv ? nv : 1)))) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            for (uint32_t i = 0; mv8 && i < nv; i++) {
+                mv8[i] = v8[i];
+                for (int e = 0; e < 3; e++) mv8[i].position[e] = (float)mp[i * 3 + e];
+                mv8[i].normal_oct = sinew_oct_encode(sinew_v3(mn[i * 3], mn[i * 3 + 1], mn[i * 3 + 2]));
+            }
+            if (r == SINEW_OK)
+                r = sinew_reference_skin8(nv, mv8, o->bulge ? bulge : NULL, pal, joints, o->method, flags, pos, nrm);
+        } else if (r == SINEW_OK)
             r = sinew_reference_skin_rest(nv, verts, mp, mn, o->bulge ? bulge : NULL, pal, joints, o->method, flags,
                                           pos, nrm);
         free(mp);
@@ -721,11 +744,11 @@ static int cmd_deform(const opts *o)
         if (r) { err("reference morph + skinning: %s", sinew_result_string(r)); goto out; }
         snprintf(device_name, sizeof device_name, "CPU float64 reference");
     } else if (o->cpu) {
-        r = sinew_reference_skin(nv, verts, o->bulge ? bulge : NULL, pal, joints, o->method,
-                                 flags, pos, nrm);
+        r = v8 ? sinew_reference_skin8(nv, v8, o->bulge ? bulge : NULL, pal, joints, o->method, flags, pos, nrm)
+               : sinew_reference_skin(nv, verts, o->bulge ? bulge : NULL, pal, joints, o->method, flags, pos, nrm);
         if (r) { err("reference skinning: %s", sinew_result_string(r)); goto out; }
         snprintf(device_name, sizeof device_name, "CPU float64 reference");
-    } else if (skin_gpu(o, a, verts, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name, mt,
+    } else if (skin_gpu(o, a, verts, v8, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name, mt,
                         n_mt, mw)) {
         goto out;
     }
@@ -737,13 +760,14 @@ static int cmd_deform(const opts *o)
         }
     char aw[64] = "";
     if (o->auto_alpha > 0) snprintf(aw, sizeof aw, ", auto weights alpha %g", o->auto_alpha);
+    else if (v8) snprintf(aw, sizeof aw, ", 8 influences");
     snprintf(what, sizeof what, "%.100s, %s, method %s%s%s, %.150s", o->model, pose_desc, sinew_method_name(o->method),
              o->bulge ? " + bulge" : "", aw, device_name);
     if (write_mesh(o->out, a, pos, nrm, what)) goto out;
     printf("wrote %s: %u vertices, %u triangles (%s)\n", o->out, nv, sinew_asset_index_count(a) / 3, what);
     rc = 0;
 out:
-    free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(auto_v);
+    free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(auto_v); free(v8); free(mv8);
     if (gidx) for (uint32_t k = 0; k < n_mt; k++) free(gidx[k]);
     free(gidx); free(mt); free(mw);
     sinew_asset_destroy(a);

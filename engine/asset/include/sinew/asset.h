@@ -25,6 +25,7 @@
  *    weight 1 (it follows that node rigidly, as assimp's scene graph would move it).
  *  - More than 4 influences are pruned to the 4 largest and renormalized
  *    (sinew_pack_vertices); counts are reported in sinew_asset_import_stats.
+ *    sinew_asset_vertices8 packs the same vertices with up to 8.
  *  - Vertices stay in assimp's order per mesh, meshes in scene order (a mesh
  *    used by several nodes appears once per node). Indices are global (into the
  *    whole vertex array); non-triangle faces (points, lines) are dropped.
@@ -167,6 +168,15 @@ SINEW_API const sinew_asset_import_stats *sinew_asset_stats(const sinew_asset *a
  * joint with weight 1). The packed vertices keep the 4 largest of each. */
 SINEW_API sinew_result sinew_asset_influences(const sinew_asset *a, const uint32_t **offsets,
                                               const uint32_t **joints, const float **weights);
+/* Packs the whole character with up to 8 influences per vertex from the
+ * unpruned lists (sinew_asset_influences) into out (vertex_count entries):
+ * sinew_pack_vertices8 on the same float32 positions and normals as
+ * sinew_asset_vertices, so a vertex with at most 4 influences gets the same
+ * joints and weights. For files whose vertices have more than 4 influences
+ * (stats max_influences > 4); stats (may be NULL) counts what 8 slots still
+ * prune. Errors: INVALID_ARGUMENT (NULL), OUT_OF_HOST_MEMORY (temporary arrays
+ * from the asset's allocator), those of sinew_pack_vertices8. */
+SINEW_API sinew_result sinew_asset_vertices8(const sinew_asset *a, sinew_vertex8 *out, sinew_pack_stats *stats);
 /* The morph targets of mesh i (glTF primitives with targets; NULL and *count 0
  * otherwise), sparse, in model space, indices relative to the mesh's
  * first_vertex (give the mesh's vertices to sinew_morph_*). The rest vertices
