@@ -30,4 +30,23 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
                   $<TARGET_FILE:sinew_cli> info ${_fq})
   sinew_morph_cli(cli_deform_morph_fbx 0 "wrote cli_morph_fbx.obj: 6 vertices, 2 triangles .*2 --morph"
                   $<TARGET_FILE:sinew_cli> deform ${_fq} --morph Smile=0.3 --morph Blink=-0.7 --out cli_morph_fbx.obj)
+  # glTF target names (mesh.extras.targetNames) and negative weights (file default -0.25, given -1.5):
+  # the OBJ's positions against the hand-computed base + w * delta (smile moves vertex 0 by +z,
+  # frown vertex 1 by +2y), on the GPU and on the CPU reference
+  set(_mn ${CMAKE_CURRENT_SOURCE_DIR}/data/gltf/morph_named.gltf)
+  sinew_morph_cli(cli_info_morph_names 0 "morph target 0 'smile': 1 vertices moved, default weight 0.5.*morph target 1 'frown': 1 vertices moved, default weight -0.25"
+                  $<TARGET_FILE:sinew_cli> info ${_mn})
+  foreach(_dev gpu cpu)
+    if(_dev STREQUAL "cpu")
+      set(_flag --cpu)
+    else()
+      set(_flag "")
+    endif()
+    sinew_morph_cli(cli_deform_morph_names_${_dev} 0 "2 --morph.*v 0 0 2.v 1 -3 0.v 0 1 0."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_mn} --rest --morph smile=2 --morph frown=-1.5 ${_flag} --out cli_named_${_dev}.obj && cat cli_named_${_dev}.obj")
+    sinew_morph_cli(cli_deform_morph_defaults_${_dev} 0 "v 0 0 0.5.v 1 -0.5 0.v 0 1 0."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_mn} --rest ${_flag} --out cli_named_d_${_dev}.obj && cat cli_named_d_${_dev}.obj")
+  endforeach()
+  sinew_morph_cli(cli_deform_morph_names_unknown 1 "--morph 'target 0=1': no morph target of that name"
+                  $<TARGET_FILE:sinew_cli> deform ${_mn} --rest --morph "target 0=1" --out cli_named.obj)
 endif()

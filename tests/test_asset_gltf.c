@@ -333,7 +333,7 @@ static void build_json(const char *buffer_uri)
         "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_mesh_quantization\"],\"extensionsRequired\":[\"KHR_mesh_quantization\"],"
         "\"scene\":0,\"scenes\":[{\"nodes\":[0,3,8,1,4]}],\"nodes\":[%s],"
         "\"meshes\":["
-        "{\"name\":\"body\",\"weights\":[0.25],\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d},\"indices\":%d,\"targets\":[{\"POSITION\":%d}]}]},"
+        "{\"name\":\"body\",\"weights\":[0.25],\"extras\":{\"targetNames\":[\"bulge\"]},\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d},\"indices\":%d,\"targets\":[{\"POSITION\":%d}]}]},"
         "{\"name\":\"prop\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"NORMAL\":%d},\"indices\":%d},{\"attributes\":{\"POSITION\":%d}}]},"
         "{\"name\":\"eight\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"JOINTS_0\":%d,\"JOINTS_1\":%d,\"WEIGHTS_0\":%d,\"WEIGHTS_1\":%d}}]}],"
         "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":%d},{\"joints\":[4,5]},{\"joints\":[1,2,4,5,9,10,11,12],\"skeleton\":1}],"
@@ -437,6 +437,7 @@ static void check_asset(const char *label, const sinew_asset *a)
         const sinew_asset_mesh_info *inf = sinew_asset_mesh(a, mi);
         TU_CHECK(mt && nt == 1 && w0 && mt[0].count == 3 && mt[0].normal_deltas == NULL);
         if (!mt || nt != 1 || !w0) continue;
+        TU_CHECK(mt[0].name && strcmp(mt[0].name, "bulge") == 0); /* mesh.extras.targetNames */
         TU_CHECK_NEAR(w0[0], mi == 0 ? 0.25 : 0.75, 0);
         TU_CHECK_OK(sinew_morph_validate(inf->vertex_count, mt, nt, NULL));
         float w = 1.0f - w0[0];

@@ -101,7 +101,8 @@ typedef struct gl {
     vec m_dp, m_dn;          /* 3 floats per entry */
 } gl;
 
-typedef struct gl_morph { uint32_t mesh, first, count; int has_normals; float w0; } gl_morph;
+typedef struct gl_morph { uint32_t mesh, first, count; int has_normals; float w0; uint32_t name; } gl_morph;
+#define GL_NO_NAME UINT32_MAX
 
 /* ---- small helpers --------------------------------------------------------- */
 
@@ -879,9 +880,25 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
     for (uint32_t t = 0; t < ntri * 3; t++) tri[t] += base;
     /* morph targets, sparse, in model space (unskinned: positions by the node's
      * 3x3; normal deltas only for skinned instances, whose normals are not transformed) */
+    json_object *tnames = jget(jget(json_object_array_get_idx(g->meshes_j, mi), "extras"), "targetNames");
     for (uint32_t t = 0; t < p->n_targets; t++) {
+        /* the name from mesh.extras.targetNames (the convention of glTF exporters), if a string */
+        uint32_t tn_off = GL_NO_NAME;
+        json_object *tj = tnames && json_object_is_type(tnames, json_type_array) &&
+                          t < json_object_array_length(tnames) ? json_object_array_get_idx(tnames, t) : NULL;
+        if (tj && json_object_is_type(tj, json_type_string)) {
+            const char *ts = json_object_get_string(tj);
+            size_t tl = strlen(ts);
+            if (tl > 255) tl = 255;
+            tn_off = g->inst_name.n;
+            char *tc = vec_push(g, &g->inst_name, (uint32_t)tl + 1);
+            if (!tc) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            memcpy(tc, ts, tl);
+            tc[tl] = 0;
+        }
         gl_morph *mt = vec_push(g, &g->mt, 1);
         if (!mt) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        mt->name = tn_off;
         mt->mesh = g->inst.n - 1; mt->first = g->m_idx.n; mt->w0 = (float)p->tw[t];
         mt->has_normals = p->tdn[t] && skin >= 0;
         for (uint32_t v = 0; v < p->count; v++) {
@@ -1160,6 +1177,7 @@ static sinew_result finish_mesh(gl *g, sinew_asset *a)
             a->morphs[k].position_deltas = a->morph_dp + (size_t)mt[k].first * 3;
             a->morphs[k].normal_deltas = mt[k].has_normals ? a->morph_dn + (size_t)mt[k].first * 3 : NULL;
             a->morph_default[k] = mt[k].w0;
+            a->morphs[k].name = mt[k].name == GL_NO_NAME ? NULL : a->names + mt[k].name;
         }
     }
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
