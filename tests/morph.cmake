@@ -47,6 +47,24 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
     sinew_morph_cli(cli_deform_morph_defaults_${_dev} 0 "v 0 0 0.5.v 1 -0.5 0.v 0 1 0."
                     sh -c "$<TARGET_FILE:sinew_cli> deform ${_mn} --rest ${_flag} --out cli_named_d_${_dev}.obj && cat cli_named_d_${_dev}.obj")
   endforeach()
+  # glTF weights animation (LINEAR, keys [0, 0] at 0 s and [3, -2] at 2 s): at 1 s the weights are
+  # [1.5, -1] (vertex 0 at z 1.5, vertex 1 at y -2, a negative weight kept); --morph overrides one
+  set(_ma ${CMAKE_CURRENT_SOURCE_DIR}/data/gltf/morph_anim.gltf)
+  sinew_morph_cli(cli_info_morph_anim 0 "1 morph-weight animation channels kept.*clip 0 'talk': 2 s .*1 morph-weight tracks"
+                  $<TARGET_FILE:sinew_cli> info ${_ma})
+  foreach(_dev gpu cpu)
+    if(_dev STREQUAL "cpu")
+      set(_flag --cpu)
+    else()
+      set(_flag "")
+    endif()
+    sinew_morph_cli(cli_deform_morph_anim_${_dev} 0 "2 animated morph weights.*v 0 0 1.5.v 1 -2 0.v 0 1 0."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_ma} --time 1 ${_flag} --out cli_anim_${_dev}.obj && cat cli_anim_${_dev}.obj")
+    sinew_morph_cli(cli_deform_morph_anim_override_${_dev} 0 "2 animated morph weights, 1 --morph.*v 0 0 0.v 1 -2 0.v 0 1 0."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_ma} --time 1 --morph smile=0 ${_flag} --out cli_anim_o_${_dev}.obj && cat cli_anim_o_${_dev}.obj")
+  endforeach()
+  sinew_morph_cli(cli_deform_morph_cube_time 0 "clip 0 'Square' at 1.7 s, 2 animated morph weights"
+                  $<TARGET_FILE:sinew_cli> deform ${_mc} --time 1.7 --out cli_cube_time.obj)
   sinew_morph_cli(cli_deform_morph_names_unknown 1 "--morph 'target 0=1': no morph target of that name"
                   $<TARGET_FILE:sinew_cli> deform ${_mn} --rest --morph "target 0=1" --out cli_named.obj)
 endif()

@@ -6,7 +6,7 @@
  *    one skin without inverseBindMatrices (identity), a non-joint node between
  *    two joints of that skin;
  *  - STEP, LINEAR and CUBICSPLINE samplers (translation, rotation, scale), a
- *    morph-weight channel (counted, not kept);
+ *    morph-weight channel (kept as a clip weight track);
  *  - a sparse POSITION accessor, WEIGHTS as normalized uint16, KHR_mesh_quantization
  *    positions (normalized int16) and normals (normalized int8);
  *  - the morph target kept (sinew_asset_morph_targets) and checked with sinew_morph_reference;
@@ -105,7 +105,7 @@ static const float tr_cubic[27] = {  /* node 4: (in, value, out) per key */
     0.5f, 0.5f, 0.5f, 1, 2, 1, 0, 0, 0 };
 static float rot_cubic[24];          /* node 6: 2 keys x (in, value, out) */
 static const float sc_lin[6] = { 1, 1, 1, 2, 1, 0.5f };  /* node 5 */
-static const float w_out[2] = { 0, 1 };                  /* node 3 morph weights (ignored) */
+static const float w_out[2] = { 0, 1 };                  /* node 3 morph weights */
 
 /* float64 samplers from the glTF 2.0 spec (Appendix C), n keys of comps components.
  * Rotation key values are unit quaternions in glTF; the float32 values here are
@@ -418,7 +418,17 @@ static void check_asset(const char *label, const sinew_asset *a)
     TU_CHECK(sinew_skeleton_find(sinew_asset_skeleton(a), "n0") < 0); /* a skinned mesh's node is not a joint */
     TU_CHECK(st->skins == 3 && st->skinned_instances == 3);
     TU_CHECK(st->max_influences == 8 && st->vertices_pruned == 3);
-    TU_CHECK(st->morph_targets == 2 && st->ignored_weight_channels == 1);
+    TU_CHECK(st->morph_targets == 2 && st->ignored_weight_channels == 0 && st->weight_channels == 1);
+    /* node 3's weights channel (LINEAR, 0 at 0 s, 1 at 2 s) drives slot 1 (instance 1's target);
+     * slot 0 (node 0) keeps its default */
+    {
+        const sinew_clip *c = sinew_asset_clip(a, 0);
+        double w[2], def[2] = { 0.25, 0.75 };
+        TU_CHECK(sinew_clip_weight_count(c) == 2 && sinew_clip_animates_weight(c, 1) && !sinew_clip_animates_weight(c, 0));
+        TU_CHECK_OK(sinew_clip_sample_weights(c, 1.5, SINEW_WRAP_CLAMP, def, 2, w));
+        TU_CHECK_NEAR(w[0], 0.25, 0);
+        TU_CHECK_NEAR(w[1], 0.75, 1e-15);
+    }
     TU_CHECK(st->step_channels == 1 && st->cubic_channels == 2);
     TU_CHECK(sinew_asset_mesh(a, 3)->normals_generated == 0 && sinew_asset_mesh(a, 4)->normals_generated == 1);
     TU_CHECK(sinew_asset_mesh(a, 4)->unweighted_vertices == 3);

@@ -75,7 +75,8 @@ static void usage_deform(FILE *f)
         "skinned with up to 8 (the 8 largest, renormalized), on both paths.\n"
         "\n"
         "  --clip N|NAME  clip index or name (default 0; the rest pose if none)\n"
-        "  --time T       time in seconds (default 0); loops unless --clamp\n"
+        "  --time T       time in seconds (default 0); loops unless --clamp; the clip's\n"
+        "                 morph-weight tracks (glTF weights channels) are applied too\n"
         "  --clamp        clamp the time to the clip instead of looping\n"
         "  --rest         the rest pose (the file's node transforms), no clip\n"
         "  --bind         the bind pose (reproduces the rest mesh), no clip\n"
@@ -85,7 +86,7 @@ static void usage_deform(FILE *f)
         "  --cpu          use the float64 reference skinner instead of the GPU\n"
         "  --morph NAME=W set morph target NAME ('target N' as 'sinew info' lists it, on every\n"
         "                 mesh that has it) to weight W, any real; repeatable; other targets\n"
-        "                 keep the file's default weights\n"
+        "                 keep the file's default weights (or the clip's animated ones)\n"
         "  --auto-weights ALPHA  replace the file's weights by automatic weights: w ~ d^-ALPHA,\n"
         "                 d the distance to each joint's bone segment, ALPHA > 0; joints the\n"
         "                 file weights (all joints if it weights fewer than 2)\n"
@@ -420,7 +421,11 @@ static int cmd_info(const opts *o)
         if (st->morph_targets)
             printf("note: %u morph targets kept (listed per mesh; 'deform --morph NAME=W' sets them); the rest mesh "
                    "includes their default weights\n", st->morph_targets);
-        if (st->ignored_weight_channels) printf("warning: %u morph-weight animation channels not kept\n", st->ignored_weight_channels);
+        if (st->weight_channels)
+            printf("note: %u morph-weight animation channels kept ('deform --time T' applies them)\n", st->weight_channels);
+        if (st->ignored_weight_channels)
+            printf("warning: %u morph-weight animation channels not kept (no morph targets on their node, or repeated)\n",
+                   st->ignored_weight_channels);
         if (st->dropped_primitives) printf("warning: %u point/line primitives dropped\n", st->dropped_primitives);
     } else {
         printf("importer: assimp (keys sampled LINEAR/slerp: assimp does not report STEP or CUBICSPLINE; meshes sharing "
@@ -429,9 +434,12 @@ static int cmd_info(const opts *o)
     printf("clips: %u\n", sinew_asset_clip_count(a));
     for (uint32_t i = 0; i < sinew_asset_clip_count(a); i++) {
         const sinew_clip *c = sinew_asset_clip(a, i);
-        printf("  clip %u '%s': %.6g s (%.6g ticks at %.6g/s), %u channels, %u keys\n", i, sinew_clip_name(c),
+        printf("  clip %u '%s': %.6g s (%.6g ticks at %.6g/s), %u channels, %u keys", i, sinew_clip_name(c),
                sinew_clip_duration(c), sinew_clip_duration_ticks(c), sinew_clip_ticks_per_second(c),
                sinew_clip_channel_count(c), sinew_clip_key_count(c));
+        if (sinew_clip_weight_track_count(c))
+            printf(", %u morph-weight tracks", sinew_clip_weight_track_count(c));
+        printf("\n");
     }
     if (o->auto_alpha > 0) {
         uint32_t eligible = 0, nv = sinew_asset_vertex_count(a), hist[5] = { 0 }, major_same = 0;
@@ -677,7 +685,10 @@ static int cmd_deform(const opts *o)
     }
     /* --morph: every target of every mesh, indices made global; weight = given - file default (the rest
      * mesh already includes the defaults), 0 for targets not named. */
-    if (o->n_morph) {
+    /* the clip's morph-weight tracks (glTF `weights` channels): sampled at --time, minus the
+     * defaults the rest mesh includes; --morph overrides them */
+    uint32_t anim_w = clip && sinew_clip_weight_track_count(clip) ? sinew_clip_weight_count(clip) : 0;
+    if (o->n_morph || anim_w) {
         for (uint32_t m = 0; m < sinew_asset_mesh_count(a); m++) {
             uint32_t c = 0;
             sinew_asset_morph_targets(a, m, &c, NULL);
@@ -686,8 +697,24 @@ static int cmd_deform(const opts *o)
         mt = calloc(n_mt ? n_mt : 1, sizeof *mt);
         mw = calloc(n_mt ? n_mt : 1, sizeof *mw);
         gidx = calloc(n_mt ? n_mt : 1, sizeof *gidx);
-        int *found = calloc(o->n_morph, sizeof *found);
-        if (!mt || !mw || !gidx || !found) { free(found); err("out of memory"); goto out; }
+        int *found = calloc(o->n_morph ? o->n_morph : 1, sizeof *found);
+        double *sw = calloc(n_mt ? n_mt : 1, sizeof *sw), *sd = calloc(n_mt ? n_mt : 1, sizeof *sd);
+        if (!mt || !mw || !gidx || !found || !sw || !sd) { free(found); free(sw); free(sd); err("out of memory"); goto out; }
+        if (anim_w) {
+            if (anim_w != n_mt) {
+                free(found); free(sw); free(sd);
+                err("clip '%s' animates %u morph weights, the model has %u targets", sinew_clip_name(clip), anim_w, n_mt);
+                goto out;
+            }
+            for (uint32_t m = 0, q = 0; m < sinew_asset_mesh_count(a); m++) {
+                uint32_t c = 0;
+                const float *dw = NULL;
+                sinew_asset_morph_targets(a, m, &c, &dw);
+                for (uint32_t t = 0; t < c; t++) sd[q++] = dw ? dw[t] : 0.0;
+            }
+            r = sinew_clip_sample_weights(clip, o->time, o->clamp ? SINEW_WRAP_CLAMP : SINEW_WRAP_LOOP, sd, n_mt, sw);
+            if (r) { free(found); free(sw); free(sd); err("sampling the clip's morph weights: %s", sinew_result_string(r)); goto out; }
+        }
         uint32_t k = 0;
         for (uint32_t m = 0; m < sinew_asset_mesh_count(a); m++) {
             uint32_t c = 0;
@@ -700,6 +727,7 @@ static int cmd_deform(const opts *o)
                 if (!gidx[k]) { free(found); err("out of memory"); goto out; }
                 for (uint32_t e = 0; e < tg[t].count; e++) gidx[k][e] = tg[t].indices[e] + first;
                 mt[k].indices = gidx[k];
+                if (anim_w) mw[k] = (float)(sw[k] - sd[k]);
                 char nm[32];
                 snprintf(nm, sizeof nm, "target %u", t);
                 const char *name = tg[t].name ? tg[t].name : nm;
@@ -712,6 +740,7 @@ static int cmd_deform(const opts *o)
                 }
             }
         }
+        free(sw); free(sd);
         for (uint32_t q = 0; q < o->n_morph; q++)
             if (!found[q]) {
                 err("--morph '%s': no morph target of that name (see 'sinew info')", o->morph_arg[q]);
@@ -719,7 +748,11 @@ static int cmd_deform(const opts *o)
                 goto out;
             }
         free(found);
-        snprintf(pose_desc + strlen(pose_desc), sizeof pose_desc - strlen(pose_desc), ", %u --morph", o->n_morph);
+        if (anim_w)
+            snprintf(pose_desc + strlen(pose_desc), sizeof pose_desc - strlen(pose_desc), ", %u animated morph weights",
+                     anim_w);
+        if (o->n_morph)
+            snprintf(pose_desc + strlen(pose_desc), sizeof pose_desc - strlen(pose_desc), ", %u --morph", o->n_morph);
     }
     if (o->cpu && n_mt) {
         sinew_morph_error merr;

@@ -47,6 +47,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sinew_clip_sample(clip, sk, ts[k], SINEW_WRAP_LOOP, pose);
             sinew_clip_sample(clip, sk, ts[k], SINEW_WRAP_CLAMP, pose);
         }
+        /* morph-weight tracks: slots are the model's morph targets */
+        uint32_t nw = sinew_clip_weight_count(clip);
+        double *wv = calloc(nw ? nw : 1, sizeof *wv);
+        for (size_t k = 0; wv && k < sizeof ts / sizeof ts[0]; k++)
+            if (sinew_clip_sample_weights(clip, ts[k], SINEW_WRAP_LOOP, NULL, nw, wv) != SINEW_OK) abort();
+        free(wv);
     }
     const uint32_t *off, *jn;
     const float *w;
@@ -56,6 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (jn[k] >= nj || !(w[k] > 0)) abort(); /* the influences name joints and carry weight */
     for (uint32_t i = 0; i < sinew_asset_index_count(a); i++)
         if (sinew_asset_indices(a)[i] >= nv) abort();
+    /* the 8-influence packing of the unpruned lists */
+    sinew_vertex8 *v8 = calloc(nv ? nv : 1, sizeof *v8);
+    if (v8 && sinew_asset_vertices8(a, v8, NULL) != SINEW_OK) abort();
+    free(v8);
     if (sinew_asset_bind_pose(a, pose) == SINEW_OK &&
         sinew_bulge_rest_distances(sk, nv, sinew_asset_vertices(a), bulge) == SINEW_OK) {
         for (int m = 0; m < (int)SINEW_METHOD_COUNT; m++) {

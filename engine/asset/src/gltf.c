@@ -101,7 +101,7 @@ typedef struct gl {
     vec m_dp, m_dn;          /* 3 floats per entry */
 } gl;
 
-typedef struct gl_morph { uint32_t mesh, first, count; int has_normals; float w0; uint32_t name; } gl_morph;
+typedef struct gl_morph { uint32_t mesh, first, count; int has_normals; float w0; uint32_t name, node; } gl_morph;
 #define GL_NO_NAME UINT32_MAX
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -899,6 +899,7 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         gl_morph *mt = vec_push(g, &g->mt, 1);
         if (!mt) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
         mt->name = tn_off;
+        mt->node = node;
         mt->mesh = g->inst.n - 1; mt->first = g->m_idx.n; mt->w0 = (float)p->tw[t];
         mt->has_normals = p->tdn[t] && skin >= 0;
         for (uint32_t v = 0; v < p->count; v++) {
@@ -1211,7 +1212,96 @@ typedef struct track_in {
     void *tangents;                  /* sinew_vec3 or sinew_quat, 2 per key */
 } track_in;
 
-typedef struct anim_node { int used; track_in t[3]; } anim_node;   /* translation, rotation, scale */
+typedef struct anim_node { int used, weights; track_in t[3]; } anim_node;   /* translation, rotation, scale */
+
+/* One kept `weights` channel: times, values (key-major, width per key) and, for
+ * CUBICSPLINE, tangents (in_k[width], out_k[width] per key), shared by the
+ * weight tracks of every primitive instance of its node. */
+typedef struct weight_in { double *times, *values, *tangents; } weight_in;
+
+/* Reads a `weights` channel of node `node` into one weight track per primitive
+ * instance of the node with morph targets (slots: the asset's morph target
+ * numbering, sinew_asset_morph_targets). Returns with *n_tracks 0 when the node
+ * has no morph targets. Weights are kept as the file gives them (negative and
+ * > 1 too; normalized integers decoded). */
+static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n_samplers, uint32_t ani, int64_t si,
+                                        uint32_t node, weight_in *w, sinew_weight_track_desc *td, uint32_t *n_tracks,
+                                        double *duration, uint64_t *keys_total, sinew_interpolation *mode_out)
+{
+    static const int64_t time_t_[] = { 5126, 0 };
+    static const int64_t w_t[] = { 5126, 5120, 5121, 5122, 5123, 0 };
+    *n_tracks = 0;
+    const gl_morph *mt = g->mt.p;
+    uint32_t width = 0;
+    for (uint32_t k = 0; k < g->mt.n; ) {
+        uint32_t e = k;
+        while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
+        if (mt[k].node == node) {
+            if (width && width != e - k)
+                return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %u: its primitives have different morph target counts (%u, %u)", node, width, e - k);
+            width = e - k;
+        }
+        k = e;
+    }
+    if (!width) return SINEW_OK;
+    if (si < 0 || si >= n_samplers) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u names sampler %lld of %u", ani, (long long)si, n_samplers);
+    json_object *s = json_object_array_get_idx(samplers, (size_t)si);
+    const char *ip = jstr(s, "interpolation");
+    sinew_interpolation mode = SINEW_INTERPOLATION_LINEAR;
+    if (ip && !strcmp(ip, "STEP")) mode = SINEW_INTERPOLATION_STEP;
+    else if (ip && !strcmp(ip, "CUBICSPLINE")) mode = SINEW_INTERPOLATION_CUBICSPLINE;
+    else if (ip && strcmp(ip, "LINEAR")) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u sampler %lld: unknown interpolation '%s'", ani, (long long)si, ip);
+    int64_t in_a, out_a;
+    sinew_result r;
+    if ((r = jint(g, s, "input", 0, INT32_MAX, -1, &in_a, "animation sampler", (uint32_t)si)) ||
+        (r = jint(g, s, "output", 0, INT32_MAX, -1, &out_a, "animation sampler", (uint32_t)si))) return r;
+    char what[80];
+    snprintf(what, sizeof what, "animation %u sampler %lld", ani, (long long)si);
+    double *in = NULL, *out = NULL;
+    uint32_t nin, nout;
+    if ((r = read_accessor(g, in_a, time_t_, 1, g->max_keys, &in, &nin, NULL, what))) return r;
+    r = read_accessor(g, out_a, w_t, 1, GL_MAX_ACCESSOR_COUNT, &out, &nout, NULL, what);
+    if (r) { snw_free(g->al, in); return r; }
+    uint32_t per = mode == SINEW_INTERPOLATION_CUBICSPLINE ? 3 : 1;
+    if ((uint64_t)nin * per * width != nout)
+        r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u weight outputs for %u inputs x %u targets (%s)", what, nout, nin, width, ip ? ip : "LINEAR");
+    for (uint32_t k = 1; k < nin && !r; k++)
+        if (!(in[k] >= in[k - 1])) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: key times decrease at key %u", what, k);
+    for (uint32_t k = 0; k < nout && !r; k++)
+        if (!(fabs(out[k]) <= 1e6)) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: morph weight %u is not finite or beyond 1e6", what, k);
+    *keys_total += nin;
+    if (!r && *keys_total > g->max_keys) r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: animation %u has more than %u keys", ani, g->max_keys);
+    if (!r) {
+        w->values = gz(g, (size_t)nin * width, sizeof(double));
+        w->tangents = per == 3 ? gz(g, (size_t)nin * 2 * width, sizeof(double)) : NULL;
+        if (!w->values || (per == 3 && !w->tangents)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    if (!r) {
+        for (uint32_t k = 0; k < nin; k++) {
+            if (in[k] > *duration) *duration = in[k];
+            memcpy(w->values + (size_t)k * width, out + ((size_t)k * per + (per == 3)) * width, width * sizeof(double));
+            if (per == 3) {
+                memcpy(w->tangents + (size_t)k * 2 * width, out + (size_t)k * 3 * width, width * sizeof(double));
+                memcpy(w->tangents + ((size_t)k * 2 + 1) * width, out + ((size_t)k * 3 + 2) * width, width * sizeof(double));
+            }
+        }
+        w->times = in;
+        in = NULL;
+        for (uint32_t k = 0; k < g->mt.n; ) {
+            uint32_t e = k;
+            while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
+            if (mt[k].node == node) {
+                sinew_weight_track_desc *d = &td[(*n_tracks)++];
+                d->first_weight = k; d->width = width; d->key_count = nin;
+                d->times = w->times; d->values = w->values; d->interpolation = mode; d->tangents = w->tangents;
+            }
+            k = e;
+        }
+        *mode_out = mode;
+    }
+    snw_free(g->al, in); snw_free(g->al, out);
+    return r;
+}
 
 static sinew_result read_track(gl *g, json_object *samplers, uint32_t n_samplers, uint32_t ani, int64_t si, int path, track_in *t,
                                double *duration, uint64_t *keys_total)
@@ -1294,6 +1384,11 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
     double duration = 0;
     uint64_t keys = 0;
     uint32_t used_nodes = 0;
+    /* morph-weight channels: at most one per node, one track per primitive instance */
+    weight_in *win = r ? NULL : gz(g, nch, sizeof *win);
+    sinew_weight_track_desc *wtd = r ? NULL : gz(g, g->mt.n, sizeof *wtd);
+    uint32_t n_wtd = 0;
+    if (!r && (!win || !wtd)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     for (uint32_t k = 0; k < nch && !r; k++) {
         json_object *ch = json_object_array_get_idx(chs, k);
         json_object *tg = jget(ch, "target");
@@ -1301,7 +1396,22 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
         int64_t node = -1, si;
         if ((r = jint(g, ch, "sampler", 0, INT32_MAX, -1, &si, "animation channel", k))) break;
         if (!path) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u channel %u has no target path", ani, k); break; }
-        if (!strcmp(path, "weights")) { a->stats.ignored_weight_channels++; continue; }
+        if (!strcmp(path, "weights")) {
+            if (!jget(tg, "node")) { a->stats.ignored_weight_channels++; continue; }
+            if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
+            if (an[node].weights) { a->stats.ignored_weight_channels++; continue; }
+            uint32_t nt = 0;
+            sinew_interpolation wm = SINEW_INTERPOLATION_LINEAR;
+            r = read_weight_channel(g, samplers, ns, ani, si, (uint32_t)node, &win[k], wtd + n_wtd, &nt, &duration, &keys, &wm);
+            if (r) break;
+            if (!nt) { a->stats.ignored_weight_channels++; continue; }
+            an[node].weights = 1;
+            n_wtd += nt;
+            a->stats.weight_channels++;
+            if (wm == SINEW_INTERPOLATION_STEP) a->stats.step_channels++;
+            if (wm == SINEW_INTERPOLATION_CUBICSPLINE) a->stats.cubic_channels++;
+            continue;
+        }
         int pi = !strcmp(path, "translation") ? 0 : !strcmp(path, "rotation") ? 1 : !strcmp(path, "scale") ? 2 : -1;
         if (pi < 0 || !jget(tg, "node")) { a->stats.ignored_channels++; continue; }
         if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
@@ -1340,12 +1450,18 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
         d.channel_count = nchan;
         d.channels = cd;
         d.allocator = g->al;
+        d.weight_count = a->morph_count;
+        d.weight_track_count = n_wtd;
+        d.weight_tracks = wtd;
         r = sinew_clip_create(&d, &a->clips[ani]);
         if (r) r = fail(g->c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT, "glTF: animation %u '%s': invalid keys (%s)", ani, nm, sinew_result_string(r));
         else a->clip_count = ani + 1;
     }
     (void)used_nodes;
     snw_free(g->al, cd);
+    if (win)
+        for (uint32_t k = 0; k < nch; k++) { snw_free(g->al, win[k].times); snw_free(g->al, win[k].values); snw_free(g->al, win[k].tangents); }
+    snw_free(g->al, win); snw_free(g->al, wtd);
     for (uint32_t i = 0; i < g->n_nodes; i++)
         for (int k = 0; k < 3; k++) { snw_free(g->al, an[i].t[k].keys); snw_free(g->al, an[i].t[k].tangents); }
     return r;

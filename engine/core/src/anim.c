@@ -38,6 +38,15 @@ typedef struct snw_ftrack {
     double t0, inv_w;
 } snw_ftrack;
 
+/* One morph-weight track: keys at wtimes[t_first ..], values wvals[v_first +
+ * k * width + i], CUBICSPLINE tangents wtan[tan + (2k + side) * width + i]. */
+typedef struct clip_wtrack {
+    uint32_t first_weight, width, count, mode;
+    uint32_t t_first, v_first, tan;
+} clip_wtrack;
+
+#define SNW_WEIGHT_MAX 1e6
+
 struct sinew_clip {
     sinew_allocator alloc;        /* resolved at creation; frees the clip */
     char *name;
@@ -56,6 +65,11 @@ struct sinew_clip {
     double *ktimes;               /* per key */
     float *ftan;                  /* 4 floats per tangent */
     uint32_t *buckets;
+    /* morph-weight tracks (float64 only) */
+    uint32_t weight_count, wtrack_count;
+    clip_wtrack *wtracks;
+    int32_t *weight_track;        /* slot -> track, -1 = none */
+    double *wtimes, *wvals, *wtan;
 };
 
 static int finite3(sinew_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
@@ -164,6 +178,68 @@ static sinew_result check_clip_desc(const sinew_clip_desc *d, uint64_t counts[5]
     counts[0] = nt; counts[1] = nr; counts[2] = ns; counts[3] = nvt; counts[4] = nqt;
     *last_key_out = last_key;
     return SINEW_OK;
+}
+
+/* Validates the weight tracks; counts times, values and tangents and raises the last key time. */
+static sinew_result check_weight_tracks(const sinew_clip_desc *d, uint64_t keys_so_far, uint64_t wc[3], double *last_key)
+{
+    wc[0] = wc[1] = wc[2] = 0;
+    if (d->weight_track_count && !d->weight_tracks) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (d->weight_track_count > d->weight_count) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (d->weight_count > SINEW_MAX_CLIP_WEIGHTS) return SINEW_ERROR_LIMIT_EXCEEDED;
+    for (uint32_t i = 0; i < d->weight_track_count; i++) {
+        const sinew_weight_track_desc *w = &d->weight_tracks[i];
+        if (!w->width || !w->key_count || !w->times || !w->values) return SINEW_ERROR_INVALID_ARGUMENT;
+        if ((uint64_t)w->first_weight + w->width > d->weight_count) return SINEW_ERROR_INVALID_ARGUMENT;
+        if ((unsigned)w->interpolation >= (unsigned)SINEW_INTERPOLATION_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (cubic(w->interpolation) && !w->tangents) return SINEW_ERROR_INVALID_ARGUMENT;
+        /* slots not shared with an earlier track */
+        for (uint32_t e = 0; e < i; e++) {
+            const sinew_weight_track_desc *o = &d->weight_tracks[e];
+            if (w->first_weight < o->first_weight + o->width && o->first_weight < w->first_weight + w->width)
+                return SINEW_ERROR_INVALID_ARGUMENT;
+        }
+        keys_so_far += w->key_count;
+        if (keys_so_far > SINEW_MAX_CLIP_KEYS) return SINEW_ERROR_LIMIT_EXCEEDED;
+        sinew_result r = check_track_times(w->times, sizeof(double), w->key_count);
+        if (r) return r;
+        uint64_t nv = (uint64_t)w->key_count * w->width;
+        if (nv + wc[1] > 4ull * SINEW_MAX_CLIP_KEYS) return SINEW_ERROR_LIMIT_EXCEEDED;
+        for (uint64_t k = 0; k < nv; k++)
+            if (!(fabs(w->values[k]) <= SNW_WEIGHT_MAX)) return SINEW_ERROR_NON_FINITE;
+        if (cubic(w->interpolation))
+            for (uint64_t k = 0; k < 2 * nv; k++)
+                if (!(fabs(w->tangents[k]) <= SNW_WEIGHT_MAX)) return SINEW_ERROR_NON_FINITE;
+        if (w->times[w->key_count - 1] > *last_key) *last_key = w->times[w->key_count - 1];
+        wc[0] += w->key_count;
+        wc[1] += nv;
+        if (cubic(w->interpolation)) wc[2] += 2 * nv;
+    }
+    return SINEW_OK;
+}
+
+/* Copies the weight tracks into a laid-out clip. */
+static void copy_weight_tracks(sinew_clip *clip, const sinew_clip_desc *d)
+{
+    uint32_t it = 0, iv = 0, itan = 0;
+    for (uint32_t w = 0; w < clip->weight_count; w++) clip->weight_track[w] = -1;
+    for (uint32_t i = 0; i < d->weight_track_count; i++) {
+        const sinew_weight_track_desc *src = &d->weight_tracks[i];
+        clip_wtrack *t = &clip->wtracks[i];
+        uint32_t nv = src->key_count * src->width;
+        t->first_weight = src->first_weight; t->width = src->width; t->count = src->key_count;
+        t->mode = (uint32_t)src->interpolation;
+        t->t_first = it; t->v_first = iv; t->tan = itan;
+        memcpy(clip->wtimes + it, src->times, src->key_count * sizeof(double));
+        memcpy(clip->wvals + iv, src->values, (size_t)nv * sizeof(double));
+        if (cubic(src->interpolation)) {
+            memcpy(clip->wtan + itan, src->tangents, 2u * (size_t)nv * sizeof(double));
+            itan += 2u * nv;
+        }
+        it += src->key_count;
+        iv += nv;
+        for (uint32_t w = 0; w < src->width; w++) clip->weight_track[src->first_weight + w] = (int32_t)i;
+    }
 }
 
 /* Copies the channels and their keys (rotations normalized) into a laid-out clip. */
@@ -361,6 +437,8 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
     if (r) return r;
     const uint64_t nt = counts[0], nr = counts[1], ns = counts[2], nvt = counts[3], nqt = counts[4];
     const uint64_t nk = nt + nr + ns, nb = bucket_count(d);
+    uint64_t wc[3];
+    if ((r = check_weight_tracks(d, nk, wc, &last_key))) return r;
 
     /* one block: the clip, then its arrays, then the name */
     size_t name_len = d->name ? strlen(d->name) : 0;
@@ -376,7 +454,12 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
     size_t off_kt = off_fk + align_up((size_t)nk * 4u * sizeof(float));
     size_t off_fn = off_kt + align_up((size_t)nk * sizeof(double));
     size_t off_bk = off_fn + align_up((size_t)(nvt + nqt) * 4u * sizeof(float));
-    size_t off_n = off_bk + align_up((size_t)nb * sizeof(uint32_t));
+    size_t off_wt = off_bk + align_up((size_t)nb * sizeof(uint32_t));
+    size_t off_wm = off_wt + align_up((size_t)d->weight_track_count * sizeof(clip_wtrack));
+    size_t off_wk = off_wm + align_up((size_t)d->weight_count * sizeof(int32_t));
+    size_t off_wv = off_wk + align_up((size_t)wc[0] * sizeof(double));
+    size_t off_wg = off_wv + align_up((size_t)wc[1] * sizeof(double));
+    size_t off_n = off_wg + align_up((size_t)wc[2] * sizeof(double));
     size_t total = off_n + name_len + 1;
 
     char *mem = snw_calloc(&al, 1, total);
@@ -395,15 +478,23 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
     clip->ktimes = (double *)(mem + off_kt);
     clip->ftan = (float *)(mem + off_fn);
     clip->buckets = (uint32_t *)(mem + off_bk);
+    clip->wtracks = (clip_wtrack *)(mem + off_wt);
+    clip->weight_track = (int32_t *)(mem + off_wm);
+    clip->wtimes = (double *)(mem + off_wk);
+    clip->wvals = (double *)(mem + off_wv);
+    clip->wtan = (double *)(mem + off_wg);
+    clip->weight_count = d->weight_count;
+    clip->wtrack_count = d->weight_track_count;
     clip->name = mem + off_n;
     if (name_len) memcpy(clip->name, d->name, name_len);
     clip->joint_count = d->joint_count;
     clip->channel_count = d->channel_count;
-    clip->key_count = (uint32_t)(nt + nr + ns);
+    clip->key_count = (uint32_t)(nt + nr + ns + wc[0]);
     clip->ticks_per_second = d->ticks_per_second > 0 ? d->ticks_per_second : SINEW_DEFAULT_TICKS_PER_SECOND;
     clip->duration_ticks = d->duration > 0 ? d->duration : (last_key > 0 ? last_key : 0);
     copy_channels(clip, d);
     build_float_copy(clip);
+    copy_weight_tracks(clip, d);
     *out = clip;
     return SINEW_OK;
 }
@@ -422,6 +513,13 @@ double sinew_clip_ticks_per_second(const sinew_clip *c) { return c ? c->ticks_pe
 uint32_t sinew_clip_joint_count(const sinew_clip *c) { return c ? c->joint_count : 0; }
 uint32_t sinew_clip_channel_count(const sinew_clip *c) { return c ? c->channel_count : 0; }
 uint32_t sinew_clip_key_count(const sinew_clip *c) { return c ? c->key_count : 0; }
+uint32_t sinew_clip_weight_count(const sinew_clip *c) { return c ? c->weight_count : 0; }
+uint32_t sinew_clip_weight_track_count(const sinew_clip *c) { return c ? c->wtrack_count : 0; }
+bool sinew_clip_animates_weight(const sinew_clip *c, uint32_t w)
+{
+    return c && w < c->weight_count && c->weight_track[w] >= 0;
+}
+
 bool sinew_clip_animates(const sinew_clip *c, uint32_t j)
 {
     return c && j < c->joint_count && c->joint_channel[j] >= 0;
@@ -494,6 +592,44 @@ static sinew_quat sample_quat(const sinew_quat_key *k, uint32_t n, int mode, con
         return r;
     }
     return sinew_quat_slerp(k[i0].value, k[i1].value, a);
+}
+
+static double wrap_ticks(const sinew_clip *c, double time_s, sinew_wrap wrap);
+
+sinew_result sinew_clip_sample_weights(const sinew_clip *clip, double time_s, sinew_wrap wrap,
+                                       const double *defaults, uint32_t count, double *out)
+{
+    if ((count && !out) || (unsigned)wrap > (unsigned)SINEW_WRAP_CLAMP) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (clip && count != clip->weight_count) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!isfinite(time_s)) return SINEW_ERROR_NON_FINITE;
+    for (uint32_t w = 0; w < count; w++) out[w] = defaults ? defaults[w] : 0.0;
+    if (!clip) return SINEW_OK;
+    double t = wrap_ticks(clip, time_s, wrap);
+    for (uint32_t i = 0; i < clip->wtrack_count; i++) {
+        const clip_wtrack *tr = &clip->wtracks[i];
+        const double *kt = clip->wtimes + tr->t_first, *v = clip->wvals + tr->v_first;
+        uint32_t i0, i1;
+        double a = find_keys(kt, sizeof(double), tr->count, t, &i0, &i1);
+        double *o = out + tr->first_weight;
+        if (i0 == i1 || tr->mode == SINEW_INTERPOLATION_STEP) {
+            for (uint32_t e = 0; e < tr->width; e++) o[e] = v[(size_t)i0 * tr->width + e];
+        } else if (tr->mode == SINEW_INTERPOLATION_CUBICSPLINE) {
+            double hw[4], d = kt[i1] - kt[i0];
+            hermite(a, hw);
+            const double *tan = clip->wtan + tr->tan;
+            for (uint32_t e = 0; e < tr->width; e++) {
+                double p = v[(size_t)i0 * tr->width + e], q = v[(size_t)i1 * tr->width + e];
+                double b = tan[(2 * (size_t)i0 + 1) * tr->width + e], c = tan[(2 * (size_t)i1) * tr->width + e];
+                o[e] = hw[0] * p + d * hw[1] * b + hw[2] * q + d * hw[3] * c;
+            }
+        } else {
+            for (uint32_t e = 0; e < tr->width; e++) {
+                double p = v[(size_t)i0 * tr->width + e], q = v[(size_t)i1 * tr->width + e];
+                o[e] = p + (q - p) * a;
+            }
+        }
+    }
+    return SINEW_OK;
 }
 
 static double wrap_ticks(const sinew_clip *c, double time_s, sinew_wrap wrap)

@@ -30,7 +30,11 @@
  *    used by several nodes appears once per node). Indices are global (into the
  *    whole vertex array); non-triangle faces (points, lines) are dropped.
  *  - Clips: one per aiAnimation; key times in ticks, ticks_per_second 25 when
- *    the file says 0; channels naming nodes that are not joints are ignored. */
+ *    the file says 0; channels naming nodes that are not joints are ignored.
+ *  - glTF `weights` channels become clip weight tracks (anim.h) whose slots are
+ *    the asset's morph targets in sinew_asset_morph_targets order (mesh 0's
+ *    targets first; weight_count = all targets of the model): sampled weights
+ *    minus the default weights give the morph weights for the rest mesh. */
 #ifndef SINEW_ASSET_H
 #define SINEW_ASSET_H
 
@@ -123,9 +127,10 @@ typedef struct sinew_asset_import_stats {
     uint32_t skinned_instances;      /* (node, skin) instances: a mesh under several skinned nodes counts once per node */
     uint32_t invalid_weight_vertices;/* skinned vertices whose weights summed to 0, bound to the skin's first joint */
     uint32_t morph_targets;          /* morph targets (default weights applied to the rest mesh; kept: sinew_asset_morph_targets) */
-    uint32_t ignored_weight_channels;/* morph-weight animation channels (not kept) */
+    uint32_t ignored_weight_channels;/* morph-weight animation channels not kept (their node has no morph targets, or repeated) */
     uint32_t dropped_primitives;     /* points / lines primitives */
-    uint32_t step_channels, cubic_channels; /* samplers by interpolation mode (kept in the clips) */
+    uint32_t step_channels, cubic_channels; /* samplers by interpolation mode (kept in the clips; weight channels too) */
+    uint32_t weight_channels;        /* morph-weight animation channels kept as clip weight tracks */
 } sinew_asset_import_stats;
 
 /* Imports a file (or memory) with assimp (Triangulate, GenSmoothNormals,

@@ -14,6 +14,8 @@
  *  - A joint without a channel, or a channel without keys of one kind (e.g. no
  *    scale keys), keeps that part of the skeleton's rest pose
  *    (sinew_skeleton_rest_pose).
+ *  - Optional morph-weight tracks (sinew_weight_track_desc) ride along: the
+ *    same interpolation modes, sampled by sinew_clip_sample_weights.
  *  - Sampling allocates nothing; clips are immutable after creation and may be
  *    sampled from many threads at once. */
 #ifndef SINEW_ANIM_H
@@ -29,6 +31,9 @@ extern "C" {
 #define SINEW_DEFAULT_TICKS_PER_SECOND 25.0
 /* Largest number of keys (all channels and kinds together) a clip may hold. */
 #define SINEW_MAX_CLIP_KEYS (1u << 24)
+/* Largest weight_count of a clip; its weight tracks hold at most
+ * 4 * SINEW_MAX_CLIP_KEYS values (keys x width) in total. */
+#define SINEW_MAX_CLIP_WEIGHTS (1u << 20)
 
 typedef struct sinew_clip sinew_clip;
 
@@ -81,6 +86,24 @@ typedef struct sinew_channel_desc {
     const sinew_vec3 *scale_tangents;              /* CUBICSPLINE: 2 * scale_count */
 } sinew_channel_desc;
 
+/* A morph-weight track (a glTF `weights` channel): key_count keys of `width`
+ * weights each, driving the clip's weight slots [first_weight, first_weight +
+ * width) (e.g. the morph targets of one mesh, numbered as the caller numbers
+ * them all). Interpolated per weight as a translation component is (the
+ * formulas of sinew_interpolation, in float64; the first / last key holds
+ * outside the keys). Values are any finite reals (negative and > 1 kept).
+ * CUBICSPLINE tangents: 2 * key_count * width values, in order in_0[width],
+ * out_0[width], in_1[width], ... (per tick, as for joint tracks). */
+typedef struct sinew_weight_track_desc {
+    uint32_t first_weight;            /* first slot, first_weight + width <= weight_count */
+    uint32_t width;                   /* weights per key, >= 1 */
+    uint32_t key_count;               /* >= 1 */
+    const double *times;              /* key_count times in ticks, finite, non-decreasing */
+    const double *values;             /* key_count * width, key-major */
+    sinew_interpolation interpolation;/* 0 = LINEAR */
+    const double *tangents;           /* CUBICSPLINE only: 2 * key_count * width */
+} sinew_weight_track_desc;
+
 /* Describes a clip; zero means default for optional fields. */
 typedef struct sinew_clip_desc {
     const char *name;                 /* optional; copied */
@@ -91,12 +114,17 @@ typedef struct sinew_clip_desc {
     const sinew_channel_desc *channels;
     const sinew_allocator *allocator; /* optional (sinew/core.h rule); the clip is one block
                                          from it, freed by sinew_clip_destroy */
+    /* Optional morph-weight tracks beside the joint channels (zero = none). */
+    uint32_t weight_count;            /* weight slots the clip knows (e.g. all morph targets of a model) */
+    uint32_t weight_track_count;      /* tracks; each slot animated by at most one */
+    const sinew_weight_track_desc *weight_tracks;
 } sinew_clip_desc;
 
 /* Validates (joints in range and unique, times finite and ordered, values and
  * tangents finite, rotations non-zero, interpolation modes valid, tangents
  * present for every non-empty CUBICSPLINE track, at most SINEW_MAX_CLIP_KEYS
- * keys) and copies the description into a new clip. Errors: INVALID_ARGUMENT
+ * keys; weight tracks: weight_count <= SINEW_MAX_CLIP_WEIGHTS, slots in range and not shared, width and key_count >= 1,
+ * arrays present, |value| and |tangent| <= 1e6) and copies the description into a new clip. Errors: INVALID_ARGUMENT
  * (also an allocator with exactly one of alloc/free NULL; {NULL, NULL} is the
  * default), JOINT_INDEX, NON_FINITE, LIMIT_EXCEEDED, OUT_OF_HOST_MEMORY. */
 SINEW_API sinew_result sinew_clip_create(const sinew_clip_desc *desc, sinew_clip **out);
@@ -110,12 +138,19 @@ SINEW_API double sinew_clip_duration(const sinew_clip *clip);
 /* Duration in ticks, and ticks per second. */
 SINEW_API double sinew_clip_duration_ticks(const sinew_clip *clip);
 SINEW_API double sinew_clip_ticks_per_second(const sinew_clip *clip);
-/* Joint count the clip was made for, its channel count and total key count. */
+/* Joint count the clip was made for, its channel count and total key count
+ * (joint channels and weight tracks). */
 SINEW_API uint32_t sinew_clip_joint_count(const sinew_clip *clip);
 SINEW_API uint32_t sinew_clip_channel_count(const sinew_clip *clip);
 SINEW_API uint32_t sinew_clip_key_count(const sinew_clip *clip);
 /* true if joint j has a channel in this clip. */
 SINEW_API bool sinew_clip_animates(const sinew_clip *clip, uint32_t joint);
+
+/* Weight slots of the clip (sinew_clip_desc.weight_count), its weight track
+ * count, and whether slot w has a track. */
+SINEW_API uint32_t sinew_clip_weight_count(const sinew_clip *clip);
+SINEW_API uint32_t sinew_clip_weight_track_count(const sinew_clip *clip);
+SINEW_API bool sinew_clip_animates_weight(const sinew_clip *clip, uint32_t w);
 
 /* How sampling treats times outside [0, duration]. */
 typedef enum sinew_wrap {
@@ -129,6 +164,14 @@ typedef enum sinew_wrap {
  * writes the rest pose. SINEW_ERROR_NON_FINITE for a NaN/inf time. */
 SINEW_API sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *skel,
                                double time_s, sinew_wrap wrap, sinew_transform *local_out);
+
+/* Samples the clip's morph weights at time_s seconds (float64, the joint
+ * sampler's wrap and key rules) into weights_out[0 .. count-1]; count must be
+ * the clip's weight_count (else INVALID_ARGUMENT). Slots without a track get
+ * defaults[w] (defaults NULL: 0). A NULL clip writes the defaults (any count).
+ * SINEW_ERROR_NON_FINITE for a NaN/inf time. Allocates nothing. */
+SINEW_API sinew_result sinew_clip_sample_weights(const sinew_clip *clip, double time_s, sinew_wrap wrap,
+                                                 const double *defaults, uint32_t count, double *weights_out);
 
 /* Samples many characters sharing one skeleton: character i plays clips[i]
  * (NULL = rest pose) at times[i] seconds and writes joint_count transforms at
