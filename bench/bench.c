@@ -381,6 +381,10 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
         /* previous-frame positions (keep_previous: a second skinner, same meshes) */
         { "lbs +prev", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 1 },
         { "dqs +prev", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 1 },
+        /* tangent frames (desc.tangents: a third skinner, the mesh with tangents) */
+        { "lbs +tangents", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 2 },
+        { "dqs +tangents", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 2 },
+        { "dqs-scale +tangents", SINEW_METHOD_DQS_SCALE, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 2 },
     };
     enum { NC = sizeof cases / sizeof cases[0] };
     sinew_skeleton *skel = NULL;
@@ -390,7 +394,8 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
     float *bulge8 = malloc(sizeof(float) * KB_VERTS);
     float *pal[NC] = { 0 };
     double *ms = calloc((size_t)NC * (size_t)rounds, sizeof(double));
-    sinew_skinner *sk = NULL, *skp = NULL;
+    sinew_skinner *sk = NULL, *skp = NULL, *skt = NULL;
+    sinew_tangent *tan = malloc(sizeof(sinew_tangent) * KB_VERTS);
     sinew_mesh_id mesh = { 0 }, mesh8 = { 0 };
     sinew_result r = v && bulge && v8 && bulge8 && ms ? kb_scene(&skel, v, bulge, v8, bulge8) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
     sinew_skinner_desc sd = { 0 };
@@ -403,9 +408,18 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
     if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk);
     sd.keep_previous = true;
     if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &skp);
-    for (int s = 0; s < 2 && r == SINEW_OK; s++) { /* same ids in both */
-        sinew_skinner *t = s ? skp : sk;
-        sinew_skinner_mesh_desc md = { v, KB_VERTS, KB_JOINTS, bulge, NULL };
+    sd.keep_previous = false;
+    sd.tangents = true;
+    if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &skt);
+    if (r == SINEW_OK && !tan) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; r == SINEW_OK && i < KB_VERTS; i++) { /* around the tube: cross(y, n) */
+        sinew_vec3 n = sinew_oct_decode(v[i].normal_oct);
+        tan[i].tangent_oct = sinew_oct_encode(sinew_v3(n.z, 0, -n.x));
+        tan[i].sign = i & 1 ? -1.0f : 1.0f;
+    }
+    for (int s = 0; s < 3 && r == SINEW_OK; s++) { /* same ids in all three; the tangent skinner's mesh has tangents */
+        sinew_skinner *t = s == 2 ? skt : s ? skp : sk;
+        sinew_skinner_mesh_desc md = { v, KB_VERTS, KB_JOINTS, bulge, NULL, s == 2 ? tan : NULL };
         r = sinew_skinner_add_mesh(t, &md, &mesh);
         sinew_skinner_mesh_desc md8 = { NULL, KB_VERTS, KB_JOINTS, bulge8, v8 };
         if (r == SINEW_OK) r = sinew_skinner_add_mesh(t, &md8, &mesh8);
@@ -428,7 +442,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
                 uint32_t stride = sinew_palette_gpu_stride(k->method, k->flags);
                 sinew_frame fr;
                 sinew_instance inst[KB_CHARS];
-                sinew_skinner *sk = k->prev ? skp : sk0;
+                sinew_skinner *sk = k->prev == 2 ? skt : k->prev ? skp : sk0;
                 sinew_debug_set_kernel(sk, k->kernel);
                 sinew_debug_set_workgroup_size(sk, k->wg);
                 r = sinew_skinner_begin_frame(sk, &fr);
@@ -449,7 +463,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
     if (r == SINEW_OK && rounds > 1) {
         int n = rounds - 1;
         double *tmp = malloc(sizeof(double) * (size_t)n);
-        printf("%-16s %-9s %4s %9s %8s %8s\n", "method", "kernel", "wg", "gpu_ms", "Mvert/s", "x base");
+        printf("%-20s %-9s %4s %9s %8s %8s\n", "method", "kernel", "wg", "gpu_ms", "Mvert/s", "x base");
         int base = -1;
         for (int c = 0; c < NC && tmp; c++) {
             const kcase *k = &cases[c];
@@ -477,18 +491,20 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
                              : k->kernel == SINEW_DEBUG_KERNEL_RECORDS ? "records" : "grid";
             char ratio_s[16] = "";
             if (ratio > 0) snprintf(ratio_s, sizeof ratio_s, "%.2f", ratio);
-            printf("%-16s %-9s %4u %9.3f %8.1f %8s\n", k->name, kn,
+            printf("%-20s %-9s %4u %9.3f %8.1f %8s\n", k->name, kn,
                    k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? 64u : (k->wg ? k->wg : sinew_debug_workgroup_size(sk)),
                    med, (double)KB_CHARS * KB_VERTS / (med * 1e-3) * 1e-6, ratio_s);
             if (k->wg) sinew_debug_set_workgroup_size(sk, 0);
         }
         printf("(x base: median over rounds of baseline time / this time, same method, same round; "
                "grid = one dispatch per variant, character from the workgroup id; records = per-workgroup records;\n"
-               " +prev rows: keep_previous, x = time of the same variant without it / this time, same round)\n");
+               " +prev / +tangents rows: keep_previous / tangent frames, x = time of the same variant without it / this time, same round)\n");
         free(tmp);
     }
     sinew_skinner_destroy(sk);
     sinew_skinner_destroy(skp);
+    sinew_skinner_destroy(skt);
+    free(tan);
     for (int c = 0; c < NC; c++) free(pal[c]);
     free(ms);
     free(v);

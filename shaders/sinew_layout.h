@@ -28,7 +28,10 @@
 #define SINEW_BIND_PALETTE_TEXEL 7  /* uniform texel buffer RGBA32F over the frame's palette */
 #define SINEW_BIND_PREVIOUS 8       /* storage: previous-frame positions, vec4 (xyz, w = 1) per output
                                        vertex (sinew_skinner_desc.keep_previous; else a 16 B dummy) */
-#define SINEW_BIND_COUNT 9
+#define SINEW_BIND_TANGENT_REST 9   /* storage: uvec2 (oct tangent, sign float bits) per rest vertex, at
+                                       SINEW_BULGE_INDEX(first rest slot) (desc.tangents; else a dummy) */
+#define SINEW_BIND_TANGENT_OUT 10   /* storage: vec4 (tangent xyz, bitangent sign) per output vertex */
+#define SINEW_BIND_COUNT 11
 
 /* Copy kernel bindings. */
 #define SINEW_COPY_BIND_SRC 0
@@ -47,6 +50,7 @@
                                        (SINEW_PG_*); false: group records (SINEW_PR_*) */
 #define SINEW_SPEC_WG_SIZE 6        /* local_size_x */
 #define SINEW_SPEC_PREVIOUS 7       /* SINEW_PREV_*: what the kernel writes to the previous-position buffer */
+#define SINEW_SPEC_TANGENTS 8       /* bool: skin the mesh's tangent frames too */
 
 /* Previous-frame positions (SINEW_SPEC_PREVIOUS). */
 #define SINEW_PREV_NONE 0u          /* nothing (no previous buffer kept) */
@@ -151,6 +155,8 @@
 #define SINEW_OUT_FLOAT_BYTES 24
 #define SINEW_OUT_PACKED_BYTES 16
 #define SINEW_PREV_BYTES 16         /* previous position: xyz float32, w = 1 */
+#define SINEW_TANGENT_REST_BYTES 8  /* sinew_tangent */
+#define SINEW_TANGENT_OUT_BYTES 16  /* tangent xyz float32, w = bitangent sign */
 #define SINEW_PUSH_BYTES (SINEW_PUSH_WORDS * 4)
 #define SINEW_COPY_PUSH_BYTES 8     /* uint count (uvec4), grid_x */
 

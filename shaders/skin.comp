@@ -23,6 +23,7 @@ layout(constant_id = SINEW_SPEC_BULGE) const bool BULGE = false;
 layout(constant_id = SINEW_SPEC_INFLUENCES) const uint INFLUENCES = 4u;
 layout(constant_id = SINEW_SPEC_GRID) const bool GRID = true;
 layout(constant_id = SINEW_SPEC_PREVIOUS) const uint PREVIOUS = SINEW_PREV_NONE;
+layout(constant_id = SINEW_SPEC_TANGENTS) const bool TANGENTS = false;
 
 const uint REST_SLOTS = INFLUENCES / 4u + 1u;               /* SINEW_REST_SLOTS */
 const uint STRIDE = (METHOD == SINEW_KK_LBS ? SINEW_PAL_SLOTS_LBS
@@ -38,6 +39,8 @@ layout(std430, set = 0, binding = SINEW_BIND_PALETTE) readonly buffer PalBuf { v
 layout(std430, set = 0, binding = SINEW_BIND_WORK) readonly buffer GroupBuf { uvec4 groups[]; };
 layout(std430, set = 0, binding = SINEW_BIND_OUTPUT) buffer OutBuf { uvec2 out2[]; };
 layout(std430, set = 0, binding = SINEW_BIND_PREVIOUS) writeonly buffer PrevBuf { vec4 prev[]; };
+layout(std430, set = 0, binding = SINEW_BIND_TANGENT_REST) readonly buffer TanRestBuf { uvec2 tan_rest[]; };
+layout(std430, set = 0, binding = SINEW_BIND_TANGENT_OUT) writeonly buffer TanOutBuf { vec4 tan_out[]; };
 layout(set = 0, binding = SINEW_BIND_REST_TEXEL) uniform usamplerBuffer rest_tex;
 layout(set = 0, binding = SINEW_BIND_PALETTE_TEXEL) uniform samplerBuffer pal_tex;
 
@@ -104,6 +107,15 @@ void main()
     uvec4 b = load_rest(slot + 1u);
     vec3 p = uintBitsToFloat(a.xyz);
     vec3 n = oct_decode(a.w);
+    /* Tangent frame (TANGENTS): skinned like a direction by the blended matrix
+     * (not its cofactor), the sign flipped with det < 0, then rotated (reference.h). */
+    vec3 tg = vec3(0.0);
+    float tsign = 1.0;
+    if (TANGENTS) {
+        uvec2 tw = tan_rest[SINEW_BULGE_INDEX(slot)];
+        tg = oct_decode(tw.x);
+        tsign = uintBitsToFloat(tw.y);
+    }
 
     /* Joints (clamped: validated at add_mesh, a last net) and weights. */
     uint jw[8], ww[4];
@@ -138,6 +150,10 @@ void main()
         float det = dot(c0, x12);
         vec3 cn = x12 * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
         n = safe_normalize(det < 0.0 ? -cn : cn);
+        if (TANGENTS) {
+            tg = safe_normalize(vec3(dot(r0.xyz, tg), dot(r1.xyz, tg), dot(r2.xyz, tg)));
+            tsign = det < 0.0 ? -tsign : tsign;
+        }
     }
     if (METHOD != SINEW_KK_LBS) {
         /* DQS (plain, or stage 2 of the scale methods); signs aligned with the major joint. */
@@ -158,6 +174,7 @@ void main()
               + 2.0 * (br.w * bd.xyz - bd.w * rv + cross(rv, bd.xyz));
         n = n + 2.0 * cross(rv, cross(rv, n) + br.w * n);
         n = safe_normalize(n);
+        if (TANGENTS) tg = safe_normalize(tg + 2.0 * cross(rv, cross(rv, tg) + br.w * tg));
     }
     if (BULGE) {
         uint s = pbase + js[0] * STRIDE + OFF_BULGE;
@@ -181,6 +198,8 @@ void main()
     } else if (PREVIOUS == SINEW_PREV_RESET) {
         prev[o] = vec4(p, 1.0);
     }
+
+    if (TANGENTS) tan_out[o] = vec4(tg, tsign);
 
     if (OUTPUT_PACKED) {
         ivec3 q = ivec3(round(clamp(n, -1.0, 1.0) * 511.0));

@@ -402,3 +402,31 @@ sinew_result sinew_bulge_rest_distances8(const sinew_skeleton *skel, uint32_t n,
     }
     return SINEW_OK;
 }
+
+sinew_result sinew_pack_tangents(uint32_t n, const float *tangents4, sinew_tangent *out, uint32_t *bad_vertex)
+{
+    if (bad_vertex) *bad_vertex = UINT32_MAX;
+    if (!tangents4 || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0) return SINEW_ERROR_EMPTY;
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++)
+            if (!isfinite(tangents4[4 * (size_t)i + k])) {
+                if (bad_vertex) *bad_vertex = i;
+                return SINEW_ERROR_NON_FINITE;
+            }
+    for (uint32_t i = 0; i < n; i++) {
+        const float *t = tangents4 + 4 * (size_t)i;
+        double x = t[0], y = t[1], z = t[2];
+        double m = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
+        if (fabs(z) > m) m = fabs(z);
+        sinew_vec3 d = { 0, 0, 0 };
+        if (m > 0) { /* scaled first: tiny and huge directions normalize without under/overflow */
+            x /= m; y /= m; z /= m;
+            double l = sqrt(x * x + y * y + z * z);
+            d = sinew_v3(x / l, y / l, z / l);
+        }
+        out[i].tangent_oct = m > 0 ? sinew_oct_encode(d) : SINEW_OCT_ZERO;
+        out[i].sign = t[3] < 0.0f ? -1.0f : 1.0f;
+    }
+    return SINEW_OK;
+}

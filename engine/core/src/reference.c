@@ -218,3 +218,66 @@ sinew_result sinew_reference_skin_rest(uint32_t n, const sinew_vertex *v, const 
     return reference_skin(n, v, NULL, rest_pos, rest_nrm, bulge_rest, palette, joint_count, method, flags, pos_out,
                           nrm_out);
 }
+
+/* Tangent rule of step 1: t' = A3 t normalized (0 if shorter than 1e-30), the
+ * bitangent sign times sign(det A3) (det 0 -> +1), as the normal's. */
+static v3 lbs_tangent(const double a[4][3], v3 t, double *sign)
+{
+    v3 c0 = { a[0][0], a[0][1], a[0][2] }, c1 = { a[1][0], a[1][1], a[1][2] }, c2 = { a[2][0], a[2][1], a[2][2] };
+    v3 k0 = cross(c1, c2);
+    double det = c0.x * k0.x + c0.y * k0.y + c0.z * k0.z;
+    v3 r = { a[0][0] * t.x + a[1][0] * t.y + a[2][0] * t.z, a[0][1] * t.x + a[1][1] * t.y + a[2][1] * t.z,
+             a[0][2] * t.x + a[1][2] * t.y + a[2][2] * t.z };
+    double len = sqrt(r.x * r.x + r.y * r.y + r.z * r.z);
+    if (det < 0.0) *sign = -*sign;
+    if (!(len >= 1e-30)) { r.x = r.y = r.z = 0.0; return r; }
+    r.x /= len; r.y /= len; r.z /= len;
+    return r;
+}
+
+sinew_result sinew_reference_tangents(uint32_t n, const sinew_vertex *v, const sinew_vertex8 *v8,
+                                      const sinew_tangent *tangents, const sinew_palette_joint *palette,
+                                      uint32_t joint_count, sinew_method method, double *tan_out)
+{
+    if ((!v) == (!v8) || !tangents || !palette || !tan_out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((unsigned)method >= (unsigned)SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0) return SINEW_ERROR_EMPTY;
+    for (uint32_t i = 0; i < n; i++) {
+        ref_vertex vx = ref_vertex_at(v, v8, i);
+        for (int k = 0; k < vx.K; k++)
+            if (vx.joints[k] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
+        if (tangents[i].sign != 1.0f && tangents[i].sign != -1.0f) return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        ref_vertex vx = ref_vertex_at(v, v8, i);
+        sinew_vec3 dt = sinew_oct_decode(tangents[i].tangent_oct);
+        v3 t = { dt.x, dt.y, dt.z }, zero = { 0, 0, 0 }, po;
+        double sign = tangents[i].sign, w[8], a[4][3];
+        uint32_t wsum = 0;
+        for (int k = 0; k < vx.K; k++) {
+            w[k] = (double)vx.weights[k] / 65535.0;
+            wsum += vx.weights[k];
+        }
+        if (wsum != 0) {
+            switch (method) {
+            case SINEW_METHOD_LBS:
+                lbs_blend(palette, vx.joints, w, vx.K, 0, a);
+                t = lbs_tangent((const double(*)[3])a, t, &sign);
+                break;
+            case SINEW_METHOD_DQS:
+                dqs_apply(palette, vx.joints, w, vx.K, zero, t, &po, &t);
+                break;
+            default: /* stage 1 with the S_j, then the rotation */
+                lbs_blend(palette, vx.joints, w, vx.K, 1, a);
+                t = lbs_tangent((const double(*)[3])a, t, &sign);
+                dqs_apply(palette, vx.joints, w, vx.K, zero, t, &po, &t);
+                break;
+            }
+        }
+        tan_out[4 * (size_t)i + 0] = t.x;
+        tan_out[4 * (size_t)i + 1] = t.y;
+        tan_out[4 * (size_t)i + 2] = t.z;
+        tan_out[4 * (size_t)i + 3] = sign;
+    }
+    return SINEW_OK;
+}

@@ -15,12 +15,14 @@ typedef struct mesh_rec {
     uint32_t first, count, joints, has_bulge;
     uint32_t first_slot;    /* first uvec4 slot in the rest buffer */
     uint32_t influences;    /* 4 or 8 */
+    uint32_t has_tangents;
 } mesh_rec;
 
 /* Variants of skin.comp: kernel kind x bulge x influences (4, 8), then x
- * previous-position mode (keep, reset; one mode without keep_previous). */
+ * previous-position mode (keep, reset; one mode without keep_previous), then x
+ * tangents (the mesh has them). */
 #define SNW_BASE_VARIANTS (SINEW_KK_COUNT * 2u * 2u)
-#define SNW_VARIANTS (SNW_BASE_VARIANTS * 2u)
+#define SNW_VARIANTS (SNW_BASE_VARIANTS * 2u * 2u)
 /* Pipelines: variant x grid/record x storage/texel x workgroup size (64, 128, 256). */
 #define SNW_WG_CHOICES 3u
 #define SNW_PIPES (SNW_VARIANTS * 2u * 2u * SNW_WG_CHOICES)
@@ -59,6 +61,7 @@ _Static_assert(sizeof(gpu_push) == SINEW_PUSH_BYTES && SNW_WORD_AT(gpu_push, wor
                    SNW_WORD_AT(gpu_push, grid_x, SINEW_PUSH_GRID_X),
                "push constant layout");
 _Static_assert(sizeof(sinew_vertex) == SINEW_REST_VERTEX_BYTES, "rest vertex layout");
+_Static_assert(sizeof(sinew_tangent) == SINEW_TANGENT_REST_BYTES, "rest tangent layout");
 _Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsigned)SINEW_METHOD_DQS &&
                    SINEW_K_DQS_SCALE == (unsigned)SINEW_METHOD_DQS_SCALE &&
                    SINEW_K_DQS_SCALE_LOCAL == (unsigned)SINEW_METHOD_DQS_SCALE_LOCAL &&
@@ -78,6 +81,7 @@ struct sinew_skinner {
     VkDeviceSize inst_bytes, work_offset, work_bytes, frame_slot_stride;
     snw_vk_buffer rest, bulge, output, palette, frame;
     snw_vk_buffer previous;       /* keep_previous: SINEW_PREV_BYTES per output vertex; else 16 B dummy */
+    snw_vk_buffer tan_rest, tan_out; /* tangents: per rest vertex (SINEW_BULGE_INDEX) / output vertex; else dummies */
     VkBufferView rest_view, pal_view[MAXF];
     VkShaderModule shader, shader_base;
     VkDescriptorSetLayout dsl;
@@ -160,14 +164,16 @@ static uint32_t pipe_index(uint32_t variant, uint32_t grid, uint32_t texel, uint
     return ((variant * 2u + grid) * 2u + texel) * SNW_WG_CHOICES + wg_choice(wg);
 }
 
-/* variant = base + SNW_BASE_VARIANTS * reset, base = (kind * 2 + bulge) * 2 + (influences == 8);
+/* variant = base + SNW_BASE_VARIANTS * (reset + 2 * tangents), base = (kind * 2 + bulge) * 2 + (influences == 8);
  * reset only with keep_previous. */
-static uint32_t variant_of(const sinew_skinner *sk, const sinew_instance *in, uint32_t influences)
+static uint32_t variant_of(const sinew_skinner *sk, const sinew_instance *in, const mesh_rec *mr)
 {
+    uint32_t influences = mr->influences;
     sinew_method m = in->method;
     uint32_t kind = m == SINEW_METHOD_LBS ? SINEW_KK_LBS : m == SINEW_METHOD_DQS ? SINEW_KK_DQS : SINEW_KK_DQS_SCALE;
     uint32_t base = (kind * 2u + ((in->flags & SINEW_SKIN_BULGE_CORRECTION) ? 1u : 0u)) * 2u + (influences == 8u ? 1u : 0u);
-    return base + ((sk->d.keep_previous && in->reset_previous) ? SNW_BASE_VARIANTS : 0u);
+    return base + ((sk->d.keep_previous && in->reset_previous) ? SNW_BASE_VARIANTS : 0u) +
+           (mr->has_tangents ? 2u * SNW_BASE_VARIANTS : 0u);
 }
 
 /* The pipeline of a variant, created at its first use (compiled once per skinner). */
@@ -177,15 +183,16 @@ static sinew_result get_pipeline(sinew_skinner *sk, uint32_t variant, uint32_t g
     if (!sk->pipe[i]) {
         uint32_t base = variant % SNW_BASE_VARIANTS;
         uint32_t prev = !sk->d.keep_previous ? SINEW_PREV_NONE
-                        : variant >= SNW_BASE_VARIANTS ? SINEW_PREV_RESET : SINEW_PREV_KEEP;
-        uint32_t spec[8] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel, base / 4u,
-                             (base / 2u) & 1u, (base & 1u) ? 8u : 4u, grid, sk->wg_size, prev };
-        VkSpecializationMapEntry me[8] = {
+                        : ((variant / SNW_BASE_VARIANTS) & 1u) ? SINEW_PREV_RESET : SINEW_PREV_KEEP;
+        uint32_t tangents = variant / (2u * SNW_BASE_VARIANTS);
+        uint32_t spec[9] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel, base / 4u,
+                             (base / 2u) & 1u, (base & 1u) ? 8u : 4u, grid, sk->wg_size, prev, tangents };
+        VkSpecializationMapEntry me[9] = {
             { SINEW_SPEC_OUTPUT_PACKED, 0, 4 }, { SINEW_SPEC_READ_TEXEL, 4, 4 }, { SINEW_SPEC_METHOD, 8, 4 },
             { SINEW_SPEC_BULGE, 12, 4 },        { SINEW_SPEC_INFLUENCES, 16, 4 }, { SINEW_SPEC_GRID, 20, 4 },
-            { SINEW_SPEC_WG_SIZE, 24, 4 },      { SINEW_SPEC_PREVIOUS, 28, 4 },
+            { SINEW_SPEC_WG_SIZE, 24, 4 },      { SINEW_SPEC_PREVIOUS, 28, 4 }, { SINEW_SPEC_TANGENTS, 32, 4 },
         };
-        sinew_result r = make_pipeline(sk, sk->shader, spec, me, 8, &sk->pipe[i]);
+        sinew_result r = make_pipeline(sk, sk->shader, spec, me, 9, &sk->pipe[i]);
         if (r != SINEW_OK) return r;
     }
     *out = sk->pipe[i];
@@ -267,7 +274,7 @@ static sinew_result create_descriptors(sinew_skinner *sk)
                         sk->pal_slot_bytes, &sk->pal_view[s]);
     if (r != SINEW_OK) return r;
     VkDescriptorPoolSize ps[2] = {
-        { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 7 * F },
+        { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 9 * F },
         { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 2 * F },
     };
     VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
@@ -293,6 +300,8 @@ static sinew_result create_descriptors(sinew_skinner *sk)
             [SINEW_BIND_WORK] = { sk->frame.buffer, s * sk->frame_slot_stride + sk->work_offset, sk->work_bytes },
             [SINEW_BIND_OUTPUT] = { sk->output.buffer, 0, sk->output.size },
             [SINEW_BIND_PREVIOUS] = { sk->previous.buffer, 0, sk->previous.size },
+            [SINEW_BIND_TANGENT_REST] = { sk->tan_rest.buffer, 0, sk->tan_rest.size },
+            [SINEW_BIND_TANGENT_OUT] = { sk->tan_out.buffer, 0, sk->tan_out.size },
         };
         VkWriteDescriptorSet w[SINEW_BIND_COUNT];
         memset(w, 0, sizeof w);
@@ -374,6 +383,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     uint64_t bulge_bytes = (uint64_t)d.max_rest_vertices * SINEW_BULGE_BYTES;
     uint64_t out_bytes = (uint64_t)d.max_output_vertices * out_stride;
     uint64_t prev_bytes = d.keep_previous ? (uint64_t)d.max_output_vertices * SINEW_PREV_BYTES : 16u;
+    uint64_t tan_rest_bytes = d.tangents ? (uint64_t)d.max_rest_vertices * SINEW_TANGENT_REST_BYTES : 16u;
+    uint64_t tan_out_bytes = d.tangents ? (uint64_t)d.max_output_vertices * SINEW_TANGENT_OUT_BYTES : 16u;
     uint64_t pal_bytes = (uint64_t)d.max_palette_vec4 * 16u;
     uint64_t inst_bytes = (uint64_t)d.max_instances * SINEW_INSTANCE_BYTES;
     uint64_t work_bytes = max_work * SINEW_GROUP_BYTES; /* >= the baseline's SINEW_WORK_BYTES */
@@ -388,7 +399,9 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     if (rest_bytes > range || bulge_bytes > range || out_bytes > range || pal_bytes > range ||
         inst_bytes > range || work_bytes > range)
         return SINEW_ERROR_LIMIT_EXCEEDED;
-    if (prev_bytes > range || prev_bytes > maxa) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (prev_bytes > range || prev_bytes > maxa || tan_rest_bytes > range || tan_rest_bytes > maxa ||
+        tan_out_bytes > range || tan_out_bytes > maxa)
+        return SINEW_ERROR_LIMIT_EXCEEDED;
     if (rest_bytes > maxa || bulge_bytes > maxa || out_bytes > maxa || pal_stride * d.frames_in_flight > maxa ||
         frame_stride * d.frames_in_flight > maxa)
         return SINEW_ERROR_LIMIT_EXCEEDED;
@@ -432,6 +445,12 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         r = snw_vk_buffer_create(gpu, prev_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->previous);
     if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, tan_rest_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | xfer, 0, local, 0,
+                                 &sk->tan_rest);
+    if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, tan_out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->tan_out);
+    if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, pal_stride * d.frames_in_flight, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, host, local, 1, &sk->palette);
     if (r == SINEW_OK)
@@ -448,6 +467,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
             gpu->vk.vkCmdFillBuffer(cmd, sk->bulge.buffer, 0, VK_WHOLE_SIZE, 0);
             gpu->vk.vkCmdFillBuffer(cmd, sk->output.buffer, 0, VK_WHOLE_SIZE, 0);
             gpu->vk.vkCmdFillBuffer(cmd, sk->previous.buffer, 0, VK_WHOLE_SIZE, 0);
+            gpu->vk.vkCmdFillBuffer(cmd, sk->tan_rest.buffer, 0, VK_WHOLE_SIZE, 0);
+            gpu->vk.vkCmdFillBuffer(cmd, sk->tan_out.buffer, 0, VK_WHOLE_SIZE, 0);
             VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
             mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
             mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
@@ -509,6 +530,8 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     snw_vk_buffer_destroy(gpu, &sk->bulge);
     snw_vk_buffer_destroy(gpu, &sk->output);
     snw_vk_buffer_destroy(gpu, &sk->previous);
+    snw_vk_buffer_destroy(gpu, &sk->tan_rest);
+    snw_vk_buffer_destroy(gpu, &sk->tan_out);
     snw_vk_buffer_destroy(gpu, &sk->palette);
     snw_vk_buffer_destroy(gpu, &sk->frame);
     snw_gpu_free(gpu, sk->meshes);
@@ -548,7 +571,10 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
         if (r != SINEW_OK) return r;
         if (mesh->bulge_rest && !(isfinite(mesh->bulge_rest[i]) && mesh->bulge_rest[i] >= 0.0f))
             return mesh->bulge_rest[i] < 0.0f ? SINEW_ERROR_INVALID_ARGUMENT : SINEW_ERROR_NON_FINITE;
+        if (mesh->tangents && mesh->tangents[i].sign != 1.0f && mesh->tangents[i].sign != -1.0f)
+            return SINEW_ERROR_INVALID_ARGUMENT;
     }
+    if (mesh->tangents && !sk->d.tangents) return SINEW_ERROR_INVALID_ARGUMENT;
     uint32_t first = sk->rest_used; /* uvec4 slot */
     const void *src = K == 8u ? (const void *)mesh->vertices8 : (const void *)mesh->vertices;
     sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, src,
@@ -571,8 +597,20 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
             snw_gpu_free(sk->gpu, tmp);
         }
     }
+    if (r == SINEW_OK && mesh->tangents) {
+        /* Vertex i's tangent at SINEW_BULGE_INDEX(first + slots * i), like the bulge distance. */
+        uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
+        sinew_tangent *tmp = (sinew_tangent *)snw_gpu_alloc(sk->gpu, sizeof(sinew_tangent) * (b1 - b0 + 1u));
+        if (!tmp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        memset(tmp, 0, sizeof(sinew_tangent) * (b1 - b0 + 1u));
+        for (uint32_t i = 0; i < mesh->vertex_count; i++) tmp[SINEW_BULGE_INDEX(first + slots * i) - b0] = mesh->tangents[i];
+        r = snw_vk_upload(sk->gpu, sk->tan_rest.buffer, (VkDeviceSize)b0 * SINEW_TANGENT_REST_BYTES, tmp,
+                          (VkDeviceSize)(b1 - b0 + 1u) * SINEW_TANGENT_REST_BYTES);
+        snw_gpu_free(sk->gpu, tmp);
+    }
     if (r != SINEW_OK) return r;
     mesh_rec *m = &sk->meshes[sk->mesh_count];
+    m->has_tangents = mesh->tangents != NULL;
     m->first = SINEW_BULGE_INDEX(first); /* the baseline kernel's vertex index (4 influences, even slot) */
     m->count = mesh->vertex_count;
     m->joints = mesh->joint_count;
@@ -741,7 +779,7 @@ static uint32_t plan_variants(const sinew_skinner *sk, const sinew_instance *ins
     memset(plan, 0, sizeof(variant_plan) * SNW_VARIANTS);
     for (uint32_t i = 0; i < count; i++) {
         const mesh_rec *m = &sk->meshes[instances[i].mesh.value];
-        variant_plan *p = &plan[variant_of(sk, &instances[i], m->influences)];
+        variant_plan *p = &plan[variant_of(sk, &instances[i], m)];
         plan_add(p, &instances[i]);
         p->groups += (m->count + wgs - 1) / wgs;
     }
@@ -800,7 +838,7 @@ static void write_variants(sinew_skinner *sk, const sinew_instance *instances, u
     for (uint32_t i = 0; i < count; i++) {
         const sinew_instance *in = &instances[i];
         const mesh_rec *m = &sk->meshes[in->mesh.value];
-        uint32_t v = variant_of(sk, in, m->influences);
+        uint32_t v = variant_of(sk, in, m);
         if (plan[v].grid) continue;
         uint32_t slots = SINEW_REST_SLOTS(m->influences);
         for (uint32_t first = 0; first < m->count; first += wgs) {
@@ -1080,6 +1118,12 @@ sinew_result sinew_debug_poison_output(sinew_skinner *sk, uint32_t first, uint32
     return poison(sk, 0, first, count, pattern);
 }
 
+sinew_result sinew_debug_poison_tangents(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern)
+{
+    if (sk && !sk->d.tangents) return SINEW_ERROR_INVALID_ARGUMENT;
+    return poison(sk, 2, first, count, pattern);
+}
+
 sinew_result sinew_debug_poison_previous(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern)
 {
     if (sk && !sk->d.keep_previous) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -1100,8 +1144,9 @@ static sinew_result poison(sinew_skinner *sk, int prev, uint32_t first, uint32_t
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     gpu->vk.vkCmdPipelineBarrier(cmd, cons, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    uint32_t stride = prev ? SINEW_PREV_BYTES : sk->out_stride;
-    gpu->vk.vkCmdFillBuffer(cmd, prev ? sk->previous.buffer : sk->output.buffer, (VkDeviceSize)first * stride,
+    uint32_t stride = prev == 2 ? SINEW_TANGENT_OUT_BYTES : prev ? SINEW_PREV_BYTES : sk->out_stride;
+    gpu->vk.vkCmdFillBuffer(cmd, prev == 2 ? sk->tan_out.buffer : prev ? sk->previous.buffer : sk->output.buffer,
+                            (VkDeviceSize)first * stride,
                             (VkDeviceSize)count * stride, pattern);
     mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
@@ -1123,8 +1168,8 @@ static sinew_result read_back(sinew_skinner *sk, int prev, uint32_t first, uint3
     sinew_result r = check_range(sk, first, count);
     if (r != SINEW_OK) return r;
     sinew_gpu *gpu = sk->gpu;
-    uint32_t stride = prev ? SINEW_PREV_BYTES : sk->out_stride;
-    VkBuffer src = prev ? sk->previous.buffer : sk->output.buffer;
+    uint32_t stride = prev == 2 ? SINEW_TANGENT_OUT_BYTES : prev ? SINEW_PREV_BYTES : sk->out_stride;
+    VkBuffer src = prev == 2 ? sk->tan_out.buffer : prev ? sk->previous.buffer : sk->output.buffer;
     VkDeviceSize bytes = (VkDeviceSize)count * stride;
     snw_vk_buffer st;
     r = snw_vk_buffer_create(gpu, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -1152,6 +1197,10 @@ static sinew_result read_back(sinew_skinner *sk, int prev, uint32_t first, uint3
         uint32_t words = stride / 4;
         for (uint32_t i = 0; i < count; i++) {
             const uint32_t *v = wd + (size_t)i * words;
+            if (prev == 2) { /* tangents: 4 floats */
+                memcpy(&pos3[4 * (size_t)i], v, 16);
+                continue;
+            }
             memcpy(&pos3[3 * (size_t)i], v, 12);
             if (!nrm3) continue;
             if (sk->d.output_format == SINEW_OUTPUT_PACKED) {
@@ -1176,6 +1225,23 @@ sinew_result sinew_skinner_read_previous(sinew_skinner *sk, uint32_t first, uint
 {
     if (sk && !sk->d.keep_previous) return SINEW_ERROR_INVALID_ARGUMENT;
     return read_back(sk, 1, first, count, pos3, NULL);
+}
+
+sinew_result sinew_skinner_read_tangents(sinew_skinner *sk, uint32_t first, uint32_t count, float *tan4)
+{
+    if (sk && !sk->d.tangents) return SINEW_ERROR_INVALID_ARGUMENT;
+    return read_back(sk, 2, first, count, tan4, NULL);
+}
+
+sinew_result sinew_skinner_tangent_binding(const sinew_skinner *sk, sinew_output_binding *out)
+{
+    if (!sk || !out || !sk->d.tangents) return SINEW_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->buffer = sk->tan_out.buffer;
+    out->stride = SINEW_TANGENT_OUT_BYTES;
+    out->position_format = VK_FORMAT_R32G32B32A32_SFLOAT;
+    out->normal_format = VK_FORMAT_UNDEFINED;
+    return SINEW_OK;
 }
 
 sinew_result sinew_skinner_previous_binding(const sinew_skinner *sk, sinew_output_binding *out)
@@ -1248,20 +1314,21 @@ sinew_result snw_skinner_add_copy(sinew_skinner *sk, uint32_t base, uint32_t *co
                                  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     VkBufferCopy c = { (VkDeviceSize)b.first_slot * 16u, (VkDeviceSize)first * 16u, slots * 16u };
     gpu->vk.vkCmdCopyBuffer(cmd, sk->rest.buffer, sk->rest.buffer, 1, &c);
-    if (b.has_bulge) {
-        /* Bulge distances sit at SINEW_BULGE_INDEX(slot) of each vertex's first slot. */
+    for (int part = 0; part < 2; part++) {
+        /* Bulge distances and tangents sit at SINEW_BULGE_INDEX(slot) of each vertex's first slot. */
+        if (part == 0 ? !b.has_bulge : !b.has_tangents) continue;
+        VkBuffer pb = part == 0 ? sk->bulge.buffer : sk->tan_rest.buffer;
+        VkDeviceSize eb = part == 0 ? SINEW_BULGE_BYTES : SINEW_TANGENT_REST_BYTES;
         uint32_t rs = SINEW_REST_SLOTS(b.influences);
         if (rs == 2u) {
-            VkBufferCopy bc = { (VkDeviceSize)SINEW_BULGE_INDEX(b.first_slot) * SINEW_BULGE_BYTES,
-                                (VkDeviceSize)SINEW_BULGE_INDEX(first) * SINEW_BULGE_BYTES,
-                                (VkDeviceSize)b.count * SINEW_BULGE_BYTES };
-            gpu->vk.vkCmdCopyBuffer(cmd, sk->bulge.buffer, sk->bulge.buffer, 1, &bc);
+            VkBufferCopy bc = { (VkDeviceSize)SINEW_BULGE_INDEX(b.first_slot) * eb,
+                                (VkDeviceSize)SINEW_BULGE_INDEX(first) * eb, (VkDeviceSize)b.count * eb };
+            gpu->vk.vkCmdCopyBuffer(cmd, pb, pb, 1, &bc);
         } else {
             for (uint32_t i = 0; i < b.count; i++) {
-                VkBufferCopy bc = { (VkDeviceSize)SINEW_BULGE_INDEX(b.first_slot + i * rs) * SINEW_BULGE_BYTES,
-                                    (VkDeviceSize)SINEW_BULGE_INDEX(first + i * rs) * SINEW_BULGE_BYTES,
-                                    SINEW_BULGE_BYTES };
-                gpu->vk.vkCmdCopyBuffer(cmd, sk->bulge.buffer, sk->bulge.buffer, 1, &bc);
+                VkBufferCopy bc = { (VkDeviceSize)SINEW_BULGE_INDEX(b.first_slot + i * rs) * eb,
+                                    (VkDeviceSize)SINEW_BULGE_INDEX(first + i * rs) * eb, eb };
+                gpu->vk.vkCmdCopyBuffer(cmd, pb, pb, 1, &bc);
             }
         }
     }

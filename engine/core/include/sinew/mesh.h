@@ -33,6 +33,21 @@ typedef struct sinew_vertex8 {
     uint16_t weights[8];
 } sinew_vertex8;
 
+/* A rest tangent frame (8 bytes, optional, per vertex, alongside the vertex):
+ * the tangent direction sinew_oct_encode()d and the bitangent sign, exactly
+ * +1.0f or -1.0f (bitangent = sign * cross(normal, tangent)). */
+typedef struct sinew_tangent {
+    uint32_t tangent_oct;
+    float sign;
+} sinew_tangent;
+
+/* Packs n tangents given as 4 floats each (xyz direction, need not be unit; w:
+ * bitangent sign, w < 0 gives -1, else +1; glTF TANGENT layout). A zero
+ * direction stays SINEW_OCT_ZERO (skins to zero). Errors: INVALID_ARGUMENT
+ * (NULL), EMPTY (n == 0), NON_FINITE (a non-finite value; *bad_vertex, may be
+ * NULL, names it). */
+SINEW_API sinew_result sinew_pack_tangents(uint32_t n, const float *tangents4, sinew_tangent *out, uint32_t *bad_vertex);
+
 /* Variable-length influence lists. Either CSR (offsets != NULL: vertex i owns
  * entries offsets[i] .. offsets[i+1]-1) or fixed (offsets == NULL:
  * per_vertex entries per vertex). */

@@ -66,6 +66,22 @@ SINEW_API sinew_result sinew_reference_skin8(uint32_t n, const sinew_vertex8 *v,
                                    sinew_method method, uint32_t flags,
                                    double *pos_out, double *nrm_out);
 
+/* Skinned tangent frames of n vertices (v: 4 influences, or v8: 8; exactly one
+ * non-NULL), 4 doubles each: unit tangent xyz (or 0), bitangent sign. Tangents
+ * are directions on the surface, skinned like positions without translation:
+ *  - LBS: t' = A3 t / |A3 t| with A3 the blended 3x3 (not its cofactor);
+ *  - DQS: t' = rotate(r, t) renormalized, r the normalized blended rotation (step 2);
+ *  - DQS with scale: t1 by the LBS rule with the blended S_j, then the DQS rule.
+ * The sign is multiplied by sign(det) of every blended 3x3 applied (det 0 -> +1),
+ * so sign' * cross(n', t') points along the skinned bitangent, as n' follows the
+ * normal rule above (mirroring palettes included). Bulge correction does not
+ * change tangents. Weights summing to 0 keep the rest tangent; shorter than 1e-30
+ * gives (0,0,0). Errors: INVALID_ARGUMENT (NULLs, both or no vertex arrays, bad
+ * method, a sign not exactly +-1), EMPTY, JOINT_INDEX. */
+SINEW_API sinew_result sinew_reference_tangents(uint32_t n, const sinew_vertex *v, const sinew_vertex8 *v8,
+                                      const sinew_tangent *tangents, const sinew_palette_joint *palette,
+                                      uint32_t joint_count, sinew_method method, double *tan_out);
+
 /* Same as sinew_reference_skin with the rest position and normal of every
  * vertex taken from rest_pos / rest_nrm (3 doubles each, e.g. the morphed rest of
  * sinew_morph_reference; rest_nrm NULL = the packed normals) instead of the

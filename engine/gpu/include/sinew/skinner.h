@@ -79,6 +79,12 @@ typedef struct sinew_skinner_desc {
      * for it (sinew_crowd does this itself, see crowd.h). The baseline debug
      * kernel (sinew_debug_set_kernel) does not write it. */
     bool keep_previous;
+    /* Skinned tangent frames for meshes added with tangents (sinew_skinner_mesh_desc.tangents):
+     * a rest buffer of 8 B per rest vertex and an output of 16 B per output vertex
+     * (tangent xyz float32, w = bitangent sign; sinew_skinner_tangent_binding),
+     * written only for vertices of meshes with tangents (rules: sinew_reference_tangents).
+     * Meshes without tangents run pipelines without the tangent code. */
+    bool tangents;
 } sinew_skinner_desc;
 
 /* A rest mesh to upload. */
@@ -91,6 +97,9 @@ typedef struct sinew_skinner_mesh_desc {
      * the mesh gets the 8-influence layout and kernels. Exactly one of vertices
      * and vertices8 is set. An 8-influence vertex takes 1.5 of max_rest_vertices. */
     const sinew_vertex8 *vertices8;
+    /* vertex_count rest tangent frames (sinew_pack_tangents), or NULL. Needs a
+     * skinner created with tangents (else INVALID_ARGUMENT); signs must be exactly +-1. */
+    const sinew_tangent *tangents;
 } sinew_skinner_mesh_desc;
 
 /* One character to skin this frame. */
@@ -196,6 +205,14 @@ SINEW_API void sinew_skinner_output_binding(const sinew_skinner *sk, sinew_outpu
  * stride 16, position_format R32G32B32_SFLOAT at offset 0 (normal_format
  * UNDEFINED); vertex i is output vertex i. INVALID_ARGUMENT without keep_previous. */
 SINEW_API sinew_result sinew_skinner_previous_binding(const sinew_skinner *sk, sinew_output_binding *out);
+/* Binding of the skinned tangents (desc.tangents): buffer, offset 0, stride 16,
+ * position_format R32G32B32A32_SFLOAT (tangent xyz, w = bitangent sign; the field
+ * name is shared with the output binding), normal_format UNDEFINED; vertex i =
+ * output vertex i. INVALID_ARGUMENT without tangents. */
+SINEW_API sinew_result sinew_skinner_tangent_binding(const sinew_skinner *sk, sinew_output_binding *out);
+/* Reads skinned tangents back (waits for the GPU), 4 floats each (xyz, sign).
+ * INVALID_ARGUMENT without desc.tangents. */
+SINEW_API sinew_result sinew_skinner_read_tangents(sinew_skinner *sk, uint32_t first, uint32_t count, float *tan4);
 /* Reads previous-frame positions back (waits for the GPU), 3 floats each.
  * INVALID_ARGUMENT without keep_previous. */
 SINEW_API sinew_result sinew_skinner_read_previous(sinew_skinner *sk, uint32_t first, uint32_t count, float *pos3);
