@@ -63,6 +63,20 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
     sinew_morph_cli(cli_deform_morph_anim_override_${_dev} 0 "2 animated morph weights, 1 --morph.*v 0 0 0.v 1 -2 0.v 0 1 0."
                     sh -c "$<TARGET_FILE:sinew_cli> deform ${_ma} --time 1 --morph smile=0 ${_flag} --out cli_anim_o_${_dev}.obj && cat cli_anim_o_${_dev}.obj")
   endforeach()
+  # 6 influences + a morph target (tests/data/gltf/morph_skin6.gltf): joints j0..j5 at z = 0..5
+  # (identity inverse binds), weights 0.3 0.2 0.2 0.1 0.1 0.1 -> every vertex at z = 1.8 with all
+  # six (1.125 if pruned to 4), 'lift' = 0.5 moves vertex 1 to y = 0.5: the 8-influence layout
+  # through the morph pass (GPU) and the 8-influence reference (CPU); unorm16 weights: 1.7999x
+  set(_m6 ${CMAKE_CURRENT_SOURCE_DIR}/data/gltf/morph_skin6.gltf)
+  foreach(_dev gpu cpu)
+    if(_dev STREQUAL "cpu")
+      set(_flag --cpu)
+    else()
+      set(_flag "")
+    endif()
+    sinew_morph_cli(cli_deform_morph_skin6_${_dev} 0 "1 --morph, method lbs, 8 influences.*v 0 0 1[.]799[0-9]*.v 1 0[.]5 1[.]799[0-9]*.v 0 1 1[.]799[0-9]*."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_m6} --rest --morph lift=0.5 ${_flag} --out cli_skin6_${_dev}.obj && cat cli_skin6_${_dev}.obj")
+  endforeach()
   sinew_morph_cli(cli_deform_morph_cube_time 0 "clip 0 'Square' at 1.7 s, 2 animated morph weights"
                   $<TARGET_FILE:sinew_cli> deform ${_mc} --time 1.7 --out cli_cube_time.obj)
   sinew_morph_cli(cli_deform_morph_names_unknown 1 "--morph 'target 0=1': no morph target of that name"
