@@ -43,6 +43,7 @@ int main(void)
     const float *dw = NULL;
     const sinew_morph_target *t = sinew_asset_morph_targets(a, 0, &nt, &dw);
     TU_CHECK(t && nt == 2);
+    TU_CHECK(sinew_asset_stats(a)->morph_targets == 2);
     if (!t || nt != 2) return tu_finish("test_asset_fbx_morph");
     TU_CHECK(t[0].name && strcmp(t[0].name, "Smile") == 0);
     TU_CHECK(t[1].name && strcmp(t[1].name, "Blink") == 0);

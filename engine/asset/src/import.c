@@ -887,6 +887,7 @@ static sinew_result convert_morphs(conv *v, sinew_asset *a)
             if (!morph_usable(m, am)) continue;
             if (!mi->morph_count) mi->first_morph = k;
             mi->morph_count++;
+            a->stats.morph_targets++;
             sinew_morph_target *g = &a->morphs[k];
             size_t nl; const char *nm = ai_str(&am->mName, &nl);
             memcpy(a->morph_names + noff, nm, nl);

@@ -101,7 +101,7 @@ typedef struct sinew_asset_mesh_info {
     uint32_t first_index, index_count; /* indices are global vertex numbers */
     uint32_t unweighted_vertices;      /* bound to node_joint with weight 1 */
     bool normals_generated;     /* the file had no normals (aiProcess_GenSmoothNormals) */
-    uint32_t first_morph, morph_count; /* glTF morph targets of this mesh (sinew_asset_morph_targets) */
+    uint32_t first_morph, morph_count; /* morph targets of this mesh (glTF targets, FBX blend shapes; sinew_asset_morph_targets) */
 } sinew_asset_mesh_info;
 
 /* What the import found and did. */
@@ -126,7 +126,7 @@ typedef struct sinew_asset_import_stats {
     uint32_t skins;                  /* skins used by the scene's nodes */
     uint32_t skinned_instances;      /* (node, skin) instances: a mesh under several skinned nodes counts once per node */
     uint32_t invalid_weight_vertices;/* skinned vertices whose weights summed to 0, bound to the skin's first joint */
-    uint32_t morph_targets;          /* morph targets (default weights applied to the rest mesh; kept: sinew_asset_morph_targets) */
+    uint32_t morph_targets;          /* morph targets of every mesh (sinew_asset_morph_targets; glTF default weights are applied to the rest mesh) */
     uint32_t ignored_weight_channels;/* morph-weight animation channels not kept (their node has no morph targets, or repeated) */
     uint32_t dropped_primitives;     /* points / lines primitives */
     uint32_t step_channels, cubic_channels; /* samplers by interpolation mode (kept in the clips; weight channels too) */
