@@ -90,6 +90,7 @@ sinew_cli_test(out_is_input_other_path 2 "is the input model" deform ${_m}/OBJ/b
 # glTF through Sinew's own importer; hostile references and out-of-range transforms
 set(_g ${PROJECT_SOURCE_DIR}/tests/data/gltf)
 sinew_cli_test(gltf_info 0 "joints: 1 .*importer: Sinew glTF 2.0 \\(1 skins, 1 skinned mesh instances" info ${_g}/ok_skinned.gltf)
+sinew_cli_test(gltf_info_tangents 0 "tangents: read from file \\(1 of 1 meshes" info ${_g}/tangents.gltf)
 sinew_cli_test(gltf_uri_absolute 1 "refused to open '/etc/passwd': it is an absolute path" info ${_g}/uri_etc_passwd.gltf)
 sinew_cli_test(gltf_uri_dotdot 1 "refused to open '../../../../../../../etc/passwd': it climbs out of the model's folder"
                deform ${_g}/uri_dotdot.gltf --cpu --out cli_dotdot.obj)

@@ -401,6 +401,11 @@ static int cmd_info(const opts *o)
     printf("pruned to 4: %u vertices, %u influences dropped (4 largest kept, renormalized)\n",
            st->vertices_pruned, st->influences_pruned);
     printf("size: %.6g (bounding box diagonal)\n", sinew_asset_size(a));
+    if (sinew_asset_tangents(a))
+        printf("tangents: read from file (%u of %u meshes; the others' vertices get zero tangents)\n", st->tangent_meshes,
+               sinew_asset_mesh_count(a));
+    else
+        printf("tangents: none in file\n");
     printf("rest vs bind pose: %.3g (largest local matrix difference; 0 = the node pose is the bind pose)\n",
            st->bind_rest_error);
     if (st->rest_shear_error > 1e-6) printf("warning: node shear lost in T R S split: %.3g\n", st->rest_shear_error);

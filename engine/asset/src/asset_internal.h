@@ -15,6 +15,7 @@ struct sinew_asset {
     uint32_t vertex_count, index_count, mesh_count, clip_count;
     sinew_vertex *vertices;
     double *rest_pos, *rest_nrm;
+    sinew_tangent *tangents; /* per vertex, NULL when no mesh of the file had tangents */
     uint32_t *indices;
     sinew_asset_mesh_info *meshes;
     char *names;            /* mesh names, NUL separated */

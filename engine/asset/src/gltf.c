@@ -90,6 +90,8 @@ typedef struct gl {
     uint32_t joints;
     /* growing arrays */
     vec pos, nrm;            /* 3 doubles per vertex */
+    vec tan;                 /* 4 doubles per vertex: model-space tangent xyz, bitangent sign (0 0 0 1: none) */
+    uint32_t tangent_instances; /* instances whose primitive had TANGENT */
     vec infl_off;            /* per vertex: first influence */
     vec infl_joint;          /* candidate index until numbering, then joint */
     vec infl_weight;         /* float */
@@ -710,6 +712,7 @@ static sinew_result skin_candidates(gl *g, uint32_t si, sinew_asset *a)
 
 typedef struct prim_in {
     double *pos, *nrm;            /* count * 3 */
+    double *tan;                  /* count * 4 (TANGENT), or NULL */
     uint32_t count;
     double *joints[4], *weights[4];
     uint32_t sets;
@@ -722,7 +725,7 @@ typedef struct prim_in {
 
 static void prim_free(gl *g, prim_in *p)
 {
-    snw_free(g->al, p->pos); snw_free(g->al, p->nrm); snw_free(g->al, p->ind);
+    snw_free(g->al, p->pos); snw_free(g->al, p->nrm); snw_free(g->al, p->tan); snw_free(g->al, p->ind);
     for (int k = 0; k < 4; k++) { snw_free(g->al, p->joints[k]); snw_free(g->al, p->weights[k]); }
     for (uint32_t t = 0; t < p->n_targets; t++) { snw_free(g->al, p->tdp[t]); snw_free(g->al, p->tdn[t]); }
 }
@@ -749,6 +752,14 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         if ((r = jint(g, attr, "NORMAL", 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, nrm_t, 3, g->max_vertices, &p->nrm, &cnt, NULL, what))) return r;
         if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u normals for %u positions", what, cnt, p->count);
+    }
+    if (jget(attr, "TANGENT")) {
+        /* VEC4: float, or normalized byte / short (KHR_mesh_quantization); w = bitangent sign */
+        static const int64_t tan_t[] = { 5126, 5120, 5122, 0 };
+        snprintf(what, sizeof what, "mesh %u primitive %u TANGENT", mi, pi);
+        if ((r = jint(g, attr, "TANGENT", 0, INT32_MAX, -1, &ai, what, 0))) return r;
+        if ((r = read_accessor(g, ai, tan_t, 4, g->max_vertices, &p->tan, &cnt, NULL, what))) return r;
+        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u tangents for %u positions", what, cnt, p->count);
     }
     for (uint32_t s = 0; s < 4; s++) {
         char jn[16], wn[16];
@@ -833,13 +844,14 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
     uint32_t *tri = vec_push(g, &g->idx, ntri * 3);
     double *pos = vec_push(g, &g->pos, p->count);
     double *nrm = vec_push(g, &g->nrm, p->count);
+    double *tan = vec_push(g, &g->tan, p->count);
     uint32_t *ioff = vec_push(g, &g->infl_off, p->count);
     sinew_asset_mesh_info *im = vec_push(g, &g->inst, 1);
     size_t ml = mname ? strlen(mname) : 0;
     if (ml > 255) ml = 255;
     uint32_t name_off = g->inst_name.n;
     char *nm = vec_push(g, &g->inst_name, (uint32_t)ml + 1);
-    if (!tri || !pos || !nrm || !ioff || !im || !nm) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!tri || !pos || !nrm || !tan || !ioff || !im || !nm) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     memcpy(nm, mname ? mname : "", ml);
     for (uint32_t t = 0; t < ntri; t++) {
         uint32_t k0, k1, k2;
@@ -849,6 +861,7 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         tri[t * 3 + 0] = prim_index(p, k0); tri[t * 3 + 1] = prim_index(p, k1); tri[t * 3 + 2] = prim_index(p, k2);
     }
     if (mode == 4 && n_src % 3) a->stats.dropped_faces++;
+    if (p->tan) g->tangent_instances++;
     /* positions and normals to model space (skinned: as in the file) */
     int generated = !p->nrm;
     if (generated) {
@@ -869,6 +882,25 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         n = sinew_v3_normalize(n);
         if (!isfinite(n.x) || !isfinite(n.y) || !isfinite(n.z)) n = sinew_v3(0, 0, 0);
         double qq[3] = { q.x, q.y, q.z }, nn[3] = { n.x, n.y, n.z };
+        /* tangent: by the node's 3x3 (unskinned), sign re-derived from the
+         * transformed bitangent (a mirroring node flips it); non-finite or
+         * degenerate -> zero direction (skins to zero) */
+        double tt[4] = { 0, 0, 0, 1 };
+        if (p->tan) {
+            sinew_vec3 t = sinew_v3(p->tan[v * 4], p->tan[v * 4 + 1], p->tan[v * 4 + 2]);
+            double w = p->tan[v * 4 + 3] < 0 ? -1.0 : 1.0;
+            if (skin < 0) {
+                sinew_vec3 n0 = sinew_v3(p->nrm[v * 3], p->nrm[v * 3 + 1], p->nrm[v * 3 + 2]);
+                sinew_vec3 b = sinew_mat3_mul_v3(&g3, sinew_v3_scale(sinew_v3_cross(n0, t), w));
+                t = sinew_mat3_mul_v3(&g3, t);
+                double d = sinew_v3_dot(sinew_v3_cross(n, t), b);
+                if (d != 0 && isfinite(d)) w = d < 0 ? -1.0 : 1.0;
+            }
+            t = sinew_v3_normalize(t);
+            if (isfinite(t.x) && isfinite(t.y) && isfinite(t.z)) { tt[0] = t.x; tt[1] = t.y; tt[2] = t.z; }
+            tt[3] = w;
+        }
+        for (int e = 0; e < 4; e++) tan[v * 4 + e] = tt[e];
         for (int e = 0; e < 3; e++) {
             if (!(fabs(qq[e]) <= GL_FLOAT_LIMIT))
                 return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u: vertex %u (node %u '%s') lies beyond float32 range",
@@ -1196,6 +1228,17 @@ static sinew_result finish_mesh(gl *g, sinew_asset *a)
     r = sinew_pack_vertices(nv, fp, fn, &inf, g->joints, a->vertices, &ps, &bad);
     snw_free(g->al, fp); snw_free(g->al, fn);
     if (r) return fail(g->c, r, "glTF: vertex %u cannot be packed: %s", bad, sinew_result_string(r));
+    a->stats.tangent_meshes = g->tangent_instances;
+    if (g->tangent_instances) {
+        float *ft = gz(g, (size_t)nv * 4, sizeof(float));
+        a->tangents = gz(g, nv, sizeof *a->tangents);
+        if (!ft || !a->tangents) { snw_free(g->al, ft); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
+        const double *dt = g->tan.p;
+        for (size_t k = 0; k < (size_t)nv * 4; k++) ft[k] = (float)dt[k];
+        r = sinew_pack_tangents(nv, ft, a->tangents, &bad);
+        snw_free(g->al, ft);
+        if (r) return fail(g->c, r, "glTF: tangent of vertex %u cannot be packed: %s", bad, sinew_result_string(r));
+    }
     a->stats.max_influences = ps.max_influences;
     a->stats.vertices_pruned = ps.vertices_pruned;
     a->stats.influences_pruned = ps.influences_pruned;
@@ -1524,7 +1567,7 @@ static void gl_release(gl *g)
     snw_free(al, g->nodes); snw_free(al, g->order); snw_free(al, g->cands);
     if (g->skin_cands) for (uint32_t i = 0; i < g->n_skins; i++) snw_free(al, g->skin_cands[i]);
     snw_free(al, g->skin_cands); snw_free(al, g->skin_joint_count);
-    vec *vs[] = { &g->pos, &g->nrm, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name,
+    vec *vs[] = { &g->pos, &g->nrm, &g->tan, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name,
                   &g->mt, &g->m_idx, &g->m_dp, &g->m_dn };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) snw_free(al, vs[i]->p);
 }
@@ -1543,6 +1586,7 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
     g.max_keys = d->max_keys && d->max_keys < SINEW_MAX_CLIP_KEYS ? d->max_keys : SINEW_MAX_CLIP_KEYS;
     g.max_nodes = d->max_nodes ? d->max_nodes : SINEW_ASSET_DEFAULT_MAX_NODES;
     g.pos.elem = g.nrm.elem = 3 * sizeof(double);
+    g.tan.elem = 4 * sizeof(double);
     g.infl_off.elem = g.infl_joint.elem = g.idx.elem = sizeof(uint32_t);
     g.infl_weight.elem = sizeof(float);
     g.inst.elem = sizeof(sinew_asset_mesh_info);

@@ -242,7 +242,7 @@ typedef struct conv {
     uint64_t packed_total;
     /* step 8: packing input */
     uint32_t *ijoints, *poff;
-    float *iweights, *fpos, *fnrm;
+    float *iweights, *fpos, *fnrm, *ftan; /* ftan: 4 per vertex, NULL when no mesh had tangents */
 } conv;
 
 static void conv_release(conv *v)
@@ -252,7 +252,7 @@ static void conv_release(conv *v)
     snw_free(al, v->refs); snw_free(al, v->ref_cand); snw_free(al, v->offsets); snw_free(al, v->infls);
     snw_free(al, v->node_joint_count); snw_free(al, v->cand_joint); snw_free(al, v->mcount);
     snw_free(al, v->ijoints); snw_free(al, v->poff); snw_free(al, v->iweights);
-    snw_free(al, v->fpos); snw_free(al, v->fnrm);
+    snw_free(al, v->fpos); snw_free(al, v->fnrm); snw_free(al, v->ftan);
 }
 
 static int32_t find_node(const conv *v, const char *name, size_t len)
@@ -674,6 +674,17 @@ static sinew_result alloc_outputs(conv *v, sinew_asset *a)
     if (!v->ijoints || !v->iweights || !v->poff || !a->rest_pos || !a->rest_nrm || !v->fpos || !v->fnrm ||
         !a->vertices || !a->meshes || !a->indices || !a->names)
         return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    /* tangent frames only when the file had them (never generated): xyz w per vertex, 0 0 0 1 = none */
+    int any_tan = 0;
+    for (uint32_t i = 0; i < v->ref_count; i++) {
+        const struct aiMesh *m = s->mMeshes[v->refs[i].mesh];
+        if (m->mTangents && m->mBitangents && m->mNormals) any_tan = 1;
+    }
+    if (any_tan) {
+        v->ftan = zalloc(al, nv * 4, sizeof(float));
+        if (!v->ftan) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        for (size_t k = 0; k < nv; k++) v->ftan[k * 4 + 3] = 1.0f;
+    }
     return SINEW_OK;
 }
 
@@ -733,6 +744,18 @@ static sinew_result convert_mesh_vertices(conv *v, sinew_asset *a, uint32_t ref,
             if (pp[e] < cur->lo[e]) cur->lo[e] = pp[e];
             if (pp[e] > cur->hi[e]) cur->hi[e] = pp[e];
         }
+        if (v->ftan && m->mTangents && m->mBitangents && m->mNormals) {
+            /* tangent by the node's 3x3; sign = sign(dot(cross(N, T), B)) in model space */
+            sinew_vec3 t = sinew_v3(m->mTangents[k].x, m->mTangents[k].y, m->mTangents[k].z);
+            sinew_vec3 b = sinew_v3(m->mBitangents[k].x, m->mBitangents[k].y, m->mBitangents[k].z);
+            t = sinew_v3_normalize(sinew_mat3_mul_v3(&g3, t));
+            b = sinew_mat3_mul_v3(&g3, b);
+            double w = sinew_v3_dot(sinew_v3_cross(n, t), b) < 0 ? -1.0 : 1.0;
+            if (isfinite(t.x) && isfinite(t.y) && isfinite(t.z) && fabs(t.x) <= 1.0 && fabs(t.y) <= 1.0 && fabs(t.z) <= 1.0) {
+                v->ftan[(size_t)gv * 4 + 0] = (float)t.x; v->ftan[(size_t)gv * 4 + 1] = (float)t.y; v->ftan[(size_t)gv * 4 + 2] = (float)t.z;
+            }
+            v->ftan[(size_t)gv * 4 + 3] = (float)w;
+        }
         v->poff[gv] = cur->packed;
         uint32_t cnt = v->mcount[gv];
         const infl *l = v->infls + v->offsets[gv];
@@ -781,6 +804,7 @@ static sinew_result convert_meshes(conv *v, sinew_asset *a)
         am->first_vertex = cur.base;
         am->vertex_count = m->mNumVertices;
         am->normals_generated = v->had_normals ? !v->had_normals[v->refs[i].mesh] : 0;
+        if (v->ftan && m->mTangents && m->mBitangents && m->mNormals) a->stats.tangent_meshes++;
         am->node_joint = mesh_node_joint(v, v->refs[i].node);
         sinew_result r = convert_mesh_vertices(v, a, i, &cur);
         if (r) return r;
@@ -1019,6 +1043,12 @@ static sinew_result pack(conv *v, sinew_asset *a)
     v->poff = NULL; v->ijoints = NULL; v->iweights = NULL;
     a->stats.vertices_pruned = ps.vertices_pruned;
     a->stats.influences_pruned = ps.influences_pruned;
+    if (v->ftan) {
+        a->tangents = zalloc(v->al, v->total_v, sizeof *a->tangents);
+        if (!a->tangents) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        r = sinew_pack_tangents(v->total_v, v->ftan, a->tangents, &bad);
+        if (r) return fail(v->c, r, "tangent of vertex %u cannot be packed: %s", bad, sinew_result_string(r));
+    }
     return SINEW_OK;
 }
 
@@ -1285,7 +1315,7 @@ void sinew_asset_destroy(sinew_asset *a)
     if (!a) return;
     sinew_allocator al = a->alloc; /* copied out: it lives in the block freed last */
     sinew_skeleton_destroy(a->skel);
-    snw_free(&al, a->vertices); snw_free(&al, a->rest_pos); snw_free(&al, a->rest_nrm); snw_free(&al, a->indices);
+    snw_free(&al, a->vertices); snw_free(&al, a->rest_pos); snw_free(&al, a->rest_nrm); snw_free(&al, a->tangents); snw_free(&al, a->indices);
     snw_free(&al, a->meshes); snw_free(&al, a->names);
     snw_free(&al, a->infl_offsets); snw_free(&al, a->infl_joints); snw_free(&al, a->infl_weights);
     snw_free(&al, a->morphs); snw_free(&al, a->morph_default); snw_free(&al, a->morph_idx);
@@ -1431,6 +1461,7 @@ uint32_t sinew_asset_vertex_count(const sinew_asset *a) { return a ? a->vertex_c
 const sinew_vertex *sinew_asset_vertices(const sinew_asset *a) { return a ? a->vertices : NULL; }
 const double *sinew_asset_rest_positions(const sinew_asset *a) { return a ? a->rest_pos : NULL; }
 const double *sinew_asset_rest_normals(const sinew_asset *a) { return a ? a->rest_nrm : NULL; }
+const sinew_tangent *sinew_asset_tangents(const sinew_asset *a) { return a ? a->tangents : NULL; }
 uint32_t sinew_asset_index_count(const sinew_asset *a) { return a ? a->index_count : 0; }
 const uint32_t *sinew_asset_indices(const sinew_asset *a) { return a ? a->indices : NULL; }
 uint32_t sinew_asset_mesh_count(const sinew_asset *a) { return a ? a->mesh_count : 0; }

@@ -121,6 +121,7 @@ typedef struct sinew_asset_import_stats {
     uint64_t missing_bone_weights;   /* their weights, dropped */
     double rest_shear_error;         /* largest node-transform element lost by the T R S split */
     double bind_rest_error;          /* largest |bind_local - rest_local matrix| element: 0 when the file's node pose is the bind pose */
+    uint32_t tangent_meshes;         /* mesh instances whose file data had tangents (glTF TANGENT, assimp mTangents + mBitangents) */
     /* glTF importer only (0 for assimp's formats) */
     uint32_t gltf;                   /* 1 when Sinew's own glTF 2.0 importer read the file */
     uint32_t skins;                  /* skins used by the scene's nodes */
@@ -158,6 +159,11 @@ SINEW_API const sinew_vertex *sinew_asset_vertices(const sinew_asset *a);
 /* Rest positions and normals as float64 before packing (3 per vertex; normals unit or zero). */
 SINEW_API const double *sinew_asset_rest_positions(const sinew_asset *a);
 SINEW_API const double *sinew_asset_rest_normals(const sinew_asset *a);
+/* The file's rest tangent frames, packed, one per vertex in model space
+ * (sinew_skinner_desc.tangents), or NULL when no mesh had tangents (never
+ * generated). When only some meshes had them, the others' vertices get a zero
+ * tangent (SINEW_OCT_ZERO, sign +1: skins to zero); stats.tangent_meshes counts. */
+SINEW_API const sinew_tangent *sinew_asset_tangents(const sinew_asset *a);
 SINEW_API uint32_t sinew_asset_index_count(const sinew_asset *a);
 SINEW_API const uint32_t *sinew_asset_indices(const sinew_asset *a);
 SINEW_API uint32_t sinew_asset_mesh_count(const sinew_asset *a);
