@@ -259,6 +259,34 @@ int main(void)
         sinew_asset_destroy(b);
     }
     TU_CHECK(sinew_asset_tangents(NULL) == NULL);
+
+    /* the assimp path: an FBX with tangents + bitangents under mirroring / pivot
+     * nodes; tangents must stay across the (cofactor-transformed) normals */
+    const char *fbx = "/usr/share/assimp/models/FBX/cubes_with_mirroring_and_pivot.fbx";
+    if (access(fbx, R_OK) == 0) {
+        char msg[512];
+        sinew_asset_desc d = { 0 };
+        d.path = fbx; d.message = msg; d.message_size = sizeof msg;
+        sinew_asset *c = NULL;
+        TU_CHECK_MSG(sinew_asset_load(&d, &c) == SINEW_OK, "fbx: %s", msg);
+        if (c) {
+            const sinew_tangent *ct = sinew_asset_tangents(c);
+            const double *rn = sinew_asset_rest_normals(c);
+            TU_CHECK(ct != NULL && sinew_asset_stats(c)->tangent_meshes == sinew_asset_mesh_count(c));
+            double worst = 0;
+            uint32_t checked = 0;
+            for (uint32_t v = 0; ct && v < sinew_asset_vertex_count(c); v++) {
+                sinew_vec3 t = sinew_oct_decode(ct[v].tangent_oct);
+                if (ct[v].tangent_oct == SINEW_OCT_ZERO) continue;
+                worst = fmax(worst, fabs(t.x * rn[v * 3] + t.y * rn[v * 3 + 1] + t.z * rn[v * 3 + 2]));
+                checked++;
+            }
+            printf("fbx: %u tangents, worst |dot(t, n)| %.3g (tolerance 2e-4)\n", checked, worst);
+            TU_CHECK(checked == sinew_asset_vertex_count(c));
+            TU_CHECK_MSG(worst <= 2e-4, "fbx tangents not across the normals: %g", worst);
+            sinew_asset_destroy(c);
+        }
+    }
     free(json); free(no); free(b64);
     return tu_finish("test_asset_tangents");
 }
