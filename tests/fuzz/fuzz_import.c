@@ -53,6 +53,15 @@ static int scene_ok(const struct aiScene *s)
             if (!ADDRESSABLE(m->mFaces[f].mIndices, m->mFaces[f].mNumIndices)) return 0;
         for (unsigned b = 0; b < m->mNumBones; b++)
             if (m->mBones[b] && !ADDRESSABLE(m->mBones[b]->mWeights, m->mBones[b]->mNumWeights)) return 0;
+        /* tangent frames and blend shapes (import.c reads them too) */
+        if ((m->mTangents && !ADDRESSABLE(m->mTangents, m->mNumVertices)) ||
+            (m->mBitangents && !ADDRESSABLE(m->mBitangents, m->mNumVertices)) ||
+            !ADDRESSABLE(m->mAnimMeshes, m->mNumAnimMeshes)) return 0;
+        for (unsigned t = 0; t < m->mNumAnimMeshes; t++) {
+            const struct aiAnimMesh *am = m->mAnimMeshes[t];
+            if (am && ((am->mVertices && !ADDRESSABLE(am->mVertices, am->mNumVertices)) ||
+                       (am->mNormals && !ADDRESSABLE(am->mNormals, am->mNumVertices)))) return 0;
+        }
     }
     for (unsigned i = 0; i < s->mNumAnimations; i++) {
         const struct aiAnimation *a = s->mAnimations[i];
