@@ -1262,6 +1262,29 @@ typedef struct anim_node { int used, weights; track_in t[3]; } anim_node;   /* t
  * weight tracks of every primitive instance of its node. */
 typedef struct weight_in { double *times, *values, *tangents; } weight_in;
 
+/* What both channel kinds read from an animation sampler: its interpolation
+ * (*ip: the file's name or NULL, for messages), its output accessor index, a
+ * description for messages, and the input key times (*in, the caller frees). */
+static sinew_result read_sampler_input(gl *g, json_object *samplers, uint32_t n_samplers, uint32_t ani, int64_t si,
+                                       sinew_interpolation *mode, const char **ip, int64_t *out_a,
+                                       char *what, size_t what_size, double **in, uint32_t *nin)
+{
+    static const int64_t time_t_[] = { 5126, 0 };
+    if (si < 0 || si >= n_samplers) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u names sampler %lld of %u", ani, (long long)si, n_samplers);
+    json_object *s = json_object_array_get_idx(samplers, (size_t)si);
+    *ip = jstr(s, "interpolation");
+    *mode = SINEW_INTERPOLATION_LINEAR;
+    if (*ip && !strcmp(*ip, "STEP")) *mode = SINEW_INTERPOLATION_STEP;
+    else if (*ip && !strcmp(*ip, "CUBICSPLINE")) *mode = SINEW_INTERPOLATION_CUBICSPLINE;
+    else if (*ip && strcmp(*ip, "LINEAR")) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u sampler %lld: unknown interpolation '%s'", ani, (long long)si, *ip);
+    int64_t in_a;
+    sinew_result r;
+    if ((r = jint(g, s, "input", 0, INT32_MAX, -1, &in_a, "animation sampler", (uint32_t)si)) ||
+        (r = jint(g, s, "output", 0, INT32_MAX, -1, out_a, "animation sampler", (uint32_t)si))) return r;
+    snprintf(what, what_size, "animation %u sampler %lld", ani, (long long)si);
+    return read_accessor(g, in_a, time_t_, 1, g->max_keys, in, nin, NULL, what);
+}
+
 /* Reads a `weights` channel of node `node` into one weight track per primitive
  * instance of the node with morph targets (slots: the asset's morph target
  * numbering, sinew_asset_morph_targets). Returns with *n_tracks 0 when the node
@@ -1271,7 +1294,6 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
                                         uint32_t node, weight_in *w, sinew_weight_track_desc *td, uint32_t *n_tracks,
                                         double *duration, uint64_t *keys_total, sinew_interpolation *mode_out)
 {
-    static const int64_t time_t_[] = { 5126, 0 };
     static const int64_t w_t[] = { 5126, 5120, 5121, 5122, 5123, 0 };
     *n_tracks = 0;
     const gl_morph *mt = g->mt.p;
@@ -1287,22 +1309,14 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
         k = e;
     }
     if (!width) return SINEW_OK;
-    if (si < 0 || si >= n_samplers) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u names sampler %lld of %u", ani, (long long)si, n_samplers);
-    json_object *s = json_object_array_get_idx(samplers, (size_t)si);
-    const char *ip = jstr(s, "interpolation");
-    sinew_interpolation mode = SINEW_INTERPOLATION_LINEAR;
-    if (ip && !strcmp(ip, "STEP")) mode = SINEW_INTERPOLATION_STEP;
-    else if (ip && !strcmp(ip, "CUBICSPLINE")) mode = SINEW_INTERPOLATION_CUBICSPLINE;
-    else if (ip && strcmp(ip, "LINEAR")) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u sampler %lld: unknown interpolation '%s'", ani, (long long)si, ip);
-    int64_t in_a, out_a;
-    sinew_result r;
-    if ((r = jint(g, s, "input", 0, INT32_MAX, -1, &in_a, "animation sampler", (uint32_t)si)) ||
-        (r = jint(g, s, "output", 0, INT32_MAX, -1, &out_a, "animation sampler", (uint32_t)si))) return r;
+    sinew_interpolation mode;
+    const char *ip;
+    int64_t out_a;
     char what[80];
-    snprintf(what, sizeof what, "animation %u sampler %lld", ani, (long long)si);
     double *in = NULL, *out = NULL;
     uint32_t nin, nout;
-    if ((r = read_accessor(g, in_a, time_t_, 1, g->max_keys, &in, &nin, NULL, what))) return r;
+    sinew_result r = read_sampler_input(g, samplers, n_samplers, ani, si, &mode, &ip, &out_a, what, sizeof what, &in, &nin);
+    if (r) return r;
     r = read_accessor(g, out_a, w_t, 1, GL_MAX_ACCESSOR_COUNT, &out, &nout, NULL, what);
     if (r) { snw_free(g->al, in); return r; }
     uint32_t per = mode == SINEW_INTERPOLATION_CUBICSPLINE ? 3 : 1;
@@ -1349,25 +1363,16 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
 static sinew_result read_track(gl *g, json_object *samplers, uint32_t n_samplers, uint32_t ani, int64_t si, int path, track_in *t,
                                double *duration, uint64_t *keys_total)
 {
-    static const int64_t time_t_[] = { 5126, 0 };
     static const int64_t vec_t[] = { 5126, 0 };
     static const int64_t rot_t[] = { 5126, 5120, 5121, 5122, 5123, 0 };
-    if (si < 0 || si >= n_samplers) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u names sampler %lld of %u", ani, (long long)si, n_samplers);
-    json_object *s = json_object_array_get_idx(samplers, (size_t)si);
-    const char *ip = jstr(s, "interpolation");
-    sinew_interpolation mode = SINEW_INTERPOLATION_LINEAR;
-    if (ip && !strcmp(ip, "STEP")) mode = SINEW_INTERPOLATION_STEP;
-    else if (ip && !strcmp(ip, "CUBICSPLINE")) mode = SINEW_INTERPOLATION_CUBICSPLINE;
-    else if (ip && strcmp(ip, "LINEAR")) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u sampler %lld: unknown interpolation '%s'", ani, (long long)si, ip);
-    int64_t in_a, out_a;
-    sinew_result r;
-    if ((r = jint(g, s, "input", 0, INT32_MAX, -1, &in_a, "animation sampler", (uint32_t)si)) ||
-        (r = jint(g, s, "output", 0, INT32_MAX, -1, &out_a, "animation sampler", (uint32_t)si))) return r;
+    sinew_interpolation mode;
+    const char *ip;
+    int64_t out_a;
     char what[80];
-    snprintf(what, sizeof what, "animation %u sampler %lld", ani, (long long)si);
     double *in = NULL, *out = NULL;
     uint32_t nin, nout, comps;
-    if ((r = read_accessor(g, in_a, time_t_, 1, g->max_keys, &in, &nin, NULL, what))) return r;
+    sinew_result r = read_sampler_input(g, samplers, n_samplers, ani, si, &mode, &ip, &out_a, what, sizeof what, &in, &nin);
+    if (r) return r;
     comps = path == 1 ? 4 : 3;
     r = read_accessor(g, out_a, path == 1 ? rot_t : vec_t, comps, g->max_keys * 3u > g->max_keys ? g->max_keys * 3u : g->max_keys, &out, &nout, NULL, what);
     if (r) { snw_free(g->al, in); return r; }
