@@ -10,6 +10,7 @@
 #include <sinew/reference.h>
 #include <sinew/anim.h>
 #include <sinew/asset.h>
+#include "fuzz_skin.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,10 +36,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     uint32_t nj = sinew_skeleton_joint_count(sk), nv = sinew_asset_vertex_count(a);
     sinew_transform *pose = calloc(nj, sizeof *pose);
-    sinew_mat4 *scratch = calloc(sinew_palette_scratch_count(nj), sizeof *scratch);
-    sinew_palette_joint *pal = calloc(nj, sizeof *pal);
-    double *pos = calloc((size_t)nv * 3, sizeof *pos), *nrm = calloc((size_t)nv * 3, sizeof *nrm);
-    float *bulge = calloc(nv, sizeof *bulge);
     for (uint32_t c = 0; c < sinew_asset_clip_count(a); c++) {
         const sinew_clip *clip = sinew_asset_clip(a, c);
         double dur = sinew_clip_duration(clip);
@@ -66,15 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sinew_vertex8 *v8 = calloc(nv ? nv : 1, sizeof *v8);
     if (v8 && sinew_asset_vertices8(a, v8, NULL) != SINEW_OK) abort();
     free(v8);
-    if (sinew_asset_bind_pose(a, pose) == SINEW_OK &&
-        sinew_bulge_rest_distances(sk, nv, sinew_asset_vertices(a), bulge) == SINEW_OK) {
-        for (int m = 0; m < (int)SINEW_METHOD_COUNT; m++) {
-            if (sinew_palette_build(sk, (sinew_method)m, pose, NULL, scratch, pal) != SINEW_OK) continue;
-            sinew_reference_skin(nv, sinew_asset_vertices(a), bulge, pal, nj, (sinew_method)m,
-                                 SINEW_SKIN_BULGE_CORRECTION, pos, nrm);
-        }
-    }
-    free(pose); free(scratch); free(pal); free(pos); free(nrm); free(bulge);
+    fuzz_skin_bind_pose(a, pose);
+    free(pose);
     sinew_asset_destroy(a);
     return 0;
 }

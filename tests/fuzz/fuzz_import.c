@@ -8,6 +8,7 @@
 #include <sinew/reference.h>
 #include <sinew/anim.h>
 #include <sinew/asset.h>
+#include "fuzz_skin.h"
 #include "asset_internal.h" /* snw_gltf_wanted */
 
 #include <assimp/cimport.h>
@@ -120,27 +121,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
-    uint32_t nj = sinew_skeleton_joint_count(sk), nv = sinew_asset_vertex_count(a);
+    uint32_t nj = sinew_skeleton_joint_count(sk);
     sinew_transform *pose = calloc(nj, sizeof *pose);
-    sinew_mat4 *scratch = calloc(sinew_palette_scratch_count(nj), sizeof *scratch);
-    sinew_palette_joint *pal = calloc(nj, sizeof *pal);
-    double *pos = calloc((size_t)nv * 3, sizeof *pos), *nrm = calloc((size_t)nv * 3, sizeof *nrm);
-    float *bulge = calloc(nv, sizeof *bulge);
     for (uint32_t c = 0; c < sinew_asset_clip_count(a); c++) {
         const sinew_clip *clip = sinew_asset_clip(a, c);
         double dur = sinew_clip_duration(clip);
         sinew_clip_sample(clip, sk, 0.5 * dur, SINEW_WRAP_LOOP, pose);
         sinew_clip_sample(clip, sk, 1e9, SINEW_WRAP_CLAMP, pose);
     }
-    if (sinew_asset_bind_pose(a, pose) == SINEW_OK &&
-        sinew_bulge_rest_distances(sk, nv, sinew_asset_vertices(a), bulge) == SINEW_OK) {
-        for (int m = 0; m < (int)SINEW_METHOD_COUNT; m++) {
-            if (sinew_palette_build(sk, (sinew_method)m, pose, NULL, scratch, pal) != SINEW_OK) continue;
-            sinew_reference_skin(nv, sinew_asset_vertices(a), bulge, pal, nj, (sinew_method)m,
-                                 SINEW_SKIN_BULGE_CORRECTION, pos, nrm);
-        }
-    }
-    free(pose); free(scratch); free(pal); free(pos); free(nrm); free(bulge);
+    fuzz_skin_bind_pose(a, pose);
+    free(pose);
     sinew_asset_destroy(a);
     return 0;
 }
