@@ -155,7 +155,15 @@ static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_mor
     sinew_morph_item two[2] = { it, it };
     TU_CHECK_RESULT(sinew_morpher_set_frame(mo, two, 2, out, &err), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(err.index == 1 && strstr(err.message, "twice") != NULL);
+    w[3] = 0.5f; /* a non-zero weight: the slot's copy, as sinew_morpher_slot_mesh names it */
+    sinew_mesh_id copy = { 0 };
+    TU_CHECK_OK(sinew_morpher_set_frame(mo, &it, 1, out, &err));
+    TU_CHECK_OK(sinew_morpher_slot_mesh(mo, slot, &copy));
+    TU_CHECK(out[0].value == copy.value && copy.value != m->id.value);
+    w[3] = 0;
     it.slot.value = 12345;
+    TU_CHECK_RESULT(sinew_morpher_slot_mesh(mo, it.slot, &copy), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK_RESULT(sinew_morpher_slot_mesh(mo, slot, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, out, &err), SINEW_ERROR_NOT_FOUND);
     TU_CHECK_OK(sinew_morpher_set_frame(mo, NULL, 0, NULL, &err));
     TU_CHECK_OK(sinew_skinner_end_frame(sk, VK_NULL_HANDLE));

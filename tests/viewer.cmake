@@ -28,6 +28,13 @@ if(SINEW_BUILD_SAMPLES)
                 -DOUT=${_viewer_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_lab.cmake)
       set_tests_properties(viewer_lab PROPERTIES LABELS gpu TIMEOUT 300
         ENVIRONMENT "SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
+      # the corrected tube: corrective driver on/off, morph weights by hand (sinew-labcheck --psd)
+      add_test(NAME viewer_psd
+        COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DLABCHECK=$<TARGET_FILE:sinew_labcheck>
+                -DXVFB=${SINEW_XVFB_RUN} -DSCRIPT=${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_psd.txt
+                -DOUT=${_viewer_out} -DSUB=psd -DMODE=--psd -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_lab.cmake)
+      set_tests_properties(viewer_psd PROPERTIES LABELS gpu TIMEOUT 300
+        ENVIRONMENT "SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
     endif()
   endif()
 endif()

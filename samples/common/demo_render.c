@@ -8,6 +8,9 @@ const char *const demo_cmp_names[DEMO_CMP_COLS] = { "lbs", "dqs", "dqs-scale", "
 void demo_scene_destroy(demo_gpu_scene *s)
 {
     if (s->sk) sinew_skinner_wait(s->sk);
+    sinew_morpher_destroy(s->morpher);
+    scene_psd_correctives_free(&s->psd_small);
+    scene_psd_correctives_free(&s->psd_fine);
     sinew_crowd_destroy(s->crowd);
     sinew_renderer_destroy(s->rnd);
     sinew_skinner_destroy(s->sk);
@@ -54,8 +57,9 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
     s->spare_meshes = DEMO_SCENE_SPARE_MESHES;
     s->spare_vertices = 16 * s->tube_small.vertex_count + 4 * s->asset.vertex_count;
     sd.max_rest_vertices = s->tube_fine.vertex_count + s->tube_small.vertex_count + s->bar_fine.vertex_count +
-                           s->bar_small.vertex_count + s->asset.vertex_count + 64 + s->spare_vertices;
-    sd.max_meshes = 8 + DEMO_SCENE_SPARE_MESHES;
+                           s->bar_small.vertex_count + s->asset.vertex_count + 64 + s->spare_vertices +
+                           DEMO_PSD_SLOTS * s->tube_small.vertex_count + DEMO_PSD_FINE_SLOTS * s->tube_fine.vertex_count;
+    sd.max_meshes = 8 + DEMO_SCENE_SPARE_MESHES + DEMO_PSD_SLOTS + DEMO_PSD_FINE_SLOTS;
     sd.max_instances = max_characters > 8 ? max_characters : 8;
     sd.max_output_vertices = (uint32_t)out;
     sd.max_palette_vec4 = (uint32_t)pal;
@@ -67,7 +71,10 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
         r = sinew_skinner_create(gpu, &sd, &s->sk);
     }
     s->max_output_vertices = sd.max_output_vertices;
-    if (r == SINEW_OK) r = sinew_renderer_create(gpu, s->sk, rd, &s->rnd);
+    sinew_renderer_desc rdd = {0};
+    if (rd) rdd = *rd;
+    if (!rdd.max_meshes) rdd.max_meshes = sd.max_meshes;
+    if (r == SINEW_OK) r = sinew_renderer_create(gpu, s->sk, &rdd, &s->rnd);
     if (r == SINEW_OK) {
         sinew_crowd_desc cd = {0};
         cd.skinner = s->sk;
@@ -98,6 +105,107 @@ sinew_result demo_scene_add_variant(demo_gpu_scene *s, demo_model *m, sinew_mode
         s->spare_meshes--;
         s->spare_vertices -= m->vertex_count;
     }
+    return r;
+}
+
+sinew_result demo_scene_enable_psd(demo_gpu_scene *s)
+{
+    if (s->morpher) return SINEW_OK;
+    sinew_morpher_desc md = {0};
+    md.max_slots = DEMO_PSD_SLOTS + DEMO_PSD_FINE_SLOTS;
+    md.max_sets = 2;
+    md.max_data_vec4 = 1u << 18;
+    sinew_result r = scene_psd_correctives(s->tube_small.vertex_count, s->tube_small.vertices, &s->psd_small);
+    if (r == SINEW_OK) r = scene_psd_correctives(s->tube_fine.vertex_count, s->tube_fine.vertices, &s->psd_fine);
+    if (r == SINEW_OK) r = sinew_morpher_create(s->sk, &md, &s->morpher);
+    sinew_morph_error err;
+    if (r == SINEW_OK)
+        r = sinew_morpher_add_targets(s->morpher, s->tube_small.mesh_id, s->psd_small.targets, s->psd_small.count,
+                                      &s->psd_set_small, &err);
+    if (r == SINEW_OK)
+        r = sinew_morpher_add_targets(s->morpher, s->tube_fine.mesh_id, s->psd_fine.targets, s->psd_fine.count,
+                                      &s->psd_set_fine, &err);
+    for (uint32_t i = 0; i < DEMO_PSD_SLOTS + DEMO_PSD_FINE_SLOTS && r == SINEW_OK; i++) {
+        int fine = i >= DEMO_PSD_SLOTS;
+        sinew_morph_slot_id *slot = fine ? &s->psd_fine_slots[i - DEMO_PSD_SLOTS] : &s->psd_slots[i];
+        const demo_model *m = fine ? &s->tube_fine : &s->tube_small;
+        sinew_mesh_id copy;
+        r = sinew_morpher_add_slot(s->morpher, fine ? s->psd_set_fine : s->psd_set_small, slot);
+        if (r == SINEW_OK) r = sinew_morpher_slot_mesh(s->morpher, *slot, &copy);
+        if (r == SINEW_OK) r = sinew_renderer_set_mesh(s->rnd, copy, m->indices, m->index_count, m->vertex_count);
+    }
+    if (r != SINEW_OK) {
+        sinew_morpher_destroy(s->morpher);
+        s->morpher = NULL;
+        scene_psd_correctives_free(&s->psd_small);
+        scene_psd_correctives_free(&s->psd_fine);
+    }
+    return r;
+}
+
+const char *const demo_psd_names[DEMO_PSD_COLS] = { "LBS", "LBS + correctives", "DQS (target)" };
+
+sinew_result demo_render_psd(demo_gpu_scene *s, sinew_render_target *t, uint32_t w, uint32_t h, uint8_t *rgba,
+                             sinew_render_view *view_out)
+{
+    if (!s->morpher) return SINEW_ERROR_INVALID_ARGUMENT;
+    static const float cols[DEMO_PSD_COLS][3] = { { 0.85f, 0.33f, 0.25f }, { 0.25f, 0.65f, 0.35f }, { 0.25f, 0.45f, 0.85f } };
+    enum { N = 2 * DEMO_PSD_COLS };
+    sinew_transform poses[N][3];
+    sinew_mat4 roots[N];
+    sinew_crowd_character ch[N];
+    sinew_mesh_id meshes[N];
+    sinew_morph_item items[2];
+    float wts[2][PSD_EXAMPLES];
+    float colors[N * 3];
+    memset(ch, 0, sizeof ch);
+    uint32_t nitems = 0;
+    sinew_result r = SINEW_OK;
+    for (int row = 0; row < 2 && r == SINEW_OK; row++)
+        for (int col = 0; col < DEMO_PSD_COLS && r == SINEW_OK; col++) {
+            int k = row * DEMO_PSD_COLS + col;
+            double bend = row == 0 ? 125.0 : 0.0, twist = row == 1 ? 112.5 : 0.0;
+            scene_tube_pose(bend * M_PI / 180.0, twist * M_PI / 180.0, NULL, poses[k]);
+            double x0 = col * 1.5 - 2.0, y0 = row == 0 ? 0.45 : -0.75;
+            roots[k] = sinew_mat4_from_rigid(sinew_quat_identity(), sinew_v3(x0, y0, 0));
+            ch[k].model = s->id_fine;
+            ch[k].method = col == 2 ? SINEW_METHOD_DQS : SINEW_METHOD_LBS;
+            ch[k].root = &roots[k];
+            ch[k].pose = poses[k];
+            memcpy(colors + 3 * k, cols[col], sizeof(float) * 3);
+            if (col == 1) {
+                r = scene_psd_weights(&s->psd_fine, poses[k], wts[nitems]);
+                items[nitems].slot = s->psd_fine_slots[nitems];
+                items[nitems].weights = wts[nitems];
+                items[nitems].weight_count = PSD_EXAMPLES;
+                ch[k].meshes = &meshes[k];
+                nitems++;
+            }
+        }
+    sinew_mesh_id got[2];
+    sinew_morph_error err;
+    if (r == SINEW_OK) r = sinew_morpher_set_frame(s->morpher, items, nitems, got, &err);
+    for (int row = 0; row < 2; row++) meshes[row * DEMO_PSD_COLS + 1] = got[row];
+    if (r == SINEW_OK) r = sinew_crowd_prepare(s->crowd, ch, N, NULL, NULL);
+    if (r != SINEW_OK) return r;
+    uint32_t n = 0;
+    const sinew_instance *in = sinew_crowd_instances(s->crowd, &n);
+    sinew_render_view v;
+    memset(&v, 0, sizeof v);
+    float eye[3] = { 0.0f, 0.25f, 3.5f }, target[3] = { 0.0f, -0.1f, 0.0f };
+    sinew_render_camera(v.view_proj, eye, target, 0.75f, (float)w / (float)h, 0.1f, 50.0f);
+    memcpy(v.eye, eye, sizeof eye);
+    v.light_dir[0] = -0.3f;
+    v.light_dir[1] = -0.5f;
+    v.light_dir[2] = -1.0f;
+    v.clear_color[0] = 0.93f;
+    v.clear_color[1] = 0.93f;
+    v.clear_color[2] = 0.95f;
+    v.clear_color[3] = 1.0f;
+    sinew_render_colors cc = { colors };
+    r = sinew_renderer_render(s->rnd, t, &v, in, n, &cc, 1);
+    if (r == SINEW_OK && rgba) r = sinew_render_target_read(t, rgba);
+    if (view_out) *view_out = v;
     return r;
 }
 

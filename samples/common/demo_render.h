@@ -8,7 +8,14 @@
 #define SINEW_DEMO_RENDER_H
 
 #include "demo_scene.h"
+#include "scene_psd.h"
 #include <sinew/render.h>
+#include <sinew/morpher.h>
+
+/* Morphed copies the scene reserves for the corrected tube: crowd characters
+ * of the small tube, and the fine tubes of demo_render_psd. */
+#define DEMO_PSD_SLOTS 16
+#define DEMO_PSD_FINE_SLOTS 2
 
 typedef struct demo_gpu_scene {
     sinew_gpu *gpu;
@@ -27,6 +34,12 @@ typedef struct demo_gpu_scene {
     uint32_t max_output_vertices;   /* skinner capacity actually created */
     uint32_t spare_meshes;          /* room left for variants (demo_scene_add_variant) */
     uint32_t spare_vertices;
+    /* pose-space correctives on the tubes (demo_scene_enable_psd; NULL morpher before) */
+    sinew_morpher *morpher;
+    psd_correctives psd_small, psd_fine;      /* for tube_small / tube_fine */
+    sinew_morph_set_id psd_set_small, psd_set_fine;
+    sinew_morph_slot_id psd_slots[DEMO_PSD_SLOTS];
+    sinew_morph_slot_id psd_fine_slots[DEMO_PSD_FINE_SLOTS];
 } demo_gpu_scene;
 
 /* Waits for the skinner, destroys the crowd, renderer, skinner and models; zeroes s. */
@@ -44,6 +57,20 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
  * registers it with the crowd. CAPACITY when the room is used up. */
 #define DEMO_SCENE_SPARE_MESHES 24
 sinew_result demo_scene_add_variant(demo_gpu_scene *s, demo_model *m, sinew_model_id *id);
+
+/* Builds the correctives of both tubes (scene_psd_correctives), a morpher on the
+ * scene's skinner, their morph sets and slots (each slot's copy gets the tube's
+ * indices in the renderer). Idempotent. */
+sinew_result demo_scene_enable_psd(demo_gpu_scene *s);
+
+/* The correctives picture: columns plain LBS, LBS + correctives (RBF driver ->
+ * morph pass -> LBS), DQS (the correctives' target shape); row 0 bent 125
+ * degrees, row 1 twisted 112.5 (both between the examples). Needs
+ * demo_scene_enable_psd. Tube k = row * 3 + col along x from (col * 1.5 - 2.0, row_y). */
+#define DEMO_PSD_COLS 3
+extern const char *const demo_psd_names[DEMO_PSD_COLS];
+sinew_result demo_render_psd(demo_gpu_scene *s, sinew_render_target *t, uint32_t w, uint32_t h, uint8_t *rgba,
+                             sinew_render_view *view_out);
 
 /* Pixel position of a world point (1 when in front of the camera). */
 int demo_project(const float vp[16], sinew_vec3 p, uint32_t w, uint32_t h, double *px, double *py);

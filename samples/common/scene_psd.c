@@ -10,7 +10,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-#define NEX 7
+#define NEX PSD_EXAMPLES
 
 typedef struct psd_ctx {
     scene_tube_desc d;
@@ -161,6 +161,82 @@ static sinew_result gpu_rows(sinew_gpu *gpu, const psd_ctx *x, const sinew_morph
     return r;
 }
 
+/* One corrective per example (x's scratch a, b used) and the driver. */
+static sinew_result correctives_for(psd_ctx *x, psd_correctives *c)
+{
+    memset(c, 0, sizeof *c);
+    c->count = NEX;
+    c->indices = malloc(sizeof(uint32_t) * x->nv * NEX);
+    c->deltas = malloc(sizeof(float) * 3 * x->nv * NEX);
+    if (!c->indices || !c->deltas) {
+        scene_psd_correctives_free(c);
+        return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    sinew_quat ex[NEX];
+    sinew_palette_joint pal[3];
+    sinew_result r = SINEW_OK;
+    for (int e = 0; e < NEX && r == SINEW_OK; e++) {
+        sinew_morph_target *t = &c->targets[e];
+        if (e == 0) snprintf(c->names[e], sizeof c->names[e], "rest");
+        else if (EX_BEND[e] != 0) snprintf(c->names[e], sizeof c->names[e], "bend %.0f", EX_BEND[e]);
+        else snprintf(c->names[e], sizeof c->names[e], "twist %.0f", EX_TWIST[e]);
+        t->name = c->names[e];
+        t->indices = c->indices + (size_t)e * x->nv;
+        t->position_deltas = c->deltas + (size_t)3 * e * x->nv;
+        t->normal_deltas = NULL;
+        r = corrective(x, EX_BEND[e], EX_TWIST[e], c->indices + (size_t)e * x->nv, c->deltas + (size_t)3 * e * x->nv,
+                       &t->count);
+        if (r == SINEW_OK) r = palette_at(x, SINEW_METHOD_LBS, EX_BEND[e], EX_TWIST[e], pal, &ex[e]);
+        if (t->count > c->moved_vertices) c->moved_vertices = t->count;
+    }
+    sinew_rbf_desc rd = { 0 };
+    rd.driver_count = 1;
+    rd.example_count = NEX;
+    rd.example_rotations = ex;
+    rd.output_count = NEX;
+    rd.kernel = SINEW_RBF_THIN_PLATE;
+    sinew_morph_error err;
+    if (r == SINEW_OK) {
+        r = sinew_rbf_create(&rd, &c->rbf, &err);
+        if (r != SINEW_OK) fprintf(stderr, "scene_psd: %s\n", err.message);
+    }
+    if (r != SINEW_OK) scene_psd_correctives_free(c);
+    return r;
+}
+
+sinew_result scene_psd_correctives(uint32_t nv, const sinew_vertex *v, psd_correctives *out)
+{
+    psd_ctx x;
+    memset(&x, 0, sizeof x);
+    memset(out, 0, sizeof *out);
+    if (!nv || !v) return SINEW_ERROR_INVALID_ARGUMENT;
+    x.nv = nv;
+    x.v = (sinew_vertex *)v;  /* read only */
+    x.a = malloc(sizeof(double) * 3 * nv);
+    x.b = malloc(sizeof(double) * 3 * nv);
+    sinew_result r = x.a && x.b ? scene_tube_skeleton(NULL, &x.skel) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = correctives_for(&x, out);
+    sinew_skeleton_destroy(x.skel);
+    free(x.a);
+    free(x.b);
+    return r;
+}
+
+sinew_result scene_psd_weights(const psd_correctives *c, const sinew_transform *local, float *out)
+{
+    if (!c || !c->rbf || !local || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    return sinew_rbf_evaluate(c->rbf, &local[1].rotation, out);
+}
+
+void scene_psd_correctives_free(psd_correctives *c)
+{
+    if (!c) return;
+    sinew_rbf_destroy(c->rbf);
+    free(c->indices);
+    free(c->deltas);
+    memset(c, 0, sizeof *c);
+}
+
 sinew_result scene_psd_run(psd_report *out, sinew_gpu *gpu)
 {
     psd_ctx x;
@@ -182,14 +258,14 @@ sinew_result scene_psd_run(psd_report *out, sinew_gpu *gpu)
     x.b = malloc(sizeof(double) * 3 * x.nv);
     x.c = malloc(sizeof(double) * 3 * x.nv);
     x.m = malloc(sizeof(double) * 3 * x.nv);
-    uint32_t *tidx = malloc(sizeof(uint32_t) * x.nv * NEX);
     float *wrow = malloc(sizeof(float) * NEX * 32);
     sinew_palette_joint *prow = malloc(sizeof(sinew_palette_joint) * 3 * 32);
     double *psdrow = malloc(sizeof(double) * 3 * 32 * (size_t)(x.nv ? x.nv : 1));
-    float *tdp = malloc(sizeof(float) * 3 * x.nv * NEX);
-    sinew_rbf *rbf = NULL;
+    psd_correctives pc;
+    memset(&pc, 0, sizeof pc);
+    const sinew_rbf *rbf = NULL;
     sinew_result r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (!pos || !nrm || !j4 || !w4 || !x.idx || !x.v || !x.bulge || !x.a || !x.b || !x.c || !x.m || !tidx || !tdp ||
+    if (!pos || !nrm || !j4 || !w4 || !x.idx || !x.v || !x.bulge || !x.a || !x.b || !x.c || !x.m ||
         !wrow || !prow || !psdrow)
         goto done;
     r = scene_tube_build(&x.d, pos, nrm, j4, w4, x.idx);
@@ -200,33 +276,14 @@ sinew_result scene_psd_run(psd_report *out, sinew_gpu *gpu)
     if (r != SINEW_OK) goto done;
 
     /* Correctives at the examples, and the driver. */
-    sinew_morph_target t[NEX];
-    sinew_quat ex[NEX];
-    sinew_palette_joint pal[3];
-    for (int e = 0; e < NEX && r == SINEW_OK; e++) {
-        t[e].name = NULL;
-        t[e].indices = tidx + (size_t)e * x.nv;
-        t[e].position_deltas = tdp + (size_t)3 * e * x.nv;
-        t[e].normal_deltas = NULL;
-        r = corrective(&x, EX_BEND[e], EX_TWIST[e], tidx + (size_t)e * x.nv, tdp + (size_t)3 * e * x.nv, &t[e].count);
-        if (r == SINEW_OK) r = palette_at(&x, SINEW_METHOD_LBS, EX_BEND[e], EX_TWIST[e], pal, &ex[e]);
-        if (t[e].count > out->moved_vertices) out->moved_vertices = t[e].count;
-    }
+    r = correctives_for(&x, &pc);
     if (r != SINEW_OK) goto done;
-    sinew_rbf_desc rd = { 0 };
-    rd.driver_count = 1;
-    rd.example_count = NEX;
-    rd.example_rotations = ex;
-    rd.output_count = NEX;
-    rd.kernel = SINEW_RBF_THIN_PLATE;
-    sinew_morph_error err;
-    r = sinew_rbf_create(&rd, &rbf, &err);
-    if (r != SINEW_OK) {
-        fprintf(stderr, "scene_psd: %s\n", err.message);
-        goto done;
-    }
+    const sinew_morph_target *t = pc.targets;
+    rbf = pc.rbf;
+    out->moved_vertices = pc.moved_vertices;
     out->example_count = NEX;
     out->condition = sinew_rbf_condition(rbf);
+    sinew_morph_error err;
 
     uint32_t rows = (uint32_t)(sizeof ROW_BEND / sizeof ROW_BEND[0]);
     for (uint32_t k = 0; k < rows && r == SINEW_OK; k++) {
@@ -259,10 +316,10 @@ sinew_result scene_psd_run(psd_report *out, sinew_gpu *gpu)
     if (r == SINEW_OK && gpu) r = gpu_rows(gpu, &x, t, out->row_count, wrow, prow, psdrow, out);
 
 done:
-    sinew_rbf_destroy(rbf);
+    scene_psd_correctives_free(&pc);
     sinew_skeleton_destroy(x.skel);
     free(pos); free(nrm); free(j4); free(w4); free(x.idx); free(x.v); free(x.bulge);
-    free(x.a); free(x.b); free(x.c); free(x.m); free(tidx); free(tdp); free(wrow); free(prow); free(psdrow);
+    free(x.a); free(x.b); free(x.c); free(x.m); free(wrow); free(prow); free(psdrow);
     return r;
 }
 

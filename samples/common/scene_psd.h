@@ -42,6 +42,30 @@ typedef struct psd_report {
     psd_row rows[32];
 } psd_report;
 
+/* The experiment's correctives for any tube mesh skinned to the tube skeleton
+ * (scene_tube_skeleton; e.g. the viewer's 24 x 16 tube): one sparse target per
+ * example (named "rest", "bend 50", ..., "twist 135"; rest's is empty), made by
+ * inverse skinning against DQS, and the thin-plate RBF driver fitted on joint
+ * 1's local rotation whose output k is target k's weight. Owns its arrays. */
+#define PSD_EXAMPLES 7
+typedef struct psd_correctives {
+    uint32_t count;                           /* PSD_EXAMPLES */
+    sinew_morph_target targets[PSD_EXAMPLES];
+    char names[PSD_EXAMPLES][16];
+    uint32_t moved_vertices;                  /* largest target */
+    uint32_t *indices;
+    float *deltas;
+    sinew_rbf *rbf;
+} psd_correctives;
+
+/* Builds the correctives for nv packed tube vertices (joints 0..2). */
+sinew_result scene_psd_correctives(uint32_t nv, const sinew_vertex *v, psd_correctives *out);
+/* The driver's weights (out: PSD_EXAMPLES floats) at a tube pose (3 local
+ * transforms: joint 1's rotation drives). */
+sinew_result scene_psd_weights(const psd_correctives *c, const sinew_transform *local, float *out);
+/* Frees what the correctives own; zeroes them. */
+void scene_psd_correctives_free(psd_correctives *c);
+
 /* Runs the experiment on the default tube (64 rings x 32 sectors, radius 0.1,
  * alpha 2) with the thin-plate kernel (the best of the three kernels measured
  * on these poses). Examples: rest, bend 50/100/150 deg, twist 45/90/135 deg

@@ -7,7 +7,9 @@
  *  - the weight views colour the tube: red and blue for the weight of joint 1, many
  *    saturated colours for the major joint; the plain view has neither;
  *  - a model file loaded from the panel replaces the picture (its major joints coloured).
- * Prints every figure; exit status 0 when all checks pass. */
+ * sinew-labcheck --psd DIR: the corrected tube's run (tests/scripts/viewer_psd.txt), see
+ * check_psd below. Prints every figure; exit status 0 when all checks pass. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,11 +85,161 @@ static long count(const shot *s, int cls)
     return c;
 }
 
+/* ---- the corrected tube (sinew-labcheck --psd DIR) ---- */
+
+/* A screenshot and the notes the viewer wrote beside it (NAME.txt). */
+typedef struct psd_shot {
+    shot s;
+    double mid[2], end0[2], end1[2], quality[3], weights[7];
+    int driver, morphed, has_marks, has_quality, has_weights;
+} psd_shot;
+
+static int load_psd(const char *dir, const char *name, psd_shot *p)
+{
+    char path[1024], line[512];
+    int n;
+    memset(p, 0, sizeof *p);
+    p->s.name = name;
+    p->driver = p->morphed = -1;
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    p->s.px = stbi_load(path, &p->s.w, &p->s.h, &n, 4);
+    if (!p->s.px) {
+        fprintf(stderr, "%s: missing or unreadable\n", path);
+        return 0;
+    }
+    snprintf(path, sizeof path, "%s/%s.txt", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: missing\n", path);
+        return 0;
+    }
+    int marks = 0;
+    while (fgets(line, sizeof line, f)) {
+        double *w = p->weights;
+        if (sscanf(line, "mid %lf %lf", &p->mid[0], &p->mid[1]) == 2) marks++;
+        else if (sscanf(line, "end0 %lf %lf", &p->end0[0], &p->end0[1]) == 2) marks++;
+        else if (sscanf(line, "end1 %lf %lf", &p->end1[0], &p->end1[1]) == 2) marks++;
+        else if (sscanf(line, "quality %lf %lf %lf", &p->quality[0], &p->quality[1], &p->quality[2]) == 3) p->has_quality = 1;
+        else if (sscanf(line, "driver %d", &p->driver) == 1) continue;
+        else if (sscanf(line, "morphed %d", &p->morphed) == 1) continue;
+        else if (sscanf(line, "weights %lf %lf %lf %lf %lf %lf %lf", &w[0], &w[1], &w[2], &w[3], &w[4], &w[5], &w[6]) == 7)
+            p->has_weights = 1;
+    }
+    fclose(f);
+    p->has_marks = marks == 3;
+    return 1;
+}
+
+/* Outside both panel windows: the lab panel (top left) and the morph window (top right). */
+static int outside_windows(const shot *s, int x, int y) { return outside_panel(x, y) && !(x > s->w - 330 && y < 290); }
+
+/* Pixels outside the windows differing by more than 24 in some channel: fraction, and their centroid. */
+static double diff_where(const shot *a, const shot *b, double c[2])
+{
+    long n = 0, d = 0;
+    double sx = 0, sy = 0;
+    c[0] = c[1] = -1e9;
+    if (a->w != b->w || a->h != b->h) return 1.0;
+    for (int y = 0; y < a->h; y++)
+        for (int x = 0; x < a->w; x++) {
+            if (!outside_windows(a, x, y)) continue;
+            const unsigned char *p = a->px + 4 * ((size_t)y * a->w + x), *q = b->px + 4 * ((size_t)y * b->w + x);
+            n++;
+            if (abs(p[0] - q[0]) > 24 || abs(p[1] - q[1]) > 24 || abs(p[2] - q[2]) > 24) {
+                d++;
+                sx += x;
+                sy += y;
+            }
+        }
+    if (d) {
+        c[0] = sx / d;
+        c[1] = sy / d;
+    }
+    return n ? (double)d / n : 0;
+}
+
+static double dist2d(const double a[2], const double b[2]) { return hypot(a[0] - b[0], a[1] - b[1]); }
+
+/* Title bar of the morph window (top right), as title_fraction does for the lab panel. */
+static double morph_title_fraction(const shot *s)
+{
+    long n = 0, hit = 0;
+    for (int y = 12; y < 26; y++)
+        for (int x = s->w - 250; x < s->w - 30; x++) {
+            const unsigned char *p = s->px + 4 * ((size_t)y * s->w + x);
+            n++;
+            hit += abs(p[0] - 41) < 25 && abs(p[1] - 74) < 25 && abs(p[2] - 122) < 30;
+        }
+    return n ? (double)hit / n : 0;
+}
+
+/* The corrected tube, one LBS tube posed by the sliders:
+ *  - the morph window shows in the corrected-tube shots only;
+ *  - all weights zero (driver off) is the plain tube: same picture, no morph work;
+ *  - at bend 75 (between examples) the driver changes the picture, around the
+ *    middle ring (the bend region) and not at the ends, and brings volume and
+ *    radius closer to the rest's than plain LBS;
+ *  - at bend 100 (an example) the driver gives weight 1 to target "bend 100" and
+ *    0 to the others, and that weight set by hand gives the same picture;
+ *  - weights +1 and -1 (any real value) each change the picture. */
+static int check_psd(const char *dir)
+{
+    enum { PLAIN, ZERO, DRIVER, W1, DRV100, NEG, ZERO100, NPSD };
+    static const char *names[NPSD] = { "psd-plain", "psd-zero", "psd-driver", "psd-w1-bend100", "psd-driver-bend100",
+                                       "psd-neg-bend100", "psd-zero-bend100" };
+    psd_shot p[NPSD];
+    for (int i = 0; i < NPSD; i++)
+        if (!load_psd(dir, names[i], &p[i])) return 1;
+    char what[256];
+    double c[2], f;
+    for (int i = 0; i < NPSD; i++) {
+        double mt = morph_title_fraction(&p[i].s);
+        snprintf(what, sizeof what, "%s: morph window %s (title bar pixels %.0f%%)", names[i], i == PLAIN ? "absent" : "shown",
+                 100 * mt);
+        check(i == PLAIN ? mt < 0.2 : mt > 0.6, what);
+        snprintf(what, sizeof what, "%s: notes with the tube's rings on screen and quality figures", names[i]);
+        check(p[i].has_marks && p[i].has_quality && (i == PLAIN || p[i].has_weights), what);
+    }
+    f = diff_where(&p[PLAIN].s, &p[ZERO].s, c);
+    snprintf(what, sizeof what, "all weights 0 = no morph: same picture as the plain tube (%.4f%% differ, need < 0.01%%), "
+             "no morphed item (%d)", 100 * f, p[ZERO].morphed);
+    check(f < 0.0001 && p[ZERO].morphed == 0 && p[ZERO100].morphed == 0, what);
+    f = diff_where(&p[ZERO].s, &p[DRIVER].s, c);
+    double dm = dist2d(c, p[DRIVER].mid), d0 = dist2d(c, p[DRIVER].end0), d1 = dist2d(c, p[DRIVER].end1);
+    snprintf(what, sizeof what, "bend 75: driver on vs off differ (%.3f%%, need 0.05%%) around the middle ring: "
+             "changed pixels' centre %.0f px from it, %.0f and %.0f px from the ends (need nearer the middle, morphed %d)",
+             100 * f, dm, d0, d1, p[DRIVER].morphed);
+    check(f > 0.0005 && dm < d0 && dm < d1 && dm < 0.6 * dist2d(p[DRIVER].mid, p[DRIVER].end0) && p[DRIVER].morphed == 1, what);
+    snprintf(what, sizeof what, "bend 75: driver brings volume %.3f -> %.3f and middle radius %.3f -> %.3f closer to 1",
+             p[ZERO].quality[1], p[DRIVER].quality[1], p[ZERO].quality[0], p[DRIVER].quality[0]);
+    check(fabs(1 - p[DRIVER].quality[1]) < 0.5 * fabs(1 - p[ZERO].quality[1]) &&
+          fabs(1 - p[DRIVER].quality[0]) < 0.5 * fabs(1 - p[ZERO].quality[0]), what);
+    double werr = 0;
+    for (int k = 0; k < 7; k++) werr = fmax(werr, fabs(p[DRV100].weights[k] - (k == 2 ? 1.0 : 0.0)));
+    snprintf(what, sizeof what, "bend 100 (an example): driver weights = target 'bend 100' alone (max error %.2g, need 1e-4)", werr);
+    check(p[DRV100].has_weights && p[DRV100].driver == 1 && werr < 1e-4, what);
+    f = diff_where(&p[W1].s, &p[DRV100].s, c);
+    snprintf(what, sizeof what, "bend 100: that weight by hand = the driver's picture (%.4f%% differ, need < 0.02%%)", 100 * f);
+    check(f < 0.0002 && p[W1].driver == 0, what);
+    f = diff_where(&p[ZERO100].s, &p[W1].s, c);
+    double fn = diff_where(&p[ZERO100].s, &p[NEG].s, c), fpn = diff_where(&p[W1].s, &p[NEG].s, c);
+    snprintf(what, sizeof what, "bend 100: weight +1 (%.3f%%), -1 (%.3f%%) each change the picture, and differ (%.3f%%)",
+             100 * f, 100 * fn, 100 * fpn);
+    check(f > 0.0005 && fn > 0.0005 && fpn > 0.0005 && p[NEG].weights[2] == -1.0, what);
+    snprintf(what, sizeof what, "bend 100: weight -1 thins the middle ring (radius %.3f < plain %.3f < +1 %.3f)",
+             p[NEG].quality[0], p[ZERO100].quality[0], p[W1].quality[0]);
+    check(p[NEG].quality[0] < p[ZERO100].quality[0] && p[ZERO100].quality[0] < p[W1].quality[0], what);
+    for (int i = 0; i < NPSD; i++) stbi_image_free(p[i].s.px);
+    printf("%s\n", failures ? "FAILED" : "all checks passed");
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     char path[1024];
+    if (argc == 3 && !strcmp(argv[1], "--psd")) return check_psd(argv[2]);
     if (argc != 2) {
-        fprintf(stderr, "usage: sinew-labcheck DIR\n");
+        fprintf(stderr, "usage: sinew-labcheck DIR | --psd DIR\n");
         return 2;
     }
     for (int i = 0; i < NSHOT; i++) {

@@ -9,7 +9,9 @@
  *
  * Keys: 1 LBS, 2 DQS, 3 DQS with scale, 4 DQS scale local, 5 mixed per character,
  *       B bulge correction on/off, +/- (or Up/Down) crowd size x2 / /2,
- *       M switch model (tube / bar / imported), Space pause, R reset camera, Esc quit.
+ *       M switch model (tube / bar / corrected tube / imported), Space pause, R reset camera, Esc quit;
+ *       corrected tube: D corrective driver on/off, [ ] pick a target, J/K its weight -/+ 0.25
+ *       (driver off), 0 all weights zero.
  * Mouse: left drag orbits, wheel zooms. */
 #define _POSIX_C_SOURCE 200809L
 #include <volk.h>
@@ -85,6 +87,11 @@ static int run_headless(const char *dir, const char *model, uint32_t count)
         if (ok) {
             r = demo_render_shape_methods(&s, SCENE_SHAPE_BAR, t, W, H, img, NULL, mids);
             ok = r == SINEW_OK && write_png(dir, "bar-methods.png", W, H, img);
+        }
+        if (ok) {   /* the corrected tube: LBS, LBS + pose-space correctives, DQS (their target) */
+            r = demo_scene_enable_psd(&s);
+            if (r == SINEW_OK) r = demo_render_psd(&s, t, W, H, img, NULL);
+            ok = r == SINEW_OK && write_png(dir, "tube-psd.png", W, H, img);
         }
         demo_crowd dc;
         memset(&dc, 0, sizeof dc);
@@ -163,6 +170,13 @@ typedef struct viewer {
     double mx, my;
     int dragging;
     char status[160];
+    /* the corrected tube (PANEL_SCENE_PSD): per character its weights and the mesh to skin */
+    float psd_w[DEMO_PSD_SLOTS][PSD_EXAMPLES];
+    sinew_mesh_id psd_mesh[DEMO_PSD_SLOTS];
+    int psd_sel;
+    /* character 0's middle and end rings on screen (tube, bar, corrected tube; script sidecars) */
+    int marks_valid;
+    double mark_px[3][2];
 } viewer;
 
 /* The model the settings ask for: the scene's own, or a variant (another alpha for
@@ -174,6 +188,7 @@ static const demo_model *select_model(viewer *v, sinew_model_id *id)
     if (a < 0.25f) a = 0.25f;
     v->cur_alpha = a;
     v->cur_aw = v->ps.auto_weights;
+    if (scene == PANEL_SCENE_PSD) return demo_scene_model(&v->s, DEMO_MODEL_TUBE, id); /* correctives made for alpha 2 */
     if (scene == DEMO_MODEL_ASSET ? !v->ps.auto_weights : a == 2.0f) return demo_scene_model(&v->s, scene, id);
     for (int i = 0; i < v->nvar; i++)
         if (v->var[i].scene == scene && v->var[i].alpha == a) {
@@ -215,12 +230,20 @@ static uint32_t max_count(const viewer *v)
 {
     const demo_model *m = v->cur ? v->cur : demo_scene_model(&v->s, v->use_asset, NULL);
     uint32_t cap = (v->s.max_output_vertices - v->s.tube_fine.vertex_count * 8u) / m->vertex_count;
+    if (v->use_asset == PANEL_SCENE_PSD && cap > DEMO_PSD_SLOTS) cap = DEMO_PSD_SLOTS; /* one morphed copy each */
     return cap < v->s.max_characters ? cap : v->s.max_characters;
 }
 
 static void rebuild_crowd(viewer *v)
 {
     demo_crowd_free(&v->dc);
+    if (v->use_asset == PANEL_SCENE_PSD) {
+        sinew_result pr = demo_scene_enable_psd(&v->s);
+        if (pr != SINEW_OK) {
+            snprintf(v->ps.info, sizeof v->ps.info, "corrected tube: %s", sinew_result_string(pr));
+            v->use_asset = DEMO_MODEL_TUBE;
+        }
+    }
     sinew_model_id id;
     const demo_model *m = select_model(v, &id);
     v->cur = m;
@@ -256,10 +279,23 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: case GLFW_KEY_DOWN:
         if (v->count > 1) { v->count /= 2; v->dirty = 1; }
         break;
-    case GLFW_KEY_M:   /* tube -> bar -> imported model -> tube */
-        v->use_asset = v->use_asset == DEMO_MODEL_TUBE ? DEMO_MODEL_BAR
-                       : v->use_asset == DEMO_MODEL_BAR && v->s.has_asset ? DEMO_MODEL_ASSET : DEMO_MODEL_TUBE;
+    case GLFW_KEY_M:   /* tube -> bar -> corrected tube -> imported model -> tube */
+        v->use_asset = v->use_asset == DEMO_MODEL_TUBE  ? DEMO_MODEL_BAR
+                       : v->use_asset == DEMO_MODEL_BAR ? PANEL_SCENE_PSD
+                       : v->use_asset == PANEL_SCENE_PSD && v->s.has_asset ? DEMO_MODEL_ASSET : DEMO_MODEL_TUBE;
         v->dirty = 1;
+        break;
+    case GLFW_KEY_D: v->ps.psd_driver = !v->ps.psd_driver; break;
+    case GLFW_KEY_0:
+        memset(v->ps.morph_w, 0, sizeof v->ps.morph_w);
+        v->ps.psd_driver = 0;
+        break;
+    case GLFW_KEY_LEFT_BRACKET: v->psd_sel = (v->psd_sel + PSD_EXAMPLES - 1) % PSD_EXAMPLES; break;
+    case GLFW_KEY_RIGHT_BRACKET: v->psd_sel = (v->psd_sel + 1) % PSD_EXAMPLES; break;
+    case GLFW_KEY_J: case GLFW_KEY_K:
+        v->ps.psd_driver = 0;
+        v->ps.morph_w[v->psd_sel] += key == GLFW_KEY_K ? 0.25f : -0.25f;
+        snprintf(v->ps.info, sizeof v->ps.info, "weight of target %d: %.2f", v->psd_sel, v->ps.morph_w[v->psd_sel]);
         break;
     case GLFW_KEY_SPACE: v->paused = !v->paused; break;
     case GLFW_KEY_R: fit_camera(v); break;
@@ -641,6 +677,11 @@ static void sync_to_panel(viewer *v)
 #endif
     }
     if (p->weight_joint >= p->joint_count) p->weight_joint = p->joint_count - 1;
+    p->morph_count = 0;
+    if (v->use_asset == PANEL_SCENE_PSD && v->s.morpher) {
+        p->morph_count = PSD_EXAMPLES < PANEL_MAX_MORPHS ? PSD_EXAMPLES : PANEL_MAX_MORPHS;
+        for (int k = 0; k < p->morph_count; k++) p->morph_names[k] = v->s.psd_small.names[k];
+    }
 }
 
 /* Panel -> viewer; marks the crowd for a rebuild when the model or the size changed. */
@@ -672,6 +713,42 @@ static void apply_manual_pose(viewer *v)
     int manual = !v->cur->clip && v->ps.manual_pose;
     if (manual) scene_tube_pose(v->ps.bend_deg * M_PI / 180.0, v->ps.twist_deg * M_PI / 180.0, NULL, v->manual);
     for (uint32_t i = 0; i < v->dc.count; i++) v->dc.chars[i].pose = manual ? v->manual : NULL;
+}
+
+/* The corrected tube: each character's corrective weights (the RBF driver at its
+ * pose, or the sliders), the morph frame, and the meshes its instance skins (the
+ * plain tube when all weights are zero). Before sinew_crowd_prepare. */
+static void apply_morphs(viewer *v)
+{
+    for (uint32_t i = 0; i < v->dc.count; i++) v->dc.chars[i].meshes = NULL;
+    if (v->use_asset != PANEL_SCENE_PSD || !v->s.morpher) return;
+    sinew_morph_item items[DEMO_PSD_SLOTS];
+    uint32_t n = v->dc.count < DEMO_PSD_SLOTS ? v->dc.count : DEMO_PSD_SLOTS;
+    for (uint32_t i = 0; i < n; i++) {
+        sinew_crowd_character *ch = &v->dc.chars[i];
+        if (v->ps.psd_driver) {
+            sinew_transform local[3];
+            if (ch->pose) memcpy(local, ch->pose, sizeof local);
+            else demo_tube_motion(ch->sample_user, v->cur->skel, i, ch->time, local);
+            if (scene_psd_weights(&v->s.psd_small, local, v->psd_w[i]) != SINEW_OK)
+                memset(v->psd_w[i], 0, sizeof v->psd_w[i]);
+        } else {
+            for (int k = 0; k < PSD_EXAMPLES; k++) v->psd_w[i][k] = k < PANEL_MAX_MORPHS ? v->ps.morph_w[k] : 0.0f;
+        }
+        items[i].slot = v->s.psd_slots[i];
+        items[i].weights = v->psd_w[i];
+        items[i].weight_count = PSD_EXAMPLES;
+    }
+    if (v->ps.psd_driver && n)
+        for (int k = 0; k < PSD_EXAMPLES && k < PANEL_MAX_MORPHS; k++) v->ps.morph_w[k] = v->psd_w[0][k];
+    sinew_morph_error err;
+    sinew_result r = sinew_morpher_set_frame(v->s.morpher, items, n, v->psd_mesh, &err);
+    if (r != SINEW_OK) {
+        snprintf(v->ps.info, sizeof v->ps.info, "morph weights refused: %.160s", err.message);
+        sinew_morpher_set_frame(v->s.morpher, NULL, 0, NULL, NULL);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) v->dc.chars[i].meshes = &v->psd_mesh[i];
 }
 
 static uint32_t joint_color(uint32_t j)
@@ -719,9 +796,41 @@ static void lab_cpu(viewer *v, const float vp[16], uint32_t w, uint32_t h)
         else r = demo_tube_motion(meth >= SINEW_METHOD_DQS_SCALE ? &flag : NULL, m->skel, 0, c0->time, local);
     }
     if (r == SINEW_OK) r = sinew_palette_build(m->skel, meth, local, NULL, scratch, pal);
-    if (r == SINEW_OK) r = sinew_reference_skin(nv, m->vertices, flags ? m->bulge : NULL, pal, jc, meth, flags, v->cpu_pos, v->cpu_nrm);
+    if (r == SINEW_OK && v->use_asset == PANEL_SCENE_PSD && v->s.morpher && c0->meshes) {
+        /* the corrected tube: morph (float64 reference) then skin the morphed rest */
+        double *rest = malloc(sizeof(double) * 6 * nv);
+        r = rest ? sinew_morph_reference(nv, m->vertices, v->s.psd_small.targets, PSD_EXAMPLES, v->psd_w[0], rest,
+                                         rest + 3 * (size_t)nv, NULL)
+                 : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (r == SINEW_OK)
+            r = sinew_reference_skin_rest(nv, m->vertices, rest, rest + 3 * (size_t)nv, flags ? m->bulge : NULL, pal, jc,
+                                          meth, flags, v->cpu_pos, v->cpu_nrm);
+        free(rest);
+    } else if (r == SINEW_OK)
+        r = sinew_reference_skin(nv, m->vertices, flags ? m->bulge : NULL, pal, jc, meth, flags, v->cpu_pos, v->cpu_nrm);
+    v->marks_valid = 0;
     if (r == SINEW_OK && !m->clip && jc == 3) {
-        scene_tube_desc d = { 24, 16, 0.1, v->cur_alpha, v->use_asset == DEMO_MODEL_BAR ? SCENE_SHAPE_BAR : SCENE_SHAPE_TUBE };
+        /* middle ring and end rings of character 0 on screen (rest x along the tube: 0 .. 1) */
+        double acc[3][4] = { { 0 } };
+        for (uint32_t i = 0; i < nv; i++) {
+            double rx = m->vertices[i].position[0];
+            int k = fabs(rx - 0.5) < 0.08 ? 0 : rx < 0.08 ? 1 : rx > 0.92 ? 2 : -1;
+            if (k < 0) continue;
+            acc[k][0] += v->cpu_pos[3 * i];
+            acc[k][1] += v->cpu_pos[3 * i + 1];
+            acc[k][2] += v->cpu_pos[3 * i + 2];
+            acc[k][3] += 1;
+        }
+        v->marks_valid = acc[0][3] > 0 && acc[1][3] > 0 && acc[2][3] > 0;
+        for (int k = 0; k < 3 && v->marks_valid; k++) {
+            sinew_vec3 p = sinew_mat4_transform_point(c0->root, sinew_v3(acc[k][0] / acc[k][3], acc[k][1] / acc[k][3],
+                                                                         acc[k][2] / acc[k][3]));
+            v->marks_valid &= demo_project(vp, p, w, h, &v->mark_px[k][0], &v->mark_px[k][1]);
+        }
+    }
+    if (r == SINEW_OK && !m->clip && jc == 3) {
+        scene_tube_desc d = { 24, 16, 0.1, v->use_asset == PANEL_SCENE_PSD ? 2.0 : v->cur_alpha,
+                              v->use_asset == DEMO_MODEL_BAR ? SCENE_SHAPE_BAR : SCENE_SHAPE_TUBE };
         scene_tube_quality_result q;
         if (scene_tube_quality(&d, m->vertices, m->bulge, pal, v->cpu_pos, &q) == SINEW_OK) {
             v->ps.quality_valid = 1;
@@ -785,8 +894,9 @@ static void lab_cpu(viewer *v, const float vp[16], uint32_t w, uint32_t h)
 }
 
 /* One script line: 'shot NAME', 'frames N' (wait), or settings 'key=value ...'.
- * Keys: scene tube|bar|model, method lbs|dqs|dqs-scale|dqs-scale-local|dqs-scale-mixed|mixed,
- * bulge, count, paused, time, manual, bend, twist, alpha, auto, weights off|joint|major, joint.
+ * Keys: scene tube|bar|psd|model, method lbs|dqs|dqs-scale|dqs-scale-local|dqs-scale-mixed|mixed,
+ * bulge, count, paused, time, manual, bend, twist, alpha, auto, weights off|joint|major, joint,
+ * and for the corrected tube (scene=psd): driver 0|1, mw=K:W (target K's weight, any real W), mzero.
  * Returns 1 for 'shot' (name in *shot), 0 otherwise, -1 on a bad line. */
 static int script_line(viewer *v, const char *line, char *shot, size_t shot_size, int *wait)
 {
@@ -812,7 +922,18 @@ static int script_line(viewer *v, const char *line, char *shot, size_t shot_size
         *eq = 0;
         const char *k = tok, *val = eq + 1;
         double x = atof(val);
-        if (!strcmp(k, "scene")) p->scene = !strcmp(val, "bar") ? PANEL_SCENE_BAR : !strcmp(val, "model") ? PANEL_SCENE_MODEL : PANEL_SCENE_TUBE;
+        if (!strcmp(k, "scene"))
+            p->scene = !strcmp(val, "bar") ? PANEL_SCENE_BAR : !strcmp(val, "model") ? PANEL_SCENE_MODEL
+                     : !strcmp(val, "psd") ? PANEL_SCENE_PSD : PANEL_SCENE_TUBE;
+        else if (!strcmp(k, "driver")) p->psd_driver = x != 0;
+        else if (!strcmp(k, "mzero")) memset(p->morph_w, 0, sizeof p->morph_w);
+        else if (!strcmp(k, "mw")) {
+            char *colon = strchr(val, ':'), *end = NULL;
+            long t = colon ? strtol(val, &end, 10) : -1;
+            double wv = colon ? strtod(colon + 1, NULL) : 0.0;
+            if (!colon || end != colon || t < 0 || t >= PANEL_MAX_MORPHS || !isfinite(wv)) return -1;
+            p->morph_w[t] = (float)wv;
+        }
         else if (!strcmp(k, "method")) {
             sinew_method m;
             if (!strcmp(val, "mixed")) p->method = -1;
@@ -836,6 +957,27 @@ static int script_line(viewer *v, const char *line, char *shot, size_t shot_size
         } else return -1;
     }
     return 0;
+}
+
+/* Beside a script's screenshot NAME.png, NAME.txt: character 0's middle and end
+ * rings on screen, its quality figures and morph weights (for sinew-labcheck). */
+static void write_shot_notes(const viewer *v, const char *png)
+{
+    char path[1100];
+    size_t n = strlen(png);
+    snprintf(path, sizeof path, "%.*s.txt", (int)(n > 4 ? n - 4 : n), png);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    if (v->marks_valid)
+        fprintf(f, "mid %.1f %.1f\nend0 %.1f %.1f\nend1 %.1f %.1f\n", v->mark_px[0][0], v->mark_px[0][1], v->mark_px[1][0],
+                v->mark_px[1][1], v->mark_px[2][0], v->mark_px[2][1]);
+    if (v->ps.quality_valid) fprintf(f, "quality %.6f %.6f %.6f\n", v->ps.q_radius, v->ps.q_volume, v->ps.q_dist);
+    if (v->use_asset == PANEL_SCENE_PSD) {
+        fprintf(f, "driver %d\nweights", v->ps.psd_driver);
+        for (int k = 0; k < PSD_EXAMPLES; k++) fprintf(f, " %.6f", v->psd_w[0][k]);
+        fprintf(f, "\nmorphed %u\n", sinew_morpher_active_items(v->s.morpher));
+    }
+    fclose(f);
 }
 
 static int load_script(viewer *v, const char *path)
@@ -921,7 +1063,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
     }
     sync_to_panel(&v);
     printf("sinew-viewer on %s; keys: 1 LBS, 2 DQS, 3 DQS+scale, 4 DQS scale local, 5 mixed, B bulge, +/- size, "
-           "M model, Space pause, R camera, Esc quit\n", sinew_gpu_info(v.gpu)->name);
+           "M model, Space pause, R camera, Esc quit; corrected tube: D driver, [ ] target, J/K weight, 0 zero\n", sinew_gpu_info(v.gpu)->name);
 
     VkBuffer shot_buf = VK_NULL_HANDLE;
     VkDeviceMemory shot_mem = VK_NULL_HANDLE;
@@ -988,6 +1130,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
                 rc = 1;
             } else {
                 printf("wrote %s (%ux%u, swapchain image %d)\n", shot_path, v.ext.width, v.ext.height, shot_image);
+                if (v.script) write_shot_notes(&v, shot_path);
                 if (v.ps.quality_valid)
                     printf("  quality of character 0: middle radius %.4f volume %.4f max dist-to-bone increase %.4f\n",
                            v.ps.q_radius, v.ps.q_volume, v.ps.q_dist);
@@ -1022,6 +1165,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         }
         demo_crowd_animate(&v.dc, v.t);
         apply_manual_pose(&v);
+        apply_morphs(&v);
         sinew_crowd_stats st;
         uint32_t bad = 0;
         r = sinew_crowd_prepare(v.s.crowd, v.dc.chars, v.dc.count, &st, &bad);

@@ -228,11 +228,13 @@ extern "C" int panel_frame(viewer_panel *p, panel_state *s)
     ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(330, 0), ImGuiCond_FirstUseEver);
     ImGui::Begin("Skinning lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
-    const char *scenes[3] = { "tube", "model", "bar" };
-    int scene_ui = s->scene == PANEL_SCENE_TUBE ? 0 : s->scene == PANEL_SCENE_BAR ? 1 : 2;
-    const char *scene_items[3] = { scenes[0], scenes[2], s->has_model ? "model file" : "model file (none loaded)" };
-    if (ImGui::Combo("scene", &scene_ui, scene_items, s->has_model ? 3 : 2)) {
-        s->scene = scene_ui == 0 ? PANEL_SCENE_TUBE : scene_ui == 1 ? PANEL_SCENE_BAR : PANEL_SCENE_MODEL;
+    /* combo order: tube, bar, corrected tube, model file */
+    int scene_ui = s->scene == PANEL_SCENE_TUBE ? 0 : s->scene == PANEL_SCENE_BAR ? 1 : s->scene == PANEL_SCENE_PSD ? 2 : 3;
+    const char *scene_items[4] = { "tube", "bar", "corrected tube (LBS + correctives)",
+                                   s->has_model ? "model file" : "model file (none loaded)" };
+    if (ImGui::Combo("scene", &scene_ui, scene_items, s->has_model ? 4 : 3)) {
+        static const int to_scene[4] = { PANEL_SCENE_TUBE, PANEL_SCENE_BAR, PANEL_SCENE_PSD, PANEL_SCENE_MODEL };
+        s->scene = to_scene[scene_ui];
         changed = 1;
     }
     ImGui::InputText("file", s->model_path, sizeof s->model_path);
@@ -282,6 +284,29 @@ extern "C" int panel_frame(viewer_panel *p, panel_state *s)
     }
     if (s->info[0]) ImGui::TextWrapped("%s", s->info);
     ImGui::End();
+    if (s->scene == PANEL_SCENE_PSD && s->morph_count > 0) {
+        /* a second window at the top right, so the lab panel keeps its size */
+        ImGuiIO &io = ImGui::GetIO();
+        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 10, 10), ImGuiCond_Always, ImVec2(1, 0));
+        ImGui::Begin("Morph targets", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+        bool drv = s->psd_driver != 0;
+        if (ImGui::Checkbox("corrective driver (RBF on joint 1)", &drv)) { s->psd_driver = drv; changed = 1; }
+        int n = s->morph_count < PANEL_MAX_MORPHS ? s->morph_count : PANEL_MAX_MORPHS;
+        for (int k = 0; k < n; k++) {
+            /* any real value: drag beyond the slider with Ctrl+click to type one */
+            if (ImGui::SliderFloat(s->morph_names[k] ? s->morph_names[k] : "target", &s->morph_w[k], -1.0f, 2.0f, "%.3f")) {
+                s->psd_driver = 0;
+                changed = 1;
+            }
+        }
+        if (ImGui::Button("all zero")) {
+            for (int k = 0; k < n; k++) s->morph_w[k] = 0.0f;
+            s->psd_driver = 0;
+            changed = 1;
+        }
+        ImGui::TextDisabled(s->psd_driver ? "weights from the pose (driver)" : "weights from the sliders");
+        ImGui::End();
+    }
     ImGui::Render();
     return changed;
 }

@@ -15,8 +15,11 @@ extern "C" {
 typedef struct GLFWwindow GLFWwindow;
 typedef struct viewer_panel viewer_panel;
 
-/* Scenes the panel offers (the values of demo_render.h's DEMO_MODEL_*). */
-enum { PANEL_SCENE_TUBE = 0, PANEL_SCENE_MODEL = 1, PANEL_SCENE_BAR = 2 };
+/* Scenes the panel offers (the values of demo_render.h's DEMO_MODEL_*, then the
+ * corrected tube: the tube with pose-space corrective morph targets). */
+enum { PANEL_SCENE_TUBE = 0, PANEL_SCENE_MODEL = 1, PANEL_SCENE_BAR = 2, PANEL_SCENE_PSD = 3 };
+/* Most morph targets the panel lists. */
+#define PANEL_MAX_MORPHS 8
 /* Weight visualization. */
 enum { PANEL_WEIGHTS_OFF = 0, PANEL_WEIGHTS_JOINT = 1, PANEL_WEIGHTS_MAJOR = 2 };
 
@@ -37,6 +40,10 @@ typedef struct panel_state {
     int clip;               /* the model's clip */
     char model_path[512];   /* a model file to load */
     int load_model;         /* set by the panel's "load" button (or a script): the viewer loads model_path */
+    /* corrected tube: the RBF driver sets the corrective weights from the pose, or
+     * (driver off) the sliders do, any real value; touching a slider turns the driver off */
+    int psd_driver;
+    float morph_w[PANEL_MAX_MORPHS];   /* driver on: character 0's driver weights (shown) */
     /* filled by the viewer, shown read-only */
     int has_model;
     int max_count;
@@ -44,6 +51,8 @@ typedef struct panel_state {
     double duration;        /* clip duration, 0 = procedural */
     int clip_count;         /* the model's clips (at most 16 listed) */
     const char *clip_names[16];
+    int morph_count;        /* targets listed (corrected tube), 0 = none */
+    const char *morph_names[PANEL_MAX_MORPHS];
     int quality_valid;      /* the figures below describe the current pose of character 0 */
     double q_radius, q_volume, q_dist;
     char info[256];

@@ -392,6 +392,14 @@ sinew_result sinew_morpher_add_slot(sinew_morpher *m, sinew_morph_set_id set, si
     return SINEW_OK;
 }
 
+sinew_result sinew_morpher_slot_mesh(const sinew_morpher *m, sinew_morph_slot_id slot, sinew_mesh_id *mesh)
+{
+    if (!m || !mesh) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (slot.value >= m->slot_count) return SINEW_ERROR_NOT_FOUND;
+    mesh->value = m->slots[slot.value].copy;
+    return SINEW_OK;
+}
+
 uint32_t sinew_morpher_target_count(const sinew_morpher *m, sinew_morph_set_id set)
 {
     return m && set.value < m->set_count ? m->msets[set.value].targets : 0;

@@ -84,6 +84,10 @@ SINEW_API sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id
                                                  sinew_morph_set_id *set, sinew_morph_error *err);
 /* Reserves a morphed copy of the set's base mesh (a new skinner mesh; waits). */
 SINEW_API sinew_result sinew_morpher_add_slot(sinew_morpher *m, sinew_morph_set_id set, sinew_morph_slot_id *slot);
+/* The skinner mesh of a slot's morphed copy (what set_frame returns for it when
+ * its weights are not all zero), e.g. for a renderer that keys index buffers by
+ * mesh id. NOT_FOUND for an unknown slot. */
+SINEW_API sinew_result sinew_morpher_slot_mesh(const sinew_morpher *m, sinew_morph_slot_id slot, sinew_mesh_id *mesh);
 /* Targets of a set (0 for an unknown id). */
 SINEW_API uint32_t sinew_morpher_target_count(const sinew_morpher *m, sinew_morph_set_id set);
 /* Vertices moved by any target of a set, and deltas stored (for cost reports). */
