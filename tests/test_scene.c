@@ -454,12 +454,64 @@ static void test_jump_ratio_and_sweeps(void)
             TU_CHECK(twist[k].jump_ratio >= 1.0 && twist[k].jump_ratio < 10.0);
         }
     }
+    /* every variant of the harness's table (a new method is one line there): it sweeps
+     * both shapes without error and without a pop */
+    for (uint32_t k = 0; k < scene_quality_method_count; k++) {
+        const scene_quality_method *qm = &scene_quality_methods[k];
+        for (uint32_t j = 0; j < k; j++) TU_CHECK(strcmp(qm->name, scene_quality_methods[j].name) != 0);
+        for (int shape = 0; shape < 2; shape++) {
+            scene_tube_desc d = { 32, 16, 0.1, 2.0, (scene_shape)shape };
+            scene_sweep_result b, tw;
+            TU_CHECK_OK(scene_tube_sweep(&d, qm->method, qm->flags, SCENE_SWEEP_BEND, 150 * M_PI / 180, 50, &b));
+            TU_CHECK_OK(scene_tube_sweep(&d, qm->method, qm->flags, SCENE_SWEEP_TWIST, M_PI, 60, &tw));
+            TU_CHECK(b.jump_ratio >= 1.0 && b.jump_ratio < 10.0);
+            TU_CHECK(tw.jump_ratio >= 1.0 && tw.jump_ratio < 10.0);
+            TU_CHECK(b.volume_min > 0.5 && b.volume_max < 1.1);
+        }
+    }
     {
         scene_sweep_result q;
         TU_CHECK_RESULT(scene_tube_sweep(NULL, SINEW_METHOD_LBS, 0, SCENE_SWEEP_BEND, 1.0, 0, &q), SINEW_ERROR_INVALID_ARGUMENT);
         TU_CHECK_RESULT(scene_tube_sweep(NULL, SINEW_METHOD_LBS, 0, SCENE_SWEEP_BEND, NAN, 4, &q), SINEW_ERROR_INVALID_ARGUMENT);
         TU_CHECK_RESULT(scene_tube_sweep(NULL, SINEW_METHOD_LBS, 0, (scene_sweep_kind)5, 1.0, 4, &q), SINEW_ERROR_INVALID_ARGUMENT);
         TU_CHECK_RESULT(scene_tube_sweep(NULL, SINEW_METHOD_LBS, 0, SCENE_SWEEP_BEND, 1.0, 4, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+/* scene_tube_normal_error: 0 on the rest tube and bar (analytic normals = the
+ * triangles' mean by symmetry), large when the normals are rotated away, errors. */
+static void test_normal_error(void)
+{
+    for (int shape = 0; shape < 2; shape++) {
+        scene_tube_desc d = { 16, 16, 0.1, 2.0, (scene_shape)shape };
+        uint32_t nv, ni;
+        float *p, *n;
+        double *pd, *nd, mean = -1, worst;
+        uint8_t *mask;
+        scene_tube_counts(&d, &nv, &ni);
+        p = malloc(sizeof(float) * 3 * nv); n = malloc(sizeof(float) * 3 * nv);
+        pd = malloc(sizeof(double) * 3 * nv); nd = malloc(sizeof(double) * 3 * nv);
+        mask = calloc(nv, 1);
+        TU_CHECK_OK(scene_tube_build(&d, p, n, NULL, NULL, NULL));
+        for (uint32_t i = 0; i < 3 * nv; i++) { pd[i] = p[i]; nd[i] = n[i]; }
+        worst = scene_tube_normal_error(&d, pd, nd, NULL, &mean);
+        fprintf(stderr, "normal error at rest (%s): max %.3g mean %.3g deg\n", shape ? "bar" : "tube", worst, mean);
+        TU_CHECK(worst >= 0 && worst < 1e-4 && mean < 1e-4);
+        /* normals tilted by 30 degrees towards +x: error 30 everywhere measured */
+        for (uint32_t i = 0; i < nv; i++) {
+            nd[3 * i] = 0.5; nd[3 * i + 1] = n[3 * i + 1] * sqrt(0.75); nd[3 * i + 2] = n[3 * i + 2] * sqrt(0.75);
+        }
+        worst = scene_tube_normal_error(&d, pd, nd, NULL, &mean);
+        TU_CHECK_NEAR(worst, 30.0, 1e-3);
+        TU_CHECK_NEAR(mean, 30.0, 1e-3);
+        /* a mask selecting nothing, then one vertex */
+        TU_CHECK(scene_tube_normal_error(&d, pd, nd, mask, &mean) == 0.0 && mean == 0.0);
+        mask[d.sectors + 3] = 1;
+        TU_CHECK_NEAR(scene_tube_normal_error(&d, pd, nd, mask, &mean), 30.0, 1e-3);
+        TU_CHECK(scene_tube_normal_error(&d, NULL, nd, NULL, NULL) == -1.0);
+        d.rings = 1;
+        TU_CHECK(scene_tube_normal_error(&d, pd, nd, NULL, NULL) == -1.0);
+        free(p); free(n); free(pd); free(nd); free(mask);
     }
 }
 
@@ -480,5 +532,6 @@ int main(void)
     test_scale();
     test_bar();
     test_jump_ratio_and_sweeps();
+    test_normal_error();
     return tu_finish("test_scene");
 }

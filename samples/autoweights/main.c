@@ -9,7 +9,7 @@
  *   sinew-autoweights --quality [--frames N] MODEL...
  *
  * --quality instead measures the methods on the file's own weights over the clip
- * (LBS, DQS, DQS + bulge correction): the largest increase of a vertex's distance to
+ * (the variants of scene_quality_methods: LBS, DQS, DQS + bulge correction, ...): the largest increase of a vertex's distance to
  * its major bone (relative to size; the bulge), and the temporal smoothness (the
  * largest per-vertex jump between consecutive frames over that vertex's median,
  * scene_jump_ratio). DQS falls back to DQS with scale on clips that scale joints.
@@ -168,7 +168,7 @@ static int run_model(const char *path, const double *alphas, int na, uint32_t fr
     return rc;
 }
 
-/* --quality: LBS, DQS, DQS + bulge over the clip with the file's weights. */
+/* --quality: every variant of scene_quality_methods over the clip with the file's weights. */
 static int run_quality(const char *path, uint32_t frames)
 {
     char msg[256] = "";
@@ -184,64 +184,33 @@ static int run_quality(const char *path, uint32_t frames)
         fprintf(stderr, "%s: %s (%s)\n", path, sinew_result_string(r), msg);
         return 1;
     }
-    const sinew_skeleton *sk = sinew_asset_skeleton(a);
-    const sinew_vertex *v = sinew_asset_vertices(a);
-    uint32_t nv = sinew_asset_vertex_count(a), jc = sinew_skeleton_joint_count(sk);
-    double size = sinew_asset_size(a);
-    const sinew_clip *clip = sinew_asset_clip_count(a) ? sinew_asset_clip(a, 0) : NULL;
-    double dur = clip ? sinew_clip_duration(clip) : 0.0;
+    uint32_t nv = sinew_asset_vertex_count(a);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (!clip) {
+    if (!sinew_asset_clip_count(a)) {
         printf("%s: no clip, skipped\n", base);
         sinew_asset_destroy(a);
         return 0;
     }
-    float *bulge = xcalloc(nv, sizeof(float));
-    sinew_transform *local = xcalloc(jc, sizeof *local);
-    sinew_mat4 *scratch = xcalloc(sinew_palette_scratch_count(jc), sizeof *scratch);
-    sinew_palette_joint *pal = xcalloc(jc, sizeof *pal);
-    double *fr = xcalloc((size_t)nv * 3 * frames, sizeof(double));
-    double *inc = xcalloc((size_t)nv * frames, sizeof(double));
     int rc = 0;
-    r = sinew_bulge_rest_distances(sk, nv, v, bulge);
-    static const struct { const char *name; sinew_method m; uint32_t flags; } meth[3] = {
-        { "lbs", SINEW_METHOD_LBS, 0 }, { "dqs", SINEW_METHOD_DQS, 0 },
-        { "dqs +bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION } };
-    for (int k = 0; k < 3 && r == SINEW_OK; k++) {
-        sinew_method m = meth[k].m;
-        double worst = 0.0, mj = 0.0;
-        size_t n = 0;
-        for (uint32_t f = 0; f < frames && r == SINEW_OK; f++) {
-            double *p = fr + 3 * (size_t)nv * f;
-            r = sinew_clip_sample(clip, sk, dur * f / frames, SINEW_WRAP_LOOP, local);
-            if (r == SINEW_OK) r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
-            if (r == SINEW_ERROR_NOT_RIGID && m == SINEW_METHOD_DQS) {   /* the clip scales: DQS with scale */
-                m = SINEW_METHOD_DQS_SCALE;
-                r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
-            }
-            if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, jc, m, meth[k].flags, p, NULL);
-            for (uint32_t i = 0; r == SINEW_OK && i < nv; i++) {
-                sinew_vec3 q = { p[3 * i], p[3 * i + 1], p[3 * i + 2] };
-                uint32_t j = v[i].joints[0];
-                double d = sinew_distance_to_segment(q, pal[j].seg_head, pal[j].seg_tail, NULL) - bulge[i];
-                inc[n++] = d;
-                if (d > worst) worst = d;
-            }
-        }
+    for (uint32_t k = 0; k < scene_quality_method_count && r == SINEW_OK; k++) {
+        const scene_quality_method *qm = &scene_quality_methods[k];
+        scene_model_quality_result q;
+        char name[64];
+        r = scene_model_quality(a, qm, frames, &q);
         if (r != SINEW_OK) break;
-        qsort(inc, n, sizeof(double), cmp_d);
-        double p99 = n ? inc[(size_t)(0.99 * (double)(n - 1))] : 0.0;
-        double ratio = scene_jump_ratio(fr, frames, nv, 1e-7 * size, &mj);
-        printf("%-28s %6u %-16s %10.2f%% %10.2f%% %10.2f %10.2f%%\n", base, nv,
-               m == SINEW_METHOD_DQS_SCALE ? (meth[k].flags ? "dqs-scale +bulge" : "dqs-scale") : meth[k].name,
-               100 * worst / size, 100 * (p99 > 0 ? p99 : 0) / size, ratio, 100 * mj / size);
+        if (q.method_used != qm->method)
+            snprintf(name, sizeof name, "%s%s", sinew_method_name(q.method_used),
+                     (qm->flags & SINEW_SKIN_BULGE_CORRECTION) ? " +bulge" : "");
+        else
+            snprintf(name, sizeof name, "%s", qm->name);
+        printf("%-28s %6u %-16s %10.2f%% %10.2f%% %10.2f %10.2f%%\n", base, nv, name, 100 * q.max_increase,
+               100 * q.p99_increase, q.jump_ratio, 100 * q.max_jump);
     }
     if (r != SINEW_OK) {
         fprintf(stderr, "%s: %s\n", base, sinew_result_string(r));
         rc = 1;
     }
-    free(bulge); free(local); free(scratch); free(pal); free(fr); free(inc);
     sinew_asset_destroy(a);
     return rc;
 }

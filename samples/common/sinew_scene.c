@@ -4,12 +4,24 @@
 #include "sinew_scene.h"
 
 #include <sinew/reference.h>
+#ifdef DEMO_WITH_ASSET
+#include <sinew/asset.h>
+#include <sinew/anim.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SCENE_PI 3.14159265358979323846
 #define TUBE_MAX_VERTICES (1u << 26)
+
+/* The quality harness's variants: add a line here and every quality table gets it. */
+const scene_quality_method scene_quality_methods[] = {
+    { "lbs", SINEW_METHOD_LBS, 0 },
+    { "dqs", SINEW_METHOD_DQS, 0 },
+    { "dqs +bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION },
+};
+const uint32_t scene_quality_method_count = sizeof scene_quality_methods / sizeof scene_quality_methods[0];
 
 /* Applies defaults and validates; 0 on success. */
 static int tube_resolve(const scene_tube_desc *in, scene_tube_desc *out)
@@ -301,6 +313,59 @@ sinew_result scene_tube_quality(const scene_tube_desc *desc, const sinew_vertex 
     return SINEW_OK;
 }
 
+double scene_tube_normal_error(const scene_tube_desc *desc, const double *pos, const double *nrm,
+                               const uint8_t *mask, double *mean_deg)
+{
+    scene_tube_desc d;
+    uint32_t nv, side, S;
+    double *acc, worst = 0.0, sum = 0.0;
+    uint32_t count = 0;
+    if (mean_deg) *mean_deg = 0.0;
+    if (!pos || !nrm || tube_resolve(desc, &d) != 0) return -1.0;
+    nv = d.rings * d.sectors + 2;
+    S = d.sectors;
+    side = (d.rings - 1) * S * 2;
+    acc = calloc(3 * (size_t)nv, sizeof(double));
+    if (!acc) return -2.0;
+    for (uint32_t t = 0; t < side; t++) {
+        uint32_t idx[3];
+        const double *a, *b, *c;
+        double e1[3], e2[3], n[3];
+        tube_triangle(&d, t, idx);
+        a = pos + 3 * (size_t)idx[0]; b = pos + 3 * (size_t)idx[1]; c = pos + 3 * (size_t)idx[2];
+        for (int k = 0; k < 3; k++) { e1[k] = b[k] - a[k]; e2[k] = c[k] - a[k]; }
+        /* cross product = 2 x area x unit normal: the sum is area-weighted */
+        n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+        n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+        n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        for (int v = 0; v < 3; v++)
+            for (int k = 0; k < 3; k++) acc[3 * (size_t)idx[v] + k] += n[k];
+    }
+    for (uint32_t i = S; i < (d.rings - 1) * S; i++) {
+        const double *m = acc + 3 * (size_t)i, *n = nrm + 3 * (size_t)i;
+        double lm, ln, c, s, x[3], ang;
+        if (mask && !mask[i]) continue;
+        lm = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+        ln = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (!(lm > 0.0) || !(ln > 0.0)) { ang = 180.0; }
+        else {
+            /* atan2(|m x n|, m . n): accurate for small angles too */
+            c = m[0] * n[0] + m[1] * n[1] + m[2] * n[2];
+            x[0] = m[1] * n[2] - m[2] * n[1];
+            x[1] = m[2] * n[0] - m[0] * n[2];
+            x[2] = m[0] * n[1] - m[1] * n[0];
+            s = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+            ang = atan2(s, c) * 180.0 / SCENE_PI;
+        }
+        if (ang > worst) worst = ang;
+        sum += ang;
+        count++;
+    }
+    free(acc);
+    if (mean_deg && count) *mean_deg = sum / count;
+    return worst;
+}
+
 /* ---- sweeps and temporal smoothness ---- */
 
 static int cmp_double(const void *a, const void *b)
@@ -345,7 +410,7 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
     float *pos = NULL, *nrm = NULL, *w4 = NULL, *bulge = NULL;
     uint32_t *j4 = NULL;
     sinew_vertex *v = NULL;
-    double *frames = NULL;
+    double *frames = NULL, *nrm_out = NULL;
     sinew_mat4 *scratch = NULL;
     sinew_skeleton *sk = NULL;
     sinew_result r = SINEW_OK;
@@ -360,8 +425,10 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
     bulge = malloc(sizeof(float) * nv);
     v = malloc(sizeof(sinew_vertex) * nv);
     frames = malloc(sizeof(double) * 3 * (size_t)nv * (steps + 1));
+    nrm_out = malloc(sizeof(double) * 3 * (size_t)nv);
     scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(3));
-    if (!pos || !nrm || !w4 || !j4 || !bulge || !v || !frames || !scratch) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!pos || !nrm || !w4 || !j4 || !bulge || !v || !frames || !scratch || !nrm_out)
+        r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (r == SINEW_OK) r = scene_tube_build(&d, pos, nrm, j4, w4, NULL);
     if (r == SINEW_OK) {
         sinew_influences inf = {0};
@@ -375,6 +442,8 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
         out->volume_max = -INFINITY;
         out->radius_min = INFINITY;
         out->max_bone_distance_increase = -INFINITY;
+        out->normal_error_max_deg = 0.0;
+        out->normal_error_mean_deg = 0.0;
     }
     for (uint32_t k = 0; r == SINEW_OK && k <= steps; k++) {
         double a = max_rad * (double)k / (double)steps;
@@ -384,9 +453,15 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
         double *f = frames + 3 * (size_t)nv * k;
         scene_tube_pose(kind == SCENE_SWEEP_BEND ? a : 0.0, kind == SCENE_SWEEP_TWIST ? a : 0.0, NULL, local);
         r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
-        if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, 3, m, flags, f, NULL);
+        if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, 3, m, flags, f, nrm_out);
         if (r == SINEW_OK) r = scene_tube_quality(&d, v, bulge, pal, f, &q);
         if (r != SINEW_OK) break;
+        {
+            double mean, worst = scene_tube_normal_error(&d, f, nrm_out, NULL, &mean);
+            if (worst < 0) { r = SINEW_ERROR_OUT_OF_HOST_MEMORY; break; }
+            if (worst > out->normal_error_max_deg) out->normal_error_max_deg = worst;
+            if (mean > out->normal_error_mean_deg) out->normal_error_mean_deg = mean;
+        }
         if (q.volume_ratio < out->volume_min) out->volume_min = q.volume_ratio;
         if (q.volume_ratio > out->volume_max) out->volume_max = q.volume_ratio;
         if (q.middle_radius_ratio < out->radius_min) out->radius_min = q.middle_radius_ratio;
@@ -400,5 +475,74 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
     }
     sinew_skeleton_destroy(sk);
     free(pos); free(nrm); free(w4); free(j4); free(bulge); free(v); free(frames); free(scratch);
+    free(nrm_out);
     return r;
 }
+
+#ifdef DEMO_WITH_ASSET
+sinew_result scene_model_quality(const struct sinew_asset *a, const scene_quality_method *qm, uint32_t frames,
+                                 scene_model_quality_result *out)
+{
+    const sinew_skeleton *sk;
+    const sinew_vertex *v;
+    const sinew_clip *clip;
+    uint32_t nv, jc;
+    double size, dur, worst = 0.0;
+    float *bulge = NULL;
+    sinew_transform *local = NULL;
+    sinew_mat4 *scratch = NULL;
+    sinew_palette_joint *pal = NULL;
+    double *fr = NULL, *inc = NULL;
+    sinew_method m;
+    sinew_result r = SINEW_OK;
+    size_t n = 0;
+    if (!a || !qm || !out || frames < 3) return SINEW_ERROR_INVALID_ARGUMENT;
+    sk = sinew_asset_skeleton(a);
+    v = sinew_asset_vertices(a);
+    nv = sinew_asset_vertex_count(a);
+    jc = sinew_skeleton_joint_count(sk);
+    size = sinew_asset_size(a);
+    clip = sinew_asset_clip_count(a) ? sinew_asset_clip(a, 0) : NULL;
+    if (!clip) return SINEW_ERROR_EMPTY;
+    dur = sinew_clip_duration(clip);
+    m = qm->method;
+    bulge = malloc(sizeof(float) * (nv ? nv : 1));
+    local = malloc(sizeof *local * jc);
+    scratch = malloc(sizeof *scratch * sinew_palette_scratch_count(jc));
+    pal = malloc(sizeof *pal * jc);
+    fr = malloc(sizeof(double) * 3 * (size_t)nv * frames);
+    inc = malloc(sizeof(double) * (size_t)nv * frames);
+    if (!bulge || !local || !scratch || !pal || !fr || !inc) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
+    for (uint32_t f = 0; f < frames && r == SINEW_OK; f++) {
+        double *p = fr + 3 * (size_t)nv * f;
+        r = sinew_clip_sample(clip, sk, dur * f / frames, SINEW_WRAP_LOOP, local);
+        if (r == SINEW_OK) r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
+        if (r == SINEW_ERROR_NOT_RIGID && m == SINEW_METHOD_DQS) {   /* the clip scales: DQS with scale */
+            m = SINEW_METHOD_DQS_SCALE;
+            r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
+        }
+        if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, jc, m, qm->flags, p, NULL);
+        for (uint32_t i = 0; r == SINEW_OK && i < nv; i++) {
+            sinew_vec3 q = { p[3 * i], p[3 * i + 1], p[3 * i + 2] };
+            uint32_t j = v[i].joints[0];
+            double dd = sinew_distance_to_segment(q, pal[j].seg_head, pal[j].seg_tail, NULL) - bulge[i];
+            inc[n++] = dd;
+            if (dd > worst) worst = dd;
+        }
+    }
+    if (r == SINEW_OK) {
+        double p99, mj = 0.0;
+        qsort(inc, n, sizeof(double), cmp_double);
+        p99 = n ? inc[(size_t)(0.99 * (double)(n - 1))] : 0.0;
+        out->method_used = m;
+        out->max_increase = worst / size;
+        out->p99_increase = (p99 > 0 ? p99 : 0) / size;
+        out->jump_ratio = scene_jump_ratio(fr, frames, nv, 1e-7 * size, &mj);
+        out->max_jump = mj / size;
+        if (out->jump_ratio < 0) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    free(bulge); free(local); free(scratch); free(pal); free(fr); free(inc);
+    return r;
+}
+#endif

@@ -94,6 +94,31 @@ sinew_result scene_tube_quality(const scene_tube_desc *d, const sinew_vertex *v,
 double scene_jump_ratio(const double *frames, uint32_t frame_count, uint32_t nv, double min_median,
                         double *max_jump);
 
+/* A skinning variant the quality harness measures: one line of
+ * scene_quality_methods per variant (method + flags), so a new method is one
+ * more line there and appears in every table (sinew-demo, sinew-autoweights
+ * --quality, test_scene). */
+typedef struct scene_quality_method {
+    const char *name;     /* short label for tables, e.g. "dqs +bulge" */
+    sinew_method method;
+    uint32_t flags;       /* SINEW_SKIN_* */
+} scene_quality_method;
+
+/* The variants of README's quality tables, in table order. */
+extern const scene_quality_method scene_quality_methods[];
+extern const uint32_t scene_quality_method_count;
+
+/* How far the normals of a skinned tube/bar are from the surface their positions
+ * make: for every side vertex of rings 1 .. rings-2 (the caps' seams excluded), the
+ * angle between its normal (nrm, 3 doubles per vertex) and the area-weighted mean of
+ * the normals of the side triangles around it, recomputed from pos. Returns the
+ * largest angle in degrees (-1 on a bad desc or NULL pos/nrm, -2 when out of memory);
+ * *mean_deg (may be NULL) gets the mean. mask (may be NULL = all) restricts the
+ * vertices measured to those with mask[i] != 0 (0 measured: returns 0, mean 0).
+ * On the rest tube both are 0 up to rounding. */
+double scene_tube_normal_error(const scene_tube_desc *d, const double *pos, const double *nrm,
+                               const uint8_t *mask, double *mean_deg);
+
 /* Figures of a pose sweep (see scene_tube_sweep). */
 typedef struct scene_sweep_result {
     double volume_min, volume_max;   /* volume ratio (skinned / rest), extremes over the sweep */
@@ -102,6 +127,8 @@ typedef struct scene_sweep_result {
     double max_bone_distance_increase; /* largest over the sweep */
     double jump_ratio;               /* scene_jump_ratio of the sweep, min_median 1e-7 */
     double max_jump;                 /* largest jump of any vertex between consecutive poses */
+    double normal_error_max_deg;     /* largest scene_tube_normal_error over the sweep (degrees) */
+    double normal_error_mean_deg;    /* largest per-pose mean of it over the sweep */
 } scene_sweep_result;
 
 typedef enum scene_sweep_kind {
@@ -116,6 +143,25 @@ typedef enum scene_sweep_kind {
  * OUT_OF_HOST_MEMORY, and the palette/reference errors (NOT_RIGID for DQS on scale). */
 sinew_result scene_tube_sweep(const scene_tube_desc *d, sinew_method m, uint32_t flags, scene_sweep_kind kind,
                               double max_rad, uint32_t steps, scene_sweep_result *out);
+
+#ifdef DEMO_WITH_ASSET
+struct sinew_asset;
+/* Quality of one variant on an imported model over its first clip (file weights,
+ * float64 reference, frames evenly spaced over the clip, looping). Distances are
+ * relative to the model's size (sinew_asset_size). */
+typedef struct scene_model_quality_result {
+    sinew_method method_used;     /* DQS falls back to DQS with scale on a clip that scales */
+    double max_increase;          /* largest increase of a vertex's distance to its major bone, / size */
+    double p99_increase;          /* its 99th percentile over vertices x frames (>= 0), / size */
+    double jump_ratio;            /* scene_jump_ratio over the frames, min_median 1e-7 size */
+    double max_jump;              /* largest jump between consecutive frames, / size */
+} scene_model_quality_result;
+
+/* Errors: INVALID_ARGUMENT (NULLs, frames < 3), EMPTY (no clip), OUT_OF_HOST_MEMORY,
+ * palette and reference errors. */
+sinew_result scene_model_quality(const struct sinew_asset *a, const scene_quality_method *m, uint32_t frames,
+                                 scene_model_quality_result *out);
+#endif
 
 #ifdef __cplusplus
 }

@@ -2,13 +2,17 @@
  * (1) quality figures (middle radius, volume, distance-to-bone increase) for a
  *     180-degree twist, a 90-degree bend and both together, then the float64
  *     reference's sweeps (bend 0..150, twist 0..180: volume, candy-wrapper radius,
- *     distance-to-bone increase, temporal smoothness) for tube and bar, and
+ *     distance-to-bone increase, temporal smoothness, normal consistency) for tube and
+ *     bar, and the same variants on two real models over a clip, and
  * (2) throughput of one dispatch over a crowd of tubes against the copy
  *     roofline measured in the same run (compute-shader copy and vkCmdCopyBuffer). */
 #include <sinew/sinew.h>
 #include <sinew/debug.h>
 #include "sinew_scene.h"
 #include "scene_psd.h"
+#ifdef DEMO_WITH_ASSET
+#include <sinew/asset.h>
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -158,29 +162,77 @@ static void quality(sinew_gpu *gpu, scene_shape shape)
     tube_free(&t);
 }
 
-/* The sweeps of README's quality table, by the float64 reference (CPU). */
+/* The sweeps of README's quality table, by the float64 reference (CPU), one row
+ * per variant of scene_quality_methods (sinew_scene.c). */
 static void sweeps(void)
 {
-    static const struct { const char *name; sinew_method m; uint32_t flags; } meth[3] = {
-        { "lbs", SINEW_METHOD_LBS, 0 }, { "dqs", SINEW_METHOD_DQS, 0 },
-        { "dqs +bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION } };
     printf("Sweeps by the float64 reference (64 x 32, radius / half width 0.1, alpha 2, 1-degree steps):\n"
            "  volume: min..max over the sweep; radius: smallest middle-section radius kept (candy wrapper);\n"
            "  dist incr: largest increase of a vertex's distance to its major bone; jump ratio: largest\n"
-           "  per-vertex jump between consecutive poses / that vertex's median jump (1 = uniform motion)\n\n");
-    printf("  %-5s %-11s | %-15s %10s %11s | %-15s %8s %11s\n", "shape", "method", "bend 0-150: volume",
-           "dist incr", "jump ratio", "twist 0-180: vol", "radius", "jump ratio");
+           "  per-vertex jump between consecutive poses / that vertex's median jump (1 = uniform motion);\n"
+           "  normal err: angle between the skinned normals and the normals of the skinned triangles,\n"
+           "  largest / largest per-pose mean over the bend sweep (degrees)\n\n");
+    printf("  %-5s %-16s | %-15s %9s %6s %13s | %-15s %7s %6s\n", "shape", "method", "bend 0-150: volume",
+           "dist incr", "jump", "normal err", "twist 0-180: vol", "radius", "jump");
     for (int sh = 0; sh < 2; sh++)
-        for (int k = 0; k < 3; k++) {
+        for (uint32_t k = 0; k < scene_quality_method_count; k++) {
+            const scene_quality_method *qm = &scene_quality_methods[k];
             scene_tube_desc d = { 64, 32, 0.1, 2.0, (scene_shape)sh };
             scene_sweep_result b, tw;
-            CHECK(scene_tube_sweep(&d, meth[k].m, meth[k].flags, SCENE_SWEEP_BEND, 150 * M_PI / 180, 150, &b));
-            CHECK(scene_tube_sweep(&d, meth[k].m, meth[k].flags, SCENE_SWEEP_TWIST, M_PI, 180, &tw));
-            printf("  %-5s %-11s | %6.1f..%5.1f%% %10.4f %11.2f | %6.1f..%5.1f%% %7.1f%% %11.2f\n", sh ? "bar" : "tube",
-                   meth[k].name, 100 * b.volume_min, 100 * b.volume_max, b.max_bone_distance_increase, b.jump_ratio,
-                   100 * tw.volume_min, 100 * tw.volume_max, 100 * tw.radius_min, tw.jump_ratio);
+            CHECK(scene_tube_sweep(&d, qm->method, qm->flags, SCENE_SWEEP_BEND, 150 * M_PI / 180, 150, &b));
+            CHECK(scene_tube_sweep(&d, qm->method, qm->flags, SCENE_SWEEP_TWIST, M_PI, 180, &tw));
+            printf("  %-5s %-16s | %6.1f..%5.1f%% %9.4f %6.2f %6.2f / %4.2f | %6.1f..%5.1f%% %6.1f%% %6.2f\n",
+                   sh ? "bar" : "tube", qm->name, 100 * b.volume_min, 100 * b.volume_max, b.max_bone_distance_increase,
+                   b.jump_ratio, b.normal_error_max_deg, b.normal_error_mean_deg, 100 * tw.volume_min,
+                   100 * tw.volume_max, 100 * tw.radius_min, tw.jump_ratio);
         }
     printf("\n");
+}
+
+/* The same variants on imported models over their first clip (file weights). */
+static void model_quality(const char *const *paths, int count, uint32_t frames)
+{
+#ifdef DEMO_WITH_ASSET
+    printf("Real models, %u frames of clip 0, file weights, float64 reference (distances %% of the model's size;\n"
+           "  dist+: increase of a vertex's distance to its major bone; jump: largest per-vertex jump / its median):\n\n",
+           frames);
+    printf("  %-28s %6s %-18s %10s %10s %8s %10s\n", "model", "verts", "method", "max dist+", "p99 dist+", "jump",
+           "max jump");
+    for (int i = 0; i < count; i++) {
+        char msg[256] = "";
+        sinew_asset_desc ad;
+        sinew_asset *a = NULL;
+        const char *base = strrchr(paths[i], '/');
+        base = base ? base + 1 : paths[i];
+        memset(&ad, 0, sizeof ad);
+        ad.path = paths[i];
+        ad.message = msg;
+        ad.message_size = sizeof msg;
+        ad.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
+        if (sinew_asset_load(&ad, &a) != SINEW_OK) {
+            printf("  %-28s not loaded (%s), skipped\n", base, msg);
+            continue;
+        }
+        for (uint32_t k = 0; k < scene_quality_method_count; k++) {
+            const scene_quality_method *qm = &scene_quality_methods[k];
+            scene_model_quality_result q;
+            sinew_result r = scene_model_quality(a, qm, frames, &q);
+            char name[64];
+            if (r != SINEW_OK) {
+                printf("  %-28s %6u %-18s %s\n", base, sinew_asset_vertex_count(a), qm->name, sinew_result_string(r));
+                continue;
+            }
+            snprintf(name, sizeof name, "%s%s", qm->name, q.method_used != qm->method ? " (scale)" : "");
+            printf("  %-28s %6u %-18s %9.2f%% %9.2f%% %8.2f %9.2f%%\n", base, sinew_asset_vertex_count(a), name,
+                   100 * q.max_increase, 100 * q.p99_increase, q.jump_ratio, 100 * q.max_jump);
+        }
+        sinew_asset_destroy(a);
+    }
+    printf("\n");
+#else
+    (void)paths; (void)count; (void)frames;
+    printf("Real models: built without sinew_asset, skipped\n\n");
+#endif
 }
 
 /* ---- (2) throughput ---- */
@@ -319,6 +371,8 @@ static void usage(void)
            "                   the best by type: discrete, integrated, virtual, CPU)\n"
            "  --characters N   tubes of 16386 vertices in the throughput dispatch (default 64)\n"
            "  --runs N         timed frames per variant, at most 64 (default 9)\n"
+           "  --model PATH     a model for the real-model quality table (repeatable; default the two X rigs\n"
+           "                   of assimp's test models)\n"
            "Environment: SINEW_VALIDATION=1 enables the Vulkan validation layer.\n");
 }
 
@@ -326,6 +380,11 @@ int main(int argc, char **argv)
 {
     const char *device = NULL;
     uint32_t chars = 64, runs = 9;
+    /* the two rigs of README's real-model quality table (Debian assimp-testmodels) */
+    static const char *default_models[] = { "/usr/share/assimp/models/X/Testwuson.X",
+                                            "/usr/share/assimp/models/X/BCN_Epileptic.X" };
+    const char *models[16];
+    int model_count = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage();
@@ -339,6 +398,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             chars = (uint32_t)v;
+        } else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
+            if (model_count == 16) {
+                fprintf(stderr, "sinew-demo: at most 16 --model\n");
+                return 2;
+            }
+            models[model_count++] = argv[++i];
         } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
             long v = strtol(argv[++i], NULL, 10);
             if (v < 1 || v > 64) {
@@ -352,6 +417,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (model_count == 0)
+        for (int i = 0; i < 2; i++) models[model_count++] = default_models[i];
     sinew_gpu_desc gd = { 0 };
     gd.device = device;
     sinew_gpu *gpu = NULL;
@@ -366,6 +433,7 @@ int main(int argc, char **argv)
     quality(gpu, SCENE_SHAPE_TUBE);
     quality(gpu, SCENE_SHAPE_BAR);
     sweeps();
+    model_quality(models, model_count, 60);
     correctives(gpu);
     throughput(gpu, chars, runs);
     if (sinew_debug_validation_enabled(gpu))
