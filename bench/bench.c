@@ -12,6 +12,16 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* Under valgrind's callgrind (bench/count_instructions.sh), the kernel A/B
+ * dumps the instructions of each dispatch (submit + wait, every thread) as its
+ * own profile part, labelled with the case; optional: valgrind's header. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define SNW_BENCH_CALLGRIND 1
+#endif
+#endif
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -74,6 +84,7 @@ typedef struct options {
     int variants_only;
     int skip_variants;
     int kernel_rounds;                    /* kernel A/B rounds, 0 = skip */
+    const char *kernel_cases;             /* comma-separated kernel A/B case names, NULL = all */
     int kernels_only;
     int cpu_only;                         /* --cpu-only: bench_cpu.c, no GPU */
 } options;
@@ -213,7 +224,8 @@ static void usage(void)
             "usage: sinew-bench [--full] [--out DIR] [--model FILE|none] [--sizes 1,10,100]\n"
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
-            "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernels-only] [--cpu-only]\n"
+            "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
+            "                   [--kernels-only] [--cpu-only]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
             "  devices (larger sizes are capped and marked *), --full: no cap.\n"
             "  --cpu-only: CPU palette throughput only (64 and 40 joints, 1..10000 characters, every\n"
@@ -357,7 +369,22 @@ static sinew_result kb_palettes(const sinew_skeleton *skel, sinew_method m, uint
     return r;
 }
 
-static void kernel_compare(sinew_gpu *gpu, int rounds)
+/* 1 when `name` is one of the comma-separated names in `list` (NULL: every name). */
+static int kb_selected(const char *list, const char *name)
+{
+    if (!list) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
 {
     static const kcase cases[] = {
         { "lbs", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_BASELINE, 0 },
@@ -425,6 +452,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
         if (r == SINEW_OK) r = sinew_skinner_add_mesh(t, &md8, &mesh8);
     }
     for (int c = 0; c < NC && r == SINEW_OK; c++) {
+        if (!kb_selected(only, cases[c].name)) continue;
         uint32_t stride = sinew_palette_gpu_stride(cases[c].method, cases[c].flags);
         pal[c] = malloc(sizeof(float) * 4 * KB_CHARS * KB_JOINTS * stride);
         r = pal[c] ? kb_palettes(skel, cases[c].method, cases[c].flags, pal[c], stride) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -439,6 +467,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
         for (int round = 0; round < rounds && r == SINEW_OK; round++)
             for (int c = 0; c < NC && r == SINEW_OK; c++) {
                 const kcase *k = &cases[c];
+                if (!pal[c]) continue; /* not selected (--kernel-cases) */
                 uint32_t stride = sinew_palette_gpu_stride(k->method, k->flags);
                 sinew_frame fr;
                 sinew_instance inst[KB_CHARS];
@@ -454,8 +483,21 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
                     inst[i] = in;
                 }
                 r = sinew_skinner_set_instances(sk, inst, KB_CHARS);
+#ifdef SNW_BENCH_CALLGRIND
+                if (RUNNING_ON_VALGRIND) CALLGRIND_ZERO_STATS;
+#endif
                 if (r == SINEW_OK) r = sinew_skinner_submit(sk);
                 if (r == SINEW_OK) r = sinew_skinner_wait(sk);
+#ifdef SNW_BENCH_CALLGRIND
+                if (RUNNING_ON_VALGRIND) {
+                    char label[96];
+                    snprintf(label, sizeof label, "kcase|%d|%u|%s|%u|%s", round, KB_CHARS * KB_VERTS,
+                             k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? "baseline"
+                             : k->kernel == SINEW_DEBUG_KERNEL_RECORDS ? "records" : "grid",
+                             k->wg ? k->wg : sinew_debug_workgroup_size(sk), k->name);
+                    CALLGRIND_DUMP_STATS_AT(label);
+                }
+#endif
                 if (r == SINEW_OK) r = sinew_skinner_gpu_time(sk, &ms[round * NC + c]);
             }
         if (r != SINEW_OK) fprintf(stderr, "kernel comparison failed: %s\n", sinew_result_string(r));
@@ -463,10 +505,15 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
     if (r == SINEW_OK && rounds > 1) {
         int n = rounds - 1;
         double *tmp = malloc(sizeof(double) * (size_t)n);
-        printf("%-20s %-9s %4s %9s %8s %8s\n", "method", "kernel", "wg", "gpu_ms", "Mvert/s", "x base");
-        int base = -1;
+        printf("%-20s %-9s %4s %9s %8s %8s %7s\n", "method", "kernel", "wg", "gpu_ms", "Mvert/s", "x base", "x dqs");
+        int base = -1, dqs_plain = -1;
+        for (int c = 0; c < NC && dqs_plain < 0; c++)
+            if (pal[c] && cases[c].method == SINEW_METHOD_DQS && !cases[c].flags && cases[c].kernel == SINEW_DEBUG_KERNEL_AUTO &&
+                !cases[c].prev && cases[c].infl != 8)
+                dqs_plain = c;
         for (int c = 0; c < NC && tmp; c++) {
             const kcase *k = &cases[c];
+            if (!pal[c]) continue;
             if (k->kernel == SINEW_DEBUG_KERNEL_BASELINE) base = c;
             else if (base >= 0 && strcmp(cases[base].name, k->name)) base = -1;
             for (int i = 0; i < n; i++) tmp[i] = ms[(i + 1) * NC + c];
@@ -479,7 +526,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
             if (k->prev) { /* against the same variant without previous positions, same rounds */
                 int plain = -1;
                 for (int q = 0; q < NC; q++)
-                    if (!cases[q].prev && cases[q].method == k->method && cases[q].flags == k->flags &&
+                    if (pal[q] && !cases[q].prev && cases[q].method == k->method && cases[q].flags == k->flags &&
                         cases[q].kernel == SINEW_DEBUG_KERNEL_AUTO && (cases[q].wg == 64 || cases[q].wg == 0) &&
                         cases[q].infl != 8) { plain = q; break; }
                 if (plain >= 0) {
@@ -487,18 +534,25 @@ static void kernel_compare(sinew_gpu *gpu, int rounds)
                     ratio = median(tmp, n);
                 }
             }
+            char dqs_s[16] = ""; /* against plain DQS (grid, same round), for the other DQS-family variants */
+            if (dqs_plain >= 0 && c != dqs_plain && k->method != SINEW_METHOD_LBS &&
+                k->kernel == SINEW_DEBUG_KERNEL_AUTO && (k->wg == 0 || k->wg == 64)) {
+                for (int i = 0; i < n; i++) tmp[i] = ms[(i + 1) * NC + dqs_plain] / ms[(i + 1) * NC + c];
+                snprintf(dqs_s, sizeof dqs_s, "%.2f", median(tmp, n));
+            }
             const char *kn = k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? "baseline"
                              : k->kernel == SINEW_DEBUG_KERNEL_RECORDS ? "records" : "grid";
             char ratio_s[16] = "";
             if (ratio > 0) snprintf(ratio_s, sizeof ratio_s, "%.2f", ratio);
-            printf("%-20s %-9s %4u %9.3f %8.1f %8s\n", k->name, kn,
+            printf("%-20s %-9s %4u %9.3f %8.1f %8s %7s\n", k->name, kn,
                    k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? 64u : (k->wg ? k->wg : sinew_debug_workgroup_size(sk)),
-                   med, (double)KB_CHARS * KB_VERTS / (med * 1e-3) * 1e-6, ratio_s);
+                   med, (double)KB_CHARS * KB_VERTS / (med * 1e-3) * 1e-6, ratio_s, dqs_s);
             if (k->wg) sinew_debug_set_workgroup_size(sk, 0);
         }
         printf("(x base: median over rounds of baseline time / this time, same method, same round; "
                "grid = one dispatch per variant, character from the workgroup id; records = per-workgroup records;\n"
-               " +prev / +tangents rows: keep_previous / tangent frames, x = time of the same variant without it / this time, same round)\n");
+               " +prev / +tangents rows: keep_previous / tangent frames, x = time of the same variant without it / this time, same round;\n"
+               " x dqs: median over rounds of plain DQS (grid, wg 64) time / this time, same round)\n");
         free(tmp);
     }
     sinew_skinner_destroy(sk);
@@ -536,6 +590,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--cpu-only")) o.cpu_only = 1;
         else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
+        else if (!strcmp(a, "--kernel-cases") && next) o.kernel_cases = argv[++i];
         else if (!strcmp(a, "--kernels-only")) o.kernels_only = 1;
         else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
         else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
@@ -587,7 +642,7 @@ int main(int argc, char **argv)
            (unsigned long long)(roof.bytes >> 20), (unsigned long long)(roof.llc_bytes >> 20),
            roof.read_path == SINEW_READ_TEXEL ? "texel" : "storage", roof.shader_copy_gbps, roof.transfer_copy_gbps);
     double roof_first = roof.shader_copy_gbps;
-    if (o.kernel_rounds > 0) kernel_compare(gpu, o.kernel_rounds);
+    if (o.kernel_rounds > 0) kernel_compare(gpu, o.kernel_rounds, o.kernel_cases);
     if (o.kernels_only) {
         sinew_gpu_destroy(gpu);
         return 0;

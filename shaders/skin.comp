@@ -135,8 +135,8 @@ void main()
         wf[k] = float((ww[k >> 1] >> h) & 0xffffu) * (1.0 / 65535.0);
     }
 
-    if (METHOD != SINEW_KK_DQS) {
-        /* LBS, or stage 1 (scale matrices S_j) of the scale methods. */
+    if (METHOD == SINEW_KK_LBS) {
+        /* LBS: blended 3x4 rows; normal through the cofactor, sign of det. */
         vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
         for (uint k = 0u; k < INFLUENCES; k++) {
             uint s = pbase + js[k] * STRIDE + SINEW_PAL_OFF_AFFINE;
@@ -153,6 +153,36 @@ void main()
         if (TANGENTS) {
             tg = safe_normalize(vec3(dot(r0.xyz, tg), dot(r1.xyz, tg), dot(r2.xyz, tg)));
             tsign = det < 0.0 ? -tsign : tsign;
+        }
+    }
+    if (METHOD == SINEW_KK_DQS_SCALE) {
+        /* Stage 1 of the scale methods: S_j = [P_j | t_j] with P_j symmetric
+         * (the polar factor; the packers write it symmetric), so only its
+         * upper triangle is read and blended (row 2: P22, t.z). The normal
+         * goes through the cofactor of the blended P, which for a symmetric
+         * matrix is its adjugate (symmetric too: 6 entries), sign of det; it
+         * is normalized once, after the rotation of stage 2 (which keeps
+         * lengths), as is the tangent (P t). */
+        vec4 r0 = vec4(0.0), r1 = vec4(0.0);
+        vec2 r2 = vec2(0.0);
+        for (uint k = 0u; k < INFLUENCES; k++) {
+            uint s = pbase + js[k] * STRIDE + SINEW_PAL_OFF_AFFINE;
+            r0 += wf[k] * load_pal(s);
+            r1 += wf[k] * load_pal(s + 1u);
+            r2 += wf[k] * load_pal(s + 2u).zw;
+        }
+        float a = r0.x, b = r0.y, c = r0.z, d = r1.y, e = r1.z, f = r2.x;
+        p = vec3(a * p.x + b * p.y + c * p.z + r0.w, b * p.x + d * p.y + e * p.z + r1.w,
+                 c * p.x + e * p.y + f * p.z + r2.y);
+        float A00 = d * f - e * e, A01 = c * e - b * f, A02 = b * e - c * d;
+        float A11 = a * f - c * c, A12 = b * c - a * e, A22 = a * d - b * b;
+        float det = a * A00 + b * A01 + c * A02;
+        float sg = det < 0.0 ? -1.0 : 1.0;
+        n = sg * vec3(A00 * n.x + A01 * n.y + A02 * n.z, A01 * n.x + A11 * n.y + A12 * n.z,
+                      A02 * n.x + A12 * n.y + A22 * n.z);
+        if (TANGENTS) {
+            tg = vec3(a * tg.x + b * tg.y + c * tg.z, b * tg.x + d * tg.y + e * tg.z, c * tg.x + e * tg.y + f * tg.z);
+            tsign *= sg;
         }
     }
     if (METHOD != SINEW_KK_LBS) {
