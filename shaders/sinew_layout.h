@@ -31,7 +31,9 @@
 #define SINEW_BIND_TANGENT_REST 9   /* storage: uvec2 (oct tangent, sign float bits) per rest vertex, at
                                        SINEW_BULGE_INDEX(first rest slot) (desc.tangents; else a dummy) */
 #define SINEW_BIND_TANGENT_OUT 10   /* storage: vec4 (tangent xyz, bitangent sign) per output vertex */
-#define SINEW_BIND_COUNT 11
+#define SINEW_BIND_COR 11          /* storage: vec4 (center of rotation xyz, w = 0) per rest vertex, at
+                                       SINEW_BULGE_INDEX(first rest slot) (desc.cor_centers; else a dummy) */
+#define SINEW_BIND_COUNT 12
 
 /* Copy kernel bindings. */
 #define SINEW_COPY_BIND_SRC 0
@@ -62,7 +64,9 @@
 #define SINEW_KK_LBS 0u
 #define SINEW_KK_DQS 1u
 #define SINEW_KK_DQS_SCALE 2u
-#define SINEW_KK_COUNT 3u
+#define SINEW_KK_COR 3u             /* optimized centers of rotation, rigid palette */
+#define SINEW_KK_COR_SCALE 4u       /* scale stage (LBS of S), then CoR with the rigid R */
+#define SINEW_KK_COUNT 5u
 
 /* Kernel methods (same values as sinew_method) and flags (same as sinew_skin_flags);
  * the C side checks both with _Static_assert (skinner.c). */
@@ -71,6 +75,8 @@
 #define SINEW_K_DQS_SCALE 2u
 #define SINEW_K_DQS_SCALE_LOCAL 3u
 #define SINEW_K_DQS_SCALE_MIXED 4u
+#define SINEW_K_COR 5u
+#define SINEW_K_COR_SCALE 6u
 #define SINEW_K_FLAG_BULGE 1u
 
 /* Palette: vec4 (16-byte) slots per joint entry, by method, and where each part
@@ -78,6 +84,9 @@
  *   LBS:         rows 0..2 of the skin matrix            (3 slots)
  *   DQS:         rigid dual quaternion real, dual        (2 slots)
  *   DQS + scale: rows 0..2 of S, then real, dual of R    (5 slots)
+ *   CoR:         rows 0..2 of the skin matrix, then real, dual of it (5 slots; the
+ *                rows move the center, the real part is the blended rotation)
+ *   CoR + scale: rows 0..2 of S, then real, dual of R    (5 slots, as DQS + scale)
  *   + bulge:     segment head, segment tail (xyz, w = 0) (2 slots, after the above) */
 #define SINEW_PAL_AFFINE_ROWS 3u         /* vec4 rows of a 3x4 affine matrix */
 #define SINEW_PAL_DQ_SLOTS 2u            /* real, dual */
@@ -85,15 +94,15 @@
 #define SINEW_PAL_SLOTS_DQS SINEW_PAL_DQ_SLOTS
 #define SINEW_PAL_SLOTS_DQS_SCALE (SINEW_PAL_AFFINE_ROWS + SINEW_PAL_DQ_SLOTS)
 #define SINEW_PAL_SLOTS_BULGE 2u
-#define SINEW_PAL_IS_METHOD(m) ((m) <= SINEW_K_DQS_SCALE_MIXED)
+#define SINEW_PAL_IS_METHOD(m) ((m) <= SINEW_K_COR_SCALE)
 /* Slots of a joint's entry before any bulge slots (m a valid method). */
 #define SINEW_PAL_BASE_SLOTS(m) \
     ((m) == SINEW_K_LBS ? SINEW_PAL_SLOTS_LBS : (m) == SINEW_K_DQS ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE)
 /* Slots per joint for method m and flags f (m a valid method). */
 #define SINEW_PAL_STRIDE(m, f) \
     (SINEW_PAL_BASE_SLOTS(m) + (((f) & SINEW_K_FLAG_BULGE) != 0u ? SINEW_PAL_SLOTS_BULGE : 0u))
-#define SINEW_PAL_OFF_AFFINE 0u          /* LBS skin rows, or the scale methods' S rows */
-/* First slot of the dual quaternion (DQS and the scale methods). */
+#define SINEW_PAL_OFF_AFFINE 0u          /* LBS and CoR skin rows, or the scale methods' S rows */
+/* First slot of the dual quaternion (DQS, CoR and the scale methods). */
 #define SINEW_PAL_OFF_DQ(m) ((m) == SINEW_K_DQS ? 0u : SINEW_PAL_AFFINE_ROWS)
 /* First slot of the bulge segment (head, then tail). */
 #define SINEW_PAL_OFF_BULGE(m) SINEW_PAL_BASE_SLOTS(m)
@@ -157,6 +166,7 @@
 #define SINEW_PREV_BYTES 16         /* previous position: xyz float32, w = 1 */
 #define SINEW_TANGENT_REST_BYTES 8  /* sinew_tangent */
 #define SINEW_TANGENT_OUT_BYTES 16  /* tangent xyz float32, w = bitangent sign */
+#define SINEW_COR_BYTES 16          /* center of rotation: xyz float32, w = 0 */
 #define SINEW_PUSH_BYTES (SINEW_PUSH_WORDS * 4)
 #define SINEW_COPY_PUSH_BYTES 8     /* uint count (uvec4), grid_x */
 

@@ -4,7 +4,7 @@
  * are specialization constants, so each pipeline holds only its own
  * straight-line code (llvmpipe runs both sides of every branch).
  * Implements exactly the rules of reference.h (README, "Methods"): LBS, DQS,
- * DQS with scale (LBS of S, then DQS of R), bulge correction; float32.
+ * DQS with scale (LBS of S, then DQS of R), CoR (with scale), bulge correction; float32.
  * Weights reaching the GPU sum to 65535 (checked at add_mesh), so there is no
  * zero-weight-sum branch; zero weights are blended like others (w = 0 adds 0).
  *
@@ -41,6 +41,7 @@ layout(std430, set = 0, binding = SINEW_BIND_OUTPUT) buffer OutBuf { uvec2 out2[
 layout(std430, set = 0, binding = SINEW_BIND_PREVIOUS) writeonly buffer PrevBuf { vec4 prev[]; };
 layout(std430, set = 0, binding = SINEW_BIND_TANGENT_REST) readonly buffer TanRestBuf { uvec2 tan_rest[]; };
 layout(std430, set = 0, binding = SINEW_BIND_TANGENT_OUT) writeonly buffer TanOutBuf { vec4 tan_out[]; };
+layout(std430, set = 0, binding = SINEW_BIND_COR) readonly buffer CorBuf { vec4 cor_center[]; };
 layout(set = 0, binding = SINEW_BIND_REST_TEXEL) uniform usamplerBuffer rest_tex;
 layout(set = 0, binding = SINEW_BIND_PALETTE_TEXEL) uniform samplerBuffer pal_tex;
 
@@ -135,6 +136,7 @@ void main()
         wf[k] = float((ww[k >> 1] >> h) & 0xffffu) * (1.0 / 65535.0);
     }
 
+    const bool COR = METHOD == SINEW_KK_COR || METHOD == SINEW_KK_COR_SCALE;
     if (METHOD == SINEW_KK_LBS) {
         /* LBS: blended 3x4 rows; normal through the cofactor, sign of det. */
         vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
@@ -185,7 +187,7 @@ void main()
             tsign *= sg;
         }
     }
-    if (METHOD != SINEW_KK_LBS) {
+    if (METHOD != SINEW_KK_LBS && !COR) {
         /* DQS (plain, or stage 2 of the scale methods); signs aligned with the major joint. */
         vec4 real0 = load_pal(pbase + js[0] * STRIDE + OFF_DQ);
         vec4 br = wf[0] * real0, bd = wf[0] * load_pal(pbase + js[0] * STRIDE + OFF_DQ + 1u);
@@ -204,6 +206,55 @@ void main()
               + 2.0 * (br.w * bd.xyz - bd.w * rv + cross(rv, bd.xyz));
         n = n + 2.0 * cross(rv, cross(rv, n) + br.w * n);
         n = safe_normalize(n);
+        if (TANGENTS) tg = safe_normalize(tg + 2.0 * cross(rv, cross(rv, tg) + br.w * tg));
+    }
+    if (COR) {
+        /* Optimized centers of rotation (reference.h, steps 5 and 6): the blended rotation
+         * (quaternions sign-aligned with the major joint's) about the vertex's center c,
+         * which moves by LBS: p' = rot(p - c) + c'. COR_SCALE first runs the scale stage
+         * (LBS of the S_j) on p, n and c, then moves c by the rigid R_j (dual quaternions). */
+        vec3 c = cor_center[SINEW_BULGE_INDEX(slot)].xyz;
+        vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+        for (uint k = 0u; k < INFLUENCES; k++) {
+            uint s = pbase + js[k] * STRIDE + SINEW_PAL_OFF_AFFINE;
+            r0 += wf[k] * load_pal(s);
+            r1 += wf[k] * load_pal(s + 1u);
+            r2 += wf[k] * load_pal(s + 2u);
+        }
+        vec3 cm = vec3(dot(r0.xyz, c) + r0.w, dot(r1.xyz, c) + r1.w, dot(r2.xyz, c) + r2.w);
+        vec4 real0 = load_pal(pbase + js[0] * STRIDE + OFF_DQ);
+        vec4 br = vec4(0.0);
+        if (METHOD == SINEW_KK_COR_SCALE) {
+            p = vec3(dot(r0.xyz, p) + r0.w, dot(r1.xyz, p) + r1.w, dot(r2.xyz, p) + r2.w);
+            vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
+            vec3 x12 = cross(c1, c2);
+            float det = dot(c0, x12);
+            vec3 cn = x12 * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
+            n = safe_normalize(det < 0.0 ? -cn : cn);
+            if (TANGENTS) {
+                tg = safe_normalize(vec3(dot(r0.xyz, tg), dot(r1.xyz, tg), dot(r2.xyz, tg)));
+                tsign = det < 0.0 ? -tsign : tsign;
+            }
+            c = cm;
+            cm = vec3(0.0);
+            for (uint k = 0u; k < INFLUENCES; k++) {
+                uint s = pbase + js[k] * STRIDE + OFF_DQ;
+                vec4 rk = load_pal(s), dk = load_pal(s + 1u);
+                cm += wf[k] * (c + 2.0 * cross(rk.xyz, cross(rk.xyz, c) + rk.w * c)
+                               + 2.0 * (rk.w * dk.xyz - dk.w * rk.xyz + cross(rk.xyz, dk.xyz)));
+                br += (dot(rk, real0) < 0.0 ? -wf[k] : wf[k]) * rk;
+            }
+        } else {
+            br = wf[0] * real0;
+            for (uint k = 1u; k < INFLUENCES; k++) {
+                vec4 rk = load_pal(pbase + js[k] * STRIDE + OFF_DQ);
+                br += (dot(rk, real0) < 0.0 ? -wf[k] : wf[k]) * rk;
+            }
+        }
+        br *= 1.0 / sqrt(dot(br, br));
+        vec3 rv = br.xyz, d = p - c;
+        p = d + 2.0 * cross(rv, cross(rv, d) + br.w * d) + cm;
+        n = safe_normalize(n + 2.0 * cross(rv, cross(rv, n) + br.w * n));
         if (TANGENTS) tg = safe_normalize(tg + 2.0 * cross(rv, cross(rv, tg) + br.w * tg));
     }
     if (BULGE) {

@@ -72,7 +72,7 @@ static void skin_gpu_compare(const model_case *mc, const sinew_asset *a, const s
     sinew_mesh_id mesh_id = { 0 };
     sinew_skinner_mesh_desc md = { verts, nv, nj, bulge };
     if (skinner) TU_CHECK_OK(sinew_skinner_add_mesh(skinner, &md, &mesh_id));
-    for (int m = 0; m < (int)SINEW_METHOD_COUNT && skinner; m++) {
+    for (int m = 0; m < TU_PLAIN_METHODS && skinner; m++) {
         sinew_result r = sinew_palette_build(sk, (sinew_method)m, pose, NULL, scratch, pal);
         if (m == SINEW_METHOD_DQS && r == SINEW_ERROR_NOT_RIGID) {
             fprintf(stderr, "  %s %s: plain DQS refused (pose not rigid), as documented\n", mc->path, what);

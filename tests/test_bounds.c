@@ -75,7 +75,7 @@ int main(void)
             uint32_t used = 0;
             TU_CHECK_OK(sinew_joint_bounds_build(eight ? NULL : v4, eight ? v8 : NULL, n, jc, jb, nb, ncap, &used));
             for (int trial = 0; trial < 4; trial++)
-                for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+                for (int m = 0; m < TU_PLAIN_METHODS; m++)
                     for (int b = 0; b < 2; b++) {
                         sinew_method method = (sinew_method)m;
                         uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION : 0;
@@ -204,6 +204,9 @@ int main(void)
     TU_CHECK_OK(sinew_palette_pack(SINEW_METHOD_LBS, 0, pal, 5, packed));
     float lo[3], hi[3];
     TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COUNT, 0, packed, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
+    /* no bound for the CoR methods (the vertex depends on its center, which the joint bounds do not know) */
+    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COR, 0, packed, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COR_SCALE, 0, packed, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_LBS, 0, NULL, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
     packed[3] = NAN;
     TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_LBS, 0, packed, lo, hi), SINEW_ERROR_NON_FINITE);

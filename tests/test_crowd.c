@@ -157,7 +157,7 @@ static void make_characters(fixture *f)
         ch->model.value = tu_range(rng, NMODELS);
         ch->method = (sinew_method)tu_range(rng, SINEW_METHOD_COUNT);
         ch->flags = tu_range(rng, 2) ? SINEW_SKIN_BULGE_CORRECTION : 0;
-        int scaled = ch->method >= SINEW_METHOD_DQS_SCALE;
+        int scaled = ch->method >= SINEW_METHOD_DQS_SCALE && ch->method != SINEW_METHOD_COR; /* COR: rigid */
         random_pose(rng, f->joint_counts[ch->model.value], scaled, f->poses + (size_t)i * STRIDE);
         sinew_transform rt = { tu_random_vec3(rng, -20, 20), tu_random_quat(rng), sinew_v3(1, 1, 1) };
         f->roots[i] = sinew_mat4_from_transform(&rt);

@@ -187,7 +187,7 @@ int main(void)
     memset(chars, 0, sizeof chars);
     for (uint32_t i = 0; i < NCHARS; i++) {
         chars[i].model = model;
-        chars[i].method = (sinew_method)(i % SINEW_METHOD_COUNT);
+        chars[i].method = (sinew_method)(i % TU_PLAIN_METHODS);
     }
     uint32_t total = 0;
     for (uint32_t i = 0; i < NCHARS; i++) total += sinew_crowd_palette_vec4(c, model, chars[i].method, 0);

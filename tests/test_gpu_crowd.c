@@ -184,12 +184,12 @@ static void make_characters(fixture *f)
 {
     f->poses = malloc(sizeof(sinew_transform) * 64 * (NCHAR + 20));
     memset(f->chars, 0, sizeof f->chars);
-    uint32_t counts[NMODEL] = { 0 }, methods[SINEW_METHOD_COUNT] = { 0 };
+    uint32_t counts[NMODEL] = { 0 }, methods[TU_PLAIN_METHODS] = { 0 };
     for (uint32_t i = 0; i < NCHAR + 20; i++) {
         sinew_crowd_character *c = &f->chars[i];
         uint32_t m = f->model_of[i];
         c->model = f->model_ids[m];
-        c->method = (sinew_method)(i % SINEW_METHOD_COUNT);
+        c->method = (sinew_method)(i % TU_PLAIN_METHODS);
         c->flags = tu_range(&f->rng, 2) ? SINEW_SKIN_BULGE_CORRECTION : 0;
         sinew_transform rt = { tu_random_vec3(&f->rng, -30, 30), tu_random_quat(&f->rng), sinew_v3(1, 1, 1) };
         f->roots[i] = sinew_mat4_from_transform(&rt);

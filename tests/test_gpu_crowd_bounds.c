@@ -163,8 +163,8 @@ int main(void)
     for (uint32_t i = 0; i < NCHAR; i++) {
         model_of[i] = i == NCHAR - 1 ? 3u : tu_range(&rng, 3);
         ch[i].model = M[model_of[i]].id;
-        ch[i].method = (sinew_method)(i % SINEW_METHOD_COUNT);
-        ch[i].flags = (i / SINEW_METHOD_COUNT) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        ch[i].method = (sinew_method)(i % TU_PLAIN_METHODS);
+        ch[i].flags = (i / TU_PLAIN_METHODS) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
         ch[i].pose = poses[i];
         ch[i].root = &roots[i];
     }

@@ -304,7 +304,7 @@ int main(void)
     uint32_t total_out = 0;
     for (int c = 0; c < NCHAR; c++) {
         C[c].mesh = (uint32_t)c % NMESH;
-        C[c].method = (sinew_method)((c / NMESH) % SINEW_METHOD_COUNT);
+        C[c].method = (sinew_method)((c / NMESH) % TU_PLAIN_METHODS);
         C[c].flags = (c / 7) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0u;
         TU_CHECK_OK(sinew_morpher_add_slot(mo, M[C[c].mesh].set, &C[c].slot));
         C[c].w = malloc(sizeof(float) * M[C[c].mesh].nt);

@@ -117,7 +117,7 @@ static int setup(fixture *f, sinew_output_format fmt)
     for (uint32_t i = 0; i < NCHAR; i++) {
         f->model_of[i] = i % 3 == 2 ? 1u : 0u;
         f->chars[i].model = f->model[f->model_of[i]];
-        f->chars[i].method = (sinew_method)(i % SINEW_METHOD_COUNT);
+        f->chars[i].method = (sinew_method)(i % TU_PLAIN_METHODS);
         f->chars[i].pose = f->poses[i];
         f->chars[i].root = &f->roots[i];
         f->total += nv[f->model_of[i]];

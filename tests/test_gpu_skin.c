@@ -172,7 +172,7 @@ static void check_frame_output(const char *label, int frame, const character *ch
                                const float *pos, const float *nrm, uint32_t total_out, double ntol,
                                int failures_before, double ms)
 {
-    double worst_p[SINEW_METHOD_COUNT][2] = { { 0 } }, worst_n[SINEW_METHOD_COUNT][2] = { { 0 } };
+    double worst_p[TU_PLAIN_METHODS][2] = { { 0 } }, worst_n[TU_PLAIN_METHODS][2] = { { 0 } };
     uint32_t ill = 0, nan_count = 0, gap_written = 0;
     for (uint32_t ci = 0; ci < N_CHAR; ci++) {
         const character *c = &ch[ci];
@@ -214,7 +214,7 @@ static void check_frame_output(const char *label, int frame, const character *ch
     TU_CHECK_MSG(gap_written == 0, "%u gap vertices written", gap_written);
     fprintf(stderr, "%s frame %d: %u characters, %u vertices, GPU %.2f ms; ill-conditioned normals (k > 100): %u\n",
             label, frame, N_CHAR, total_out - N_CHAR * GAP, ms, ill);
-    for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+    for (int m = 0; m < TU_PLAIN_METHODS; m++)
         for (int b = 0; b < 2; b++)
             fprintf(stderr, "  %-16s %-6s max position error %.3g x extent, max normal error %.3g\n",
                     sinew_method_name((sinew_method)m), b ? "bulge" : "", worst_p[m][b], worst_n[m][b]);
@@ -325,11 +325,11 @@ static uint32_t make_characters(tu_rng *rng, const mesh_data meshes[N_MESH], cha
         character *c = &ch[ci];
         memset(c, 0, sizeof *c);
         c->mesh = ci % N_MESH;
-        c->method = (sinew_method)((ci / N_MESH) % SINEW_METHOD_COUNT);
-        c->flags = (ci / (N_MESH * SINEW_METHOD_COUNT)) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        c->method = (sinew_method)((ci / N_MESH) % TU_PLAIN_METHODS);
+        c->flags = (ci / (N_MESH * TU_PLAIN_METHODS)) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
         if (grid) { /* one mesh (64 joints), grouped by variant, evenly spaced within a variant */
             c->mesh = 4;
-            c->method = (sinew_method)((ci / 8) % SINEW_METHOD_COUNT);
+            c->method = (sinew_method)((ci / 8) % TU_PLAIN_METHODS);
             c->flags = ci / 40 ? SINEW_SKIN_BULGE_CORRECTION : 0;
         }
         const mesh_data *md = &meshes[c->mesh];
@@ -383,7 +383,7 @@ int main(void)
     uint32_t pal = 0;
     uint32_t out = make_characters(&rng, meshes, ch, &pal, 0);
     /* The kernel's palette stride agrees with the packer's. */
-    for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+    for (int m = 0; m < TU_PLAIN_METHODS; m++)
         fprintf(stderr, "stride %s: %u (+bulge %u)\n", sinew_method_name((sinew_method)m),
                 sinew_palette_gpu_stride((sinew_method)m, 0), sinew_palette_gpu_stride((sinew_method)m, 1));
     fprintf(stderr, "%u characters, %u skinned vertices, %u palette slots\n", N_CHAR, out - N_CHAR * GAP, pal);

@@ -23,7 +23,7 @@
 
 #define N_MESH 5           /* 4 with 8 influences, mesh 2 with 4 */
 #define MESH4 2
-#define N_CHAR (N_MESH * SINEW_METHOD_COUNT * 2)
+#define N_CHAR (N_MESH * TU_PLAIN_METHODS * 2)
 #define GAP 3
 
 static const uint32_t joint_counts[N_MESH] = { 3, 16, 40, 64, 200 };
@@ -316,8 +316,8 @@ int main(void)
         character *c = &ch[i];
         memset(c, 0, sizeof *c);
         c->mesh = i % N_MESH;
-        c->method = (sinew_method)((i / N_MESH) % SINEW_METHOD_COUNT);
-        c->flags = i / (N_MESH * SINEW_METHOD_COUNT) ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        c->method = (sinew_method)((i / N_MESH) % TU_PLAIN_METHODS);
+        c->flags = i / (N_MESH * TU_PLAIN_METHODS) ? SINEW_SKIN_BULGE_CORRECTION : 0;
         c->out_offset = out;
         c->pal_offset = pal + tu_range(&rng, 3);
         out += meshes[c->mesh].n + GAP;

@@ -237,7 +237,7 @@ int main(void)
         /* Frame A: mixed (records). */
         uint32_t n = 0;
         for (uint32_t mesh = 0; mesh < 2; mesh++)
-            for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+            for (int m = 0; m < TU_PLAIN_METHODS; m++)
                 for (int bl = 0; bl < 2; bl++) {
                     character c = { mesh, (sinew_method)m, bl ? SINEW_SKIN_BULGE_CORRECTION : 0u, 0 };
                     cs[n++] = c;
@@ -250,7 +250,7 @@ int main(void)
         snprintf(what, sizeof what, "%s, mixed", pn);
         run_frame(sk, cs, n, what);
         /* Frame B: one mesh and method (grid). */
-        for (int m = 0; m < SINEW_METHOD_COUNT; m += 2) {
+        for (int m = 0; m < TU_PLAIN_METHODS; m += 2) {
             for (uint32_t c = 0; c < 24; c++) {
                 character ch = { 0, (sinew_method)m, 0, 0 };
                 cs[c] = ch;

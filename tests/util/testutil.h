@@ -131,6 +131,11 @@ static inline sinew_result tu_make_random_mesh(tu_rng *r, const sinew_skeleton *
     return res;
 }
 
+/* Methods 0 .. TU_PLAIN_METHODS - 1 need no per-vertex centers (every method but
+ * the CoR ones, which test_cor / test_gpu_cor cover); tests that cycle through
+ * methods on meshes without centers use these. */
+#define TU_PLAIN_METHODS ((int)SINEW_METHOD_COR)
+
 /* Ends main(): prints PASS/FAIL and returns the exit code. */
 int tu_finish(const char *name);
 

@@ -171,6 +171,7 @@ sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint
     if (!joints || !neighbors || !packed_palette || !box_min || !box_max) return SINEW_ERROR_INVALID_ARGUMENT;
     if ((unsigned)method >= SINEW_METHOD_COUNT || (flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION))
         return SINEW_ERROR_INVALID_ARGUMENT;
+    if (sinew_method_uses_centers(method)) return SINEW_ERROR_INVALID_ARGUMENT; /* no CoR bound (bounds.h) */
     uint32_t stride = sinew_palette_gpu_stride(method, flags) * 4u; /* floats per joint */
     for (uint64_t i = 0; i < (uint64_t)stride * joint_count; i++)
         if (!isfinite(packed_palette[i])) return SINEW_ERROR_NON_FINITE;

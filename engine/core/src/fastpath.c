@@ -381,7 +381,7 @@ static void stage_fk_rigid(const snw_fast_joint *fj, uint32_t n, const snw_ftrs 
     }
 }
 
-/* LBS and DQS entries: T_j = G_j B_j^-1. */
+/* LBS, DQS and CoR entries: T_j = G_j B_j^-1 (CoR: its rows, then its dual quaternion). */
 static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const snw_faff *G, unsigned method, uint32_t flags,
                                     float *pal, uint32_t stride)
 {
@@ -389,15 +389,14 @@ static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const 
         snw_faff skin;
         aff_mul(&G[j], &fj[j].inv_bind, &skin);
         float *d = pal + (size_t)j * stride * 4u;
-        if (method == SINEW_K_LBS) {
-            memcpy(d, skin.r, sizeof skin.r);
-        } else {
+        if (method == SINEW_K_LBS || method == SINEW_K_COR) memcpy(d, skin.r, sizeof skin.r);
+        if (method != SINEW_K_LBS) {
             if (!(ortho_error(skin.r) <= 1e-4f) || det3(skin.r) < 0) return SINEW_ERROR_NOT_RIGID;
-            float q[4], du[4];
+            float q[4], du[4], *dd = d + 4u * SINEW_PAL_OFF_DQ(method);
             quat_from_rows(skin.r, q);
             dq_dual(q, skin.r[0][3], skin.r[1][3], skin.r[2][3], du);
-            put4v(d, q[0], q[1], q[2], q[3]);
-            put4v(d + 4, du[0], du[1], du[2], du[3]);
+            put4v(dd, q[0], q[1], q[2], q[3]);
+            put4v(dd + 4, du[0], du[1], du[2], du[3]);
         }
         if (flags & SINEW_K_FLAG_BULGE) write_bulge(&skin, &fj[j], d + 4u * SINEW_PAL_OFF_BULGE(method));
     }
@@ -406,7 +405,7 @@ static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const 
 
 static inline int prop_of(unsigned method, const snw_fast_joint *f)
 {
-    if (method == SINEW_K_DQS_SCALE) return 1;
+    if (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE) return 1;
     if (method == SINEW_K_DQS_SCALE_LOCAL) return 0;
     return (int)f->prop;
 }
@@ -597,7 +596,12 @@ static void stage_pal_quat(const snw_fast_joint *fj, uint32_t n, const float *qt
         /* a product of unit quaternions: no renormalization; w >= 0, as the reference */
         if (q[3] < 0) { q[0] = -q[0]; q[1] = -q[1]; q[2] = -q[2]; q[3] = -q[3]; }
         float *d = pal + (size_t)j * stride * 4u;
-        if (method != SINEW_K_DQS) {
+        if (method == SINEW_K_COR) { /* the rows of T_j = [rot(q) | t] */
+            float x = q[0], y = q[1], z = q[2], w = q[3];
+            put4v(d, 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y), t[0]);
+            put4v(d + 4, 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x), t[1]);
+            put4v(d + 8, 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y), t[2]);
+        } else if (method != SINEW_K_DQS) {
             put4v(d, 1, 0, 0, 0);
             put4v(d + 4, 0, 1, 0, 0);
             put4v(d + 8, 0, 0, 1, 0);
@@ -686,7 +690,7 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
         stage_fk_quat(fj, n, sc.local, rootp ? rootqt : NULL, (float *)sc.G);
         t2 = step_ns ? ticks_ns() : 0;
         stage_pal_quat(fj, n, (const float *)sc.G, method, ch->flags, sc.pal, stride);
-    } else if (method == SINEW_K_LBS || method == SINEW_K_DQS) {
+    } else if (method == SINEW_K_LBS || method == SINEW_K_DQS || method == SINEW_K_COR) {
         stage_fk_rigid(fj, n, sc.local, rootp, sc.G);
         t2 = step_ns ? ticks_ns() : 0;
         r = stage_pal_rigid(fj, n, sc.G, method, ch->flags, sc.pal, stride);

@@ -37,7 +37,8 @@ _Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsi
                    SINEW_K_DQS_SCALE == (unsigned)SINEW_METHOD_DQS_SCALE &&
                    SINEW_K_DQS_SCALE_LOCAL == (unsigned)SINEW_METHOD_DQS_SCALE_LOCAL &&
                    SINEW_K_DQS_SCALE_MIXED == (unsigned)SINEW_METHOD_DQS_SCALE_MIXED &&
-                   SINEW_K_DQS_SCALE_MIXED + 1u == (unsigned)SINEW_METHOD_COUNT,
+                   SINEW_K_COR == (unsigned)SINEW_METHOD_COR && SINEW_K_COR_SCALE == (unsigned)SINEW_METHOD_COR_SCALE &&
+                   SINEW_K_COR_SCALE + 1u == (unsigned)SINEW_METHOD_COUNT,
                "kernel method values (sinew_layout.h) equal sinew_method");
 _Static_assert(SINEW_K_FLAG_BULGE == (unsigned)SINEW_SKIN_BULGE_CORRECTION, "kernel bulge flag");
 
@@ -64,7 +65,7 @@ static sinew_result entry_from_global(const sinew_skeleton *skel, sinew_method m
     o->skin = sinew_mat4_mul(m, sinew_skeleton_inverse_bind(skel, j));
     if (!sinew_mat4_is_finite(&o->skin)) return SINEW_ERROR_NON_FINITE;
     o->scale = sinew_mat4_identity();
-    if (method == SINEW_METHOD_DQS) {
+    if (method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR) {
         sinew_mat3 r = sinew_mat4_upper3(&o->skin);
         if (!(sinew_mat3_orthonormality_error(&r) <= 1e-4) || sinew_mat3_det(&r) < 0) return SINEW_ERROR_NOT_RIGID;
         o->rigid = sinew_dq_from_mat4(&o->skin);
@@ -97,7 +98,7 @@ static sinew_result entry_scaled(const sinew_skeleton *skel, uint32_t j, const s
 
 static int prop_of(const sinew_skeleton *skel, sinew_method method, uint32_t k)
 {
-    if (method == SINEW_METHOD_DQS_SCALE) return 1;
+    if (method == SINEW_METHOD_DQS_SCALE || method == SINEW_METHOD_COR_SCALE) return 1;
     if (method == SINEW_METHOD_DQS_SCALE_LOCAL) return 0;
     return sinew_skeleton_scale_propagates(skel, k);
 }
@@ -113,7 +114,7 @@ sinew_result sinew_palette_build(const sinew_skeleton *skel, sinew_method method
     for (uint32_t j = 0; j < n; j++)
         if (!transform_is_finite(&local[j])) return SINEW_ERROR_NON_FINITE;
 
-    if (method == SINEW_METHOD_LBS || method == SINEW_METHOD_DQS) {
+    if (method == SINEW_METHOD_LBS || method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR) {
         sinew_result r = sinew_skeleton_fk(skel, local, root, scratch);
         if (r != SINEW_OK) return r;
         for (uint32_t j = 0; j < n; j++) {
@@ -171,12 +172,13 @@ sinew_result sinew_palette_build_from_globals(const sinew_skeleton *skel, sinew_
                                               const sinew_mat4 *global, sinew_palette_joint *out)
 {
     if (!skel || !global || !out) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS && method != SINEW_METHOD_DQS_SCALE)
+    if (method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS && method != SINEW_METHOD_DQS_SCALE &&
+        method != SINEW_METHOD_COR && method != SINEW_METHOD_COR_SCALE)
         return SINEW_ERROR_INVALID_ARGUMENT;
     const uint32_t n = sinew_skeleton_joint_count(skel);
     for (uint32_t j = 0; j < n; j++)
         if (!sinew_mat4_is_finite(&global[j])) return SINEW_ERROR_NON_FINITE;
-    if (method != SINEW_METHOD_DQS_SCALE) {
+    if (method != SINEW_METHOD_DQS_SCALE && method != SINEW_METHOD_COR_SCALE) {
         for (uint32_t j = 0; j < n; j++) {
             sinew_result r = entry_from_global(skel, method, j, &global[j], &out[j]);
             if (r != SINEW_OK) return r;
@@ -253,7 +255,8 @@ sinew_result sinew_palette_pack(sinew_method method, uint32_t flags, const sinew
         if (m == SINEW_K_LBS) {
             ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->skin);
         } else {
-            if (m != SINEW_K_DQS) ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->scale);
+            if (m == SINEW_K_COR) ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->skin);
+            else if (m != SINEW_K_DQS) ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->scale);
             ok &= put_dq(d + 4u * SINEW_PAL_OFF_DQ(m), &e->rigid);
         }
         if (flags & SINEW_K_FLAG_BULGE) {

@@ -85,6 +85,80 @@ static void dqs_apply(const sinew_palette_joint *pal, const uint16_t *joints, co
     no->x = np.x / nl; no->y = np.y / nl; no->z = np.z / nl;
 }
 
+/* Rotation of the CoR methods: the sign-aligned blend of the rigid.real
+ * quaternions (as step 2), normalized (xyzw). */
+static void cor_rotation(const sinew_palette_joint *pal, const uint16_t *joints, const double *w, int K, double r[4])
+{
+    const sinew_quat q0 = pal[joints[0]].rigid.real;
+    double b[4] = { 0, 0, 0, 0 };
+    for (int k = 0; k < K; k++) {
+        const sinew_quat *q;
+        double wk = w[k];
+        if (wk == 0.0) continue;
+        q = &pal[joints[k]].rigid.real;
+        if (q->x * q0.x + q->y * q0.y + q->z * q0.z + q->w * q0.w < 0.0) wk = -wk;
+        b[0] += wk * q->x; b[1] += wk * q->y; b[2] += wk * q->z; b[3] += wk * q->w;
+    }
+    double len = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
+    for (int i = 0; i < 4; i++) r[i] = b[i] / len; /* len >= w_0 > 0 */
+}
+
+/* v + 2 r.xyz x (r.xyz x v + r.w v): v rotated by the unit quaternion r. */
+static v3 quat_rotate(const double r[4], v3 v)
+{
+    v3 rv = { r[0], r[1], r[2] }, u = cross(rv, v);
+    u.x += r[3] * v.x; u.y += r[3] * v.y; u.z += r[3] * v.z;
+    u = cross(rv, u);
+    v3 o = { v.x + 2.0 * u.x, v.y + 2.0 * u.y, v.z + 2.0 * u.z };
+    return o;
+}
+
+static v3 unit_or_zero(v3 v)
+{
+    double l = sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+    v3 z = { 0, 0, 0 };
+    if (!(l >= 1e-30)) return z;
+    v.x /= l; v.y /= l; v.z /= l;
+    return v;
+}
+
+/* Steps 5 and 6: CoR about the center c (after the scale stage for COR_SCALE). */
+static void cor_apply(const sinew_palette_joint *pal, const uint16_t *joints, const double *w, int K, int scale,
+                      v3 p, v3 n, v3 c, v3 *po, v3 *no)
+{
+    double a[4][3], r[4];
+    v3 cm;
+    if (!scale) {
+        lbs_blend(pal, joints, w, K, 0, a);
+        cm.x = a[0][0] * c.x + a[1][0] * c.y + a[2][0] * c.z + a[3][0];
+        cm.y = a[0][1] * c.x + a[1][1] * c.y + a[2][1] * c.z + a[3][1];
+        cm.z = a[0][2] * c.x + a[1][2] * c.y + a[2][2] * c.z + a[3][2];
+    } else {
+        v3 c1, dummy, zero = { 0, 0, 0 };
+        lbs_blend(pal, joints, w, K, 1, a);
+        lbs_apply((const double(*)[3])a, p, n, &p, &n);
+        lbs_apply((const double(*)[3])a, c, zero, &c1, &dummy);
+        c = c1;
+        /* c' = sum_k w_k R_k c1, each R_k applied as its unit dual quaternion */
+        cm.x = cm.y = cm.z = 0.0;
+        for (int k = 0; k < K; k++) {
+            if (w[k] == 0.0) continue;
+            const sinew_dualquat *q = &pal[joints[k]].rigid;
+            double rq[4] = { q->real.x, q->real.y, q->real.z, q->real.w };
+            v3 rv = { q->real.x, q->real.y, q->real.z }, dv = { q->dual.x, q->dual.y, q->dual.z };
+            v3 x = quat_rotate(rq, c), t = cross(rv, dv);
+            cm.x += w[k] * (x.x + 2.0 * (q->real.w * dv.x - q->dual.w * rv.x + t.x));
+            cm.y += w[k] * (x.y + 2.0 * (q->real.w * dv.y - q->dual.w * rv.y + t.y));
+            cm.z += w[k] * (x.z + 2.0 * (q->real.w * dv.z - q->dual.w * rv.z + t.z));
+        }
+    }
+    cor_rotation(pal, joints, w, K, r);
+    v3 d = { p.x - c.x, p.y - c.y, p.z - c.z };
+    v3 rd = quat_rotate(r, d);
+    po->x = rd.x + cm.x; po->y = rd.y + cm.y; po->z = rd.z + cm.z;
+    *no = unit_or_zero(quat_rotate(r, n));
+}
+
 /* One vertex in either layout: K influences (4 or 8). */
 typedef struct ref_vertex {
     const float *position;
@@ -109,7 +183,7 @@ static ref_vertex ref_vertex_at(const sinew_vertex *v4, const sinew_vertex8 *v8,
 /* rest_pos / rest_nrm (3 doubles per vertex, may be NULL): rest position and
  * normal used instead of the packed ones (morphed rest, sinew_reference_skin_rest). */
 static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sinew_vertex8 *v8, const double *rest_pos,
-                                   const double *rest_nrm, const float *bulge_rest,
+                                   const double *rest_nrm, const float *centers, const float *bulge_rest,
                                    const sinew_palette_joint *palette, uint32_t joint_count,
                                    sinew_method method, uint32_t flags, double *pos_out, double *nrm_out)
 {
@@ -117,11 +191,15 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
     if ((!v4 && !v8) || !palette || !pos_out) return SINEW_ERROR_INVALID_ARGUMENT;
     if ((unsigned)method >= (unsigned)SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
     if (bulge && !bulge_rest) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (sinew_method_uses_centers(method) && !centers) return SINEW_ERROR_INVALID_ARGUMENT;
     if (n == 0) return SINEW_ERROR_EMPTY;
     for (uint32_t i = 0; i < n; i++) {
         ref_vertex vx = ref_vertex_at(v4, v8, i);
         for (int k = 0; k < vx.K; k++)
             if (vx.joints[k] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
+        if (sinew_method_uses_centers(method) &&
+            !(isfinite(centers[3 * (size_t)i]) && isfinite(centers[3 * (size_t)i + 1]) && isfinite(centers[3 * (size_t)i + 2])))
+            return SINEW_ERROR_NON_FINITE;
         if (bulge) {
             if (!isfinite(bulge_rest[i])) return SINEW_ERROR_NON_FINITE;
             if (bulge_rest[i] < 0.0f) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -158,6 +236,12 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
             case SINEW_METHOD_DQS:
                 dqs_apply(palette, vx.joints, w, vx.K, p, nr, &po, &no);
                 break;
+            case SINEW_METHOD_COR:
+            case SINEW_METHOD_COR_SCALE: {
+                v3 c = { centers[3 * (size_t)i], centers[3 * (size_t)i + 1], centers[3 * (size_t)i + 2] };
+                cor_apply(palette, vx.joints, w, vx.K, method == SINEW_METHOD_COR_SCALE, p, nr, c, &po, &no);
+                break;
+            }
             default: { /* the three DQS-with-scale methods */
                 v3 p1, n1;
                 lbs_blend(palette, vx.joints, w, vx.K, 1, a);
@@ -197,7 +281,7 @@ sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, const float
                                   double *pos_out, double *nrm_out)
 {
     if (!v) return SINEW_ERROR_INVALID_ARGUMENT;
-    return reference_skin(n, v, NULL, NULL, NULL, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
+    return reference_skin(n, v, NULL, NULL, NULL, NULL, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
 }
 
 sinew_result sinew_reference_skin8(uint32_t n, const sinew_vertex8 *v, const float *bulge_rest,
@@ -206,7 +290,16 @@ sinew_result sinew_reference_skin8(uint32_t n, const sinew_vertex8 *v, const flo
                                    double *pos_out, double *nrm_out)
 {
     if (!v) return SINEW_ERROR_INVALID_ARGUMENT;
-    return reference_skin(n, NULL, v, NULL, NULL, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
+    return reference_skin(n, NULL, v, NULL, NULL, NULL, bulge_rest, palette, joint_count, method, flags, pos_out, nrm_out);
+}
+
+sinew_result sinew_reference_skin_cor(uint32_t n, const sinew_vertex *v, const sinew_vertex8 *v8, const float *centers,
+                                      const float *bulge_rest, const sinew_palette_joint *palette, uint32_t joint_count,
+                                      sinew_method method, uint32_t flags, double *pos_out, double *nrm_out)
+{
+    if (!v == !v8) return SINEW_ERROR_INVALID_ARGUMENT;
+    return reference_skin(n, v, v8, NULL, NULL, centers, bulge_rest, palette, joint_count, method, flags, pos_out,
+                          nrm_out);
 }
 
 sinew_result sinew_reference_skin_rest(uint32_t n, const sinew_vertex *v, const double *rest_pos,
@@ -215,7 +308,7 @@ sinew_result sinew_reference_skin_rest(uint32_t n, const sinew_vertex *v, const 
                                        sinew_method method, uint32_t flags, double *pos_out, double *nrm_out)
 {
     if (!v || !rest_pos) return SINEW_ERROR_INVALID_ARGUMENT;
-    return reference_skin(n, v, NULL, rest_pos, rest_nrm, bulge_rest, palette, joint_count, method, flags, pos_out,
+    return reference_skin(n, v, NULL, rest_pos, rest_nrm, NULL, bulge_rest, palette, joint_count, method, flags, pos_out,
                           nrm_out);
 }
 
@@ -267,6 +360,20 @@ sinew_result sinew_reference_tangents(uint32_t n, const sinew_vertex *v, const s
             case SINEW_METHOD_DQS:
                 dqs_apply(palette, vx.joints, w, vx.K, zero, t, &po, &t);
                 break;
+            case SINEW_METHOD_COR: { /* the blended rotation */
+                double r[4];
+                cor_rotation(palette, vx.joints, w, vx.K, r);
+                t = unit_or_zero(quat_rotate(r, t));
+                break;
+            }
+            case SINEW_METHOD_COR_SCALE: { /* stage 1 with the S_j, then the blended rotation */
+                double r[4];
+                lbs_blend(palette, vx.joints, w, vx.K, 1, a);
+                t = lbs_tangent((const double(*)[3])a, t, &sign);
+                cor_rotation(palette, vx.joints, w, vx.K, r);
+                t = unit_or_zero(quat_rotate(r, t));
+                break;
+            }
             default: /* stage 1 with the S_j, then the rotation */
                 lbs_blend(palette, vx.joints, w, vx.K, 1, a);
                 t = lbs_tangent((const double(*)[3])a, t, &sign);

@@ -348,7 +348,9 @@ static void crowd_task(void *user, uint32_t task, uint32_t worker)
         if (r == SINEW_OK)
             r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, c->job_dst + (size_t)c->palette_offsets[i] * 4u);
         /* the box from the packed palette just written (the data the GPU reads) */
-        for (uint32_t k = 0; r == SINEW_OK && c->job_skip && m->has_bounds && k < m->mesh_count; k++) {
+        /* (no box for the CoR methods: sinew_character_bounds has no CoR bound) */
+        for (uint32_t k = 0; r == SINEW_OK && c->job_skip && m->has_bounds && !sinew_method_uses_centers(ch->method) &&
+                             k < m->mesh_count; k++) {
             float lo[3], hi[3], *b = c->box_new + (size_t)i * 6u;
             r = sinew_character_bounds(m->bounds[k].joints, m->bounds[k].neighbors, m->joint_count, ch->method,
                                        ch->flags, pal, lo, hi);
@@ -509,7 +511,7 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
         int skip = crowd_skipped(&chars[i], i, c->frame);
         c->reset_owed[i] = (uint8_t)(changed && skip);
         if (!skip) { /* boxes: skinned characters get this frame's; skipped ones keep theirs */
-            c->box_valid[i] = (uint8_t)c->models[chars[i].model.value].has_bounds;
+            c->box_valid[i] = (uint8_t)(c->models[chars[i].model.value].has_bounds && !sinew_method_uses_centers(chars[i].method));
             memcpy(c->box + (size_t)i * 6u, c->box_new + (size_t)i * 6u, sizeof(float) * 6u);
         } else if (i >= c->last_count) {
             c->box_valid[i] = 0;

@@ -16,6 +16,7 @@ typedef struct mesh_rec {
     uint32_t first_slot;    /* first uvec4 slot in the rest buffer */
     uint32_t influences;    /* 4 or 8 */
     uint32_t has_tangents;
+    uint32_t has_cor;       /* centers of rotation uploaded (sinew_skinner_mesh_desc.cor_centers) */
 } mesh_rec;
 
 /* Variants of skin.comp: kernel kind x bulge x influences (4, 8), then x
@@ -66,7 +67,8 @@ _Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsi
                    SINEW_K_DQS_SCALE == (unsigned)SINEW_METHOD_DQS_SCALE &&
                    SINEW_K_DQS_SCALE_LOCAL == (unsigned)SINEW_METHOD_DQS_SCALE_LOCAL &&
                    SINEW_K_DQS_SCALE_MIXED == (unsigned)SINEW_METHOD_DQS_SCALE_MIXED &&
-                   SINEW_K_DQS_SCALE_MIXED + 1u == (unsigned)SINEW_METHOD_COUNT,
+                   SINEW_K_COR == (unsigned)SINEW_METHOD_COR && SINEW_K_COR_SCALE == (unsigned)SINEW_METHOD_COR_SCALE &&
+                   SINEW_K_COR_SCALE + 1u == (unsigned)SINEW_METHOD_COUNT,
                "kernel method values equal sinew_method");
 _Static_assert(SINEW_K_FLAG_BULGE == (unsigned)SINEW_SKIN_BULGE_CORRECTION, "kernel bulge flag");
 
@@ -82,6 +84,7 @@ struct sinew_skinner {
     snw_vk_buffer rest, bulge, output, palette, frame;
     snw_vk_buffer previous;       /* keep_previous: SINEW_PREV_BYTES per output vertex; else 16 B dummy */
     snw_vk_buffer tan_rest, tan_out; /* tangents: per rest vertex (SINEW_BULGE_INDEX) / output vertex; else dummies */
+    snw_vk_buffer cor;            /* cor_centers: SINEW_COR_BYTES per rest vertex (SINEW_BULGE_INDEX); else a dummy */
     VkBufferView rest_view, pal_view[MAXF];
     VkShaderModule shader, shader_base;
     VkDescriptorSetLayout dsl;
@@ -170,7 +173,9 @@ static uint32_t variant_of(const sinew_skinner *sk, const sinew_instance *in, co
 {
     uint32_t influences = mr->influences;
     sinew_method m = in->method;
-    uint32_t kind = m == SINEW_METHOD_LBS ? SINEW_KK_LBS : m == SINEW_METHOD_DQS ? SINEW_KK_DQS : SINEW_KK_DQS_SCALE;
+    uint32_t kind = m == SINEW_METHOD_LBS ? SINEW_KK_LBS : m == SINEW_METHOD_DQS ? SINEW_KK_DQS
+                    : m == SINEW_METHOD_COR ? SINEW_KK_COR : m == SINEW_METHOD_COR_SCALE ? SINEW_KK_COR_SCALE
+                    : SINEW_KK_DQS_SCALE;
     uint32_t base = (kind * 2u + ((in->flags & SINEW_SKIN_BULGE_CORRECTION) ? 1u : 0u)) * 2u + (influences == 8u ? 1u : 0u);
     return base + ((sk->d.keep_previous && in->reset_previous) ? SNW_BASE_VARIANTS : 0u) +
            (mr->has_tangents ? 2u * SNW_BASE_VARIANTS : 0u);
@@ -274,7 +279,7 @@ static sinew_result create_descriptors(sinew_skinner *sk)
                         sk->pal_slot_bytes, &sk->pal_view[s]);
     if (r != SINEW_OK) return r;
     VkDescriptorPoolSize ps[2] = {
-        { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 9 * F },
+        { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 10 * F },
         { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 2 * F },
     };
     VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
@@ -302,6 +307,7 @@ static sinew_result create_descriptors(sinew_skinner *sk)
             [SINEW_BIND_PREVIOUS] = { sk->previous.buffer, 0, sk->previous.size },
             [SINEW_BIND_TANGENT_REST] = { sk->tan_rest.buffer, 0, sk->tan_rest.size },
             [SINEW_BIND_TANGENT_OUT] = { sk->tan_out.buffer, 0, sk->tan_out.size },
+            [SINEW_BIND_COR] = { sk->cor.buffer, 0, sk->cor.size },
         };
         VkWriteDescriptorSet w[SINEW_BIND_COUNT];
         memset(w, 0, sizeof w);
@@ -385,6 +391,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     uint64_t prev_bytes = d.keep_previous ? (uint64_t)d.max_output_vertices * SINEW_PREV_BYTES : 16u;
     uint64_t tan_rest_bytes = d.tangents ? (uint64_t)d.max_rest_vertices * SINEW_TANGENT_REST_BYTES : 16u;
     uint64_t tan_out_bytes = d.tangents ? (uint64_t)d.max_output_vertices * SINEW_TANGENT_OUT_BYTES : 16u;
+    uint64_t cor_bytes = d.cor_centers ? (uint64_t)d.max_rest_vertices * SINEW_COR_BYTES : 16u;
     uint64_t pal_bytes = (uint64_t)d.max_palette_vec4 * 16u;
     uint64_t inst_bytes = (uint64_t)d.max_instances * SINEW_INSTANCE_BYTES;
     uint64_t work_bytes = max_work * SINEW_GROUP_BYTES; /* >= the baseline's SINEW_WORK_BYTES */
@@ -400,7 +407,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         inst_bytes > range || work_bytes > range)
         return SINEW_ERROR_LIMIT_EXCEEDED;
     if (prev_bytes > range || prev_bytes > maxa || tan_rest_bytes > range || tan_rest_bytes > maxa ||
-        tan_out_bytes > range || tan_out_bytes > maxa)
+        tan_out_bytes > range || tan_out_bytes > maxa || cor_bytes > range || cor_bytes > maxa)
         return SINEW_ERROR_LIMIT_EXCEEDED;
     if (rest_bytes > maxa || bulge_bytes > maxa || out_bytes > maxa || pal_stride * d.frames_in_flight > maxa ||
         frame_stride * d.frames_in_flight > maxa)
@@ -451,6 +458,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         r = snw_vk_buffer_create(gpu, tan_out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->tan_out);
     if (r == SINEW_OK)
+        r = snw_vk_buffer_create(gpu, cor_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | xfer, 0, local, 0, &sk->cor);
+    if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, pal_stride * d.frames_in_flight, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, host, local, 1, &sk->palette);
     if (r == SINEW_OK)
@@ -469,6 +478,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
             gpu->vk.vkCmdFillBuffer(cmd, sk->previous.buffer, 0, VK_WHOLE_SIZE, 0);
             gpu->vk.vkCmdFillBuffer(cmd, sk->tan_rest.buffer, 0, VK_WHOLE_SIZE, 0);
             gpu->vk.vkCmdFillBuffer(cmd, sk->tan_out.buffer, 0, VK_WHOLE_SIZE, 0);
+            gpu->vk.vkCmdFillBuffer(cmd, sk->cor.buffer, 0, VK_WHOLE_SIZE, 0);
             VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
             mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
             mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
@@ -532,6 +542,7 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     snw_vk_buffer_destroy(gpu, &sk->previous);
     snw_vk_buffer_destroy(gpu, &sk->tan_rest);
     snw_vk_buffer_destroy(gpu, &sk->tan_out);
+    snw_vk_buffer_destroy(gpu, &sk->cor);
     snw_vk_buffer_destroy(gpu, &sk->palette);
     snw_vk_buffer_destroy(gpu, &sk->frame);
     snw_gpu_free(gpu, sk->meshes);
@@ -573,8 +584,12 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
             return mesh->bulge_rest[i] < 0.0f ? SINEW_ERROR_INVALID_ARGUMENT : SINEW_ERROR_NON_FINITE;
         if (mesh->tangents && mesh->tangents[i].sign != 1.0f && mesh->tangents[i].sign != -1.0f)
             return SINEW_ERROR_INVALID_ARGUMENT;
+        if (mesh->cor_centers && !(isfinite(mesh->cor_centers[3 * (size_t)i]) && isfinite(mesh->cor_centers[3 * (size_t)i + 1]) &&
+                                   isfinite(mesh->cor_centers[3 * (size_t)i + 2])))
+            return SINEW_ERROR_NON_FINITE;
     }
     if (mesh->tangents && !sk->d.tangents) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (mesh->cor_centers && !sk->d.cor_centers) return SINEW_ERROR_INVALID_ARGUMENT;
     uint32_t first = sk->rest_used; /* uvec4 slot */
     const void *src = K == 8u ? (const void *)mesh->vertices8 : (const void *)mesh->vertices;
     sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, src,
@@ -608,9 +623,23 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
                           (VkDeviceSize)(b1 - b0 + 1u) * SINEW_TANGENT_REST_BYTES);
         snw_gpu_free(sk->gpu, tmp);
     }
+    if (r == SINEW_OK && mesh->cor_centers) {
+        /* Vertex i's center (xyz, w = 0) at SINEW_BULGE_INDEX(first + slots * i), like the bulge distance. */
+        uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
+        float *tmp = (float *)snw_gpu_alloc(sk->gpu, SINEW_COR_BYTES * (size_t)(b1 - b0 + 1u));
+        if (!tmp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        memset(tmp, 0, SINEW_COR_BYTES * (size_t)(b1 - b0 + 1u));
+        for (uint32_t i = 0; i < mesh->vertex_count; i++)
+            memcpy(tmp + 4u * (size_t)(SINEW_BULGE_INDEX(first + slots * i) - b0), mesh->cor_centers + 3 * (size_t)i,
+                   3 * sizeof(float));
+        r = snw_vk_upload(sk->gpu, sk->cor.buffer, (VkDeviceSize)b0 * SINEW_COR_BYTES, tmp,
+                          (VkDeviceSize)(b1 - b0 + 1u) * SINEW_COR_BYTES);
+        snw_gpu_free(sk->gpu, tmp);
+    }
     if (r != SINEW_OK) return r;
     mesh_rec *m = &sk->meshes[sk->mesh_count];
     m->has_tangents = mesh->tangents != NULL;
+    m->has_cor = mesh->cor_centers != NULL;
     m->first = SINEW_BULGE_INDEX(first); /* the baseline kernel's vertex index (4 influences, even slot) */
     m->count = mesh->vertex_count;
     m->joints = mesh->joint_count;
@@ -869,6 +898,8 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
             return SINEW_ERROR_INVALID_ARGUMENT;
         const mesh_rec *m = &sk->meshes[in->mesh.value];
         if ((in->flags & SINEW_SKIN_BULGE_CORRECTION) && !m->has_bulge) return SINEW_ERROR_INVALID_ARGUMENT;
+        /* CoR needs the mesh's centers; the baseline debug kernel has no CoR code */
+        if (sinew_method_uses_centers(in->method) && (!m->has_cor || base)) return SINEW_ERROR_INVALID_ARGUMENT;
         if (base && (m->influences != 4u || (m->first_slot & 1u))) return SINEW_ERROR_INVALID_ARGUMENT;
         uint64_t pal_end = (uint64_t)in->palette_offset + (uint64_t)m->joints * sinew_palette_gpu_stride(in->method, in->flags);
         if (pal_end > sk->d.max_palette_vec4) return SINEW_ERROR_CAPACITY;
@@ -1314,11 +1345,11 @@ sinew_result snw_skinner_add_copy(sinew_skinner *sk, uint32_t base, uint32_t *co
                                  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     VkBufferCopy c = { (VkDeviceSize)b.first_slot * 16u, (VkDeviceSize)first * 16u, slots * 16u };
     gpu->vk.vkCmdCopyBuffer(cmd, sk->rest.buffer, sk->rest.buffer, 1, &c);
-    for (int part = 0; part < 2; part++) {
-        /* Bulge distances and tangents sit at SINEW_BULGE_INDEX(slot) of each vertex's first slot. */
-        if (part == 0 ? !b.has_bulge : !b.has_tangents) continue;
-        VkBuffer pb = part == 0 ? sk->bulge.buffer : sk->tan_rest.buffer;
-        VkDeviceSize eb = part == 0 ? SINEW_BULGE_BYTES : SINEW_TANGENT_REST_BYTES;
+    for (int part = 0; part < 3; part++) {
+        /* Bulge distances, tangents and centers sit at SINEW_BULGE_INDEX(slot) of each vertex's first slot. */
+        if (part == 0 ? !b.has_bulge : part == 1 ? !b.has_tangents : !b.has_cor) continue;
+        VkBuffer pb = part == 0 ? sk->bulge.buffer : part == 1 ? sk->tan_rest.buffer : sk->cor.buffer;
+        VkDeviceSize eb = part == 0 ? SINEW_BULGE_BYTES : part == 1 ? SINEW_TANGENT_REST_BYTES : SINEW_COR_BYTES;
         uint32_t rs = SINEW_REST_SLOTS(b.influences);
         if (rs == 2u) {
             VkBufferCopy bc = { (VkDeviceSize)SINEW_BULGE_INDEX(b.first_slot) * eb,

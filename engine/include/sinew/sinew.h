@@ -19,6 +19,7 @@
 #include <sinew/bounds.h>
 #include <sinew/blendshape.h>
 #include <sinew/threadpool.h>
+#include <sinew/cor.h>
 #include <sinew/gpu.h>
 #include <sinew/skinner.h>
 #include <sinew/crowd.h>

@@ -51,8 +51,10 @@ SINEW_API sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sin
 /* Conservative axis-aligned box of a character skinned with method/flags and
  * the packed palette (sinew_palette_pack layout, joint_count entries): every
  * skinned vertex of the mesh lies inside [box_min, box_max]. Errors:
- * INVALID_ARGUMENT (NULL, bad method or flags), EMPTY (no joint influences a
- * vertex), NON_FINITE (the palette holds a non-finite value). */
+ * INVALID_ARGUMENT (NULL, bad method or flags, or a CoR method: the CoR vertex
+ * depends on its center of rotation, which these joint bounds do not describe, so
+ * no bound is offered), EMPTY (no joint influences a vertex), NON_FINITE (the
+ * palette holds a non-finite value). */
 SINEW_API sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
                                     uint32_t joint_count, sinew_method method, uint32_t flags,
                                     const float *packed_palette, float box_min[3], float box_max[3]);

@@ -26,8 +26,8 @@ extern "C" {
 /* One joint's palette entry in float64 (the reference skinner's input). */
 typedef struct sinew_palette_joint {
     sinew_mat4 skin;       /* X_j: the joint's total transform (T_j for LBS/DQS/global) */
-    sinew_mat4 scale;      /* S_j (identity for LBS and DQS) */
-    sinew_dualquat rigid;  /* unit DQ of R_j (of T_j for DQS; identity for LBS) */
+    sinew_mat4 scale;      /* S_j (identity for LBS, DQS and CoR) */
+    sinew_dualquat rigid;  /* unit DQ of R_j (of T_j for DQS and CoR; identity for LBS) */
     sinew_vec3 seg_head;   /* bone segment transformed by X_j, for bulge correction */
     sinew_vec3 seg_tail;
 } sinew_palette_joint;
@@ -39,7 +39,7 @@ SINEW_API size_t sinew_palette_scratch_count(uint32_t joint_count);
 /* Builds a palette for one character. local: joint_count local TRS poses;
  * root: model-to-world placement (NULL = identity); scratch: at least
  * sinew_palette_scratch_count() matrices; out: joint_count entries.
- * Plain DQS returns SINEW_ERROR_NOT_RIGID (and leaves out unspecified) when a
+ * Plain DQS and plain CoR return SINEW_ERROR_NOT_RIGID (and leaves out unspecified) when a
  * T_j has scale, shear or mirror (orthonormality error > 1e-4 or det < 0).
  * Other errors: INVALID_ARGUMENT (NULL skel/local/scratch/out, bad method),
  * NON_FINITE (NaN/inf in the pose or root, or a product that overflows).
@@ -55,8 +55,8 @@ SINEW_API sinew_result sinew_palette_build(const sinew_skeleton *skel, sinew_met
 
 /* Same, from model-space joint matrices M_j instead of a local pose (for callers
  * that run their own FK). Not for the local/mixed scale methods, which need the
- * local pose: those return SINEW_ERROR_INVALID_ARGUMENT. For DQS_SCALE the local
- * poses are recovered as M_p^-1 M_j (SINEW_ERROR_SINGULAR if an M_p with
+ * local pose: those return SINEW_ERROR_INVALID_ARGUMENT. For DQS_SCALE and COR_SCALE
+ * (whose palette is DQS_SCALE's: scale propagates) the local poses are recovered as M_p^-1 M_j (SINEW_ERROR_SINGULAR if an M_p with
  * children is singular); roots take M_j as their local matrix, which matches
  * sinew_palette_build with a root placement W when W is identity, or when W is
  * rigid and the root joints' bind matrices are rigid (or uniformly scaled). */
@@ -65,7 +65,7 @@ SINEW_API sinew_result sinew_palette_build_from_globals(const sinew_skeleton *sk
                                               sinew_palette_joint *out);
 
 /* GPU palette layout: number of vec4 (16-byte) slots per joint for a method
- * and flags (LBS 3, DQS 2, DQS with scale 5; +2 with bulge correction);
+ * and flags (LBS 3, DQS 2, DQS with scale and both CoR methods 5; +2 with bulge correction);
  * 0 for an invalid method. */
 SINEW_API uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags);
 
@@ -75,6 +75,8 @@ SINEW_API uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags)
  *   LBS:       rows 0..2 of skin (x,y,z,w = m[0][r], m[1][r], m[2][r], m[3][r])
  *   DQS:       rigid.real (x,y,z,w), rigid.dual (x,y,z,w)
  *   DQS+scale: rows 0..2 of scale, then rigid.real, rigid.dual
+ *   CoR:       rows 0..2 of skin, then rigid.real, rigid.dual
+ *   CoR+scale: rows 0..2 of scale, then rigid.real, rigid.dual (as DQS+scale)
  *   + bulge:   seg_head (xyz, w = 0), seg_tail (xyz, w = 0)
  * SINEW_ERROR_INVALID_ARGUMENT (nothing written) for an invalid method or NULL
  * pointers. SINEW_ERROR_NON_FINITE when a value, finite in float64, does not fit

@@ -36,7 +36,15 @@
  *  4. Bulge (flag): j = joints[0]; a = seg_head_j, b = seg_tail_j; ab = b - a;
  *     t = (|ab|^2 > 0) ? clamp(dot(p' - a, ab) / |ab|^2, 0, 1) : 0; c = a + t ab;
  *     d = |p' - c|; d0 = bulge_rest[i]; if (d > d0) p' = c + (p' - c) * (d0 / d).
- *     n' is not changed. */
+ *     n' is not changed.
+ *  5. CoR (method COR; Le & Hodgins 2016), with c = the vertex's center of rotation
+ *     (sinew_cor_compute, float -> double): q_k = rigid_k.real, sign-aligned with q_0
+ *     as in step 2; r = sum_k s_k w_k q_k / |.|; A = sum_k w_k skin_k (3x4);
+ *     c' = A c; p' = rotate(r, p - c) + c'; n' = rotate(r, n) renormalized (0 if
+ *     shorter than 1e-30). Equivalently v' = R v + t with R = rot(r), t = c' - R c.
+ *  6. COR_SCALE: stage 1 = step 1 with scale_k on p and n (giving p1, n1) and on c
+ *     (c1 = A_S c); stage 2 = step 5 on (p1, n1) about c1, with c' = sum_k w_k R_k c1
+ *     (R_k applied as the unit dual quaternion rigid_k, step 2's point formula). */
 #ifndef SINEW_REFERENCE_H
 #define SINEW_REFERENCE_H
 
@@ -47,7 +55,8 @@
 extern "C" {
 #endif
 
-/* Skins n packed vertices with a palette of joint_count entries. bulge_rest
+/* Skins n packed vertices with a palette of joint_count entries. Not for the CoR
+ * methods (they need centers: sinew_reference_skin_cor): INVALID_ARGUMENT. bulge_rest
  * (sinew_bulge_rest_distances) is needed only with SINEW_SKIN_BULGE_CORRECTION.
  * Writes 3 doubles per vertex to pos_out and nrm_out (nrm_out may be NULL).
  * SINEW_ERROR_JOINT_INDEX if a vertex names a joint >= joint_count (checked for every
@@ -66,12 +75,25 @@ SINEW_API sinew_result sinew_reference_skin8(uint32_t n, const sinew_vertex8 *v,
                                    sinew_method method, uint32_t flags,
                                    double *pos_out, double *nrm_out);
 
+/* sinew_reference_skin for any method with per-vertex centers of rotation:
+ * centers = 3 floats per vertex (sinew_cor_compute), read only by the CoR
+ * methods (may be NULL for the others); v (4 influences) or v8 (8), exactly one.
+ * Errors as sinew_reference_skin, plus INVALID_ARGUMENT (a CoR method without
+ * centers) and NON_FINITE (a non-finite center). */
+SINEW_API sinew_result sinew_reference_skin_cor(uint32_t n, const sinew_vertex *v, const sinew_vertex8 *v8,
+                                                const float *centers, const float *bulge_rest,
+                                                const sinew_palette_joint *palette, uint32_t joint_count,
+                                                sinew_method method, uint32_t flags, double *pos_out,
+                                                double *nrm_out);
+
 /* Skinned tangent frames of n vertices (v: 4 influences, or v8: 8; exactly one
  * non-NULL), 4 doubles each: unit tangent xyz (or 0), bitangent sign. Tangents
  * are directions on the surface, skinned like positions without translation:
  *  - LBS: t' = A3 t / |A3 t| with A3 the blended 3x3 (not its cofactor);
  *  - DQS: t' = rotate(r, t) renormalized, r the normalized blended rotation (step 2);
- *  - DQS with scale: t1 by the LBS rule with the blended S_j, then the DQS rule.
+ *  - DQS with scale: t1 by the LBS rule with the blended S_j, then the DQS rule;
+ *  - CoR: t' = rotate(r, t) renormalized, r the blended rotation of step 5 (no center
+ *    needed); CoR with scale: t1 by the LBS rule with the S_j, then that rotation.
  * The sign is multiplied by sign(det) of every blended 3x3 applied (det 0 -> +1),
  * so sign' * cross(n', t') points along the skinned bitangent, as n' follows the
  * normal rule above (mirroring palettes included). Bulge correction does not

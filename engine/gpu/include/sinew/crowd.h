@@ -185,8 +185,9 @@ SINEW_API sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32
  * prepare/update right after the character's palette, on the pool threads. A
  * character skipped this frame (hidden / update_every) keeps the box of its
  * last skinning at that index, like its output. INVALID_ARGUMENT (NULL, i
- * beyond the last prepare's count), NOT_FOUND (model without bounds data, or
- * never skinned at that index). Not computed by sinew_crowd_build_palettes. */
+ * beyond the last prepare's count), NOT_FOUND (model without bounds data, a
+ * character skinned with a CoR method (no CoR bound, bounds.h), or never skinned
+ * at that index). Not computed by sinew_crowd_build_palettes. */
 SINEW_API sinew_result sinew_crowd_character_bounds(const sinew_crowd *c, uint32_t character, float box_min[3],
                                           float box_max[3]);
 /* Palette slots (vec4) a character of this model needs with this method and flags. */

@@ -85,6 +85,10 @@ typedef struct sinew_skinner_desc {
      * written only for vertices of meshes with tangents (rules: sinew_reference_tangents).
      * Meshes without tangents run pipelines without the tangent code. */
     bool tangents;
+    /* Per-vertex centers of rotation for the CoR methods (sinew_skinner_mesh_desc.cor_centers):
+     * a rest buffer of 16 B per rest vertex. Without it, meshes cannot carry centers and
+     * no instance can use SINEW_METHOD_COR / COR_SCALE. */
+    bool cor_centers;
 } sinew_skinner_desc;
 
 /* A rest mesh to upload. */
@@ -100,6 +104,12 @@ typedef struct sinew_skinner_mesh_desc {
     /* vertex_count rest tangent frames (sinew_pack_tangents), or NULL. Needs a
      * skinner created with tangents (else INVALID_ARGUMENT); signs must be exactly +-1. */
     const sinew_tangent *tangents;
+    /* vertex_count centers of rotation, 3 floats each (sinew_cor_compute), or NULL.
+     * Needs a skinner created with cor_centers (else INVALID_ARGUMENT); finite (else
+     * NON_FINITE). Not computed here (that needs the triangles): an instance with a CoR
+     * method on a mesh without centers is refused by set_instances (INVALID_ARGUMENT).
+     * Morphed copies of the mesh (sinew_morpher) keep the base mesh's centers. */
+    const float *cor_centers;
 } sinew_skinner_mesh_desc;
 
 /* One character to skin this frame. */
