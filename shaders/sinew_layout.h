@@ -30,7 +30,8 @@
                                        vertex (sinew_skinner_desc.keep_previous; else a 16 B dummy) */
 #define SINEW_BIND_TANGENT_REST 9   /* storage: uvec2 (oct tangent, sign float bits) per rest vertex, at
                                        SINEW_BULGE_INDEX(first rest slot) (desc.tangents; else a dummy) */
-#define SINEW_BIND_TANGENT_OUT 10   /* storage: vec4 (tangent xyz, bitangent sign) per output vertex */
+#define SINEW_BIND_TANGENT_OUT 10   /* storage: per output vertex, vec4 (tangent xyz, bitangent sign) with float
+                                       output, one snorm 10:10:10:2 word (w = sign) with packed output */
 #define SINEW_BIND_COR 11          /* storage: vec4 (center of rotation xyz, w = 0) per rest vertex, at
                                        SINEW_BULGE_INDEX(first rest slot) (desc.cor_centers; else a dummy) */
 #define SINEW_BIND_COUNT 12
@@ -167,6 +168,7 @@
 #define SINEW_TANGENT_REST_BYTES 8  /* sinew_tangent */
 #define SINEW_TANGENT_OUT_BYTES 16  /* tangent xyz float32, w = bitangent sign */
 #define SINEW_COR_BYTES 16          /* center of rotation: xyz float32, w = 0 */
+#define SINEW_TANGENT_OUT_PACKED_BYTES 4 /* packed output: tangent snorm 10:10:10, w = sign as 2-bit snorm */
 #define SINEW_PUSH_BYTES (SINEW_PUSH_WORDS * 4)
 #define SINEW_COPY_PUSH_BYTES 8     /* uint count (uvec4), grid_x */
 

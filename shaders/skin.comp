@@ -40,7 +40,7 @@ layout(std430, set = 0, binding = SINEW_BIND_WORK) readonly buffer GroupBuf { uv
 layout(std430, set = 0, binding = SINEW_BIND_OUTPUT) buffer OutBuf { uvec2 out2[]; };
 layout(std430, set = 0, binding = SINEW_BIND_PREVIOUS) writeonly buffer PrevBuf { vec4 prev[]; };
 layout(std430, set = 0, binding = SINEW_BIND_TANGENT_REST) readonly buffer TanRestBuf { uvec2 tan_rest[]; };
-layout(std430, set = 0, binding = SINEW_BIND_TANGENT_OUT) writeonly buffer TanOutBuf { vec4 tan_out[]; };
+layout(std430, set = 0, binding = SINEW_BIND_TANGENT_OUT) writeonly buffer TanOutBuf { uvec4 tan_out[]; };
 layout(std430, set = 0, binding = SINEW_BIND_COR) readonly buffer CorBuf { vec4 cor_center[]; };
 layout(set = 0, binding = SINEW_BIND_REST_TEXEL) uniform usamplerBuffer rest_tex;
 layout(set = 0, binding = SINEW_BIND_PALETTE_TEXEL) uniform samplerBuffer pal_tex;
@@ -69,6 +69,14 @@ vec3 oct_decode(uint p)
     vec3 n = vec3(fx + (fx >= 0.0 ? -t : t), fy + (fy >= 0.0 ? -t : t), nz);
     n = n / sqrt(dot(n, n));
     return p == 0x80008000u ? vec3(0.0) : n;
+}
+
+/* Unit vector as snorm 10:10:10 (x in the low bits; VK_FORMAT_A2B10G10R10_SNORM_PACK32
+ * without its 2-bit w). */
+uint pack_snorm10(vec3 n)
+{
+    ivec3 q = ivec3(round(clamp(n, -1.0, 1.0) * 511.0));
+    return (uint(q.x) & 1023u) | ((uint(q.y) & 1023u) << 10) | ((uint(q.z) & 1023u) << 20);
 }
 
 /* n / |n|, or zero when n is (numerically) zero; scaled first so tiny
@@ -280,13 +288,16 @@ void main()
         prev[o] = vec4(p, 1.0);
     }
 
-    if (TANGENTS) tan_out[o] = vec4(tg, tsign);
+    /* Tangent: float xyz + sign, or (packed output) one snorm 10:10:10:2 word
+     * with w = sign (2-bit snorm: 1 = +1, 3 = -1), 4 words per uvec4. */
+    if (TANGENTS) {
+        if (OUTPUT_PACKED) tan_out[o >> 2u][o & 3u] = pack_snorm10(tg) | (tsign < 0.0 ? 3u : 1u) << 30;
+        else tan_out[o] = floatBitsToUint(vec4(tg, tsign));
+    }
 
     if (OUTPUT_PACKED) {
-        ivec3 q = ivec3(round(clamp(n, -1.0, 1.0) * 511.0));
-        uint nw = (uint(q.x) & 1023u) | ((uint(q.y) & 1023u) << 10) | ((uint(q.z) & 1023u) << 20);
         out2[2u * o] = floatBitsToUint(p.xy);
-        out2[2u * o + 1u] = uvec2(floatBitsToUint(p.z), nw);
+        out2[2u * o + 1u] = uvec2(floatBitsToUint(p.z), pack_snorm10(n));
     } else {
         out2[3u * o] = floatBitsToUint(p.xy);
         out2[3u * o + 1u] = uvec2(floatBitsToUint(p.z), floatBitsToUint(n.x));

@@ -6,11 +6,13 @@
  * the two tangent meshes, the mesh without tangents, and LBS characters with a
  * mirroring root (det < 0: the sign flips); frame B (grid mode): 24 characters
  * of one mesh and method. Random poses with non-uniform scale (up to 0.5 of the
- * joints), random tangents and signs; both read paths. Outputs and tangents
- * NaN-poisoned before each frame. Validation clean.
+ * joints), random tangents and signs; both read paths; float and packed
+ * output (packed tangents: one snorm 10:10:10:2 word, w = sign). Outputs and
+ * tangents poisoned (NaN bits) before each frame. Validation clean.
  *
- * Tolerances: tangent |gpu - ref| (max over xyz) <= 1e-4 (as normals), sign
- * exactly equal; positions <= 2e-5 x the character's size (E >= 1). */
+ * Tolerances: tangent |gpu - ref| (max over xyz) <= 1e-4 (as normals) with
+ * float output, <= 0.5/511 + 2e-5 with packed output (10-bit snorm rounding);
+ * sign exactly equal; positions <= 2e-5 x the character's size (E >= 1). */
 #include "testutil.h"
 #include <sinew/debug.h>
 #include <string.h>
@@ -31,7 +33,18 @@ static tu_rng rng;
 static sinew_skeleton *skel;
 static mesh M[3];
 static uint32_t nbad;
-static double worst_t, worst_p;
+static double worst_t, worst_p, worst_tp;
+static int packed; /* the skinner under test has packed output */
+
+/* What a poisoned tangent reads back as: NaN floats, or with packed output the
+ * poison word decoded as A2B10G10R10_SNORM_PACK32 (Vulkan's snorm rule). */
+static float poison_read(int a)
+{
+    if (!packed) return NAN;
+    int32_t q = a < 3 ? (int32_t)(NANBITS << (22 - 10 * a)) >> 22 : (int32_t)NANBITS >> 30;
+    float f = a < 3 ? (float)q / 511.0f : (float)q;
+    return f < -1.0f ? -1.0f : f;
+}
 
 static void make_v8(sinew_vertex8 *out)
 {
@@ -114,7 +127,8 @@ static void check(sinew_skinner *sk, const character *cs, uint32_t n, const uint
         TU_CHECK_OK(sinew_skinner_read_output(sk, out_off[c], NV, gp, NULL));
         if (!m->t) { /* no tangents: its tangent output untouched */
             uint32_t kept = 0;
-            for (uint32_t i = 0; i < 4 * NV; i++) kept += gt[i] != gt[i];
+            for (uint32_t i = 0; i < 4 * NV; i++)
+                kept += packed ? gt[i] == poison_read((int)(i & 3u)) : gt[i] != gt[i];
             TU_CHECK_MSG(kept == 4 * NV, "%s: tangent output of a mesh without tangents was written", what);
             continue;
         }
@@ -138,12 +152,14 @@ static void check(sinew_skinner *sk, const character *cs, uint32_t n, const uint
                 d = fabs((double)gp[3 * v + a] - rp[3 * v + a]);
                 if (!(d <= ep)) ep = d == d ? d : INFINITY;
             }
-            if (et > worst_t) worst_t = et;
+            double tol_t = packed ? 0.5 / 511.0 + 2e-5 : 1e-4;
+            if (packed && et > worst_tp) worst_tp = et;
+            if (!packed && et > worst_t) worst_t = et;
             if (ep / E > worst_p) worst_p = ep / E;
             flips += rt[4 * v + 3] != (double)m->t[v].sign;
-            if ((!(et <= 1e-4) || (double)gt[4 * v + 3] != rt[4 * v + 3] || !(ep <= 2e-5 * E)) && nbad++ < 5)
-                TU_CHECK_MSG(0, "%s char %u (%s%s, %s, mesh %u) vertex %u: tangent err %.3g, sign %g vs %g, pos err %.3g (E %.3g)",
-                             what, c, sinew_method_name(ch->method), ch->flags ? "+bulge" : "", ch->mirror ? "mirrored" : "proper",
+            if ((!(et <= tol_t) || (double)gt[4 * v + 3] != rt[4 * v + 3] || !(ep <= 2e-5 * E)) && nbad++ < 5)
+                TU_CHECK_MSG(0, "%s%s char %u (%s%s, %s, mesh %u) vertex %u: tangent err %.3g, sign %g vs %g, pos err %.3g (E %.3g)",
+                             packed ? "packed, " : "", what, c, sinew_method_name(ch->method), ch->flags ? "+bulge" : "", ch->mirror ? "mirrored" : "proper",
                              ch->mesh, v, et, gt[4 * v + 3], rt[4 * v + 3], ep, E);
         }
         /* mirrored root: most blended 3x3 have det < 0 (a blend of several can
@@ -218,53 +234,59 @@ int main(void)
     TU_CHECK(sinew_skinner_tangent_binding(sk, &b) == SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_OK(sinew_skinner_destroy(sk));
     sd.tangents = true;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
-    if (!sk) return tu_finish("test_gpu_tangents");
-    M[0].t[5].sign = 0.5f;
-    TU_CHECK(sinew_skinner_add_mesh(sk, &md, &id) == SINEW_ERROR_INVALID_ARGUMENT);
-    M[0].t[5].sign = 1.0f;
-    TU_CHECK_OK(sinew_skinner_tangent_binding(sk, &b));
-    TU_CHECK(b.stride == 16 && b.position_format == VK_FORMAT_R32G32B32A32_SFLOAT);
-    for (int m = 0; m < 3; m++) {
-        sinew_skinner_mesh_desc d = { M[m].v4, NV, NJ, M[m].bulge, M[m].v8, M[m].t };
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &d, &M[m].id));
-    }
+    for (packed = 0; packed < 2; packed++) {
+        sd.output_format = packed ? SINEW_OUTPUT_PACKED : SINEW_OUTPUT_FLOAT;
+        TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+        if (!sk) return tu_finish("test_gpu_tangents");
+        M[0].t[5].sign = 0.5f;
+        TU_CHECK(sinew_skinner_add_mesh(sk, &md, &id) == SINEW_ERROR_INVALID_ARGUMENT);
+        M[0].t[5].sign = 1.0f;
+        TU_CHECK_OK(sinew_skinner_tangent_binding(sk, &b));
+        if (packed) TU_CHECK(b.stride == 4 && b.position_format == VK_FORMAT_A2B10G10R10_SNORM_PACK32);
+        else TU_CHECK(b.stride == 16 && b.position_format == VK_FORMAT_R32G32B32A32_SFLOAT);
+        for (int m = 0; m < 3; m++) {
+            sinew_skinner_mesh_desc d = { M[m].v4, NV, NJ, M[m].bulge, M[m].v8, M[m].t };
+            TU_CHECK_OK(sinew_skinner_add_mesh(sk, &d, &M[m].id));
+        }
 
-    static character cs[64];
-    for (int path = SINEW_READ_STORAGE; path <= SINEW_READ_TEXEL; path++) {
-        TU_CHECK_OK(sinew_skinner_set_read_path(sk, (sinew_read_path)path));
-        const char *pn = path == SINEW_READ_TEXEL ? "texel" : "storage";
-        /* Frame A: mixed (records). */
-        uint32_t n = 0;
-        for (uint32_t mesh = 0; mesh < 2; mesh++)
-            for (int m = 0; m < TU_PLAIN_METHODS; m++)
-                for (int bl = 0; bl < 2; bl++) {
-                    character c = { mesh, (sinew_method)m, bl ? SINEW_SKIN_BULGE_CORRECTION : 0u, 0 };
-                    cs[n++] = c;
-                }
-        for (uint32_t k = 0; k < 4; k++) {
-            character c = { k < 2 ? 2u : k - 2u, SINEW_METHOD_LBS, 0, k >= 2 };
-            cs[n++] = c;
-        }
-        char what[64];
-        snprintf(what, sizeof what, "%s, mixed", pn);
-        run_frame(sk, cs, n, what);
-        /* Frame B: one mesh and method (grid). */
-        for (int m = 0; m < TU_PLAIN_METHODS; m += 2) {
-            for (uint32_t c = 0; c < 24; c++) {
-                character ch = { 0, (sinew_method)m, 0, 0 };
-                cs[c] = ch;
+        static character cs[64];
+        for (int path = SINEW_READ_STORAGE; path <= SINEW_READ_TEXEL; path++) {
+            TU_CHECK_OK(sinew_skinner_set_read_path(sk, (sinew_read_path)path));
+            const char *pn = path == SINEW_READ_TEXEL ? "texel" : "storage";
+            /* Frame A: mixed (records). */
+            uint32_t n = 0;
+            for (uint32_t mesh = 0; mesh < 2; mesh++)
+                for (int m = 0; m < TU_PLAIN_METHODS; m++)
+                    for (int bl = 0; bl < 2; bl++) {
+                        character c = { mesh, (sinew_method)m, bl ? SINEW_SKIN_BULGE_CORRECTION : 0u, 0 };
+                        cs[n++] = c;
+                    }
+            for (uint32_t k = 0; k < 4; k++) {
+                character c = { k < 2 ? 2u : k - 2u, SINEW_METHOD_LBS, 0, k >= 2 };
+                cs[n++] = c;
             }
-            snprintf(what, sizeof what, "%s, grid %s", pn, sinew_method_name((sinew_method)m));
-            run_frame(sk, cs, 24, what);
+            char what[64];
+            snprintf(what, sizeof what, "%s, mixed", pn);
+            run_frame(sk, cs, n, what);
+            /* Frame B: one mesh and method (grid). */
+            for (int m = 0; m < TU_PLAIN_METHODS; m += 2) {
+                for (uint32_t c = 0; c < 24; c++) {
+                    character ch = { 0, (sinew_method)m, 0, 0 };
+                    cs[c] = ch;
+                }
+                snprintf(what, sizeof what, "%s, grid %s", pn, sinew_method_name((sinew_method)m));
+                run_frame(sk, cs, 24, what);
+            }
         }
+        uint32_t grid = 0;
+        sinew_debug_dispatch_count(sk, &grid);
+        TU_CHECK(grid == 1); /* the last frame ran in grid mode */
+        TU_CHECK_OK(sinew_skinner_destroy(sk));
+        sk = NULL;
     }
-    uint32_t grid = 0;
-    sinew_debug_dispatch_count(sk, &grid);
-    TU_CHECK(grid == 1); /* the last frame ran in grid mode */
-    fprintf(stderr, "worst tangent error %.3g, worst position error %.3g x E\n", worst_t, worst_p);
+    fprintf(stderr, "worst tangent error %.3g (packed output %.3g), worst position error %.3g x E\n", worst_t, worst_tp,
+            worst_p);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
-    TU_CHECK_OK(sinew_skinner_destroy(sk));
     for (int m = 0; m < 3; m++) { free(M[m].v4); free(M[m].v8); free(M[m].t); free(M[m].bulge); }
     sinew_skeleton_destroy(skel);
     sinew_gpu_destroy(gpu);

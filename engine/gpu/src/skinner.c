@@ -78,6 +78,7 @@ struct sinew_skinner {
     sinew_gpu *gpu;
     sinew_skinner_desc d;
     uint32_t out_stride;
+    uint32_t tan_stride;          /* bytes per output tangent: SINEW_TANGENT_OUT_[PACKED_]BYTES */
     uint32_t max_work;
     VkDeviceSize pal_slot_bytes, pal_slot_stride;
     VkDeviceSize inst_bytes, work_offset, work_bytes, frame_slot_stride;
@@ -390,7 +391,9 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     uint64_t out_bytes = (uint64_t)d.max_output_vertices * out_stride;
     uint64_t prev_bytes = d.keep_previous ? (uint64_t)d.max_output_vertices * SINEW_PREV_BYTES : 16u;
     uint64_t tan_rest_bytes = d.tangents ? (uint64_t)d.max_rest_vertices * SINEW_TANGENT_REST_BYTES : 16u;
-    uint64_t tan_out_bytes = d.tangents ? (uint64_t)d.max_output_vertices * SINEW_TANGENT_OUT_BYTES : 16u;
+    uint64_t tan_stride = d.output_format == SINEW_OUTPUT_PACKED ? SINEW_TANGENT_OUT_PACKED_BYTES : SINEW_TANGENT_OUT_BYTES;
+    /* whole uvec4s: the kernel writes packed tangents as components of a uvec4 array */
+    uint64_t tan_out_bytes = d.tangents ? ((uint64_t)d.max_output_vertices * tan_stride + 15u) / 16u * 16u : 16u;
     uint64_t cor_bytes = d.cor_centers ? (uint64_t)d.max_rest_vertices * SINEW_COR_BYTES : 16u;
     uint64_t pal_bytes = (uint64_t)d.max_palette_vec4 * 16u;
     uint64_t inst_bytes = (uint64_t)d.max_instances * SINEW_INSTANCE_BYTES;
@@ -421,6 +424,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     sk->gpu = gpu;
     sk->d = d;
     sk->out_stride = (uint32_t)out_stride;
+    sk->tan_stride = (uint32_t)tan_stride;
     sk->max_work = (uint32_t)max_work;
     sk->pal_slot_bytes = pal_bytes;
     sk->pal_slot_stride = pal_stride;
@@ -1175,7 +1179,7 @@ static sinew_result poison(sinew_skinner *sk, int prev, uint32_t first, uint32_t
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     gpu->vk.vkCmdPipelineBarrier(cmd, cons, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    uint32_t stride = prev == 2 ? SINEW_TANGENT_OUT_BYTES : prev ? SINEW_PREV_BYTES : sk->out_stride;
+    uint32_t stride = prev == 2 ? sk->tan_stride : prev ? SINEW_PREV_BYTES : sk->out_stride;
     gpu->vk.vkCmdFillBuffer(cmd, prev == 2 ? sk->tan_out.buffer : prev ? sk->previous.buffer : sk->output.buffer,
                             (VkDeviceSize)first * stride,
                             (VkDeviceSize)count * stride, pattern);
@@ -1192,14 +1196,21 @@ static float snorm10(uint32_t v)
     return f < -1.0f ? -1.0f : f;
 }
 
-/* Reads count vertices of the output (prev = 0) or previous-position buffer (prev = 1). */
+/* The 2-bit snorm w of A2B10G10R10_SNORM_PACK32 (bits 0-1 of v): -1, 0 or 1. */
+static float snorm2(uint32_t v)
+{
+    int32_t q = (int32_t)(v << 30) >> 30;
+    return q < -1 ? -1.0f : (float)q;
+}
+
+/* Reads count vertices of the output (prev = 0), previous-position (prev = 1) or tangent buffer (prev = 2). */
 static sinew_result read_back(sinew_skinner *sk, int prev, uint32_t first, uint32_t count, float *pos3, float *nrm3)
 {
     if (!sk || !pos3) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_result r = check_range(sk, first, count);
     if (r != SINEW_OK) return r;
     sinew_gpu *gpu = sk->gpu;
-    uint32_t stride = prev == 2 ? SINEW_TANGENT_OUT_BYTES : prev ? SINEW_PREV_BYTES : sk->out_stride;
+    uint32_t stride = prev == 2 ? sk->tan_stride : prev ? SINEW_PREV_BYTES : sk->out_stride;
     VkBuffer src = prev == 2 ? sk->tan_out.buffer : prev ? sk->previous.buffer : sk->output.buffer;
     VkDeviceSize bytes = (VkDeviceSize)count * stride;
     snw_vk_buffer st;
@@ -1228,8 +1239,15 @@ static sinew_result read_back(sinew_skinner *sk, int prev, uint32_t first, uint3
         uint32_t words = stride / 4;
         for (uint32_t i = 0; i < count; i++) {
             const uint32_t *v = wd + (size_t)i * words;
-            if (prev == 2) { /* tangents: 4 floats */
-                memcpy(&pos3[4 * (size_t)i], v, 16);
+            if (prev == 2) { /* tangents: 4 floats (decoded if packed) */
+                if (sk->d.output_format == SINEW_OUTPUT_PACKED) {
+                    pos3[4 * (size_t)i + 0] = snorm10(v[0]);
+                    pos3[4 * (size_t)i + 1] = snorm10(v[0] >> 10);
+                    pos3[4 * (size_t)i + 2] = snorm10(v[0] >> 20);
+                    pos3[4 * (size_t)i + 3] = snorm2(v[0] >> 30);
+                } else {
+                    memcpy(&pos3[4 * (size_t)i], v, 16);
+                }
                 continue;
             }
             memcpy(&pos3[3 * (size_t)i], v, 12);
@@ -1269,8 +1287,9 @@ sinew_result sinew_skinner_tangent_binding(const sinew_skinner *sk, sinew_output
     if (!sk || !out || !sk->d.tangents) return SINEW_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     out->buffer = sk->tan_out.buffer;
-    out->stride = SINEW_TANGENT_OUT_BYTES;
-    out->position_format = VK_FORMAT_R32G32B32A32_SFLOAT;
+    out->stride = sk->tan_stride;
+    out->position_format = sk->d.output_format == SINEW_OUTPUT_PACKED ? VK_FORMAT_A2B10G10R10_SNORM_PACK32
+                                                                      : VK_FORMAT_R32G32B32A32_SFLOAT;
     out->normal_format = VK_FORMAT_UNDEFINED;
     return SINEW_OK;
 }

@@ -20,7 +20,8 @@ SINEW_API bool sinew_debug_validation_enabled(const sinew_gpu *gpu);
 SINEW_API sinew_result sinew_debug_poison_output(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern);
 /* Same for the previous-position buffer (keep_previous; 16 B per vertex). INVALID_ARGUMENT without it. */
 SINEW_API sinew_result sinew_debug_poison_previous(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern);
-/* Same for the tangent output (desc.tangents; 16 B per vertex). INVALID_ARGUMENT without it. */
+/* Same for the tangent output (desc.tangents; 16 B per vertex with float output, 4 B with
+ * packed output: one pattern word per vertex). INVALID_ARGUMENT without it. */
 SINEW_API sinew_result sinew_debug_poison_tangents(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern);
 
 /* Caps the workgroups per dispatch row (a 2D grid beyond it) to exercise the

@@ -80,8 +80,10 @@ typedef struct sinew_skinner_desc {
      * kernel (sinew_debug_set_kernel) does not write it. */
     bool keep_previous;
     /* Skinned tangent frames for meshes added with tangents (sinew_skinner_mesh_desc.tangents):
-     * a rest buffer of 8 B per rest vertex and an output of 16 B per output vertex
-     * (tangent xyz float32, w = bitangent sign; sinew_skinner_tangent_binding),
+     * a rest buffer of 8 B per rest vertex and an output per output vertex in the
+     * output format: FLOAT 16 B (tangent xyz float32, w = bitangent sign), PACKED 4 B
+     * (tangent snorm 10:10:10 like the packed normal, w = sign as 2-bit snorm: 1 or -1;
+     * VK_FORMAT_A2B10G10R10_SNORM_PACK32); sinew_skinner_tangent_binding,
      * written only for vertices of meshes with tangents (rules: sinew_reference_tangents).
      * Meshes without tangents run pipelines without the tangent code. */
     bool tangents;
@@ -215,12 +217,13 @@ SINEW_API void sinew_skinner_output_binding(const sinew_skinner *sk, sinew_outpu
  * stride 16, position_format R32G32B32_SFLOAT at offset 0 (normal_format
  * UNDEFINED); vertex i is output vertex i. INVALID_ARGUMENT without keep_previous. */
 SINEW_API sinew_result sinew_skinner_previous_binding(const sinew_skinner *sk, sinew_output_binding *out);
-/* Binding of the skinned tangents (desc.tangents): buffer, offset 0, stride 16,
- * position_format R32G32B32A32_SFLOAT (tangent xyz, w = bitangent sign; the field
- * name is shared with the output binding), normal_format UNDEFINED; vertex i =
- * output vertex i. INVALID_ARGUMENT without tangents. */
+/* Binding of the skinned tangents (desc.tangents): buffer, offset 0, stride 16 and
+ * position_format R32G32B32A32_SFLOAT with float output (tangent xyz, w = bitangent
+ * sign; the field name is shared with the output binding), stride 4 and
+ * A2B10G10R10_SNORM_PACK32 with packed output (w = sign); normal_format UNDEFINED;
+ * vertex i = output vertex i. INVALID_ARGUMENT without tangents. */
 SINEW_API sinew_result sinew_skinner_tangent_binding(const sinew_skinner *sk, sinew_output_binding *out);
-/* Reads skinned tangents back (waits for the GPU), 4 floats each (xyz, sign).
+/* Reads skinned tangents back (waits for the GPU), 4 floats each (xyz, sign; decoded if packed).
  * INVALID_ARGUMENT without desc.tangents. */
 SINEW_API sinew_result sinew_skinner_read_tangents(sinew_skinner *sk, uint32_t first, uint32_t count, float *tan4);
 /* Reads previous-frame positions back (waits for the GPU), 3 floats each.
