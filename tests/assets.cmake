@@ -91,6 +91,31 @@ sinew_cli_test(out_is_input_other_path 2 "is the input model" deform ${_m}/OBJ/b
 set(_g ${PROJECT_SOURCE_DIR}/tests/data/gltf)
 sinew_cli_test(gltf_info 0 "joints: 1 .*importer: Sinew glTF 2.0 \\(1 skins, 1 skinned mesh instances" info ${_g}/ok_skinned.gltf)
 sinew_cli_test(gltf_info_tangents 0 "tangents: read from file \\(1 of 1 meshes" info ${_g}/tangents.gltf)
+# 'sinew deform' skins the file's tangents into the PLY (tx ty tz tw), GPU and CPU, LBS and
+# DQS with scale: tests/data/gltf/tangents_pose.gltf, rest pose: root rotated 90 deg about z
+# with scale (2,1,1), a child 'arm', a child 'mirror' with scale (-1,1,1); one vertex per
+# joint, weight 1. Hand-computed: vertex 0 tangent (1,1,0)/sqrt2 -> R S t = (-1,2,0)/sqrt5,
+# sign +1; vertex 1 (0,0,1), sign -1 kept; vertex 2 (0,1,0) -> (-1,0,0), sign +1 flipped by
+# the mirror (det < 0). Tolerances: tangents 1e-4 (the rest tangent is stored octahedral
+# snorm16: ~3e-5), positions and normals 1e-5. The OBJ says the tangents are left out.
+foreach(_tm lbs dqs-scale)
+  foreach(_dev gpu cpu)
+    if(_dev STREQUAL "cpu")
+      set(_flag --cpu)
+    else()
+      set(_flag "")
+    endif()
+    set(_tn cli_deform_tangents_${_tm}_${_dev})
+    add_test(NAME ${_tn}
+      COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|$<TARGET_FILE:sinew_cli> deform ${_g}/tangents_pose.gltf --rest --method ${_tm} ${_flag} --out ${_tn}.ply && sh ${PROJECT_SOURCE_DIR}/tests/check_ply_rows.sh ${_tn}.ply 1e-5 1e-4 '0 0 0 0 0 1 -0.4472135955 0.894427191 0 1' '0 2 0 0 0 1 0 0 1 -1' '-1 0 0 0 0 1 -1 0 0 -1'"
+              "-DEXPECT_RC=0" "-DEXPECT_RE=skinned tangents \\(tx ty tz tw\\).*rows match"
+              -P ${CMAKE_CURRENT_LIST_FILE}
+      WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+    set_tests_properties(${_tn} PROPERTIES TIMEOUT 300 LABELS cli
+      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+  endforeach()
+endforeach()
+sinew_cli_test(deform_tangents_obj 0 "tangents left out \\(OBJ\\)" deform ${_g}/tangents_pose.gltf --rest --out cli_tangents.obj)
 sinew_cli_test(gltf_uri_absolute 1 "refused to open '/etc/passwd': it is an absolute path" info ${_g}/uri_etc_passwd.gltf)
 sinew_cli_test(gltf_uri_dotdot 1 "refused to open '../../../../../../../etc/passwd': it climbs out of the model's folder"
                deform ${_g}/uri_dotdot.gltf --cpu --out cli_dotdot.obj)

@@ -73,6 +73,10 @@ static void usage_deform(FILE *f)
         "file's units). Computed on the GPU by default, or by the float64 reference\n"
         "skinner with --cpu. A model with vertices of more than 4 influences is\n"
         "skinned with up to 8 (the 8 largest, renormalized), on both paths.\n"
+        "When the file has tangent frames they are skinned too and a .ply gets them\n"
+        "as extra vertex properties tx ty tz (unit tangent) and tw (bitangent sign,\n"
+        "+1 or -1: bitangent = tw * cross(normal, tangent)); OBJ has no tangent field\n"
+        "(a comment line in the file says they were left out).\n"
         "\n"
         "  --clip N|NAME  clip index or name (default 0; the rest pose if none)\n"
         "  --time T       time in seconds (default 0); loops unless --clamp; the clip's\n"
@@ -82,7 +86,7 @@ static void usage_deform(FILE *f)
         "  --bind         the bind pose (reproduces the rest mesh), no clip\n"
         "  --method M     lbs | dqs | dqs-scale | dqs-scale-local | dqs-scale-mixed (default lbs)\n"
         "  --bulge        bulge correction (Kim & Han 2014)\n"
-        "  --out FILE     .obj or .ply (ASCII)\n"
+        "  --out FILE     .obj or .ply (ASCII; .ply also holds skinned tangents)\n"
         "  --cpu          use the float64 reference skinner instead of the GPU\n"
         "  --morph NAME=W set morph target NAME ('target N' as 'sinew info' lists it, on every\n"
         "                 mesh that has it) to weight W, any real; repeatable; other targets\n"
@@ -490,7 +494,9 @@ static int cmd_info(const opts *o)
 
 /* ---- deform --------------------------------------------------------------- */
 
-static int write_mesh(const char *path, const sinew_asset *a, const double *pos, const double *nrm, const char *what)
+/* tan: 4 doubles per vertex (skinned tangent xyz, bitangent sign), or NULL when the file has none. */
+static int write_mesh(const char *path, const sinew_asset *a, const double *pos, const double *nrm, const double *tan,
+                      const char *what)
 {
     FILE *f = fopen(path, "w");
     if (!f) return err("cannot write '%s': %s", path, strerror(errno));
@@ -499,16 +505,22 @@ static int write_mesh(const char *path, const sinew_asset *a, const double *pos,
     const char *dot = strrchr(path, '.');
     int ply = dot && !strcasecmp(dot, ".ply");
     if (ply) {
-        fprintf(f, "ply\nformat ascii 1.0\ncomment sinew deform: %s\nelement vertex %u\n"
+        fprintf(f, "ply\nformat ascii 1.0\ncomment sinew deform: %s\n%selement vertex %u\n"
                    "property float x\nproperty float y\nproperty float z\n"
-                   "property float nx\nproperty float ny\nproperty float nz\n"
-                   "element face %u\nproperty list uchar uint vertex_indices\nend_header\n", what, nv, ni / 3);
-        for (uint32_t i = 0; i < nv; i++)
-            fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2],
+                   "property float nx\nproperty float ny\nproperty float nz\n%s"
+                   "element face %u\nproperty list uchar uint vertex_indices\nend_header\n", what,
+                tan ? "comment tx ty tz: skinned unit tangent; tw: bitangent sign (bitangent = tw * cross(n, t))\n" : "",
+                nv, tan ? "property float tx\nproperty float ty\nproperty float tz\nproperty float tw\n" : "", ni / 3);
+        for (uint32_t i = 0; i < nv; i++) {
+            fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2],
                     nrm[3 * i], nrm[3 * i + 1], nrm[3 * i + 2]);
+            if (tan) fprintf(f, " %.9g %.9g %.9g %.9g", tan[4 * i], tan[4 * i + 1], tan[4 * i + 2], tan[4 * i + 3]);
+            fputc('\n', f);
+        }
         for (uint32_t t = 0; t + 2 < ni; t += 3) fprintf(f, "3 %u %u %u\n", idx[t], idx[t + 1], idx[t + 2]);
     } else {
         fprintf(f, "# sinew deform: %s\n# %u vertices, %u triangles\n", what, nv, ni / 3);
+        if (tan) fprintf(f, "# the file's skinned tangent frames are not written: OBJ has no tangent field (write .ply)\n");
         for (uint32_t i = 0; i < nv; i++) fprintf(f, "v %.9g %.9g %.9g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
         for (uint32_t i = 0; i < nv; i++) fprintf(f, "vn %.9g %.9g %.9g\n", nrm[3 * i], nrm[3 * i + 1], nrm[3 * i + 2]);
         for (uint32_t t = 0; t + 2 < ni; t += 3)
@@ -523,7 +535,7 @@ static int write_mesh(const char *path, const sinew_asset *a, const double *pos,
 static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *verts, const sinew_vertex8 *v8,
                     const sinew_palette_joint *pal,
                     uint32_t flags, const float *bulge, double *pos, double *nrm, char *device_name, size_t dn_size,
-                    const sinew_morph_target *mt, uint32_t n_mt, const float *mw)
+                    const sinew_morph_target *mt, uint32_t n_mt, const float *mw, const sinew_tangent *tan, double *tng)
 {
     sinew_morpher *mo = NULL;
     uint32_t nv = sinew_asset_vertex_count(a);
@@ -531,7 +543,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     uint32_t stride = sinew_palette_gpu_stride(o->method, flags);
     sinew_gpu *gpu = NULL;
     sinew_skinner *sk = NULL;
-    float *p3 = NULL, *n3 = NULL;
+    float *p3 = NULL, *n3 = NULL, *t4 = NULL;
     int rc = EXIT_ERR;
     sinew_gpu_desc gd = { 0 };
     gd.device = o->device;
@@ -548,6 +560,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     sd.max_output_vertices = nv;
     sd.max_palette_vec4 = joints * stride;
     sd.frames_in_flight = 1;
+    sd.tangents = tan != NULL;
     if ((r = sinew_skinner_create(gpu, &sd, &sk))) { err("skinner: %s", sinew_result_string(r)); goto out; }
     sinew_skinner_mesh_desc md = { 0 };
     md.vertices = v8 ? NULL : verts;
@@ -555,6 +568,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     md.vertex_count = nv;
     md.joint_count = joints;
     md.bulge_rest = bulge;
+    md.tangents = tan;
     sinew_mesh_id mesh_id;
     if ((r = sinew_skinner_add_mesh(sk, &md, &mesh_id))) { err("uploading the mesh: %s", sinew_result_string(r)); goto out; }
     sinew_morph_slot_id slot = { 0 };
@@ -597,10 +611,19 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     if (!p3 || !n3) { err("out of memory"); goto out; }
     if ((r = sinew_skinner_read_output(sk, 0, nv, p3, n3))) { err("reading the GPU output: %s", sinew_result_string(r)); goto out; }
     for (size_t i = 0; i < (size_t)nv * 3; i++) { pos[i] = p3[i]; nrm[i] = n3[i]; }
+    if (tan) {
+        if (!(t4 = malloc((size_t)nv * 4 * sizeof *t4))) { err("out of memory"); goto out; }
+        if ((r = sinew_skinner_read_tangents(sk, 0, nv, t4))) {
+            err("reading the GPU tangents: %s", sinew_result_string(r));
+            goto out;
+        }
+        for (size_t i = 0; i < (size_t)nv * 4; i++) tng[i] = t4[i];
+    }
     rc = 0;
 out:
     free(p3);
     free(n3);
+    free(t4);
     sinew_morpher_destroy(mo);
     sinew_skinner_destroy(sk);
     sinew_gpu_destroy(gpu);
@@ -619,6 +642,8 @@ static int cmd_deform(const opts *o)
     sinew_palette_joint *pal = calloc(joints, sizeof *pal);
     float *bulge = calloc(nv, sizeof *bulge);
     double *pos = calloc((size_t)nv * 3, sizeof *pos), *nrm = calloc((size_t)nv * 3, sizeof *nrm);
+    const sinew_tangent *tan = sinew_asset_tangents(a); /* NULL: the file has none */
+    double *tng = tan ? calloc((size_t)nv * 4, sizeof *tng) : NULL;
     char what[1024], device_name[256] = "";
     sinew_vertex *auto_v = NULL;
     sinew_vertex8 *v8 = NULL, *mv8 = NULL;
@@ -626,7 +651,7 @@ static int cmd_deform(const opts *o)
     sinew_morph_target *mt = NULL;
     float *mw = NULL;
     uint32_t n_mt = 0, **gidx = NULL;
-    if (!local || !scratch || !pal || !bulge || !pos || !nrm) { err("out of memory"); goto out; }
+    if (!local || !scratch || !pal || !bulge || !pos || !nrm || (tan && !tng)) { err("out of memory"); goto out; }
     if (o->auto_alpha > 0) {
         uint32_t eligible;
         if (!(auto_v = auto_weighted(a, o->auto_alpha, &eligible))) goto out;
@@ -787,7 +812,12 @@ static int cmd_deform(const opts *o)
         if (r) { err("reference skinning: %s", sinew_result_string(r)); goto out; }
         snprintf(device_name, sizeof device_name, "CPU float64 reference");
     } else if (skin_gpu(o, a, verts, v8, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name, mt,
-                        n_mt, mw)) {
+                        n_mt, mw, tan, tng)) {
+        goto out;
+    }
+    /* tangents on the CPU: the float64 rules (morphs and bulge leave tangents alone) */
+    if (tan && o->cpu && (r = sinew_reference_tangents(nv, v8 ? NULL : verts, v8, tan, pal, joints, o->method, tng))) {
+        err("reference tangents: %s", sinew_result_string(r));
         goto out;
     }
     for (size_t i = 0; i < (size_t)nv * 3; i++)
@@ -801,11 +831,16 @@ static int cmd_deform(const opts *o)
     else if (v8) snprintf(aw, sizeof aw, ", 8 influences");
     snprintf(what, sizeof what, "%.100s, %s, method %s%s%s, %.150s", o->model, pose_desc, sinew_method_name(o->method),
              o->bulge ? " + bulge" : "", aw, device_name);
-    if (write_mesh(o->out, a, pos, nrm, what)) goto out;
-    printf("wrote %s: %u vertices, %u triangles (%s)\n", o->out, nv, sinew_asset_index_count(a) / 3, what);
+    for (size_t i = 0; tng && i < (size_t)nv * 4; i++)
+        if (!(fabs(tng[i]) <= 1.0)) { err("vertex %zu: skinned tangent not finite (%g)", i / 4, tng[i]); goto out; }
+    if (write_mesh(o->out, a, pos, nrm, tng, what)) goto out;
+    const char *dot = strrchr(o->out, '.');
+    int ply = dot && !strcasecmp(dot, ".ply");
+    printf("wrote %s: %u vertices, %u triangles%s (%s)\n", o->out, nv, sinew_asset_index_count(a) / 3,
+           !tng ? "" : ply ? ", skinned tangents (tx ty tz tw)" : ", tangents left out (OBJ)", what);
     rc = 0;
 out:
-    free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(auto_v); free(v8); free(mv8);
+    free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(tng); free(auto_v); free(v8); free(mv8);
     if (gidx) for (uint32_t k = 0; k < n_mt; k++) free(gidx[k]);
     free(gidx); free(mt); free(mw);
     sinew_asset_destroy(a);
