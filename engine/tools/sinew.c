@@ -836,8 +836,8 @@ static int cmd_deform(const opts *o)
     if (write_mesh(o->out, a, pos, nrm, tng, what)) goto out;
     const char *dot = strrchr(o->out, '.');
     int ply = dot && !strcasecmp(dot, ".ply");
-    printf("wrote %s: %u vertices, %u triangles%s (%s)\n", o->out, nv, sinew_asset_index_count(a) / 3,
-           !tng ? "" : ply ? ", skinned tangents (tx ty tz tw)" : ", tangents left out (OBJ)", what);
+    printf("wrote %s: %u vertices, %u triangles (%s)%s\n", o->out, nv, sinew_asset_index_count(a) / 3, what,
+           !tng ? "" : ply ? "; skinned tangents (tx ty tz tw)" : "; tangents left out (OBJ has no tangent field)");
     rc = 0;
 out:
     free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(tng); free(auto_v); free(v8); free(mv8);
