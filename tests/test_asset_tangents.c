@@ -14,7 +14,15 @@
  *    float64 evaluation from the file's own tangents and weights
  *    (normalize(sum w_k X_k t), sign * sign(det)): <= 1e-3 (oct quantization
  *    of the rest tangent plus 16-bit weights, amplified by the blend);
- *  - a glTF without any TANGENT: sinew_asset_tangents is NULL, tangent_meshes 0. */
+ *  - a glTF without any TANGENT: sinew_asset_tangents is NULL, tangent_meshes 0;
+ *  - the assimp path with known values: a Collada file written here (assimp reads
+ *    TEXTANGENT / TEXBINORMAL into mTangents / mBitangents), two triangles under a
+ *    node whose matrix is A = Rz(90 deg) diag(-1, 2, 1) (det -2: mirroring, non-uniform).
+ *    Triangle 1: N (0,0,1), T (1,0,0), B (0,1,0) (sign +1); triangle 2: T (1,1,0)/sqrt2,
+ *    B (1,-1,0)/sqrt2 (sign -1). Hand-computed: A T1 = (0,-1,0), A T2 = (-2,-1,0) ->
+ *    (-2,-1,0)/sqrt5; the mirror flips both signs (-1, +1). Tolerance 2e-4 per component
+ *    (octahedral snorm16 storage), signs exact;
+ *  - the assimp path on a real FBX: every tangent across its normal (2e-4). */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include "testutil.h"
 #include <sinew/asset.h>
@@ -259,6 +267,65 @@ int main(void)
         sinew_asset_destroy(b);
     }
     TU_CHECK(sinew_asset_tangents(NULL) == NULL);
+
+    /* the assimp path with known values: Collada with TEXTANGENT / TEXBINORMAL */
+    {
+        static const char dae[] =
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+            "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+            " <asset><unit meter=\"1\"/><up_axis>Y_UP</up_axis></asset>\n"
+            " <library_geometries><geometry id=\"g\" name=\"tri\"><mesh>\n"
+            "  <source id=\"p\"><float_array id=\"pa\" count=\"18\">0 0 0 1 0 0 0 1 0 2 0 0 3 0 0 2 1 0</float_array>\n"
+            "   <technique_common><accessor source=\"#pa\" count=\"6\" stride=\"3\"><param name=\"X\" type=\"float\"/>"
+            "<param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n"
+            "  <source id=\"n\"><float_array id=\"na\" count=\"3\">0 0 1</float_array>\n"
+            "   <technique_common><accessor source=\"#na\" count=\"1\" stride=\"3\"><param name=\"X\" type=\"float\"/>"
+            "<param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n"
+            "  <source id=\"t\"><float_array id=\"ta\" count=\"6\">1 0 0 0.70710678 0.70710678 0</float_array>\n"
+            "   <technique_common><accessor source=\"#ta\" count=\"2\" stride=\"3\"><param name=\"X\" type=\"float\"/>"
+            "<param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n"
+            "  <source id=\"b\"><float_array id=\"ba\" count=\"6\">0 1 0 0.70710678 -0.70710678 0</float_array>\n"
+            "   <technique_common><accessor source=\"#ba\" count=\"2\" stride=\"3\"><param name=\"X\" type=\"float\"/>"
+            "<param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n"
+            "  <vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>\n"
+            "  <triangles count=\"2\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/>"
+            "<input semantic=\"NORMAL\" source=\"#n\" offset=\"1\"/><input semantic=\"TEXTANGENT\" source=\"#t\" offset=\"2\"/>"
+            "<input semantic=\"TEXBINORMAL\" source=\"#b\" offset=\"2\"/>\n"
+            "   <p>0 0 0 1 0 0 2 0 0 3 0 1 4 0 1 5 0 1</p></triangles>\n"
+            " </mesh></geometry></library_geometries>\n"
+            " <library_visual_scenes><visual_scene id=\"s\"><node id=\"mirror\" name=\"mirror\">\n"
+            "  <matrix>0 -2 0 0 -1 0 0 0 0 0 1 0 0 0 0 1</matrix>\n"
+            "  <instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes>\n"
+            " <scene><instance_visual_scene url=\"#s\"/></scene>\n"
+            "</COLLADA>\n";
+        char path[] = "/tmp/sinew_tan_XXXXXX.dae";
+        int fd = mkstemps(path, 4);
+        TU_CHECK(fd >= 0);
+        if (fd >= 0) {
+            TU_CHECK(write(fd, dae, sizeof dae - 1) == (ssize_t)(sizeof dae - 1));
+            close(fd);
+            char msg[512];
+            sinew_asset_desc d = { 0 };
+            d.path = path; d.message = msg; d.message_size = sizeof msg;
+            sinew_asset *c = NULL;
+            TU_CHECK_MSG(sinew_asset_load(&d, &c) == SINEW_OK, "dae: %s", msg);
+            unlink(path);
+            const sinew_tangent *ct = c ? sinew_asset_tangents(c) : NULL;
+            TU_CHECK(ct != NULL && sinew_asset_vertex_count(c) == 6 && sinew_asset_stats(c)->gltf == 0);
+            const double s5 = sqrt(5.0);
+            const double want[2][4] = { { 0, -1, 0, -1 }, { -2 / s5, -1 / s5, 0, 1 } };
+            double worst = 0;
+            for (uint32_t v = 0; ct && v < 6; v++) {
+                double e = tan_err(&ct[v], want[v / 3], want[v / 3][3]);
+                worst = fmax(worst, e);
+                sinew_vec3 g = sinew_oct_decode(ct[v].tangent_oct);
+                TU_CHECK_MSG(e <= 2e-4, "dae vertex %u: tangent (%g %g %g) sign %g, expected (%g %g %g) sign %g", v, g.x,
+                             g.y, g.z, (double)ct[v].sign, want[v / 3][0], want[v / 3][1], want[v / 3][2], want[v / 3][3]);
+            }
+            printf("dae (assimp): worst tangent error %.3g against the hand-computed values (tolerance 2e-4)\n", worst);
+            sinew_asset_destroy(c);
+        }
+    }
 
     /* the assimp path: an FBX with tangents + bitangents under mirroring / pivot
      * nodes; tangents must stay across the (cofactor-transformed) normals */
