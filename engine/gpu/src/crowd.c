@@ -22,6 +22,8 @@ typedef struct crowd_model {
     uint32_t vertex_counts[SINEW_CROWD_MAX_MESHES];
     sinew_crowd_mesh_bounds bounds[SINEW_CROWD_MAX_MESHES];
     int has_bounds;
+    sinew_crowd_mesh_morph morphs[SINEW_CROWD_MAX_MESHES];
+    int has_morphs;
 } crowd_model;
 
 typedef struct crowd_scratch {          /* one per worker */
@@ -60,6 +62,16 @@ struct sinew_crowd {
      * a prepare, copied to box (box_valid) when it succeeds; 6 floats each. */
     float *box, *box_new;
     uint8_t *box_valid;
+    /* Morph weights from clips (sinew_crowd_desc.morpher): a clip's sampled
+     * weights, the frame's item weights, items, the meshes the morpher returns,
+     * and each item's instance and character. */
+    sinew_morpher *morpher;
+    uint32_t max_morph_weights;
+    double *mw_sample;
+    float *mw;
+    sinew_morph_item *m_items;
+    sinew_mesh_id *m_meshes;
+    uint32_t *m_inst, *m_char;
 
     /* the job being run */
     const sinew_crowd_character *job_chars;
@@ -109,6 +121,12 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(a, c->box);
     snw_free(a, c->box_new);
     snw_free(a, c->box_valid);
+    snw_free(a, c->mw_sample);
+    snw_free(a, c->mw);
+    snw_free(a, c->m_items);
+    snw_free(a, c->m_meshes);
+    snw_free(a, c->m_inst);
+    snw_free(a, c->m_char);
     if (c->own_pool) sinew_thread_pool_destroy(c->pool);
     if (c->skinner) snw_skinner_detach(c->skinner);
     sinew_allocator copy = c->alloc;
@@ -138,6 +156,16 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     c->max_models = max_models;
     c->max_joints = max_joints;
     c->max_instances = (uint32_t)mi;
+    c->morpher = desc->morpher;
+    c->max_morph_weights = desc->max_morph_weights ? desc->max_morph_weights : SINEW_CROWD_DEFAULT_MAX_MORPH_WEIGHTS;
+    if (c->morpher && (!desc->skinner || snw_morpher_skinner(c->morpher) != desc->skinner)) {
+        snw_free(a, c);
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    if (c->max_morph_weights > SINEW_MAX_CLIP_WEIGHTS) {
+        snw_free(a, c);
+        return SINEW_ERROR_LIMIT_EXCEEDED;
+    }
 
     sinew_result r = SINEW_OK;
     if (desc->pool) {
@@ -168,6 +196,18 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     c->box = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
     c->box_new = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
     c->box_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
+    if (c->morpher) {
+        c->mw_sample = (double *)snw_calloc(a, c->max_morph_weights, sizeof(double));
+        c->mw = (float *)snw_calloc(a, c->max_morph_weights, sizeof(float));
+        c->m_items = (sinew_morph_item *)snw_calloc(a, c->max_instances, sizeof(sinew_morph_item));
+        c->m_meshes = (sinew_mesh_id *)snw_calloc(a, c->max_instances, sizeof(sinew_mesh_id));
+        c->m_inst = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
+        c->m_char = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
+        if (!c->mw_sample || !c->mw || !c->m_items || !c->m_meshes || !c->m_inst || !c->m_char) {
+            sinew_crowd_destroy(c);
+            return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        }
+    }
     if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->skinned ||
         !c->instance_vertices || !c->scratch || !c->last_model || !c->last_output || !c->reset_owed ||
         !c->box || !c->box_new || !c->box_valid) {
@@ -203,6 +243,16 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, s
         for (uint32_t i = 0; i < m->mesh_count; i++)
             if (!m->bounds[i].joints || !m->bounds[i].neighbors) return SINEW_ERROR_INVALID_ARGUMENT;
     }
+    if (m->morphs) {
+        if (m->mesh_count == 0 || !c->morpher) return SINEW_ERROR_INVALID_ARGUMENT;
+        for (uint32_t i = 0; i < m->mesh_count; i++) {
+            const sinew_crowd_mesh_morph *mm = &m->morphs[i];
+            if (mm->target_count > SINEW_MORPH_MAX_TARGETS) return SINEW_ERROR_LIMIT_EXCEEDED;
+            if ((uint64_t)mm->first_weight + mm->target_count > c->max_morph_weights) return SINEW_ERROR_LIMIT_EXCEEDED;
+            for (uint32_t t = 0; mm->default_weights && t < mm->target_count; t++)
+                if (!isfinite(mm->default_weights[t]) || fabsf(mm->default_weights[t]) > 1e6f) return SINEW_ERROR_NON_FINITE;
+        }
+    }
     for (uint32_t i = 0; i < m->mesh_count; i++) {
         uint32_t have = sinew_skinner_mesh_vertex_count(c->skinner, m->meshes[i]);
         if (have == 0) return SINEW_ERROR_NOT_FOUND; /* the skinner refuses empty meshes */
@@ -219,8 +269,10 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, s
         cm->meshes[i] = m->meshes[i];
         cm->vertex_counts[i] = m->vertex_counts[i];
         if (m->bounds) cm->bounds[i] = m->bounds[i];
+        if (m->morphs) cm->morphs[i] = m->morphs[i];
     }
     cm->has_bounds = m->bounds != NULL;
+    cm->has_morphs = m->morphs != NULL;
     if (model_id) model_id->value = c->model_count;
     c->model_count++;
     return SINEW_OK;
@@ -272,6 +324,20 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
             if (sinew_clip_joint_count(ch->clip) != m->joint_count) return SINEW_ERROR_INVALID_ARGUMENT;
             if ((unsigned)ch->wrap > SINEW_WRAP_CLAMP) return SINEW_ERROR_INVALID_ARGUMENT;
         }
+        if (ch->morph_slots) { /* clip-driven morphs: slots of the model's morphed meshes */
+            if (!c->morpher || !m->has_morphs || ch->meshes) return SINEW_ERROR_INVALID_ARGUMENT;
+            uint32_t wc = !ch->pose && ch->clip ? sinew_clip_weight_count(ch->clip) : 0;
+            if (wc > c->max_morph_weights) return SINEW_ERROR_LIMIT_EXCEEDED;
+            for (uint32_t k = 0; k < m->mesh_count; k++) {
+                if (ch->morph_slots[k].value == UINT32_MAX) continue;
+                sinew_mesh_id copy;
+                sinew_result mr = sinew_morpher_slot_mesh(c->morpher, ch->morph_slots[k], &copy);
+                if (mr != SINEW_OK) return mr;
+                if (m->morphs[k].target_count == 0 || sinew_skinner_mesh_vertex_count(c->skinner, copy) != m->vertex_counts[k])
+                    return SINEW_ERROR_INVALID_ARGUMENT;
+                if (wc && m->morphs[k].first_weight + m->morphs[k].target_count > wc) return SINEW_ERROR_INVALID_ARGUMENT;
+            }
+        }
         c->palette_offsets[i] = (uint32_t)slots;
         slots += (uint64_t)m->joint_count * sinew_palette_gpu_stride(ch->method, ch->flags);
         joints += m->joint_count;
@@ -310,6 +376,59 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
 }
 
 /* Skipped this frame (sinew_crowd_character.hidden / update_every). */
+static int crowd_skipped(const sinew_crowd_character *ch, uint32_t index, uint64_t frame);
+
+/* Clip-driven morph weights of the characters not skipped (serial, after the
+ * palettes, inside the begun frame): one sinew_morpher_set_frame call, then
+ * their instances skin the meshes it returned. Nothing to do (and no call) when
+ * no character has morph slots. */
+static sinew_result crowd_morph(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count, uint32_t *bad)
+{
+    uint32_t n = 0, wused = 0;
+    int any = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_crowd_character *ch = &chars[i];
+        if (!ch->morph_slots) continue;
+        any = 1;
+        if (crowd_skipped(ch, i, c->frame)) continue;
+        const crowd_model *m = &c->models[ch->model.value];
+        const sinew_clip *clip = !ch->pose ? ch->clip : NULL;
+        uint32_t wc = clip ? sinew_clip_weight_count(clip) : 0;
+        *bad = i;
+        if (wc) {
+            sinew_result r = sinew_clip_sample_weights(clip, ch->time, ch->wrap, NULL, wc, c->mw_sample);
+            if (r != SINEW_OK) return r;
+        }
+        for (uint32_t k = 0; k < m->mesh_count; k++) {
+            if (ch->morph_slots[k].value == UINT32_MAX) continue;
+            const sinew_crowd_mesh_morph *mm = &m->morphs[k];
+            if ((uint64_t)wused + mm->target_count > c->max_morph_weights) return SINEW_ERROR_CAPACITY;
+            float *w = c->mw + wused;
+            for (uint32_t t = 0; t < mm->target_count; t++) {
+                uint32_t slot = mm->first_weight + t;
+                double d = mm->default_weights ? (double)mm->default_weights[t] : 0.0;
+                w[t] = wc && sinew_clip_animates_weight(clip, slot) ? (float)(c->mw_sample[slot] - d) : 0.0f;
+            }
+            c->m_items[n].slot = ch->morph_slots[k];
+            c->m_items[n].weights = w;
+            c->m_items[n].weight_count = mm->target_count;
+            c->m_inst[n] = c->first_instance[i] + k;
+            c->m_char[n] = i;
+            wused += mm->target_count;
+            n++;
+        }
+    }
+    if (!any) return SINEW_OK;
+    sinew_morph_error err;
+    sinew_result r = sinew_morpher_set_frame(c->morpher, c->m_items, n, c->m_meshes, &err);
+    if (r != SINEW_OK) {
+        if (err.index < n) *bad = c->m_char[err.index];
+        return r;
+    }
+    for (uint32_t j = 0; j < n; j++) c->instances[c->m_inst[j]].mesh = c->m_meshes[j];
+    return SINEW_OK;
+}
+
 static int crowd_skipped(const sinew_crowd_character *ch, uint32_t index, uint64_t frame)
 {
     return ch->hidden || (ch->update_every > 1 && (frame + index) % ch->update_every != 0);
@@ -474,6 +593,14 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
         if (bad_character) *bad_character = bad;
         crowd_abandon(c);
         return r;
+    }
+    if (c->morpher) {
+        r = crowd_morph(c, chars, count, &bad);
+        if (r != SINEW_OK) {
+            if (bad_character) *bad_character = bad;
+            crowd_abandon(c);
+            return r;
+        }
     }
     /* The instances of the characters not skipped: only they reach the GPU. */
     uint32_t nskin = 0, skipped = 0;

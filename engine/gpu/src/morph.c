@@ -392,6 +392,8 @@ sinew_result sinew_morpher_add_slot(sinew_morpher *m, sinew_morph_set_id set, si
     return SINEW_OK;
 }
 
+sinew_skinner *snw_morpher_skinner(const sinew_morpher *m) { return m ? m->sk : NULL; }
+
 sinew_result sinew_morpher_slot_mesh(const sinew_morpher *m, sinew_morph_slot_id slot, sinew_mesh_id *mesh)
 {
     if (!m || !mesh) return SINEW_ERROR_INVALID_ARGUMENT;

@@ -198,6 +198,9 @@ void snw_skinner_detach(struct sinew_skinner *sk);
  * (IN_USE if another is set; fn NULL removes it). */
 typedef sinew_result (*snw_skinner_prepass_fn)(void *user, VkCommandBuffer cmd, uint32_t slot);
 sinew_result snw_skinner_set_prepass(struct sinew_skinner *sk, snw_skinner_prepass_fn fn, void *user);
+/* The skinner a morpher was made on (crowds check theirs). */
+struct sinew_morpher;
+struct sinew_skinner *snw_morpher_skinner(const struct sinew_morpher *m);
 void snw_skinner_rest_buffer(const struct sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size);
 typedef struct snw_mesh_layout {
     uint32_t first_slot, vertex_count, joint_count, rest_slots, has_bulge;

@@ -21,6 +21,7 @@
 
 #include <sinew/anim.h>
 #include <sinew/bounds.h>
+#include <sinew/morpher.h>
 #include <sinew/palette.h>
 #include <sinew/skinner.h>
 #include <sinew/threadpool.h>
@@ -53,7 +54,16 @@ typedef struct sinew_crowd_desc {
     uint32_t threads;                /* own pool size, 0 = all cores (ignored with pool) */
     sinew_thread_pool *pool;         /* optional shared pool, must outlive the crowd */
     const sinew_allocator *allocator;
+    /* Morph weights from clips (sinew_crowd_character.morph_slots): the
+     * skinner's morpher (INVALID_ARGUMENT if made on another skinner; it must
+     * outlive the crowd; NULL: no character may have morph slots), and the most
+     * weight slots a character's clip may have (0 = SINEW_CROWD_DEFAULT_MAX_MORPH_WEIGHTS;
+     * also the most morph weights of one frame, all characters together). */
+    sinew_morpher *morpher;
+    uint32_t max_morph_weights;
 } sinew_crowd_desc;
+
+#define SINEW_CROWD_DEFAULT_MAX_MORPH_WEIGHTS 65536u
 
 /* Most skinner meshes one model may have (they share its skeleton and palette). */
 #define SINEW_CROWD_MAX_MESHES 16u
@@ -66,6 +76,18 @@ typedef struct sinew_crowd_mesh_bounds {
     const uint16_t *neighbors;
 } sinew_crowd_mesh_bounds;
 
+/* Where a mesh's morph targets take their weights from a clip (characters with
+ * morph_slots): target t's weight is clip weight slot first_weight + t, sampled
+ * at the character's time, minus default_weights[t] (what the rest mesh already
+ * includes; NULL: 0); a slot no track animates gives 0 (the rest mesh). With
+ * sinew_asset: first_weight = the number of targets of the meshes before it
+ * (sinew_asset_morph_targets order), default_weights = its default weights. */
+typedef struct sinew_crowd_mesh_morph {
+    uint32_t target_count;           /* 0: the mesh has no targets */
+    uint32_t first_weight;
+    const float *default_weights;    /* target_count values or NULL; not copied: must outlive the crowd */
+} sinew_crowd_mesh_morph;
+
 /* A model: one skeleton and the skinner meshes skinned to it. */
 typedef struct sinew_crowd_model_desc {
     const sinew_skeleton *skeleton;  /* not copied: must outlive the crowd */
@@ -75,6 +97,8 @@ typedef struct sinew_crowd_model_desc {
     /* NULL, or one per mesh: then prepare/update compute every skinned
      * character's box (sinew_crowd_character_bounds) on the pool threads. */
     const sinew_crowd_mesh_bounds *bounds;
+    /* NULL, or one per mesh: its morph targets' weights in a clip (see above). */
+    const sinew_crowd_mesh_morph *morphs;
 } sinew_crowd_model_desc;
 
 /* Produces a character's local pose (joint_count TRS). Called on pool threads,
@@ -102,6 +126,17 @@ typedef struct sinew_crowd_character {
      * must have the model mesh's vertex and joint counts (INVALID_ARGUMENT,
      * NOT_FOUND for an unknown id). */
     const sinew_mesh_id *meshes;
+    /* NULL, or one morph slot per mesh of the model (sinew_morpher_add_slot on
+     * that mesh's morph set; value UINT32_MAX: the mesh is not morphed): each
+     * frame the crowd samples the clip's morph-weight tracks at time (float64,
+     * wrap; no clip, or a pose given: every weight 0) into the weights of
+     * sinew_crowd_mesh_morph, hands them to the crowd's morpher
+     * (sinew_morpher_set_frame, one call for all characters not skipped) and
+     * skins the meshes it returns. Needs the crowd's morpher and the model's
+     * morphs; meshes must then be NULL (INVALID_ARGUMENT); the morpher's errors
+     * (wrong target count, unknown slot, a slot named twice) name the character.
+     * That set_frame call replaces any the caller made for the frame. */
+    const sinew_morph_slot_id *morph_slots;
     /* Skipping what nobody sees. A character is skipped this frame when hidden,
      * or when update_every > 1 and (frame + index) % update_every != 0, with frame
      * the crowd's count of successful prepare/update calls before this one (0
