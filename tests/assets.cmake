@@ -66,6 +66,17 @@ sinew_cli_test(deform_bind 0 "bind pose"
                deform ${_m}/glTF2/simple_skin/simple_skin.gltf --bind --cpu --out cli_simple.obj)
 sinew_cli_test(deform_dqs_not_rigid 1 "plain DQS cannot represent; use --method dqs-scale"
                deform ${_m}/ASE/MotionCaptureROM.ase --method dqs --cpu --out cli_ase.obj)
+# CoR: centers computed by the CLI, GPU and CPU paths, 8 influences with scale + bulge, rigid-only refusal
+sinew_cli_test(deform_cor_gpu 0 "wrote cli_cor.obj: 15378 vertices.*method cor, .*centers of rotation in [0-9]+ ms"
+               deform ${_m}/X/BCN_Epileptic.X --time 2 --method cor --out cli_cor.obj)
+sinew_cli_test(deform_cor_cpu 0 "method cor, CPU float64 reference, centers of rotation"
+               deform ${_m}/X/BCN_Epileptic.X --time 2 --method cor --cpu --cor-sigma 0.2 --out cli_corc.obj)
+sinew_cli_test(deform_cor_scale_8 0 "wrote cli_cor8.obj: 4224 vertices.*method cor-scale \\+ bulge, 8 influences"
+               deform ${_m}/FBX/animation_with_skeleton.fbx --time 0.5 --method cor-scale --bulge --out cli_cor8.obj)
+sinew_cli_test(deform_cor_not_rigid 1 "plain CoR cannot represent; use --method cor-scale"
+               deform ${_m}/ASE/MotionCaptureROM.ase --method cor --cpu --out cli_ase.obj)
+sinew_cli_test(deform_cor_bad_sigma 2 "bad --cor-sigma '0'"
+               deform ${_m}/X/BCN_Epileptic.X --method cor --cor-sigma 0 --out x.obj)
 sinew_cli_test(deform_no_clip 1 "no clip 'run'" deform ${_m}/X/BCN_Epileptic.X --clip run --out x.obj)
 sinew_cli_test(deform_no_clips 1 "has no animation clips" deform ${_m}/MD5/SimpleCube.md5mesh --time 1 --out x.obj)
 sinew_cli_test(deform_unwritable 1 "cannot write"

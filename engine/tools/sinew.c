@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_CRASH = 3 };
@@ -84,7 +85,11 @@ static void usage_deform(FILE *f)
         "  --clamp        clamp the time to the clip instead of looping\n"
         "  --rest         the rest pose (the file's node transforms), no clip\n"
         "  --bind         the bind pose (reproduces the rest mesh), no clip\n"
-        "  --method M     lbs | dqs | dqs-scale | dqs-scale-local | dqs-scale-mixed (default lbs)\n"
+        "  --method M     lbs | dqs | dqs-scale | dqs-scale-local | dqs-scale-mixed | cor | cor-scale\n"
+        "                 (default lbs); cor = optimized centers of rotation (Le & Hodgins 2016):\n"
+        "                 the per-vertex centers are computed first from the rest triangles\n"
+        "                 and weights (all cores; the time is printed)\n"
+        "  --cor-sigma S  similarity kernel width of the centers (default 0.1, > 0)\n"
         "  --bulge        bulge correction (Kim & Han 2014)\n"
         "  --out FILE     .obj or .ply (ASCII; .ply also holds skinned tangents)\n"
         "  --cpu          use the float64 reference skinner instead of the GPU\n"
@@ -131,6 +136,7 @@ typedef struct opts {
     int time_given, rest, bind, clamp, bulge, cpu, no_fork, allow_missing;
     double timeout, max_memory_mb;
     double auto_alpha;       /* > 0: --auto-weights ALPHA */
+    double cor_sigma;        /* --cor-sigma (0 = the default) */
     sinew_method method;
     uint32_t n_morph;        /* --morph NAME=W */
     const char *morph_arg[64];
@@ -205,7 +211,13 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
         else if (deform && !strcmp(a, "--method")) {
             NEED_VAL();
             if (sinew_method_parse(val, &o->method) != SINEW_OK)
-                return usage_err(usage, "unknown method '%s' (lbs, dqs, dqs-scale, dqs-scale-local, dqs-scale-mixed)", val);
+                return usage_err(usage, "unknown method '%s' (lbs, dqs, dqs-scale, dqs-scale-local, dqs-scale-mixed, "
+                                        "cor, cor-scale)", val);
+        }
+        else if (deform && !strcmp(a, "--cor-sigma")) {
+            NEED_VAL();
+            if (!parse_double(val, &o->cor_sigma) || !(o->cor_sigma > 0))
+                return usage_err(usage, "bad --cor-sigma '%s' (a width > 0 expected, e.g. 0.1)", val);
         }
         else if (a[0] == '-' && a[1]) return usage_err(usage, "unknown option '%s'", a);
         else if (!o->model) o->model = a;
@@ -533,7 +545,7 @@ static int write_mesh(const char *path, const sinew_asset *a, const double *pos,
 }
 
 static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *verts, const sinew_vertex8 *v8,
-                    const sinew_palette_joint *pal,
+                    const float *centers, const sinew_palette_joint *pal,
                     uint32_t flags, const float *bulge, double *pos, double *nrm, char *device_name, size_t dn_size,
                     const sinew_morph_target *mt, uint32_t n_mt, const float *mw, const sinew_tangent *tan, double *tng)
 {
@@ -561,6 +573,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     sd.max_palette_vec4 = joints * stride;
     sd.frames_in_flight = 1;
     sd.tangents = tan != NULL;
+    sd.cor_centers = centers != NULL;
     if ((r = sinew_skinner_create(gpu, &sd, &sk))) { err("skinner: %s", sinew_result_string(r)); goto out; }
     sinew_skinner_mesh_desc md = { 0 };
     md.vertices = v8 ? NULL : verts;
@@ -569,6 +582,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     md.joint_count = joints;
     md.bulge_rest = bulge;
     md.tangents = tan;
+    md.cor_centers = centers; /* morphed copies keep these (centers of the unmorphed rest mesh) */
     sinew_mesh_id mesh_id;
     if ((r = sinew_skinner_add_mesh(sk, &md, &mesh_id))) { err("uploading the mesh: %s", sinew_result_string(r)); goto out; }
     sinew_morph_slot_id slot = { 0 };
@@ -649,7 +663,8 @@ static int cmd_deform(const opts *o)
     sinew_vertex8 *v8 = NULL, *mv8 = NULL;
     const sinew_vertex *verts = sinew_asset_vertices(a);
     sinew_morph_target *mt = NULL;
-    float *mw = NULL;
+    float *mw = NULL, *centers = NULL;
+    sinew_vertex *mv4 = NULL;
     uint32_t n_mt = 0, **gidx = NULL;
     if (!local || !scratch || !pal || !bulge || !pos || !nrm || (tan && !tng)) { err("out of memory"); goto out; }
     if (o->auto_alpha > 0) {
@@ -690,8 +705,11 @@ static int cmd_deform(const opts *o)
     uint32_t flags = o->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0;
     sinew_result r = sinew_palette_build(sk, o->method, local, NULL, scratch, pal);
     if (r == SINEW_ERROR_NOT_RIGID) {
-        err("this pose scales, shears or mirrors some joints, which plain DQS cannot represent; "
-            "use --method dqs-scale (or dqs-scale-local)");
+        if (o->method == SINEW_METHOD_COR)
+            err("this pose scales, shears or mirrors some joints, which plain CoR cannot represent; use --method cor-scale");
+        else
+            err("this pose scales, shears or mirrors some joints, which plain DQS cannot represent; "
+                "use --method dqs-scale (or dqs-scale-local)");
         goto out;
     }
     if (r) { err("building the palette: %s", sinew_result_string(r)); goto out; }
@@ -712,6 +730,32 @@ static int cmd_deform(const opts *o)
     if (o->bulge && (r = v8 ? sinew_bulge_rest_distances8(sk, nv, v8, bulge) : sinew_bulge_rest_distances(sk, nv, verts, bulge))) {
         err("bulge rest distances: %s", sinew_result_string(r));
         goto out;
+    }
+    char cor_note[128] = "";
+    if (sinew_method_uses_centers(o->method)) {
+        /* the centers of rotation from the rest triangles and the weights used here */
+        sinew_thread_pool *pool = NULL;
+        sinew_cor_stats cst;
+        sinew_cor_desc cd = { 0 };
+        cd.vertex_count = nv;
+        cd.vertices = v8 ? NULL : verts;
+        cd.vertices8 = v8;
+        cd.joint_count = joints;
+        cd.triangle_count = sinew_asset_index_count(a) / 3;
+        cd.triangles = sinew_asset_indices(a);
+        cd.sigma = o->cor_sigma;
+        if (!(centers = malloc(sizeof(float) * 3 * (nv ? nv : 1)))) { err("out of memory"); goto out; }
+        r = sinew_thread_pool_create(NULL, &pool);
+        cd.pool = pool;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (r == SINEW_OK) r = sinew_cor_compute(&cd, centers, &cst);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        uint32_t threads = sinew_thread_pool_size(pool);
+        sinew_thread_pool_destroy(pool);
+        if (r) { err("centers of rotation: %s", sinew_result_string(r)); goto out; }
+        snprintf(cor_note, sizeof cor_note, ", centers of rotation in %.0f ms (%u threads, %u fallbacks)",
+                 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6, threads, cst.fallback_vertices);
     }
     /* --morph: every target of every mesh, indices made global; weight = given - file default (the rest
      * mesh already includes the defaults), 0 for targets not named. */
@@ -798,7 +842,19 @@ static int cmd_deform(const opts *o)
                 mv8[i].normal_oct = sinew_oct_encode(sinew_v3(mn[i * 3], mn[i * 3 + 1], mn[i * 3 + 2]));
             }
             if (r == SINEW_OK)
-                r = sinew_reference_skin8(nv, mv8, o->bulge ? bulge : NULL, pal, joints, o->method, flags, pos, nrm);
+                r = sinew_reference_skin_cor(nv, NULL, mv8, centers, o->bulge ? bulge : NULL, pal, joints, o->method,
+                                             flags, pos, nrm);
+        } else if (r == SINEW_OK && centers) {
+            /* CoR: no float64-rest variant either; the rounded morphed rest, as above */
+            if (!(mv4 = malloc(sizeof *mv4 * (nv ? nv : 1)))) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            for (uint32_t i = 0; mv4 && i < nv; i++) {
+                mv4[i] = verts[i];
+                for (int e = 0; e < 3; e++) mv4[i].position[e] = (float)mp[i * 3 + e];
+                mv4[i].normal_oct = sinew_oct_encode(sinew_v3(mn[i * 3], mn[i * 3 + 1], mn[i * 3 + 2]));
+            }
+            if (r == SINEW_OK)
+                r = sinew_reference_skin_cor(nv, mv4, NULL, centers, o->bulge ? bulge : NULL, pal, joints, o->method,
+                                             flags, pos, nrm);
         } else if (r == SINEW_OK)
             r = sinew_reference_skin_rest(nv, verts, mp, mn, o->bulge ? bulge : NULL, pal, joints, o->method, flags,
                                           pos, nrm);
@@ -807,11 +863,11 @@ static int cmd_deform(const opts *o)
         if (r) { err("reference morph + skinning: %s", sinew_result_string(r)); goto out; }
         snprintf(device_name, sizeof device_name, "CPU float64 reference");
     } else if (o->cpu) {
-        r = v8 ? sinew_reference_skin8(nv, v8, o->bulge ? bulge : NULL, pal, joints, o->method, flags, pos, nrm)
-               : sinew_reference_skin(nv, verts, o->bulge ? bulge : NULL, pal, joints, o->method, flags, pos, nrm);
+        r = sinew_reference_skin_cor(nv, v8 ? NULL : verts, v8, centers, o->bulge ? bulge : NULL, pal, joints, o->method,
+                                     flags, pos, nrm);
         if (r) { err("reference skinning: %s", sinew_result_string(r)); goto out; }
         snprintf(device_name, sizeof device_name, "CPU float64 reference");
-    } else if (skin_gpu(o, a, verts, v8, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name, mt,
+    } else if (skin_gpu(o, a, verts, v8, centers, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name, mt,
                         n_mt, mw, tan, tng)) {
         goto out;
     }
@@ -829,8 +885,8 @@ static int cmd_deform(const opts *o)
     char aw[64] = "";
     if (o->auto_alpha > 0) snprintf(aw, sizeof aw, ", auto weights alpha %g", o->auto_alpha);
     else if (v8) snprintf(aw, sizeof aw, ", 8 influences");
-    snprintf(what, sizeof what, "%.100s, %s, method %s%s%s, %.150s", o->model, pose_desc, sinew_method_name(o->method),
-             o->bulge ? " + bulge" : "", aw, device_name);
+    snprintf(what, sizeof what, "%.100s, %s, method %s%s%s, %.150s%s", o->model, pose_desc, sinew_method_name(o->method),
+             o->bulge ? " + bulge" : "", aw, device_name, cor_note);
     for (size_t i = 0; tng && i < (size_t)nv * 4; i++)
         if (!(fabs(tng[i]) <= 1.0)) { err("vertex %zu: skinned tangent not finite (%g)", i / 4, tng[i]); goto out; }
     if (write_mesh(o->out, a, pos, nrm, tng, what)) goto out;
@@ -841,6 +897,7 @@ static int cmd_deform(const opts *o)
     rc = 0;
 out:
     free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(tng); free(auto_v); free(v8); free(mv8);
+    free(centers); free(mv4);
     if (gidx) for (uint32_t k = 0; k < n_mt; k++) free(gidx[k]);
     free(gidx); free(mt); free(mw);
     sinew_asset_destroy(a);
