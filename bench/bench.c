@@ -225,11 +225,13 @@ static void usage(void)
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
             "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
-            "                   [--kernels-only] [--cpu-only]\n"
+            "                   [--kernels-only] [--cpu-only] [--cor-precompute]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
             "  devices (larger sizes are capped and marked *), --full: no cap.\n"
             "  --cpu-only: CPU palette throughput only (64 and 40 joints, 1..10000 characters, every\n"
-            "  method, 1 and all threads, per-step breakdown, float64 before vs float32 after).\n");
+            "  method, 1 and all threads, per-step breakdown, float64 before vs float32 after).\n"
+            "  --cor-precompute: cost of sinew_cor_compute (centers of rotation) on 10k and 100k vertex\n"
+            "  tubes, 1 and 2 threads, ring weights (shared per ring) and per-vertex jittered weights.\n");
 }
 
 /* Skinner + crowd sized for `max_chars` characters of model m. */
@@ -357,7 +359,7 @@ static sinew_result kb_palettes(const sinew_skeleton *skel, sinew_method m, uint
         for (uint32_t j = 0; j < KB_JOINTS; j++) {
             sinew_vec3 ax = sinew_v3_normalize(sinew_v3(kb_uniform(-1, 1), kb_uniform(-1, 1), kb_uniform(-1, 1)));
             local[j].rotation = sinew_quat_from_axis_angle(ax, kb_uniform(-0.4, 0.4));
-            if (m != SINEW_METHOD_DQS)
+            if (m != SINEW_METHOD_DQS && m != SINEW_METHOD_COR) /* the plain ones are rigid only */
                 local[j].scale = sinew_v3(kb_uniform(0.8, 1.25), kb_uniform(0.8, 1.25), kb_uniform(0.8, 1.25));
         }
         sinew_transform root_t = { { kb_uniform(-5, 5), 0, kb_uniform(-5, 5) }, sinew_quat_identity(), { 1, 1, 1 } };
@@ -412,6 +414,11 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         { "lbs +tangents", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 2 },
         { "dqs +tangents", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 2 },
         { "dqs-scale +tangents", SINEW_METHOD_DQS_SCALE, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 2 },
+        /* optimized centers of rotation (per-vertex centers on every mesh) */
+        { "cor", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "cor-scale", SINEW_METHOD_COR_SCALE, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "cor 8 infl", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
+        { "cor +tangents", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 2 },
     };
     enum { NC = sizeof cases / sizeof cases[0] };
     sinew_skeleton *skel = NULL;
@@ -432,6 +439,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     sd.max_output_vertices = KB_CHARS * KB_VERTS;
     sd.max_palette_vec4 = KB_CHARS * KB_JOINTS * 7;
     sd.frames_in_flight = 2;
+    sd.cor_centers = true;
     if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk);
     sd.keep_previous = true;
     if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &skp);
@@ -444,13 +452,25 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         tan[i].tangent_oct = sinew_oct_encode(sinew_v3(n.z, 0, -n.x));
         tan[i].sign = i & 1 ? -1.0f : 1.0f;
     }
+    /* centers of rotation for the CoR cases: the point of the tube's axis at the vertex's
+     * height (what sinew_cor_compute gives a round tube; the kernel's cost does not depend on it) */
+    float *cen = malloc(sizeof(float) * 3 * KB_VERTS), *cen8 = malloc(sizeof(float) * 3 * KB_VERTS);
+    if (r == SINEW_OK && (!cen || !cen8)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; r == SINEW_OK && i < KB_VERTS; i++) {
+        cen[3 * i] = 0; cen[3 * i + 1] = v[i].position[1]; cen[3 * i + 2] = 0;
+        cen8[3 * i] = 0; cen8[3 * i + 1] = v8[i].position[1]; cen8[3 * i + 2] = 0;
+    }
     for (int s = 0; s < 3 && r == SINEW_OK; s++) { /* same ids in all three; the tangent skinner's mesh has tangents */
         sinew_skinner *t = s == 2 ? skt : s ? skp : sk;
         sinew_skinner_mesh_desc md = { v, KB_VERTS, KB_JOINTS, bulge, NULL, s == 2 ? tan : NULL };
+        md.cor_centers = cen;
         r = sinew_skinner_add_mesh(t, &md, &mesh);
         sinew_skinner_mesh_desc md8 = { NULL, KB_VERTS, KB_JOINTS, bulge8, v8 };
+        md8.cor_centers = cen8;
         if (r == SINEW_OK) r = sinew_skinner_add_mesh(t, &md8, &mesh8);
     }
+    free(cen);
+    free(cen8);
     for (int c = 0; c < NC && r == SINEW_OK; c++) {
         if (!kb_selected(only, cases[c].name)) continue;
         uint32_t stride = sinew_palette_gpu_stride(cases[c].method, cases[c].flags);
@@ -568,6 +588,83 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     sinew_skeleton_destroy(skel);
 }
 
+/* ---- the CoR precompute (sinew_cor_compute), CPU only ----
+ * Weights for 4 joints at x = 0, 1, 2, 3 on a tube of radius 0.25 from 0 to 4, R
+ * segments around and S rings: joints j and j + 1 blend (smoothstep) over
+ * [j + 0.2, j + 0.8], one influence elsewhere; and a jittered variant (+-1% per vertex, renormalized) where no two vertices share
+ * weights, so the grouping of equal weights saves nothing. */
+static int cor_precompute_bench(void)
+{
+    static const struct { uint32_t R, S; } sizes[2] = { { 50, 200 }, { 100, 1000 } };
+    printf("sinew-bench --cor-precompute: sinew_cor_compute (sigma 0.1, epsilon 0.1, max depth 8), "
+           "median of 3 runs, %u CPU threads available\n", sinew_cpu_count());
+    printf("%-9s %-10s %8s %7s %10s %12s %14s %10s %10s %7s\n", "vertices", "weights", "tris", "groups", "samples",
+           "pair entries", "kernel evals", "1 thread", "2 threads", "x");
+    for (int si = 0; si < 2; si++) {
+        uint32_t R = sizes[si].R, S = sizes[si].S, n = R * S, nt = 2 * R * (S - 1);
+        float *pos = malloc(sizeof(float) * 3 * n), *nrm = malloc(sizeof(float) * 3 * n), *w = malloc(sizeof(float) * 2 * n);
+        float *cen = malloc(sizeof(float) * 3 * n);
+        uint32_t *jo = malloc(sizeof(uint32_t) * 2 * n), *tri = malloc(sizeof(uint32_t) * 3 * nt);
+        sinew_vertex *v = malloc(sizeof(sinew_vertex) * n);
+        if (!pos || !nrm || !w || !cen || !jo || !tri || !v) return 1;
+        uint32_t t = 0;
+        for (uint32_t s = 0; s + 1 < S; s++)
+            for (uint32_t k = 0; k < R; k++) {
+                uint32_t a = s * R + k, b = s * R + (k + 1) % R;
+                tri[3 * t] = a; tri[3 * t + 1] = b; tri[3 * t + 2] = b + R; t++;
+                tri[3 * t] = a; tri[3 * t + 1] = b + R; tri[3 * t + 2] = a + R; t++;
+            }
+        for (int jit = 0; jit < 2; jit++) {
+            for (uint32_t s = 0; s < S; s++)
+                for (uint32_t k = 0; k < R; k++) {
+                    uint32_t i = s * R + k;
+                    double x = 4.0 * s / (S - 1), a = 6.283185307179586 * k / R;
+                    pos[3 * i] = (float)x; pos[3 * i + 1] = (float)(0.25 * cos(a)); pos[3 * i + 2] = (float)(0.25 * sin(a));
+                    nrm[3 * i] = 0; nrm[3 * i + 1] = (float)cos(a); nrm[3 * i + 2] = (float)sin(a);
+                    int lo = (int)floor(x); /* joints lo and lo + 1 blend over [lo + 0.2, lo + 0.8] */
+                    lo = lo < 0 ? 0 : lo > 2 ? 2 : lo;
+                    double u = (x - lo - 0.2) / 0.6;
+                    u = u < 0 ? 0 : u > 1 ? 1 : u;
+                    double wh = u * u * (3 - 2 * u), wl = 1 - wh;
+                    if (jit && wh > 0 && wl > 0) { /* per-vertex +-1%: no two vertices share weights */
+                        wh *= 1 + 0.01 * sin(12.9898 * i);
+                        wl *= 1 + 0.01 * cos(78.233 * i);
+                    }
+                    jo[2 * i] = (uint32_t)lo; jo[2 * i + 1] = (uint32_t)lo + 1;
+                    w[2 * i] = (float)wl; w[2 * i + 1] = (float)wh;
+                }
+            sinew_influences inf = { NULL, 2, jo, w };
+            if (sinew_pack_vertices(n, pos, nrm, &inf, 4, v, NULL, NULL) != SINEW_OK) return 1;
+            double ms[2][3];
+            sinew_cor_stats st;
+            memset(&st, 0, sizeof st);
+            for (int rep = 0; rep < 3; rep++)
+                for (int th = 0; th < 2; th++) { /* 1 and 2 threads, alternating */
+                    sinew_thread_pool_desc pd = { 0 };
+                    sinew_thread_pool *pool = NULL;
+                    pd.threads = (uint32_t)th + 1;
+                    if (sinew_thread_pool_create(&pd, &pool) != SINEW_OK) return 1;
+                    sinew_cor_desc cd = { 0 };
+                    cd.vertex_count = n; cd.vertices = v; cd.joint_count = 4;
+                    cd.triangle_count = nt; cd.triangles = tri; cd.pool = pool;
+                    double t0 = now_s();
+                    sinew_result r = sinew_cor_compute(&cd, cen, &st);
+                    ms[th][rep] = (now_s() - t0) * 1e3;
+                    sinew_thread_pool_destroy(pool);
+                    if (r != SINEW_OK) { fprintf(stderr, "sinew_cor_compute: %s\n", sinew_result_string(r)); return 1; }
+                }
+            double m1 = median(ms[0], 3), m2 = median(ms[1], 3);
+            printf("%-9u %-10s %8u %7u %10llu %12llu %14llu %8.0f ms %8.0f ms %6.2f\n", n, jit ? "jittered" : "rings", nt,
+                   st.weight_groups, (unsigned long long)st.samples, (unsigned long long)st.pair_entries,
+                   (unsigned long long)st.kernel_evaluations, m1, m2, m1 / m2);
+            fflush(stdout);
+        }
+        free(pos); free(nrm); free(w); free(cen); free(jo); free(tri); free(v);
+    }
+    printf("(x = 1-thread time / 2-thread time; the machine's load is not controlled: see uptime)\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -592,6 +689,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
         else if (!strcmp(a, "--kernel-cases") && next) o.kernel_cases = argv[++i];
         else if (!strcmp(a, "--kernels-only")) o.kernels_only = 1;
+        else if (!strcmp(a, "--cor-precompute")) return cor_precompute_bench();
         else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
         else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
         else if (!strcmp(a, "--sizes") && next) { if (!parse_sizes(argv[++i], &o)) { usage(); return 2; } }
