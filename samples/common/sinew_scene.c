@@ -4,6 +4,7 @@
 #include "sinew_scene.h"
 
 #include <sinew/reference.h>
+#include <sinew/cor.h>
 #ifdef DEMO_WITH_ASSET
 #include <sinew/asset.h>
 #include <sinew/anim.h>
@@ -20,6 +21,7 @@ const scene_quality_method scene_quality_methods[] = {
     { "lbs", SINEW_METHOD_LBS, 0 },
     { "dqs", SINEW_METHOD_DQS, 0 },
     { "dqs +bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION },
+    { "cor", SINEW_METHOD_COR, 0 },   /* centers of rotation computed from the rest triangles (sinew_cor_compute) */
 };
 const uint32_t scene_quality_method_count = sizeof scene_quality_methods / sizeof scene_quality_methods[0];
 
@@ -402,6 +404,22 @@ double scene_jump_ratio(const double *frames, uint32_t frame_count, uint32_t nv,
     return worst;
 }
 
+/* Centers of rotation of n packed vertices (the CoR methods; default sigma and
+ * epsilon, the calling thread), malloc'd into *out. */
+static sinew_result scene_centers(uint32_t n, const sinew_vertex *v, uint32_t joints, const uint32_t *tri, uint32_t nt,
+                                  float **out)
+{
+    sinew_cor_desc cd = { 0 };
+    *out = malloc(sizeof(float) * 3 * (n ? n : 1));
+    if (!*out) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    cd.vertex_count = n;
+    cd.vertices = v;
+    cd.joint_count = joints;
+    cd.triangle_count = nt;
+    cd.triangles = tri;
+    return sinew_cor_compute(&cd, *out, NULL);
+}
+
 sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint32_t flags, scene_sweep_kind kind,
                               double max_rad, uint32_t steps, scene_sweep_result *out)
 {
@@ -437,6 +455,13 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
     }
     if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &sk);
     if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
+    float *centers = NULL;
+    if (r == SINEW_OK && sinew_method_uses_centers(m)) { /* from the tube's own triangles */
+        uint32_t *tri = malloc(sizeof(uint32_t) * (ni ? ni : 1));
+        r = tri ? scene_tube_build(&d, NULL, NULL, NULL, NULL, tri) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (r == SINEW_OK) r = scene_centers(nv, v, 3, tri, ni / 3, &centers);
+        free(tri);
+    }
     if (r == SINEW_OK) {
         out->volume_min = INFINITY;
         out->volume_max = -INFINITY;
@@ -453,7 +478,7 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
         double *f = frames + 3 * (size_t)nv * k;
         scene_tube_pose(kind == SCENE_SWEEP_BEND ? a : 0.0, kind == SCENE_SWEEP_TWIST ? a : 0.0, NULL, local);
         r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
-        if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, 3, m, flags, f, nrm_out);
+        if (r == SINEW_OK) r = sinew_reference_skin_cor(nv, v, NULL, centers, bulge, pal, 3, m, flags, f, nrm_out);
         if (r == SINEW_OK) r = scene_tube_quality(&d, v, bulge, pal, f, &q);
         if (r != SINEW_OK) break;
         {
@@ -475,7 +500,7 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
     }
     sinew_skeleton_destroy(sk);
     free(pos); free(nrm); free(w4); free(j4); free(bulge); free(v); free(frames); free(scratch);
-    free(nrm_out);
+    free(nrm_out); free(centers);
     return r;
 }
 
@@ -514,15 +539,18 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
     inc = malloc(sizeof(double) * (size_t)nv * frames);
     if (!bulge || !local || !scratch || !pal || !fr || !inc) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
+    float *centers = NULL;
+    if (r == SINEW_OK && sinew_method_uses_centers(m))
+        r = scene_centers(nv, v, jc, sinew_asset_indices(a), sinew_asset_index_count(a) / 3, &centers);
     for (uint32_t f = 0; f < frames && r == SINEW_OK; f++) {
         double *p = fr + 3 * (size_t)nv * f;
         r = sinew_clip_sample(clip, sk, dur * f / frames, SINEW_WRAP_LOOP, local);
         if (r == SINEW_OK) r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
-        if (r == SINEW_ERROR_NOT_RIGID && m == SINEW_METHOD_DQS) {   /* the clip scales: DQS with scale */
-            m = SINEW_METHOD_DQS_SCALE;
+        if (r == SINEW_ERROR_NOT_RIGID && (m == SINEW_METHOD_DQS || m == SINEW_METHOD_COR)) { /* the clip scales */
+            m = m == SINEW_METHOD_DQS ? SINEW_METHOD_DQS_SCALE : SINEW_METHOD_COR_SCALE;
             r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
         }
-        if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, jc, m, qm->flags, p, NULL);
+        if (r == SINEW_OK) r = sinew_reference_skin_cor(nv, v, NULL, centers, bulge, pal, jc, m, qm->flags, p, NULL);
         for (uint32_t i = 0; r == SINEW_OK && i < nv; i++) {
             sinew_vec3 q = { p[3 * i], p[3 * i + 1], p[3 * i + 2] };
             uint32_t j = v[i].joints[0];
@@ -542,7 +570,7 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
         out->max_jump = mj / size;
         if (out->jump_ratio < 0) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
-    free(bulge); free(local); free(scratch); free(pal); free(fr); free(inc);
+    free(bulge); free(local); free(scratch); free(pal); free(fr); free(inc); free(centers);
     return r;
 }
 #endif

@@ -150,7 +150,7 @@ struct sinew_asset;
  * float64 reference, frames evenly spaced over the clip, looping). Distances are
  * relative to the model's size (sinew_asset_size). */
 typedef struct scene_model_quality_result {
-    sinew_method method_used;     /* DQS falls back to DQS with scale on a clip that scales */
+    sinew_method method_used;     /* DQS (CoR) falls back to DQS (CoR) with scale on a clip that scales */
     double max_increase;          /* largest increase of a vertex's distance to its major bone, / size */
     double p99_increase;          /* its 99th percentile over vertices x frames (>= 0), / size */
     double jump_ratio;            /* scene_jump_ratio over the frames, min_median 1e-7 size */

@@ -6,6 +6,7 @@
  *     bar, and the same variants on two real models over a clip, and
  * (2) throughput of one dispatch over a crowd of tubes against the copy
  *     roofline measured in the same run (compute-shader copy and vkCmdCopyBuffer). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <sinew/sinew.h>
 #include <sinew/debug.h>
 #include "sinew_scene.h"
@@ -18,9 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-/* The methods shown here (the CoR methods need per-vertex centers: not yet in the demo). */
-#define DEMO_METHODS ((int)SINEW_METHOD_COR)
+/* Every method (the CoR ones with the tube's centers of rotation). */
+#define DEMO_METHODS ((int)SINEW_METHOD_COUNT)
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -41,6 +43,8 @@ typedef struct tube {
     sinew_vertex *v;
     uint32_t *idx;
     float *bulge;
+    float *cen;        /* centers of rotation (sinew_cor_compute) */
+    double cen_ms;     /* what computing them took */
     sinew_skeleton *skel;
 } tube;
 
@@ -81,6 +85,23 @@ static void tube_make(uint32_t rings, uint32_t sectors, scene_shape shape, tube 
     CHECK(sinew_pack_vertices(t->nv, pos, nrm, &inf, 3, t->v, NULL, NULL));
     CHECK(scene_tube_skeleton(NULL, &t->skel));
     CHECK(sinew_bulge_rest_distances(t->skel, t->nv, t->v, t->bulge));
+    /* centers of rotation for the CoR methods, on every core */
+    sinew_thread_pool *pool = NULL;
+    CHECK(sinew_thread_pool_create(NULL, &pool));
+    sinew_cor_desc cd = { 0 };
+    cd.vertex_count = t->nv;
+    cd.vertices = t->v;
+    cd.joint_count = 3;
+    cd.triangle_count = t->ni / 3;
+    cd.triangles = t->idx;
+    cd.pool = pool;
+    t->cen = xmalloc(sizeof(float) * 3 * t->nv);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK(sinew_cor_compute(&cd, t->cen, NULL));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    t->cen_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    sinew_thread_pool_destroy(pool);
     free(pos);
     free(nrm);
     free(j4);
@@ -93,6 +114,7 @@ static void tube_free(tube *t)
     free(t->v);
     free(t->idx);
     free(t->bulge);
+    free(t->cen);
 }
 
 static const char *path_name(sinew_read_path p) { return p == SINEW_READ_TEXEL ? "texel" : "storage"; }
@@ -112,10 +134,12 @@ static void quality(sinew_gpu *gpu, scene_shape shape)
     sd.max_instances = NI;
     sd.max_output_vertices = NI * t.nv;
     sd.max_palette_vec4 = NI * 3 * 7;
+    sd.cor_centers = true;
     sinew_skinner *sk;
     CHECK(sinew_skinner_create(gpu, &sd, &sk));
     sinew_mesh_id mesh;
     sinew_skinner_mesh_desc md = { t.v, t.nv, 3, t.bulge };
+    md.cor_centers = t.cen;
     CHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
     static sinew_palette_joint pal[NI][3];
     sinew_instance inst[NI];
@@ -141,6 +165,8 @@ static void quality(sinew_gpu *gpu, scene_shape shape)
     double *pd = xmalloc(sizeof(double) * 3 * t.nv);
     printf("%s quality (%u vertices, %s %.2f, GPU %s reads, all %d variants in one dispatch)\n", shape_name, t.nv,
            shape == SCENE_SHAPE_BAR ? "half width" : "radius", t.d.radius, path_name(sinew_skinner_read_path(sk)), NI);
+    printf("  (cor: centers of rotation by sinew_cor_compute from the rest triangles, %.1f ms on %u threads)\n", t.cen_ms,
+           sinew_cpu_count());
     for (int p = 0; p < NP; p++) {
         printf("\n  %s\n  %-22s %12s %12s %24s\n", poses[p].name, "method", "mid radius", "volume",
                "max dist-to-bone incr.");
@@ -268,12 +294,14 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
         sd.max_output_vertices = (uint32_t)total;
         sd.max_palette_vec4 = chars * 3 * 7;
         sd.output_format = (sinew_output_format)f;
+        sd.cor_centers = true;
         CHECK(sinew_skinner_create(gpu, &sd, &sk[f]));
         sinew_skinner_mesh_desc md = { t.v, t.nv, 3, t.bulge };
+        md.cor_centers = t.cen;
         CHECK(sinew_skinner_add_mesh(sk[f], &md, &mesh[f]));
     }
     sinew_read_path def = sinew_skinner_read_path(sk[0]);
-    variant vars[16];
+    variant vars[2 * DEMO_METHODS + 3];
     int nvar = 0;
     for (int m = 0; m < DEMO_METHODS; m++)
         for (int p = 1; p <= 2; p++) {
@@ -340,9 +368,9 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
         qsort(v->ms, runs, sizeof(double), cmp_d);
         double ms = v->ms[runs / 2];
         double vps = (double)total / (ms * 1e-3);
-        /* Bytes per vertex: rest vertex read (32) + bulge distance (4) + output write;
+        /* Bytes per vertex: rest vertex read (32) + bulge distance (4) + CoR center (16) + output write;
          * palette reads are per joint, not per vertex (a few KB per dispatch here). */
-        double bpv = 32 + (v->flags ? 4 : 0) + (v->fmt == SINEW_OUTPUT_PACKED ? 16 : 24);
+        double bpv = 32 + (v->flags ? 4 : 0) + (sinew_method_uses_centers(v->method) ? 16 : 0) + (v->fmt == SINEW_OUTPUT_PACKED ? 16 : 24);
         double gbps = vps * bpv * 1e-9;
         char name[64];
         snprintf(name, sizeof name, "%s%s", sinew_method_name(v->method), v->flags ? " +bulge" : "");
