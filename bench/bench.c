@@ -51,6 +51,8 @@ static const variant VARIANTS[] = {
     { "dqs-scale-local", SINEW_METHOD_DQS_SCALE_LOCAL, 0 },
     { "dqs-scale-mixed", SINEW_METHOD_DQS_SCALE_MIXED, 0 },
     { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION },
+    { "cor", SINEW_METHOD_COR, 0 },
+    { "cor-scale", SINEW_METHOD_COR_SCALE, 0 },
 };
 #define NVAR ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
 
@@ -97,8 +99,8 @@ static double reference_rate(const demo_model *m, const variant *v)
     sinew_transform *local = malloc(sizeof(sinew_transform) * jc);
     double *pos = malloc(sizeof(double) * 3 * m->vertex_count), *nrm = malloc(sizeof(double) * 3 * m->vertex_count);
     double rate = 0;
-    if (pal && scratch && local && pos && nrm) {
-        int flag = v->method >= SINEW_METHOD_DQS_SCALE;
+    if (pal && scratch && local && pos && nrm && demo_model_centers((demo_model *)m) == SINEW_OK) {
+        int flag = v->method >= SINEW_METHOD_DQS_SCALE && v->method != SINEW_METHOD_COR; /* scaling motion */
         sinew_result r = m->clip ? sinew_clip_sample(m->clip, m->skel, 0.3, SINEW_WRAP_LOOP, local)
                                  : demo_tube_motion(flag ? &flag : NULL, m->skel, 0, 0.3, local);
         if (r == SINEW_OK) r = sinew_palette_build(m->skel, v->method, local, NULL, scratch, pal);
@@ -106,7 +108,8 @@ static double reference_rate(const demo_model *m, const variant *v)
             double t0 = now_s(), t = 0;
             uint64_t verts = 0;
             do {
-                sinew_reference_skin(m->vertex_count, m->vertices, m->bulge, pal, jc, v->method, v->flags, pos, nrm);
+                sinew_reference_skin_cor(m->vertex_count, m->vertices, NULL, m->centers, m->bulge, pal, jc, v->method, v->flags,
+                                         pos, nrm);
                 verts += m->vertex_count;
                 t = now_s() - t0;
             } while (t < 0.15);
@@ -250,6 +253,7 @@ static sinew_result make_pipeline(sinew_gpu *gpu, demo_model *m, uint32_t max_ch
     sd.frames_in_flight = 2;
     sd.output_format = fmt;
     sd.read_path = o->read_path;
+    sd.cor_centers = true;
     sinew_result r = sinew_skinner_create(gpu, &sd, sk);
     if (r != SINEW_OK) return r;
     m->mesh_id.value = 0;

@@ -65,6 +65,7 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
     sd.max_palette_vec4 = (uint32_t)pal;
     sd.frames_in_flight = 2;
     sd.output_format = fmt;
+    sd.cor_centers = true; /* demo_model_upload gives every mesh its centers of rotation */
     r = sinew_skinner_create(gpu, &sd, &s->sk);
     while (r == SINEW_ERROR_LIMIT_EXCEEDED && sd.max_output_vertices > 4u * max_verts) {
         sd.max_output_vertices /= 2; /* beyond the device's buffer limits: shrink */

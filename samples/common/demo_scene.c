@@ -11,6 +11,7 @@ void demo_model_free(demo_model *m)
     free(m->vertices);
     free(m->indices);
     free(m->bulge);
+    free(m->centers);
     memset(m, 0, sizeof *m);
 }
 
@@ -172,6 +173,28 @@ sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_s
 }
 #endif
 
+sinew_result demo_model_centers(demo_model *m)
+{
+    if (m->centers || m->index_count < 3) return SINEW_OK;
+    sinew_thread_pool *pool = NULL;
+    sinew_cor_desc cd = {0};
+    cd.vertex_count = m->vertex_count;
+    cd.vertices = m->vertices;
+    cd.joint_count = sinew_skeleton_joint_count(m->skel);
+    cd.triangle_count = m->index_count / 3;
+    cd.triangles = m->indices;
+    m->centers = malloc(sizeof(float) * 3 * (m->vertex_count ? m->vertex_count : 1));
+    sinew_result r = m->centers ? sinew_thread_pool_create(NULL, &pool) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    cd.pool = pool;
+    if (r == SINEW_OK) r = sinew_cor_compute(&cd, m->centers, NULL);
+    sinew_thread_pool_destroy(pool);
+    if (r != SINEW_OK) {
+        free(m->centers);
+        m->centers = NULL;
+    }
+    return r;
+}
+
 sinew_result demo_model_upload(demo_model *m, sinew_skinner *sk, sinew_renderer *rnd)
 {
     sinew_skinner_mesh_desc md = {0};
@@ -179,7 +202,10 @@ sinew_result demo_model_upload(demo_model *m, sinew_skinner *sk, sinew_renderer 
     md.vertex_count = m->vertex_count;
     md.joint_count = sinew_skeleton_joint_count(m->skel);
     md.bulge_rest = m->bulge;
-    sinew_result r = sinew_skinner_add_mesh(sk, &md, &m->mesh_id);
+    sinew_result r = demo_model_centers(m);
+    if (r != SINEW_OK) return r;
+    md.cor_centers = m->centers;
+    r = sinew_skinner_add_mesh(sk, &md, &m->mesh_id);
     if (r == SINEW_OK && rnd && m->index_count)
         r = sinew_renderer_set_mesh(rnd, m->mesh_id, m->indices, m->index_count, m->vertex_count);
     return r;
@@ -236,7 +262,7 @@ sinew_result demo_crowd_setup(demo_crowd *dc, const demo_model *m, sinew_model_i
         ch->clip = m->clip;
         if (!m->clip) {
             ch->sample = demo_tube_motion;
-            ch->sample_user = (ch->method >= SINEW_METHOD_DQS_SCALE) ? &dc->scale_flag : NULL;
+            ch->sample_user = (ch->method >= SINEW_METHOD_DQS_SCALE && ch->method != SINEW_METHOD_COR) ? &dc->scale_flag : NULL;
         }
         ch->time = 0.37 * (double)(i % 17);
     }
@@ -249,7 +275,7 @@ void demo_crowd_set_method(demo_crowd *dc, int method, uint32_t flags)
         sinew_crowd_character *ch = &dc->chars[i];
         ch->method = method < 0 ? (sinew_method)(i % 3) : (sinew_method)method;
         ch->flags = flags;
-        if (ch->sample) ch->sample_user = (ch->method >= SINEW_METHOD_DQS_SCALE) ? &dc->scale_flag : NULL;
+        if (ch->sample) ch->sample_user = (ch->method >= SINEW_METHOD_DQS_SCALE && ch->method != SINEW_METHOD_COR) ? &dc->scale_flag : NULL;
     }
 }
 

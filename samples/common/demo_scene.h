@@ -34,6 +34,7 @@ typedef struct demo_model {
     uint32_t *indices;               /* owned copy */
     uint32_t index_count;
     float *bulge;                    /* rest distances, owned */
+    float *centers;                  /* centers of rotation (CoR methods), owned; made by demo_model_upload */
     const sinew_clip *clip;          /* NULL = procedural tube motion */
     double clip_duration;
     double size;                     /* bounding-box diagonal */
@@ -68,7 +69,12 @@ sinew_result demo_model_auto_weights(const demo_model *src, double alpha, demo_m
 sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_size);
 #endif
 
-/* Uploads the model's rest mesh to the skinner (and its indices to the renderer). */
+/* Computes the model's centers of rotation (m->centers) unless made: sinew_cor_compute
+ * from its triangles on all cores; nothing for a model without triangles. */
+sinew_result demo_model_centers(demo_model *m);
+/* Uploads the model's rest mesh to the skinner (and its indices to the renderer).
+ * The skinner must have cor_centers: the model's centers of rotation are computed
+ * here (sinew_cor_compute from its triangles, all cores) unless already made. */
 sinew_result demo_model_upload(demo_model *m, sinew_skinner *sk, sinew_renderer *rnd);
 
 /* Registers the model with a crowd. */

@@ -2,8 +2,8 @@
  * (tests/scripts/viewer_lab.txt) change as the settings say:
  *  - every shot shows the panel (its title bar, top left);
  *  - LBS twisted 180 degrees shows less tube than DQS (the candy wrapper);
- *  - bulge correction, another alpha, the bar, automatic weights each change the
- *    picture outside the panel;
+ *  - bulge correction, CoR instead of DQS, another alpha, the bar, automatic weights
+ *    each change the picture outside the panel;
  *  - the weight views colour the tube: red and blue for the weight of joint 1, many
  *    saturated colours for the major joint; the plain view has neither;
  *  - a model file loaded from the panel replaces the picture (its major joints coloured).
@@ -19,7 +19,7 @@
 
 typedef struct shot { const char *name; unsigned char *px; int w, h; } shot;
 
-static shot shots[] = { { "lbs-twist" }, { "dqs-twist" }, { "dqs-bend" }, { "dqs-bulge-bend" }, { "major" },
+static shot shots[] = { { "lbs-twist" }, { "dqs-twist" }, { "dqs-bend" }, { "dqs-bulge-bend" }, { "cor-bend" }, { "major" },
                         { "joint1" }, { "joint1-alpha8" }, { "bar-bend" }, { "model" }, { "model-auto" }, { "model-clip2" }, { "loaded" } };
 enum { NSHOT = sizeof shots / sizeof shots[0] };
 static int failures;
@@ -266,6 +266,7 @@ int main(int argc, char **argv)
     static const char *pairs[][3] = {
         { "lbs-twist", "dqs-twist", "method LBS -> DQS" },
         { "dqs-bend", "dqs-bulge-bend", "bulge correction" },
+        { "dqs-bend", "cor-bend", "method DQS -> CoR (less bulge at the bend)" },
         { "joint1", "joint1-alpha8", "alpha 2 -> 8 (weight view)" },
         { "dqs-bend", "bar-bend", "tube -> bar" },
         { "model", "model-auto", "model: file weights -> automatic weights" },

@@ -272,6 +272,8 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_3: v->method = SINEW_METHOD_DQS_SCALE; break;
     case GLFW_KEY_4: v->method = SINEW_METHOD_DQS_SCALE_LOCAL; break;
     case GLFW_KEY_5: v->method = -1; break;
+    case GLFW_KEY_6: v->method = SINEW_METHOD_COR; break;
+    case GLFW_KEY_7: v->method = SINEW_METHOD_COR_SCALE; break;
     case GLFW_KEY_B: v->bulge = !v->bulge; break;
     case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: case GLFW_KEY_UP:
         if (v->count < max_count(v)) { v->count *= 2; v->dirty = 1; }
@@ -793,7 +795,7 @@ static void lab_cpu(viewer *v, const float vp[16], uint32_t w, uint32_t h)
     if (r == SINEW_OK) {
         if (c0->pose) memcpy(local, c0->pose, sizeof *local * jc);
         else if (c0->clip) r = sinew_clip_sample(c0->clip, m->skel, c0->time, c0->wrap, local);
-        else r = demo_tube_motion(meth >= SINEW_METHOD_DQS_SCALE ? &flag : NULL, m->skel, 0, c0->time, local);
+        else r = demo_tube_motion(meth >= SINEW_METHOD_DQS_SCALE && meth != SINEW_METHOD_COR ? &flag : NULL, m->skel, 0, c0->time, local);
     }
     if (r == SINEW_OK) r = sinew_palette_build(m->skel, meth, local, NULL, scratch, pal);
     if (r == SINEW_OK && v->use_asset == PANEL_SCENE_PSD && v->s.morpher && c0->meshes) {
@@ -894,7 +896,7 @@ static void lab_cpu(viewer *v, const float vp[16], uint32_t w, uint32_t h)
 }
 
 /* One script line: 'shot NAME', 'frames N' (wait), or settings 'key=value ...'.
- * Keys: scene tube|bar|psd|model, method lbs|dqs|dqs-scale|dqs-scale-local|dqs-scale-mixed|mixed,
+ * Keys: scene tube|bar|psd|model, method lbs|dqs|dqs-scale|dqs-scale-local|dqs-scale-mixed|cor|cor-scale|mixed,
  * bulge, count, paused, time, manual, bend, twist, alpha, auto, weights off|joint|major, joint,
  * and for the corrected tube (scene=psd): driver 0|1, mw=K:W (target K's weight, any real W), mzero.
  * Returns 1 for 'shot' (name in *shot), 0 otherwise, -1 on a bad line. */
@@ -1062,7 +1064,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         return 1;
     }
     sync_to_panel(&v);
-    printf("sinew-viewer on %s; keys: 1 LBS, 2 DQS, 3 DQS+scale, 4 DQS scale local, 5 mixed, B bulge, +/- size, "
+    printf("sinew-viewer on %s; keys: 1 LBS, 2 DQS, 3 DQS+scale, 4 DQS scale local, 5 mixed, 6 CoR, 7 CoR+scale, B bulge, +/- size, "
            "M model, Space pause, R camera, Esc quit; corrected tube: D driver, [ ] target, J/K weight, 0 zero\n", sinew_gpu_info(v.gpu)->name);
 
     VkBuffer shot_buf = VK_NULL_HANDLE;

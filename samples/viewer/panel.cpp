@@ -4,6 +4,7 @@
 // (IMGUI_IMPL_VULKAN_NO_PROTOTYPES); the panel owns a render pass that loads the
 // frame Sinew rendered and framebuffers over the swapchain views.
 #include "panel.h"
+#include <sinew/core.h>
 
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -203,8 +204,10 @@ extern "C" int panel_set_targets(viewer_panel *p, const VkImageView *views, uint
     return 0;
 }
 
+/* sinew_method order (0 .. SINEW_METHOD_COUNT - 1), then the per-character mix */
 static const char *const method_items[] = { "LBS", "DQS", "DQS with scale", "DQS scale local", "DQS scale mixed",
-                                            "mixed per character" };
+                                            "CoR (optimized centers)", "CoR with scale", "mixed per character" };
+static_assert(sizeof method_items / sizeof method_items[0] == SINEW_METHOD_COUNT + 1, "a label per method");
 
 extern "C" int panel_frame(viewer_panel *p, panel_state *s)
 {
@@ -240,8 +243,9 @@ extern "C" int panel_frame(viewer_panel *p, panel_state *s)
     ImGui::InputText("file", s->model_path, sizeof s->model_path);
     ImGui::SameLine();
     if (ImGui::Button("load")) { s->load_model = 1; changed = 1; }
-    int m = s->method < 0 ? 5 : s->method;
-    if (ImGui::Combo("method", &m, method_items, 6)) { s->method = m == 5 ? -1 : m; changed = 1; }
+    const int mixed = SINEW_METHOD_COUNT;
+    int m = s->method < 0 ? mixed : s->method;
+    if (ImGui::Combo("method", &m, method_items, mixed + 1)) { s->method = m == mixed ? -1 : m; changed = 1; }
     bool b = s->bulge != 0;
     if (ImGui::Checkbox("bulge correction", &b)) { s->bulge = b; changed = 1; }
     if (ImGui::SliderInt("characters", &s->count, 1, s->max_count > 1 ? s->max_count : 1, "%d",
