@@ -12,6 +12,7 @@
  * others return: each moved vertex written once, no atomics, and the cost
  * follows the touched targets' deltas. */
 #include "morph_layout.h"
+#include "sinew_layout.h"
 layout(local_size_x = SINEW_MORPH_WG_SIZE) in;
 
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_REST) buffer RestBuf { uvec4 rest[]; };
@@ -20,6 +21,7 @@ layout(std430, set = 0, binding = SINEW_MORPH_BIND_WEIGHTS) readonly buffer Weig
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_ITEMS) readonly buffer ItemBuf { uvec4 items[]; };
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_PAIRS) readonly buffer PairBuf { uvec4 pairs[]; };
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_DATA_U32) readonly buffer DataU32 { uint mdata_u[]; };
+layout(std430, set = 0, binding = SINEW_MORPH_BIND_TANGENT) buffer TangentBuf { uvec2 tangent_rest[]; };
 
 layout(push_constant) uniform Push { uint words[SINEW_MORPH_PUSH_WORDS]; } pc;
 
@@ -88,11 +90,12 @@ void main()
     uvec4 row = mdata[r];
     uint src = ia.z + ib.y * row[SINEW_MORPH_ROW_VERTEX];
     uint dst = ia.w + ib.y * row[SINEW_MORPH_ROW_VERTEX];
-    vec3 dp = vec3(0.0), dn = vec3(0.0);
+    vec3 dp = vec3(0.0), dn = vec3(0.0), dt = vec3(0.0);
+    bool tangents = ib.z == SINEW_MORPH_ENTRY_SLOTS_TANGENT;
     /* Active mode: entries before the row's first touched one have +0.0
      * weights (nothing to add); that first touched target owns the row. */
     bool owner = !sparse_mode;
-    for (uint e = row[SINEW_MORPH_ROW_FIRST]; e < row[SINEW_MORPH_ROW_END]; e += SINEW_MORPH_ENTRY_SLOTS) {
+    for (uint e = row[SINEW_MORPH_ROW_FIRST]; e < row[SINEW_MORPH_ROW_END]; e += ib.z) {
         uvec4 e0 = mdata[e];
         float w = weights[ib.x + e0.x];
         if (!owner) {
@@ -104,9 +107,14 @@ void main()
         uvec4 e1 = mdata[e + 1u];
         dp += w * uintBitsToFloat(e0.yzw);
         dn += w * uintBitsToFloat(e1.xyz);
+        if (tangents) dt += w * uintBitsToFloat(mdata[e + 2u].xyz);
     }
     uvec4 a = rest[src];
     vec3 p = uintBitsToFloat(a.xyz) + dp;
     vec3 n = oct_decode(a.w) + dn;
     rest[dst] = uvec4(floatBitsToUint(p), oct_encode(n));
+    if (tangents) { /* t = normalize(decode(base t) + sum w dt), the bitangent sign kept */
+        uvec2 tb = tangent_rest[SINEW_BULGE_INDEX(src)];
+        tangent_rest[SINEW_BULGE_INDEX(dst)] = uvec2(oct_encode(oct_decode(tb.x) + dt), tb.y);
+    }
 }

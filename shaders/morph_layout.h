@@ -13,15 +13,18 @@
 #define SINEW_MORPH_BIND_ITEMS 3    /* SINEW_MORPH_ITEM_* uvec4 pairs of the frame (ring slot) */
 #define SINEW_MORPH_BIND_PAIRS 4    /* active mode: one uvec4 per (item, touched target) of the frame (ring slot) */
 #define SINEW_MORPH_BIND_DATA_U32 5 /* the morph data buffer again, as uint (target row lists) */
-#define SINEW_MORPH_BIND_COUNT 6
+#define SINEW_MORPH_BIND_TANGENT 6  /* the skinner's tangent rest buffer (uvec2 per vertex at SINEW_BULGE_INDEX) */
+#define SINEW_MORPH_BIND_COUNT 7
 
 /* Row (one uvec4 per vertex moved by any target of the mesh, by vertex):
  * x = vertex index, y = first entry (uvec4 index in the data buffer), z = end entry. */
 #define SINEW_MORPH_ROW_VERTEX 0
 #define SINEW_MORPH_ROW_FIRST 1
 #define SINEW_MORPH_ROW_END 2
-/* Entry: 2 uvec4: (target, dp.xyz as float bits), (dn.xyz as float bits, 0). */
+/* Entry: 2 uvec4: (target, dp.xyz as float bits), (dn.xyz as float bits, 0);
+ * sets with tangent deltas a third: (dt.xyz as float bits, 0). */
 #define SINEW_MORPH_ENTRY_SLOTS 2u
+#define SINEW_MORPH_ENTRY_SLOTS_TANGENT 3u
 
 /* Target row list (active mode): per target of a set, one uint per stored
  * delta, in the target's entry order: the uvec4 index of the row (the moved
@@ -36,7 +39,7 @@
 
 /* Item record (one per morphed character-mesh of the frame): 2 uvec4.
  * a = (first row, row count, base mesh's first rest slot, copy's first rest slot)
- * b = (first weight, rest slots per vertex, 0, 0) */
+ * b = (first weight, rest slots per vertex, entry slots (2, or 3 with tangent deltas), 0) */
 #define SINEW_MORPH_ITEM_SLOTS 2u
 
 /* Push constants: uint words. Workgroup (x, y, z): rows (or row-list entries) x*WG..,

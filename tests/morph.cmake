@@ -14,6 +14,9 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
     set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS cli
       ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
   endfunction()
+  # every GPU/CPU pair below: the GPU morph pass vs the float64 reference (--cpu)
+  set(_flag_gpu "")
+  set(_flag_cpu --cpu)
   sinew_morph_cli(cli_info_morph 0 "morph target 0 'target 0': 12 vertices moved, default weight 0.*morph target 1 'target 1': 6 vertices moved"
                   $<TARGET_FILE:sinew_cli> info ${_mc})
   sinew_morph_cli(cli_deform_morph_gpu 0 "wrote cli_morph.obj: 24 vertices, 12 triangles .*2 --morph"
@@ -37,11 +40,7 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
   sinew_morph_cli(cli_info_morph_names 0 "morph target 0 'smile': 1 vertices moved, default weight 0.5.*morph target 1 'frown': 1 vertices moved, default weight -0.25"
                   $<TARGET_FILE:sinew_cli> info ${_mn})
   foreach(_dev gpu cpu)
-    if(_dev STREQUAL "cpu")
-      set(_flag --cpu)
-    else()
-      set(_flag "")
-    endif()
+    set(_flag ${_flag_${_dev}})
     sinew_morph_cli(cli_deform_morph_names_${_dev} 0 "2 --morph.*v 0 0 2.v 1 -3 0.v 0 1 0."
                     sh -c "$<TARGET_FILE:sinew_cli> deform ${_mn} --rest --morph smile=2 --morph frown=-1.5 ${_flag} --out cli_named_${_dev}.obj && cat cli_named_${_dev}.obj")
     sinew_morph_cli(cli_deform_morph_defaults_${_dev} 0 "v 0 0 0.5.v 1 -0.5 0.v 0 1 0."
@@ -53,11 +52,7 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
   sinew_morph_cli(cli_info_morph_anim 0 "1 morph-weight animation channels kept.*clip 0 'talk': 2 s .*1 morph-weight tracks"
                   $<TARGET_FILE:sinew_cli> info ${_ma})
   foreach(_dev gpu cpu)
-    if(_dev STREQUAL "cpu")
-      set(_flag --cpu)
-    else()
-      set(_flag "")
-    endif()
+    set(_flag ${_flag_${_dev}})
     sinew_morph_cli(cli_deform_morph_anim_${_dev} 0 "2 animated morph weights.*v 0 0 1.5.v 1 -2 0.v 0 1 0."
                     sh -c "$<TARGET_FILE:sinew_cli> deform ${_ma} --time 1 ${_flag} --out cli_anim_${_dev}.obj && cat cli_anim_${_dev}.obj")
     sinew_morph_cli(cli_deform_morph_anim_override_${_dev} 0 "2 animated morph weights, 1 --morph.*v 0 0 0.v 1 -2 0.v 0 1 0."
@@ -69,13 +64,28 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
   # through the morph pass (GPU) and the 8-influence reference (CPU); unorm16 weights: 1.7999x
   set(_m6 ${CMAKE_CURRENT_SOURCE_DIR}/data/gltf/morph_skin6.gltf)
   foreach(_dev gpu cpu)
-    if(_dev STREQUAL "cpu")
-      set(_flag --cpu)
-    else()
-      set(_flag "")
-    endif()
+    set(_flag ${_flag_${_dev}})
     sinew_morph_cli(cli_deform_morph_skin6_${_dev} 0 "1 --morph, method lbs, 8 influences.*v 0 0 1[.]799[0-9]*.v 1 0[.]5 1[.]799[0-9]*.v 0 1 1[.]799[0-9]*."
                     sh -c "$<TARGET_FILE:sinew_cli> deform ${_m6} --rest --morph lift=0.5 ${_flag} --out cli_skin6_${_dev}.obj && cat cli_skin6_${_dev}.obj")
+  endforeach()
+  # glTF TANGENT morph deltas (tests/data/gltf/morph_tangent.gltf): 'Twist' moves vertex 1 by
+  # (0,0,0.5) and the tangents by (0,1,0), (-1,1,0), 0 (rest tangents (1,0,0), signs +1 -1 +1, one
+  # joint, identity): at W the tangents are normalize((1,0,0) + W dt), hand-computed below for
+  # W = 1 and -0.5, signs kept; tangents within 1e-4 (octahedral snorm16 rest and morphed tangent)
+  set(_mt ${CMAKE_CURRENT_SOURCE_DIR}/data/gltf/morph_tangent.gltf)
+  set(_rows_1 "'0 0 0 0 0 1 0.7071067812 0.7071067812 0 1' '1 0 0.5 0 0 1 0 1 0 -1' '0 1 0 0 0 1 1 0 0 1'")
+  set(_rows_m "'0 0 0 0 0 1 0.894427191 -0.4472135955 0 1' '1 0 -0.25 0 0 1 0.9486832981 -0.316227766 0 -1' '0 1 0 0 0 1 1 0 0 1'")
+  foreach(_dev gpu cpu)
+    set(_flag ${_flag_${_dev}})
+    foreach(_w 1 m)
+      if(_w STREQUAL "1")
+        set(_wv 1)
+      else()
+        set(_wv -0.5)
+      endif()
+      sinew_morph_cli(cli_deform_morph_tangent_${_w}_${_dev} 0 "1 --morph.*skinned tangents \\(tx ty tz tw\\).*rows match"
+                      sh -c "$<TARGET_FILE:sinew_cli> deform ${_mt} --rest --morph Twist=${_wv} ${_flag} --out cli_mtan_${_w}_${_dev}.ply && sh ${PROJECT_SOURCE_DIR}/tests/check_ply_rows.sh cli_mtan_${_w}_${_dev}.ply 1e-5 1e-4 ${_rows_${_w}}")
+    endforeach()
   endforeach()
   sinew_morph_cli(cli_deform_morph_cube_time 0 "clip 0 'Square' at 1.7 s, 2 animated morph weights"
                   $<TARGET_FILE:sinew_cli> deform ${_mc} --time 1.7 --out cli_cube_time.obj)

@@ -10,6 +10,14 @@
  * every frame; vertices past the frame's output must stay NaN. Bad input
  * (targets naming vertices out of range, repeated vertices, NaN deltas, weight
  * arrays of the wrong size, NaN weights, unknown or repeated slots) is refused with an error naming the target / item.
+ * Tangent deltas (test_tangent_deltas): a mesh with tangent frames (random
+ * directions and signs) and 30 targets, most with tangent deltas, on a skinner
+ * made with tangents, 12 characters over every method +- bulge, three frames
+ * through AUTO, ACTIVE and ROWS with changing weights; tangents against
+ * sinew_morph_reference_tangents, re-encoded as the GPU stores them
+ * (sinew_pack_tangents), then sinew_reference_tangents: within 1e-3 (as
+ * normals: one 16-bit octahedral step of the morphed rest tangent, skinned),
+ * signs exact; tangent deltas on a mesh without tangent frames are refused.
  * Validation must stay clean.
  *
  * Tolerances, per character, E = bounding-box diagonal of its reference
@@ -34,7 +42,8 @@ typedef struct mesh {
     sinew_morph_set_id set;
     sinew_morph_target *t;
     uint32_t *idx;
-    float *dp, *dn;
+    float *dp, *dn, *dt;
+    sinew_tangent *tan;     /* rest tangent frames, or NULL (then no tangent deltas) */
 } mesh;
 
 typedef struct character {
@@ -74,6 +83,7 @@ static void make_targets(tu_rng *r, mesh *m)
     m->idx = malloc(sizeof(uint32_t) * (cap + 1));
     m->dp = malloc(sizeof(float) * 3 * (cap + 1));
     m->dn = malloc(sizeof(float) * 3 * (cap + 1));
+    m->dt = malloc(sizeof(float) * 3 * (cap + 1));
     uint8_t *used = malloc(m->nv);
     uint32_t at = 0;
     for (uint32_t t = 0; t < m->nt; t++) {
@@ -84,6 +94,7 @@ static void make_targets(tu_rng *r, mesh *m)
         g->indices = m->idx + at;
         g->position_deltas = m->dp + 3 * at;
         g->normal_deltas = tu_range(r, 4) == 0 ? NULL : m->dn + 3 * at;
+        g->tangent_deltas = m->tan && tu_range(r, 5) != 0 ? m->dt + 3 * at : NULL;
         for (uint32_t e = 0; e < counts[t]; e++) {
             uint32_t v;
             do v = tu_range(r, m->nv); while (used[v]);
@@ -92,6 +103,7 @@ static void make_targets(tu_rng *r, mesh *m)
             for (int k = 0; k < 3; k++) {
                 m->dp[3 * (at + e) + k] = (float)tu_uniform(r, -0.3, 0.3);
                 m->dn[3 * (at + e) + k] = (float)tu_uniform(r, -0.6, 0.6);
+                m->dt[3 * (at + e) + k] = (float)tu_uniform(r, -0.6, 0.6);
             }
         }
         at += counts[t];
@@ -174,6 +186,145 @@ static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_mor
     TU_CHECK_RESULT(sinew_morpher_set_pass(NULL, SINEW_MORPH_PASS_ROWS), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(second == NULL);
     free(w);
+}
+
+/* Tangent deltas: see the header. */
+static void test_tangent_deltas(tu_rng *r, sinew_gpu *gpu)
+{
+    enum { TNV = 500, TNT = 30, TCH = 12, TJ = 16 };
+    sinew_skinner_desc sd = { 0 };
+    sd.max_meshes = 32;
+    sd.max_rest_vertices = 1u << 14;
+    sd.max_output_vertices = TCH * TNV + 64;
+    sd.tangents = true;
+    sinew_skinner *sk = NULL;
+    sinew_morpher *mo = NULL;
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    if (sk) TU_CHECK_OK(sinew_morpher_create(sk, NULL, &mo));
+    if (!sk || !mo) return;
+    mesh m;
+    memset(&m, 0, sizeof m);
+    m.jc = TJ;
+    m.nv = TNV;
+    m.nt = TNT;
+    TU_CHECK_OK(tu_make_random_skeleton(r, m.jc, NULL, &m.skel));
+    m.v = malloc(sizeof(sinew_vertex) * m.nv);
+    m.bulge = malloc(sizeof(float) * m.nv);
+    m.tan = malloc(sizeof(sinew_tangent) * m.nv);
+    float *t4 = malloc(sizeof(float) * 4 * m.nv);
+    for (uint32_t i = 0; i < m.nv; i++) {
+        sinew_vec3 d = tu_random_unit(r);
+        t4[4 * i + 0] = (float)d.x; t4[4 * i + 1] = (float)d.y; t4[4 * i + 2] = (float)d.z;
+        t4[4 * i + 3] = tu_range(r, 2) ? 1.0f : -1.0f;
+    }
+    TU_CHECK_OK(sinew_pack_tangents(m.nv, t4, m.tan, NULL));
+    TU_CHECK_OK(tu_make_random_mesh(r, m.skel, m.nv, 0.5, m.v, m.bulge));
+    sinew_skinner_mesh_desc md = { m.v, m.nv, m.jc, m.bulge, NULL, m.tan };
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m.id));
+    sinew_skinner_mesh_desc plain = { m.v, m.nv, m.jc, m.bulge, NULL, NULL };
+    sinew_mesh_id plain_id;
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &plain, &plain_id));
+    make_targets(r, &m);
+    uint32_t with_t = 0;
+    for (uint32_t t = 0; t < m.nt; t++) with_t += m.t[t].tangent_deltas != NULL && m.t[t].count;
+    sinew_morph_error err;
+    TU_CHECK_RESULT(sinew_morpher_add_targets(mo, plain_id, m.t, m.nt, &m.set, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(strstr(err.message, "no tangent frames") != NULL);
+    m.dt[0] = NAN;
+    sinew_morph_target *first = NULL;
+    for (uint32_t t = 0; t < m.nt && !first; t++)
+        if (m.t[t].tangent_deltas == m.dt && m.t[t].count) first = &m.t[t];
+    if (first) {
+        TU_CHECK_RESULT(sinew_morpher_add_targets(mo, m.id, m.t, m.nt, &m.set, &err), SINEW_ERROR_NON_FINITE);
+        TU_CHECK(strstr(err.message, "tangent") != NULL);
+    }
+    m.dt[0] = 0.25f;
+    TU_CHECK_OK(sinew_morpher_add_targets(mo, m.id, m.t, m.nt, &m.set, &err));
+    character C[TCH];
+    for (int c = 0; c < TCH; c++) {
+        C[c].method = (sinew_method)(c % TU_PLAIN_METHODS);
+        C[c].flags = (c / TU_PLAIN_METHODS) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0u;
+        C[c].w = malloc(sizeof(float) * m.nt);
+        TU_CHECK_OK(sinew_morpher_add_slot(mo, m.set, &C[c].slot));
+    }
+    uint32_t total = TCH * TNV;
+    float *gp = malloc(sizeof(float) * 3 * total), *gt = malloc(sizeof(float) * 4 * total);
+    double *mp = malloc(sizeof(double) * 3 * m.nv), *mn = malloc(sizeof(double) * 3 * m.nv);
+    double *md_t = malloc(sizeof(double) * 3 * m.nv), *rp = malloc(sizeof(double) * 3 * m.nv);
+    double *rt = malloc(sizeof(double) * 4 * m.nv);
+    sinew_tangent *mt = malloc(sizeof(sinew_tangent) * m.nv);
+    sinew_transform *pose = malloc(sizeof(sinew_transform) * TJ);
+    sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(TJ));
+    sinew_palette_joint *pal = malloc(sizeof(sinew_palette_joint) * TJ * TCH);
+    double worst_t = 0, worst_p = 0;
+    uint32_t moved_tangents = 0;
+    for (int f = 0; f < 3; f++) {
+        TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total, 0x7fc00000u));
+        TU_CHECK_OK(sinew_debug_poison_tangents(sk, 0, total, 0x7fc00000u));
+        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 3)));
+        sinew_frame fr;
+        TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
+        sinew_morph_item items[TCH];
+        sinew_mesh_id meshes[TCH];
+        sinew_instance inst[TCH];
+        uint32_t pal_at = 0;
+        for (int c = 0; c < TCH; c++) {
+            random_weights(r, C[c].w, m.nt);
+            memcpy(pose, sinew_skeleton_rest_pose(m.skel), sizeof(sinew_transform) * TJ);
+            tu_random_pose(r, TJ, pose, 0.9, C[c].method == SINEW_METHOD_DQS ? 0.0 : 0.3);
+            TU_CHECK_OK(sinew_palette_build(m.skel, C[c].method, pose, NULL, scratch, pal + TJ * c));
+            TU_CHECK_OK(sinew_palette_pack(C[c].method, C[c].flags, pal + TJ * c, TJ, fr.palette + 4 * pal_at));
+            items[c] = (sinew_morph_item){ C[c].slot, C[c].w, m.nt };
+            inst[c] = (sinew_instance){ { 0 }, C[c].method, C[c].flags, pal_at, (uint32_t)c * TNV };
+            pal_at += sinew_palette_gpu_stride(C[c].method, C[c].flags) * TJ;
+        }
+        TU_CHECK_OK(sinew_morpher_set_frame(mo, items, TCH, meshes, &err));
+        for (int c = 0; c < TCH; c++) inst[c].mesh = meshes[c];
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, TCH));
+        TU_CHECK_OK(sinew_skinner_submit(sk));
+        TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total, gp, NULL));
+        TU_CHECK_OK(sinew_skinner_read_tangents(sk, 0, total, gt));
+        for (int c = 0; c < TCH; c++) {
+            TU_CHECK_OK(sinew_morph_reference(m.nv, m.v, m.t, m.nt, C[c].w, mp, mn, &err));
+            TU_CHECK_OK(sinew_morph_reference_tangents(m.nv, m.tan, m.t, m.nt, C[c].w, md_t, &err));
+            for (uint32_t i = 0; i < m.nv; i++) {
+                for (int k = 0; k < 3; k++) t4[4 * i + k] = (float)md_t[3 * i + k];
+                t4[4 * i + 3] = m.tan[i].sign;
+            }
+            TU_CHECK_OK(sinew_pack_tangents(m.nv, t4, mt, NULL));
+            for (uint32_t i = 0; i < m.nv; i++) moved_tangents += mt[i].tangent_oct != m.tan[i].tangent_oct;
+            TU_CHECK_OK(sinew_reference_tangents(m.nv, m.v, NULL, mt, pal + TJ * c, TJ, C[c].method, rt));
+            TU_CHECK_OK(sinew_reference_skin_rest(m.nv, m.v, mp, mn, m.bulge, pal + TJ * c, TJ, C[c].method,
+                                                  C[c].flags, rp, NULL));
+            double E = extent_of(rp, m.nv), et = 0, ep = 0;
+            uint32_t signs = 0;
+            for (uint32_t i = 0; i < m.nv; i++) {
+                size_t o = (size_t)c * TNV + i;
+                for (int k = 0; k < 3; k++) {
+                    double d = fabs((double)gt[4 * o + k] - rt[4 * i + k]);
+                    if (!(d <= et)) et = isnan(d) ? INFINITY : d;
+                    d = fabs((double)gp[3 * o + k] - rp[3 * i + k]);
+                    if (!(d <= ep)) ep = isnan(d) ? INFINITY : d;
+                }
+                signs += (double)gt[4 * o + 3] != rt[4 * i + 3];
+            }
+            TU_CHECK_MSG(et <= 1e-3 && signs == 0 && ep <= 2e-5 * E,
+                         "tangent deltas, frame %d char %d (method %d flags %u): tangent %g, %u signs, position %g (E %g)",
+                         f, c, (int)C[c].method, C[c].flags, et, signs, ep, E);
+            if (et > worst_t) worst_t = et;
+            if (ep / E > worst_p) worst_p = ep / E;
+        }
+    }
+    fprintf(stderr, "tangent deltas: %u of %u targets carry them, %u morphed rest tangents checked; worst tangent "
+            "error %.3g, position %.3g x extent\n", with_t, m.nt, moved_tangents, worst_t, worst_p);
+    TU_CHECK(moved_tangents > 100);
+    sinew_morpher_destroy(mo);
+    TU_CHECK_OK(sinew_skinner_destroy(sk));
+    for (int c = 0; c < TCH; c++) free(C[c].w);
+    sinew_skeleton_destroy(m.skel);
+    free(m.v); free(m.bulge); free(m.tan); free(m.t); free(m.idx); free(m.dp); free(m.dn); free(m.dt);
+    free(t4); free(gp); free(gt); free(mp); free(mn); free(md_t); free(rp); free(rt); free(mt); free(pose);
+    free(scratch); free(pal);
 }
 
 /* The crowd path: morph weights set before sinew_crowd_update (outside a
@@ -395,6 +546,7 @@ int main(void)
             worst_p, worst_n, active_total, zero_chars);
     TU_CHECK(zero_chars > 0 && active_total > 0);
     test_crowd_path(&r, sk, mo, M, C);
+    test_tangent_deltas(&r, gpu);
 
     uint32_t msgs = sinew_debug_validation_message_count(gpu);
     TU_CHECK_MSG(msgs == 0, "%u validation messages", msgs);
@@ -403,7 +555,7 @@ int main(void)
     sinew_gpu_destroy(gpu);
     for (int i = 0; i < NMESH; i++) {
         sinew_skeleton_destroy(M[i].skel);
-        free(M[i].v); free(M[i].bulge); free(M[i].t); free(M[i].idx); free(M[i].dp); free(M[i].dn);
+        free(M[i].v); free(M[i].bulge); free(M[i].t); free(M[i].idx); free(M[i].dp); free(M[i].dn); free(M[i].dt);
     }
     for (int c = 0; c < NCHAR; c++) free(C[c].w);
     free(gpos); free(gnrm); free(mpos); free(mnrm); free(rpos); free(rnrm); free(pose); free(scratch); free(pal);

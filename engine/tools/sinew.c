@@ -592,7 +592,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
         sinew_morpher_desc mdsc = { 0 };
         uint64_t entries = 0;
         for (uint32_t t = 0; t < n_mt; t++) entries += mt[t].count;
-        mdsc.max_data_vec4 = (uint32_t)(nv + 2 * entries + 1);
+        mdsc.max_data_vec4 = (uint32_t)(nv + 4 * entries + 1); /* rows + up to 3.25 per delta (tangent deltas) */
         mdsc.max_weights = n_mt;
         mdsc.max_slots = 1;
         sinew_morph_set_id set;
@@ -871,10 +871,33 @@ static int cmd_deform(const opts *o)
                         n_mt, mw, tan, tng)) {
         goto out;
     }
-    /* tangents on the CPU: the float64 rules (morphs and bulge leave tangents alone) */
-    if (tan && o->cpu && (r = sinew_reference_tangents(nv, v8 ? NULL : verts, v8, tan, pal, joints, o->method, tng))) {
-        err("reference tangents: %s", sinew_result_string(r));
-        goto out;
+    /* tangents on the CPU: the float64 rules (morph TANGENT deltas move the rest tangent,
+     * re-encoded as the GPU morph pass stores it; bulge leaves tangents alone) */
+    if (tan && o->cpu) {
+        sinew_tangent *mtan = NULL;
+        r = SINEW_OK;
+        if (n_mt) {
+            sinew_morph_error merr;
+            double *md = malloc((size_t)nv * 3 * sizeof *md);
+            float *t4 = malloc((size_t)nv * 4 * sizeof *t4);
+            mtan = malloc((size_t)nv * sizeof *mtan);
+            r = md && t4 && mtan ? sinew_morph_reference_tangents(nv, tan, mt, n_mt, mw, md, &merr)
+                                 : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            for (uint32_t i = 0; r == SINEW_OK && i < nv; i++) {
+                for (int e = 0; e < 3; e++) t4[4 * (size_t)i + e] = (float)md[3 * (size_t)i + e];
+                t4[4 * (size_t)i + 3] = tan[i].sign;
+            }
+            if (r == SINEW_OK) r = sinew_pack_tangents(nv, t4, mtan, NULL);
+            free(md);
+            free(t4);
+        }
+        if (r == SINEW_OK)
+            r = sinew_reference_tangents(nv, v8 ? NULL : verts, v8, mtan ? mtan : tan, pal, joints, o->method, tng);
+        free(mtan);
+        if (r) {
+            err("reference tangents: %s", sinew_result_string(r));
+            goto out;
+        }
     }
     for (size_t i = 0; i < (size_t)nv * 3; i++)
         if (!(fabs(pos[i]) <= FLT_MAX) || !(fabs(nrm[i]) <= FLT_MAX)) {

@@ -31,7 +31,7 @@ struct sinew_asset {
     uint32_t morph_count;
     float *morph_default;
     uint32_t *morph_idx;
-    float *morph_dp, *morph_dn;
+    float *morph_dp, *morph_dn, *morph_dt;   /* morph_dt: glTF TANGENT deltas (NULL for assimp) */
     char *morph_names;      /* assimp path: target names, NUL separated (glTF targets have none) */
 };
 

@@ -100,10 +100,10 @@ typedef struct gl {
     vec inst_name;           /* char */
     vec mt;                  /* gl_morph: kept morph targets, in instance order */
     vec m_idx;               /* uint32: vertex within its mesh */
-    vec m_dp, m_dn;          /* 3 floats per entry */
+    vec m_dp, m_dn, m_dt;    /* 3 floats per entry */
 } gl;
 
-typedef struct gl_morph { uint32_t mesh, first, count; int has_normals; float w0; uint32_t name, node; } gl_morph;
+typedef struct gl_morph { uint32_t mesh, first, count; int has_normals, has_tangents; float w0; uint32_t name, node; } gl_morph;
 #define GL_NO_NAME UINT32_MAX
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -719,7 +719,7 @@ typedef struct prim_in {
     double *ind;
     uint32_t n_ind;
     uint32_t n_targets;           /* morph targets kept (deltas below, NULL when the target lacks one) */
-    double *tdp[GL_MAX_TARGETS], *tdn[GL_MAX_TARGETS];
+    double *tdp[GL_MAX_TARGETS], *tdn[GL_MAX_TARGETS], *tdt[GL_MAX_TARGETS];
     double tw[GL_MAX_TARGETS];    /* default weights */
 } prim_in;
 
@@ -727,7 +727,7 @@ static void prim_free(gl *g, prim_in *p)
 {
     snw_free(g->al, p->pos); snw_free(g->al, p->nrm); snw_free(g->al, p->tan); snw_free(g->al, p->ind);
     for (int k = 0; k < 4; k++) { snw_free(g->al, p->joints[k]); snw_free(g->al, p->weights[k]); }
-    for (uint32_t t = 0; t < p->n_targets; t++) { snw_free(g->al, p->tdp[t]); snw_free(g->al, p->tdn[t]); }
+    for (uint32_t t = 0; t < p->n_targets; t++) { snw_free(g->al, p->tdp[t]); snw_free(g->al, p->tdn[t]); snw_free(g->al, p->tdt[t]); }
 }
 
 /* Reads one primitive's attributes (positions with default morph weights applied). */
@@ -804,6 +804,18 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
             if (cnt != p->count) { snw_free(g->al, d); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
             for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += p->tw[t] * d[k];
             if (which) p->tdn[t] = d; else p->tdp[t] = d;
+        }
+        /* TANGENT deltas (VEC3: the direction; the bitangent sign is not morphed), kept
+         * when the primitive has TANGENT; the default weight moves the rest tangent too */
+        if (jget(tj, "TANGENT") && p->tan) {
+            double *d = NULL;
+            snprintf(what, sizeof what, "mesh %u primitive %u target %u TANGENT", mi, pi, t);
+            if ((r = jint(g, tj, "TANGENT", 0, INT32_MAX, -1, &ai, what, 0))) return r;
+            if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
+            if (cnt != p->count) { snw_free(g->al, d); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
+            for (size_t v = 0; v < cnt; v++)
+                for (int e = 0; e < 3; e++) p->tan[v * 4 + e] += p->tw[t] * d[v * 3 + e];
+            p->tdt[t] = d;
         }
     }
     return SINEW_OK;
@@ -934,22 +946,24 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         mt->node = node;
         mt->mesh = g->inst.n - 1; mt->first = g->m_idx.n; mt->w0 = (float)p->tw[t];
         mt->has_normals = p->tdn[t] && skin >= 0;
+        mt->has_tangents = p->tdt[t] && skin >= 0;
         for (uint32_t v = 0; v < p->count; v++) {
-            double dp[3] = { 0, 0, 0 }, dn[3] = { 0, 0, 0 };
+            double dp[3] = { 0, 0, 0 }, dn[3] = { 0, 0, 0 }, dt[3] = { 0, 0, 0 };
             if (p->tdp[t]) {
                 sinew_vec3 d = sinew_v3(p->tdp[t][v * 3], p->tdp[t][v * 3 + 1], p->tdp[t][v * 3 + 2]);
                 if (skin < 0) d = sinew_mat3_mul_v3(&g3, d);
                 dp[0] = d.x; dp[1] = d.y; dp[2] = d.z;
             }
             if (mt->has_normals) for (int e = 0; e < 3; e++) dn[e] = p->tdn[t][v * 3 + e];
-            if (!dp[0] && !dp[1] && !dp[2] && !dn[0] && !dn[1] && !dn[2]) continue;
+            if (mt->has_tangents) for (int e = 0; e < 3; e++) dt[e] = p->tdt[t][v * 3 + e];
+            if (!dp[0] && !dp[1] && !dp[2] && !dn[0] && !dn[1] && !dn[2] && !dt[0] && !dt[1] && !dt[2]) continue;
             for (int e = 0; e < 3; e++)
                 if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT)) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
             uint32_t *ix = vec_push(g, &g->m_idx, 1);
-            float *fp = vec_push(g, &g->m_dp, 1), *fn = vec_push(g, &g->m_dn, 1);
-            if (!ix || !fp || !fn) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            float *fp = vec_push(g, &g->m_dp, 1), *fn = vec_push(g, &g->m_dn, 1), *ft = vec_push(g, &g->m_dt, 1);
+            if (!ix || !fp || !fn || !ft) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
             *ix = v;
-            for (int e = 0; e < 3; e++) { fp[e] = (float)dp[e]; fn[e] = (float)dn[e]; }
+            for (int e = 0; e < 3; e++) { fp[e] = (float)dp[e]; fn[e] = (float)dn[e]; ft[e] = (float)dt[e]; }
         }
         mt = (gl_morph *)g->mt.p + g->mt.n - 1;
         mt->count = g->m_idx.n - mt->first;
@@ -1192,13 +1206,15 @@ static sinew_result finish_mesh(gl *g, sinew_asset *a)
         a->morph_idx = gz(g, ne, sizeof *a->morph_idx);
         a->morph_dp = gz(g, (size_t)ne * 3, sizeof *a->morph_dp);
         a->morph_dn = gz(g, (size_t)ne * 3, sizeof *a->morph_dn);
-        if (!a->morphs || !a->morph_default || !a->morph_idx || !a->morph_dp || !a->morph_dn) {
+        a->morph_dt = gz(g, (size_t)ne * 3, sizeof *a->morph_dt);
+        if (!a->morphs || !a->morph_default || !a->morph_idx || !a->morph_dp || !a->morph_dn || !a->morph_dt) {
             snw_free(g->al, fp); snw_free(g->al, fn); return SINEW_ERROR_OUT_OF_HOST_MEMORY;
         }
         if (ne) {
             memcpy(a->morph_idx, g->m_idx.p, (size_t)ne * sizeof(uint32_t));
             memcpy(a->morph_dp, g->m_dp.p, (size_t)ne * 3 * sizeof(float));
             memcpy(a->morph_dn, g->m_dn.p, (size_t)ne * 3 * sizeof(float));
+            memcpy(a->morph_dt, g->m_dt.p, (size_t)ne * 3 * sizeof(float));
         }
         const gl_morph *mt = g->mt.p;
         for (uint32_t k = 0; k < nm; k++) {
@@ -1209,6 +1225,7 @@ static sinew_result finish_mesh(gl *g, sinew_asset *a)
             a->morphs[k].indices = a->morph_idx + mt[k].first;
             a->morphs[k].position_deltas = a->morph_dp + (size_t)mt[k].first * 3;
             a->morphs[k].normal_deltas = mt[k].has_normals ? a->morph_dn + (size_t)mt[k].first * 3 : NULL;
+            a->morphs[k].tangent_deltas = mt[k].has_tangents ? a->morph_dt + (size_t)mt[k].first * 3 : NULL;
             a->morph_default[k] = mt[k].w0;
             a->morphs[k].name = mt[k].name == GL_NO_NAME ? NULL : a->names + mt[k].name;
         }
@@ -1573,7 +1590,7 @@ static void gl_release(gl *g)
     if (g->skin_cands) for (uint32_t i = 0; i < g->n_skins; i++) snw_free(al, g->skin_cands[i]);
     snw_free(al, g->skin_cands); snw_free(al, g->skin_joint_count);
     vec *vs[] = { &g->pos, &g->nrm, &g->tan, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name,
-                  &g->mt, &g->m_idx, &g->m_dp, &g->m_dn };
+                  &g->mt, &g->m_idx, &g->m_dp, &g->m_dn, &g->m_dt };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) snw_free(al, vs[i]->p);
 }
 
@@ -1598,7 +1615,7 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
     g.inst_name.elem = 1;
     g.mt.elem = sizeof(gl_morph);
     g.m_idx.elem = sizeof(uint32_t);
-    g.m_dp.elem = g.m_dn.elem = 3 * sizeof(float);
+    g.m_dp.elem = g.m_dn.elem = g.m_dt.elem = 3 * sizeof(float);
     sinew_result r = SINEW_OK;
     const uint8_t *data;
     size_t size;

@@ -1319,7 +1319,7 @@ void sinew_asset_destroy(sinew_asset *a)
     snw_free(&al, a->meshes); snw_free(&al, a->names);
     snw_free(&al, a->infl_offsets); snw_free(&al, a->infl_joints); snw_free(&al, a->infl_weights);
     snw_free(&al, a->morphs); snw_free(&al, a->morph_default); snw_free(&al, a->morph_idx);
-    snw_free(&al, a->morph_dp); snw_free(&al, a->morph_dn); snw_free(&al, a->morph_names);
+    snw_free(&al, a->morph_dp); snw_free(&al, a->morph_dn); snw_free(&al, a->morph_dt); snw_free(&al, a->morph_names);
     for (uint32_t i = 0; i < a->clip_count; i++) sinew_clip_destroy(a->clips[i]);
     snw_free(&al, a->clips);
     snw_free(&al, a);

@@ -70,6 +70,10 @@ sinew_result sinew_morph_validate(uint32_t vertex_count, const sinew_morph_targe
                 return fail(err, SINEW_ERROR_NON_FINITE, t, e,
                             "target %u '%s': entry %u (vertex %u) has a non-finite or huge normal delta", t, tname(g),
                             e, i);
+            if (g->tangent_deltas && !delta_ok(&g->tangent_deltas[3 * (size_t)e]))
+                return fail(err, SINEW_ERROR_NON_FINITE, t, e,
+                            "target %u '%s': entry %u (vertex %u) has a non-finite or huge tangent delta", t, tname(g),
+                            e, i);
         }
         if (!sorted) {
             /* Repeats: quadratic only for unsorted targets; fine at setup for
@@ -144,6 +148,43 @@ sinew_result sinew_morph_reference(uint32_t n, const sinew_vertex *v, const sine
                 m[0] /= l; m[1] /= l; m[2] /= l;
             }
         }
+    return SINEW_OK;
+}
+
+sinew_result sinew_morph_reference_tangents(uint32_t n, const sinew_tangent *tangents,
+                                            const sinew_morph_target *targets, uint32_t target_count,
+                                            const float *weights, double *dir_out, sinew_morph_error *err)
+{
+    clear_err(err);
+    if (!tangents || !dir_out)
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL tangents or output");
+    if (n == 0) return fail(err, SINEW_ERROR_EMPTY, UINT32_MAX, UINT32_MAX, "no vertices");
+    sinew_result r = sinew_morph_validate(n, targets, target_count, err);
+    if (r == SINEW_OK) r = sinew_morph_check_weights(weights, target_count, target_count, err);
+    if (r != SINEW_OK) return r;
+    for (uint32_t i = 0; i < n; i++) {
+        sinew_vec3 d = sinew_oct_decode(tangents[i].tangent_oct);
+        dir_out[3 * (size_t)i + 0] = d.x;
+        dir_out[3 * (size_t)i + 1] = d.y;
+        dir_out[3 * (size_t)i + 2] = d.z;
+    }
+    for (uint32_t t = 0; t < target_count; t++) {
+        const sinew_morph_target *g = &targets[t];
+        double w = weights[t];
+        if (w == 0.0 || !g->tangent_deltas) continue;
+        for (uint32_t e = 0; e < g->count; e++)
+            for (int k = 0; k < 3; k++)
+                dir_out[3 * (size_t)g->indices[e] + k] += w * (double)g->tangent_deltas[3 * (size_t)e + k];
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        double *m = &dir_out[3 * (size_t)i];
+        double l = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+        if (!(l >= 1e-30)) {
+            m[0] = m[1] = m[2] = 0.0;
+        } else {
+            m[0] /= l; m[1] /= l; m[2] /= l;
+        }
+    }
     return SINEW_OK;
 }
 

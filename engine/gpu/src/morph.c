@@ -19,6 +19,7 @@ typedef struct morph_set {
     uint32_t base;          /* skinner mesh */
     uint32_t targets;
     uint32_t row_first, rows, deltas;
+    uint32_t entry_slots;   /* SINEW_MORPH_ENTRY_SLOTS, or _TANGENT with tangent deltas */
     uint32_t *tfirst, *tcount;  /* per target: first uint of its row list in the data buffer, length */
 } morph_set;
 
@@ -137,6 +138,9 @@ static sinew_result create_descriptors(sinew_morpher *m)
     VkBuffer rest;
     VkDeviceSize rest_size;
     snw_skinner_rest_buffer(m->sk, &rest, &rest_size);
+    VkBuffer tan;
+    VkDeviceSize tan_size;
+    snw_skinner_tangent_rest_buffer(m->sk, &tan, &tan_size);
     for (uint32_t s = 0; s < F; s++) {
         VkDescriptorBufferInfo bi[SINEW_MORPH_BIND_COUNT] = {
             [SINEW_MORPH_BIND_REST] = { rest, 0, rest_size },
@@ -145,6 +149,7 @@ static sinew_result create_descriptors(sinew_morpher *m)
             [SINEW_MORPH_BIND_ITEMS] = { m->frame.buffer, s * m->slot_stride + m->items_offset, m->items_bytes },
             [SINEW_MORPH_BIND_PAIRS] = { m->frame.buffer, s * m->slot_stride + m->pairs_offset, m->pairs_bytes },
             [SINEW_MORPH_BIND_DATA_U32] = { m->data.buffer, 0, m->data.size },
+            [SINEW_MORPH_BIND_TANGENT] = { tan, 0, tan_size },
         };
         VkWriteDescriptorSet w[SINEW_MORPH_BIND_COUNT];
         memset(w, 0, sizeof w);
@@ -271,6 +276,15 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     if (r != SINEW_OK) return r;
     if (m->set_count >= m->d.max_sets)
         return fail(err, SINEW_ERROR_CAPACITY, UINT32_MAX, UINT32_MAX, "more than max_sets (%u) sets", m->d.max_sets);
+    /* Tangent deltas need the mesh's tangent frames (the pass rewrites them). */
+    uint32_t stride = SINEW_MORPH_ENTRY_SLOTS;
+    for (uint32_t t = 0; t < target_count; t++) {
+        if (!targets[t].tangent_deltas || !targets[t].count) continue;
+        if (!ml.has_tangents)
+            return fail(err, SINEW_ERROR_INVALID_ARGUMENT, t, UINT32_MAX,
+                        "target %u has tangent deltas but mesh %u has no tangent frames", t, base.value);
+        stride = SINEW_MORPH_ENTRY_SLOTS_TANGENT;
+    }
     /* Count deltas per vertex (CSR by vertex). */
     uint64_t nnz = 0;
     for (uint32_t t = 0; t < target_count; t++) nnz += targets[t].count;
@@ -282,7 +296,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     uint32_t rows = 0;
     for (uint32_t v = 0; v < ml.vertex_count; v++) rows += cnt[v] != 0;
     uint64_t list_vec4 = (nnz + 3u) / 4u;
-    uint64_t need = (uint64_t)rows + nnz * SINEW_MORPH_ENTRY_SLOTS + list_vec4;
+    uint64_t need = (uint64_t)rows + nnz * stride + list_vec4;
     if ((uint64_t)m->data_used + need > m->d.max_data_vec4) {
         snw_gpu_free(m->gpu, cnt);
         return fail(err, SINEW_ERROR_CAPACITY, UINT32_MAX, UINT32_MAX,
@@ -310,7 +324,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         uint32_t *rw = data + 4 * (size_t)row;
         rw[SINEW_MORPH_ROW_VERTEX] = v;
         rw[SINEW_MORPH_ROW_FIRST] = ent;
-        rw[SINEW_MORPH_ROW_END] = ent + cnt[v] * SINEW_MORPH_ENTRY_SLOTS;
+        rw[SINEW_MORPH_ROW_END] = ent + cnt[v] * stride;
         rw[3] = 0;
         rowof[v] = row_first + row;
         cnt[v] = ent;
@@ -318,7 +332,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         row++;
     }
     /* Target row lists, after the entries (uint index = 4 x uvec4 index). */
-    uint32_t list_first = m->data_used + rows + (uint32_t)(nnz * SINEW_MORPH_ENTRY_SLOTS);
+    uint32_t list_first = m->data_used + rows + (uint32_t)(nnz * stride);
     uint32_t *lists = data + 4 * (size_t)(list_first - m->data_used);
     uint32_t lpos = 0;
     for (uint32_t t = 0; t < target_count; t++) {
@@ -341,7 +355,13 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
             memcpy(&ew[1], &g->position_deltas[3 * (size_t)e], 12);
             memcpy(&ew[4], dn, 12);
             ew[7] = 0;
-            cnt[v] += SINEW_MORPH_ENTRY_SLOTS;
+            if (stride == SINEW_MORPH_ENTRY_SLOTS_TANGENT) {
+                float dt[3] = { 0, 0, 0 };
+                if (g->tangent_deltas) memcpy(dt, &g->tangent_deltas[3 * (size_t)e], sizeof dt);
+                memcpy(&ew[8], dt, 12);
+                ew[11] = 0;
+            }
+            cnt[v] += stride;
         }
     }
     snw_gpu_free(m->gpu, cnt);
@@ -360,6 +380,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     s->row_first = row_first;
     s->rows = rows;
     s->deltas = (uint32_t)nnz;
+    s->entry_slots = stride;
     s->tfirst = tfirst;
     s->tcount = tcount;
     m->data_used += (uint32_t)need;
@@ -509,7 +530,8 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
         rec[3] = cl.first_slot;
         rec[4] = wused;
         rec[5] = bl.rest_slots;
-        rec[6] = rec[7] = 0;
+        rec[6] = st->entry_slots;
+        rec[7] = 0;
         wused += st->targets;
         if (st->rows > max_rows) max_rows = st->rows;
         n++;

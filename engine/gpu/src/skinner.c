@@ -1331,7 +1331,14 @@ sinew_result snw_skinner_mesh_layout(const sinew_skinner *sk, uint32_t mesh, snw
     out->joint_count = m->joints;
     out->rest_slots = SINEW_REST_SLOTS(m->influences);
     out->has_bulge = m->has_bulge;
+    out->has_tangents = m->has_tangents;
     return SINEW_OK;
+}
+
+void snw_skinner_tangent_rest_buffer(const sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size)
+{
+    *buffer = sk->tan_rest.buffer;
+    *size = sk->tan_rest.size;
 }
 
 sinew_result snw_skinner_frame_slot(sinew_skinner *sk, uint32_t *slot)

@@ -193,7 +193,8 @@ SINEW_API sinew_result sinew_asset_vertices8(const sinew_asset *a, sinew_vertex8
  * first_vertex (give the mesh's vertices to sinew_morph_*). The rest vertices
  * already include the file's default weights (*default_weights, one per target),
  * so morphing the rest mesh to weights w takes the weights w - default. Normal
- * deltas are kept for skinned meshes only (NULL otherwise). */
+ * deltas, and glTF TANGENT deltas (primitives with TANGENT only), are kept for
+ * skinned meshes only (NULL otherwise). */
 SINEW_API const sinew_morph_target *sinew_asset_morph_targets(const sinew_asset *a, uint32_t mesh, uint32_t *count,
                                                                const float **default_weights);
 /* Diagonal of the rest mesh's bounding box (the model's size, for tolerances). */

@@ -7,6 +7,7 @@
  * Morph rule (shared with the GPU pass, shaders/morph.comp):
  *   p = base position + sum_i w_i dp_i(v)
  *   n = normalize(decode(base normal_oct) + sum_i w_i dn_i(v))  (0 if shorter than 1e-30)
+ *   t = normalize(decode(base tangent_oct) + sum_i w_i dt_i(v)), sign kept  (meshes with tangent frames)
  * then skinning (any method, bulge correction with the base mesh's rest
  * distances) runs on (p, n). Weights are any finite real (not clamped). */
 #ifndef SINEW_BLENDSHAPE_H
@@ -26,6 +27,8 @@ typedef struct sinew_morph_target {
     const uint32_t *indices;       /* count vertex indices, each < vertex_count, no repeats */
     const float *position_deltas;  /* 3 floats per entry */
     const float *normal_deltas;    /* 3 floats per entry, or NULL (normals unchanged) */
+    const float *tangent_deltas;   /* 3 floats per entry (tangent direction; the bitangent sign is
+                                      not morphed), or NULL; only for meshes with tangent frames */
 } sinew_morph_target;
 
 /* Where a morph or driver call found bad input: the target (or example) index,
@@ -44,6 +47,7 @@ typedef struct sinew_morph_error {
 /* Checks targets against a mesh of vertex_count vertices: NULL arrays
  * (INVALID_ARGUMENT), index >= vertex_count (JOINT_INDEX is not used: INVALID_ARGUMENT),
  * repeated index (INVALID_ARGUMENT), NaN/inf or beyond SINEW_MORPH_MAX_DELTA deltas
+ * (position, normal or tangent)
  * (NON_FINITE), more than SINEW_MORPH_MAX_TARGETS (LIMIT_EXCEEDED). err (may be
  * NULL) names the first target and entry at fault. A target with count 0 is valid. */
 SINEW_API sinew_result sinew_morph_validate(uint32_t vertex_count, const sinew_morph_target *targets,
@@ -58,6 +62,17 @@ SINEW_API sinew_result sinew_morph_check_weights(const float *weights, uint32_t 
 SINEW_API sinew_result sinew_morph_reference(uint32_t n, const sinew_vertex *v, const sinew_morph_target *targets,
                                              uint32_t target_count, const float *weights,
                                              double *pos_out, double *nrm_out, sinew_morph_error *err);
+
+/* Float64 reference of the tangent rule: for each of n vertices the unit
+ * direction normalize(decode(tangents[i].tangent_oct) + sum_t w_t dt_t) (zero
+ * if shorter than 1e-30; targets without tangent_deltas add nothing), 3
+ * doubles per vertex in dir_out; the bitangent signs stay tangents[i].sign.
+ * The GPU morph pass stores the direction re-encoded to 16-bit octahedral:
+ * sinew_pack_tangents of (dir, sign) gives the sinew_tangent array it holds,
+ * for sinew_reference_tangents. Validates like sinew_morph_reference. */
+SINEW_API sinew_result sinew_morph_reference_tangents(uint32_t n, const sinew_tangent *tangents,
+                                                      const sinew_morph_target *targets, uint32_t target_count,
+                                                      const float *weights, double *dir_out, sinew_morph_error *err);
 
 /* ---- pose-space deformation: RBF driver (Lewis et al. 2000) -------------- */
 

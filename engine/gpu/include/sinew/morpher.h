@@ -60,7 +60,8 @@ typedef enum sinew_morph_pass {
 typedef struct sinew_morpher_desc {
     uint32_t max_sets;
     uint32_t max_slots;            /* morphed copies (characters x morphed meshes) */
-    uint32_t max_data_vec4;        /* rows + 2.25 per stored delta (rounded up per set), all sets together */
+    uint32_t max_data_vec4;        /* rows + 2.25 per stored delta (3.25 in sets with tangent deltas;
+                                      rounded up per set), all sets together */
     uint32_t max_weights;          /* weights of all morphed items of one frame */
     sinew_morph_pass pass;         /* AUTO by default; ACTIVE/ROWS force one (benchmarks, tests) */
 } sinew_morpher_desc;
@@ -78,7 +79,8 @@ SINEW_API sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morph
 /* Waits for the skinner's submissions and frees the morpher; NULL is ignored. */
 SINEW_API void sinew_morpher_destroy(sinew_morpher *m);
 /* Validates (sinew_morph_validate against the base mesh's vertex count; err
- * names the target and entry) and uploads a base mesh's targets (waits). */
+ * names the target and entry) and uploads a base mesh's targets (waits).
+ * Tangent deltas need a base mesh with tangent frames (INVALID_ARGUMENT). */
 SINEW_API sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base,
                                                  const sinew_morph_target *targets, uint32_t target_count,
                                                  sinew_morph_set_id *set, sinew_morph_error *err);
