@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "demo_scene.h"
 #include "bench_cpu.h"
+#include "bench_util.h"
 #include <sinew/debug.h>
 
 #include <errno.h>
@@ -21,26 +22,6 @@
 #define SNW_BENCH_CALLGRIND 1
 #endif
 #endif
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    if (n <= 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* A benchmarked variant: a method plus flags. */
 typedef struct variant { const char *name; sinew_method method; uint32_t flags; } variant;

@@ -11,6 +11,7 @@
  * measured in the same run. Table on stdout, CSV in the output directory. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_cpu.h"
+#include "bench_util.h"
 
 #include <sinew/sinew.h>
 #include <math.h>
@@ -18,26 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    if (n <= 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static uint64_t rng_state = 0x5151AB1Eull;
 static double rnd(void) /* [0, 1) */
