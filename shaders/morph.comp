@@ -22,6 +22,7 @@ layout(std430, set = 0, binding = SINEW_MORPH_BIND_ITEMS) readonly buffer ItemBu
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_PAIRS) readonly buffer PairBuf { uvec4 pairs[]; };
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_DATA_U32) readonly buffer DataU32 { uint mdata_u[]; };
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_TANGENT) buffer TangentBuf { uvec2 tangent_rest[]; };
+layout(std430, set = 0, binding = SINEW_MORPH_BIND_BULGE) buffer BulgeBuf { float bulge_rest[]; };
 
 layout(push_constant) uniform Push { uint words[SINEW_MORPH_PUSH_WORDS]; } pc;
 
@@ -65,6 +66,16 @@ uint oct_encode(vec3 n)
         if (err < best_err) { best_err = err; best = p; }
     }
     return best;
+}
+
+/* Same steps as sinew_distance_to_segment (mesh.c), in float32. */
+float segment_distance(vec3 p, vec3 a, vec3 b)
+{
+    vec3 ab = b - a;
+    float l2 = dot(ab, ab), t = 0.0;
+    if (l2 > 0.0) t = clamp(dot(p - a, ab) / l2, 0.0, 1.0);
+    vec3 d = p - (a + t * ab);
+    return sqrt(dot(d, d));
 }
 
 void main()
@@ -113,6 +124,11 @@ void main()
     vec3 p = uintBitsToFloat(a.xyz) + dp;
     vec3 n = oct_decode(a.w) + dn;
     rest[dst] = uvec4(floatBitsToUint(p), oct_encode(n));
+    if (ib.w != 0u) { /* bulge rest distance of the morphed position (sinew_morpher_set_skeleton) */
+        uint j = rest[dst + 1u].x & 0xffffu;
+        uint seg = ib.w - 1u + 2u * j;
+        bulge_rest[SINEW_BULGE_INDEX(dst)] = segment_distance(p, uintBitsToFloat(mdata[seg].xyz), uintBitsToFloat(mdata[seg + 1u].xyz));
+    }
     if (tangents) { /* t = normalize(decode(base t) + sum w dt), the bitangent sign kept */
         uvec2 tb = tangent_rest[SINEW_BULGE_INDEX(src)];
         tangent_rest[SINEW_BULGE_INDEX(dst)] = uvec2(oct_encode(oct_decode(tb.x) + dt), tb.y);

@@ -14,7 +14,8 @@
 #define SINEW_MORPH_BIND_PAIRS 4    /* active mode: one uvec4 per (item, touched target) of the frame (ring slot) */
 #define SINEW_MORPH_BIND_DATA_U32 5 /* the morph data buffer again, as uint (target row lists) */
 #define SINEW_MORPH_BIND_TANGENT 6  /* the skinner's tangent rest buffer (uvec2 per vertex at SINEW_BULGE_INDEX) */
-#define SINEW_MORPH_BIND_COUNT 7
+#define SINEW_MORPH_BIND_BULGE 7    /* the skinner's bulge rest distances (float per vertex at SINEW_BULGE_INDEX) */
+#define SINEW_MORPH_BIND_COUNT 8
 
 /* Row (one uvec4 per vertex moved by any target of the mesh, by vertex):
  * x = vertex index, y = first entry (uvec4 index in the data buffer), z = end entry. */
@@ -39,7 +40,11 @@
 
 /* Item record (one per morphed character-mesh of the frame): 2 uvec4.
  * a = (first row, row count, base mesh's first rest slot, copy's first rest slot)
- * b = (first weight, rest slots per vertex, entry slots (2, or 3 with tangent deltas), 0) */
+ * b = (first weight, rest slots per vertex, entry slots (2, or 3 with tangent deltas),
+ *      1 + the set's bone segment table's first uvec4 (0: none, the copies keep the base's bulge distances)) */
+/* Bone segment table (sinew_morpher_set_skeleton): per joint 2 uvec4, (head.xyz, 0), (tail.xyz, 0)
+ * as float bits, bind space; a moved vertex's bulge rest distance is its distance to the
+ * segment of its joints[0] (rest slot 1, low 16 bits of x, in both vertex layouts). */
 #define SINEW_MORPH_ITEM_SLOTS 2u
 
 /* Push constants: uint words. Workgroup (x, y, z): rows (or row-list entries) x*WG..,

@@ -10,6 +10,10 @@
  * every frame; vertices past the frame's output must stay NaN. Bad input
  * (targets naming vertices out of range, repeated vertices, NaN deltas, weight
  * arrays of the wrong size, NaN weights, unknown or repeated slots) is refused with an error naming the target / item.
+ * Bulge distances of morphed copies: mesh 0's set gets its skeleton
+ * (sinew_morpher_set_skeleton), so its reference uses each morphed vertex's
+ * distance to its joints[0] bone segment (sinew_distance_to_segment), the
+ * other meshes keep the base distances.
  * Tangent deltas (test_tangent_deltas): a mesh with tangent frames (random
  * directions and signs) and 30 targets, most with tangent deltas, on a skinner
  * made with tangents, 12 characters over every method +- bulge, three frames
@@ -186,6 +190,19 @@ static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_mor
     TU_CHECK_RESULT(sinew_morpher_set_pass(NULL, SINEW_MORPH_PASS_ROWS), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(second == NULL);
     free(w);
+}
+
+/* The bulge rest distances the reference uses for a morphed rest mp of mesh
+ * index mi: recomputed for mesh 0 (its set has its skeleton), else the base's. */
+static const float *ref_bulge(const mesh *m, uint32_t mi, const double *mp, float *scratch)
+{
+    if (mi != 0) return m->bulge;
+    for (uint32_t i = 0; i < m->nv; i++) {
+        sinew_vec3 h, t;
+        sinew_skeleton_bone_segment(m->skel, m->v[i].joints[0], &h, &t);
+        scratch[i] = (float)sinew_distance_to_segment(sinew_v3(mp[3 * i], mp[3 * i + 1], mp[3 * i + 2]), h, t, NULL);
+    }
+    return scratch;
 }
 
 /* Tangent deltas: see the header. */
@@ -383,6 +400,7 @@ static void test_crowd_path(tu_rng *r, sinew_skinner *sk, sinew_morpher *mo, mes
     float *gp = malloc(sizeof(float) * 3 * (total + 64)), *gn = malloc(sizeof(float) * 3 * (total + 64));
     double *mp = malloc(sizeof(double) * 3 * 2000), *mn = malloc(sizeof(double) * 3 * 2000);
     double *rp = malloc(sizeof(double) * 3 * 2000), *rn = malloc(sizeof(double) * 3 * 2000);
+    float *mb = malloc(sizeof(float) * 2000);
     TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total + 64, gp, gn));
     double worst = 0;
     for (int c = 0; c < NCHAR; c++) {
@@ -391,8 +409,8 @@ static void test_crowd_path(tu_rng *r, sinew_skinner *sk, sinew_morpher *mo, mes
         TU_CHECK_OK(sinew_crowd_character_output(crowd, (uint32_t)c, 0, &o, &n));
         TU_CHECK_OK(sinew_palette_build(m->skel, C[c].method, poses[c], NULL, scratch, pal));
         TU_CHECK_OK(sinew_morph_reference(m->nv, m->v, m->t, m->nt, C[c].w, mp, mn, &err));
-        TU_CHECK_OK(sinew_reference_skin_rest(m->nv, m->v, mp, mn, m->bulge, pal, m->jc, C[c].method, C[c].flags,
-                                              rp, rn));
+        TU_CHECK_OK(sinew_reference_skin_rest(m->nv, m->v, mp, mn, ref_bulge(m, C[c].mesh, mp, mb), pal, m->jc,
+                                              C[c].method, C[c].flags, rp, rn));
         double E = extent_of(rp, m->nv), ep = 0, en = 0;
         for (uint32_t i = 0; i < m->nv; i++)
             for (int k = 0; k < 3; k++) {
@@ -406,7 +424,7 @@ static void test_crowd_path(tu_rng *r, sinew_skinner *sk, sinew_morpher *mo, mes
     }
     for (uint32_t i = total; i < total + 64; i++) TU_CHECK(isnan(gp[3 * i]));
     fprintf(stderr, "crowd path: worst position error %.3g x extent\n", worst);
-    free(gp); free(gn); free(mp); free(mn); free(rp); free(rn);
+    free(gp); free(gn); free(mp); free(mn); free(rp); free(rn); free(mb);
     sinew_crowd_destroy(crowd);
 }
 
@@ -462,6 +480,11 @@ int main(void)
         total_out += M[C[c].mesh].nv;
     }
     test_errors(sk, mo, &M[0], C[0].slot);
+    sinew_morph_set_id bad_set = { 999 };
+    TU_CHECK_RESULT(sinew_morpher_set_skeleton(mo, M[0].set, M[1].skel), SINEW_ERROR_INVALID_ARGUMENT); /* 24 joints, mesh has 8 */
+    TU_CHECK_RESULT(sinew_morpher_set_skeleton(mo, bad_set, M[0].skel), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK_OK(sinew_morpher_set_skeleton(mo, M[0].set, M[0].skel));
+    float *mbulge = malloc(sizeof(float) * 2000);
 
     float *gpos = malloc(sizeof(float) * 3 * (total_out + 64)), *gnrm = malloc(sizeof(float) * 3 * (total_out + 64));
     double *mpos = malloc(sizeof(double) * 3 * 2000), *mnrm = malloc(sizeof(double) * 3 * 2000);
@@ -522,7 +545,7 @@ int main(void)
         for (int c = 0; c < NCHAR; c++) {
             mesh *m = &M[C[c].mesh];
             TU_CHECK_OK(sinew_morph_reference(m->nv, m->v, m->t, m->nt, C[c].w, mpos, mnrm, &err));
-            TU_CHECK_OK(sinew_reference_skin_rest(m->nv, m->v, mpos, mnrm, m->bulge, pal + 64 * c, m->jc,
+            TU_CHECK_OK(sinew_reference_skin_rest(m->nv, m->v, mpos, mnrm, ref_bulge(m, C[c].mesh, mpos, mbulge), pal + 64 * c, m->jc,
                                                   C[c].method, C[c].flags, rpos, rnrm));
             double E = extent_of(rpos, m->nv), ep = 0, en = 0;
             uint32_t o = inst[c].output_offset;
@@ -545,6 +568,7 @@ int main(void)
     fprintf(stderr, "worst position error %.3g x extent, normal %.3g; %u active items, %u all-zero characters\n",
             worst_p, worst_n, active_total, zero_chars);
     TU_CHECK(zero_chars > 0 && active_total > 0);
+    free(mbulge);
     test_crowd_path(&r, sk, mo, M, C);
     test_tangent_deltas(&r, gpu);
 

@@ -592,12 +592,14 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
         sinew_morpher_desc mdsc = { 0 };
         uint64_t entries = 0;
         for (uint32_t t = 0; t < n_mt; t++) entries += mt[t].count;
-        mdsc.max_data_vec4 = (uint32_t)(nv + 4 * entries + 1); /* rows + up to 3.25 per delta (tangent deltas) */
+        mdsc.max_data_vec4 = (uint32_t)(nv + 4 * entries + 1 + 2 * joints); /* rows + up to 3.25 per delta (tangent
+                                                                                deltas) + the bone segment table */
         mdsc.max_weights = n_mt;
         mdsc.max_slots = 1;
         sinew_morph_set_id set;
         if ((r = sinew_morpher_create(sk, &mdsc, &mo)) || (r = sinew_morpher_add_targets(mo, mesh_id, mt, n_mt, &set, &merr)) ||
-            (r = sinew_morpher_add_slot(mo, set, &slot))) {
+            (r = sinew_morpher_add_slot(mo, set, &slot)) ||
+            (bulge && (r = sinew_morpher_set_skeleton(mo, set, sinew_asset_skeleton(a))))) {
             err("morph targets on the GPU: %s%s%s", sinew_result_string(r), merr.message[0] ? ": " : "", merr.message);
             goto out;
         }
@@ -832,6 +834,15 @@ static int cmd_deform(const opts *o)
         sinew_morph_error merr;
         double *mp = malloc((size_t)nv * 3 * sizeof *mp), *mn = malloc((size_t)nv * 3 * sizeof *mn);
         r = mp && mn ? sinew_morph_reference(nv, verts, mt, n_mt, mw, mp, mn, &merr) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (r == SINEW_OK && o->bulge) {
+            /* bulge correction keeps the morphed rest's distances to the bone segments (as the GPU morph
+             * pass recomputes them after sinew_morpher_set_skeleton) */
+            for (uint32_t i = 0; i < nv; i++) {
+                sinew_vec3 h, t;
+                sinew_skeleton_bone_segment(sk, v8 ? v8[i].joints[0] : verts[i].joints[0], &h, &t);
+                bulge[i] = (float)sinew_distance_to_segment(sinew_v3(mp[3 * i], mp[3 * i + 1], mp[3 * i + 2]), h, t, NULL);
+            }
+        }
         if (r == SINEW_OK && v8) {
             /* no float64-rest variant of the 8-influence reference: the morphed rest is
              * rounded to float32 positions and an oct-encoded normal, as the GPU stores it */

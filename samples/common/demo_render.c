@@ -126,6 +126,9 @@ sinew_result demo_scene_enable_psd(demo_gpu_scene *s)
     if (r == SINEW_OK)
         r = sinew_morpher_add_targets(s->morpher, s->tube_fine.mesh_id, s->psd_fine.targets, s->psd_fine.count,
                                       &s->psd_set_fine, &err);
+    /* bulge correction on the corrected tubes keeps the correctives (distances of the morphed rest) */
+    if (r == SINEW_OK) r = sinew_morpher_set_skeleton(s->morpher, s->psd_set_small, s->tube_small.skel);
+    if (r == SINEW_OK) r = sinew_morpher_set_skeleton(s->morpher, s->psd_set_fine, s->tube_fine.skel);
     for (uint32_t i = 0; i < DEMO_PSD_SLOTS + DEMO_PSD_FINE_SLOTS && r == SINEW_OK; i++) {
         int fine = i >= DEMO_PSD_SLOTS;
         sinew_morph_slot_id *slot = fine ? &s->psd_fine_slots[i - DEMO_PSD_SLOTS] : &s->psd_slots[i];

@@ -20,6 +20,7 @@ typedef struct morph_set {
     uint32_t targets;
     uint32_t row_first, rows, deltas;
     uint32_t entry_slots;   /* SINEW_MORPH_ENTRY_SLOTS, or _TANGENT with tangent deltas */
+    uint32_t segments;      /* 1 + first uvec4 of the bone segment table (sinew_morpher_set_skeleton), or 0 */
     uint32_t *tfirst, *tcount;  /* per target: first uint of its row list in the data buffer, length */
 } morph_set;
 
@@ -141,6 +142,9 @@ static sinew_result create_descriptors(sinew_morpher *m)
     VkBuffer tan;
     VkDeviceSize tan_size;
     snw_skinner_tangent_rest_buffer(m->sk, &tan, &tan_size);
+    VkBuffer blg;
+    VkDeviceSize blg_size;
+    snw_skinner_bulge_buffer(m->sk, &blg, &blg_size);
     for (uint32_t s = 0; s < F; s++) {
         VkDescriptorBufferInfo bi[SINEW_MORPH_BIND_COUNT] = {
             [SINEW_MORPH_BIND_REST] = { rest, 0, rest_size },
@@ -150,6 +154,7 @@ static sinew_result create_descriptors(sinew_morpher *m)
             [SINEW_MORPH_BIND_PAIRS] = { m->frame.buffer, s * m->slot_stride + m->pairs_offset, m->pairs_bytes },
             [SINEW_MORPH_BIND_DATA_U32] = { m->data.buffer, 0, m->data.size },
             [SINEW_MORPH_BIND_TANGENT] = { tan, 0, tan_size },
+            [SINEW_MORPH_BIND_BULGE] = { blg, 0, blg_size },
         };
         VkWriteDescriptorSet w[SINEW_MORPH_BIND_COUNT];
         memset(w, 0, sizeof w);
@@ -381,6 +386,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     s->rows = rows;
     s->deltas = (uint32_t)nnz;
     s->entry_slots = stride;
+    s->segments = 0;
     s->tfirst = tfirst;
     s->tcount = tcount;
     m->data_used += (uint32_t)need;
@@ -420,6 +426,37 @@ sinew_result sinew_morpher_slot_mesh(const sinew_morpher *m, sinew_morph_slot_id
     if (!m || !mesh) return SINEW_ERROR_INVALID_ARGUMENT;
     if (slot.value >= m->slot_count) return SINEW_ERROR_NOT_FOUND;
     mesh->value = m->slots[slot.value].copy;
+    return SINEW_OK;
+}
+
+sinew_result sinew_morpher_set_skeleton(sinew_morpher *m, sinew_morph_set_id set, const sinew_skeleton *skel)
+{
+    if (!m || !skel) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (set.value >= m->set_count) return SINEW_ERROR_NOT_FOUND;
+    morph_set *s = &m->msets[set.value];
+    snw_mesh_layout ml;
+    sinew_result r = snw_skinner_mesh_layout(m->sk, s->base, &ml);
+    if (r != SINEW_OK) return r;
+    uint32_t jc = sinew_skeleton_joint_count(skel);
+    if (jc != ml.joint_count || !ml.has_bulge) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (s->segments) return SINEW_OK; /* one table per set (a set's base mesh has one skeleton) */
+    uint32_t need = 2u * jc;
+    if ((uint64_t)m->data_used + need > m->d.max_data_vec4) return SINEW_ERROR_CAPACITY;
+    float *tab = (float *)snw_gpu_alloc(m->gpu, (size_t)need * 16u);
+    if (!tab) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    memset(tab, 0, (size_t)need * 16u);
+    for (uint32_t j = 0; j < jc; j++) {
+        sinew_vec3 h, t;
+        sinew_skeleton_bone_segment(skel, j, &h, &t);
+        float *e = tab + 8u * j;
+        e[0] = (float)h.x; e[1] = (float)h.y; e[2] = (float)h.z;
+        e[4] = (float)t.x; e[5] = (float)t.y; e[6] = (float)t.z;
+    }
+    r = snw_vk_upload(m->gpu, m->data.buffer, (VkDeviceSize)m->data_used * 16u, tab, (VkDeviceSize)need * 16u);
+    snw_gpu_free(m->gpu, tab);
+    if (r != SINEW_OK) return r;
+    s->segments = 1u + m->data_used;
+    m->data_used += need;
     return SINEW_OK;
 }
 
@@ -531,7 +568,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
         rec[4] = wused;
         rec[5] = bl.rest_slots;
         rec[6] = st->entry_slots;
-        rec[7] = 0;
+        rec[7] = st->segments;
         wused += st->targets;
         if (st->rows > max_rows) max_rows = st->rows;
         n++;

@@ -1335,6 +1335,12 @@ sinew_result snw_skinner_mesh_layout(const sinew_skinner *sk, uint32_t mesh, snw
     return SINEW_OK;
 }
 
+void snw_skinner_bulge_buffer(const sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size)
+{
+    *buffer = sk->bulge.buffer;
+    *size = sk->bulge.size;
+}
+
 void snw_skinner_tangent_rest_buffer(const sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size)
 {
     *buffer = sk->tan_rest.buffer;

@@ -207,6 +207,8 @@ typedef struct snw_mesh_layout {
 } snw_mesh_layout;
 /* The skinner's tangent rest buffer (uvec2 per rest vertex at SINEW_BULGE_INDEX; a dummy without desc.tangents). */
 void snw_skinner_tangent_rest_buffer(const struct sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size);
+/* The skinner's bulge rest distances (float per rest vertex at SINEW_BULGE_INDEX). */
+void snw_skinner_bulge_buffer(const struct sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size);
 sinew_result snw_skinner_mesh_layout(const struct sinew_skinner *sk, uint32_t mesh, snw_mesh_layout *out);
 /* The ring slot of the frame begun, or outside a frame the slot the next
  * begin_frame will use, after waiting (bounded, like begin_frame) until the

@@ -8,8 +8,9 @@
  *   p = base position + sum_i w_i dp_i(v)
  *   n = normalize(decode(base normal_oct) + sum_i w_i dn_i(v))  (0 if shorter than 1e-30)
  *   t = normalize(decode(base tangent_oct) + sum_i w_i dt_i(v)), sign kept  (meshes with tangent frames)
- * then skinning (any method, bulge correction with the base mesh's rest
- * distances) runs on (p, n). Weights are any finite real (not clamped). */
+ * then skinning (any method; bulge correction with the base mesh's rest
+ * distances, or, after sinew_morpher_set_skeleton, the morphed vertices'
+ * distances to their bone segments) runs on (p, n). Weights are any finite real (not clamped). */
 #ifndef SINEW_BLENDSHAPE_H
 #define SINEW_BLENDSHAPE_H
 

@@ -84,6 +84,17 @@ SINEW_API void sinew_morpher_destroy(sinew_morpher *m);
 SINEW_API sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base,
                                                  const sinew_morph_target *targets, uint32_t target_count,
                                                  sinew_morph_set_id *set, sinew_morph_error *err);
+/* Bulge correction on morphed copies: the skeleton the set's base mesh is
+ * skinned to. From the next set_frame on, the morph pass also rewrites each
+ * moved vertex's bulge rest distance from its morphed position (its distance
+ * to the bone segment of its joints[0], sinew_skeleton_bone_segment, as
+ * sinew_bulge_rest_distances computes it), so bulge correction keeps what a
+ * target moves away from the bone instead of pulling it back. Without it the
+ * copies keep the base mesh's distances. INVALID_ARGUMENT: the joint count
+ * differs from the mesh's, or the base mesh has no bulge distances; NOT_FOUND:
+ * unknown set; CAPACITY: 2 data vec4 per joint beyond max_data_vec4. Uploads
+ * (waits); once per set (later calls change nothing). */
+SINEW_API sinew_result sinew_morpher_set_skeleton(sinew_morpher *m, sinew_morph_set_id set, const sinew_skeleton *skel);
 /* Reserves a morphed copy of the set's base mesh (a new skinner mesh; waits). */
 SINEW_API sinew_result sinew_morpher_add_slot(sinew_morpher *m, sinew_morph_set_id set, sinew_morph_slot_id *slot);
 /* The skinner mesh of a slot's morphed copy (what set_frame returns for it when
