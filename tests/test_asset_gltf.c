@@ -21,6 +21,7 @@
  * decoded data; weights compared as the float32 Sinew stores). Times on keys, between keys and outside the keys. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+#include "gltf_writer.h"
 #include <sinew/anim.h>
 #include <sinew/asset.h>
 
@@ -29,39 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- a tiny glTF writer ------------------------------------------------------ */
-
-static uint8_t bin[1 << 16];
-static size_t binlen;
-static char views[1 << 15], accs[1 << 15];
-static int nviews, naccs;
-
-static int add_view(const void *data, size_t bytes)
-{
-    binlen = (binlen + 3) & ~(size_t)3;
-    memcpy(bin + binlen, data, bytes);
-    char tmp[128];
-    snprintf(tmp, sizeof tmp, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", nviews ? "," : "", binlen, bytes);
-    strcat(views, tmp);
-    binlen += bytes;
-    return nviews++;
-}
-
-/* An accessor over new data; extra is appended inside the object (e.g. a sparse member). */
-static int add_acc(const void *data, size_t bytes, int ctype, const char *type, int count, int normalized, const char *extra)
-{
-    char tmp[1024];
-    if (data) {
-        int v = add_view(data, bytes);
-        snprintf(tmp, sizeof tmp, "%s{\"bufferView\":%d,\"componentType\":%d,\"type\":\"%s\",\"count\":%d%s%s}", naccs ? "," : "",
-                 v, ctype, type, count, normalized ? ",\"normalized\":true" : "", extra ? extra : "");
-    } else {
-        snprintf(tmp, sizeof tmp, "%s{\"componentType\":%d,\"type\":\"%s\",\"count\":%d%s%s}", naccs ? "," : "",
-                 ctype, type, count, normalized ? ",\"normalized\":true" : "", extra ? extra : "");
-    }
-    strcat(accs, tmp);
-    return naccs++;
-}
+static tu_gltf G;   /* the document being authored (tests/util/gltf_writer.h) */
 
 /* ---- the scene --------------------------------------------------------------------- */
 
@@ -279,40 +248,40 @@ static char json[1 << 17];
 
 static void build_json(const char *buffer_uri)
 {
-    binlen = 0; nviews = naccs = 0; views[0] = accs[0] = 0;
+    tu_gltf_reset(&G);
     char sp[512];
     int a_m0_pos;
     {
         /* sparse: vertex 2 replaced */
         uint16_t si[1] = { 2 };
-        int vi = add_view(si, sizeof si);
-        int vv = add_view(m0_pos_sparse, sizeof m0_pos_sparse);
+        int vi = tu_gltf_view(&G, si, sizeof si);
+        int vv = tu_gltf_view(&G, m0_pos_sparse, sizeof m0_pos_sparse);
         snprintf(sp, sizeof sp, ",\"sparse\":{\"count\":1,\"indices\":{\"bufferView\":%d,\"componentType\":5123},\"values\":{\"bufferView\":%d}}", vi, vv);
-        a_m0_pos = add_acc(m0_pos_base, sizeof m0_pos_base, 5126, "VEC3", 4, 0, sp);
+        a_m0_pos = tu_gltf_acc(&G, m0_pos_base, sizeof m0_pos_base, 5126, "VEC3", 4, 0, sp);
     }
-    int a_m0_tgt = add_acc(m0_target, sizeof m0_target, 5126, "VEC3", 4, 0, NULL);
-    int a_m0_j = add_acc(m0_joints, sizeof m0_joints, 5121, "VEC4", 4, 0, NULL);
-    int a_m0_w = add_acc(m0_weights, sizeof m0_weights, 5123, "VEC4", 4, 1, NULL);
-    int a_m0_i = add_acc(m0_ind, sizeof m0_ind, 5123, "SCALAR", 6, 0, NULL);
-    int a_m1_pq = add_acc(m1_pos_q, sizeof m1_pos_q, 5122, "VEC3", 3, 1, NULL);
-    int a_m1_nq = add_acc(m1_nrm_q, 9, 5120, "VEC3", 3, 1, NULL);
-    int a_m1_i = add_acc(m1_ind, sizeof m1_ind, 5121, "SCALAR", 3, 0, NULL);
-    int a_m1_p = add_acc(m1_pos, sizeof m1_pos, 5126, "VEC3", 3, 0, NULL);
-    int a_m2_p = add_acc(m2_pos, sizeof m2_pos, 5126, "VEC3", 3, 0, NULL);
-    int a_m2_j0 = add_acc(m2_j0, sizeof m2_j0, 5121, "VEC4", 3, 0, NULL);
-    int a_m2_j1 = add_acc(m2_j1, sizeof m2_j1, 5121, "VEC4", 3, 0, NULL);
-    int a_m2_w0 = add_acc(m2_w0, sizeof m2_w0, 5126, "VEC4", 3, 0, NULL);
-    int a_m2_w1 = add_acc(m2_w1, sizeof m2_w1, 5121, "VEC4", 3, 1, NULL);
-    int a_ibm0 = add_acc(ibm0, sizeof ibm0, 5126, "MAT4", 2, 0, NULL);
-    int a_t3 = add_acc(tin3, sizeof tin3, 5126, "SCALAR", 3, 0, NULL);
-    int a_ts = add_acc(tin_step, sizeof tin_step, 5126, "SCALAR", 3, 0, NULL);
-    int a_t2 = add_acc(tin2, sizeof tin2, 5126, "SCALAR", 2, 0, NULL);
-    int a_rl = add_acc(rot_lin, sizeof rot_lin, 5126, "VEC4", 3, 0, NULL);
-    int a_ts_o = add_acc(tr_step, sizeof tr_step, 5126, "VEC3", 3, 0, NULL);
-    int a_tc = add_acc(tr_cubic, sizeof tr_cubic, 5126, "VEC3", 9, 0, NULL);
-    int a_rc = add_acc(rot_cubic, sizeof rot_cubic, 5126, "VEC4", 6, 0, NULL);
-    int a_sl = add_acc(sc_lin, sizeof sc_lin, 5126, "VEC3", 2, 0, NULL);
-    int a_w = add_acc(w_out, sizeof w_out, 5126, "SCALAR", 2, 0, NULL);
+    int a_m0_tgt = tu_gltf_acc(&G, m0_target, sizeof m0_target, 5126, "VEC3", 4, 0, NULL);
+    int a_m0_j = tu_gltf_acc(&G, m0_joints, sizeof m0_joints, 5121, "VEC4", 4, 0, NULL);
+    int a_m0_w = tu_gltf_acc(&G, m0_weights, sizeof m0_weights, 5123, "VEC4", 4, 1, NULL);
+    int a_m0_i = tu_gltf_acc(&G, m0_ind, sizeof m0_ind, 5123, "SCALAR", 6, 0, NULL);
+    int a_m1_pq = tu_gltf_acc(&G, m1_pos_q, sizeof m1_pos_q, 5122, "VEC3", 3, 1, NULL);
+    int a_m1_nq = tu_gltf_acc(&G, m1_nrm_q, 9, 5120, "VEC3", 3, 1, NULL);
+    int a_m1_i = tu_gltf_acc(&G, m1_ind, sizeof m1_ind, 5121, "SCALAR", 3, 0, NULL);
+    int a_m1_p = tu_gltf_acc(&G, m1_pos, sizeof m1_pos, 5126, "VEC3", 3, 0, NULL);
+    int a_m2_p = tu_gltf_acc(&G, m2_pos, sizeof m2_pos, 5126, "VEC3", 3, 0, NULL);
+    int a_m2_j0 = tu_gltf_acc(&G, m2_j0, sizeof m2_j0, 5121, "VEC4", 3, 0, NULL);
+    int a_m2_j1 = tu_gltf_acc(&G, m2_j1, sizeof m2_j1, 5121, "VEC4", 3, 0, NULL);
+    int a_m2_w0 = tu_gltf_acc(&G, m2_w0, sizeof m2_w0, 5126, "VEC4", 3, 0, NULL);
+    int a_m2_w1 = tu_gltf_acc(&G, m2_w1, sizeof m2_w1, 5121, "VEC4", 3, 1, NULL);
+    int a_ibm0 = tu_gltf_acc(&G, ibm0, sizeof ibm0, 5126, "MAT4", 2, 0, NULL);
+    int a_t3 = tu_gltf_acc(&G, tin3, sizeof tin3, 5126, "SCALAR", 3, 0, NULL);
+    int a_ts = tu_gltf_acc(&G, tin_step, sizeof tin_step, 5126, "SCALAR", 3, 0, NULL);
+    int a_t2 = tu_gltf_acc(&G, tin2, sizeof tin2, 5126, "SCALAR", 2, 0, NULL);
+    int a_rl = tu_gltf_acc(&G, rot_lin, sizeof rot_lin, 5126, "VEC4", 3, 0, NULL);
+    int a_ts_o = tu_gltf_acc(&G, tr_step, sizeof tr_step, 5126, "VEC3", 3, 0, NULL);
+    int a_tc = tu_gltf_acc(&G, tr_cubic, sizeof tr_cubic, 5126, "VEC3", 9, 0, NULL);
+    int a_rc = tu_gltf_acc(&G, rot_cubic, sizeof rot_cubic, 5126, "VEC4", 6, 0, NULL);
+    int a_sl = tu_gltf_acc(&G, sc_lin, sizeof sc_lin, 5126, "VEC3", 2, 0, NULL);
+    int a_w = tu_gltf_acc(&G, w_out, sizeof w_out, 5126, "SCALAR", 2, 0, NULL);
     char nodes[4096] = "";
     for (int i = 0; i < NNODES; i++) {
         char tmp[512], extra[200] = "";
@@ -348,7 +317,7 @@ static void build_json(const char *buffer_uri)
         nodes, a_m0_pos, a_m0_j, a_m0_w, a_m0_i, a_m0_tgt, a_m1_pq, a_m1_nq, a_m1_i, a_m1_p,
         a_m2_p, a_m2_j0, a_m2_j1, a_m2_w0, a_m2_w1, a_ibm0,
         a_t3, a_rl, a_ts, a_ts_o, a_t3, a_tc, a_t2, a_rc, a_t2, a_sl, a_t2, a_w,
-        accs, views, binlen, buffer_uri ? ",\"uri\":\"" : "", buffer_uri ? buffer_uri : "", buffer_uri ? "\"" : "");
+        G.accs, G.views, G.binlen, buffer_uri ? ",\"uri\":\"" : "", buffer_uri ? buffer_uri : "", buffer_uri ? "\"" : "");
 }
 
 static void write_file(const char *path, const void *d, size_t n)
@@ -358,19 +327,6 @@ static void write_file(const char *path, const void *d, size_t n)
     if (!f) return;
     TU_CHECK(fwrite(d, 1, n, f) == n);
     fclose(f);
-}
-
-static char *base64(const uint8_t *d, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *o = malloc(n / 3 * 4 + 8), *p = o;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
-        *p++ = tab[v >> 18 & 63]; *p++ = tab[v >> 12 & 63];
-        *p++ = i + 1 < n ? tab[v >> 6 & 63] : '='; *p++ = i + 2 < n ? tab[v & 63] : '=';
-    }
-    *p = 0;
-    return o;
 }
 
 /* Sinew's deformation at time t (t < 0: rest pose) in float64 from the asset. */
@@ -554,7 +510,7 @@ static void test_many_skins(void)
     uint8_t buf[sizeof pos + sizeof jn + sizeof w + sizeof ib];
     memcpy(buf, pos, sizeof pos); memcpy(buf + sizeof pos, jn, sizeof jn);
     memcpy(buf + sizeof pos + sizeof jn, w, sizeof w); memcpy(buf + sizeof pos + sizeof jn + sizeof w, ib, sizeof ib);
-    char *b64 = base64(buf, sizeof buf);
+    char *b64 = tu_base64(buf, sizeof buf);
     size_t o = 0;
     o += (size_t)snprintf(js + o, sizeof js - o, "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[");
     /* node layout: instance i = node i*(NJ+1) (mesh + skin i), chain nodes follow; chain root at (i, 0, 0) */
@@ -644,13 +600,13 @@ int main(void)
     snprintf(path, sizeof path, "%s/ext.gltf", dir);
     write_file(path, json, strlen(json));
     snprintf(bpath, sizeof bpath, "%s/my data.bin", dir);
-    write_file(bpath, bin, binlen);
+    write_file(bpath, G.bin, G.binlen);
     sinew_asset *a1 = load(path, "external buffer");
     if (a1) check_asset("external buffer", a1);
 
     /* 2. .gltf with a data URI */
     build_json(NULL);
-    char *b64 = base64(bin, binlen);
+    char *b64 = tu_base64(G.bin, G.binlen);
     char *uri = malloc(strlen(b64) + 64);
     sprintf(uri, "data:application/octet-stream;base64,%s", b64);
     build_json(uri);
@@ -662,13 +618,13 @@ int main(void)
 
     /* 3. .glb */
     build_json(NULL);
-    size_t jl = (strlen(json) + 3) & ~(size_t)3, bl = (binlen + 3) & ~(size_t)3;
+    size_t jl = (strlen(json) + 3) & ~(size_t)3, bl = (G.binlen + 3) & ~(size_t)3;
     size_t total = 12 + 8 + jl + 8 + bl;
     uint8_t *glb = calloc(1, total);
     uint32_t hdr[3] = { 0x46546C67u, 2, (uint32_t)total }, jh[2] = { (uint32_t)jl, 0x4E4F534Au }, bh[2] = { (uint32_t)bl, 0x004E4942u };
     memcpy(glb, hdr, 12); memcpy(glb + 12, jh, 8);
     memset(glb + 20, ' ', jl); memcpy(glb + 20, json, strlen(json));
-    memcpy(glb + 20 + jl, bh, 8); memcpy(glb + 28 + jl, bin, binlen);
+    memcpy(glb + 20 + jl, bh, 8); memcpy(glb + 28 + jl, G.bin, G.binlen);
     snprintf(path, sizeof path, "%s/model.glb", dir);
     write_file(path, glb, total);
     sinew_asset *a3 = load(path, "glb");

@@ -25,6 +25,7 @@
  *  - the assimp path on a real FBX: every tangent across its normal (2e-4). */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include "testutil.h"
+#include "gltf_writer.h"
 #include <sinew/asset.h>
 #include <sinew/palette.h>
 #include <sinew/reference.h>
@@ -33,44 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static uint8_t bin[1 << 14];
-static size_t binlen;
-static char views[1 << 13], accs[1 << 13];
-static int nviews, naccs;
-
-static int add_view(const void *data, size_t bytes)
-{
-    binlen = (binlen + 3) & ~(size_t)3;
-    memcpy(bin + binlen, data, bytes);
-    char tmp[128];
-    snprintf(tmp, sizeof tmp, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", nviews ? "," : "", binlen, bytes);
-    strcat(views, tmp);
-    binlen += bytes;
-    return nviews++;
-}
-
-static int add_acc(const void *data, size_t bytes, int ctype, const char *type, int count, int normalized, const char *extra)
-{
-    char tmp[1024];
-    int v = add_view(data, bytes);
-    snprintf(tmp, sizeof tmp, "%s{\"bufferView\":%d,\"componentType\":%d,\"type\":\"%s\",\"count\":%d%s%s}", naccs ? "," : "",
-             v, ctype, type, count, normalized ? ",\"normalized\":true" : "", extra ? extra : "");
-    strcat(accs, tmp);
-    return naccs++;
-}
-
-static char *base64(const uint8_t *d, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *o = malloc(n / 3 * 4 + 8), *p = o;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
-        *p++ = tab[v >> 18 & 63]; *p++ = tab[v >> 12 & 63];
-        *p++ = i + 1 < n ? tab[v >> 6 & 63] : '='; *p++ = i + 2 < n ? tab[v & 63] : '=';
-    }
-    *p = 0;
-    return o;
-}
+static tu_gltf G;   /* the document being authored (tests/util/gltf_writer.h) */
 
 static sinew_asset *load_json(const char *json, const char *label)
 {
@@ -153,21 +117,21 @@ int main(void)
     static const float ibm[32] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
                                    1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1 };
 
-    int a_p0 = add_acc(p0, sizeof p0, 5126, "VEC3", N0, 0, NULL);
-    int a_n0 = add_acc(n0, sizeof n0, 5126, "VEC3", N0, 0, NULL);
-    int a_t0 = add_acc(t0, sizeof t0, 5126, "VEC4", N0, 0, NULL);
-    int a_j0 = add_acc(jnt0, sizeof jnt0, 5121, "VEC4", N0, 0, NULL);
-    int a_w0 = add_acc(w0, sizeof w0, 5126, "VEC4", N0, 0, NULL);
-    int a_i0 = add_acc(i0, sizeof i0, 5123, "SCALAR", N0, 0, NULL);
-    int a_p1 = add_acc(p1, sizeof p1, 5126, "VEC3", 3, 0, NULL);
-    int a_n1 = add_acc(n1, sizeof n1, 5126, "VEC3", 3, 0, NULL);
-    int vi = add_view(t1_sparse_idx, sizeof t1_sparse_idx), vv = add_view(t1_sparse, sizeof t1_sparse);
+    int a_p0 = tu_gltf_acc(&G, p0, sizeof p0, 5126, "VEC3", N0, 0, NULL);
+    int a_n0 = tu_gltf_acc(&G, n0, sizeof n0, 5126, "VEC3", N0, 0, NULL);
+    int a_t0 = tu_gltf_acc(&G, t0, sizeof t0, 5126, "VEC4", N0, 0, NULL);
+    int a_j0 = tu_gltf_acc(&G, jnt0, sizeof jnt0, 5121, "VEC4", N0, 0, NULL);
+    int a_w0 = tu_gltf_acc(&G, w0, sizeof w0, 5126, "VEC4", N0, 0, NULL);
+    int a_i0 = tu_gltf_acc(&G, i0, sizeof i0, 5123, "SCALAR", N0, 0, NULL);
+    int a_p1 = tu_gltf_acc(&G, p1, sizeof p1, 5126, "VEC3", 3, 0, NULL);
+    int a_n1 = tu_gltf_acc(&G, n1, sizeof n1, 5126, "VEC3", 3, 0, NULL);
+    int vi = tu_gltf_view(&G, t1_sparse_idx, sizeof t1_sparse_idx), vv = tu_gltf_view(&G, t1_sparse, sizeof t1_sparse);
     char sp[200];
     snprintf(sp, sizeof sp, ",\"sparse\":{\"count\":1,\"indices\":{\"bufferView\":%d,\"componentType\":5123},\"values\":{\"bufferView\":%d}}", vi, vv);
-    int a_t1 = add_acc(t1, sizeof t1, 5122, "VEC4", 3, 1, sp);
-    int a_i1 = add_acc(i12, sizeof i12, 5123, "SCALAR", 3, 0, NULL);
-    int a_ibm = add_acc(ibm, sizeof ibm, 5126, "MAT4", 2, 0, NULL);
-    char *b64 = base64(bin, binlen);
+    int a_t1 = tu_gltf_acc(&G, t1, sizeof t1, 5122, "VEC4", 3, 1, sp);
+    int a_i1 = tu_gltf_acc(&G, i12, sizeof i12, 5123, "SCALAR", 3, 0, NULL);
+    int a_ibm = tu_gltf_acc(&G, ibm, sizeof ibm, 5126, "MAT4", 2, 0, NULL);
+    char *b64 = tu_base64(G.bin, G.binlen);
     size_t cap = strlen(b64) + 16384;
     char *json = malloc(cap);
     snprintf(json, cap,
@@ -182,7 +146,7 @@ int main(void)
              "{\"name\":\"m2\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"NORMAL\":%d},\"indices\":%d}]}],"
              "\"accessors\":[%s],\"bufferViews\":[%s],"
              "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}]}",
-             a_ibm, a_p0, a_n0, a_t0, a_j0, a_w0, a_i0, a_p1, a_n1, a_t1, a_i1, a_p1, a_n1, a_i1, accs, views, binlen, b64);
+             a_ibm, a_p0, a_n0, a_t0, a_j0, a_w0, a_i0, a_p1, a_n1, a_t1, a_i1, a_p1, a_n1, a_i1, G.accs, G.views, G.binlen, b64);
     sinew_asset *a = load_json(json, "tangents");
     if (a) {
         const sinew_tangent *tg = sinew_asset_tangents(a);
@@ -259,7 +223,7 @@ int main(void)
              "\"meshes\":[{\"name\":\"m2\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"NORMAL\":%d},\"indices\":%d}]}],"
              "\"accessors\":[%s],\"bufferViews\":[%s],"
              "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}]}",
-             a_p1, a_n1, a_i1, accs, views, binlen, b64);
+             a_p1, a_n1, a_i1, G.accs, G.views, G.binlen, b64);
     sinew_asset *b = load_json(no, "no tangents");
     if (b) {
         TU_CHECK(sinew_asset_tangents(b) == NULL);

@@ -11,7 +11,8 @@
  * Each set runs with both passes (sinew_morpher_set_pass): rows (every stored
  * delta of the mesh) and active (the active targets' deltas), same round.
  * Per case: median frame ms, extra ms over plain, and the extra cost per moved
- * vertex and per stored delta of all morphed characters. */
+ * vertex, per stored delta and per active target (of one character) of all
+ * morphed characters; plain skinning's cost per skinned vertex beside it. */
 #include <sinew/sinew.h>
 #include <sinew/debug.h>
 #include "sinew_scene.h"
@@ -185,8 +186,8 @@ int main(int argc, char **argv)
         }
     printf("sinew-bench-morph: %s; %d characters x %u vertices, LBS, %d rounds round-robin (round 0 warm-up, "
            "medians)\n", sinew_gpu_info(gpu)->name, NCHAR, nv, rounds);
-    printf("%-24s %-6s %7s %8s %9s %9s %9s %10s %12s\n", "case", "pass", "targets", "moved", "deltas", "act.dlt",
-           "frame_ms", "extra_ms", "ns/moved  ns/delta");
+    printf("%-24s %-6s %7s %8s %9s %9s %9s %10s %8s %8s %10s\n", "case", "pass", "targets", "moved", "deltas", "act.dlt",
+           "frame_ms", "extra_ms", "ns/moved", "ns/delta", "us/act.tgt");
     double med[NCASE];
     double *tmp = malloc(sizeof(double) * rounds);
     for (int cs = 0; cs < NCASE; cs++) {
@@ -194,20 +195,22 @@ int main(int argc, char **argv)
         qsort(tmp, (size_t)rounds - 1, sizeof(double), cmp_d);
         med[cs] = (rounds - 1) % 2 ? tmp[(rounds - 1) / 2] : 0.5 * (tmp[(rounds - 1) / 2 - 1] + tmp[(rounds - 1) / 2]);
     }
-    printf("%-24s %-6s %7s %8s %9s %9s %9.3f %10s\n", "plain (no morph)", "-", "-", "-", "-", "-", med[0], "-");
+    printf("%-24s %-6s %7s %8s %9s %9s %9.3f %10s   (plain skinning: %.2f ns per skinned vertex)\n", "plain (no morph)",
+           "-", "-", "-", "-", "-", med[0], "-", med[0] * 1e6 / ((double)nv * NCHAR));
     printf("%-24s %-6s %7s %8s %9s %9s %9.3f %10.3f\n", "all weights zero", "-", "-", "0", "0", "0", med[1],
            med[1] - med[0]);
     for (int s = 0; s < NSET; s++)
         for (int p = 0; p < 2; p++) {
             double extra = med[2 + 2 * s + p] - med[0];
             uint32_t act = SETS[s].active * (stored[s] / SETS[s].targets);
-            printf("%-24s %-6s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f\n", SETS[s].name, p ? "active" : "rows",
+            printf("%-24s %-6s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f %10.2f\n", SETS[s].name, p ? "active" : "rows",
                    SETS[s].targets, moved[s], stored[s], act, med[2 + 2 * s + p], extra,
-                   extra * 1e6 / ((double)moved[s] * NCHAR), extra * 1e6 / ((double)stored[s] * NCHAR));
+                   extra * 1e6 / ((double)moved[s] * NCHAR), extra * 1e6 / ((double)stored[s] * NCHAR),
+                   extra * 1e3 / ((double)SETS[s].active * NCHAR));
         }
     printf("(moved / deltas / act.dlt: per character: vertices any target moves, stored deltas, deltas of the active "
-           "targets; ns per moved vertex / per stored delta over all %d morphed characters; the extra time includes "
-           "the skinning reads of the copies)\n", NCHAR);
+           "targets; ns per moved vertex / per stored delta, and us per active target of one character, over all %d "
+           "morphed characters; the extra time includes the skinning reads of the copies)\n", NCHAR);
     if (sinew_debug_validation_enabled(gpu))
         printf("validation messages: %u\n", sinew_debug_validation_message_count(gpu));
     sinew_morpher_destroy(mo);
