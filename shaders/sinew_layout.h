@@ -34,7 +34,9 @@
                                        output, one snorm 10:10:10:2 word (w = sign) with packed output */
 #define SINEW_BIND_COR 11          /* storage: vec4 (center of rotation xyz, w = 0) per rest vertex, at
                                        SINEW_BULGE_INDEX(first rest slot) (desc.cor_centers; else a dummy) */
-#define SINEW_BIND_COUNT 12
+#define SINEW_BIND_BULGE_TEXEL 12    /* uniform texel buffer R32F over the bulge buffer (texel read path) */
+#define SINEW_BIND_TANGENT_REST_TEXEL 13 /* uniform texel buffer RG32UI over the rest tangents (texel read path) */
+#define SINEW_BIND_COUNT 14
 
 /* Copy kernel bindings. */
 #define SINEW_COPY_BIND_SRC 0

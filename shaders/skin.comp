@@ -44,6 +44,8 @@ layout(std430, set = 0, binding = SINEW_BIND_TANGENT_OUT) writeonly buffer TanOu
 layout(std430, set = 0, binding = SINEW_BIND_COR) readonly buffer CorBuf { vec4 cor_center[]; };
 layout(set = 0, binding = SINEW_BIND_REST_TEXEL) uniform usamplerBuffer rest_tex;
 layout(set = 0, binding = SINEW_BIND_PALETTE_TEXEL) uniform samplerBuffer pal_tex;
+layout(set = 0, binding = SINEW_BIND_BULGE_TEXEL) uniform samplerBuffer bulge_tex;
+layout(set = 0, binding = SINEW_BIND_TANGENT_REST_TEXEL) uniform usamplerBuffer tan_rest_tex;
 
 layout(push_constant) uniform Push { uint words[SINEW_PUSH_WORDS]; } pc;
 
@@ -57,6 +59,20 @@ vec4 load_pal(uint i)
 {
     if (READ_TEXEL) return texelFetch(pal_tex, int(i));
     return palette[i];
+}
+
+/* Bulge rest distance and rest tangent of the vertex at bulge index i: texel
+ * reads on the texel path (a storage load is a per-lane loop on llvmpipe). */
+float load_bulge(uint i)
+{
+    if (READ_TEXEL) return texelFetch(bulge_tex, int(i)).x;
+    return bulge_rest[i];
+}
+
+uvec2 load_tan_rest(uint i)
+{
+    if (READ_TEXEL) return texelFetch(tan_rest_tex, int(i)).xy;
+    return tan_rest[i];
 }
 
 /* Same steps as sinew_oct_decode (math.c), branch-free. */
@@ -121,7 +137,7 @@ void main()
     vec3 tg = vec3(0.0);
     float tsign = 1.0;
     if (TANGENTS) {
-        uvec2 tw = tan_rest[SINEW_BULGE_INDEX(slot)];
+        uvec2 tw = load_tan_rest(SINEW_BULGE_INDEX(slot));
         tg = oct_decode(tw.x);
         tsign = uintBitsToFloat(tw.y);
     }
@@ -274,7 +290,7 @@ void main()
         vec3 c = sa + t * ab;
         vec3 dv = p - c;
         float d = sqrt(dot(dv, dv));
-        float d0 = bulge_rest[SINEW_BULGE_INDEX(slot)];
+        float d0 = load_bulge(SINEW_BULGE_INDEX(slot));
         p = d > d0 ? c + dv * (d0 / d) : p;
     }
 
