@@ -43,6 +43,10 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
     set(_flag ${_flag_${_dev}})
     sinew_morph_cli(cli_deform_morph_names_${_dev} 0 "2 --morph.*v 0 0 2.v 1 -3 0.v 0 1 0."
                     sh -c "$<TARGET_FILE:sinew_cli> deform ${_mn} --rest --morph smile=2 --morph frown=-1.5 ${_flag} --out cli_named_${_dev}.obj && cat cli_named_${_dev}.obj")
+    # with bulge correction at the rest pose nothing may move: the morphed vertices keep their
+    # morphed distances to the bone (base distances would pull them back to z 0.5 and (0.35, -1.06))
+    sinew_morph_cli(cli_deform_morph_bulge_${_dev} 0 "lbs [+] bulge.*v 0 0 2.v 1 -3 0.v 0 1 0."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_mn} --rest --bulge --morph smile=2 --morph frown=-1.5 ${_flag} --out cli_named_b_${_dev}.obj && cat cli_named_b_${_dev}.obj")
     sinew_morph_cli(cli_deform_morph_defaults_${_dev} 0 "v 0 0 0.5.v 1 -0.5 0.v 0 1 0."
                     sh -c "$<TARGET_FILE:sinew_cli> deform ${_mn} --rest ${_flag} --out cli_named_d_${_dev}.obj && cat cli_named_d_${_dev}.obj")
   endforeach()
