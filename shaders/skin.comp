@@ -4,7 +4,8 @@
  * are specialization constants, so each pipeline holds only its own
  * straight-line code (llvmpipe runs both sides of every branch).
  * Implements exactly the rules of reference.h (README, "Methods"): LBS, DQS,
- * DQS with scale (LBS of S, then DQS of R), CoR (with scale), bulge correction; float32.
+ * DQS with scale (LBS of S, then DQS of R), CoR (with scale), bulge correction
+ * (positions and the corrected surface's normals, bulge.glsl); float32.
  * Weights reaching the GPU sum to 65535 (checked at add_mesh), so there is no
  * zero-weight-sum branch; zero weights are blended like others (w = 0 adds 0).
  *
@@ -105,6 +106,8 @@ vec3 safe_normalize(vec3 n)
     return m >= 1e-30 ? s : vec3(0.0);
 }
 
+#include "bulge.glsl"
+
 void main()
 {
     uint lid = gl_LocalInvocationID.x;
@@ -161,6 +164,11 @@ void main()
     }
 
     const bool COR = METHOD == SINEW_KK_COR || METHOD == SINEW_KK_COR_SCALE;
+    /* BULGE: g, the gradient of the rest distance, carried below as the normals are (bulge.glsl). */
+    vec3 gb = vec3(0.0);
+    if (BULGE)
+        gb = bulge_rest_radial(pbase + js[0] * STRIDE, OFF_BULGE, OFF_DQ, METHOD != SINEW_KK_LBS,
+                               METHOD != SINEW_KK_DQS && METHOD != SINEW_KK_COR, p);
     if (METHOD == SINEW_KK_LBS) {
         /* LBS: blended 3x4 rows; normal through the cofactor, sign of det. */
         vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
@@ -176,6 +184,7 @@ void main()
         float det = dot(c0, x12);
         vec3 cn = x12 * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
         n = safe_normalize(det < 0.0 ? -cn : cn);
+        if (BULGE) gb = bulge_cofactor(r0, r1, r2, gb);
         if (TANGENTS) {
             tg = safe_normalize(vec3(dot(r0.xyz, tg), dot(r1.xyz, tg), dot(r2.xyz, tg)));
             tsign = det < 0.0 ? -tsign : tsign;
@@ -206,6 +215,9 @@ void main()
         float sg = det < 0.0 ? -1.0 : 1.0;
         n = sg * vec3(A00 * n.x + A01 * n.y + A02 * n.z, A01 * n.x + A11 * n.y + A12 * n.z,
                       A02 * n.x + A12 * n.y + A22 * n.z);
+        if (BULGE)   /* P^-T g = adj(P) g / det (P symmetric) */
+            gb = abs(det) > 0.0 ? vec3(A00 * gb.x + A01 * gb.y + A02 * gb.z, A01 * gb.x + A11 * gb.y + A12 * gb.z,
+                                       A02 * gb.x + A12 * gb.y + A22 * gb.z) / det : vec3(0.0);
         if (TANGENTS) {
             tg = vec3(a * tg.x + b * tg.y + c * tg.z, b * tg.x + d * tg.y + e * tg.z, c * tg.x + e * tg.y + f * tg.z);
             tsign *= sg;
@@ -230,6 +242,7 @@ void main()
               + 2.0 * (br.w * bd.xyz - bd.w * rv + cross(rv, bd.xyz));
         n = n + 2.0 * cross(rv, cross(rv, n) + br.w * n);
         n = safe_normalize(n);
+        if (BULGE) gb = bulge_rotate(br, gb);
         if (TANGENTS) tg = safe_normalize(tg + 2.0 * cross(rv, cross(rv, tg) + br.w * tg));
     }
     if (COR) {
@@ -255,6 +268,7 @@ void main()
             float det = dot(c0, x12);
             vec3 cn = x12 * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
             n = safe_normalize(det < 0.0 ? -cn : cn);
+            if (BULGE) gb = bulge_cofactor(r0, r1, r2, gb);
             if (TANGENTS) {
                 tg = safe_normalize(vec3(dot(r0.xyz, tg), dot(r1.xyz, tg), dot(r2.xyz, tg)));
                 tsign = det < 0.0 ? -tsign : tsign;
@@ -279,19 +293,12 @@ void main()
         vec3 rv = br.xyz, d = p - c;
         p = d + 2.0 * cross(rv, cross(rv, d) + br.w * d) + cm;
         n = safe_normalize(n + 2.0 * cross(rv, cross(rv, n) + br.w * n));
+        if (BULGE) gb = bulge_rotate(br, gb);
         if (TANGENTS) tg = safe_normalize(tg + 2.0 * cross(rv, cross(rv, tg) + br.w * tg));
     }
     if (BULGE) {
         uint s = pbase + js[0] * STRIDE + OFF_BULGE;
-        vec3 sa = load_pal(s).xyz, sb = load_pal(s + 1u).xyz;
-        vec3 ab = sb - sa;
-        float ll = dot(ab, ab);
-        float t = ll > 0.0 ? clamp(dot(p - sa, ab) / ll, 0.0, 1.0) : 0.0;
-        vec3 c = sa + t * ab;
-        vec3 dv = p - c;
-        float d = sqrt(dot(dv, dv));
-        float d0 = load_bulge(SINEW_BULGE_INDEX(slot));
-        p = d > d0 ? c + dv * (d0 / d) : p;
+        bulge_correct(load_pal(s).xyz, load_pal(s + 1u).xyz, load_bulge(SINEW_BULGE_INDEX(slot)), gb, p, n);
     }
 
     /* Previous-frame position: what this vertex's output held before this

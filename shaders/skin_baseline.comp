@@ -78,6 +78,8 @@ vec3 safe_normalize(vec3 n)
     return n / sqrt(dot(n, n));
 }
 
+#include "bulge.glsl"
+
 /* Blended rows r0..r2 of a 3x4 affine transform: position and cofactor normal. */
 void apply_affine(vec4 r0, vec4 r1, vec4 r2, inout vec3 p, inout vec3 n)
 {
@@ -119,6 +121,11 @@ void main()
     if (wq[0] + wq[1] + wq[2] + wq[3] != 0u) {
         uint stride = I.stride;
         uint pbase = I.palette_offset;
+        bool bulge = (I.flags & SINEW_K_FLAG_BULGE) != 0u;
+        vec3 g = vec3(0.0);
+        if (bulge)
+            g = bulge_rest_radial(pbase + js[0] * stride, SINEW_PAL_OFF_BULGE(I.method), SINEW_PAL_OFF_DQ(I.method),
+                                  I.method != SINEW_K_LBS, I.method != SINEW_K_DQS, p);
         if (I.method != SINEW_K_DQS) {
             /* LBS, or stage 1 (scale matrices S_j) of the scale methods. */
             vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
@@ -131,6 +138,7 @@ void main()
                 r2 += wk * load_pal(s + 2u);
             }
             apply_affine(r0, r1, r2, p, n);
+            if (bulge) g = bulge_cofactor(r0, r1, r2, g);
         }
         if (I.method != SINEW_K_LBS) {
             /* DQS (plain, or stage 2 of the scale methods). */
@@ -155,18 +163,11 @@ void main()
                   + 2.0 * (br.w * bd.xyz - bd.w * rv + cross(rv, bd.xyz));
             n = n + 2.0 * cross(rv, cross(rv, n) + br.w * n);
             n = safe_normalize(n);
+            if (bulge) g = bulge_rotate(br, g);
         }
-        if ((I.flags & SINEW_K_FLAG_BULGE) != 0u) {
+        if (bulge) {
             uint s = pbase + js[0] * stride + SINEW_PAL_OFF_BULGE(I.method);
-            vec3 sa = load_pal(s).xyz, sb = load_pal(s + 1u).xyz;
-            vec3 ab = sb - sa;
-            float ll = dot(ab, ab);
-            float t = ll > 0.0 ? clamp(dot(p - sa, ab) / ll, 0.0, 1.0) : 0.0;
-            vec3 c = sa + t * ab;
-            vec3 dv = p - c;
-            float d = sqrt(dot(dv, dv));
-            float d0 = bulge_rest[vi];
-            if (d > d0) p = c + dv * (d0 / d);
+            bulge_correct(load_pal(s).xyz, load_pal(s + 1u).xyz, bulge_rest[vi], g, p, n);
         }
     }
 

@@ -20,6 +20,7 @@
  * Tolerances (as test_gpu_skin / test_gpu_tangents), E = the character's reference
  * bounding-box diagonal (at least 1): position <= 2e-5 E; normal and tangent <= 1e-4
  * (float output) or 4e-3 (packed output: 10:10:10:2 normals and tangents), for COR_SCALE times the condition number
+ * (with bulge correction, normals also + 8 x their measured sensitivity, tu_bulge_sensitivity)
  * k = ||A||^2 / |cof(A) n| of the scale stage's blended matrix (skipped above 100,
  * counted); tangent sign exact. Crowd: position <= 1e-4 E (float32 palettes). */
 #include "testutil.h"
@@ -49,7 +50,7 @@ typedef struct character {
     uint32_t flags;
     uint32_t out_offset, pal_offset;
     sinew_palette_joint *pal[2];
-    double *ref_pos[2], *ref_nrm[2], *ref_tan[2], *cond[2];
+    double *ref_pos[2], *ref_nrm[2], *ref_tan[2], *cond[2], *sens[2];
     double extent[2];
 } character;
 
@@ -157,6 +158,10 @@ static void make_reference(character *c, const mesh_data *md, int f, sinew_mat4 
     TU_CHECK_OK(sinew_reference_skin_cor(n, md->v, md->v8, md->centers, md->bulge, c->pal[f], md->jc, c->method,
                                          c->flags, c->ref_pos[f], c->ref_nrm[f]));
     TU_CHECK_OK(sinew_reference_tangents(n, md->v, md->v8, md->tan, c->pal[f], md->jc, c->method, c->ref_tan[f]));
+    c->sens[f] = calloc(n, sizeof(double));
+    if (c->flags)   /* bulge: the corrected normal's measured sensitivity (tu_bulge_sensitivity) */
+        TU_CHECK_OK(tu_bulge_sensitivity(&rng, n, md->v, md->v8, NULL, NULL, md->centers, md->bulge, c->pal[f], md->jc,
+                                         c->method, c->flags, c->ref_nrm[f], c->sens[f]));
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (uint32_t v = 0; v < n; v++) {
         for (int k = 0; k < 3; k++) {
@@ -306,7 +311,7 @@ static void run_config(sinew_gpu *gpu, const config *cf, mesh_data *meshes, char
                 double kc = c->cond[f][v];
                 if (kc > 100) { ill++; continue; }
                 /* packed output packs tangents as 10:10:10:2 like the normals: same tolerance */
-                double tn = ntol * (kc > 1 ? kc : 1), tt = (cf->fmt == SINEW_OUTPUT_PACKED ? ntol : 1e-4) * (kc > 1 ? kc : 1);
+                double tn = ntol * (kc > 1 ? kc : 1) + (c->flags ? 8.0 * c->sens[f][v] : 0.0), tt = (cf->fmt == SINEW_OUTPUT_PACKED ? ntol : 1e-4) * (kc > 1 ? kc : 1);
                 if (sinew_method_uses_centers(c->method)) {
                     worst_p = ep / c->extent[f] > worst_p ? ep / c->extent[f] : worst_p;
                     worst_n = en > worst_n ? en : worst_n;
@@ -603,7 +608,7 @@ int main(void)
     for (uint32_t i = 0; i < NCH + NGRID; i++) {
         character *c = i < NCH ? &ch[i] : &gch[i - NCH];
         for (int f = 0; f < 2; f++) {
-            free(c->pal[f]); free(c->ref_pos[f]); free(c->ref_nrm[f]); free(c->ref_tan[f]); free(c->cond[f]);
+            free(c->pal[f]); free(c->ref_pos[f]); free(c->ref_nrm[f]); free(c->ref_tan[f]); free(c->cond[f]); free(c->sens[f]);
         }
     }
     for (int m = 0; m < N_MESH; m++) {

@@ -232,15 +232,56 @@ static void test_handmade(void)
         TU_CHECK_NEAR(dist3(at3(pos_out, 2), sinew_v3(1, 0, 0)), 0.25, 1e-15);
         TU_CHECK_NEAR(pos_out[6], 1.0 + 0.75 * 0.2, 1e-15);   /* along (0.75, 1) / 1.25 */
         TU_CHECK_NEAR(pos_out[7], 0.2, 1e-15);
-        TU_CHECK_NEAR(nrm_out[0], 1.0, 1e-9);                  /* normals untouched */
+        TU_CHECK_NEAR(nrm_out[0], 1.0, 1e-9);                  /* an axial normal stays axial here */
+    }
+
+    /* Bulge normal on a known surface: joint 0 scaled by 1.5 (LBS skin, or the scale
+     * stage S with an identity rigid part), segment [0, 1] -> [0, 1.5]; a vertex at
+     * rest distance 0.1 is skinned to 0.15 and corrected back to 0.1, so the map from
+     * rest is diag(1.5, 1, 1) (about the axis) and a rest normal (s, c, 0) must become
+     * the inverse transpose's (s / 1.5, c, 0), normalized: here (2 s, 3 c, 0). */
+    for (int j = 0; j < 2; j++) {
+        p[j].skin = sinew_mat4_identity();
+        p[j].scale = sinew_mat4_identity();
+        for (int k = 0; k < 3; k++) { p[j].skin.m[k][k] = 1.5; p[j].scale.m[k][k] = 1.5; }
+        p[j].rigid = sinew_dq_identity();
+        p[j].seg_head = sinew_v3(0, 0, 0);
+        p[j].seg_tail = sinew_v3(1.5, 0, 0);
+    }
+    for (int m = 0; m < SINEW_METHOD_COUNT; m++) {
+        const double tilt[3] = { 0.0, 0.3, -1.0 };
+        const float center[3] = { 0.25f, 0.0f, 0.0f };   /* irrelevant with one influence */
+        if (m == SINEW_METHOD_DQS || m == SINEW_METHOD_COR) continue;   /* no scale in plain DQS / CoR */
+        for (int k = 0; k < 3; k++) {
+            double sn = sin(tilt[k]), cs = cos(tilt[k]), e;
+            v[0].position[0] = 0.5f; v[0].position[1] = 0.1f; v[0].position[2] = 0.0f;
+            v[0].normal_oct = sinew_oct_encode(sinew_v3(sn, cs, 0));
+            rest[0] = 0.1f;
+            if (m == SINEW_METHOD_COR_SCALE)
+                TU_CHECK_OK(sinew_reference_skin_cor(1, v, NULL, center, rest, p, 2, (sinew_method)m,
+                                                     SINEW_SKIN_BULGE_CORRECTION, pos_out, nrm_out));
+            else
+                TU_CHECK_OK(sinew_reference_skin(1, v, rest, p, 2, (sinew_method)m, SINEW_SKIN_BULGE_CORRECTION, pos_out, nrm_out));
+            TU_CHECK_NEAR(pos_out[1], 0.1, 1e-7);
+            e = sqrt(4 * sn * sn + 9 * cs * cs);
+            TU_CHECK_NEAR(nrm_out[0], 2 * sn / e, 1e-4);
+            TU_CHECK_NEAR(nrm_out[1], 3 * cs / e, 1e-4);
+            TU_CHECK_NEAR(nrm_out[2], 0.0, 1e-4);
+            if (m == SINEW_METHOD_COR_SCALE)
+                TU_CHECK_OK(sinew_reference_skin_cor(1, v, NULL, center, rest, p, 2, (sinew_method)m, 0, pos_out, nrm2));
+            else
+                TU_CHECK_OK(sinew_reference_skin(1, v, rest, p, 2, (sinew_method)m, 0, pos_out, nrm2));
+            if (k) TU_CHECK(fabs(nrm2[0] - nrm_out[0]) > 0.01);   /* the uncorrected normal differs: (s, c, 0) */
+        }
     }
 }
 
 /* Bulge on random poses: corrected distance never above rest; vertices that were
- * not pushed out are bit-identical to the uncorrected result. */
+ * not pushed out are bit-identical to the uncorrected result (position and normal);
+ * corrected ones get a unit normal, changed (reference.h step 4). */
 static void test_bulge_random(tu_rng *r, fixture *f)
 {
-    uint32_t moved = 0, bad_same = 0;
+    uint32_t moved = 0, bad_same = 0, bad_unit = 0, normal_changed = 0;
     double worst = -1;
     int ok = make_pose(r, f, SINEW_METHOD_DQS, 0.8 * M_PI, 0.0);
     TU_CHECK(ok);
@@ -252,10 +293,19 @@ static void test_bulge_random(tu_rng *r, fixture *f)
         double d0 = sinew_distance_to_segment(at3(pos_out, i), pj->seg_head, pj->seg_tail, NULL);
         double d1 = sinew_distance_to_segment(at3(pos2, i), pj->seg_head, pj->seg_tail, NULL);
         if (d1 - f->bulge[i] > worst) worst = d1 - f->bulge[i];
-        if (d0 > f->bulge[i]) moved++;
-        else if (memcmp(&pos_out[3 * i], &pos2[3 * i], 3 * sizeof(double)) != 0) bad_same++;
-        if (memcmp(&nrm_out[3 * i], &nrm2[3 * i], 3 * sizeof(double)) != 0) bad_same++;
+        if (d0 > f->bulge[i]) {
+            double l2 = nrm2[3 * i] * nrm2[3 * i] + nrm2[3 * i + 1] * nrm2[3 * i + 1] + nrm2[3 * i + 2] * nrm2[3 * i + 2];
+            moved++;
+            if (!(fabs(l2 - 1.0) <= 1e-12)) bad_unit++;                  /* corrected normals: unit */
+            if (memcmp(&nrm_out[3 * i], &nrm2[3 * i], 3 * sizeof(double)) != 0) normal_changed++;
+        } else {
+            if (memcmp(&pos_out[3 * i], &pos2[3 * i], 3 * sizeof(double)) != 0) bad_same++;
+            if (memcmp(&nrm_out[3 * i], &nrm2[3 * i], 3 * sizeof(double)) != 0) bad_same++;
+        }
     }
+    fprintf(stderr, "bulge on a random DQS pose: %u corrected normals changed, %u not unit\n", normal_changed, bad_unit);
+    TU_CHECK(bad_unit == 0);
+    TU_CHECK(normal_changed * 4 >= moved * 3);   /* the rest: bulges below 2^-16 max|p| (reference.h) */
     fprintf(stderr, "bulge on a random DQS pose: %u of %d vertices corrected, max (d - d0) after = %.3g\n", moved, NV, worst);
     TU_CHECK(moved > 50);
     TU_CHECK(worst <= 1e-12);

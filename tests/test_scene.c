@@ -515,6 +515,33 @@ static void test_normal_error(void)
     }
 }
 
+/* The bulge-corrected normals against the corrected mesh's own triangles (README,
+ * "Bulge correction"): at 90 degrees the normals the correction used to leave (the
+ * DQS ones) are 13.9 (tube) / 11.6 (bar) degrees off on average, the corrected ones
+ * 1.0 / 3.3 (measured, 64 x 32). */
+static void test_bulge_normals(void)
+{
+    for (int shape = 0; shape < 2; shape++) {
+        scene_tube_desc d = { 64, 32, 0.1, 2.0, (scene_shape)shape };
+        scene_bulge_normals_result q;
+        TU_CHECK_OK(scene_tube_bulge_normals(&d, M_PI / 2, 0.0, &q));
+        fprintf(stderr, "%s bend 90, %u corrected vertices: normal vs triangles before max %.2f mean %.2f, "
+                "after max %.2f mean %.2f (plain DQS %.2f / %.2f) deg\n", shape ? "bar" : "tube", q.corrected,
+                q.before_max, q.before_mean, q.after_max, q.after_mean, q.dqs_max, q.dqs_mean);
+        TU_CHECK(q.corrected > 500);
+        TU_CHECK(q.before_mean > 10.0);
+        TU_CHECK(q.after_mean < (shape ? 4.0 : 1.5));
+        TU_CHECK(q.after_max < 0.5 * q.before_max);
+        TU_CHECK(q.after_mean < q.dqs_mean);   /* closer to its surface than plain DQS is to its own */
+    }
+    {
+        scene_bulge_normals_result q;
+        scene_tube_desc bad = { 1, 32, 0.1, 2.0, SCENE_SHAPE_TUBE };
+        TU_CHECK_RESULT(scene_tube_bulge_normals(&bad, 1.0, 0.0, &q), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_bulge_normals(NULL, 1.0, 0.0, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    }
+}
+
 int main(void)
 {
     tube t;
@@ -533,5 +560,6 @@ int main(void)
     test_bar();
     test_jump_ratio_and_sweeps();
     test_normal_error();
+    test_bulge_normals();
     return tu_finish("test_scene");
 }

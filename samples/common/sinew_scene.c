@@ -504,6 +504,66 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
     return r;
 }
 
+sinew_result scene_tube_bulge_normals(const scene_tube_desc *desc, double bend_rad, double twist_rad,
+                                      scene_bulge_normals_result *out)
+{
+    scene_tube_desc d;
+    uint32_t nv = 0, ni = 0;
+    float *pos = NULL, *nrm = NULL, *w4 = NULL, *bulge = NULL;
+    uint32_t *j4 = NULL;
+    uint8_t *mask = NULL;
+    sinew_vertex *v = NULL;
+    double *p0 = NULL, *n0 = NULL, *p1 = NULL, *n1 = NULL;
+    sinew_mat4 *scratch = NULL;
+    sinew_skeleton *sk = NULL;
+    sinew_palette_joint pal[3];
+    sinew_transform local[3];
+    sinew_result r = SINEW_OK;
+    if (!out || tube_resolve(desc, &d) != 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    scene_tube_counts(&d, &nv, &ni);
+    pos = malloc(sizeof(float) * 3 * nv); nrm = malloc(sizeof(float) * 3 * nv);
+    w4 = malloc(sizeof(float) * 4 * nv); j4 = malloc(sizeof(uint32_t) * 4 * nv);
+    bulge = malloc(sizeof(float) * nv); v = malloc(sizeof(sinew_vertex) * nv); mask = calloc(nv, 1);
+    p0 = malloc(sizeof(double) * 3 * nv); n0 = malloc(sizeof(double) * 3 * nv);
+    p1 = malloc(sizeof(double) * 3 * nv); n1 = malloc(sizeof(double) * 3 * nv);
+    scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(3));
+    if (!pos || !nrm || !w4 || !j4 || !bulge || !v || !mask || !p0 || !n0 || !p1 || !n1 || !scratch)
+        r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = scene_tube_build(&d, pos, nrm, j4, w4, NULL);
+    if (r == SINEW_OK) {
+        sinew_influences inf = {0};
+        inf.per_vertex = 4; inf.joints = j4; inf.weights = w4;
+        r = sinew_pack_vertices(nv, pos, nrm, &inf, 3, v, NULL, NULL);
+    }
+    if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &sk);
+    if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
+    if (r == SINEW_OK) {
+        scene_tube_pose(bend_rad, twist_rad, NULL, local);
+        r = sinew_palette_build(sk, SINEW_METHOD_DQS, local, NULL, scratch, pal);
+    }
+    if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, 3, SINEW_METHOD_DQS, 0, p0, n0);
+    if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, 3, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, p1, n1);
+    if (r == SINEW_OK) {
+        for (uint32_t i = d.sectors; i < (d.rings - 1) * d.sectors; i++) {
+            const sinew_palette_joint *pj = &pal[v[i].joints[0]];
+            sinew_vec3 q = { p0[3 * (size_t)i], p0[3 * (size_t)i + 1], p0[3 * (size_t)i + 2] };
+            if (sinew_distance_to_segment(q, pj->seg_head, pj->seg_tail, NULL) > bulge[i] + 1e-9) {
+                mask[i] = 1;
+                out->corrected++;
+            }
+        }
+        out->before_max = scene_tube_normal_error(&d, p1, n0, mask, &out->before_mean);
+        out->after_max = scene_tube_normal_error(&d, p1, n1, mask, &out->after_mean);
+        out->dqs_max = scene_tube_normal_error(&d, p0, n0, mask, &out->dqs_mean);
+        if (out->before_max < 0 || out->after_max < 0 || out->dqs_max < 0) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    sinew_skeleton_destroy(sk);
+    free(pos); free(nrm); free(w4); free(j4); free(bulge); free(v); free(mask);
+    free(p0); free(n0); free(p1); free(n1); free(scratch);
+    return r;
+}
+
 #ifdef DEMO_WITH_ASSET
 sinew_result scene_model_quality(const struct sinew_asset *a, const scene_quality_method *qm, uint32_t frames,
                                  scene_model_quality_result *out)

@@ -144,6 +144,23 @@ typedef enum scene_sweep_kind {
 sinew_result scene_tube_sweep(const scene_tube_desc *d, sinew_method m, uint32_t flags, scene_sweep_kind kind,
                               double max_rad, uint32_t steps, scene_sweep_result *out);
 
+/* The honest check of the bulge-corrected normals: the shape of desc d (NULL =
+ * defaults) posed (bend, twist), skinned by the float64 reference with DQS + bulge
+ * correction; over the side vertices the correction moved (scene_tube_normal_error's
+ * set, d > d0 + 1e-9), the angle between a normal and the normal recomputed from the
+ * corrected mesh's triangles, for the normals the correction writes (after) and for
+ * the uncorrected DQS normals it used to leave (before). Degrees. */
+typedef struct scene_bulge_normals_result {
+    uint32_t corrected;              /* side vertices measured */
+    double before_max, before_mean;  /* DQS normals on the corrected positions */
+    double after_max, after_mean;    /* the corrected normals */
+    double dqs_max, dqs_mean;        /* plain DQS: its normals against its own triangles, same vertices */
+} scene_bulge_normals_result;
+
+/* Errors: INVALID_ARGUMENT (NULL out, invalid desc), OUT_OF_HOST_MEMORY, palette/reference errors. */
+sinew_result scene_tube_bulge_normals(const scene_tube_desc *d, double bend_rad, double twist_rad,
+                                      scene_bulge_normals_result *out);
+
 #ifdef DEMO_WITH_ASSET
 struct sinew_asset;
 /* Quality of one variant on an imported model over its first clip (file weights,

@@ -216,6 +216,22 @@ static void sweeps(void)
                    100 * tw.volume_max, 100 * tw.radius_min, tw.jump_ratio);
         }
     printf("\n");
+    printf("Bulge-corrected normals against the corrected mesh's triangle normals (float64, vertices the\n"
+           "  correction moved; degrees max / mean): before = the DQS normals the correction used to leave,\n"
+           "  after = the corrected surface's normals (reference.h step 4); plain DQS on its own mesh for scale\n\n");
+    printf("  %-5s %-8s %8s | %-15s | %-15s | %-15s\n", "shape", "pose", "vertices", "before", "after", "plain DQS");
+    for (int sh = 0; sh < 2; sh++) {
+        static const struct { const char *name; double bend, twist; } bp[3] = {
+            { "bend 45", M_PI / 4, 0 }, { "bend 90", M_PI / 2, 0 }, { "bend 135", 3 * M_PI / 4, 0 } };
+        for (int k = 0; k < 3; k++) {
+            scene_tube_desc d = { 64, 32, 0.1, 2.0, (scene_shape)sh };
+            scene_bulge_normals_result q;
+            CHECK(scene_tube_bulge_normals(&d, bp[k].bend, bp[k].twist, &q));
+            printf("  %-5s %-8s %8u | %6.2f / %6.2f | %6.2f / %6.2f | %6.2f / %6.2f\n", sh ? "bar" : "tube", bp[k].name,
+                   q.corrected, q.before_max, q.before_mean, q.after_max, q.after_mean, q.dqs_max, q.dqs_mean);
+        }
+    }
+    printf("\n");
 }
 
 /* The same variants on imported models over their first clip (file weights). */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
+#include <string.h>
 
 /* Strict C11 (-std=c11) does not define M_PI. */
 #ifndef M_PI
@@ -135,6 +136,71 @@ static inline sinew_result tu_make_random_mesh(tu_rng *r, const sinew_skeleton *
  * the CoR ones, which test_cor / test_gpu_cor cover); tests that cycle through
  * methods on meshes without centers use these. */
 #define TU_PLAIN_METHODS ((int)SINEW_METHOD_COR)
+
+/* Copy of n palette entries with every double multiplied by (1 + rel u), u uniform
+ * in [-1, 1] per value, then rounded to float32 as the GPU reads them. The
+ * reference run on such copies against the reference run on the original measures
+ * how sensitive an output is to errors of that size: the bulge-corrected normal is
+ * ill-conditioned where |cof(L) n| is small or the vertex lies close to its bone
+ * relative to its coordinates (reference.h step 4), and the GPU tests widen the
+ * tolerance of such vertices by the measured sensitivity (tu_bulge_sensitivity). */
+static inline void tu_palette_perturbed(const sinew_palette_joint *in, uint32_t n, tu_rng *r, double rel,
+                                        sinew_palette_joint *out)
+{
+    _Static_assert(sizeof(sinew_palette_joint) % sizeof(double) == 0, "palette entry is doubles only");
+    memcpy(out, in, sizeof *in * n);
+    for (size_t i = 0; i < sizeof *in * n / sizeof(double); i++) {
+        double *d = (double *)(void *)out + i;
+        *d = (double)(float)(*d * (1.0 + rel * tu_uniform(r, -1.0, 1.0)));
+    }
+}
+
+/* max_k |a_k - b_k| over the 3 components of vertex i. */
+static inline double tu_vec3_diff(const double *a, const double *b, uint32_t i)
+{
+    double e = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double d = fabs(a[3 * (size_t)i + k] - b[3 * (size_t)i + k]);
+        if (!(d <= e)) e = d;
+    }
+    return e;
+}
+
+/* Per vertex, the largest change max_k |n_k - ref_nrm_k| of the reference normals
+ * over 6 draws of tu_palette_perturbed (rel 2^-20, about 16 float32 ulps): sens_out
+ * (n doubles). Vertices: v (4 influences) or v8 (8); rest_pos non-NULL = the morphed
+ * rest of sinew_reference_skin_rest with rest_nrm (v only; rest_nrm, if given, is
+ * perturbed by 1e-4 per component as well); centers for the CoR methods. GPU tests with bulge correction add
+ * 8 x this to a vertex's normal tolerance. */
+static inline sinew_result tu_bulge_sensitivity(tu_rng *r, uint32_t n, const sinew_vertex *v, const sinew_vertex8 *v8,
+                                                const double *rest_pos, const double *rest_nrm, const float *centers,
+                                                const float *bulge,
+                                                const sinew_palette_joint *pal, uint32_t jc, sinew_method method,
+                                                uint32_t flags, const double *ref_nrm, double *sens_out)
+{
+    sinew_palette_joint *pf = (sinew_palette_joint *)malloc(sizeof *pf * (jc ? jc : 1));
+    double *sp = (double *)malloc(sizeof(double) * 3 * (n ? n : 1)), *sn = (double *)malloc(sizeof(double) * 3 * (n ? n : 1));
+    double *rn = rest_nrm ? (double *)malloc(sizeof(double) * 3 * (n ? n : 1)) : NULL;
+    sinew_result res = (pf && sp && sn && (rn || !rest_nrm)) ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; i < n; i++) sens_out[i] = 0.0;
+    for (int rep = 0; res == SINEW_OK && rep < 6; rep++) {
+        tu_palette_perturbed(pal, jc, r, 0x1p-20, pf);
+        /* a morphed rest normal reaches the GPU re-quantized to 16-bit octahedral
+         * (about 1e-4): perturbed by that much too */
+        for (size_t i = 0; rn && i < 3 * (size_t)n; i++) rn[i] = rest_nrm[i] + tu_uniform(r, -1e-4, 1e-4);
+        if (rest_pos) res = sinew_reference_skin_rest(n, v, rest_pos, rn, bulge, pf, jc, method, flags, sp, sn);
+        else if (sinew_method_uses_centers(method))
+            res = sinew_reference_skin_cor(n, v, v8, centers, bulge, pf, jc, method, flags, sp, sn);
+        else if (v8) res = sinew_reference_skin8(n, v8, bulge, pf, jc, method, flags, sp, sn);
+        else res = sinew_reference_skin(n, v, bulge, pf, jc, method, flags, sp, sn);
+        for (uint32_t i = 0; res == SINEW_OK && i < n; i++) {
+            double e = tu_vec3_diff(sn, ref_nrm, i);
+            if (!(e <= sens_out[i])) sens_out[i] = e;
+        }
+    }
+    free(pf); free(sp); free(sn); free(rn);
+    return res;
+}
 
 /* Ends main(): prints PASS/FAIL and returns the exit code. */
 int tu_finish(const char *name);

@@ -159,6 +159,136 @@ static void cor_apply(const sinew_palette_joint *pal, const uint16_t *joints, co
     *no = unit_or_zero(quat_rotate(r, n));
 }
 
+/* Width, in 1 - f, of the band where the bulge normal is blended in (reference.h). */
+#define SINEW_BULGE_NORMAL_BAND 0.0625
+/* Largest length of the carried rest-distance gradient g, smallest ratio f used for
+ * the normal (reference.h step 4). */
+#define SINEW_BULGE_GRADIENT_MAX 4.0
+#define SINEW_BULGE_NORMAL_FMIN 0.125
+
+static double dot3(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+/* x mapped back by the inverse of the major joint's transform X_m as the palette
+ * holds it (LBS: the skin rows; DQS: the unit dual quaternion; DQS with scale: the
+ * dual quaternion R_m, then the scale rows S_m, X_m = R_m S_m). Returns 0 when the
+ * 3x3 to invert has det 0 (or not finite). */
+static int major_inverse(const sinew_palette_joint *pj, sinew_method method, v3 x, v3 *out)
+{
+    const sinew_mat4 *m;
+    if (method != SINEW_METHOD_LBS) {
+        /* rigid inverse: R^-1 (x - t), t = 2 (w d - dw r + r x d) of the unit DQ */
+        v3 r = { pj->rigid.real.x, pj->rigid.real.y, pj->rigid.real.z }, d = { pj->rigid.dual.x, pj->rigid.dual.y, pj->rigid.dual.z };
+        double w = pj->rigid.real.w, dw = pj->rigid.dual.w;
+        v3 rd = cross(r, d), y, u, nr = { -r.x, -r.y, -r.z };
+        y.x = x.x - 2.0 * (w * d.x - dw * r.x + rd.x);
+        y.y = x.y - 2.0 * (w * d.y - dw * r.y + rd.y);
+        y.z = x.z - 2.0 * (w * d.z - dw * r.z + rd.z);
+        u = cross(nr, y);
+        u.x += w * y.x; u.y += w * y.y; u.z += w * y.z;
+        u = cross(nr, u);
+        x.x = y.x + 2.0 * u.x; x.y = y.y + 2.0 * u.y; x.z = y.z + 2.0 * u.z;
+        if (method == SINEW_METHOD_DQS) { *out = x; return 1; }
+        m = &pj->scale;
+    } else {
+        m = &pj->skin;
+    }
+    {
+        v3 c0 = { m->m[0][0], m->m[0][1], m->m[0][2] }, c1 = { m->m[1][0], m->m[1][1], m->m[1][2] };
+        v3 c2 = { m->m[2][0], m->m[2][1], m->m[2][2] };
+        v3 k0 = cross(c1, c2), k1 = cross(c2, c0), k2 = cross(c0, c1);
+        double det = dot3(c0, k0);
+        v3 y = { x.x - m->m[3][0], x.y - m->m[3][1], x.z - m->m[3][2] };
+        if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+        out->x = dot3(k0, y) / det; out->y = dot3(k1, y) / det; out->z = dot3(k2, y) / det;
+        return 1;
+    }
+}
+
+/* Rest radial direction of a vertex (step 4): the unit vector from the closest point
+ * of its major joint's rest segment (the posed segment mapped back by major_inverse)
+ * to the rest position, the gradient of the rest distance; (0,0,0) when it cannot
+ * be formed (singular transform, or a vertex within 1e-30 of its bone). */
+static v3 rest_radial(const sinew_palette_joint *pj, sinew_method method, v3 p)
+{
+    v3 a, b, ab, g = { 0, 0, 0 };
+    v3 ha = { pj->seg_head.x, pj->seg_head.y, pj->seg_head.z }, tb = { pj->seg_tail.x, pj->seg_tail.y, pj->seg_tail.z };
+    double ll, t;
+    if (!major_inverse(pj, method, ha, &a) || !major_inverse(pj, method, tb, &b)) return g;
+    ab.x = b.x - a.x; ab.y = b.y - a.y; ab.z = b.z - a.z;
+    ll = dot3(ab, ab);
+    t = ll > 0.0 ? ((p.x - a.x) * ab.x + (p.y - a.y) * ab.y + (p.z - a.z) * ab.z) / ll : 0.0;
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    g.x = p.x - (a.x + t * ab.x); g.y = p.y - (a.y + t * ab.y); g.z = p.z - (a.z + t * ab.z);
+    ll = sqrt(dot3(g, g));
+    if (!(ll >= 1e-30)) { g.x = g.y = g.z = 0.0; return g; }
+    g.x /= ll; g.y /= ll; g.z /= ll;
+    return g;
+}
+
+/* A gradient (covector) g through a blended 3x4 a: A^-T g = cof(A) g / det(A); 0 if det is 0. */
+static v3 lbs_gradient(const double a[4][3], v3 g)
+{
+    v3 c0 = { a[0][0], a[0][1], a[0][2] }, c1 = { a[1][0], a[1][1], a[1][2] }, c2 = { a[2][0], a[2][1], a[2][2] };
+    v3 k0 = cross(c1, c2), k1 = cross(c2, c0), k2 = cross(c0, c1), m = { 0, 0, 0 };
+    double det = dot3(c0, k0);
+    if (!(fabs(det) > 0.0)) return m;
+    m.x = (k0.x * g.x + k1.x * g.y + k2.x * g.z) / det;
+    m.y = (k0.y * g.x + k1.y * g.y + k2.y * g.z) / det;
+    m.z = (k0.z * g.x + k1.z * g.y + k2.z * g.z) / det;
+    return m;
+}
+
+/* g rotated by the normalized DQ blend (dqs_apply's rotation, no renormalization). */
+static v3 dqs_gradient(const sinew_palette_joint *pal, const uint16_t *joints, const double *w, int K, v3 g)
+{
+    v3 zero = { 0, 0, 0 }, po, no;
+    double len = sqrt(dot3(g, g));
+    if (!(len > 0.0)) return zero;
+    g.x /= len; g.y /= len; g.z /= len;
+    dqs_apply(pal, joints, w, K, zero, g, &po, &no);
+    no.x *= len; no.y *= len; no.z *= len;
+    return no;
+}
+
+/* Normal of the bulge-corrected surface (step 4, README "Bulge correction"):
+ * n' = normalize(cof(L) n) with L v = f v + inside (1 - f) (u.v) u + r (h.v),
+ * h = g_t - f r, g_t = g - (g.n) n; n unchanged when cof(L) n is shorter than 1e-30;
+ * blended in from n by the weight blend (< 1 near where the correction starts). */
+static v3 bulge_normal(v3 n, v3 g, v3 r, v3 u, double inside, double f, double blend, double gscale)
+{
+    /* L = B + r h^T with B = f I + al u u^T (al = inside (1 - f)), h = g_t - f r.
+     * cof(L) n = a' x b' for a tangent basis with a x b = n, which gives, without
+     * forming L (its columns nearly parallel when |h| is large):
+     * cof(L) n = cof(B) n + (B (h x n)) x r,
+     * cof(B) n = f (f + al) (n - (u.n) u) + f^2 (u.n) u. */
+    double al, gn, un = dot3(u, n), uw, len, gl = sqrt(dot3(g, g));
+    if (gl > SINEW_BULGE_GRADIENT_MAX) gscale *= SINEW_BULGE_GRADIENT_MAX / gl;   /* a blend collapsing the surface */
+    g.x *= gscale; g.y *= gscale; g.z *= gscale;
+    if (f < SINEW_BULGE_NORMAL_FMIN) f = SINEW_BULGE_NORMAL_FMIN;   /* pulled nearly onto the bone */
+    al = inside * (1.0 - f);
+    gn = dot3(g, n);
+    v3 h = { g.x - gn * n.x - f * r.x, g.y - gn * n.y - f * r.y, g.z - gn * n.z - f * r.z };
+    v3 w = cross(h, n), bw, m, x;
+    double c1 = f * (f + al), c2 = f * f;
+    uw = dot3(u, w);
+    bw.x = f * w.x + al * uw * u.x; bw.y = f * w.y + al * uw * u.y; bw.z = f * w.z + al * uw * u.z;
+    x = cross(bw, r);
+    m.x = c1 * (n.x - un * u.x) + c2 * un * u.x + x.x;
+    m.y = c1 * (n.y - un * u.y) + c2 * un * u.y + x.y;
+    m.z = c1 * (n.z - un * u.z) + c2 * un * u.z + x.z;
+    len = sqrt(dot3(m, m));
+    if (!(len >= 1e-30)) return n;
+    m.x /= len; m.y /= len; m.z /= len;
+    if (blend < 1.0) {
+        v3 b = { n.x + blend * (m.x - n.x), n.y + blend * (m.y - n.y), n.z + blend * (m.z - n.z) };
+        double lb = sqrt(dot3(b, b));
+        if (!(lb >= 1e-30)) return n;
+        b.x /= lb; b.y /= lb; b.z /= lb;
+        return b;
+    }
+    return m;
+}
+
 /* One vertex in either layout: K influences (4 or 8). */
 typedef struct ref_vertex {
     const float *position;
@@ -228,18 +358,32 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
             po = p;
             no = nr;
         } else {
+            /* g: the gradient of the rest distance, carried to the pose as a covector (step 4) */
+            v3 g = { 0, 0, 0 };
+            if (bulge) g = rest_radial(&palette[vx.joints[0]], method, p);
             switch (method) {
             case SINEW_METHOD_LBS:
                 lbs_blend(palette, vx.joints, w, vx.K, 0, a);
                 lbs_apply((const double(*)[3])a, p, nr, &po, &no);
+                if (bulge) g = lbs_gradient((const double(*)[3])a, g);
                 break;
             case SINEW_METHOD_DQS:
                 dqs_apply(palette, vx.joints, w, vx.K, p, nr, &po, &no);
+                if (bulge) g = dqs_gradient(palette, vx.joints, w, vx.K, g);
                 break;
             case SINEW_METHOD_COR:
             case SINEW_METHOD_COR_SCALE: {
                 v3 c = { centers[3 * (size_t)i], centers[3 * (size_t)i + 1], centers[3 * (size_t)i + 2] };
                 cor_apply(palette, vx.joints, w, vx.K, method == SINEW_METHOD_COR_SCALE, p, nr, c, &po, &no);
+                if (bulge) {   /* the CoR normal rule: the scale stage (cor-scale), then the blended rotation */
+                    double rq[4];
+                    if (method == SINEW_METHOD_COR_SCALE) {
+                        lbs_blend(palette, vx.joints, w, vx.K, 1, a);
+                        g = lbs_gradient((const double(*)[3])a, g);
+                    }
+                    cor_rotation(palette, vx.joints, w, vx.K, rq);
+                    g = quat_rotate(rq, g);
+                }
                 break;
             }
             default: { /* the three DQS-with-scale methods */
@@ -247,19 +391,47 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
                 lbs_blend(palette, vx.joints, w, vx.K, 1, a);
                 lbs_apply((const double(*)[3])a, p, nr, &p1, &n1);
                 dqs_apply(palette, vx.joints, w, vx.K, p1, n1, &po, &no);
+                if (bulge) g = dqs_gradient(palette, vx.joints, w, vx.K, lbs_gradient((const double(*)[3])a, g));
                 break;
             }
             }
             if (bulge) {
                 const sinew_palette_joint *pj = &palette[vx.joints[0]];
-                sinew_vec3 q = { po.x, po.y, po.z }, c;
-                double d = sinew_distance_to_segment(q, pj->seg_head, pj->seg_tail, &c);
-                double d0 = (double)bulge_rest[i];
+                v3 sa = { pj->seg_head.x, pj->seg_head.y, pj->seg_head.z };
+                v3 ab = { pj->seg_tail.x - sa.x, pj->seg_tail.y - sa.y, pj->seg_tail.z - sa.z };
+                double ll = dot3(ab, ab), t = 0.0, tc, d, d0 = (double)bulge_rest[i];
+                v3 c, dv;
+                if (ll > 0.0) t = ((po.x - sa.x) * ab.x + (po.y - sa.y) * ab.y + (po.z - sa.z) * ab.z) / ll;
+                tc = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+                c.x = sa.x + tc * ab.x; c.y = sa.y + tc * ab.y; c.z = sa.z + tc * ab.z;
+                dv.x = po.x - c.x; dv.y = po.y - c.y; dv.z = po.z - c.z;
+                d = sqrt(dot3(dv, dv));
                 if (d > d0) {
-                    double f = d0 / d;
-                    po.x = c.x + (po.x - c.x) * f;
-                    po.y = c.y + (po.y - c.y) * f;
-                    po.z = c.z + (po.z - c.z) * f;
+                    double f = d0 / d, il = ll > 0.0 ? 1.0 / sqrt(ll) : 0.0;
+                    v3 r = { dv.x / d, dv.y / d, dv.z / d }, u = { ab.x * il, ab.y * il, ab.z * il };
+                    /* blend weight of the corrected normal: (d - d0 - 2^-16 max|p'|) over
+                     * the larger of BAND * d and 2^-12 max|p'| (float32 cannot place p'
+                     * relative to its bone much better than a few 2^-24 max|p'|) */
+                    double ax = fabs(po.x) > fabs(po.y) ? fabs(po.x) : fabs(po.y);
+                    double den = SINEW_BULGE_NORMAL_BAND * d, blend, inside = 0.0, gsc;
+                    ax = ax > fabs(po.z) ? ax : fabs(po.z);
+                    if (den < ax * (1.0 / 4096.0)) den = ax * (1.0 / 4096.0);
+                    /* no normal change for a bulge below 2^-16 max|p'| (float32 noise) */
+                    blend = (d - d0 - ax * (1.0 / 65536.0)) / den;
+                    /* weight of the axial term: 0 beyond the segment's ends, 1 inside,
+                     * ramped over an axial distance den from each end */
+                    if (ll > 0.0) {
+                        double ax_in = (t < 1.0 - t ? t : 1.0 - t) * sqrt(ll) / den;
+                        inside = ax_in < 0.0 ? 0.0 : (ax_in > 1.0 ? 1.0 : ax_in);
+                    }
+                    po.x = c.x + dv.x * f;
+                    po.y = c.y + dv.y * f;
+                    po.z = c.z + dv.z * f;
+                    /* g faded out for a vertex within 2^-12 max|p'| of its bone at rest
+                     * (its rest direction from the bone is float32 noise on the GPU) */
+                    gsc = (d0 - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0));
+                    gsc = gsc < 0.0 ? 0.0 : (gsc > 1.0 ? 1.0 : gsc);
+                    if (blend > 0.0) no = bulge_normal(no, g, r, u, inside, f, blend, gsc);
                 }
             }
         }

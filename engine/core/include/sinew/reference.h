@@ -12,8 +12,8 @@
  *    DQS with the R_j applied to the stage-1 result; the normal is renormalized.
  *  - Bulge correction (flag): after skinning, with m = joints[0], (a, b) = m's
  *    segment transformed by X_m, d = dist(p', [a,b]), d0 = rest distance: if
- *    d > d0, p' = c + (p' - c) * d0 / d with c the closest point. Normals are
- *    left as skinned (documented limitation).
+ *    d > d0, p' = c + (p' - c) * d0 / d with c the closest point, and the normal
+ *    becomes the corrected surface's (step 4).
  *  - A vertex whose weights sum to zero keeps its rest position and normal.
  *  - A normal that ends up shorter than 1e-30 is written as (0,0,0).
  *
@@ -34,9 +34,25 @@
  *     differ only in how the palette was built): step 1 with scale_k instead of skin_k
  *     gives (p1, n1) (n1 unit or 0 by step 1's rule), then step 2 with rigid_k on (p1, n1).
  *  4. Bulge (flag): j = joints[0]; a = seg_head_j, b = seg_tail_j; ab = b - a;
- *     t = (|ab|^2 > 0) ? clamp(dot(p' - a, ab) / |ab|^2, 0, 1) : 0; c = a + t ab;
+ *     tu = (|ab|^2 > 0) ? dot(p' - a, ab) / |ab|^2 : 0; c = a + clamp(tu, 0, 1) ab;
  *     d = |p' - c|; d0 = bulge_rest[i]; if (d > d0) p' = c + (p' - c) * (d0 / d).
- *     n' is not changed.
+ *     Normal, when d > d0 (README "Bulge correction" has the derivation):
+ *     g0 = unit(p - c0), p the rest position, c0 its closest point on the rest segment
+ *       [X_j^-1 a, X_j^-1 b] (X_j^-1: LBS the inverse of skin_j's 3x4; DQS the inverse
+ *       of rigid_j; scale methods rigid_j^-1 then scale_j^-1; g0 = 0 if the 3x3 is
+ *       singular or |p - c0| < 1e-30); g = g0 through the method as a gradient: LBS
+ *       stage A^-T g = cof(A) g / det(A) (0 if det = 0), DQS stage rotate(r, g), CoR
+ *       (steps 5, 6) the scale stage's A^-T (COR_SCALE) then rotate(r, g); X_j^-1 for
+ *       COR is rigid_j^-1, for COR_SCALE rigid_j^-1 then scale_j^-1;
+ *     ax = max|p'_k| (before the correction); den = max(d / 16, ax / 4096);
+ *     blend = (d - d0 - ax / 65536) / den; if blend <= 0 n' is not changed, else:
+ *     f = max(d0 / d, 1/8); r = (p' - c) / d; u = ab / |ab| (0 if |ab| = 0);
+ *     al = (1 - f) clamp(min(tu, 1 - tu) |ab| / den, 0, 1) (0 if |ab| = 0);
+ *     g scaled to length 4 if longer, then by clamp((d0 - ax / 65536) / (ax / 4096), 0, 1);
+ *     h = g - (g.n') n' - f r; w = h x n';
+ *     m = f (f + al) (n' - (u.n') u) + f^2 (u.n') u + (f w + al (u.w) u) x r;
+ *     n_c = m / |m| (n' if |m| < 1e-30); n' = n_c if blend >= 1, else
+ *     normalize(n' + blend (n_c - n')) (n' if that is shorter than 1e-30).
  *  5. CoR (method COR; Le & Hodgins 2016), with c = the vertex's center of rotation
  *     (sinew_cor_compute, float -> double): q_k = rigid_k.real, sign-aligned with q_0
  *     as in step 2; r = sum_k s_k w_k q_k / |.|; A = sum_k w_k skin_k (3x4);

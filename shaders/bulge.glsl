@@ -1,0 +1,93 @@
+/* Bulge correction (reference.h step 4, README "Bulge correction"), shared by
+ * skin.comp and skin_baseline.comp; included after load_pal and safe_normalize.
+ * float32 versions of reference.c's rest_radial / bulge_normal. */
+
+/* g before skinning, the gradient of the rest distance: the unit vector from the
+ * closest point of the major joint's rest segment to the rest position p, that segment being its posed one (palette slots s + off_bulge,
+ * + 1) mapped back by the inverse of X_m: the rigid part first (the dual quaternion
+ * at s + off_dq, when has_dq), then the affine rows at s (when has_affine: LBS skin
+ * rows or the scale rows S_m). 0 when the affine 3x3 is singular. */
+vec3 bulge_rest_radial(uint s, uint off_bulge, uint off_dq, bool has_dq, bool has_affine, vec3 p)
+{
+    vec3 ha = load_pal(s + off_bulge).xyz, hb = load_pal(s + off_bulge + 1u).xyz;
+    bool ok = true;
+    if (has_dq) {
+        vec4 q = load_pal(s + off_dq), dq = load_pal(s + off_dq + 1u);
+        vec3 tr = 2.0 * (q.w * dq.xyz - dq.w * q.xyz + cross(q.xyz, dq.xyz));
+        ha -= tr;
+        hb -= tr;
+        ha = ha + 2.0 * cross(-q.xyz, cross(-q.xyz, ha) + q.w * ha);
+        hb = hb + 2.0 * cross(-q.xyz, cross(-q.xyz, hb) + q.w * hb);
+    }
+    if (has_affine) {
+        vec4 m0 = load_pal(s + SINEW_PAL_OFF_AFFINE), m1 = load_pal(s + SINEW_PAL_OFF_AFFINE + 1u),
+             m2 = load_pal(s + SINEW_PAL_OFF_AFFINE + 2u);
+        vec3 c0 = vec3(m0.x, m1.x, m2.x), c1 = vec3(m0.y, m1.y, m2.y), c2 = vec3(m0.z, m1.z, m2.z);
+        vec3 tt = vec3(m0.w, m1.w, m2.w);
+        vec3 k0 = cross(c1, c2), k1 = cross(c2, c0), k2 = cross(c0, c1);
+        float det = dot(c0, k0);
+        ok = abs(det) > 0.0;
+        ha -= tt;
+        hb -= tt;
+        ha = vec3(dot(k0, ha), dot(k1, ha), dot(k2, ha)) / det;
+        hb = vec3(dot(k0, hb), dot(k1, hb), dot(k2, hb)) / det;
+    }
+    vec3 ab = hb - ha;
+    float ll = dot(ab, ab);
+    float t = ll > 0.0 ? clamp(dot(p - ha, ab) / ll, 0.0, 1.0) : 0.0;
+    return ok ? safe_normalize(p - (ha + t * ab)) : vec3(0.0);
+}
+
+/* g through the LBS stage as a gradient: A^-T g = cof(A) g / det(A), 0 if det is 0. */
+vec3 bulge_cofactor(vec4 r0, vec4 r1, vec4 r2, vec3 g)
+{
+    vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
+    vec3 x12 = cross(c1, c2);
+    float det = dot(c0, x12);
+    vec3 cg = x12 * g.x + cross(c2, c0) * g.y + cross(c0, c1) * g.z;
+    return abs(det) > 0.0 ? cg / det : vec3(0.0);
+}
+
+/* g through the DQS stage: rotated by the normalized blended rotation br. */
+vec3 bulge_rotate(vec4 br, vec3 g)
+{
+    return g + 2.0 * cross(br.xyz, cross(br.xyz, g) + br.w * g);
+}
+
+/* The correction of a skinned (p, n): segment [sa, sb], rest distance d0, g the
+ * skinned rest-distance gradient (reference.h step 4). If d = dist(p, [sa, sb]) > d0:
+ * p = c + (p - c) d0 / d, and n = cof(L) n normalized with L v = f v + a (1 - f)(u.v) u
+ * + r (h.v), h = g_t - f r, computed as cof(B) n + (B (h x n)) x r, B = f I + a (1 - f) u u^T:
+ *   f = max(d0 / d, 1/8); g_t = g - (g.n) n, g limited to length 4 and faded out for
+ *   d0 below 2^-12 max|p|; a = 1 inside the segment, 0 beyond its ends, ramped over
+ *   an axial distance den = max(d / 16, 2^-12 max|p|) from each end; the result blended
+ *   in from the skinned n as d - d0 grows from 2^-16 max|p| to that + den. */
+void bulge_correct(vec3 sa, vec3 sb, float d0, vec3 g, inout vec3 p, inout vec3 n)
+{
+    vec3 ab = sb - sa;
+    float ll = dot(ab, ab);
+    float tu = ll > 0.0 ? dot(p - sa, ab) / ll : 0.0;
+    vec3 c = sa + clamp(tu, 0.0, 1.0) * ab;
+    vec3 dv = p - c;
+    float d = sqrt(dot(dv, dv));
+    vec3 r = dv / d;
+    vec3 u = ll > 0.0 ? ab * inversesqrt(ll) : vec3(0.0);
+    float ax = max(max(abs(p.x), abs(p.y)), abs(p.z));
+    float den = max(d * 0.0625, ax * (1.0 / 4096.0));
+    float f = max(d0 / d, 0.125);
+    float pf = ll > 0.0 ? clamp(min(tu, 1.0 - tu) * sqrt(ll) / den, 0.0, 1.0) * (1.0 - f) : 0.0;
+    float gl = sqrt(dot(g, g));
+    g = gl > 4.0 ? g * (4.0 / gl) : g;
+    g *= clamp((d0 - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0)), 0.0, 1.0);
+    vec3 h = g - dot(g, n) * n - f * r;
+    vec3 w = cross(h, n);
+    float un = dot(u, n);
+    vec3 m = (f * (f + pf)) * (n - un * u) + (f * f * un) * u + cross(f * w + (pf * dot(u, w)) * u, r);
+    float mm = max(max(abs(m.x), abs(m.y)), abs(m.z));
+    vec3 nb = mm >= 1e-30 ? safe_normalize(m) : n;
+    float bw = (d - d0 - ax * (1.0 / 65536.0)) / den;
+    vec3 nbl = safe_normalize(n + bw * (nb - n));
+    nb = bw < 1.0 ? (bw <= 0.0 || nbl == vec3(0.0) ? n : nbl) : nb;
+    n = d > d0 ? nb : n;
+    p = d > d0 ? c + dv * (d0 / d) : p;
+}
