@@ -564,6 +564,83 @@ sinew_result scene_tube_bulge_normals(const scene_tube_desc *desc, double bend_r
     return r;
 }
 
+sinew_result scene_tube_inner_restore(const scene_tube_desc *desc, double s, double max_rad, uint32_t steps,
+                                      scene_inner_result *out)
+{
+    scene_tube_desc d;
+    uint32_t nv = 0, ni = 0;
+    float *pos = NULL, *nrm = NULL, *w4 = NULL, *bulge = NULL;
+    uint32_t *j4 = NULL;
+    sinew_vertex *v = NULL;
+    double *cur = NULL, *prev = NULL, rest_vol, best90 = INFINITY;
+    sinew_mat4 *scratch = NULL;
+    sinew_skeleton *sk = NULL;
+    sinew_result r = SINEW_OK;
+    if (!out || tube_resolve(desc, &d) != 0 || !(s >= 0.0 && s <= 1.0) || steps == 0 || !isfinite(max_rad))
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->volume_min = INFINITY;
+    scene_tube_counts(&d, &nv, &ni);
+    pos = malloc(sizeof(float) * 3 * nv); nrm = malloc(sizeof(float) * 3 * nv);
+    w4 = malloc(sizeof(float) * 4 * nv); j4 = malloc(sizeof(uint32_t) * 4 * nv);
+    bulge = malloc(sizeof(float) * nv); v = malloc(sizeof(sinew_vertex) * nv);
+    cur = malloc(sizeof(double) * 3 * nv); prev = malloc(sizeof(double) * 3 * nv);
+    scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(3));
+    if (!pos || !nrm || !w4 || !j4 || !bulge || !v || !cur || !prev || !scratch) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = scene_tube_build(&d, pos, nrm, j4, w4, NULL);
+    if (r == SINEW_OK) {
+        sinew_influences inf = {0};
+        inf.per_vertex = 4; inf.joints = j4; inf.weights = w4;
+        r = sinew_pack_vertices(nv, pos, nrm, &inf, 3, v, NULL, NULL);
+    }
+    if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &sk);
+    if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
+    rest_vol = r == SINEW_OK ? tube_volume(&d, NULL, v) : 1.0;
+    for (uint32_t k = 0; r == SINEW_OK && k <= steps; k++) {
+        double a = max_rad * (double)k / (double)steps, vol;
+        sinew_transform local[3];
+        sinew_palette_joint pal[3];
+        scene_tube_pose(a, 0.0, NULL, local);
+        r = sinew_palette_build(sk, SINEW_METHOD_DQS, local, NULL, scratch, pal);
+        if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, 3, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, cur, NULL);
+        if (r != SINEW_OK) break;
+        for (uint32_t i = 0; i < nv; i++) {
+            const sinew_palette_joint *pj = &pal[v[i].joints[0]];
+            sinew_vec3 q = { cur[3 * (size_t)i], cur[3 * (size_t)i + 1], cur[3 * (size_t)i + 2] }, c;
+            double dd = sinew_distance_to_segment(q, pj->seg_head, pj->seg_tail, &c), t;
+            if (!(dd < bulge[i]) || !(dd > 0.0)) continue;
+            t = (dd + s * (bulge[i] - dd)) / dd;
+            cur[3 * (size_t)i] = c.x + (q.x - c.x) * t;
+            cur[3 * (size_t)i + 1] = c.y + (q.y - c.y) * t;
+            cur[3 * (size_t)i + 2] = c.z + (q.z - c.z) * t;
+        }
+        vol = tube_volume(&d, cur, NULL) / rest_vol;
+        if (vol < out->volume_min) out->volume_min = vol;
+        if (fabs(a - 0.5 * SCENE_PI) < best90) {
+            uint32_t folded = 0;
+            best90 = fabs(a - 0.5 * SCENE_PI);
+            out->volume_at_90 = vol;
+            for (uint32_t i = 0; i < d.rings * d.sectors; i++) {
+                uint32_t other = v[i].joints[0] == 0 ? 1u : 0u;
+                sinew_vec3 q = { cur[3 * (size_t)i], cur[3 * (size_t)i + 1], cur[3 * (size_t)i + 2] };
+                if (v[i].joints[0] > 1) continue;
+                if (sinew_distance_to_segment(q, pal[other].seg_head, pal[other].seg_tail, NULL) < 0.98 * d.radius) folded++;
+            }
+            out->folded_at_90 = folded;
+        }
+        if (k > 0)
+            for (uint32_t i = 0; i < nv; i++) {
+                double dx = cur[3 * (size_t)i] - prev[3 * (size_t)i], dy = cur[3 * (size_t)i + 1] - prev[3 * (size_t)i + 1];
+                double dz = cur[3 * (size_t)i + 2] - prev[3 * (size_t)i + 2], e = sqrt(dx * dx + dy * dy + dz * dz);
+                if (e > out->max_jump) out->max_jump = e;
+            }
+        memcpy(prev, cur, sizeof(double) * 3 * nv);
+    }
+    sinew_skeleton_destroy(sk);
+    free(pos); free(nrm); free(w4); free(j4); free(bulge); free(v); free(cur); free(prev); free(scratch);
+    return r;
+}
+
 #ifdef DEMO_WITH_ASSET
 sinew_result scene_model_quality(const struct sinew_asset *a, const scene_quality_method *qm, uint32_t frames,
                                  scene_model_quality_result *out)

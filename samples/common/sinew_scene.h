@@ -161,6 +161,25 @@ typedef struct scene_bulge_normals_result {
 sinew_result scene_tube_bulge_normals(const scene_tube_desc *d, double bend_rad, double twist_rad,
                                       scene_bulge_normals_result *out);
 
+/* A measured candidate for bulge correction's inner-side volume loss (not in the
+ * library or the kernels): after DQS + bulge correction (float64 reference), every
+ * vertex that ended closer to its major bone than at rest (d < d0) is pushed back
+ * out along r = (p' - c)/d by s (d0 - d), s in [0, 1] (0 = the shipped correction,
+ * 1 = every vertex at its rest distance from its major bone). A bend sweep 0..max_rad
+ * in steps + 1 poses. */
+typedef struct scene_inner_result {
+    double volume_at_90;        /* volume ratio at the pose nearest 90 degrees */
+    double volume_min;          /* smallest volume ratio over the sweep */
+    double max_jump;            /* largest move of a vertex between consecutive poses */
+    uint32_t folded_at_90;      /* side vertices at 90 degrees inside the other bone's capsule
+                                 * (distance to the non-major bone of 0/1 below 0.98 radius) */
+} scene_inner_result;
+
+/* Errors: INVALID_ARGUMENT (NULL out, invalid desc, s outside [0, 1], steps 0,
+ * max_rad not finite), OUT_OF_HOST_MEMORY, palette/reference errors. */
+sinew_result scene_tube_inner_restore(const scene_tube_desc *d, double s, double max_rad, uint32_t steps,
+                                      scene_inner_result *out);
+
 #ifdef DEMO_WITH_ASSET
 struct sinew_asset;
 /* Quality of one variant on an imported model over its first clip (file weights,

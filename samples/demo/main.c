@@ -232,6 +232,18 @@ static void sweeps(void)
         }
     }
     printf("\n");
+    printf("Bulge correction's inner-side volume: a measured candidate (not in the library), inner vertices\n"
+           "  pushed back out by s (d0 - d) after DQS + bulge; bend 0..150 in 1-degree steps (float64):\n\n");
+    printf("  %-5s %4s | %9s %10s %9s %10s\n", "shape", "s", "vol at 90", "vol min", "max jump", "folded 90");
+    for (int sh = 0; sh < 2; sh++)
+        for (int k = 0; k < 3; k++) {
+            scene_tube_desc d = { 64, 32, 0.1, 2.0, (scene_shape)sh };
+            scene_inner_result q;
+            CHECK(scene_tube_inner_restore(&d, 0.5 * k, 150 * M_PI / 180, 150, &q));
+            printf("  %-5s %4.1f | %8.1f%% %9.1f%% %9.4f %10u\n", sh ? "bar" : "tube", 0.5 * k, 100 * q.volume_at_90,
+                   100 * q.volume_min, q.max_jump, q.folded_at_90);
+        }
+    printf("  (folded: side vertices inside the other bone's capsule at 90 degrees)\n\n");
 }
 
 /* The same variants on imported models over their first clip (file weights). */
