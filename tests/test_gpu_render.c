@@ -44,7 +44,8 @@ static int is_col_color(const uint8_t *p, int col)
     case 0: return r > g + 30 && r > b + 30;
     case 1: return b > r + 30 && b > g + 15;
     case 2: return g > r + 30 && g > b + 15;
-    default: return r > b + 60 && g > b + 20;
+    case 3: return r > b + 60 && g > b + 20;
+    default: return r > g + 30 && b > g + 30; /* purple (CoR) */
     }
 }
 
@@ -70,7 +71,7 @@ static void png_roundtrip(const char *path, const uint8_t *img)
 static void test_methods(demo_gpu_scene *s, sinew_render_target *t, uint8_t *img)
 {
     sinew_render_view v;
-    sinew_vec3 mids[8];
+    sinew_vec3 mids[2 * DEMO_CMP_COLS];
     memset(&v, 0, sizeof v);
     memset(mids, 0, sizeof mids);
     memset(img, 0, (size_t)W * H * 4);
@@ -85,7 +86,7 @@ static void test_methods(demo_gpu_scene *s, sinew_render_target *t, uint8_t *img
     TU_CHECK(ppu > 60 && ppu < 300);
 
     int twist_width[DEMO_CMP_COLS];
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 2 * DEMO_CMP_COLS; k++) {
         int row = k / DEMO_CMP_COLS, col = k % DEMO_CMP_COLS;
         /* a point on the first (rigid) half of the tube: its color */
         TU_CHECK(demo_project(v.view_proj, sinew_v3(mids[k].x - 0.3, mids[k].y, 0.1), W, H, &x, &y));
@@ -115,13 +116,15 @@ static void test_methods(demo_gpu_scene *s, sinew_render_target *t, uint8_t *img
         }
     }
     double diameter_px = 0.2 * ppu;
-    fprintf(stderr, "twist middle silhouette (px): lbs %d, dqs %d, dqs-scale %d, dqs+bulge %d (rest diameter %.1f px)\n",
-            twist_width[0], twist_width[1], twist_width[2], twist_width[3], diameter_px);
+    fprintf(stderr, "twist middle silhouette (px): lbs %d, dqs %d, dqs-scale %d, dqs+bulge %d, cor %d (rest diameter %.1f px)\n",
+            twist_width[0], twist_width[1], twist_width[2], twist_width[3], twist_width[4], diameter_px);
     TU_CHECK_MSG(twist_width[0] < 0.35 * twist_width[1], "LBS candy wrapper not visible: %d vs DQS %d", twist_width[0],
                  twist_width[1]);
     TU_CHECK_MSG(fabs(twist_width[1] - diameter_px) < 0.25 * diameter_px + 3, "DQS twist width %d px, rest diameter %.1f",
                  twist_width[1], diameter_px);
     TU_CHECK(twist_width[3] >= 0.75 * twist_width[1]);
+    TU_CHECK_MSG(twist_width[4] >= 0.75 * twist_width[1], "CoR twist width %d px vs DQS %d", twist_width[4],
+                 twist_width[1]); /* no candy wrapper */
     TU_CHECK(twist_width[2] > twist_width[1]); /* scaled 1.35 across the bone */
 }
 

@@ -2,8 +2,9 @@
 #include "demo_render.h"
 
 const float demo_cmp_colors[DEMO_CMP_COLS][3] = {
-    { 0.80f, 0.20f, 0.16f }, { 0.16f, 0.36f, 0.85f }, { 0.18f, 0.62f, 0.22f }, { 0.85f, 0.50f, 0.08f } };
-const char *const demo_cmp_names[DEMO_CMP_COLS] = { "lbs", "dqs", "dqs-scale", "dqs+bulge" };
+    { 0.80f, 0.20f, 0.16f }, { 0.16f, 0.36f, 0.85f }, { 0.18f, 0.62f, 0.22f }, { 0.85f, 0.50f, 0.08f },
+    { 0.62f, 0.22f, 0.72f } };
+const char *const demo_cmp_names[DEMO_CMP_COLS] = { "lbs", "dqs", "dqs-scale", "dqs+bulge", "cor" };
 
 void demo_scene_destroy(demo_gpu_scene *s)
 {
@@ -60,7 +61,7 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
                            s->bar_small.vertex_count + s->asset.vertex_count + 64 + s->spare_vertices +
                            DEMO_PSD_SLOTS * s->tube_small.vertex_count + DEMO_PSD_FINE_SLOTS * s->tube_fine.vertex_count;
     sd.max_meshes = 8 + DEMO_SCENE_SPARE_MESHES + DEMO_PSD_SLOTS + DEMO_PSD_FINE_SLOTS;
-    sd.max_instances = max_characters > 8 ? max_characters : 8;
+    sd.max_instances = max_characters > 2 * DEMO_CMP_COLS ? max_characters : 2 * DEMO_CMP_COLS;
     sd.max_output_vertices = (uint32_t)out;
     sd.max_palette_vec4 = (uint32_t)pal;
     sd.frames_in_flight = 2;
@@ -224,7 +225,7 @@ int demo_project(const float vp[16], sinew_vec3 p, uint32_t w, uint32_t h, doubl
 }
 
 sinew_result demo_render_tube_methods(demo_gpu_scene *s, sinew_render_target *t, uint32_t w, uint32_t h,
-                                      uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8])
+                                      uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[2 * DEMO_CMP_COLS])
 {
     return demo_render_shape_methods(s, SCENE_SHAPE_TUBE, t, w, h, rgba, view_out, mids);
 }
@@ -244,12 +245,13 @@ const demo_model *demo_scene_model(const demo_gpu_scene *s, int which, sinew_mod
 }
 
 sinew_result demo_render_shape_methods(demo_gpu_scene *s, scene_shape shape, sinew_render_target *t, uint32_t w,
-                                       uint32_t h, uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8])
+                                       uint32_t h, uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[2 * DEMO_CMP_COLS])
 {
-    sinew_transform poses[8][3];
-    sinew_mat4 roots[8];
-    sinew_crowd_character ch[8];
-    float colors[8 * 3];
+    enum { NCMP = 2 * DEMO_CMP_COLS };
+    sinew_transform poses[NCMP][3];
+    sinew_mat4 roots[NCMP];
+    sinew_crowd_character ch[NCMP];
+    float colors[NCMP * 3];
     memset(ch, 0, sizeof ch);
     const sinew_vec3 sc = sinew_v3(1, 1.35, 1.35);
     for (int row = 0; row < 2; row++)
@@ -257,17 +259,18 @@ sinew_result demo_render_shape_methods(demo_gpu_scene *s, scene_shape shape, sin
             int k = row * DEMO_CMP_COLS + col;
             double bend = row == 1 ? 0.5 * M_PI : 0, twist = row == 0 ? M_PI : 0;
             scene_tube_pose(bend, twist, col == 2 ? &sc : NULL, poses[k]);
-            double x0 = col * 1.5 - 2.6, y0 = row == 0 ? 0.55 : -0.75;
+            double x0 = col * 1.25 - 3.0, y0 = row == 0 ? 0.55 : -0.75;
             roots[k] = sinew_mat4_from_rigid(sinew_quat_identity(), sinew_v3(x0, y0, 0));
             mids[k] = sinew_v3(x0 + 0.5, y0, 0);
             ch[k].model = shape == SCENE_SHAPE_BAR ? s->id_bar_fine : s->id_fine;
-            ch[k].method = col == 0 ? SINEW_METHOD_LBS : col == 2 ? SINEW_METHOD_DQS_SCALE : SINEW_METHOD_DQS;
+            ch[k].method = col == 0 ? SINEW_METHOD_LBS : col == 2 ? SINEW_METHOD_DQS_SCALE
+                           : col == 4 ? SINEW_METHOD_COR : SINEW_METHOD_DQS;
             ch[k].flags = col == 3 ? SINEW_SKIN_BULGE_CORRECTION : 0;
             ch[k].root = &roots[k];
             ch[k].pose = poses[k];
             memcpy(colors + 3 * k, demo_cmp_colors[col], sizeof(float) * 3);
         }
-    sinew_result r = sinew_crowd_prepare(s->crowd, ch, 8, NULL, NULL);
+    sinew_result r = sinew_crowd_prepare(s->crowd, ch, NCMP, NULL, NULL);
     if (r != SINEW_OK) return r;
     uint32_t n = 0;
     const sinew_instance *in = sinew_crowd_instances(s->crowd, &n);

@@ -76,20 +76,21 @@ sinew_result demo_render_psd(demo_gpu_scene *s, sinew_render_target *t, uint32_t
 int demo_project(const float vp[16], sinew_vec3 p, uint32_t w, uint32_t h, double *px, double *py);
 
 /* The comparison: columns LBS, DQS, DQS with scale (joint 1 scaled 1.35 across
- * the bone), DQS + bulge correction; row 0 twisted 180 degrees, row 1 bent 90.
- * Tube k = row * 4 + col lies along x from (col * 1.5 - 2.6, row_y) ; its
- * middle (the twisted/bent joint) is written to mids[k]. */
-#define DEMO_CMP_COLS 4
+ * the bone), DQS + bulge correction, CoR (optimized centers of rotation); row 0
+ * twisted 180 degrees, row 1 bent 90. Tube k = row * DEMO_CMP_COLS + col lies along
+ * x from (col * 1.25 - 3.0, row_y); its middle (the twisted/bent joint) is written
+ * to mids[k] (2 * DEMO_CMP_COLS entries). */
+#define DEMO_CMP_COLS 5
 /* The colour and name of each column. */
 extern const float demo_cmp_colors[DEMO_CMP_COLS][3];
 extern const char *const demo_cmp_names[DEMO_CMP_COLS];
 
 sinew_result demo_render_tube_methods(demo_gpu_scene *s, sinew_render_target *t, uint32_t w, uint32_t h,
-                                      uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8]);
+                                      uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[2 * DEMO_CMP_COLS]);
 
 /* The same comparison for the tube or the bar. */
 sinew_result demo_render_shape_methods(demo_gpu_scene *s, scene_shape shape, sinew_render_target *t, uint32_t w,
-                                       uint32_t h, uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[8]);
+                                       uint32_t h, uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[2 * DEMO_CMP_COLS]);
 
 /* Which model a crowd frame uses (DEMO_MODEL_ASSET falls back to the tube without an asset). */
 enum { DEMO_MODEL_TUBE = 0, DEMO_MODEL_ASSET = 1, DEMO_MODEL_BAR = 2 };

@@ -81,7 +81,7 @@ static int run_headless(const char *dir, const char *model, uint32_t count)
     uint8_t *img = malloc((size_t)W * H * 4);
     int ok = img && sinew_render_target_create(s.rnd, &(sinew_render_target_desc){ W, H, VK_NULL_HANDLE }, &t) == SINEW_OK;
     if (ok) {
-        sinew_vec3 mids[8];
+        sinew_vec3 mids[2 * DEMO_CMP_COLS];
         r = demo_render_tube_methods(&s, t, W, H, img, NULL, mids);
         ok = r == SINEW_OK && write_png(dir, "tube-methods.png", W, H, img);
         if (ok) {
