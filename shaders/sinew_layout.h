@@ -87,8 +87,8 @@
  *   LBS:         rows 0..2 of the skin matrix            (3 slots)
  *   DQS:         rigid dual quaternion real, dual        (2 slots)
  *   DQS + scale: rows 0..2 of S, then real, dual of R    (5 slots)
- *   CoR:         rows 0..2 of the skin matrix, then real, dual of it (5 slots; the
- *                rows move the center, the real part is the blended rotation)
+ *   CoR:         rigid dual quaternion real, dual        (2 slots, as DQS; the kernel moves
+ *                the center by each joint's DQ and blends the real parts as the rotation)
  *   CoR + scale: rows 0..2 of S, then real, dual of R    (5 slots, as DQS + scale)
  *   + bulge:     segment head, segment tail (xyz, w = 0) (2 slots, after the above) */
 #define SINEW_PAL_AFFINE_ROWS 3u         /* vec4 rows of a 3x4 affine matrix */
@@ -100,13 +100,14 @@
 #define SINEW_PAL_IS_METHOD(m) ((m) <= SINEW_K_COR_SCALE)
 /* Slots of a joint's entry before any bulge slots (m a valid method). */
 #define SINEW_PAL_BASE_SLOTS(m) \
-    ((m) == SINEW_K_LBS ? SINEW_PAL_SLOTS_LBS : (m) == SINEW_K_DQS ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE)
+    ((m) == SINEW_K_LBS ? SINEW_PAL_SLOTS_LBS                                             \
+     : ((m) == SINEW_K_DQS || (m) == SINEW_K_COR) ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE)
 /* Slots per joint for method m and flags f (m a valid method). */
 #define SINEW_PAL_STRIDE(m, f) \
     (SINEW_PAL_BASE_SLOTS(m) + (((f) & SINEW_K_FLAG_BULGE) != 0u ? SINEW_PAL_SLOTS_BULGE : 0u))
-#define SINEW_PAL_OFF_AFFINE 0u          /* LBS and CoR skin rows, or the scale methods' S rows */
+#define SINEW_PAL_OFF_AFFINE 0u          /* LBS skin rows, or the scale methods' S rows */
 /* First slot of the dual quaternion (DQS, CoR and the scale methods). */
-#define SINEW_PAL_OFF_DQ(m) ((m) == SINEW_K_DQS ? 0u : SINEW_PAL_AFFINE_ROWS)
+#define SINEW_PAL_OFF_DQ(m) (((m) == SINEW_K_DQS || (m) == SINEW_K_COR) ? 0u : SINEW_PAL_AFFINE_ROWS)
 /* First slot of the bulge segment (head, then tail). */
 #define SINEW_PAL_OFF_BULGE(m) SINEW_PAL_BASE_SLOTS(m)
 

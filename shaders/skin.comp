@@ -27,12 +27,13 @@ layout(constant_id = SINEW_SPEC_PREVIOUS) const uint PREVIOUS = SINEW_PREV_NONE;
 layout(constant_id = SINEW_SPEC_TANGENTS) const bool TANGENTS = false;
 
 const uint REST_SLOTS = INFLUENCES / 4u + 1u;               /* SINEW_REST_SLOTS */
+const bool DQ_ONLY = METHOD == SINEW_KK_DQS || METHOD == SINEW_KK_COR; /* palette: real, dual */
 const uint STRIDE = (METHOD == SINEW_KK_LBS ? SINEW_PAL_SLOTS_LBS
-                     : METHOD == SINEW_KK_DQS ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE)
+                     : DQ_ONLY ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE)
                     + (BULGE ? SINEW_PAL_SLOTS_BULGE : 0u);
-const uint OFF_DQ = METHOD == SINEW_KK_DQS ? 0u : SINEW_PAL_AFFINE_ROWS;
+const uint OFF_DQ = DQ_ONLY ? 0u : SINEW_PAL_AFFINE_ROWS;
 const uint OFF_BULGE = METHOD == SINEW_KK_LBS ? SINEW_PAL_SLOTS_LBS
-                       : METHOD == SINEW_KK_DQS ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE;
+                       : DQ_ONLY ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE;
 
 layout(std430, set = 0, binding = SINEW_BIND_REST) readonly buffer RestBuf { uvec4 rest[]; };
 layout(std430, set = 0, binding = SINEW_BIND_BULGE) readonly buffer BulgeBuf { float bulge_rest[]; };
@@ -251,17 +252,18 @@ void main()
          * which moves by LBS: p' = rot(p - c) + c'. COR_SCALE first runs the scale stage
          * (LBS of the S_j) on p, n and c, then moves c by the rigid R_j (dual quaternions). */
         vec3 c = cor_center[SINEW_BULGE_INDEX(slot)].xyz;
-        vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
-        for (uint k = 0u; k < INFLUENCES; k++) {
-            uint s = pbase + js[k] * STRIDE + SINEW_PAL_OFF_AFFINE;
-            r0 += wf[k] * load_pal(s);
-            r1 += wf[k] * load_pal(s + 1u);
-            r2 += wf[k] * load_pal(s + 2u);
-        }
-        vec3 cm = vec3(dot(r0.xyz, c) + r0.w, dot(r1.xyz, c) + r1.w, dot(r2.xyz, c) + r2.w);
         vec4 real0 = load_pal(pbase + js[0] * STRIDE + OFF_DQ);
         vec4 br = vec4(0.0);
+        vec3 cm = vec3(0.0);
         if (METHOD == SINEW_KK_COR_SCALE) {
+            vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+            for (uint k = 0u; k < INFLUENCES; k++) {
+                uint s = pbase + js[k] * STRIDE + SINEW_PAL_OFF_AFFINE;
+                r0 += wf[k] * load_pal(s);
+                r1 += wf[k] * load_pal(s + 1u);
+                r2 += wf[k] * load_pal(s + 2u);
+            }
+            cm = vec3(dot(r0.xyz, c) + r0.w, dot(r1.xyz, c) + r1.w, dot(r2.xyz, c) + r2.w);
             p = vec3(dot(r0.xyz, p) + r0.w, dot(r1.xyz, p) + r1.w, dot(r2.xyz, p) + r2.w);
             vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
             vec3 x12 = cross(c1, c2);
@@ -283,9 +285,13 @@ void main()
                 br += (dot(rk, real0) < 0.0 ? -wf[k] : wf[k]) * rk;
             }
         } else {
-            br = wf[0] * real0;
-            for (uint k = 1u; k < INFLUENCES; k++) {
-                vec4 rk = load_pal(pbase + js[k] * STRIDE + OFF_DQ);
+            /* c' = sum_k w_k T_k c with each rigid T_k applied as its dual quaternion
+             * (2 palette reads per influence instead of 3 rows + 1) */
+            for (uint k = 0u; k < INFLUENCES; k++) {
+                uint s = pbase + js[k] * STRIDE + OFF_DQ;
+                vec4 rk = load_pal(s), dk = load_pal(s + 1u);
+                cm += wf[k] * (c + 2.0 * cross(rk.xyz, cross(rk.xyz, c) + rk.w * c)
+                               + 2.0 * (rk.w * dk.xyz - dk.w * rk.xyz + cross(rk.xyz, dk.xyz)));
                 br += (dot(rk, real0) < 0.0 ? -wf[k] : wf[k]) * rk;
             }
         }

@@ -485,8 +485,8 @@ static void test_pack(void)
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION) == 5);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION) == 4);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_MIXED, SINEW_SKIN_BULGE_CORRECTION) == 7);
-    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COR, 0) == 5 && sinew_palette_gpu_stride(SINEW_METHOD_COR_SCALE, 0) == 5);
-    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COR, SINEW_SKIN_BULGE_CORRECTION) == 7);
+    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COR, 0) == 2 && sinew_palette_gpu_stride(SINEW_METHOD_COR_SCALE, 0) == 5);
+    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COR, SINEW_SKIN_BULGE_CORRECTION) == 4);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COUNT, 0) == 0);
 
     sinew_palette_joint e[2];
@@ -516,10 +516,7 @@ static void test_pack(void)
                     for (int r = 0; r < 3; r++, slot++)
                         for (int c = 0; c < 4; c++) TU_CHECK(d[slot * 4 + c] == (float)(100 * j + 10 * c + r));
                 } else {
-                    if (m == SINEW_METHOD_COR) /* CoR: the skin rows, then the dual quaternion */
-                        for (int r = 0; r < 3; r++, slot++)
-                            for (int c = 0; c < 4; c++) TU_CHECK(d[slot * 4 + c] == (float)(100 * j + 10 * c + r));
-                    else if (m != SINEW_METHOD_DQS)
+                    if (m != SINEW_METHOD_DQS && m != SINEW_METHOD_COR) /* CoR: the dual quaternion only, as DQS */
                         for (int r = 0; r < 3; r++, slot++)
                             for (int c = 0; c < 4; c++) TU_CHECK(d[slot * 4 + c] == (float)(1000 + 100 * j + 10 * c + r));
                     for (int k = 0; k < 4; k++) TU_CHECK(d[slot * 4 + k] == (float)(2000 + j + k));

@@ -381,7 +381,7 @@ static void stage_fk_rigid(const snw_fast_joint *fj, uint32_t n, const snw_ftrs 
     }
 }
 
-/* LBS, DQS and CoR entries: T_j = G_j B_j^-1 (CoR: its rows, then its dual quaternion). */
+/* LBS, DQS and CoR entries: T_j = G_j B_j^-1 (DQS and CoR: as a dual quaternion). */
 static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const snw_faff *G, unsigned method, uint32_t flags,
                                     float *pal, uint32_t stride)
 {
@@ -389,8 +389,8 @@ static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const 
         snw_faff skin;
         aff_mul(&G[j], &fj[j].inv_bind, &skin);
         float *d = pal + (size_t)j * stride * 4u;
-        if (method == SINEW_K_LBS || method == SINEW_K_COR) memcpy(d, skin.r, sizeof skin.r);
-        if (method != SINEW_K_LBS) {
+        if (method == SINEW_K_LBS) memcpy(d, skin.r, sizeof skin.r);
+        else {
             if (!(ortho_error(skin.r) <= 1e-4f) || det3(skin.r) < 0) return SINEW_ERROR_NOT_RIGID;
             float q[4], du[4], *dd = d + 4u * SINEW_PAL_OFF_DQ(method);
             quat_from_rows(skin.r, q);
@@ -596,12 +596,7 @@ static void stage_pal_quat(const snw_fast_joint *fj, uint32_t n, const float *qt
         /* a product of unit quaternions: no renormalization; w >= 0, as the reference */
         if (q[3] < 0) { q[0] = -q[0]; q[1] = -q[1]; q[2] = -q[2]; q[3] = -q[3]; }
         float *d = pal + (size_t)j * stride * 4u;
-        if (method == SINEW_K_COR) { /* the rows of T_j = [rot(q) | t] */
-            float x = q[0], y = q[1], z = q[2], w = q[3];
-            put4v(d, 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y), t[0]);
-            put4v(d + 4, 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x), t[1]);
-            put4v(d + 8, 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y), t[2]);
-        } else if (method != SINEW_K_DQS) {
+        if (method != SINEW_K_DQS && method != SINEW_K_COR) {
             put4v(d, 1, 0, 0, 0);
             put4v(d + 4, 0, 1, 0, 0);
             put4v(d + 8, 0, 0, 1, 0);

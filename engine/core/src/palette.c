@@ -255,8 +255,7 @@ sinew_result sinew_palette_pack(sinew_method method, uint32_t flags, const sinew
         if (m == SINEW_K_LBS) {
             ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->skin);
         } else {
-            if (m == SINEW_K_COR) ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->skin);
-            else if (m != SINEW_K_DQS) ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->scale);
+            if (m != SINEW_K_DQS && m != SINEW_K_COR) ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->scale);
             ok &= put_dq(d + 4u * SINEW_PAL_OFF_DQ(m), &e->rigid);
         }
         if (flags & SINEW_K_FLAG_BULGE) {

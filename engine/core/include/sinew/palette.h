@@ -65,7 +65,7 @@ SINEW_API sinew_result sinew_palette_build_from_globals(const sinew_skeleton *sk
                                               sinew_palette_joint *out);
 
 /* GPU palette layout: number of vec4 (16-byte) slots per joint for a method
- * and flags (LBS 3, DQS 2, DQS with scale and both CoR methods 5; +2 with bulge correction);
+ * and flags (LBS 3, DQS and CoR 2, DQS and CoR with scale 5; +2 with bulge correction);
  * 0 for an invalid method. */
 SINEW_API uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags);
 
@@ -75,7 +75,7 @@ SINEW_API uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags)
  *   LBS:       rows 0..2 of skin (x,y,z,w = m[0][r], m[1][r], m[2][r], m[3][r])
  *   DQS:       rigid.real (x,y,z,w), rigid.dual (x,y,z,w)
  *   DQS+scale: rows 0..2 of scale, then rigid.real, rigid.dual
- *   CoR:       rows 0..2 of skin, then rigid.real, rigid.dual
+ *   CoR:       rigid.real, rigid.dual (as DQS)
  *   CoR+scale: rows 0..2 of scale, then rigid.real, rigid.dual (as DQS+scale)
  *   + bulge:   seg_head (xyz, w = 0), seg_tail (xyz, w = 0)
  * SINEW_ERROR_INVALID_ARGUMENT (nothing written) for an invalid method or NULL

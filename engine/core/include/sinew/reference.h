@@ -58,6 +58,8 @@
  *     as in step 2; r = sum_k s_k w_k q_k / |.|; A = sum_k w_k skin_k (3x4);
  *     c' = A c; p' = rotate(r, p - c) + c'; n' = rotate(r, n) renormalized (0 if
  *     shorter than 1e-30). Equivalently v' = R v + t with R = rot(r), t = c' - R c.
+ *     (The GPU forms c' as sum_k w_k T_k c with each rigid T_k applied as its unit dual
+ *     quaternion rigid_k, step 2's point formula: the same value up to rounding.)
  *  6. COR_SCALE: stage 1 = step 1 with scale_k on p and n (giving p1, n1) and on c
  *     (c1 = A_S c); stage 2 = step 5 on (p1, n1) about c1, with c' = sum_k w_k R_k c1
  *     (R_k applied as the unit dual quaternion rigid_k, step 2's point formula). */
