@@ -11,7 +11,12 @@
  * gaps between characters that must stay untouched. Runs: float/texel,
  * float/storage in forced record mode, packed/texel with workgroups of 256, and
  * a frame of one instance per LBS/DQS variant of one 8-influence mesh (grid
- * mode, checked). Two frames each. Dispatch counts checked: one per variant.
+ * mode, checked). Two frames each. Dispatch counts checked: one per variant,
+ * grid mode for the variants whose instances share one mesh with evenly spaced
+ * palettes and outputs (counted by the test, expected_dispatches); the random
+ * palette gaps can make a multi-instance variant evenly spaced (seed 49216), and
+ * run_even_spacing pins that case: evenly spaced -> grid, one offset moved by
+ * one slot -> group records, outputs checked both ways.
  *
  * Tolerances as test_gpu_skin: position 2e-5 x E (E = extent of the
  * character's reference positions, at least 1); normal 1e-4 (float) or 4e-3
@@ -209,10 +214,61 @@ static void make_pose(tu_rng *rng, character *c, const mesh_data *m, int f, sine
     c->extent[f] = e > 1 ? e : 1;
 }
 
-/* One configuration: two frames; subset = only mesh 0's LBS/DQS characters (grid mode). */
-static void run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt, sinew_read_path path,
-                       sinew_debug_kernel kernel, uint32_t wg, int subset, mesh_data *meshes, character *ch,
-                       uint32_t total_rest, uint32_t total_out, uint32_t total_pal)
+/* Variant of a character as the skinner groups them: method kind (LBS, DQS, the
+ * DQS-with-scale modes) x bulge x 4/8 influences. */
+static uint32_t variant_key(const character *c, const mesh_data *meshes)
+{
+    uint32_t kind = c->method == SINEW_METHOD_LBS ? 0u : c->method == SINEW_METHOD_DQS ? 1u : 2u;
+    return (kind * 2u + (c->flags ? 1u : 0u)) * 2u + (meshes[c->mesh].K == 8 ? 1u : 0u);
+}
+
+/* Dispatches and grid-mode dispatches the skinner should choose for these instances
+ * (in this order), computed here from the documented rule, not from the skinner:
+ * one dispatch per variant in use; grid mode for a variant whose instances all
+ * use one mesh with palette and output offsets evenly spaced in instance order
+ * (steps >= 0; one instance always qualifies), group records otherwise. With
+ * random palette gaps, the three DQS-with-scale characters of a variant can land
+ * evenly spaced by chance (seed 49216: steps 2264 and 2264), so the count cannot
+ * be a constant. */
+static uint32_t expected_dispatches(const character *list, uint32_t n, const mesh_data *meshes, uint32_t *grid_out)
+{
+    uint32_t nd = 0, grid = 0;
+    for (uint32_t key = 0; key < 12; key++) {
+        const character *first = NULL, *second = NULL;
+        uint32_t k = 0, even = 1;
+        for (uint32_t i = 0; i < n; i++) {
+            const character *c = &list[i];
+            if (variant_key(c, meshes) != key) continue;
+            if (k == 0) first = c;
+            else {
+                if (k == 1) {
+                    second = c;
+                    if (c->pal_offset < first->pal_offset || c->out_offset < first->out_offset) even = 0;
+                }
+                uint64_t ps = (uint64_t)second->pal_offset - first->pal_offset, os = (uint64_t)second->out_offset - first->out_offset;
+                if (c->mesh != first->mesh || c->pal_offset != first->pal_offset + k * ps ||
+                    c->out_offset != first->out_offset + k * os)
+                    even = 0;
+            }
+            k++;
+        }
+        if (!k) continue;
+        nd++;
+        grid += even;
+    }
+    *grid_out = grid;
+    return nd;
+}
+
+/* One configuration: two frames of the characters in list (copies: their offsets
+ * may differ from ch[]'s), skinned together. Checks every listed character against
+ * its reference, that every other output vertex below total_out stays NaN (gaps,
+ * characters not listed), and the dispatch count: one per variant, grid mode as
+ * expected_dispatches says when the kernel is AUTO (want_grid: that count must be
+ * this; ~0u = any). */
+static void run_list(sinew_gpu *gpu, const char *label, sinew_output_format fmt, sinew_read_path path,
+                     sinew_debug_kernel kernel, uint32_t wg, mesh_data *meshes, const character *list, uint32_t nlist,
+                     uint32_t want_grid_count, uint32_t total_rest, uint32_t total_out, uint32_t total_pal)
 {
     sinew_skinner_desc sd = { 0 };
     sd.max_rest_vertices = total_rest;
@@ -234,39 +290,40 @@ static void run_config(sinew_gpu *gpu, const char *label, sinew_output_format fm
         TU_CHECK(sinew_skinner_mesh_influences(sk, ids[m]) == meshes[m].K);
     }
     float *pos = malloc(sizeof(float) * 3 * total_out), *nrm = malloc(sizeof(float) * 3 * total_out);
+    uint8_t *covered = calloc(total_out, 1);
+    for (uint32_t i = 0; i < nlist; i++)
+        for (uint32_t v = 0; v < meshes[list[i].mesh].n; v++) covered[list[i].out_offset + v] = 1;
     double ntol = fmt == SINEW_OUTPUT_PACKED ? 4e-3 : 1e-4;
+    uint32_t exp_grid = 0, exp_nd = expected_dispatches(list, nlist, meshes, &exp_grid);
+    if (kernel != SINEW_DEBUG_KERNEL_AUTO) exp_grid = 0;
+    if (want_grid_count != ~0u)
+        TU_CHECK_MSG(exp_grid == want_grid_count, "%s: the scene has %u grid variants, meant to have %u", label, exp_grid,
+                     want_grid_count);
     for (int f = 0; f < 2; f++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total_out, 0x7fc00000u));
         sinew_frame fr;
         sinew_instance inst[N_CHAR];
-        uint32_t ni = 0;
         TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
-        for (uint32_t i = 0; i < N_CHAR; i++) {
-            const character *c = &ch[i];
-            if (subset && (c->mesh != 0 || c->method > SINEW_METHOD_DQS)) continue;
+        for (uint32_t i = 0; i < nlist; i++) {
+            const character *c = &list[i];
             sinew_palette_pack(c->method, c->flags, c->pal[f], meshes[c->mesh].jc, fr.palette + 4 * (size_t)c->pal_offset);
             sinew_instance in = { ids[c->mesh], c->method, c->flags, c->pal_offset, c->out_offset };
-            inst[ni++] = in;
+            inst[i] = in;
         }
-        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, ni));
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, nlist));
         TU_CHECK_OK(sinew_skinner_submit(sk));
         TU_CHECK_OK(sinew_skinner_wait(sk));
         uint32_t grid = 0, nd = sinew_debug_dispatch_count(sk, &grid);
-        /* Full scene: 12 variants (kind x bulge x 4/8); the 4-influence LBS and DQS variants
-         * have one instance each (grid mode in AUTO), the rest mix meshes or uneven offsets. */
-        uint32_t want_nd = subset ? 4u : 12u, want_grid = kernel == SINEW_DEBUG_KERNEL_AUTO ? 4u : 0u;
-        TU_CHECK_MSG(nd == want_nd && grid == want_grid, "%s: %u dispatches (%u grid), want %u (%u)", label, nd, grid,
-                     want_nd, want_grid);
+        TU_CHECK_MSG(nd == exp_nd && grid == exp_grid, "%s: %u dispatches (%u grid), want %u (%u)", label, nd, grid,
+                     exp_nd, exp_grid);
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total_out, pos, nrm));
         double worst_p = 0, worst_n = 0;
-        uint32_t bad = 0, gap_written = 0, unwritten = 0;
-        for (uint32_t i = 0; i < N_CHAR; i++) {
-            const character *c = &ch[i];
+        uint32_t bad = 0, written = 0;
+        for (uint32_t i = 0; i < nlist; i++) {
+            const character *c = &list[i];
             const mesh_data *m = &meshes[c->mesh];
-            int used = !(subset && (c->mesh != 0 || c->method > SINEW_METHOD_DQS));
             for (uint32_t v = 0; v < m->n; v++) {
                 const float *gp = pos + 3 * (size_t)(c->out_offset + v), *gn = nrm + 3 * (size_t)(c->out_offset + v);
-                if (!used) { unwritten += gp[0] == gp[0]; continue; }
                 double ep = 0, en = 0;
                 for (int k = 0; k < 3; k++) {
                     double dp = fabs(gp[k] - c->ref_pos[f][3 * v + k]), dn = fabs(gn[k] - c->ref_nrm[f][3 * v + k]);
@@ -282,19 +339,70 @@ static void run_config(sinew_gpu *gpu, const char *label, sinew_output_format fm
                                      i, sinew_method_name(c->method), c->flags ? "+bulge" : "", m->K, v, ep, en, k);
                 }
             }
-            for (uint32_t g = 0; g < GAP; g++) gap_written += pos[3 * (size_t)(c->out_offset + m->n + g)] == pos[3 * (size_t)(c->out_offset + m->n + g)];
         }
+        for (uint32_t o = 0; o < total_out; o++) written += !covered[o] && pos[3 * (size_t)o] == pos[3 * (size_t)o];
         TU_CHECK_MSG(bad == 0, "%s: %u vertices out of tolerance", label, bad);
-        TU_CHECK_MSG(gap_written == 0 && unwritten == 0, "%s: %u gap vertices written, %u outside the frame", label,
-                     gap_written, unwritten);
+        TU_CHECK_MSG(written == 0, "%s: %u vertices written outside the frame's characters", label, written);
         fprintf(stderr, "%s frame %d: %u dispatches (%u grid), worst position %.3g x extent, normal %.3g\n", label, f, nd,
                 grid, worst_p, worst_n);
     }
     free(pos);
     free(nrm);
+    free(covered);
     sinew_skinner_destroy(sk);
     TU_CHECK_MSG(sinew_debug_validation_message_count(gpu) == 0, "%u validation messages",
                  sinew_debug_validation_message_count(gpu));
+}
+
+/* One configuration over the whole scene, or (subset) only mesh 0's LBS/DQS
+ * characters, one per variant: all four in grid mode. */
+static void run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt, sinew_read_path path,
+                       sinew_debug_kernel kernel, uint32_t wg, int subset, mesh_data *meshes, character *ch,
+                       uint32_t total_rest, uint32_t total_out, uint32_t total_pal)
+{
+    character list[N_CHAR];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < N_CHAR; i++)
+        if (!subset || (ch[i].mesh == 0 && ch[i].method <= SINEW_METHOD_DQS)) list[n++] = ch[i];
+    /* full scene: 12 variants; the 4-influence LBS and DQS ones (+- bulge) have one
+     * instance each, so at least 4 run in grid mode */
+    TU_CHECK(n == (subset ? 4u : (uint32_t)N_CHAR));
+    run_list(gpu, label, fmt, path, kernel, wg, meshes, list, n, subset ? 4u : ~0u, total_rest, total_out, total_pal);
+}
+
+/* Regression (seed 49216): a variant of several instances whose palettes and
+ * outputs are evenly spaced runs in grid mode, and one offset moved by one slot
+ * sends it back to group records; outputs checked either way. The three
+ * 4-influence DQS-with-scale characters with bulge correction (global, local,
+ * mixed: one variant), palette step odd (the joint count x stride + 1), output
+ * step the mesh size + GAP. */
+static void run_even_spacing(sinew_gpu *gpu, mesh_data *meshes, character *ch, uint32_t total_rest, uint32_t total_out,
+                             uint32_t total_pal)
+{
+    character list[3];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < N_CHAR; i++)
+        if (ch[i].mesh == MESH4 && ch[i].method >= SINEW_METHOD_DQS_SCALE && ch[i].flags) list[n++] = ch[i];
+    TU_CHECK(n == 3);
+    if (n != 3) return;
+    const mesh_data *m = &meshes[MESH4];
+    uint32_t ps = m->jc * sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION) + 1;
+    TU_CHECK(ps == m->jc * sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_LOCAL, SINEW_SKIN_BULGE_CORRECTION) + 1 &&
+             ps == m->jc * sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_MIXED, SINEW_SKIN_BULGE_CORRECTION) + 1);
+    for (uint32_t i = 0; i < 3; i++) {
+        list[i].pal_offset = 2 + i * ps;
+        list[i].out_offset = 1 + i * (m->n + GAP);
+    }
+    TU_CHECK(list[2].pal_offset + ps <= total_pal && list[2].out_offset + m->n + GAP <= total_out);
+    run_list(gpu, "even spacing: grid", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, SINEW_DEBUG_KERNEL_AUTO, 64, meshes,
+             list, 3, 1u, total_rest, total_out, total_pal);
+    list[2].pal_offset++;
+    run_list(gpu, "palette step off by one: records", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, SINEW_DEBUG_KERNEL_AUTO,
+             64, meshes, list, 3, 0u, total_rest, total_out, total_pal);
+    list[2].pal_offset--;
+    list[1].out_offset++;
+    run_list(gpu, "output step off by one: records", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, SINEW_DEBUG_KERNEL_AUTO,
+             128, meshes, list, 3, 0u, total_rest, total_out, total_pal);
 }
 
 int main(void)
@@ -341,6 +449,7 @@ int main(void)
                ch, total_rest, out, pal);
     run_config(gpu, "grid float/storage", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, SINEW_DEBUG_KERNEL_AUTO, 128, 1,
                meshes, ch, total_rest, out, pal);
+    run_even_spacing(gpu, meshes, ch, total_rest, out, pal);
 
     /* The baseline kernel has no 8-influence path: refused, nothing written. */
     {
