@@ -6,7 +6,13 @@
  * tolerance: the box itself carries its 1e-5 padding). Not vacuous: for rigidly
  * skinned vertices (one influence each) the box is within 2x the vertices' own box
  * and loses vertices when shrunk by 40%; the looseness on random meshes is printed.
- * Errors: NULL, both/no vertex arrays, bad joint, capacity, non-finite palette. */
+ * The CoR methods (sinew_joint_bounds_add_centers) the same way, with random
+ * centers up to 0.6 from their vertices in each axis (the bound holds for any
+ * centers), COR_SCALE with non-uniform scale; a bent and twisted tube with centers
+ * from sinew_cor_compute (tightness printed, next to DQS's box); rigid vertices with
+ * their centers on them give a box as tight as LBS's.
+ * Errors: NULL, both/no vertex arrays, bad joint, capacity, non-finite palette,
+ * CoR without centers (NOT_FOUND), add_centers' errors (nothing written). */
 #include "testutil.h"
 #include <sinew/sinew.h>
 #include <sinew/bounds.h>
@@ -44,6 +50,92 @@ static void make_mesh8(tu_rng *r, const sinew_skeleton *skel, uint32_t n, sinew_
     free(pos); free(nrm); free(jo); free(we);
 }
 
+/* A tube of two joints (smooth weights over its middle) with centers from
+ * sinew_cor_compute, bent and twisted: no reference vertex outside the CoR boxes;
+ * their size next to the vertices' own and DQS's box. */
+static void test_tube(tu_rng *rng)
+{
+    enum { R = 24, S = 48, N = R * S };
+    static float pos[3 * N], we[2 * N], cen[3 * N];
+    static uint32_t jo[2 * N], tri[6 * R * (S - 1)];
+    static sinew_vertex v[N];
+    static double rp[3 * N];
+    for (uint32_t s = 0; s < S; s++)
+        for (uint32_t k = 0; k < R; k++) {
+            uint32_t i = s * R + k;
+            double x = 4.0 * s / (S - 1), a = 2 * M_PI * k / R, u = x - 1.5;
+            u = u < 0 ? 0 : u > 1 ? 1 : u;
+            pos[3 * i] = (float)x; pos[3 * i + 1] = (float)(0.5 * cos(a)); pos[3 * i + 2] = (float)(0.5 * sin(a));
+            jo[2 * i] = 0; jo[2 * i + 1] = 1;
+            we[2 * i] = (float)(1 - u * u * (3 - 2 * u)); we[2 * i + 1] = (float)(u * u * (3 - 2 * u));
+        }
+    uint32_t nt = 0;
+    for (uint32_t s = 0; s + 1 < S; s++)
+        for (uint32_t k = 0; k < R; k++) {
+            uint32_t a = s * R + k, b = s * R + (k + 1) % R, *o = tri + 3 * nt;
+            o[0] = a; o[1] = b; o[2] = b + R; o[3] = a; o[4] = b + R; o[5] = a + R;
+            nt += 2;
+        }
+    int32_t parents[2] = { -1, 0 };
+    sinew_transform rest[2] = { { { 0, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1 } }, { { 2, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1 } } };
+    sinew_skeleton_desc skd = { 0 };
+    skd.joint_count = 2; skd.parents = parents; skd.rest_local = rest;
+    sinew_skeleton *skel = NULL;
+    TU_CHECK_OK(sinew_skeleton_create(&skd, &skel));
+    if (!skel) return;
+    sinew_influences inf = { NULL, 2, jo, we };
+    TU_CHECK_OK(sinew_pack_vertices(N, pos, NULL, &inf, 2, v, NULL, NULL));
+    sinew_cor_desc cd = { 0 };
+    cd.vertex_count = N; cd.vertices = v; cd.joint_count = 2; cd.triangle_count = nt; cd.triangles = tri;
+    TU_CHECK_OK(sinew_cor_compute(&cd, cen, NULL));
+    sinew_joint_bounds jb[2];
+    uint16_t nb[4];
+    uint32_t used = 0;
+    TU_CHECK_OK(sinew_joint_bounds_build(v, NULL, N, 2, jb, nb, 4, &used));
+    TU_CHECK_OK(sinew_joint_bounds_add_centers(v, NULL, N, 2, cen, jb));
+    sinew_mat4 scratch[6];
+    sinew_palette_joint pal[2];
+    float packed[2 * 7 * 4];
+    double worst[SINEW_METHOD_COUNT] = { 0 };
+    uint32_t out = 0;
+    const sinew_method ms[3] = { SINEW_METHOD_DQS, SINEW_METHOD_COR, SINEW_METHOD_COR_SCALE };
+    for (int trial = 0; trial < 24; trial++) {
+        sinew_transform pose[2] = { rest[0], rest[1] };
+        double ang = tu_uniform(rng, 0, 2.6);
+        sinew_vec3 ax = tu_random_unit(rng);
+        pose[1].rotation = sinew_quat_from_axis_angle(ax, ang);
+        for (int mi = 0; mi < 3; mi++) {
+            sinew_method m = ms[mi];
+            if (m == SINEW_METHOD_COR_SCALE) pose[1].scale = sinew_v3(tu_uniform(rng, 0.5, 2), tu_uniform(rng, 0.5, 2), 1.3);
+            TU_CHECK_OK(sinew_palette_build(skel, m, pose, NULL, scratch, pal));
+            TU_CHECK_OK(sinew_palette_pack(m, 0, pal, 2, packed));
+            float lo[3], hi[3];
+            TU_CHECK_OK(sinew_character_bounds(jb, nb, 2, m, 0, packed, lo, hi));
+            TU_CHECK_OK(sinew_reference_skin_cor(N, v, NULL, cen, NULL, pal, 2, m, 0, rp, NULL));
+            double vlo[3] = { INFINITY, INFINITY, INFINITY }, vhi[3] = { -INFINITY, -INFINITY, -INFINITY }, dv = 0, db = 0;
+            for (uint32_t i = 0; i < N; i++)
+                for (int c = 0; c < 3; c++) {
+                    double x = rp[3 * i + c];
+                    vlo[c] = x < vlo[c] ? x : vlo[c];
+                    vhi[c] = x > vhi[c] ? x : vhi[c];
+                    out += !(x >= lo[c] && x <= hi[c]);
+                }
+            for (int c = 0; c < 3; c++) {
+                dv += (vhi[c] - vlo[c]) * (vhi[c] - vlo[c]);
+                db += ((double)hi[c] - lo[c]) * ((double)hi[c] - lo[c]);
+            }
+            double ratio = sqrt(db / dv);
+            worst[m] = ratio > worst[m] ? ratio : worst[m];
+        }
+    }
+    fprintf(stderr, "tube (centers from sinew_cor_compute), 24 poses to 149 deg: %u coordinates outside; largest box "
+                    "diagonal / vertex box diagonal: dqs %.2f, cor %.2f, cor-scale %.2f\n", out,
+            worst[SINEW_METHOD_DQS], worst[SINEW_METHOD_COR], worst[SINEW_METHOD_COR_SCALE]);
+    TU_CHECK(out == 0);
+    TU_CHECK(worst[SINEW_METHOD_COR] < 4.0 && worst[SINEW_METHOD_COR] <= worst[SINEW_METHOD_DQS]);
+    sinew_skeleton_destroy(skel);
+}
+
 int main(void)
 {
     tu_rng rng = tu_rng_seeded(0xb0b0b0b5ull);
@@ -58,8 +150,9 @@ int main(void)
     sinew_joint_bounds *jb = malloc(sizeof(sinew_joint_bounds) * 256);
     uint32_t ncap = 256 * 256;
     uint16_t *nb = malloc(sizeof(uint16_t) * ncap);
-    uint32_t cases = 0, outside = 0, shrunk_fail = 0;
-    double worst_ratio = 0;
+    float *centers = malloc(sizeof(float) * 3 * n);
+    uint32_t cases = 0, outside = 0, shrunk_fail = 0, cor_cases = 0;
+    double worst_ratio = 0, worst_cor_ratio = 0;
 
     for (uint32_t s = 0; s < NJC; s++) {
         uint32_t jc = joint_counts[s];
@@ -74,24 +167,34 @@ int main(void)
                 TU_CHECK_OK(tu_make_random_mesh(&rng, skel, n, 0.6, v4, bulge));
             uint32_t used = 0;
             TU_CHECK_OK(sinew_joint_bounds_build(eight ? NULL : v4, eight ? v8 : NULL, n, jc, jb, nb, ncap, &used));
+            for (uint32_t i = 0; i < n; i++) /* random centers near the vertices (any centers are bounded) */
+                for (int c = 0; c < 3; c++)
+                    centers[3 * i + c] = (eight ? v8[i].position[c] : v4[i].position[c]) + (float)tu_uniform(&rng, -0.6, 0.6);
+            /* CoR without centers: NOT_FOUND; then added */
+            {
+                float lo[3], hi[3];
+                TU_CHECK_OK(sinew_palette_build(skel, SINEW_METHOD_COR, rest, NULL, scratch, pal));
+                TU_CHECK_OK(sinew_palette_pack(SINEW_METHOD_COR, 0, pal, jc, packed));
+                TU_CHECK_RESULT(sinew_character_bounds(jb, nb, jc, SINEW_METHOD_COR, 0, packed, lo, hi), SINEW_ERROR_NOT_FOUND);
+            }
+            TU_CHECK_OK(sinew_joint_bounds_add_centers(eight ? NULL : v4, eight ? v8 : NULL, n, jc, centers, jb));
             for (int trial = 0; trial < 4; trial++)
-                for (int m = 0; m < TU_PLAIN_METHODS; m++)
+                for (int m = 0; m < SINEW_METHOD_COUNT; m++)
                     for (int b = 0; b < 2; b++) {
                         sinew_method method = (sinew_method)m;
                         uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION : 0;
                         sinew_transform local[256];
                         memcpy(local, rest, sizeof(sinew_transform) * jc);
-                        tu_random_pose(&rng, jc, local, 1.2 * M_PI, method == SINEW_METHOD_DQS ? 0.0 : 0.3);
+                        tu_random_pose(&rng, jc, local, 1.2 * M_PI,
+                                       method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 0.0 : 0.3);
                         sinew_transform rt = { tu_random_vec3(&rng, -50, 50), tu_random_quat(&rng), { 1, 1, 1 } };
                         sinew_mat4 root = sinew_mat4_from_transform(&rt);
                         TU_CHECK_OK(sinew_palette_build(skel, method, local, &root, scratch, pal));
                         TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
                         float lo[3], hi[3];
                         TU_CHECK_OK(sinew_character_bounds(jb, nb, jc, method, flags, packed, lo, hi));
-                        if (eight)
-                            TU_CHECK_OK(sinew_reference_skin8(n, v8, bulge, pal, jc, method, flags, pos, nrm));
-                        else
-                            TU_CHECK_OK(sinew_reference_skin(n, v4, bulge, pal, jc, method, flags, pos, nrm));
+                        TU_CHECK_OK(sinew_reference_skin_cor(n, eight ? NULL : v4, eight ? v8 : NULL, centers, bulge, pal,
+                                                             jc, method, flags, pos, nrm));
                         double vlo[3] = { INFINITY, INFINITY, INFINITY }, vhi[3] = { -INFINITY, -INFINITY, -INFINITY };
                         uint32_t out = 0, out_shrunk = 0;
                         for (uint32_t i = 0; i < n; i++)
@@ -116,13 +219,21 @@ int main(void)
                         }
                         double ratio = sqrt(db) / (sqrt(dv) > 1e-9 ? sqrt(dv) : 1e-9);
                         worst_ratio = ratio > worst_ratio ? ratio : worst_ratio;
+                        if (sinew_method_uses_centers(method)) {
+                            cor_cases++;
+                            worst_cor_ratio = ratio > worst_cor_ratio ? ratio : worst_cor_ratio;
+                        }
                     }
         }
         sinew_skeleton_destroy(skel);
     }
-    fprintf(stderr, "%u cases: %u with a vertex outside; box shrunk 5%% loses vertices in %u; "
-                    "largest box diagonal / vertex box diagonal %.2f\n", cases, outside, shrunk_fail, worst_ratio);
+    fprintf(stderr, "%u cases (%u CoR): %u with a vertex outside; box shrunk 5%% loses vertices in %u; "
+                    "largest box diagonal / vertex box diagonal %.2f (CoR %.2f)\n", cases, cor_cases, outside, shrunk_fail,
+            worst_ratio, worst_cor_ratio);
     TU_CHECK(outside == 0);
+    TU_CHECK(cor_cases == cases * 2 / SINEW_METHOD_COUNT);
+
+    test_tube(&rng);
 
     /* Not vacuous: rigidly skinned vertices (one influence each) under rigid poses
      * and a far root: N(a) = {a}, e_a = r_a, so the box is the union of the joints'
@@ -148,7 +259,9 @@ int main(void)
         TU_CHECK_OK(sinew_pack_vertices(n, p1, NULL, &inf, 12, v4, NULL, NULL));
         uint32_t used1 = 0;
         TU_CHECK_OK(sinew_joint_bounds_build(v4, NULL, n, 12, jb, nb, ncap, &used1));
-        for (int m = 0; m < 2; m++) {
+        TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, n, 12, p1, jb)); /* centers on the vertices */
+        for (int mi = 0; mi < 3; mi++) {
+            int m = mi < 2 ? mi : (int)SINEW_METHOD_COR;
             sinew_transform local[64];
             memcpy(local, rest1, sizeof(sinew_transform) * 12);
             tu_random_pose(&rng, 12, local, M_PI, 0.0);
@@ -158,7 +271,7 @@ int main(void)
             TU_CHECK_OK(sinew_palette_pack((sinew_method)m, 0, pal, 12, packed));
             float lo[3], hi[3];
             TU_CHECK_OK(sinew_character_bounds(jb, nb, 12, (sinew_method)m, 0, packed, lo, hi));
-            TU_CHECK_OK(sinew_reference_skin(n, v4, NULL, pal, 12, (sinew_method)m, 0, pos, nrm));
+            TU_CHECK_OK(sinew_reference_skin_cor(n, v4, NULL, p1, NULL, pal, 12, (sinew_method)m, 0, pos, nrm));
             double dv = 0, db = 0;
             uint32_t out = 0, out_shrunk = 0;
             for (int c = 0; c < 3; c++) {
@@ -204,14 +317,47 @@ int main(void)
     TU_CHECK_OK(sinew_palette_pack(SINEW_METHOD_LBS, 0, pal, 5, packed));
     float lo[3], hi[3];
     TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COUNT, 0, packed, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
-    /* no bound for the CoR methods (the vertex depends on its center, which the joint bounds do not know) */
-    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COR, 0, packed, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COR_SCALE, 0, packed, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
+    /* CoR methods on joint bounds without centers */
+    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COR, 0, packed, lo, hi), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COR_SCALE, 0, packed, lo, hi), SINEW_ERROR_NOT_FOUND);
+    /* add_centers: errors, nothing written */
+    {
+        for (uint32_t i = 0; i < 50; i++)
+            for (int c = 0; c < 3; c++) centers[3 * i + c] = v4[i].position[c];
+        sinew_joint_bounds keep[5];
+        memcpy(keep, jb, sizeof keep);
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(NULL, NULL, 50, 5, centers, jb), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(v4, v8, 50, 5, centers, jb), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(v4, NULL, 50, 5, NULL, jb), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(v4, NULL, 50, 5, centers, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(v4, NULL, 0, 5, centers, jb), SINEW_ERROR_EMPTY);
+        /* joints of other vertices (the first vertex's influences only) */
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(v4, NULL, 1, 5, centers, jb), SINEW_ERROR_INVALID_ARGUMENT);
+        centers[40] = NAN;
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(v4, NULL, 50, 5, centers, jb), SINEW_ERROR_NON_FINITE);
+        centers[40] = INFINITY;
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(v4, NULL, 50, 5, centers, jb), SINEW_ERROR_NON_FINITE);
+        centers[40] = v4[13].position[1];
+        sinew_vertex bad2 = v4[0];
+        bad2.joints[0] = 5;
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(&bad2, NULL, 1, 5, centers, jb), SINEW_ERROR_JOINT_INDEX);
+        bad2 = v4[0];
+        bad2.weights[0]--;
+        TU_CHECK_RESULT(sinew_joint_bounds_add_centers(&bad2, NULL, 1, 5, centers, jb), SINEW_ERROR_INVALID_WEIGHT);
+        TU_CHECK(!memcmp(keep, jb, sizeof keep));
+        TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, 50, 5, centers, jb));
+        TU_CHECK_OK(sinew_palette_build(skel, SINEW_METHOD_COR, sinew_skeleton_rest_pose(skel), NULL, scratch, pal));
+        TU_CHECK_OK(sinew_palette_pack(SINEW_METHOD_COR, 0, pal, 5, packed));
+        TU_CHECK_OK(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_COR, 0, packed, lo, hi));
+        TU_CHECK_OK(sinew_palette_build(skel, SINEW_METHOD_LBS, sinew_skeleton_rest_pose(skel), NULL, scratch, pal));
+        TU_CHECK_OK(sinew_palette_pack(SINEW_METHOD_LBS, 0, pal, 5, packed));
+    }
     TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_LBS, 0, NULL, lo, hi), SINEW_ERROR_INVALID_ARGUMENT);
     packed[3] = NAN;
     TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_LBS, 0, packed, lo, hi), SINEW_ERROR_NON_FINITE);
     sinew_skeleton_destroy(skel);
 
+    free(centers);
     free(v4); free(v8); free(bulge); free(pos); free(nrm); free(scratch); free(pal); free(packed); free(jb); free(nb);
     return tu_finish("test_bounds");
 }

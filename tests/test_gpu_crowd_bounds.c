@@ -1,13 +1,16 @@
 /* Character bounds through the crowd (sinew_crowd_model_desc.bounds,
  * sinew_crowd_character_bounds): 3 models on random skeletons (12, 40 and 64
  * joints; a 4-influence mesh, an 8-influence mesh, and a model with two
- * meshes), 60 characters with every method, bulge on and off, random poses
+ * meshes; random centers of rotation up to 0.4 from each vertex per axis, given
+ * to the skinner and to the bounds with sinew_joint_bounds_add_centers),
+ * 60 characters with every method (CoR included), bulge on and off, random poses
  * with non-uniform scale (rotations up to 1.2 rad), random roots; 4 frames
  * with new poses. Every vertex of the float64 reference (palette built in
  * float64 from the same pose) and every vertex the GPU wrote must lie inside
  * the character's box (no tolerance: the box is padded by 1e-5 of its size and
  * position for float32, see bounds.h). A hidden character keeps its box bit
- * for bit; a model without bounds data gives NOT_FOUND; a character index
+ * for bit; a model without bounds data gives NOT_FOUND, and so do the CoR
+ * characters of a model whose bounds have no centers (its others get boxes); a character index
  * beyond the frame, INVALID_ARGUMENT; bounds without joints refused at
  * add_model. Tightness is printed (box diagonal / vertices' own). Validation
  * clean. */
@@ -16,7 +19,7 @@
 #include <string.h>
 
 #define NCHAR 60
-#define NMODEL 4 /* model 3: the 12-joint mesh again, without bounds data */
+#define NMODEL 5 /* model 3: the 12-joint mesh again, without bounds data; model 4: with bounds without centers */
 #define MAXJ 64
 #define MAXV 2000
 
@@ -24,9 +27,9 @@ typedef struct mesh {
     uint32_t n, infl;
     sinew_vertex *v4;
     sinew_vertex8 *v8;
-    float *bulge;
+    float *bulge, *centers;
     sinew_mesh_id id;
-    sinew_joint_bounds *jb;
+    sinew_joint_bounds *jb, *jb_plain; /* with centers; without (model 4) */
     uint16_t *nb;
 } mesh;
 
@@ -73,6 +76,7 @@ static void make_mesh(tu_rng *rng, sinew_skinner *sk, model *md, mesh *me, uint3
     me->infl = infl;
     me->bulge = malloc(sizeof(float) * n);
     sinew_skinner_mesh_desc d = { NULL, n, md->jc, me->bulge, NULL };
+    me->centers = malloc(sizeof(float) * 3 * n);
     if (infl == 8) {
         me->v8 = malloc(sizeof(sinew_vertex8) * n);
         make_v8(rng, md->skel, n, me->v8);
@@ -83,11 +87,18 @@ static void make_mesh(tu_rng *rng, sinew_skinner *sk, model *md, mesh *me, uint3
         TU_CHECK_OK(tu_make_random_mesh(rng, md->skel, n, 0.3, me->v4, me->bulge));
         d.vertices = me->v4;
     }
+    for (uint32_t i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++)
+            me->centers[3 * i + c] = (me->v8 ? me->v8[i].position[c] : me->v4[i].position[c]) + (float)tu_uniform(rng, -0.4, 0.4);
+    d.cor_centers = me->centers;
     TU_CHECK_OK(sinew_skinner_add_mesh(sk, &d, &me->id));
     uint32_t cap = md->jc * md->jc, used = 0;
     me->jb = malloc(sizeof(sinew_joint_bounds) * md->jc);
+    me->jb_plain = malloc(sizeof(sinew_joint_bounds) * md->jc);
     me->nb = malloc(sizeof(uint16_t) * cap);
     TU_CHECK_OK(sinew_joint_bounds_build(me->v4, me->v8, n, md->jc, me->jb, me->nb, cap, &used));
+    memcpy(me->jb_plain, me->jb, sizeof(sinew_joint_bounds) * md->jc);
+    TU_CHECK_OK(sinew_joint_bounds_add_centers(me->v4, me->v8, n, md->jc, me->centers, me->jb));
 }
 
 /* Worst ratio of how far outside (in units of the box size) a point lies; 0 inside. */
@@ -102,6 +113,19 @@ static double outside(const float lo[3], const float hi[3], const double *p)
     return w;
 }
 
+/* Smallest distance from an inside point to a face of the box, in units of the box size (< 0 outside). */
+static double slack(const float lo[3], const float hi[3], const double *p)
+{
+    double w = 1e30;
+    for (int a = 0; a < 3; a++) {
+        double s = (double)hi[a] - (double)lo[a] + 1e-30;
+        double d = (p[a] - lo[a]) / s, e = (hi[a] - p[a]) / s;
+        d = e < d ? e : d;
+        w = d < w ? d : w;
+    }
+    return w;
+}
+
 int main(void)
 {
     tu_rng rng = tu_rng_seeded(0xB0C5ull);
@@ -112,6 +136,7 @@ int main(void)
     sinew_skinner_desc sd = {0};
     sd.max_output_vertices = 1u << 18;
     sd.max_palette_vec4 = 1u << 16;
+    sd.cor_centers = true;
     sinew_skinner *sk = NULL;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
     if (!sk) return tu_finish("test_gpu_crowd_bounds");
@@ -130,6 +155,7 @@ int main(void)
     M[0].mesh_count = M[1].mesh_count = 1;
     M[2].mesh_count = 2;
     M[3] = M[0]; /* same skeleton and mesh, no bounds data */
+    M[4] = M[0]; /* same, bounds without centers */
 
     sinew_crowd *crowd = NULL;
     sinew_crowd_desc cd = {0};
@@ -142,10 +168,10 @@ int main(void)
         sinew_mesh_id ids[2] = { M[m].m[0].id, M[m].m[1].id };
         uint32_t nv[2] = { M[m].m[0].n, M[m].m[1].n };
         for (uint32_t k = 0; k < M[m].mesh_count; k++) {
-            M[m].b[k].joints = M[m].m[k].jb;
+            M[m].b[k].joints = m == 4 ? M[m].m[k].jb_plain : M[m].m[k].jb;
             M[m].b[k].neighbors = M[m].m[k].nb;
         }
-        sinew_crowd_model_desc md = { M[m].skel, M[m].mesh_count, ids, nv, m < 3 ? M[m].b : NULL };
+        sinew_crowd_model_desc md = { M[m].skel, M[m].mesh_count, ids, nv, m != 3 ? M[m].b : NULL };
         if (m == 0) { /* bounds without joint data refused */
             sinew_crowd_mesh_bounds bad = { NULL, M[0].m[0].nb };
             sinew_crowd_model_desc mb = md;
@@ -161,10 +187,10 @@ int main(void)
     uint32_t model_of[NCHAR];
     memset(ch, 0, sizeof ch);
     for (uint32_t i = 0; i < NCHAR; i++) {
-        model_of[i] = i == NCHAR - 1 ? 3u : tu_range(&rng, 3);
+        model_of[i] = i == NCHAR - 1 ? 3u : i >= 54 && i <= 56 ? 4u : tu_range(&rng, 3);
         ch[i].model = M[model_of[i]].id;
-        ch[i].method = (sinew_method)(i % TU_PLAIN_METHODS);
-        ch[i].flags = (i / TU_PLAIN_METHODS) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        ch[i].method = (sinew_method)(i % SINEW_METHOD_COUNT);
+        ch[i].flags = (i / SINEW_METHOD_COUNT) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
         ch[i].pose = poses[i];
         ch[i].root = &roots[i];
     }
@@ -172,14 +198,15 @@ int main(void)
     double *ref = malloc(sizeof(double) * 3 * MAXV);
     sinew_palette_joint *pal = malloc(sizeof(sinew_palette_joint) * MAXJ);
     sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(MAXJ));
-    double worst_ref = 0, worst_gpu = 0, loose_min = 1e30, loose_max = 0;
-    uint32_t checked = 0, bad = 0;
+    double worst_ref = 0, worst_gpu = 0, loose_min = 1e30, loose_max = 0, cor_slack = 1e30;
+    uint32_t checked = 0, bad = 0, cor_checked = 0;
     float keep[6] = { 0 };
     for (int frame = 0; frame < 4; frame++) {
         for (uint32_t i = 0; i < NCHAR; i++) {
             const model *md = &M[model_of[i]];
             memcpy(poses[i], sinew_skeleton_rest_pose(md->skel), sizeof(sinew_transform) * md->jc);
-            tu_random_pose(&rng, md->jc, poses[i], 1.2, ch[i].method == SINEW_METHOD_DQS ? 0.0 : 0.5);
+            tu_random_pose(&rng, md->jc, poses[i], 1.2,
+                           ch[i].method == SINEW_METHOD_DQS || ch[i].method == SINEW_METHOD_COR ? 0.0 : 0.5);
             sinew_transform rt = { tu_random_vec3(&rng, -50, 50), tu_random_quat(&rng), sinew_v3(1, 1, 1) };
             roots[i] = sinew_mat4_from_transform(&rt);
         }
@@ -192,7 +219,7 @@ int main(void)
         for (uint32_t i = 0; i < NCHAR; i++) {
             float lo[3], hi[3];
             sinew_result r = sinew_crowd_character_bounds(crowd, i, lo, hi);
-            if (model_of[i] == 3) {
+            if (model_of[i] == 3 || (model_of[i] == 4 && sinew_method_uses_centers(ch[i].method))) {
                 TU_CHECK(r == SINEW_ERROR_NOT_FOUND);
                 continue;
             }
@@ -210,14 +237,17 @@ int main(void)
                 const mesh *me = &md->m[k];
                 uint32_t first, n;
                 TU_CHECK_OK(sinew_crowd_character_output(crowd, i, k, &first, &n));
-                if (me->infl == 8)
-                    TU_CHECK_OK(sinew_reference_skin8(n, me->v8, me->bulge, pal, md->jc, ch[i].method, ch[i].flags, ref, NULL));
-                else
-                    TU_CHECK_OK(sinew_reference_skin(n, me->v4, me->bulge, pal, md->jc, ch[i].method, ch[i].flags, ref, NULL));
+                TU_CHECK_OK(sinew_reference_skin_cor(n, me->v4, me->v8, me->centers, me->bulge, pal, md->jc, ch[i].method,
+                                                     ch[i].flags, ref, NULL));
                 for (uint32_t v = 0; v < n; v++) {
                     double g[3] = { gpos[3 * (size_t)(first + v)], gpos[3 * (size_t)(first + v) + 1],
                                     gpos[3 * (size_t)(first + v) + 2] };
                     double orr = outside(lo, hi, ref + 3 * v), og = outside(lo, hi, g);
+                    if (sinew_method_uses_centers(ch[i].method)) { /* closest approach to a face, in box sizes */
+                        double sl = slack(lo, hi, ref + 3 * v), sg = slack(lo, hi, g);
+                        sl = sg < sl ? sg : sl;
+                        cor_slack = sl < cor_slack ? sl : cor_slack;
+                    }
                     if (orr > worst_ref) worst_ref = orr;
                     if (og > worst_gpu) worst_gpu = og;
                     if ((orr > 0 || og > 0) && bad++ < 5)
@@ -238,14 +268,16 @@ int main(void)
             if (t < loose_min) loose_min = t;
             if (t > loose_max) loose_max = t;
             checked++;
+            cor_checked += sinew_method_uses_centers(ch[i].method);
         }
     }
     float lo[3], hi[3];
     TU_CHECK(sinew_crowd_character_bounds(crowd, NCHAR, lo, hi) == SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(sinew_crowd_character_bounds(crowd, 0, NULL, hi) == SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(checked > 150);
-    fprintf(stderr, "%u character boxes checked, %u vertices outside (worst ref %.3g, gpu %.3g); box diagonal %.2f-%.2fx the vertices'\n",
-            checked, bad, worst_ref, worst_gpu, loose_min, loose_max);
+    TU_CHECK(checked > 150 && cor_checked > 25);
+    fprintf(stderr, "%u character boxes checked (%u CoR), %u vertices outside (worst ref %.3g, gpu %.3g); box diagonal "
+                    "%.2f-%.2fx the vertices'; CoR vertices' closest approach to a face %.3g of the box size\n",
+            checked, cor_checked, bad, worst_ref, worst_gpu, loose_min, loose_max, cor_slack);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
 
     sinew_crowd_destroy(crowd);
@@ -253,6 +285,7 @@ int main(void)
     for (int m = 0; m < 3; m++) {
         for (uint32_t k = 0; k < M[m].mesh_count; k++) {
             free(M[m].m[k].v4); free(M[m].m[k].v8); free(M[m].m[k].bulge); free(M[m].m[k].jb); free(M[m].m[k].nb);
+            free(M[m].m[k].centers); free(M[m].m[k].jb_plain);
         }
         sinew_skeleton_destroy(M[m].skel);
     }

@@ -1,6 +1,7 @@
 /* Sinew conservative character bounds (bounds.h): per-joint bind-space
  * spheres of a mesh, and their images under a packed palette. */
 #include "sinew/bounds.h"
+#include "sinew_layout.h" /* shaders/: SINEW_PAL_OFF_* */
 
 #include <math.h>
 #include <string.h>
@@ -29,15 +30,9 @@ static int influences(const bvert *x, uint32_t a)
     return 0;
 }
 
-sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n,
-                                      uint32_t joint_count, sinew_joint_bounds *joints, uint16_t *neighbors,
-                                      uint32_t neighbor_capacity, uint32_t *neighbor_count)
+/* Checks a vertex array as sinew_joint_bounds_build does. */
+static sinew_result check_vertices(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n, uint32_t joint_count)
 {
-    if (neighbor_count) *neighbor_count = 0;
-    if ((!v == !v8) || !joints || !neighbor_count || (neighbor_capacity && !neighbors))
-        return SINEW_ERROR_INVALID_ARGUMENT;
-    if (n == 0 || joint_count == 0) return SINEW_ERROR_EMPTY;
-    if (joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
     for (uint32_t i = 0; i < n; i++) {
         bvert x = vert_at(v, v8, i);
         uint32_t sum = 0;
@@ -48,6 +43,20 @@ sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8
         }
         if (sum != 65535u) return SINEW_ERROR_INVALID_WEIGHT;
     }
+    return SINEW_OK;
+}
+
+sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n,
+                                      uint32_t joint_count, sinew_joint_bounds *joints, uint16_t *neighbors,
+                                      uint32_t neighbor_capacity, uint32_t *neighbor_count)
+{
+    if (neighbor_count) *neighbor_count = 0;
+    if ((!v == !v8) || !joints || !neighbor_count || (neighbor_capacity && !neighbors))
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0 || joint_count == 0) return SINEW_ERROR_EMPTY;
+    if (joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
+    sinew_result vr = check_vertices(v, v8, n, joint_count);
+    if (vr != SINEW_OK) return vr;
     uint32_t used = 0;
     for (uint32_t a = 0; a < joint_count; a++) {
         double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
@@ -98,6 +107,60 @@ sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8
     }
     *neighbor_count = used;
     return used > neighbor_capacity ? SINEW_ERROR_CAPACITY : SINEW_OK;
+}
+
+sinew_result sinew_joint_bounds_add_centers(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n,
+                                            uint32_t joint_count, const float *centers, sinew_joint_bounds *joints)
+{
+    if ((!v == !v8) || !centers || !joints) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0 || joint_count == 0) return SINEW_ERROR_EMPTY;
+    if (joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
+    sinew_result r = check_vertices(v, v8, n, joint_count);
+    if (r != SINEW_OK) return r;
+    for (uint64_t i = 0; i < 3ull * n; i++)
+        if (!isfinite(centers[i])) return SINEW_ERROR_NON_FINITE;
+    /* the joints must be those of these vertices: a joint has a sphere iff it influences one */
+    for (uint32_t a = 0; a < joint_count; a++) {
+        int used = 0;
+        for (uint32_t i = 0; i < n && !used; i++) {
+            bvert x = vert_at(v, v8, i);
+            used = influences(&x, a);
+        }
+        if (used != (joints[a].radius >= 0.0f)) return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    for (uint32_t a = 0; a < joint_count; a++) {
+        sinew_joint_bounds *jb = &joints[a];
+        jb->has_centers = 1;
+        jb->cor_center[0] = jb->cor_center[1] = jb->cor_center[2] = 0.0f;
+        jb->cor_radius = jb->cor_offset = -1.0f;
+        if (!(jb->radius >= 0.0f)) continue;
+        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        for (uint32_t i = 0; i < n; i++) {
+            bvert x = vert_at(v, v8, i);
+            if (!influences(&x, a)) continue;
+            for (int c = 0; c < 3; c++) {
+                double y = centers[3 * (size_t)i + c];
+                lo[c] = y < lo[c] ? y : lo[c];
+                hi[c] = y > hi[c] ? y : hi[c];
+            }
+        }
+        for (int c = 0; c < 3; c++) jb->cor_center[c] = (float)(0.5 * (lo[c] + hi[c]));
+        /* distances from the float centre as stored, rounded up so that the float
+         * values still bound every center and every offset */
+        bv3 g = b3(jb->cor_center[0], jb->cor_center[1], jb->cor_center[2]);
+        double rc = 0, off = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            bvert x = vert_at(v, v8, i);
+            if (!influences(&x, a)) continue;
+            bv3 c = b3(centers[3 * (size_t)i], centers[3 * (size_t)i + 1], centers[3 * (size_t)i + 2]);
+            double dc = blen(bsub(c, g)), dp = blen(bsub(b3(x.pos[0], x.pos[1], x.pos[2]), c));
+            rc = dc > rc ? dc : rc;
+            off = dp > off ? dp : off;
+        }
+        jb->cor_radius = (float)(rc * (1.0 + 1e-6) + 1e-30);
+        jb->cor_offset = (float)(off * (1.0 + 1e-6) + 1e-30);
+    }
+    return SINEW_OK;
 }
 
 /* An upper bound of the spectral norm of the 3x3 of rows r: sqrt of the largest
@@ -171,13 +234,15 @@ sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint
     if (!joints || !neighbors || !packed_palette || !box_min || !box_max) return SINEW_ERROR_INVALID_ARGUMENT;
     if ((unsigned)method >= SINEW_METHOD_COUNT || (flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION))
         return SINEW_ERROR_INVALID_ARGUMENT;
-    if (sinew_method_uses_centers(method)) return SINEW_ERROR_INVALID_ARGUMENT; /* no CoR bound (bounds.h) */
+    int cor = sinew_method_uses_centers(method);
+    for (uint32_t a = 0; cor && a < joint_count; a++)
+        if (joints[a].radius >= 0.0f && !joints[a].has_centers) return SINEW_ERROR_NOT_FOUND;
     uint32_t stride = sinew_palette_gpu_stride(method, flags) * 4u; /* floats per joint */
     for (uint64_t i = 0; i < (uint64_t)stride * joint_count; i++)
         if (!isfinite(packed_palette[i])) return SINEW_ERROR_NON_FINITE;
-    int scale = method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS;
-    uint32_t dq_off = method == SINEW_METHOD_DQS ? 0u : 12u; /* floats */
-    uint32_t bulge_off = method == SINEW_METHOD_LBS ? 12u : method == SINEW_METHOD_DQS ? 8u : 20u;
+    int scale = method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS && method != SINEW_METHOD_COR;
+    uint32_t dq_off = SINEW_PAL_OFF_DQ((uint32_t)method) * 4u; /* floats */
+    uint32_t bulge_off = SINEW_PAL_OFF_BULGE((uint32_t)method) * 4u;
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     int any = 0;
     for (uint32_t a = 0; a < joint_count; a++) {
@@ -189,7 +254,36 @@ sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint
         double r = jb->radius, wmin = jb->min_major_weight > 0 ? jb->min_major_weight : 1.0 / 8.0;
         bv3 P;
         double e;
-        if (method == SINEW_METHOD_LBS || scale) {
+        if (cor) {
+            /* CoR (bounds.h; proof in README "Bounds for culling"): the vertex's center
+             * c lies within q of g, p within o of c. */
+            bv3 g = b3(jb->cor_center[0], jb->cor_center[1], jb->cor_center[2]);
+            double q = jb->cor_radius, o = jb->cor_offset, e1 = q, norm = 1.0;
+            if (scale) { /* stage 1: c1 = sum w_k S_k c within e1 of S_a g; |p1 - c1| <= max ||A_k|| o */
+                bv3 Ga = rows_apply(pa, g, NULL);
+                double spread = 0;
+                norm = 0;
+                for (uint32_t k = 0; k < jb->neighbor_count; k++) {
+                    uint32_t j = neighbors[jb->first_neighbor + k];
+                    double f;
+                    double d = blen(bsub(rows_apply(packed_palette + (size_t)stride * j, g, &f), Ga));
+                    spread = d > spread ? d : spread;
+                    norm = f > norm ? f : norm;
+                }
+                e1 = spread + norm * q;
+                g = Ga;
+            }
+            /* c' = sum w_k R_k c1 (T_k c for plain CoR): within e1 + max_k |R_k g - R_a g| of R_a g */
+            bv3 Ra = dq_apply(pa + dq_off, g);
+            double s2 = 0;
+            for (uint32_t k = 0; k < jb->neighbor_count; k++) {
+                uint32_t j = neighbors[jb->first_neighbor + k];
+                double d = blen(bsub(dq_apply(packed_palette + (size_t)stride * j + dq_off, g), Ra));
+                s2 = d > s2 ? d : s2;
+            }
+            P = Ra;
+            e = e1 + s2 + norm * o; /* p' = R (p1 - c1) + c', R a rotation */
+        } else if (method == SINEW_METHOD_LBS || scale) {
             /* LBS (or stage 1): around T_a c (S_a c) */
             bv3 Pa = rows_apply(pa, c, NULL);
             double spread = 0, norm = 0;

@@ -22,6 +22,7 @@ typedef struct crowd_model {
     uint32_t vertex_counts[SINEW_CROWD_MAX_MESHES];
     sinew_crowd_mesh_bounds bounds[SINEW_CROWD_MAX_MESHES];
     int has_bounds;
+    int has_cor_bounds; /* every mesh's bounds hold centers (sinew_joint_bounds_add_centers) */
     sinew_crowd_mesh_morph morphs[SINEW_CROWD_MAX_MESHES];
     int has_morphs;
 } crowd_model;
@@ -272,6 +273,10 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, s
         if (m->morphs) cm->morphs[i] = m->morphs[i];
     }
     cm->has_bounds = m->bounds != NULL;
+    cm->has_cor_bounds = cm->has_bounds;
+    for (uint32_t i = 0; cm->has_bounds && i < m->mesh_count; i++)
+        for (uint32_t a = 0; a < joints; a++)
+            if (!m->bounds[i].joints[a].has_centers) cm->has_cor_bounds = 0;
     cm->has_morphs = m->morphs != NULL;
     if (model_id) model_id->value = c->model_count;
     c->model_count++;
@@ -467,9 +472,9 @@ static void crowd_task(void *user, uint32_t task, uint32_t worker)
         if (r == SINEW_OK)
             r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, c->job_dst + (size_t)c->palette_offsets[i] * 4u);
         /* the box from the packed palette just written (the data the GPU reads) */
-        /* (no box for the CoR methods: sinew_character_bounds has no CoR bound) */
-        for (uint32_t k = 0; r == SINEW_OK && c->job_skip && m->has_bounds && !sinew_method_uses_centers(ch->method) &&
-                             k < m->mesh_count; k++) {
+        /* (CoR methods: only with centers in the bounds data) */
+        for (uint32_t k = 0; r == SINEW_OK && c->job_skip && m->has_bounds &&
+                             (m->has_cor_bounds || !sinew_method_uses_centers(ch->method)) && k < m->mesh_count; k++) {
             float lo[3], hi[3], *b = c->box_new + (size_t)i * 6u;
             r = sinew_character_bounds(m->bounds[k].joints, m->bounds[k].neighbors, m->joint_count, ch->method,
                                        ch->flags, pal, lo, hi);
@@ -638,7 +643,8 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
         int skip = crowd_skipped(&chars[i], i, c->frame);
         c->reset_owed[i] = (uint8_t)(changed && skip);
         if (!skip) { /* boxes: skinned characters get this frame's; skipped ones keep theirs */
-            c->box_valid[i] = (uint8_t)(c->models[chars[i].model.value].has_bounds && !sinew_method_uses_centers(chars[i].method));
+            const crowd_model *bm = &c->models[chars[i].model.value];
+            c->box_valid[i] = (uint8_t)(bm->has_bounds && (bm->has_cor_bounds || !sinew_method_uses_centers(chars[i].method)));
             memcpy(c->box + (size_t)i * 6u, c->box_new + (size_t)i * 6u, sizeof(float) * 6u);
         } else if (i >= c->last_count) {
             c->box_valid[i] = 0;

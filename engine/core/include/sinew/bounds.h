@@ -13,6 +13,14 @@
  *    equivariant under common translations, and its real part is at least w_a long);
  *  - DQS with scale: stage 1 as LBS with the S_k gives (S_a c_a, e1), then stage 2 as
  *    DQS with the R_k around S_a c_a: P_a = R_a S_a c_a, e_a = e1 + max_k |R_k S_a c_a - R_a S_a c_a| / w_a;
+ *  - CoR (needs sinew_joint_bounds_add_centers): with (g_a, q_a) the sphere of the
+ *    centers c of those vertices and o_a = max |p - c|, the center moves to
+ *    c' = sum w_k T_k c (a convex blend) and p' = R (p - c) + c' with R a rotation,
+ *    so P_a = T_a g_a, e_a = max_k |T_k g_a - T_a g_a| + q_a + o_a;
+ *  - CoR with scale: stage 1 moves c to c1 = sum w_k S_k c, within e1 (the LBS
+ *    rule with the S_k around g_a) of S_a g_a, and p1 - c1 = sum w_k A_k (p - c)
+ *    (A_k the 3x3 of S_k); then c' = sum w_k R_k c1, p' = R (p1 - c1) + c':
+ *    P_a = R_a S_a g_a, e_a = e1 + max_k |R_k S_a g_a - R_a S_a g_a| + max_k ||A_k||_2 o_a;
  *  - bulge correction moves a vertex toward a point of its major joint's
  *    transformed bone segment: every joint's segment ends are added to the box.
  * The character box is the union of the boxes [P_a - e_a, P_a + e_a], padded by
@@ -34,6 +42,11 @@ typedef struct sinew_joint_bounds {
     float min_major_weight;     /* smallest largest weight among them (>= 1 / influences per vertex) */
     uint32_t first_neighbor;    /* N(a) = neighbors[first_neighbor .. first_neighbor + neighbor_count - 1] */
     uint32_t neighbor_count;
+    /* For the CoR methods, set by sinew_joint_bounds_add_centers (0 from sinew_joint_bounds_build): */
+    uint32_t has_centers;       /* 1: the three fields below describe the mesh's centers of rotation */
+    float cor_center[3];        /* centre of the bounding box of those vertices' centers of rotation */
+    float cor_radius;           /* largest distance from cor_center to one of those centers */
+    float cor_offset;           /* largest distance from one of those vertices to its own center */
 } sinew_joint_bounds;
 
 /* Builds the joint bounds of a mesh of n vertices, given as v (4 influences) or
@@ -48,13 +61,21 @@ SINEW_API sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sin
                                       uint32_t joint_count, sinew_joint_bounds *joints, uint16_t *neighbors,
                                       uint32_t neighbor_capacity, uint32_t *neighbor_count);
 
+/* Adds the CoR data to joint bounds that sinew_joint_bounds_build made from the same
+ * vertices (v or v8, n, joint_count): centers = 3 floats per vertex (sinew_cor_compute,
+ * what the skinner mesh was given). O(joint_count x n); nothing written on error.
+ * Errors: INVALID_ARGUMENT (NULL, both or no vertex arrays, joints not built from
+ * these vertices), EMPTY, JOINT_INDEX, INVALID_WEIGHT, NON_FINITE (a position or a center). */
+SINEW_API sinew_result sinew_joint_bounds_add_centers(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n,
+                                                      uint32_t joint_count, const float *centers,
+                                                      sinew_joint_bounds *joints);
+
 /* Conservative axis-aligned box of a character skinned with method/flags and
  * the packed palette (sinew_palette_pack layout, joint_count entries): every
  * skinned vertex of the mesh lies inside [box_min, box_max]. Errors:
- * INVALID_ARGUMENT (NULL, bad method or flags, or a CoR method: the CoR vertex
- * depends on its center of rotation, which these joint bounds do not describe, so
- * no bound is offered), EMPTY (no joint influences a vertex), NON_FINITE (the
- * palette holds a non-finite value). */
+ * INVALID_ARGUMENT (NULL, bad method or flags), NOT_FOUND (a CoR method on joint
+ * bounds without centers: sinew_joint_bounds_add_centers), EMPTY (no joint
+ * influences a vertex), NON_FINITE (the palette holds a non-finite value). */
 SINEW_API sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
                                     uint32_t joint_count, sinew_method method, uint32_t flags,
                                     const float *packed_palette, float box_min[3], float box_max[3]);

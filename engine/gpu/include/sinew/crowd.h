@@ -69,8 +69,9 @@ typedef struct sinew_crowd_desc {
 #define SINEW_CROWD_MAX_MESHES 16u
 
 /* Culling data of one mesh of a model: what sinew_joint_bounds_build made from
- * the mesh's rest vertices for the skeleton's joint count. Not copied: must
- * outlive the crowd. */
+ * the mesh's rest vertices for the skeleton's joint count (for boxes of CoR
+ * characters, with sinew_joint_bounds_add_centers called on every mesh's data).
+ * Not copied: must outlive the crowd. */
 typedef struct sinew_crowd_mesh_bounds {
     const sinew_joint_bounds *joints; /* joint_count entries */
     const uint16_t *neighbors;
@@ -221,8 +222,8 @@ SINEW_API sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32
  * character skipped this frame (hidden / update_every) keeps the box of its
  * last skinning at that index, like its output. INVALID_ARGUMENT (NULL, i
  * beyond the last prepare's count), NOT_FOUND (model without bounds data, a
- * character skinned with a CoR method (no CoR bound, bounds.h), or never skinned
- * at that index). Not computed by sinew_crowd_build_palettes. */
+ * character skinned with a CoR method on a model whose bounds data has no centers
+ * (sinew_joint_bounds_add_centers), or never skinned at that index). Not computed by sinew_crowd_build_palettes. */
 SINEW_API sinew_result sinew_crowd_character_bounds(const sinew_crowd *c, uint32_t character, float box_min[3],
                                           float box_max[3]);
 /* Palette slots (vec4) a character of this model needs with this method and flags. */
