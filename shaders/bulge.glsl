@@ -56,13 +56,18 @@ vec3 bulge_rotate(vec4 br, vec3 g)
 
 /* The correction of a skinned (p, n): segment [sa, sb], rest distance d0, g the
  * skinned rest-distance gradient (reference.h step 4). If d = dist(p, [sa, sb]) > d0:
- * p = c + (p - c) d0 / d, and n = cof(L) n normalized with L v = f v + a (1 - f)(u.v) u
- * + r (h.v), h = g_t - f r, computed as cof(B) n + (B (h x n)) x r, B = f I + a (1 - f) u u^T:
- *   f = max(d0 / d, 1/8); g_t = g - (g.n) n, g limited to length 4 and faded out for
+ * p = c + (p - c) d0 / d; with inner (SINEW_SKIN_BULGE_INNER), at any d > 0:
+ * p = c + (p - c) phi / d, phi = d + (d0 - d) w gs, w = smoothstep of d / d0 over
+ * [0, SINEW_BULGE_INNER_RAMP] (1 beyond), gs the fade of g below. The normal n = cof(L) n
+ * normalized with L v = f v + a (1 - f)(u.v) u + r (h.v), h = k g_t - (f - e) r,
+ * computed as cof(B) n + (B (h x n)) x r, B = f I + a (1 - f) u u^T:
+ *   f = max(d0 / d, 1/8), e = 0, k = 1; inner: f = max(phi / d, 1/8), e = dphi/dd,
+ *   k gs = dphi/dd0; g_t = g - (g.n) n, g limited to length 4 and faded out (gs) for
  *   d0 below 2^-12 max|p|; a = 1 inside the segment, 0 beyond its ends, ramped over
- *   an axial distance den = max(d / 16, 2^-12 max|p|) from each end; the result blended
- *   in from the skinned n as d - d0 grows from 2^-16 max|p| to that + den. */
-void bulge_correct(vec3 sa, vec3 sb, float d0, vec3 g, inout vec3 p, inout vec3 n)
+ *   an axial distance den = max(d / 16, 2^-12 max|p|) from each end; without inner the
+ *   result is blended in from the skinned n as d - d0 grows from 2^-16 max|p| to that
+ *   + den (with inner the map's derivative is continuous across d0: no blend). */
+void bulge_correct(vec3 sa, vec3 sb, float d0, vec3 g, bool inner, inout vec3 p, inout vec3 n)
 {
     vec3 ab = sb - sa;
     float ll = dot(ab, ab);
@@ -70,24 +75,33 @@ void bulge_correct(vec3 sa, vec3 sb, float d0, vec3 g, inout vec3 p, inout vec3 
     vec3 c = sa + clamp(tu, 0.0, 1.0) * ab;
     vec3 dv = p - c;
     float d = sqrt(dot(dv, dv));
+    bool act = inner ? d > 0.0 : d > d0;
     vec3 r = dv / d;
     vec3 u = ll > 0.0 ? ab * inversesqrt(ll) : vec3(0.0);
     float ax = max(max(abs(p.x), abs(p.y)), abs(p.z));
     float den = max(d * 0.0625, ax * (1.0 / 4096.0));
-    float f = max(d0 / d, 0.125);
+    float gs = clamp((d0 - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0)), 0.0, 1.0);
+    float x = d / d0;
+    bool ramp = inner && x < SINEW_BULGE_INNER_RAMP;
+    float tt = ramp ? x * (1.0 / SINEW_BULGE_INNER_RAMP) : 1.0;
+    float w = tt * tt * (3.0 - 2.0 * tt), wp = 6.0 * tt * (1.0 - tt) * (1.0 / SINEW_BULGE_INNER_RAMP);
+    float fp = inner ? (d + (d0 - d) * w * gs) / d : d0 / d;
+    float f = max(fp, 0.125);
+    float e = !inner ? 0.0 : ramp ? 1.0 - gs * w + gs * (1.0 - x) * wp : 1.0 - gs;
+    float k = ramp ? w - (1.0 - x) * x * wp : 1.0;
     float pf = ll > 0.0 ? clamp(min(tu, 1.0 - tu) * sqrt(ll) / den, 0.0, 1.0) * (1.0 - f) : 0.0;
     float gl = sqrt(dot(g, g));
     g = gl > 4.0 ? g * (4.0 / gl) : g;
-    g *= clamp((d0 - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0)), 0.0, 1.0);
-    vec3 h = g - dot(g, n) * n - f * r;
-    vec3 w = cross(h, n);
+    g *= gs;
+    vec3 h = k * (g - dot(g, n) * n) - (f - e) * r;
+    vec3 w3 = cross(h, n);
     float un = dot(u, n);
-    vec3 m = (f * (f + pf)) * (n - un * u) + (f * f * un) * u + cross(f * w + (pf * dot(u, w)) * u, r);
+    vec3 m = (f * (f + pf)) * (n - un * u) + (f * f * un) * u + cross(f * w3 + (pf * dot(u, w3)) * u, r);
     float mm = max(max(abs(m.x), abs(m.y)), abs(m.z));
     vec3 nb = mm >= 1e-30 ? safe_normalize(m) : n;
-    float bw = (d - d0 - ax * (1.0 / 65536.0)) / den;
+    float bw = inner ? 1.0 : (d - d0 - ax * (1.0 / 65536.0)) / den;
     vec3 nbl = safe_normalize(n + bw * (nb - n));
     nb = bw < 1.0 ? (bw <= 0.0 || nbl == vec3(0.0) ? n : nbl) : nb;
-    n = d > d0 ? nb : n;
-    p = d > d0 ? c + dv * (d0 / d) : p;
+    n = act ? nb : n;
+    p = act ? c + dv * fp : p;
 }

@@ -56,6 +56,7 @@
 #define SINEW_SPEC_WG_SIZE 6        /* local_size_x */
 #define SINEW_SPEC_PREVIOUS 7       /* SINEW_PREV_*: what the kernel writes to the previous-position buffer */
 #define SINEW_SPEC_TANGENTS 8       /* bool: skin the mesh's tangent frames too */
+#define SINEW_SPEC_BULGE_INNER 9    /* bool: bulge correction's inner push (with SINEW_SPEC_BULGE) */
 
 /* Previous-frame positions (SINEW_SPEC_PREVIOUS). */
 #define SINEW_PREV_NONE 0u          /* nothing (no previous buffer kept) */
@@ -81,6 +82,9 @@
 #define SINEW_K_COR 5u
 #define SINEW_K_COR_SCALE 6u
 #define SINEW_K_FLAG_BULGE 1u
+#define SINEW_K_FLAG_BULGE_INNER 2u  /* only with SINEW_K_FLAG_BULGE */
+/* The inner push's ramp: full at d >= RAMP d0, smoothstep to 0 at d = 0 (reference.h step 4). */
+#define SINEW_BULGE_INNER_RAMP 0.5
 
 /* Palette: vec4 (16-byte) slots per joint entry, by method, and where each part
  * of an entry starts (slot offsets inside the joint's entry):

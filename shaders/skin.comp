@@ -21,6 +21,7 @@ layout(constant_id = SINEW_SPEC_OUTPUT_PACKED) const bool OUTPUT_PACKED = false;
 layout(constant_id = SINEW_SPEC_READ_TEXEL) const bool READ_TEXEL = false;
 layout(constant_id = SINEW_SPEC_METHOD) const uint METHOD = SINEW_KK_LBS;
 layout(constant_id = SINEW_SPEC_BULGE) const bool BULGE = false;
+layout(constant_id = SINEW_SPEC_BULGE_INNER) const bool BULGE_INNER = false;
 layout(constant_id = SINEW_SPEC_INFLUENCES) const uint INFLUENCES = 4u;
 layout(constant_id = SINEW_SPEC_GRID) const bool GRID = true;
 layout(constant_id = SINEW_SPEC_PREVIOUS) const uint PREVIOUS = SINEW_PREV_NONE;
@@ -304,7 +305,7 @@ void main()
     }
     if (BULGE) {
         uint s = pbase + js[0] * STRIDE + OFF_BULGE;
-        bulge_correct(load_pal(s).xyz, load_pal(s + 1u).xyz, load_bulge(SINEW_BULGE_INDEX(slot)), gb, p, n);
+        bulge_correct(load_pal(s).xyz, load_pal(s + 1u).xyz, load_bulge(SINEW_BULGE_INDEX(slot)), gb, BULGE_INNER, p, n);
     }
 
     /* Previous-frame position: what this vertex's output held before this

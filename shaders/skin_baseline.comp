@@ -167,7 +167,7 @@ void main()
         }
         if (bulge) {
             uint s = pbase + js[0] * stride + SINEW_PAL_OFF_BULGE(I.method);
-            bulge_correct(load_pal(s).xyz, load_pal(s + 1u).xyz, bulge_rest[vi], g, p, n);
+            bulge_correct(load_pal(s).xyz, load_pal(s + 1u).xyz, bulge_rest[vi], g, (I.flags & SINEW_K_FLAG_BULGE_INNER) != 0u, p, n);
         }
     }
 

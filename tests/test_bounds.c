@@ -180,9 +180,9 @@ int main(void)
             TU_CHECK_OK(sinew_joint_bounds_add_centers(eight ? NULL : v4, eight ? v8 : NULL, n, jc, centers, jb));
             for (int trial = 0; trial < 4; trial++)
                 for (int m = 0; m < SINEW_METHOD_COUNT; m++)
-                    for (int b = 0; b < 2; b++) {
+                    for (int b = 0; b < 3; b++) {
                         sinew_method method = (sinew_method)m;
-                        uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION : 0;
+                        uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION | (b == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
                         sinew_transform local[256];
                         memcpy(local, rest, sizeof(sinew_transform) * jc);
                         tu_random_pose(&rng, jc, local, 1.2 * M_PI,
@@ -211,7 +211,7 @@ int main(void)
                         shrunk_fail += out_shrunk != 0;
                         if (out)
                             TU_CHECK_MSG(0, "%u joints, %d influences, %s%s: %u coordinates outside the bounds", jc,
-                                         eight ? 8 : 4, sinew_method_name(method), b ? "+bulge" : "", out);
+                                         eight ? 8 : 4, sinew_method_name(method), b == 2 ? "+inner" : b ? "+bulge" : "", out);
                         double dv = 0, db = 0;
                         for (int c = 0; c < 3; c++) {
                             dv += (vhi[c] - vlo[c]) * (vhi[c] - vlo[c]);

@@ -200,6 +200,7 @@ static uint32_t make_characters(const mesh_data *meshes, character *ch, uint32_t
                 c->mesh = ci % N_MESH;
                 c->method = (ci / N_MESH) % 2 ? SINEW_METHOD_COR_SCALE : SINEW_METHOD_COR;
                 c->flags = ci / (2 * N_MESH) ? SINEW_SKIN_BULGE_CORRECTION : 0;
+                if (c->flags && ci % 2) c->flags |= SINEW_SKIN_BULGE_INNER;
             } else {
                 c->mesh = (ci * 5) % N_MESH;
                 c->method = extra_methods[ci % 3];
@@ -487,6 +488,7 @@ static void test_crowd(sinew_gpu *gpu, const mesh_data *md)
         chars[i].model = model;
         chars[i].method = meth;
         chars[i].flags = i % 4 >= 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        if (i % 8 == 3) chars[i].flags |= SINEW_SKIN_BULGE_INNER;
         chars[i].sample = sample_pose;
         chars[i].sample_user = poses;
     }

@@ -191,7 +191,8 @@ static void make_characters(fixture *f)
         uint32_t m = f->model_of[i];
         c->model = f->model_ids[m];
         c->method = (sinew_method)(i % TU_PLAIN_METHODS);
-        c->flags = tu_range(&f->rng, 2) ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        uint32_t bf = tu_range(&f->rng, 3);   /* none, bulge, bulge with the inner push */
+        c->flags = bf ? SINEW_SKIN_BULGE_CORRECTION | (bf == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
         sinew_transform rt = { tu_random_vec3(&f->rng, -30, 30), tu_random_quat(&f->rng), sinew_v3(1, 1, 1) };
         f->roots[i] = sinew_mat4_from_transform(&rt);
         c->root = &f->roots[i];
@@ -277,7 +278,7 @@ static uint32_t check_character(fixture *f, int frame, uint32_t i, uint32_t bad_
             if (!(ep <= 2e-5 * E) || !(en <= 1e-4 + 8.0 * f->sens[v])) {
                 if (bad_verts++ < 5)
                     TU_CHECK_MSG(0, "frame %d char %u (model %u, %s%s) mesh %u vertex %u: pos err %.3g (E %.3g), nrm err %.3g",
-                                 frame, i, c->model.value, sinew_method_name(c->method), c->flags ? "+bulge" : "", k, v,
+                                 frame, i, c->model.value, sinew_method_name(c->method), !c->flags ? "" : (c->flags & SINEW_SKIN_BULGE_INNER) ? "+inner" : "+bulge", k, v,
                                  ep, E, en);
             }
         }

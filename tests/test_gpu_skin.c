@@ -1,13 +1,14 @@
 /* GPU skinning vs the float64 reference (sinew_reference_skin), every method
- * with and without bulge correction, in ONE dispatch per frame: 80 characters
- * (8 random forests of 1..256 joints x 5 methods x bulge on/off), >= 120k
+ * with and without bulge correction (and its inner push, SINEW_SKIN_BULGE_INNER, on
+ * half of the bulge characters), in ONE dispatch per frame: 80 characters
+ * (8 random forests of 1..256 joints x 5 methods x bulge off/on/inner), >= 120k
  * vertices, random poses with rotations up to 1.2 pi (past 180 degrees),
  * non-uniform random scales for LBS and the scale methods, rigid poses for
  * plain DQS, 1..4 random influences, random root placement. Poisoned (NaN)
  * output, with poisoned gaps between characters that must stay untouched.
  * Runs: FLOAT/storage reads, FLOAT/texel reads, PACKED with a forced 2D grid;
  * two frames each (both ring slots).
- * Kernels: one pipeline per variant (method kind x bulge; one dispatch per
+ * Kernels: one pipeline per variant (method kind x bulge x inner; one dispatch per
  * variant in use, checked), in group-record mode for this mixed scene; a
  * second scene of 80 characters on ONE mesh, grouped by variant with evenly
  * spaced palettes and outputs, runs in grid mode (every dispatch checked to be
@@ -179,12 +180,12 @@ static void check_frame_output(const char *label, int frame, const character *ch
                                const float *pos, const float *nrm, uint32_t total_out, double ntol,
                                int failures_before, double ms)
 {
-    double worst_p[TU_PLAIN_METHODS][2] = { { 0 } }, worst_n[TU_PLAIN_METHODS][2] = { { 0 } };
+    double worst_p[TU_PLAIN_METHODS][3] = { { 0 } }, worst_n[TU_PLAIN_METHODS][3] = { { 0 } };
     uint32_t ill = 0, nan_count = 0, gap_written = 0, bulge_vertices = 0, widened = 0, loose = 0;
     for (uint32_t ci = 0; ci < N_CHAR; ci++) {
         const character *c = &ch[ci];
         uint32_t n = meshes[c->mesh].n;
-        int b = c->flags ? 1 : 0;
+        int b = !c->flags ? 0 : (c->flags & SINEW_SKIN_BULGE_INNER) ? 2 : 1;
         double ptol = 2e-5 * c->extent[frame];
         for (uint32_t v = 0; v < n; v++) {
             const float *gp = pos + 3 * (size_t)(c->out_offset + v), *gn = nrm + 3 * (size_t)(c->out_offset + v);
@@ -232,9 +233,9 @@ static void check_frame_output(const char *label, int frame, const character *ch
     fprintf(stderr, "%s frame %d: %u characters, %u vertices, GPU %.2f ms; ill-conditioned normals (k > 100): %u\n",
             label, frame, N_CHAR, total_out - N_CHAR * GAP, ms, ill);
     for (int m = 0; m < TU_PLAIN_METHODS; m++)
-        for (int b = 0; b < 2; b++)
+        for (int b = 0; b < 3; b++)
             fprintf(stderr, "  %-16s %-6s max position error %.3g x extent, max normal error %.3g\n",
-                    sinew_method_name((sinew_method)m), b ? "bulge" : "", worst_p[m][b], worst_n[m][b]);
+                    sinew_method_name((sinew_method)m), b == 2 ? "inner" : b ? "bulge" : "", worst_p[m][b], worst_n[m][b]);
 }
 
 /* One configuration, two frames (both ring slots), output poisoned before
@@ -258,14 +259,14 @@ static int run_config(sinew_gpu *gpu, const char *label, sinew_output_format fmt
     for (int frame = 0; frame < 2; frame++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total_out, 0x7fc00000u));
         double ms = skin_frame(sk, ch, meshes, ids, order, frame);
-        /* One dispatch per variant in use (method kind x bulge: 6 here), grid
+        /* One dispatch per variant in use (method kind x bulge none/outer/inner: 9 here), grid
          * mode exactly for the grid scene in AUTO; the baseline: one dispatch. */
         uint32_t grid = 99, nd = sinew_debug_dispatch_count(sk, &grid);
         if (kc.kernel == SINEW_DEBUG_KERNEL_BASELINE) {
             TU_CHECK_MSG(nd == 1 && grid == 0, "%s: baseline %u dispatches (%u grid)", label, nd, grid);
         } else {
-            uint32_t want_grid = kc.grid_scene && kc.kernel == SINEW_DEBUG_KERNEL_AUTO ? 6u : 0u;
-            TU_CHECK_MSG(nd == 6 && grid == want_grid, "%s: %u dispatches, %u in grid mode (want 6, %u)", label, nd,
+            uint32_t want_grid = kc.grid_scene && kc.kernel == SINEW_DEBUG_KERNEL_AUTO ? 9u : 0u;
+            TU_CHECK_MSG(nd == 9 && grid == want_grid, "%s: %u dispatches, %u in grid mode (want 9, %u)", label, nd,
                          grid, want_grid);
         }
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total_out, pos, nrm));
@@ -348,10 +349,15 @@ static uint32_t make_characters(tu_rng *rng, const mesh_data meshes[N_MESH], cha
         c->mesh = ci % N_MESH;
         c->method = (sinew_method)((ci / N_MESH) % TU_PLAIN_METHODS);
         c->flags = (ci / (N_MESH * TU_PLAIN_METHODS)) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        if (c->flags && (ci + ci / N_MESH) % 2) c->flags |= SINEW_SKIN_BULGE_INNER; /* half of each method's meshes */
         if (grid) { /* one mesh (64 joints), grouped by variant, evenly spaced within a variant */
             c->mesh = 4;
             c->method = (sinew_method)((ci / 8) % TU_PLAIN_METHODS);
             c->flags = ci / 40 ? SINEW_SKIN_BULGE_CORRECTION : 0;
+            if (c->flags) { /* 40..59 bulge, 60..79 with the inner push; 4 per method, in method order */
+                c->method = (sinew_method)(((ci - 40) % 20) / 4);
+                if (ci >= 60) c->flags |= SINEW_SKIN_BULGE_INNER;
+            }
         }
         const mesh_data *md = &meshes[c->mesh];
         uint32_t stride = sinew_palette_gpu_stride(c->method, c->flags);

@@ -215,11 +215,12 @@ static void make_pose(tu_rng *rng, character *c, const mesh_data *m, int f, sine
 }
 
 /* Variant of a character as the skinner groups them: method kind (LBS, DQS, the
- * DQS-with-scale modes) x bulge x 4/8 influences. */
+ * DQS-with-scale modes) x bulge (none, the correction, with its inner push) x 4/8 influences. */
 static uint32_t variant_key(const character *c, const mesh_data *meshes)
 {
     uint32_t kind = c->method == SINEW_METHOD_LBS ? 0u : c->method == SINEW_METHOD_DQS ? 1u : 2u;
-    return (kind * 2u + (c->flags ? 1u : 0u)) * 2u + (meshes[c->mesh].K == 8 ? 1u : 0u);
+    uint32_t bulge = !c->flags ? 0u : (c->flags & SINEW_SKIN_BULGE_INNER) ? 2u : 1u;
+    return (kind * 3u + bulge) * 2u + (meshes[c->mesh].K == 8 ? 1u : 0u);
 }
 
 /* Dispatches and grid-mode dispatches the skinner should choose for these instances
@@ -233,7 +234,7 @@ static uint32_t variant_key(const character *c, const mesh_data *meshes)
 static uint32_t expected_dispatches(const character *list, uint32_t n, const mesh_data *meshes, uint32_t *grid_out)
 {
     uint32_t nd = 0, grid = 0;
-    for (uint32_t key = 0; key < 12; key++) {
+    for (uint32_t key = 0; key < 18; key++) {
         const character *first = NULL, *second = NULL;
         uint32_t k = 0, even = 1;
         for (uint32_t i = 0; i < n; i++) {
@@ -336,7 +337,7 @@ static void run_list(sinew_gpu *gpu, const char *label, sinew_output_format fmt,
                 if (!(ep <= 2e-5 * c->extent[f]) || !(en <= ntol * k + 8.0 * c->sens[f][v])) {
                     if (bad++ < 5)
                         TU_CHECK_MSG(0, "%s frame %d char %u (%s%s, %u infl) v %u: pos %.3g normal %.3g (cond %.3g)", label, f,
-                                     i, sinew_method_name(c->method), c->flags ? "+bulge" : "", m->K, v, ep, en, k);
+                                     i, sinew_method_name(c->method), !c->flags ? "" : (c->flags & SINEW_SKIN_BULGE_INNER) ? "+inner" : "+bulge", m->K, v, ep, en, k);
                 }
             }
         }
@@ -364,8 +365,9 @@ static void run_config(sinew_gpu *gpu, const char *label, sinew_output_format fm
     uint32_t n = 0;
     for (uint32_t i = 0; i < N_CHAR; i++)
         if (!subset || (ch[i].mesh == 0 && ch[i].method <= SINEW_METHOD_DQS)) list[n++] = ch[i];
-    /* full scene: 12 variants; the 4-influence LBS and DQS ones (+- bulge) have one
-     * instance each, so at least 4 run in grid mode */
+    /* full scene: 15 variants (no 4-influence bulge without the inner push); the
+     * 4-influence LBS and DQS ones and the 8-influence inner LBS and DQS ones have one
+     * instance each, so at least 6 run in grid mode */
     TU_CHECK(n == (subset ? 4u : (uint32_t)N_CHAR));
     run_list(gpu, label, fmt, path, kernel, wg, meshes, list, n, subset ? 4u : ~0u, total_rest, total_out, total_pal);
 }
@@ -432,6 +434,8 @@ int main(void)
         c->mesh = i % N_MESH;
         c->method = (sinew_method)((i / N_MESH) % TU_PLAIN_METHODS);
         c->flags = i / (N_MESH * TU_PLAIN_METHODS) ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        /* the inner push on the bulge characters of mesh 2 (4 influences) and mesh 3 (8) */
+        if (c->flags && (c->mesh == MESH4 || c->mesh == 3)) c->flags |= SINEW_SKIN_BULGE_INNER;
         c->out_offset = out;
         c->pal_offset = pal + tu_range(&rng, 3);
         out += meshes[c->mesh].n + GAP;

@@ -333,6 +333,105 @@ static void test_errors(fixture *f)
     TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, neg, f->pal, JC, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, pos_out, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     neg[5] = NAN;
     TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, neg, f->pal, JC, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, pos_out, NULL), SINEW_ERROR_NON_FINITE);
+    /* the inner push without the correction, an unknown flag */
+    TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_INNER, pos_out, NULL),
+                    SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, SINEW_METHOD_DQS, 1u << 5, pos_out, NULL),
+                    SINEW_ERROR_INVALID_ARGUMENT);
+}
+
+/* The inner push on random poses (every method but CoR, scales included): no vertex
+ * ends farther than d0 from its major bone; those at d >= d0 / 2 before it end at
+ * exactly d0; those closer end between d and d0; those within the fade near the bone
+ * (d0 below ~2^-12 max|p'|) between d and d0; normals unit. */
+static void test_inner_random(tu_rng *r, fixture *f)
+{
+    for (int m = 0; m < TU_PLAIN_METHODS; m++) {
+        uint32_t full = 0, ramp = 0, faded = 0, bad = 0, bad_unit = 0;
+        double worst = 0;
+        int ok = make_pose(r, f, (sinew_method)m, 0.8 * M_PI, m == SINEW_METHOD_DQS ? 0.0 : 0.3);
+        TU_CHECK(ok);
+        if (!ok) return;
+        TU_CHECK_OK(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, (sinew_method)m, 0, pos_out, nrm_out));
+        TU_CHECK_OK(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, (sinew_method)m,
+                                         SINEW_SKIN_BULGE_CORRECTION | SINEW_SKIN_BULGE_INNER, pos2, nrm2));
+        for (uint32_t i = 0; i < NV; i++) {
+            const sinew_palette_joint *pj = &f->pal[f->v[i].joints[0]];
+            double d0 = f->bulge[i], tol = 1e-12 * (1.0 + sinew_v3_length(at3(pos_out, i)));
+            double d = sinew_distance_to_segment(at3(pos_out, i), pj->seg_head, pj->seg_tail, NULL);
+            double d1 = sinew_distance_to_segment(at3(pos2, i), pj->seg_head, pj->seg_tail, NULL);
+            double l2 = nrm2[3 * i] * nrm2[3 * i] + nrm2[3 * i + 1] * nrm2[3 * i + 1] + nrm2[3 * i + 2] * nrm2[3 * i + 2];
+            const double *q = &pos_out[3 * i];
+            double ax = fmax(fabs(q[0]), fmax(fabs(q[1]), fabs(q[2])));
+            if (!(fabs(l2 - 1.0) <= 1e-12)) bad_unit++;
+            if (d0 < ax * (1.0 / 65536.0 + 1.0 / 4096.0)) {   /* the fade near the bone (reference.h): partial */
+                faded++;
+                if (!(d1 >= fmin(d, d0) - tol && d1 <= fmax(d, d0) + tol)) bad++;
+                continue;
+            }
+            if (d1 - d0 > worst) worst = d1 - d0;
+            if (d >= 0.5 * d0) {
+                full++;
+                if (!(fabs(d1 - d0) <= tol)) bad++;
+            } else if (d > 0.0) {
+                ramp++;
+                if (!(d1 >= d - tol && d1 <= d0 + tol)) bad++;
+            }
+        }
+        fprintf(stderr, "inner push, %s: %u vertices at d0 after, %u in the ramp, %u faded, max (d - d0) after %.3g\n",
+                sinew_method_name((sinew_method)m), full, ramp, faded, worst);
+        TU_CHECK(bad == 0 && bad_unit == 0);
+        TU_CHECK(worst <= 1e-12);
+        TU_CHECK(full > NV / 2);
+    }
+}
+
+/* The inner push on a known surface: joint 0 squashed about its bone [0, 1] on x,
+ * skin = diag(1, s, s); a vertex at rest distance 0.2 is skinned to 0.2 s. s = 0.5:
+ * pushed back to 0.2 (the map from rest is the identity, the rest normal returns);
+ * s = 0.3: in the ramp, x = 0.3, phi / d0 = x + (1 - x) w(x / 0.5) = 0.7536 for every
+ * vertex of that joint, so the map from rest is diag(1, 0.7536, 0.7536) about the axis
+ * and a rest normal (sn, cs, 0) becomes (sn, cs / 0.7536, 0) normalized. LBS and the
+ * scale methods (the scale stage S, identity rigid part). */
+static void test_inner_handmade(void)
+{
+    sinew_palette_joint p[2];
+    sinew_vertex v[1];
+    float rest[1] = { 0.2f };
+    const double sq[2] = { 0.5, 0.3 };
+    memset(p, 0, sizeof p);
+    memset(v, 0, sizeof v);
+    v[0].weights[0] = 65535;
+    v[0].position[0] = 0.5f; v[0].position[1] = 0.2f;
+    for (int si = 0; si < 2; si++) {
+        double s = sq[si], tt = (s / 0.5 < 1.0 ? s / 0.5 : 1.0), w = tt * tt * (3.0 - 2.0 * tt);
+        double ratio = s + (1.0 - s) * w;
+        for (int j = 0; j < 2; j++) {
+            p[j].skin = sinew_mat4_identity();
+            p[j].scale = sinew_mat4_identity();
+            p[j].skin.m[1][1] = p[j].skin.m[2][2] = s;
+            p[j].scale.m[1][1] = p[j].scale.m[2][2] = s;
+            p[j].rigid = sinew_dq_identity();
+            p[j].seg_head = sinew_v3(0, 0, 0);
+            p[j].seg_tail = sinew_v3(1, 0, 0);
+        }
+        for (int m = 0; m < TU_PLAIN_METHODS; m++) {
+            const double tilt[3] = { 0.0, 0.4, -1.1 };
+            if (m == SINEW_METHOD_DQS) continue;   /* no scale in plain DQS */
+            for (int k = 0; k < 3; k++) {
+                double sn = sin(tilt[k]), cs = cos(tilt[k]), e;
+                v[0].normal_oct = sinew_oct_encode(sinew_v3(sn, cs, 0));
+                TU_CHECK_OK(sinew_reference_skin(1, v, rest, p, 2, (sinew_method)m,
+                                                 SINEW_SKIN_BULGE_CORRECTION | SINEW_SKIN_BULGE_INNER, pos_out, nrm_out));
+                TU_CHECK_NEAR(pos_out[0], 0.5, 1e-7);
+                TU_CHECK_NEAR(pos_out[1], 0.2 * ratio, 1e-7);
+                e = sqrt(sn * sn + cs * cs / (ratio * ratio));
+                TU_CHECK_NEAR(nrm_out[0], sn / e, 1e-4);
+                TU_CHECK_NEAR(nrm_out[1], cs / ratio / e, 1e-4);
+                TU_CHECK_NEAR(nrm_out[2], 0.0, 1e-4);
+            }
+        }
+    }
 }
 
 int main(void)
@@ -349,6 +448,8 @@ int main(void)
     test_zero_sum(&r, &f);
     test_handmade();
     test_bulge_random(&r, &f);
+    test_inner_random(&r, &f);
+    test_inner_handmade();
     test_errors(&f);
     sinew_skeleton_destroy(f.sk);
     free(f.scratch);

@@ -218,6 +218,49 @@ static bv3 dq_apply(const float *q, bv3 p)
               p.z + 2 * vz + 2 * (rw * dz - dw * rz + cz));
 }
 
+/* p mapped back by the inverse of a joint's transform as packed (reference.c
+ * major_inverse): the unit dual quaternion dq (NULL for LBS), then the affine rows
+ * (NULL for DQS). 0 when the 3x3 to invert is singular. */
+static int joint_inverse(const float *dq, const float *rows, bv3 p, bv3 *out)
+{
+    if (dq) {
+        double rx = dq[0], ry = dq[1], rz = dq[2], rw = dq[3], dx = dq[4], dy = dq[5], dz = dq[6], dw = dq[7];
+        double l = sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+        if (!(l > 0.0)) return 0;
+        rx /= -l; ry /= -l; rz /= -l; rw /= l; dx /= l; dy /= l; dz /= l; dw /= l;
+        /* the translation 2 (w d - dw r + r x d) with r = -(rx, ry, rz) */
+        double cx = -(ry * dz - rz * dy), cy = -(rz * dx - rx * dz), cz = -(rx * dy - ry * dx);
+        double yx = p.x - 2 * (rw * dx + dw * rx + cx), yy = p.y - 2 * (rw * dy + dw * ry + cy);
+        double yz = p.z - 2 * (rw * dz + dw * rz + cz);
+        /* rotation by the conjugate: y + 2 r' x (r' x y + w y), r' = (rx, ry, rz) (negated above) */
+        double ux = ry * yz - rz * yy + rw * yx, uy = rz * yx - rx * yz + rw * yy, uz = rx * yy - ry * yx + rw * yz;
+        p = b3(yx + 2 * (ry * uz - rz * uy), yy + 2 * (rz * ux - rx * uz), yz + 2 * (rx * uy - ry * ux));
+    }
+    if (rows) {
+        bv3 a0 = b3(rows[0], rows[1], rows[2]), a1 = b3(rows[4], rows[5], rows[6]), a2 = b3(rows[8], rows[9], rows[10]);
+        bv3 k0 = b3(a1.y * a2.z - a1.z * a2.y, a1.z * a2.x - a1.x * a2.z, a1.x * a2.y - a1.y * a2.x);
+        bv3 k1 = b3(a2.y * a0.z - a2.z * a0.y, a2.z * a0.x - a2.x * a0.z, a2.x * a0.y - a2.y * a0.x);
+        bv3 k2 = b3(a0.y * a1.z - a0.z * a1.y, a0.z * a1.x - a0.x * a1.z, a0.x * a1.y - a0.y * a1.x);
+        double det = a0.x * k0.x + a0.y * k0.y + a0.z * k0.z;
+        double y0 = p.x - rows[3], y1 = p.y - rows[7], y2 = p.z - rows[11];
+        if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+        p = b3((k0.x * y0 + k1.x * y1 + k2.x * y2) / det, (k0.y * y0 + k1.y * y1 + k2.y * y2) / det,
+               (k0.z * y0 + k1.z * y1 + k2.z * y2) / det);
+    }
+    *out = p;
+    return 1;
+}
+
+/* Distance from p to the segment [a, b]. */
+static double segment_distance(bv3 p, bv3 a, bv3 b)
+{
+    bv3 ab = bsub(b, a), ap = bsub(p, a);
+    double ll = ab.x * ab.x + ab.y * ab.y + ab.z * ab.z;
+    double t = ll > 0.0 ? (ap.x * ab.x + ap.y * ab.y + ap.z * ab.z) / ll : 0.0;
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    return blen(bsub(ap, b3(t * ab.x, t * ab.y, t * ab.z)));
+}
+
 static void grow(double lo[3], double hi[3], bv3 c, double e)
 {
     double p[3] = { c.x, c.y, c.z };
@@ -232,7 +275,8 @@ sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint
                                     const float *packed_palette, float box_min[3], float box_max[3])
 {
     if (!joints || !neighbors || !packed_palette || !box_min || !box_max) return SINEW_ERROR_INVALID_ARGUMENT;
-    if ((unsigned)method >= SINEW_METHOD_COUNT || (flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION))
+    if ((unsigned)method >= SINEW_METHOD_COUNT || (flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL) ||
+        ((flags & SINEW_SKIN_BULGE_INNER) && !(flags & SINEW_SKIN_BULGE_CORRECTION)))
         return SINEW_ERROR_INVALID_ARGUMENT;
     int cor = sinew_method_uses_centers(method);
     for (uint32_t a = 0; cor && a < joint_count; a++)
@@ -320,8 +364,23 @@ sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint
         }
         grow(lo, hi, P, e);
         if (flags & SINEW_SKIN_BULGE_CORRECTION) {
-            grow(lo, hi, b3(pa[bulge_off], pa[bulge_off + 1], pa[bulge_off + 2]), 0);
-            grow(lo, hi, b3(pa[bulge_off + 4], pa[bulge_off + 5], pa[bulge_off + 6]), 0);
+            bv3 sa = b3(pa[bulge_off], pa[bulge_off + 1], pa[bulge_off + 2]);
+            bv3 sb = b3(pa[bulge_off + 4], pa[bulge_off + 5], pa[bulge_off + 6]);
+            double ri = 0.0;
+            if (flags & SINEW_SKIN_BULGE_INNER) {
+                /* the inner push keeps a vertex within its rest distance d0 of its major
+                 * joint's posed segment; d0 <= dist(c_a, rest segment) + r_a, the rest
+                 * segment being the posed one mapped back by X_a^-1 (unbounded if singular) */
+                bv3 ra, rb;
+                const float *dq = method == SINEW_METHOD_LBS ? NULL : pa + dq_off;
+                const float *rows = method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? NULL : pa;
+                if (joint_inverse(dq, rows, sa, &ra) && joint_inverse(dq, rows, sb, &rb))
+                    ri = segment_distance(c, ra, rb) + r;
+                else
+                    ri = INFINITY;
+            }
+            grow(lo, hi, sa, ri);
+            grow(lo, hi, sb, ri);
         }
     }
     if (!any) return SINEW_ERROR_EMPTY;

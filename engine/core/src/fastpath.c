@@ -630,7 +630,9 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
     if ((uintptr_t)scratch & 15u) return SINEW_ERROR_INVALID_ARGUMENT;
     const unsigned method = (unsigned)ch->method;
     if (method >= (unsigned)SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (ch->flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((ch->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL) ||
+        ((ch->flags & SINEW_SKIN_BULGE_INNER) && !(ch->flags & SINEW_SKIN_BULGE_CORRECTION)))
+        return SINEW_ERROR_INVALID_ARGUMENT;
     const sinew_skeleton *skel = ch->skeleton;
     const uint32_t n = sinew_skeleton_joint_count(skel);
     if (scratch_bytes < sinew_palette_scratch_bytes(n)) return SINEW_ERROR_INVALID_ARGUMENT;

@@ -1,5 +1,6 @@
 /* Sinew float64 reference skinner: the algorithm of reference.h, step by step. */
 #include "sinew/reference.h"
+#include "sinew_layout.h" /* shaders/: SINEW_BULGE_INNER_RAMP, shared with the kernels */
 
 #include <math.h>
 
@@ -252,9 +253,11 @@ static v3 dqs_gradient(const sinew_palette_joint *pal, const uint16_t *joints, c
 
 /* Normal of the bulge-corrected surface (step 4, README "Bulge correction"):
  * n' = normalize(cof(L) n) with L v = f v + inside (1 - f) (u.v) u + r (h.v),
- * h = g_t - f r, g_t = g - (g.n) n; n unchanged when cof(L) n is shorter than 1e-30;
- * blended in from n by the weight blend (< 1 near where the correction starts). */
-static v3 bulge_normal(v3 n, v3 g, v3 r, v3 u, double inside, double f, double blend, double gscale)
+ * h = k g_t - (f - e) r, g_t = g - (g.n) n (outer branch: e = 0, k = 1); n unchanged
+ * when cof(L) n is shorter than 1e-30; blended in from n by the weight blend (< 1
+ * near where the correction starts). */
+static v3 bulge_normal(v3 n, v3 g, v3 r, v3 u, double inside, double f, double e, double k, double blend,
+                       double gscale)
 {
     /* L = B + r h^T with B = f I + al u u^T (al = inside (1 - f)), h = g_t - f r.
      * cof(L) n = a' x b' for a tangent basis with a x b = n, which gives, without
@@ -267,7 +270,8 @@ static v3 bulge_normal(v3 n, v3 g, v3 r, v3 u, double inside, double f, double b
     if (f < SINEW_BULGE_NORMAL_FMIN) f = SINEW_BULGE_NORMAL_FMIN;   /* pulled nearly onto the bone */
     al = inside * (1.0 - f);
     gn = dot3(g, n);
-    v3 h = { g.x - gn * n.x - f * r.x, g.y - gn * n.y - f * r.y, g.z - gn * n.z - f * r.z };
+    v3 h = { k * (g.x - gn * n.x) - (f - e) * r.x, k * (g.y - gn * n.y) - (f - e) * r.y,
+             k * (g.z - gn * n.z) - (f - e) * r.z };
     v3 w = cross(h, n), bw, m, x;
     double c1 = f * (f + al), c2 = f * f;
     uw = dot3(u, w);
@@ -317,8 +321,9 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
                                    const sinew_palette_joint *palette, uint32_t joint_count,
                                    sinew_method method, uint32_t flags, double *pos_out, double *nrm_out)
 {
-    int bulge = (flags & SINEW_SKIN_BULGE_CORRECTION) != 0;
+    int bulge = (flags & SINEW_SKIN_BULGE_CORRECTION) != 0, inner = (flags & SINEW_SKIN_BULGE_INNER) != 0;
     if ((!v4 && !v8) || !palette || !pos_out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL) || (inner && !bulge)) return SINEW_ERROR_INVALID_ARGUMENT;
     if ((unsigned)method >= (unsigned)SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
     if (bulge && !bulge_rest) return SINEW_ERROR_INVALID_ARGUMENT;
     if (sinew_method_uses_centers(method) && !centers) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -406,8 +411,8 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
                 c.x = sa.x + tc * ab.x; c.y = sa.y + tc * ab.y; c.z = sa.z + tc * ab.z;
                 dv.x = po.x - c.x; dv.y = po.y - c.y; dv.z = po.z - c.z;
                 d = sqrt(dot3(dv, dv));
-                if (d > d0) {
-                    double f = d0 / d, il = ll > 0.0 ? 1.0 / sqrt(ll) : 0.0;
+                if (d > d0 || (inner && d > 0.0)) {
+                    double f, e = 0.0, k = 1.0, il = ll > 0.0 ? 1.0 / sqrt(ll) : 0.0;
                     v3 r = { dv.x / d, dv.y / d, dv.z / d }, u = { ab.x * il, ab.y * il, ab.z * il };
                     /* blend weight of the corrected normal: (d - d0 - 2^-16 max|p'|) over
                      * the larger of BAND * d and 2^-12 max|p'| (float32 cannot place p'
@@ -424,14 +429,34 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
                         double ax_in = (t < 1.0 - t ? t : 1.0 - t) * sqrt(ll) / den;
                         inside = ax_in < 0.0 ? 0.0 : (ax_in > 1.0 ? 1.0 : ax_in);
                     }
-                    po.x = c.x + dv.x * f;
-                    po.y = c.y + dv.y * f;
-                    po.z = c.z + dv.z * f;
                     /* g faded out for a vertex within 2^-12 max|p'| of its bone at rest
                      * (its rest direction from the bone is float32 noise on the GPU) */
                     gsc = (d0 - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0));
                     gsc = gsc < 0.0 ? 0.0 : (gsc > 1.0 ? 1.0 : gsc);
-                    if (blend > 0.0) no = bulge_normal(no, g, r, u, inside, f, blend, gsc);
+                    if (!inner) {
+                        f = d0 / d;   /* pulled back to d0 */
+                    } else {
+                        /* with the inner push, at any d > 0: d -> phi = d + (d0 - d) w(d / d0) gsc,
+                         * w a smoothstep from 0 at d = 0 to 1 at RAMP d0 (1 beyond); e = dphi/dd,
+                         * k gsc = dphi/dd0 (the derivatives of gsc left out) */
+                        double x = d / d0, w = 1.0;
+                        e = 1.0 - gsc;
+                        if (x < SINEW_BULGE_INNER_RAMP) {
+                            double tt = x / SINEW_BULGE_INNER_RAMP, wp;
+                            w = tt * tt * (3.0 - 2.0 * tt);
+                            wp = 6.0 * tt * (1.0 - tt) / SINEW_BULGE_INNER_RAMP;
+                            e = 1.0 - gsc * w + gsc * (1.0 - x) * wp;
+                            k = w - (1.0 - x) * x * wp;
+                        }
+                        f = (d + (d0 - d) * w * gsc) / d;
+                    }
+                    /* with the inner push the map's derivative is continuous across d0:
+                     * the corrected normal throughout, no blend band */
+                    if (inner) blend = 1.0;
+                    po.x = c.x + dv.x * f;
+                    po.y = c.y + dv.y * f;
+                    po.z = c.z + dv.z * f;
+                    if (blend > 0.0) no = bulge_normal(no, g, r, u, inside, f, e, k, blend, gsc);
                 }
             }
         }

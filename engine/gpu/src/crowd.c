@@ -321,7 +321,9 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
         *bad = i;
         if (ch->model.value >= c->model_count) return SINEW_ERROR_NOT_FOUND;
         if ((unsigned)ch->method >= SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
-        if (ch->flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION) return SINEW_ERROR_INVALID_ARGUMENT;
+        if ((ch->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL) ||
+            ((ch->flags & SINEW_SKIN_BULGE_INNER) && !(ch->flags & SINEW_SKIN_BULGE_CORRECTION)))
+            return SINEW_ERROR_INVALID_ARGUMENT;
         if (!isfinite(ch->time)) return SINEW_ERROR_NON_FINITE;
         if (ch->root && !mat4_finite(ch->root)) return SINEW_ERROR_NON_FINITE;
         const crowd_model *m = &c->models[ch->model.value];

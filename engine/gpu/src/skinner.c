@@ -19,10 +19,10 @@ typedef struct mesh_rec {
     uint32_t has_cor;       /* centers of rotation uploaded (sinew_skinner_mesh_desc.cor_centers) */
 } mesh_rec;
 
-/* Variants of skin.comp: kernel kind x bulge x influences (4, 8), then x
+/* Variants of skin.comp: kernel kind x bulge (none, outer, outer + inner) x influences (4, 8), then x
  * previous-position mode (keep, reset; one mode without keep_previous), then x
  * tangents (the mesh has them). */
-#define SNW_BASE_VARIANTS (SINEW_KK_COUNT * 2u * 2u)
+#define SNW_BASE_VARIANTS (SINEW_KK_COUNT * 3u * 2u)
 #define SNW_VARIANTS (SNW_BASE_VARIANTS * 2u * 2u)
 /* Pipelines: variant x grid/record x storage/texel x workgroup size (64, 128, 256). */
 #define SNW_WG_CHOICES 3u
@@ -70,7 +70,9 @@ _Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsi
                    SINEW_K_COR == (unsigned)SINEW_METHOD_COR && SINEW_K_COR_SCALE == (unsigned)SINEW_METHOD_COR_SCALE &&
                    SINEW_K_COR_SCALE + 1u == (unsigned)SINEW_METHOD_COUNT,
                "kernel method values equal sinew_method");
-_Static_assert(SINEW_K_FLAG_BULGE == (unsigned)SINEW_SKIN_BULGE_CORRECTION, "kernel bulge flag");
+_Static_assert(SINEW_K_FLAG_BULGE == (unsigned)SINEW_SKIN_BULGE_CORRECTION &&
+                   SINEW_K_FLAG_BULGE_INNER == (unsigned)SINEW_SKIN_BULGE_INNER,
+               "kernel bulge flags");
 
 #define MAXF SINEW_MAX_FRAMES_IN_FLIGHT
 
@@ -168,7 +170,8 @@ static uint32_t pipe_index(uint32_t variant, uint32_t grid, uint32_t texel, uint
     return ((variant * 2u + grid) * 2u + texel) * SNW_WG_CHOICES + wg_choice(wg);
 }
 
-/* variant = base + SNW_BASE_VARIANTS * (reset + 2 * tangents), base = (kind * 2 + bulge) * 2 + (influences == 8);
+/* variant = base + SNW_BASE_VARIANTS * (reset + 2 * tangents), base = (kind * 3 + bulge) * 2 + (influences == 8),
+ * bulge 0 none, 1 the correction, 2 with the inner push;
  * reset only with keep_previous. */
 static uint32_t variant_of(const sinew_skinner *sk, const sinew_instance *in, const mesh_rec *mr)
 {
@@ -177,7 +180,8 @@ static uint32_t variant_of(const sinew_skinner *sk, const sinew_instance *in, co
     uint32_t kind = m == SINEW_METHOD_LBS ? SINEW_KK_LBS : m == SINEW_METHOD_DQS ? SINEW_KK_DQS
                     : m == SINEW_METHOD_COR ? SINEW_KK_COR : m == SINEW_METHOD_COR_SCALE ? SINEW_KK_COR_SCALE
                     : SINEW_KK_DQS_SCALE;
-    uint32_t base = (kind * 2u + ((in->flags & SINEW_SKIN_BULGE_CORRECTION) ? 1u : 0u)) * 2u + (influences == 8u ? 1u : 0u);
+    uint32_t bulge = !(in->flags & SINEW_SKIN_BULGE_CORRECTION) ? 0u : (in->flags & SINEW_SKIN_BULGE_INNER) ? 2u : 1u;
+    uint32_t base = (kind * 3u + bulge) * 2u + (influences == 8u ? 1u : 0u);
     return base + ((sk->d.keep_previous && in->reset_previous) ? SNW_BASE_VARIANTS : 0u) +
            (mr->has_tangents ? 2u * SNW_BASE_VARIANTS : 0u);
 }
@@ -191,14 +195,16 @@ static sinew_result get_pipeline(sinew_skinner *sk, uint32_t variant, uint32_t g
         uint32_t prev = !sk->d.keep_previous ? SINEW_PREV_NONE
                         : ((variant / SNW_BASE_VARIANTS) & 1u) ? SINEW_PREV_RESET : SINEW_PREV_KEEP;
         uint32_t tangents = variant / (2u * SNW_BASE_VARIANTS);
-        uint32_t spec[9] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel, base / 4u,
-                             (base / 2u) & 1u, (base & 1u) ? 8u : 4u, grid, sk->wg_size, prev, tangents };
-        VkSpecializationMapEntry me[9] = {
+        uint32_t bulge = (base / 2u) % 3u;
+        uint32_t spec[10] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel, base / 6u,
+                              bulge != 0u, (base & 1u) ? 8u : 4u, grid, sk->wg_size, prev, tangents, bulge == 2u };
+        VkSpecializationMapEntry me[10] = {
             { SINEW_SPEC_OUTPUT_PACKED, 0, 4 }, { SINEW_SPEC_READ_TEXEL, 4, 4 }, { SINEW_SPEC_METHOD, 8, 4 },
             { SINEW_SPEC_BULGE, 12, 4 },        { SINEW_SPEC_INFLUENCES, 16, 4 }, { SINEW_SPEC_GRID, 20, 4 },
             { SINEW_SPEC_WG_SIZE, 24, 4 },      { SINEW_SPEC_PREVIOUS, 28, 4 }, { SINEW_SPEC_TANGENTS, 32, 4 },
+            { SINEW_SPEC_BULGE_INNER, 36, 4 },
         };
-        sinew_result r = make_pipeline(sk, sk->shader, spec, me, 9, &sk->pipe[i]);
+        sinew_result r = make_pipeline(sk, sk->shader, spec, me, 10, &sk->pipe[i]);
         if (r != SINEW_OK) return r;
     }
     *out = sk->pipe[i];
@@ -915,7 +921,8 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
     for (uint32_t i = 0; i < count; i++) {
         const sinew_instance *in = &instances[i];
         if (in->mesh.value >= sk->mesh_count) return SINEW_ERROR_NOT_FOUND;
-        if ((unsigned)in->method >= SINEW_METHOD_COUNT || (in->flags & ~(uint32_t)SINEW_SKIN_BULGE_CORRECTION))
+        if ((unsigned)in->method >= SINEW_METHOD_COUNT || (in->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL) ||
+            ((in->flags & SINEW_SKIN_BULGE_INNER) && !(in->flags & SINEW_SKIN_BULGE_CORRECTION)))
             return SINEW_ERROR_INVALID_ARGUMENT;
         const mesh_rec *m = &sk->meshes[in->mesh.value];
         if ((in->flags & SINEW_SKIN_BULGE_CORRECTION) && !m->has_bulge) return SINEW_ERROR_INVALID_ARGUMENT;

@@ -22,7 +22,12 @@
  *    (A_k the 3x3 of S_k); then c' = sum w_k R_k c1, p' = R (p1 - c1) + c':
  *    P_a = R_a S_a g_a, e_a = e1 + max_k |R_k S_a g_a - R_a S_a g_a| + max_k ||A_k||_2 o_a;
  *  - bulge correction moves a vertex toward a point of its major joint's
- *    transformed bone segment: every joint's segment ends are added to the box.
+ *    transformed bone segment: every joint's segment ends are added to the box;
+ *    with SINEW_SKIN_BULGE_INNER a vertex may move away from it, but stays within
+ *    its rest distance d0 of it, d0 <= R_a = dist(c_a, rest segment) + r_a (the rest
+ *    segment = the posed one mapped back by the inverse of joint a's packed transform;
+ *    d0 as sinew_bulge_rest_distances computes it): the segment ends grown by R_a
+ *    (an infinite box when that transform is singular).
  * The character box is the union of the boxes [P_a - e_a, P_a + e_a], padded by
  * 1e-5 of its size and position for float32 rounding. */
 #ifndef SINEW_BOUNDS_H

@@ -95,7 +95,13 @@ typedef enum sinew_method {
 
 /* Flags that combine with any method. */
 typedef enum sinew_skin_flags {
-    SINEW_SKIN_BULGE_CORRECTION = 1u << 0 /* Kim & Han 2014 re-projection toward the major bone */
+    SINEW_SKIN_BULGE_CORRECTION = 1u << 0, /* Kim & Han 2014 re-projection toward the major bone */
+    /* With SINEW_SKIN_BULGE_CORRECTION only (alone: INVALID_ARGUMENT): vertices that ended
+     * closer than their rest distance d0 to the major bone are pushed back out to d0 (the
+     * inner side of a bend keeps its volume); the push fades out by a smoothstep below
+     * d0 / 2, to 0 at d = 0 (sinew/reference.h step 4). */
+    SINEW_SKIN_BULGE_INNER = 1u << 1,
+    SINEW_SKIN_FLAGS_ALL = SINEW_SKIN_BULGE_CORRECTION | SINEW_SKIN_BULGE_INNER
 } sinew_skin_flags;
 
 /* Name of a method ("lbs", "dqs", "dqs-scale", "dqs-scale-local", "dqs-scale-mixed",

@@ -13,7 +13,9 @@
  *  - Bulge correction (flag): after skinning, with m = joints[0], (a, b) = m's
  *    segment transformed by X_m, d = dist(p', [a,b]), d0 = rest distance: if
  *    d > d0, p' = c + (p' - c) * d0 / d with c the closest point, and the normal
- *    becomes the corrected surface's (step 4).
+ *    becomes the corrected surface's (step 4). With SINEW_SKIN_BULGE_INNER too, a
+ *    vertex closer than d0 is pushed back out to d0, the push fading out below d0 / 2
+ *    to 0 at d = 0 (step 4b).
  *  - A vertex whose weights sum to zero keeps its rest position and normal.
  *  - A normal that ends up shorter than 1e-30 is written as (0,0,0).
  *
@@ -53,6 +55,18 @@
  *     m = f (f + al) (n' - (u.n') u) + f^2 (u.n') u + (f w + al (u.w) u) x r;
  *     n_c = m / |m| (n' if |m| < 1e-30); n' = n_c if blend >= 1, else
  *     normalize(n' + blend (n_c - n')) (n' if that is shorter than 1e-30).
+ *   4b. Inner push (flag SINEW_SKIN_BULGE_INNER, with the bulge flag): replaces the
+ *     "if (d > d0)" rule above for every d > 0 (d = 0: nothing changes). With
+ *     gs = clamp((d0 - ax / 65536) / (ax / 4096), 0, 1) (g's fade above), x = d / d0,
+ *     R = SINEW_BULGE_INNER_RAMP (0.5): w = 1, e = 1 - gs, k = 1 if x >= R, else
+ *     t = x / R, w = t^2 (3 - 2 t), w' = 6 t (1 - t) / R, e = 1 - gs w + gs (1 - x) w',
+ *     k = w - (1 - x) x w'; phi = d + (d0 - d) w gs; p' = c + (p' - c) phi / d. So a
+ *     vertex with d >= R d0 (either side of d0) goes to d0, one closer is pushed out
+ *     less, fading to no push at d = 0 (continuous there), and near-bone vertices
+ *     (gs < 1) move only part of the way. Normal: as above with f = phi / d (e = dphi/dd,
+ *     k gs = dphi/dd0, the derivatives of gs left out), h = k g_t - (f - e) r (g_t here
+ *     being the scaled g's tangential part), f clamped below at 1/8 as above, and
+ *     blend = 1 (no band: with the push the map's derivative is continuous across d0).
  *  5. CoR (method COR; Le & Hodgins 2016), with c = the vertex's center of rotation
  *     (sinew_cor_compute, float -> double): q_k = rigid_k.real, sign-aligned with q_0
  *     as in step 2; r = sum_k s_k w_k q_k / |.|; A = sum_k w_k skin_k (3x4);
@@ -75,12 +89,14 @@ extern "C" {
 
 /* Skins n packed vertices with a palette of joint_count entries. Not for the CoR
  * methods (they need centers: sinew_reference_skin_cor): INVALID_ARGUMENT. bulge_rest
- * (sinew_bulge_rest_distances) is needed only with SINEW_SKIN_BULGE_CORRECTION.
+ * (sinew_bulge_rest_distances) is needed only with SINEW_SKIN_BULGE_CORRECTION
+ * (SINEW_SKIN_BULGE_INNER only with it).
  * Writes 3 doubles per vertex to pos_out and nrm_out (nrm_out may be NULL).
  * SINEW_ERROR_JOINT_INDEX if a vertex names a joint >= joint_count (checked for every
  * vertex before anything is written). Other errors: SINEW_ERROR_EMPTY (n == 0),
- * SINEW_ERROR_INVALID_ARGUMENT (NULL v/palette/pos_out, bad method, bulge flag
- * without bulge_rest, or a negative bulge_rest), SINEW_ERROR_NON_FINITE (non-finite
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL v/palette/pos_out, bad method, an unknown flag,
+ * the inner flag without the bulge flag, bulge flag without bulge_rest, or a
+ * negative bulge_rest), SINEW_ERROR_NON_FINITE (non-finite
  * bulge_rest). */
 SINEW_API sinew_result sinew_reference_skin(uint32_t n, const sinew_vertex *v, const float *bulge_rest,
                                   const sinew_palette_joint *palette, uint32_t joint_count,
