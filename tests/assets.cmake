@@ -58,6 +58,11 @@ sinew_cli_test(info_missing_bones_allowed 0 "2 bones name no node"
                info ${_m}/X/anim_test.x --allow-missing-bones)
 sinew_cli_test(deform_gpu_ply 0 "wrote cli_wuson.ply: 11196 vertices, 3732 triangles.*dqs-scale \\+ bulge"
                deform ${_m}/X/Testwuson.X --clip Wuson_Walk --time 1.1 --method dqs-scale --bulge --out cli_wuson.ply)
+# the inner push (SINEW_SKIN_BULGE_INNER), GPU and CPU
+sinew_cli_test(deform_bulge_inner_gpu 0 "wrote cli_wuson_in.obj: 11196 vertices.*dqs-scale \\+ bulge \\+ inner"
+               deform ${_m}/X/Testwuson.X --clip Wuson_Walk --time 1.1 --method dqs-scale --bulge-inner --out cli_wuson_in.obj)
+sinew_cli_test(deform_bulge_inner_cpu 0 "wrote cli_bcn_in.obj: 15378 vertices.*lbs \\+ bulge \\+ inner, .*CPU float64 reference"
+               deform ${_m}/X/BCN_Epileptic.X --time 2 --bulge-inner --cpu --out cli_bcn_in.obj)
 sinew_cli_test(deform_gpu_obj 0 "wrote cli_bcn.obj: 15378 vertices"
                deform ${_m}/X/BCN_Epileptic.X --time 2 --method dqs-scale-local --out cli_bcn.obj)
 sinew_cli_test(deform_cpu 0 "CPU float64 reference"

@@ -542,34 +542,35 @@ static void test_bulge_normals(void)
     }
 }
 
-/* Bulge correction's inner-side volume: the shipped correction's loss is bounded
- * (bend sweep 0..150: tube 71.0 %, bar 74.5 % at worst, README), and the measured
- * candidate that pushes inner vertices back out (scene_tube_inner_restore, s = 1)
- * recovers it without a larger jump and with fewer vertices folded into the other
- * bone's capsule. */
+/* Bulge correction's inner side (README, "Inner-side volume"): the correction alone
+ * loses volume, bounded (bend sweep 0..150: tube 71.0 %, bar 74.5 % at worst); with
+ * SINEW_SKIN_BULGE_INNER (measured, 64 x 32: tube 98.6 % at 90 degrees, 84.2 % worst;
+ * bar 98.4 / 86.1 %) it keeps most of it, moves no vertex farther between consecutive
+ * poses than plain DQS does, and folds fewer vertices into the other bone's capsule. */
 static void test_inner_volume(void)
 {
     for (int shape = 0; shape < 2; shape++) {
         scene_tube_desc d = { 64, 32, 0.1, 2.0, (scene_shape)shape };
         scene_inner_result q0, q1;
         scene_sweep_result plain;
-        TU_CHECK_OK(scene_tube_inner_restore(&d, 0.0, 150 * M_PI / 180, 150, &q0));
-        TU_CHECK_OK(scene_tube_inner_restore(&d, 1.0, 150 * M_PI / 180, 150, &q1));
+        TU_CHECK_OK(scene_tube_inner_volume(&d, SINEW_SKIN_BULGE_CORRECTION, 150 * M_PI / 180, 150, &q0));
+        TU_CHECK_OK(scene_tube_inner_volume(&d, SINEW_SKIN_BULGE_CORRECTION | SINEW_SKIN_BULGE_INNER, 150 * M_PI / 180,
+                                            150, &q1));
         TU_CHECK_OK(scene_tube_sweep(&d, SINEW_METHOD_DQS, 0, SCENE_SWEEP_BEND, 150 * M_PI / 180, 150, &plain));
-        fprintf(stderr, "%s inner volume: shipped at 90 %.4f min %.4f folded %u | s=1 at 90 %.4f min %.4f folded %u | "
+        fprintf(stderr, "%s inner side: bulge at 90 %.4f min %.4f folded %u | +inner at 90 %.4f min %.4f folded %u | "
                 "max jump %.5f / %.5f (plain DQS %.5f)\n", shape ? "bar" : "tube", q0.volume_at_90, q0.volume_min,
                 q0.folded_at_90, q1.volume_at_90, q1.volume_min, q1.folded_at_90, q0.max_jump, q1.max_jump, plain.max_jump);
-        TU_CHECK(q0.volume_min >= (shape ? 0.74 : 0.70));     /* the bound of the shipped correction */
+        TU_CHECK(q0.volume_min >= (shape ? 0.74 : 0.70));     /* the bound of the correction alone */
         TU_CHECK(q0.volume_at_90 < 0.85);                      /* ... which does lose volume */
-        TU_CHECK(q1.volume_at_90 > 0.98 && q1.volume_min > 0.92);
-        TU_CHECK(q1.max_jump <= 2.0 * plain.max_jump);         /* no discontinuity */
+        TU_CHECK(q1.volume_at_90 > 0.975 && q1.volume_min > (shape ? 0.855 : 0.835));
+        TU_CHECK(q1.max_jump <= 1.0001 * plain.max_jump);      /* no discontinuity */
         TU_CHECK(q1.folded_at_90 < q0.folded_at_90);
     }
     {
         scene_inner_result q;
-        TU_CHECK_RESULT(scene_tube_inner_restore(NULL, 1.5, 1.0, 4, &q), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK_RESULT(scene_tube_inner_restore(NULL, 0.5, 1.0, 0, &q), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK_RESULT(scene_tube_inner_restore(NULL, 0.5, 1.0, 4, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_inner_volume(NULL, SINEW_SKIN_BULGE_INNER, 1.0, 4, &q), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_inner_volume(NULL, SINEW_SKIN_BULGE_CORRECTION, 1.0, 0, &q), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(scene_tube_inner_volume(NULL, SINEW_SKIN_BULGE_CORRECTION, 1.0, 4, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     }
 }
 

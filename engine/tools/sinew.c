@@ -91,6 +91,8 @@ static void usage_deform(FILE *f)
         "                 and weights (all cores; the time is printed)\n"
         "  --cor-sigma S  similarity kernel width of the centers (default 0.1, > 0)\n"
         "  --bulge        bulge correction (Kim & Han 2014)\n"
+        "  --bulge-inner  bulge correction with its inner push (vertices closer than at rest to\n"
+        "                 their major bone pushed back out; implies --bulge)\n"
         "  --out FILE     .obj or .ply (ASCII; .ply also holds skinned tangents)\n"
         "  --cpu          use the float64 reference skinner instead of the GPU\n"
         "  --morph NAME=W set morph target NAME ('target N' as 'sinew info' lists it, on every\n"
@@ -198,6 +200,7 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
         else if (deform && !strcmp(a, "--bind")) o->bind = 1;
         else if (deform && !strcmp(a, "--clamp")) o->clamp = 1;
         else if (deform && !strcmp(a, "--bulge")) o->bulge = 1;
+        else if (deform && !strcmp(a, "--bulge-inner")) o->bulge = 2;
         else if (deform && !strcmp(a, "--cpu")) o->cpu = 1;
         else if (deform && !strcmp(a, "--morph")) {
             NEED_VAL();
@@ -704,7 +707,7 @@ static int cmd_deform(const opts *o)
         if (r) { err("sampling the clip: %s", sinew_result_string(r)); goto out; }
         snprintf(pose_desc, sizeof pose_desc, "clip %d '%.200s' at %g s", ci, sinew_clip_name(clip), o->time);
     }
-    uint32_t flags = o->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0;
+    uint32_t flags = o->bulge ? SINEW_SKIN_BULGE_CORRECTION | (o->bulge == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
     sinew_result r = sinew_palette_build(sk, o->method, local, NULL, scratch, pal);
     if (r == SINEW_ERROR_NOT_RIGID) {
         if (o->method == SINEW_METHOD_COR)
@@ -920,7 +923,7 @@ static int cmd_deform(const opts *o)
     if (o->auto_alpha > 0) snprintf(aw, sizeof aw, ", auto weights alpha %g", o->auto_alpha);
     else if (v8) snprintf(aw, sizeof aw, ", 8 influences");
     snprintf(what, sizeof what, "%.100s, %s, method %s%s%s, %.150s%s", o->model, pose_desc, sinew_method_name(o->method),
-             o->bulge ? " + bulge" : "", aw, device_name, cor_note);
+             o->bulge == 2 ? " + bulge + inner" : o->bulge ? " + bulge" : "", aw, device_name, cor_note);
     for (size_t i = 0; tng && i < (size_t)nv * 4; i++)
         if (!(fabs(tng[i]) <= 1.0)) { err("vertex %zu: skinned tangent not finite (%g)", i / 4, tng[i]); goto out; }
     if (write_mesh(o->out, a, pos, nrm, tng, what)) goto out;

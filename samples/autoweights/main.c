@@ -201,7 +201,8 @@ static int run_quality(const char *path, uint32_t frames)
         if (r != SINEW_OK) break;
         if (q.method_used != qm->method)
             snprintf(name, sizeof name, "%s%s", sinew_method_name(q.method_used),
-                     (qm->flags & SINEW_SKIN_BULGE_CORRECTION) ? " +bulge" : "");
+                     (qm->flags & SINEW_SKIN_BULGE_INNER) ? " +bulge +inner"
+                     : (qm->flags & SINEW_SKIN_BULGE_CORRECTION) ? " +bulge" : "");
         else
             snprintf(name, sizeof name, "%s", qm->name);
         printf("%-28s %6u %-16s %10.2f%% %10.2f%% %10.2f %10.2f%%\n", base, nv, name, 100 * q.max_increase,

@@ -21,6 +21,7 @@ const scene_quality_method scene_quality_methods[] = {
     { "lbs", SINEW_METHOD_LBS, 0 },
     { "dqs", SINEW_METHOD_DQS, 0 },
     { "dqs +bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION },
+    { "dqs +bulge +inner", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION | SINEW_SKIN_BULGE_INNER },
     { "cor", SINEW_METHOD_COR, 0 },   /* centers of rotation computed from the rest triangles (sinew_cor_compute) */
 };
 const uint32_t scene_quality_method_count = sizeof scene_quality_methods / sizeof scene_quality_methods[0];
@@ -564,8 +565,8 @@ sinew_result scene_tube_bulge_normals(const scene_tube_desc *desc, double bend_r
     return r;
 }
 
-sinew_result scene_tube_inner_restore(const scene_tube_desc *desc, double s, double max_rad, uint32_t steps,
-                                      scene_inner_result *out)
+sinew_result scene_tube_inner_volume(const scene_tube_desc *desc, uint32_t flags, double max_rad, uint32_t steps,
+                                     scene_inner_result *out)
 {
     scene_tube_desc d;
     uint32_t nv = 0, ni = 0;
@@ -576,8 +577,7 @@ sinew_result scene_tube_inner_restore(const scene_tube_desc *desc, double s, dou
     sinew_mat4 *scratch = NULL;
     sinew_skeleton *sk = NULL;
     sinew_result r = SINEW_OK;
-    if (!out || tube_resolve(desc, &d) != 0 || !(s >= 0.0 && s <= 1.0) || steps == 0 || !isfinite(max_rad))
-        return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!out || tube_resolve(desc, &d) != 0 || steps == 0 || !isfinite(max_rad)) return SINEW_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     out->volume_min = INFINITY;
     scene_tube_counts(&d, &nv, &ni);
@@ -602,18 +602,8 @@ sinew_result scene_tube_inner_restore(const scene_tube_desc *desc, double s, dou
         sinew_palette_joint pal[3];
         scene_tube_pose(a, 0.0, NULL, local);
         r = sinew_palette_build(sk, SINEW_METHOD_DQS, local, NULL, scratch, pal);
-        if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, 3, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, cur, NULL);
+        if (r == SINEW_OK) r = sinew_reference_skin(nv, v, bulge, pal, 3, SINEW_METHOD_DQS, flags, cur, NULL);
         if (r != SINEW_OK) break;
-        for (uint32_t i = 0; i < nv; i++) {
-            const sinew_palette_joint *pj = &pal[v[i].joints[0]];
-            sinew_vec3 q = { cur[3 * (size_t)i], cur[3 * (size_t)i + 1], cur[3 * (size_t)i + 2] }, c;
-            double dd = sinew_distance_to_segment(q, pj->seg_head, pj->seg_tail, &c), t;
-            if (!(dd < bulge[i]) || !(dd > 0.0)) continue;
-            t = (dd + s * (bulge[i] - dd)) / dd;
-            cur[3 * (size_t)i] = c.x + (q.x - c.x) * t;
-            cur[3 * (size_t)i + 1] = c.y + (q.y - c.y) * t;
-            cur[3 * (size_t)i + 2] = c.z + (q.z - c.z) * t;
-        }
         vol = tube_volume(&d, cur, NULL) / rest_vol;
         if (vol < out->volume_min) out->volume_min = vol;
         if (fabs(a - 0.5 * SCENE_PI) < best90) {
@@ -649,7 +639,9 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
     const sinew_vertex *v;
     const sinew_clip *clip;
     uint32_t nv, jc;
-    double size, dur, worst = 0.0;
+    double size, dur, worst = 0.0, push = 0.0, *pb = NULL;
+    uint32_t intruded = 0;
+    int inner = (qm && (qm->flags & SINEW_SKIN_BULGE_INNER)) != 0;
     float *bulge = NULL;
     sinew_transform *local = NULL;
     sinew_mat4 *scratch = NULL;
@@ -674,7 +666,8 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
     pal = malloc(sizeof *pal * jc);
     fr = malloc(sizeof(double) * 3 * (size_t)nv * frames);
     inc = malloc(sizeof(double) * (size_t)nv * frames);
-    if (!bulge || !local || !scratch || !pal || !fr || !inc) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (inner) pb = malloc(sizeof(double) * 3 * (size_t)(nv ? nv : 1));
+    if (!bulge || !local || !scratch || !pal || !fr || !inc || (inner && !pb)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
     float *centers = NULL;
     if (r == SINEW_OK && sinew_method_uses_centers(m))
@@ -688,6 +681,25 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
             r = sinew_palette_build(sk, m, local, NULL, scratch, pal);
         }
         if (r == SINEW_OK) r = sinew_reference_skin_cor(nv, v, NULL, centers, bulge, pal, jc, m, qm->flags, p, NULL);
+        /* the inner push against the same skinning without it: how far it moves a vertex,
+         * and whether it moves one into its second joint's bone capsule (closer to that
+         * joint's posed segment than at rest, and closer than without the push) */
+        if (r == SINEW_OK && inner)
+            r = sinew_reference_skin_cor(nv, v, NULL, centers, bulge, pal, jc, m, qm->flags & ~(uint32_t)SINEW_SKIN_BULGE_INNER,
+                                         pb, NULL);
+        for (uint32_t i = 0; r == SINEW_OK && inner && i < nv; i++) {
+            sinew_vec3 q = { p[3 * i], p[3 * i + 1], p[3 * i + 2] }, qb = { pb[3 * i], pb[3 * i + 1], pb[3 * i + 2] };
+            sinew_vec3 rp = { v[i].position[0], v[i].position[1], v[i].position[2] }, h, t;
+            uint32_t j1 = v[i].joints[1];
+            double mv = sinew_v3_length(sinew_v3_sub(q, qb));
+            if (mv > push) push = mv;
+            if (j1 == v[i].joints[0] || v[i].weights[1] == 0 || !(mv > 1e-9 * size)) continue;
+            sinew_skeleton_bone_segment(sk, j1, &h, &t);
+            double r1 = sinew_distance_to_segment(rp, h, t, NULL);
+            double da = sinew_distance_to_segment(q, pal[j1].seg_head, pal[j1].seg_tail, NULL);
+            double db = sinew_distance_to_segment(qb, pal[j1].seg_head, pal[j1].seg_tail, NULL);
+            if (da < r1 && da < db) intruded++;
+        }
         for (uint32_t i = 0; r == SINEW_OK && i < nv; i++) {
             sinew_vec3 q = { p[3 * i], p[3 * i + 1], p[3 * i + 2] };
             uint32_t j = v[i].joints[0];
@@ -705,9 +717,11 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
         out->p99_increase = (p99 > 0 ? p99 : 0) / size;
         out->jump_ratio = scene_jump_ratio(fr, frames, nv, 1e-7 * size, &mj);
         out->max_jump = mj / size;
+        out->max_inner_push = push / size;
+        out->intruded = intruded;
         if (out->jump_ratio < 0) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
-    free(bulge); free(local); free(scratch); free(pal); free(fr); free(inc); free(centers);
+    free(bulge); free(local); free(scratch); free(pal); free(fr); free(inc); free(centers); free(pb);
     return r;
 }
 #endif

@@ -161,12 +161,9 @@ typedef struct scene_bulge_normals_result {
 sinew_result scene_tube_bulge_normals(const scene_tube_desc *d, double bend_rad, double twist_rad,
                                       scene_bulge_normals_result *out);
 
-/* A measured candidate for bulge correction's inner-side volume loss (not in the
- * library or the kernels): after DQS + bulge correction (float64 reference), every
- * vertex that ended closer to its major bone than at rest (d < d0) is pushed back
- * out along r = (p' - c)/d by s (d0 - d), s in [0, 1] (0 = the shipped correction,
- * 1 = every vertex at its rest distance from its major bone). A bend sweep 0..max_rad
- * in steps + 1 poses. */
+/* Bulge correction's inner side over a bend sweep 0..max_rad in steps + 1 poses: the
+ * shape of desc d skinned by the float64 reference with DQS and flags (e.g.
+ * SINEW_SKIN_BULGE_CORRECTION, with or without SINEW_SKIN_BULGE_INNER). */
 typedef struct scene_inner_result {
     double volume_at_90;        /* volume ratio at the pose nearest 90 degrees */
     double volume_min;          /* smallest volume ratio over the sweep */
@@ -175,10 +172,10 @@ typedef struct scene_inner_result {
                                  * (distance to the non-major bone of 0/1 below 0.98 radius) */
 } scene_inner_result;
 
-/* Errors: INVALID_ARGUMENT (NULL out, invalid desc, s outside [0, 1], steps 0,
- * max_rad not finite), OUT_OF_HOST_MEMORY, palette/reference errors. */
-sinew_result scene_tube_inner_restore(const scene_tube_desc *d, double s, double max_rad, uint32_t steps,
-                                      scene_inner_result *out);
+/* Errors: INVALID_ARGUMENT (NULL out, invalid desc, steps 0, max_rad not finite),
+ * OUT_OF_HOST_MEMORY, palette/reference errors (bad flags). */
+sinew_result scene_tube_inner_volume(const scene_tube_desc *d, uint32_t flags, double max_rad, uint32_t steps,
+                                     scene_inner_result *out);
 
 #ifdef DEMO_WITH_ASSET
 struct sinew_asset;
@@ -191,6 +188,10 @@ typedef struct scene_model_quality_result {
     double p99_increase;          /* its 99th percentile over vertices x frames (>= 0), / size */
     double jump_ratio;            /* scene_jump_ratio over the frames, min_median 1e-7 size */
     double max_jump;              /* largest jump between consecutive frames, / size */
+    /* With SINEW_SKIN_BULGE_INNER (0 otherwise), against the same variant without it: */
+    double max_inner_push;        /* largest move of a vertex by the inner push, / size */
+    uint32_t intruded;            /* vertex-frames it moved closer to their second joint's posed bone
+                                   * segment than their rest distance to it, and closer than without it */
 } scene_model_quality_result;
 
 /* Errors: INVALID_ARGUMENT (NULLs, frames < 3), EMPTY (no clip), OUT_OF_HOST_MEMORY,

@@ -232,16 +232,17 @@ static void sweeps(void)
         }
     }
     printf("\n");
-    printf("Bulge correction's inner-side volume: a measured candidate (not in the library), inner vertices\n"
-           "  pushed back out by s (d0 - d) after DQS + bulge; bend 0..150 in 1-degree steps (float64):\n\n");
-    printf("  %-5s %4s | %9s %10s %9s %10s\n", "shape", "s", "vol at 90", "vol min", "max jump", "folded 90");
+    printf("Bulge correction's inner side: the shipped correction vs SINEW_SKIN_BULGE_INNER (inner vertices pushed\n"
+           "  back out to d0, faded below d0 / 2); DQS, bend 0..150 in 1-degree steps (float64):\n\n");
+    printf("  %-5s %-12s | %9s %10s %9s %10s\n", "shape", "flags", "vol at 90", "vol min", "max jump", "folded 90");
     for (int sh = 0; sh < 2; sh++)
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 2; k++) {
             scene_tube_desc d = { 64, 32, 0.1, 2.0, (scene_shape)sh };
             scene_inner_result q;
-            CHECK(scene_tube_inner_restore(&d, 0.5 * k, 150 * M_PI / 180, 150, &q));
-            printf("  %-5s %4.1f | %8.1f%% %9.1f%% %9.4f %10u\n", sh ? "bar" : "tube", 0.5 * k, 100 * q.volume_at_90,
-                   100 * q.volume_min, q.max_jump, q.folded_at_90);
+            uint32_t fl = SINEW_SKIN_BULGE_CORRECTION | (k ? SINEW_SKIN_BULGE_INNER : 0u);
+            CHECK(scene_tube_inner_volume(&d, fl, 150 * M_PI / 180, 150, &q));
+            printf("  %-5s %-12s | %8.1f%% %9.1f%% %9.4f %10u\n", sh ? "bar" : "tube", k ? "bulge +inner" : "bulge",
+                   100 * q.volume_at_90, 100 * q.volume_min, q.max_jump, q.folded_at_90);
         }
     printf("  (folded: side vertices inside the other bone's capsule at 90 degrees)\n\n");
 }
@@ -251,10 +252,12 @@ static void model_quality(const char *const *paths, int count, uint32_t frames)
 {
 #ifdef DEMO_WITH_ASSET
     printf("Real models, %u frames of clip 0, file weights, float64 reference (distances %% of the model's size;\n"
-           "  dist+: increase of a vertex's distance to its major bone; jump: largest per-vertex jump / its median):\n\n",
+           "  dist+: increase of a vertex's distance to its major bone; jump: largest per-vertex jump / its median;\n"
+           "  inner push: largest move by SINEW_SKIN_BULGE_INNER; intruded: vertex-frames it moved inside their\n"
+           "  second joint's rest distance to that bone, closer than without it):\n\n",
            frames);
-    printf("  %-28s %6s %-18s %10s %10s %8s %10s\n", "model", "verts", "method", "max dist+", "p99 dist+", "jump",
-           "max jump");
+    printf("  %-28s %6s %-18s %10s %10s %8s %10s %10s %9s\n", "model", "verts", "method", "max dist+", "p99 dist+", "jump",
+           "max jump", "inner push", "intruded");
     for (int i = 0; i < count; i++) {
         char msg[256] = "";
         sinew_asset_desc ad;
@@ -280,8 +283,13 @@ static void model_quality(const char *const *paths, int count, uint32_t frames)
                 continue;
             }
             snprintf(name, sizeof name, "%s%s", qm->name, q.method_used != qm->method ? " (scale)" : "");
-            printf("  %-28s %6u %-18s %9.2f%% %9.2f%% %8.2f %9.2f%%\n", base, sinew_asset_vertex_count(a), name,
-                   100 * q.max_increase, 100 * q.p99_increase, q.jump_ratio, 100 * q.max_jump);
+            if (qm->flags & SINEW_SKIN_BULGE_INNER)
+                printf("  %-28s %6u %-18s %9.2f%% %9.2f%% %8.2f %9.2f%% %9.2f%% %9u\n", base, sinew_asset_vertex_count(a),
+                       name, 100 * q.max_increase, 100 * q.p99_increase, q.jump_ratio, 100 * q.max_jump,
+                       100 * q.max_inner_push, q.intruded);
+            else
+                printf("  %-28s %6u %-18s %9.2f%% %9.2f%% %8.2f %9.2f%%\n", base, sinew_asset_vertex_count(a), name,
+                       100 * q.max_increase, 100 * q.p99_increase, q.jump_ratio, 100 * q.max_jump);
         }
         sinew_asset_destroy(a);
     }

@@ -8,7 +8,7 @@
  *   sinew-viewer --headless DIR [--model FILE] [--count N]
  *
  * Keys: 1 LBS, 2 DQS, 3 DQS with scale, 4 DQS scale local, 5 mixed per character,
- *       B bulge correction on/off, +/- (or Up/Down) crowd size x2 / /2,
+ *       B bulge correction on/off, I its inner push on/off, +/- (or Up/Down) crowd size x2 / /2,
  *       M switch model (tube / bar / corrected tube / imported), Space pause, R reset camera, Esc quit;
  *       corrected tube: D corrective driver on/off, [ ] pick a target, J/K its weight -/+ 0.25
  *       (driver off), 0 all weights zero.
@@ -179,6 +179,12 @@ typedef struct viewer {
     double mark_px[3][2];
 } viewer;
 
+/* Skin flags of the viewer's bulge setting (0 off, 1 bulge correction, 2 with its inner push). */
+static uint32_t bulge_flags(int bulge)
+{
+    return bulge ? SINEW_SKIN_BULGE_CORRECTION | (bulge == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
+}
+
 /* The model the settings ask for: the scene's own, or a variant (another alpha for
  * the tube/bar, automatic weights for the imported model), built on first use. */
 static const demo_model *select_model(viewer *v, sinew_model_id *id)
@@ -250,7 +256,7 @@ static void rebuild_crowd(viewer *v)
     v->cur_id = id;
     if (v->count > max_count(v)) v->count = max_count(v);
     if (v->count < 1) v->count = 1;
-    if (demo_crowd_setup(&v->dc, m, id, v->count, v->method, v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0) != SINEW_OK) {
+    if (demo_crowd_setup(&v->dc, m, id, v->count, v->method, bulge_flags(v->bulge)) != SINEW_OK) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
@@ -275,6 +281,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_6: v->method = SINEW_METHOD_COR; break;
     case GLFW_KEY_7: v->method = SINEW_METHOD_COR_SCALE; break;
     case GLFW_KEY_B: v->bulge = !v->bulge; break;
+    case GLFW_KEY_I: v->bulge = v->bulge == 2 ? 1 : 2; break;   /* the inner push (turns bulge on) */
     case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: case GLFW_KEY_UP:
         if (v->count < max_count(v)) { v->count *= 2; v->dirty = 1; }
         break;
@@ -303,7 +310,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_R: fit_camera(v); break;
     default: return;
     }
-    demo_crowd_set_method(&v->dc, v->method, v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0);
+    demo_crowd_set_method(&v->dc, v->method, bulge_flags(v->bulge));
 }
 
 static void on_button(GLFWwindow *w, int button, int action, int mods)
@@ -602,7 +609,7 @@ static const char *method_label(int m, int bulge)
 {
     static char buf[64];
     snprintf(buf, sizeof buf, "%s%s", m < 0 ? "mixed lbs/dqs/dqs-scale" : sinew_method_name((sinew_method)m),
-             bulge ? " + bulge" : "");
+             bulge == 2 ? " + bulge + inner" : bulge ? " + bulge" : "");
     return buf;
 }
 
@@ -699,7 +706,7 @@ static void sync_from_panel(viewer *v)
     v->bulge = p->bulge;
     v->paused = p->paused;
     v->t = p->time;
-    demo_crowd_set_method(&v->dc, v->method, v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0);
+    demo_crowd_set_method(&v->dc, v->method, bulge_flags(v->bulge));
     /* p->load_model is handled at the top of the next frame (nothing of this one in use) */
 }
 
@@ -785,7 +792,7 @@ static void lab_cpu(viewer *v, const float vp[16], uint32_t w, uint32_t h)
         if (!v->cpu_cap) return;
     }
     sinew_method meth = v->method < 0 ? SINEW_METHOD_LBS : (sinew_method)v->method;
-    uint32_t flags = v->bulge ? SINEW_SKIN_BULGE_CORRECTION : 0;
+    uint32_t flags = bulge_flags(v->bulge);
     sinew_transform *local = malloc(sizeof *local * jc);
     sinew_mat4 *scratch = malloc(sizeof *scratch * sinew_palette_scratch_count(jc));
     sinew_palette_joint *pal = malloc(sizeof *pal * jc);
@@ -897,7 +904,7 @@ static void lab_cpu(viewer *v, const float vp[16], uint32_t w, uint32_t h)
 
 /* One script line: 'shot NAME', 'frames N' (wait), or settings 'key=value ...'.
  * Keys: scene tube|bar|psd|model, method lbs|dqs|dqs-scale|dqs-scale-local|dqs-scale-mixed|cor|cor-scale|mixed,
- * bulge, count, paused, time, manual, bend, twist, alpha, auto, weights off|joint|major, joint,
+ * bulge (0, 1, 2 = with the inner push), count, paused, time, manual, bend, twist, alpha, auto, weights off|joint|major, joint,
  * and for the corrected tube (scene=psd): driver 0|1, mw=K:W (target K's weight, any real W), mzero.
  * Returns 1 for 'shot' (name in *shot), 0 otherwise, -1 on a bad line. */
 static int script_line(viewer *v, const char *line, char *shot, size_t shot_size, int *wait)
@@ -941,7 +948,7 @@ static int script_line(viewer *v, const char *line, char *shot, size_t shot_size
             if (!strcmp(val, "mixed")) p->method = -1;
             else if (sinew_method_parse(val, &m) == SINEW_OK) p->method = (int)m;
             else return -1;
-        } else if (!strcmp(k, "bulge")) p->bulge = x != 0;
+        } else if (!strcmp(k, "bulge")) p->bulge = x >= 2 ? 2 : x != 0;
         else if (!strcmp(k, "count")) p->count = (int)x;
         else if (!strcmp(k, "paused")) p->paused = x != 0;
         else if (!strcmp(k, "time")) p->time = x;
@@ -1064,7 +1071,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         return 1;
     }
     sync_to_panel(&v);
-    printf("sinew-viewer on %s; keys: 1 LBS, 2 DQS, 3 DQS+scale, 4 DQS scale local, 5 mixed, 6 CoR, 7 CoR+scale, B bulge, +/- size, "
+    printf("sinew-viewer on %s; keys: 1 LBS, 2 DQS, 3 DQS+scale, 4 DQS scale local, 5 mixed, 6 CoR, 7 CoR+scale, B bulge, I inner push, +/- size, "
            "M model, Space pause, R camera, Esc quit; corrected tube: D driver, [ ] target, J/K weight, 0 zero\n", sinew_gpu_info(v.gpu)->name);
 
     VkBuffer shot_buf = VK_NULL_HANDLE;
@@ -1176,7 +1183,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
             fprintf(stderr, "%s refused for character %u: %s; back to %s\n", method_label(v.method, v.bulge), bad,
                     sinew_result_string(r), method_label(prev_method, v.bulge));
             v.method = prev_method == v.method ? SINEW_METHOD_LBS : prev_method;
-            demo_crowd_set_method(&v.dc, v.method, v.bulge ? SINEW_SKIN_BULGE_CORRECTION : 0);
+            demo_crowd_set_method(&v.dc, v.method, bulge_flags(v.bulge));
         } else {
             prev_method = v.method;
         }

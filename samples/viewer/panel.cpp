@@ -248,6 +248,8 @@ extern "C" int panel_frame(viewer_panel *p, panel_state *s)
     if (ImGui::Combo("method", &m, method_items, mixed + 1)) { s->method = m == mixed ? -1 : m; changed = 1; }
     bool b = s->bulge != 0;
     if (ImGui::Checkbox("bulge correction", &b)) { s->bulge = b; changed = 1; }
+    bool bi = s->bulge == 2;
+    if (ImGui::Checkbox("inner push (keeps inner volume)", &bi)) { s->bulge = bi ? 2 : (s->bulge ? 1 : 0); changed = 1; }
     if (ImGui::SliderInt("characters", &s->count, 1, s->max_count > 1 ? s->max_count : 1, "%d",
                          ImGuiSliderFlags_Logarithmic))
         changed = 1;

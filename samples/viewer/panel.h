@@ -27,7 +27,7 @@ typedef struct panel_state {
     /* edited by the panel (and by scripts, through the same fields) */
     int scene;              /* PANEL_SCENE_* */
     int method;             /* sinew_method, or -1 = mixed per character */
-    int bulge;
+    int bulge;              /* 0 off, 1 bulge correction, 2 with its inner push (SINEW_SKIN_BULGE_INNER) */
     int count;              /* characters */
     int paused;
     double time;            /* seconds (clip or procedural motion); scrubbed when paused */
