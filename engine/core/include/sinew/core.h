@@ -99,7 +99,8 @@ typedef enum sinew_skin_flags {
     /* With SINEW_SKIN_BULGE_CORRECTION only (alone: INVALID_ARGUMENT): vertices that ended
      * closer than their rest distance d0 to the major bone are pushed back out to d0 (the
      * inner side of a bend keeps its volume); the push fades out by a smoothstep below
-     * d0 / 2, to 0 at d = 0 (sinew/reference.h step 4). */
+     * d0 / 2, to 0 at d = 0, and the whole correction fades for d0 below ~2^-12 max|p'|
+     * (sinew/reference.h step 4b). */
     SINEW_SKIN_BULGE_INNER = 1u << 1,
     SINEW_SKIN_FLAGS_ALL = SINEW_SKIN_BULGE_CORRECTION | SINEW_SKIN_BULGE_INNER
 } sinew_skin_flags;
