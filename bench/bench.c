@@ -389,6 +389,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         { "dqs-scale-local", SINEW_METHOD_DQS_SCALE_LOCAL, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_BASELINE, 0 },
         { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "dqs+bulge+inner", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION | SINEW_SKIN_BULGE_INNER, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "dqs-scale+bulge", SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "lbs 8 infl", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
         { "dqs 8 infl", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
