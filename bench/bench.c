@@ -227,7 +227,7 @@ static sinew_result make_pipeline(sinew_gpu *gpu, demo_model *m, uint32_t max_ch
     sd.max_rest_vertices = m->vertex_count;
     sd.max_meshes = 1;
     sd.max_instances = max_chars;
-    uint64_t outv = (uint64_t)max_chars * m->vertex_count, pal = (uint64_t)max_chars * jc * 7;
+    uint64_t outv = (uint64_t)max_chars * m->vertex_count, pal = (uint64_t)max_chars * jc * 8;
     if (outv > UINT32_MAX || pal > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
     sd.max_output_vertices = (uint32_t)outv;
     sd.max_palette_vec4 = (uint32_t)pal;
@@ -391,6 +391,9 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "dqs+bulge+inner", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION | SINEW_SKIN_BULGE_INNER, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "dqs-scale+bulge", SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "lbs+bulge", SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "cor+bulge", SINEW_METHOD_COR, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "cor-scale+bulge", SINEW_METHOD_COR_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "lbs 8 infl", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
         { "dqs 8 infl", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
         /* previous-frame positions (keep_previous: a second skinner, same meshes) */
@@ -423,7 +426,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     sd.max_meshes = 2;
     sd.max_instances = KB_CHARS;
     sd.max_output_vertices = KB_CHARS * KB_VERTS;
-    sd.max_palette_vec4 = KB_CHARS * KB_JOINTS * 7;
+    sd.max_palette_vec4 = KB_CHARS * KB_JOINTS * 8;
     sd.frames_in_flight = 2;
     sd.cor_centers = true;
     if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk);

@@ -3,39 +3,22 @@
  * float32 versions of reference.c's rest_radial / bulge_normal. */
 
 /* g before skinning, the gradient of the rest distance: the unit vector from the
- * closest point of the major joint's rest segment to the rest position p, that segment being its posed one (palette slots s + off_bulge,
- * + 1) mapped back by the inverse of X_m: the rigid part first (the dual quaternion
- * at s + off_dq, when has_dq), then the affine rows at s (when has_affine: LBS skin
- * rows or the scale rows S_m). 0 when the affine 3x3 is singular. */
-vec3 bulge_rest_radial(uint s, uint off_bulge, uint off_dq, bool has_dq, bool has_affine, vec3 p)
+ * closest point of the major joint's rest segment to the rest position p. The CPU
+ * writes that segment once per joint and frame (sinew_palette_pack, the float32
+ * fast path: the posed segment mapped back by X_m^-1, as reference.c's rest_radial)
+ * in the bulge slots s (w), s + 1 (w) and s + 2 (sinew_layout.h), the posed segment
+ * beside it (xyz of s, s + 1: pa, pb, returned for bulge_correct); its coordinates
+ * are SINEW_PAL_BULGE_SINGULAR when X_m's 3x3 is singular: g = 0. */
+vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb)
 {
-    vec3 ha = load_pal(s + off_bulge).xyz, hb = load_pal(s + off_bulge + 1u).xyz;
-    bool ok = true;
-    if (has_dq) {
-        vec4 q = load_pal(s + off_dq), dq = load_pal(s + off_dq + 1u);
-        vec3 tr = 2.0 * (q.w * dq.xyz - dq.w * q.xyz + cross(q.xyz, dq.xyz));
-        ha -= tr;
-        hb -= tr;
-        ha = ha + 2.0 * cross(-q.xyz, cross(-q.xyz, ha) + q.w * ha);
-        hb = hb + 2.0 * cross(-q.xyz, cross(-q.xyz, hb) + q.w * hb);
-    }
-    if (has_affine) {
-        vec4 m0 = load_pal(s + SINEW_PAL_OFF_AFFINE), m1 = load_pal(s + SINEW_PAL_OFF_AFFINE + 1u),
-             m2 = load_pal(s + SINEW_PAL_OFF_AFFINE + 2u);
-        vec3 c0 = vec3(m0.x, m1.x, m2.x), c1 = vec3(m0.y, m1.y, m2.y), c2 = vec3(m0.z, m1.z, m2.z);
-        vec3 tt = vec3(m0.w, m1.w, m2.w);
-        vec3 k0 = cross(c1, c2), k1 = cross(c2, c0), k2 = cross(c0, c1);
-        float det = dot(c0, k0);
-        ok = abs(det) > 0.0;
-        ha -= tt;
-        hb -= tt;
-        ha = vec3(dot(k0, ha), dot(k1, ha), dot(k2, ha)) / det;
-        hb = vec3(dot(k0, hb), dot(k1, hb), dot(k2, hb)) / det;
-    }
-    vec3 ab = hb - ha;
+    vec4 s0 = load_pal(s), s1 = load_pal(s + 1u), s2 = load_pal(s + 2u);
+    pa = s0.xyz;
+    pb = s1.xyz;
+    vec3 ha = vec3(s0.w, s1.w, s2.x);
+    vec3 ab = s2.yzw - ha;
     float ll = dot(ab, ab);
     float t = ll > 0.0 ? clamp(dot(p - ha, ab) / ll, 0.0, 1.0) : 0.0;
-    return ok ? safe_normalize(p - (ha + t * ab)) : vec3(0.0);
+    return ha.x < SINEW_PAL_BULGE_SINGULAR ? safe_normalize(p - (ha + t * ab)) : vec3(0.0);
 }
 
 /* g through the LBS stage as a gradient: A^-T g = cof(A) g / det(A), 0 if det is 0. */

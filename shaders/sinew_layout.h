@@ -94,13 +94,16 @@
  *   CoR:         rigid dual quaternion real, dual        (2 slots, as DQS; the kernel moves
  *                the center by each joint's DQ and blends the real parts as the rotation)
  *   CoR + scale: rows 0..2 of S, then real, dual of R    (5 slots, as DQS + scale)
- *   + bulge:     segment head, segment tail (xyz, w = 0) (2 slots, after the above) */
+ *   + bulge:     the posed segment a, b and the same segment in rest space (X_m^-1 of
+ *                the posed one) ra, rb, in 3 slots: (a xyz, ra.x), (b xyz, ra.y),
+ *                (ra.z, rb xyz); ra = rb = SINEW_PAL_BULGE_SINGULAR in every coordinate
+ *                when X_m's 3x3 is singular (the kernels then use g = 0) */
 #define SINEW_PAL_AFFINE_ROWS 3u         /* vec4 rows of a 3x4 affine matrix */
 #define SINEW_PAL_DQ_SLOTS 2u            /* real, dual */
 #define SINEW_PAL_SLOTS_LBS SINEW_PAL_AFFINE_ROWS
 #define SINEW_PAL_SLOTS_DQS SINEW_PAL_DQ_SLOTS
 #define SINEW_PAL_SLOTS_DQS_SCALE (SINEW_PAL_AFFINE_ROWS + SINEW_PAL_DQ_SLOTS)
-#define SINEW_PAL_SLOTS_BULGE 2u
+#define SINEW_PAL_SLOTS_BULGE 3u
 #define SINEW_PAL_IS_METHOD(m) ((m) <= SINEW_K_COR_SCALE)
 /* Slots of a joint's entry before any bulge slots (m a valid method). */
 #define SINEW_PAL_BASE_SLOTS(m) \
@@ -112,8 +115,10 @@
 #define SINEW_PAL_OFF_AFFINE 0u          /* LBS skin rows, or the scale methods' S rows */
 /* First slot of the dual quaternion (DQS, CoR and the scale methods). */
 #define SINEW_PAL_OFF_DQ(m) (((m) == SINEW_K_DQS || (m) == SINEW_K_COR) ? 0u : SINEW_PAL_AFFINE_ROWS)
-/* First slot of the bulge segment (head, then tail). */
+/* First slot of the bulge part (posed head, posed tail, with the rest segment; see above). */
 #define SINEW_PAL_OFF_BULGE(m) SINEW_PAL_BASE_SLOTS(m)
+/* Rest-segment coordinates that mark a singular X_m (no legitimate coordinate is this large). */
+#define SINEW_PAL_BULGE_SINGULAR 3.0e38
 
 /* Instance record (one per character and mesh in the frame): uint words. */
 #define SINEW_INST_REST_FIRST 0      /* first rest vertex of the mesh */

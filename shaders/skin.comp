@@ -167,10 +167,8 @@ void main()
 
     const bool COR = METHOD == SINEW_KK_COR || METHOD == SINEW_KK_COR_SCALE;
     /* BULGE: g, the gradient of the rest distance, carried below as the normals are (bulge.glsl). */
-    vec3 gb = vec3(0.0);
-    if (BULGE)
-        gb = bulge_rest_radial(pbase + js[0] * STRIDE, OFF_BULGE, OFF_DQ, METHOD != SINEW_KK_LBS,
-                               METHOD != SINEW_KK_DQS && METHOD != SINEW_KK_COR, p);
+    vec3 gb = vec3(0.0), sa = vec3(0.0), sb = vec3(0.0);
+    if (BULGE) gb = bulge_rest_radial(pbase + js[0] * STRIDE + OFF_BULGE, p, sa, sb);
     if (METHOD == SINEW_KK_LBS) {
         /* LBS: blended 3x4 rows; normal through the cofactor, sign of det. */
         vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
@@ -303,10 +301,7 @@ void main()
         if (BULGE) gb = bulge_rotate(br, gb);
         if (TANGENTS) tg = safe_normalize(tg + 2.0 * cross(rv, cross(rv, tg) + br.w * tg));
     }
-    if (BULGE) {
-        uint s = pbase + js[0] * STRIDE + OFF_BULGE;
-        bulge_correct(load_pal(s).xyz, load_pal(s + 1u).xyz, load_bulge(SINEW_BULGE_INDEX(slot)), gb, BULGE_INNER, p, n);
-    }
+    if (BULGE) bulge_correct(sa, sb, load_bulge(SINEW_BULGE_INDEX(slot)), gb, BULGE_INNER, p, n);
 
     /* Previous-frame position: what this vertex's output held before this
      * dispatch (read before the store below; outputs of a frame are disjoint),

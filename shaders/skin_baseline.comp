@@ -122,10 +122,8 @@ void main()
         uint stride = I.stride;
         uint pbase = I.palette_offset;
         bool bulge = (I.flags & SINEW_K_FLAG_BULGE) != 0u;
-        vec3 g = vec3(0.0);
-        if (bulge)
-            g = bulge_rest_radial(pbase + js[0] * stride, SINEW_PAL_OFF_BULGE(I.method), SINEW_PAL_OFF_DQ(I.method),
-                                  I.method != SINEW_K_LBS, I.method != SINEW_K_DQS, p);
+        vec3 g = vec3(0.0), sa = vec3(0.0), sb = vec3(0.0);
+        if (bulge) g = bulge_rest_radial(pbase + js[0] * stride + SINEW_PAL_OFF_BULGE(I.method), p, sa, sb);
         if (I.method != SINEW_K_DQS) {
             /* LBS, or stage 1 (scale matrices S_j) of the scale methods. */
             vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
@@ -165,10 +163,7 @@ void main()
             n = safe_normalize(n);
             if (bulge) g = bulge_rotate(br, g);
         }
-        if (bulge) {
-            uint s = pbase + js[0] * stride + SINEW_PAL_OFF_BULGE(I.method);
-            bulge_correct(load_pal(s).xyz, load_pal(s + 1u).xyz, bulge_rest[vi], g, (I.flags & SINEW_K_FLAG_BULGE_INNER) != 0u, p, n);
-        }
+        if (bulge) bulge_correct(sa, sb, bulge_rest[vi], g, (I.flags & SINEW_K_FLAG_BULGE_INNER) != 0u, p, n);
     }
 
     uint o = I.output_offset + local;

@@ -2,7 +2,12 @@
  * (global, local, mixed) against independent transcriptions of the formulas,
  * the scale semantics on a chain, error paths and the GPU packing. */
 #include "testutil.h"
+#include <sinew/palette_job.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The rest-segment marker of a singular joint (SINEW_PAL_BULGE_SINGULAR, shaders/sinew_layout.h). */
+#define BULGE_SINGULAR 3.0e38f
 
 enum { MAXJ = 64 };
 
@@ -482,11 +487,11 @@ static void test_pack(void)
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE, 0) == 5);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_LOCAL, 0) == 5);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_MIXED, 0) == 5);
-    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION) == 5);
-    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION) == 4);
-    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_MIXED, SINEW_SKIN_BULGE_CORRECTION) == 7);
+    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION) == 6);
+    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION) == 5);
+    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_MIXED, SINEW_SKIN_BULGE_CORRECTION) == 8);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COR, 0) == 2 && sinew_palette_gpu_stride(SINEW_METHOD_COR_SCALE, 0) == 5);
-    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COR, SINEW_SKIN_BULGE_CORRECTION) == 4);
+    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COR, SINEW_SKIN_BULGE_CORRECTION) == 5);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COUNT, 0) == 0);
 
     sinew_palette_joint e[2];
@@ -501,7 +506,7 @@ static void test_pack(void)
         e[j].seg_head = sinew_v3(4000 + j, 4001 + j, 4002 + j);
         e[j].seg_tail = sinew_v3(5000 + j, 5001 + j, 5002 + j);
     }
-    float buf[2 * 7 * 4 + 4];
+    float buf[2 * 8 * 4 + 4];
     for (int m = 0; m < (int)SINEW_METHOD_COUNT; m++)
         for (int bulge = 0; bulge < 2; bulge++) {
             uint32_t flags = bulge ? SINEW_SKIN_BULGE_CORRECTION : 0;
@@ -526,15 +531,108 @@ static void test_pack(void)
                 }
                 if (bulge) {
                     for (int k = 0; k < 3; k++) TU_CHECK(d[slot * 4 + k] == (float)(4000 + j + k));
-                    TU_CHECK(d[slot * 4 + 3] == 0);
-                    slot++;
-                    for (int k = 0; k < 3; k++) TU_CHECK(d[slot * 4 + k] == (float)(5000 + j + k));
-                    TU_CHECK(d[slot * 4 + 3] == 0);
-                    slot++;
+                    for (int k = 0; k < 3; k++) TU_CHECK(d[slot * 4 + 4 + k] == (float)(5000 + j + k));
+                    /* the rest-space segment in the w's and the third slot: these skin and scale
+                     * 3x3s are singular (columns in arithmetic progression): the marker; DQS and
+                     * CoR map back by the (non-unit) DQ */
+                    int rigid = m == SINEW_METHOD_DQS || m == SINEW_METHOD_COR;
+                    static const int at[6] = { 3, 7, 8, 9, 10, 11 };
+                    for (int k = 0; k < 6; k++) {
+                        float x = d[slot * 4 + at[k]];
+                        TU_CHECK(rigid ? isfinite(x) && fabsf(x) < BULGE_SINGULAR
+                                       : x == BULGE_SINGULAR);
+                    }
+                    slot += 3;
                 }
                 TU_CHECK(slot == (int)stride);
             }
         }
+}
+
+/* The rest-space bulge segment (in the pack's bulge slots, sinew_layout.h; the kernels' g):
+ * X^-1 of the posed segment, which is the bind segment itself; from sinew_palette_pack
+ * (float64, mapped back) and from the float32 fast path (written directly), for every
+ * method on poses with non-uniform and mirrored scales: equal to the bind segment
+ * within 1e-5 x max(1, |segment|). A zero scale on a chain with identity bind
+ * rotations (the skin 3x3 has an exact zero column, det 0): SINEW_PAL_BULGE_SINGULAR
+ * from both, so the kernels use g = 0 as reference.c's rest_radial does. */
+static void test_bulge_rest(tu_rng *rng)
+{
+    enum { N = 6 };
+    const int32_t parents[N] = { -1, 0, 1, 2, 1, 4 };
+    sinew_transform rest[N], pose[N];
+    for (uint32_t j = 0; j < N; j++) {
+        rest[j] = random_rest(rng, j & 1);
+        if (j == 0) rest[j].translation = sinew_v3(0, 0, 0);
+    }
+    sinew_skeleton *s = make_skeleton(N, parents, rest, NULL);
+    sinew_transform rest_id[N];
+    for (uint32_t j = 0; j < N; j++) {
+        rest_id[j].translation = sinew_v3(0, j ? 1.0 : 0.0, 0);
+        rest_id[j].rotation = (sinew_quat){ 0, 0, 0, 1 };
+        rest_id[j].scale = sinew_v3(1, 1, 1);
+    }
+    sinew_skeleton *sid = make_skeleton(N, parents, rest_id, NULL);
+    if (!s || !sid) return;
+    sinew_mat4 mats[3 * N];
+    sinew_palette_joint pal[N];
+    float ref[N * 8 * 4], fast[N * 8 * 4];
+    size_t sb = sinew_palette_scratch_bytes(N);
+    void *scratch = aligned_alloc(16, (sb + 15) & ~(size_t)15);
+    double worst = 0;
+    uint32_t checked = 0, zeroed = 0;
+    for (int iter = 0; iter < 40; iter++) {
+        const int singular = iter >= 30;
+        const sinew_skeleton *sk = singular ? sid : s;
+        for (uint32_t j = 0; j < N; j++) {
+            pose[j] = random_pose(rng, singular ? &rest_id[j] : &rest[j], 1);
+            if (!singular && j == 2 + (uint32_t)(iter % 3)) pose[j].scale.x = -pose[j].scale.x; /* mirrored */
+        }
+        if (singular) pose[4].scale = sinew_v3(0, 1.3, 0.8); /* joint 4 singular (5 below it too) */
+        for (unsigned m = 0; m < SINEW_METHOD_COUNT; m++) {
+            if (singular && m != SINEW_METHOD_LBS) continue;
+            const uint32_t stride = sinew_palette_gpu_stride((sinew_method)m, SINEW_SKIN_BULGE_CORRECTION);
+            const uint32_t off = 4 * (stride - 3); /* the bulge part: (a, ra.x), (b, ra.y), (ra.z, rb) */
+            static const int at[6] = { 3, 7, 8, 9, 10, 11 };
+            sinew_result r = sinew_palette_build(sk, (sinew_method)m, pose, NULL, mats, pal);
+            if (r == SINEW_ERROR_NOT_RIGID) continue;
+            TU_CHECK_OK(r);
+            TU_CHECK_OK(sinew_palette_pack((sinew_method)m, SINEW_SKIN_BULGE_CORRECTION, pal, N, ref));
+            sinew_palette_character ch = { 0 };
+            ch.skeleton = sk;
+            ch.method = (sinew_method)m;
+            ch.flags = SINEW_SKIN_BULGE_CORRECTION;
+            ch.pose = pose;
+            TU_CHECK_OK(sinew_palette_build_f32(&ch, scratch, sb, fast));
+            for (uint32_t j = 0; j < N; j++) {
+                sinew_vec3 h, t;
+                sinew_skeleton_bone_segment(sk, j, &h, &t);
+                const double want[6] = { h.x, h.y, h.z, t.x, t.y, t.z };
+                const float *a = ref + (size_t)j * stride * 4 + off, *b = fast + (size_t)j * stride * 4 + off;
+                if (singular && j == 5) continue; /* rank 2 up to rounding: det tiny, not 0 (ill-defined) */
+                if (singular && j == 4) {
+                    for (int k = 0; k < 6; k++)
+                        TU_CHECK_MSG(a[at[k]] == BULGE_SINGULAR && b[at[k]] == BULGE_SINGULAR,
+                                     "%s joint %u (singular): rest coordinate %d = %g (pack), %g (fast)",
+                                     sinew_method_name((sinew_method)m), j, k, a[at[k]], b[at[k]]);
+                    zeroed++;
+                    continue;
+                }
+                double mag = fmax(1, fmax(sinew_v3_length(h), sinew_v3_length(t))), e = 0;
+                for (int k = 0; k < 6; k++)
+                    e = fmax(e, fmax(fabs(a[at[k]] - want[k]), fabs(b[at[k]] - want[k])) / mag);
+                TU_CHECK_MSG(e <= 1e-5, "%s joint %u: rest segment off by %.3g (relative)", sinew_method_name((sinew_method)m), j, e);
+                worst = fmax(worst, e);
+                checked++;
+            }
+        }
+    }
+    fprintf(stderr, "bulge rest segments: %u checked, worst relative difference %.3g (tolerance 1e-5); %u singular marked\n",
+            checked, worst, zeroed);
+    TU_CHECK(checked > 400 && zeroed >= 10);
+    free(scratch);
+    sinew_skeleton_destroy(s);
+    sinew_skeleton_destroy(sid);
 }
 
 int main(void)
@@ -546,5 +644,6 @@ int main(void)
     test_not_rigid();
     test_errors();
     test_pack();
+    test_bulge_rest(&rng);
     return tu_finish("test_palette");
 }

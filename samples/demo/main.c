@@ -133,7 +133,7 @@ static void quality(sinew_gpu *gpu, scene_shape shape)
     sd.max_meshes = 1;
     sd.max_instances = NI;
     sd.max_output_vertices = NI * t.nv;
-    sd.max_palette_vec4 = NI * 3 * 7;
+    sd.max_palette_vec4 = NI * 3 * 8;
     sd.cor_centers = true;
     sinew_skinner *sk;
     CHECK(sinew_skinner_create(gpu, &sd, &sk));
@@ -328,7 +328,7 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
         sd.max_meshes = 1;
         sd.max_instances = chars;
         sd.max_output_vertices = (uint32_t)total;
-        sd.max_palette_vec4 = chars * 3 * 7;
+        sd.max_palette_vec4 = chars * 3 * 8;
         sd.output_format = (sinew_output_format)f;
         sd.cor_centers = true;
         CHECK(sinew_skinner_create(gpu, &sd, &sk[f]));

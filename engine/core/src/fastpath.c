@@ -298,8 +298,8 @@ void snw_fast_joints_init(const sinew_skeleton *s, snw_fast_joint *out)
  * destination may be write-combined mapped memory). */
 
 /* Scratch per joint: local TRS, G (posed frames), H, Hs, Us, a (scaled-rest
- * position, 16 B), and the packed entry (up to 7 vec4). */
-#define SNW_PAL_MAX_STRIDE 7u
+ * position, 16 B), and the packed entry (up to SNW_PAL_MAX_STRIDE vec4). */
+#define SNW_PAL_MAX_STRIDE (SINEW_PAL_SLOTS_DQS_SCALE + SINEW_PAL_SLOTS_BULGE)
 static size_t scratch_per_joint(void) { return sizeof(snw_ftrs) + 4u * sizeof(snw_faff) + 16u + SNW_PAL_MAX_STRIDE * 16u; }
 
 size_t sinew_palette_scratch_bytes(uint32_t max_joints) { return (size_t)max_joints * scratch_per_joint() + 16u; }
@@ -322,13 +322,36 @@ static inline void xform_point(const snw_faff *x, const float *p, float *o)
     for (int r = 0; r < 3; r++) o[r] = x->r[r][0] * p[0] + x->r[r][1] * p[1] + x->r[r][2] * p[2] + x->r[r][3];
 }
 
-static void write_bulge(const snw_faff *x, const snw_fast_joint *f, float *b)
+/* The bulge slots (sinew_layout.h): the posed segment X (head, tail) and the rest-space
+ * one, X^-1 of the posed one (palette.c's put_bulge, reference.c's rest_radial), which
+ * is exactly the bind segment (head, tail): written directly (no float32 inverse,
+ * whose error grows with X's condition number); SINEW_PAL_BULGE_SINGULAR when the
+ * 3x3 that X^-1 inverts (a: LBS skin rows, the scale methods' S rows; NULL for the
+ * rigid methods) has det 0 or a non-finite det. h, t: the posed head and tail. */
+static void put_bulge_slots(const float *h, const float *t, const float (*a)[4], const snw_fast_joint *f, float *b)
+{
+    /* in double: a float32 det of a product of small scales underflows to 0 where the
+     * float64 palette's does not */
+    double det = 1;
+    if (a)
+        det = (double)a[0][0] * ((double)a[1][1] * a[2][2] - (double)a[1][2] * a[2][1]) -
+              (double)a[0][1] * ((double)a[1][0] * a[2][2] - (double)a[1][2] * a[2][0]) +
+              (double)a[0][2] * ((double)a[1][0] * a[2][1] - (double)a[1][1] * a[2][0]);
+    const float sg = (float)SINEW_PAL_BULGE_SINGULAR;
+    const int ok = fabs(det) > 0 && isfinite(det);
+    const float *ra = f->head, *rb = f->tail;
+    put4v(b, h[0], h[1], h[2], ok ? ra[0] : sg);
+    put4v(b + 4, t[0], t[1], t[2], ok ? ra[1] : sg);
+    if (ok) put4v(b + 8, ra[2], rb[0], rb[1], rb[2]);
+    else put4v(b + 8, sg, sg, sg, sg);
+}
+
+static void write_bulge(const snw_faff *x, const snw_fast_joint *f, const float (*a)[4], float *b)
 {
     float h[3], t[3];
     xform_point(x, f->head, h);
     xform_point(x, f->tail, t);
-    put4v(b, h[0], h[1], h[2], 0);
-    put4v(b + 4, t[0], t[1], t[2], 0);
+    put_bulge_slots(h, t, a, f, b);
 }
 
 /* Pack: 1 if every float is finite, and the copy to dst. */
@@ -398,7 +421,9 @@ static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const 
             put4v(dd, q[0], q[1], q[2], q[3]);
             put4v(dd + 4, du[0], du[1], du[2], du[3]);
         }
-        if (flags & SINEW_K_FLAG_BULGE) write_bulge(&skin, &fj[j], d + 4u * SINEW_PAL_OFF_BULGE(method));
+        if (flags & SINEW_K_FLAG_BULGE)
+            write_bulge(&skin, &fj[j], method == SINEW_K_LBS ? (const float(*)[4])skin.r : NULL,
+                        d + 4u * SINEW_PAL_OFF_BULGE(method));
     }
     return SINEW_OK;
 }
@@ -478,7 +503,7 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
         dq_dual(qq, rt[0], rt[1], rt[2], du);
         put4v(d + 12, qq[0], qq[1], qq[2], qq[3]);
         put4v(d + 16, du[0], du[1], du[2], du[3]);
-        if (flags & SINEW_K_FLAG_BULGE) write_bulge(&x, f, d + 4u * SINEW_PAL_OFF_BULGE(method));
+        if (flags & SINEW_K_FLAG_BULGE) write_bulge(&x, f, (const float(*)[4])d, d + 4u * SINEW_PAL_OFF_BULGE(method));
     }
     return SINEW_OK;
 }
@@ -609,8 +634,9 @@ static void stage_pal_quat(const snw_fast_joint *fj, uint32_t n, const float *qt
             float *b = d + 4u * SINEW_PAL_OFF_BULGE(method), h[4], tl[4];
             qrot(q, fj[j].head, h);
             qrot(q, fj[j].tail, tl);
-            put4v(b, h[0] + t[0], h[1] + t[1], h[2] + t[2], 0);
-            put4v(b + 4, tl[0] + t[0], tl[1] + t[1], tl[2] + t[2], 0);
+            h[0] += t[0]; h[1] += t[1]; h[2] += t[2];
+            tl[0] += t[0]; tl[1] += t[1]; tl[2] += t[2];
+            put_bulge_slots(h, tl, NULL, &fj[j], b); /* rigid; the scale methods' S is I */
         }
     }
 }

@@ -242,6 +242,46 @@ static int put_dq(float *d, const sinew_dualquat *q)
            put4(d + 4, q->dual.x, q->dual.y, q->dual.z, q->dual.w);
 }
 
+/* x mapped back to rest space by the inverse of the joint's X as the GPU palette holds it:
+ * the rigid part (the conjugate rotation of the unit dual quaternion after removing
+ * its translation; all methods but LBS), then the affine part (LBS: the skin matrix;
+ * the scale methods: S; the 3x3 inverted as cof^T / det). 0 when that 3x3 has det 0
+ * or a non-finite det (the kernels then use g = 0, as reference.c's rest_radial). */
+static int rest_of(const sinew_palette_joint *e, unsigned m, sinew_vec3 x, sinew_vec3 *out)
+{
+    if (m != SINEW_K_LBS) {
+        sinew_vec3 t = sinew_dq_translation(e->rigid);
+        x = sinew_quat_rotate(sinew_quat_conjugate(e->rigid.real), sinew_v3_sub(x, t));
+        if (m == SINEW_K_DQS || m == SINEW_K_COR) { *out = x; return 1; }
+    }
+    const sinew_mat4 *a = m == SINEW_K_LBS ? &e->skin : &e->scale;
+    sinew_mat3 a3 = sinew_mat4_upper3(a), cof = sinew_mat3_cofactor(&a3);
+    /* det = column 0 . cofactor column 0, as the reference forms it */
+    double det = a3.m[0][0] * cof.m[0][0] + a3.m[0][1] * cof.m[0][1] + a3.m[0][2] * cof.m[0][2];
+    if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+    sinew_mat3 inv_t = sinew_mat3_transpose(&cof);
+    sinew_vec3 y = sinew_mat3_mul_v3(&inv_t, sinew_v3_sub(x, translation_of(a)));
+    *out = sinew_v3(y.x / det, y.y / det, y.z / det);
+    return 1;
+}
+
+/* The bulge slots of one joint (sinew_layout.h): the posed segment a, b and the rest-space
+ * one ra, rb (rest_of of the posed one) as (a, ra.x), (b, ra.y), (ra.z, rb); ra = rb =
+ * SINEW_PAL_BULGE_SINGULAR when it cannot be formed: a singular 3x3, or a coordinate
+ * beyond float32 (a near-singular X). */
+static int put_bulge(float *b, const sinew_palette_joint *e, unsigned m)
+{
+    sinew_vec3 ra, rb;
+    const double lim = SINEW_PAL_BULGE_SINGULAR;
+    int fits = rest_of(e, m, e->seg_head, &ra) && rest_of(e, m, e->seg_tail, &rb) && fabs(ra.x) < lim &&
+               fabs(ra.y) < lim && fabs(ra.z) < lim && fabs(rb.x) < lim && fabs(rb.y) < lim && fabs(rb.z) < lim;
+    if (!fits) ra = rb = sinew_v3(lim, lim, lim);
+    int ok = put4(b, e->seg_head.x, e->seg_head.y, e->seg_head.z, ra.x);
+    ok &= put4(b + 4, e->seg_tail.x, e->seg_tail.y, e->seg_tail.z, ra.y);
+    ok &= put4(b + 8, ra.z, rb.x, rb.y, rb.z);
+    return ok;
+}
+
 sinew_result sinew_palette_pack(sinew_method method, uint32_t flags, const sinew_palette_joint *src,
                                 uint32_t joint_count, float *dst)
 {
@@ -258,11 +298,7 @@ sinew_result sinew_palette_pack(sinew_method method, uint32_t flags, const sinew
             if (m != SINEW_K_DQS && m != SINEW_K_COR) ok &= put_rows(d + 4u * SINEW_PAL_OFF_AFFINE, &e->scale);
             ok &= put_dq(d + 4u * SINEW_PAL_OFF_DQ(m), &e->rigid);
         }
-        if (flags & SINEW_K_FLAG_BULGE) {
-            float *b = d + 4u * SINEW_PAL_OFF_BULGE(m);
-            ok &= put4(b, e->seg_head.x, e->seg_head.y, e->seg_head.z, 0);
-            ok &= put4(b + 4, e->seg_tail.x, e->seg_tail.y, e->seg_tail.z, 0);
-        }
+        if (flags & SINEW_K_FLAG_BULGE) ok &= put_bulge(d + 4u * SINEW_PAL_OFF_BULGE(m), e, m);
     }
     return ok ? SINEW_OK : SINEW_ERROR_NON_FINITE;
 }

@@ -65,7 +65,7 @@ SINEW_API sinew_result sinew_palette_build_from_globals(const sinew_skeleton *sk
                                               sinew_palette_joint *out);
 
 /* GPU palette layout: number of vec4 (16-byte) slots per joint for a method
- * and flags (LBS 3, DQS and CoR 2, DQS and CoR with scale 5; +2 with bulge correction);
+ * and flags (LBS 3, DQS and CoR 2, DQS and CoR with scale 5; +3 with bulge correction);
  * 0 for an invalid method. */
 SINEW_API uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags);
 
@@ -77,7 +77,11 @@ SINEW_API uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags)
  *   DQS+scale: rows 0..2 of scale, then rigid.real, rigid.dual
  *   CoR:       rigid.real, rigid.dual (as DQS)
  *   CoR+scale: rows 0..2 of scale, then rigid.real, rigid.dual (as DQS+scale)
- *   + bulge:   seg_head (xyz, w = 0), seg_tail (xyz, w = 0)
+ *   + bulge:   (seg_head xyz, ra.x), (seg_tail xyz, ra.y), (ra.z, rb xyz): ra, rb the
+ *              segment mapped back to rest space by the joint's transform as packed
+ *              (X^-1: the DQ's inverse, then the skin or scale rows' inverse), or all
+ *              3.0e38 (SINEW_PAL_BULGE_SINGULAR) when that 3x3 is singular or ra, rb
+ *              exceed float32 (the kernels then use no rest gradient, as the reference)
  * SINEW_ERROR_INVALID_ARGUMENT (nothing written) for an invalid method or NULL
  * pointers. SINEW_ERROR_NON_FINITE when a value, finite in float64, does not fit
  * in float32 (|x| > FLT_MAX): every entry is still written, the offending
