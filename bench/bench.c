@@ -34,6 +34,8 @@ static const variant VARIANTS[] = {
     { "dqs+bulge", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION },
     { "cor", SINEW_METHOD_COR, 0 },
     { "cor-scale", SINEW_METHOD_COR_SCALE, 0 },
+    { "cor-scale-local", SINEW_METHOD_COR_SCALE_LOCAL, 0 },
+    { "cor-scale-mixed", SINEW_METHOD_COR_SCALE_MIXED, 0 },
 };
 #define NVAR ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
 
@@ -406,6 +408,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         /* optimized centers of rotation (per-vertex centers on every mesh) */
         { "cor", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "cor-scale", SINEW_METHOD_COR_SCALE, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "cor-scale-local", SINEW_METHOD_COR_SCALE_LOCAL, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "cor 8 infl", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
         { "cor +tangents", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 2 },
     };

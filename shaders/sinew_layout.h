@@ -81,6 +81,8 @@
 #define SINEW_K_DQS_SCALE_MIXED 4u
 #define SINEW_K_COR 5u
 #define SINEW_K_COR_SCALE 6u
+#define SINEW_K_COR_SCALE_LOCAL 7u   /* COR_SCALE's kernel path (SINEW_KK_COR_SCALE) with DQS_SCALE_LOCAL's palette */
+#define SINEW_K_COR_SCALE_MIXED 8u   /* ... with DQS_SCALE_MIXED's palette */
 #define SINEW_K_FLAG_BULGE 1u
 #define SINEW_K_FLAG_BULGE_INNER 2u  /* only with SINEW_K_FLAG_BULGE */
 /* The inner push's ramp: full at d >= RAMP d0, smoothstep to 0 at d = 0 (reference.h step 4). */
@@ -104,7 +106,7 @@
 #define SINEW_PAL_SLOTS_DQS SINEW_PAL_DQ_SLOTS
 #define SINEW_PAL_SLOTS_DQS_SCALE (SINEW_PAL_AFFINE_ROWS + SINEW_PAL_DQ_SLOTS)
 #define SINEW_PAL_SLOTS_BULGE 3u
-#define SINEW_PAL_IS_METHOD(m) ((m) <= SINEW_K_COR_SCALE)
+#define SINEW_PAL_IS_METHOD(m) ((m) <= SINEW_K_COR_SCALE_MIXED)
 /* Slots of a joint's entry before any bulge slots (m a valid method). */
 #define SINEW_PAL_BASE_SLOTS(m) \
     ((m) == SINEW_K_LBS ? SINEW_PAL_SLOTS_LBS                                             \

@@ -78,6 +78,10 @@ sinew_cli_test(deform_cor_cpu 0 "method cor, CPU float64 reference, centers of r
                deform ${_m}/X/BCN_Epileptic.X --time 2 --method cor --cpu --cor-sigma 0.2 --out cli_corc.obj)
 sinew_cli_test(deform_cor_scale_8 0 "wrote cli_cor8.obj: 4224 vertices.*method cor-scale \\+ bulge, 8 influences"
                deform ${_m}/FBX/animation_with_skeleton.fbx --time 0.5 --method cor-scale --bulge --out cli_cor8.obj)
+sinew_cli_test(deform_cor_scale_local 0 "wrote cli_corl.obj: 4224 vertices.*method cor-scale-local, 8 influences"
+               deform ${_m}/FBX/animation_with_skeleton.fbx --time 0.5 --method cor-scale-local --out cli_corl.obj)
+sinew_cli_test(deform_cor_scale_mixed_cpu 0 "method cor-scale-mixed \\+ bulge, CPU float64 reference, centers of rotation"
+               deform ${_m}/ASE/MotionCaptureROM.ase --method cor-scale-mixed --bulge --cpu --out cli_corm.obj)
 sinew_cli_test(deform_cor_not_rigid 1 "plain CoR cannot represent; use --method cor-scale"
                deform ${_m}/ASE/MotionCaptureROM.ase --method cor --cpu --out cli_ase.obj)
 sinew_cli_test(deform_cor_bad_sigma 2 "bad --cor-sigma '0'"

@@ -8,7 +8,9 @@
  *  - errors (and nothing written on error);
  *  - reference: an independent per-vertex evaluation (sinew_mat4 / quaternion
  *    products), rigid parts move rigidly whatever the center, equal rotations give
- *    LBS whatever the center, COR_SCALE = COR on rigid poses, tangents. */
+ *    LBS whatever the center, COR_SCALE = COR on rigid poses, tangents;
+ *  - COR_SCALE_LOCAL / _MIXED: DQS_SCALE_LOCAL's / _MIXED's palettes, the reference
+ *    against a separate evaluation from them, mixed = local / global at the flags' extremes. */
 #include "testutil.h"
 #include "count_alloc.h"
 #include <sinew/cor.h>
@@ -482,15 +484,134 @@ static void test_reference(tu_rng *r)
     sinew_skeleton_destroy(sk);
 }
 
+/* CoR with the local and mixed scale modes (COR_SCALE_LOCAL, COR_SCALE_MIXED): the
+ * palettes are DQS_SCALE_LOCAL's / _MIXED's (bit for bit), and the reference equals a
+ * separate float64 computation from that palette with sinew_mat4 / quaternion
+ * products: p1 = sum w S_k p, c1 = sum w S_k c, n1 = cof(A) n sign(det A),
+ * c' = sum w R_k c1 (R_k = sinew_dq_to_mat4 of rigid_k), r = the normalized blend
+ * of the sign-aligned rigid_k.real, p' = rot(r)(p1 - c1) + c', n' = rot(r) n1.
+ * Random forest with random scale_propagates flags, poses with non-uniform scale,
+ * random centers. Not vacuous: the three modes give different positions. */
+static void test_reference_scale_modes(tu_rng *r)
+{
+    static sinew_vertex v[NV];
+    static float cen[3 * NV];
+    int32_t parents[JC];
+    bool prop[JC];
+    sinew_transform rest[JC], pose[JC];
+    sinew_mat4 scratch[3 * JC];
+    sinew_palette_joint pal[JC], pal_dqs[JC];
+    static double modes_pos[3][3 * NV];
+    tu_random_forest(r, JC, parents);
+    tu_random_bind(r, JC, parents, rest);
+    for (uint32_t j = 0; j < JC; j++) prop[j] = tu_range(r, 2) != 0;
+    sinew_skeleton_desc d = { 0 };
+    d.joint_count = JC; d.parents = parents; d.rest_local = rest; d.scale_propagates = prop;
+    sinew_skeleton *sk = NULL;
+    TU_CHECK_OK(sinew_skeleton_create(&d, &sk));
+    if (!sk) return;
+    TU_CHECK_OK(tu_make_random_mesh(r, sk, NV, 0.5, v, NULL));
+    for (uint32_t i = 0; i < NV; i++)
+        for (int c = 0; c < 3; c++) cen[3 * i + c] = v[i].position[c] + (float)tu_uniform(r, -0.5, 0.5);
+    const sinew_method cm[3] = { SINEW_METHOD_COR_SCALE, SINEW_METHOD_COR_SCALE_LOCAL, SINEW_METHOD_COR_SCALE_MIXED };
+    const sinew_method dm[3] = { SINEW_METHOD_DQS_SCALE, SINEW_METHOD_DQS_SCALE_LOCAL, SINEW_METHOD_DQS_SCALE_MIXED };
+    double e_pos = 0, e_nrm = 0, diff_local = 0, diff_mixed = 0;
+    uint32_t same_palette = 0, compared = 0;
+    for (int iter = 0; iter < 6; iter++) {
+        memcpy(pose, rest, sizeof rest);
+        tu_random_pose(r, JC, pose, 1.2 * M_PI, 0.5);
+        for (int m = 0; m < 3; m++) {
+            TU_CHECK_OK(sinew_palette_build(sk, cm[m], pose, NULL, scratch, pal));
+            TU_CHECK_OK(sinew_palette_build(sk, dm[m], pose, NULL, scratch, pal_dqs));
+            same_palette += memcmp(pal, pal_dqs, sizeof pal) == 0;
+            TU_CHECK_OK(sinew_reference_skin_cor(NV, v, NULL, cen, NULL, pal, JC, cm[m], 0, pos_a, nrm_a));
+            memcpy(modes_pos[m], pos_a, sizeof pos_a);
+            for (uint32_t i = 0; i < NV; i++) {
+                sinew_vec3 p = sinew_v3(v[i].position[0], v[i].position[1], v[i].position[2]);
+                sinew_vec3 c = sinew_v3(cen[3 * i], cen[3 * i + 1], cen[3 * i + 2]);
+                sinew_vec3 p1 = sinew_v3(0, 0, 0), c1 = sinew_v3(0, 0, 0), cc = sinew_v3(0, 0, 0);
+                sinew_mat3 A = { { { 0 } } };
+                sinew_quat q0 = pal[v[i].joints[0]].rigid.real, b = { 0, 0, 0, 0 };
+                for (int k = 0; k < 4; k++) {
+                    double w = v[i].weights[k] / 65535.0;
+                    const sinew_mat4 *S = &pal[v[i].joints[k]].scale;
+                    p1 = sinew_v3_add(p1, sinew_v3_scale(sinew_mat4_transform_point(S, p), w));
+                    c1 = sinew_v3_add(c1, sinew_v3_scale(sinew_mat4_transform_point(S, c), w));
+                    sinew_mat3 s3 = sinew_mat4_upper3(S);
+                    for (int x = 0; x < 3; x++)
+                        for (int y = 0; y < 3; y++) A.m[x][y] += w * s3.m[x][y];
+                }
+                for (int k = 0; k < 4; k++) {
+                    double w = v[i].weights[k] / 65535.0;
+                    sinew_mat4 R = sinew_dq_to_mat4(pal[v[i].joints[k]].rigid);
+                    cc = sinew_v3_add(cc, sinew_v3_scale(sinew_mat4_transform_point(&R, c1), w));
+                    sinew_quat q = pal[v[i].joints[k]].rigid.real;
+                    double sg = q.x * q0.x + q.y * q0.y + q.z * q0.z + q.w * q0.w < 0 ? -w : w;
+                    b.x += sg * q.x; b.y += sg * q.y; b.z += sg * q.z; b.w += sg * q.w;
+                }
+                b = sinew_quat_normalize(b);
+                sinew_vec3 pe = sinew_v3_add(sinew_quat_rotate(b, sinew_v3_sub(p1, c1)), cc);
+                sinew_mat3 cof = sinew_mat3_cofactor(&A);
+                sinew_vec3 n1 = sinew_mat3_mul_v3(&cof, sinew_oct_decode(v[i].normal_oct));
+                if (sinew_mat3_det(&A) < 0) n1 = sinew_v3_scale(n1, -1);
+                sinew_vec3 ne = sinew_v3_normalize(sinew_quat_rotate(b, n1));
+                double ep = sinew_v3_length(sinew_v3_sub(pe, at3(pos_a, i))) / (1 + sinew_v3_length(pe));
+                double en = sinew_v3_length(sinew_v3_sub(ne, at3(nrm_a, i)));
+                e_pos = ep > e_pos ? ep : e_pos;
+                if (sinew_v3_length(n1) > 1e-6) e_nrm = en > e_nrm ? en : e_nrm;
+                compared++;
+            }
+        }
+        for (uint32_t i = 0; i < 3 * NV; i++) {
+            double dl = fabs(modes_pos[1][i] - modes_pos[0][i]), dx = fabs(modes_pos[2][i] - modes_pos[0][i]);
+            diff_local = dl > diff_local ? dl : diff_local;
+            diff_mixed = dx > diff_mixed ? dx : diff_mixed;
+        }
+    }
+    fprintf(stderr, "reference CoR scale modes: %u vertices vs a separate computation: position %.3g, normal %.3g; "
+                    "palettes equal to DQS's %u/18; largest change from global: local %.3g, mixed %.3g\n",
+            compared, e_pos, e_nrm, same_palette, diff_local, diff_mixed);
+    TU_CHECK(same_palette == 18);
+    TU_CHECK(e_pos <= 1e-12 && e_nrm <= 1e-9);
+    TU_CHECK(diff_local > 1e-3 && diff_mixed > 1e-3);
+    /* mixed on a skeleton whose joints all propagate (the default) = global; none propagate = local */
+    for (uint32_t j = 0; j < JC; j++) prop[j] = false;
+    sinew_skeleton *sk_none = NULL, *sk_all = NULL;
+    TU_CHECK_OK(sinew_skeleton_create(&d, &sk_none));
+    d.scale_propagates = NULL;
+    TU_CHECK_OK(sinew_skeleton_create(&d, &sk_all));
+    if (sk_none && sk_all) {
+        sinew_palette_joint pm[JC];
+        memcpy(pose, rest, sizeof rest);
+        tu_random_pose(r, JC, pose, 1.2 * M_PI, 0.5);
+        TU_CHECK_OK(sinew_palette_build(sk_none, SINEW_METHOD_COR_SCALE_MIXED, pose, NULL, scratch, pm));
+        TU_CHECK_OK(sinew_palette_build(sk_none, SINEW_METHOD_COR_SCALE_LOCAL, pose, NULL, scratch, pal));
+        TU_CHECK(memcmp(pm, pal, sizeof pm) == 0);
+        TU_CHECK_OK(sinew_palette_build(sk_all, SINEW_METHOD_COR_SCALE_MIXED, pose, NULL, scratch, pm));
+        TU_CHECK_OK(sinew_palette_build(sk_all, SINEW_METHOD_COR_SCALE, pose, NULL, scratch, pal));
+        TU_CHECK(memcmp(pm, pal, sizeof pm) == 0);
+        /* from model-space matrices: refused, as DQS's local / mixed modes */
+        sinew_mat4 g[JC];
+        TU_CHECK_OK(sinew_skeleton_fk(sk_all, pose, NULL, g));
+        TU_CHECK_RESULT(sinew_palette_build_from_globals(sk_all, SINEW_METHOD_COR_SCALE_LOCAL, g, pm), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_palette_build_from_globals(sk_all, SINEW_METHOD_COR_SCALE_MIXED, g, pm), SINEW_ERROR_INVALID_ARGUMENT);
+    }
+    sinew_skeleton_destroy(sk_none);
+    sinew_skeleton_destroy(sk_all);
+    sinew_skeleton_destroy(sk);
+}
+
 int main(void)
 {
     tu_rng r = tu_rng_seeded(0xC0C0C0);
-    TU_CHECK(sinew_method_uses_centers(SINEW_METHOD_COR) && sinew_method_uses_centers(SINEW_METHOD_COR_SCALE));
+    TU_CHECK(sinew_method_uses_centers(SINEW_METHOD_COR) && sinew_method_uses_centers(SINEW_METHOD_COR_SCALE) &&
+             sinew_method_uses_centers(SINEW_METHOD_COR_SCALE_LOCAL) && sinew_method_uses_centers(SINEW_METHOD_COR_SCALE_MIXED));
     TU_CHECK(!sinew_method_uses_centers(SINEW_METHOD_DQS) && !sinew_method_uses_centers((sinew_method)99));
     test_brute_force(&r, 0);
     test_brute_force(&r, 1);
     test_tube();
     test_threads_alloc_errors();
     test_reference(&r);
+    test_reference_scale_modes(&r);
     return tu_finish("test_cor");
 }

@@ -1,9 +1,11 @@
-/* CoR skinning on the GPU (SINEW_METHOD_COR, SINEW_METHOD_COR_SCALE) against the
+/* CoR skinning on the GPU (SINEW_METHOD_COR, SINEW_METHOD_COR_SCALE and its local /
+ * mixed scale modes COR_SCALE_LOCAL, COR_SCALE_MIXED on skeletons with random
+ * scale_propagates flags) against the
  * float64 reference (sinew_reference_skin_cor, sinew_reference_tangents), in the
  * paths the other methods have:
  *  - skinner, mixed scene in ONE frame: 6 random skeletons (1..256 joints), meshes
  *    with 4 influences (1, 5, 64, 256 joints) and 8 influences (16, 200 joints),
- *    random centers near the vertices, tangents; every mesh x {COR, COR_SCALE} x
+ *    random centers near the vertices, tangents; every mesh x {COR, COR_SCALE, _LOCAL, _MIXED} x
  *    bulge on/off, plus LBS / DQS / DQS_SCALE characters sharing the dispatch; random
  *    poses with rotations up to 1.2 pi, non-uniform scales for COR_SCALE (and rigid
  *    poses for COR), random root placement; two frames (both ring slots), with
@@ -11,7 +13,7 @@
  *  - read paths (storage, texel), packed output with a forced 2D grid, group records
  *    at workgroup 128, and a grid-mode scene (one mesh, evenly spaced);
  *  - a tube with centers from sinew_cor_compute (the real use);
- *  - the crowd (palettes built by the crowd's float32 path) for both CoR methods;
+ *  - the crowd (palettes built by the crowd's float32 path) for the four CoR methods;
  *  - misuse: CoR on a mesh without centers, centers on a skinner without
  *    cor_centers, non-finite centers, the baseline kernel. Validation clean.
  * Outputs NaN-poisoned before frame 0 (frame 1 must find them as its previous
@@ -60,12 +62,15 @@ static sinew_result make_skeleton(uint32_t jc, sinew_skeleton **out)
 {
     int32_t parents[256];
     sinew_transform rest[256];
+    bool prop[256];
     tu_random_forest(&rng, jc, parents);
     tu_random_bind(&rng, jc, parents, rest);
+    for (uint32_t j = 0; j < jc; j++) prop[j] = tu_range(&rng, 2) != 0; /* for COR_SCALE_MIXED */
     sinew_skeleton_desc d = { 0 };
     d.joint_count = jc;
     d.parents = parents;
     d.rest_local = rest;
+    d.scale_propagates = prop;
     return sinew_skeleton_create(&d, out);
 }
 
@@ -169,7 +174,8 @@ static void make_reference(character *c, const mesh_data *md, int f, sinew_mat4 
             lo[k] = x < lo[k] ? x : lo[k];
             hi[k] = x > hi[k] ? x : hi[k];
         }
-        int scaled = c->method == SINEW_METHOD_COR_SCALE || c->method == SINEW_METHOD_DQS_SCALE;
+        int scaled = (sinew_method_uses_centers(c->method) && c->method != SINEW_METHOD_COR) ||
+                     c->method == SINEW_METHOD_DQS_SCALE;
         c->cond[f][v] = 1.0;
         if (scaled || c->method == SINEW_METHOD_LBS) {
             /* the LBS stage: skin rows for LBS, scale rows otherwise (scale = skin-like for LBS: use skin) */
@@ -185,8 +191,10 @@ static void make_reference(character *c, const mesh_data *md, int f, sinew_mat4 
 }
 
 static const sinew_method extra_methods[3] = { SINEW_METHOD_LBS, SINEW_METHOD_DQS, SINEW_METHOD_DQS_SCALE };
+static const sinew_method cor_methods[4] = { SINEW_METHOD_COR, SINEW_METHOD_COR_SCALE, SINEW_METHOD_COR_SCALE_LOCAL,
+                                             SINEW_METHOD_COR_SCALE_MIXED };
 
-/* Mixed scene: every mesh x {COR, COR_SCALE} x bulge, then 3 extra characters of
+/* Mixed scene: every mesh x the 4 CoR methods x bulge, then 3 extra characters of
  * the other methods; grid scene: 24 characters on mesh 2, grouped by variant. */
 static uint32_t make_characters(const mesh_data *meshes, character *ch, uint32_t nch, int grid, uint32_t *pal_slots)
 {
@@ -196,10 +204,10 @@ static uint32_t make_characters(const mesh_data *meshes, character *ch, uint32_t
         character *c = &ch[ci];
         memset(c, 0, sizeof *c);
         if (!grid) {
-            if (ci < N_MESH * 4) {
+            if (ci < N_MESH * 8) {
                 c->mesh = ci % N_MESH;
-                c->method = (ci / N_MESH) % 2 ? SINEW_METHOD_COR_SCALE : SINEW_METHOD_COR;
-                c->flags = ci / (2 * N_MESH) ? SINEW_SKIN_BULGE_CORRECTION : 0;
+                c->method = cor_methods[(ci / N_MESH) % 4];
+                c->flags = ci / (4 * N_MESH) ? SINEW_SKIN_BULGE_CORRECTION : 0;
                 if (c->flags && ci % 2) c->flags |= SINEW_SKIN_BULGE_INNER;
             } else {
                 c->mesh = (ci * 5) % N_MESH;
@@ -207,7 +215,7 @@ static uint32_t make_characters(const mesh_data *meshes, character *ch, uint32_t
             }
         } else {
             c->mesh = 2;
-            c->method = (ci / 6) % 2 ? SINEW_METHOD_COR_SCALE : SINEW_METHOD_COR;
+            c->method = cor_methods[(ci / 3) % 4];
             c->flags = ci / 12 ? SINEW_SKIN_BULGE_CORRECTION : 0;
         }
         const mesh_data *md = &meshes[c->mesh];
@@ -482,13 +490,13 @@ static void test_crowd(sinew_gpu *gpu, const mesh_data *md)
     sinew_crowd_character chars[NCH];
     memset(chars, 0, sizeof chars);
     for (uint32_t i = 0; i < NCH; i++) {
-        sinew_method meth = i % 2 ? SINEW_METHOD_COR_SCALE : SINEW_METHOD_COR;
+        sinew_method meth = cor_methods[i % 4];
         memcpy(poses + i * md->jc, sinew_skeleton_rest_pose(md->skel), sizeof(sinew_transform) * md->jc);
         tu_random_pose(&rng, md->jc, poses + i * md->jc, 1.2 * M_PI, meth == SINEW_METHOD_COR ? 0.0 : 0.2);
         chars[i].model = model;
         chars[i].method = meth;
-        chars[i].flags = i % 4 >= 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;
-        if (i % 8 == 3) chars[i].flags |= SINEW_SKIN_BULGE_INNER;
+        chars[i].flags = i % 8 >= 4 ? SINEW_SKIN_BULGE_CORRECTION : 0;
+        if (i % 8 == 5 || i % 8 == 6) chars[i].flags |= SINEW_SKIN_BULGE_INNER;
         chars[i].sample = sample_pose;
         chars[i].sample_user = poses;
     }
@@ -586,7 +594,7 @@ int main(void)
         make_mesh(&meshes[m], joint_counts[m], eight[m]);
         total_rest += meshes[m].n * (eight[m] ? 2 : 1);
     }
-    enum { NCH = N_MESH * 4 + 3, NGRID = 24 };
+    enum { NCH = N_MESH * 8 + 3, NGRID = 24 };
     static character ch[NCH], gch[NGRID];
     uint32_t pal = 0, gpal = 0;
     uint32_t out = make_characters(meshes, ch, NCH, 0, &pal);

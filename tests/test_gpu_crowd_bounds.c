@@ -187,7 +187,7 @@ int main(void)
     uint32_t model_of[NCHAR];
     memset(ch, 0, sizeof ch);
     for (uint32_t i = 0; i < NCHAR; i++) {
-        model_of[i] = i == NCHAR - 1 ? 3u : i >= 54 && i <= 56 ? 4u : tu_range(&rng, 3);
+        model_of[i] = i == NCHAR - 1 ? 3u : i >= 50 && i <= 54 ? 4u : tu_range(&rng, 3);
         ch[i].model = M[model_of[i]].id;
         ch[i].method = (sinew_method)(i % SINEW_METHOD_COUNT);
         ch[i].flags = (i / SINEW_METHOD_COUNT) % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0;

@@ -85,7 +85,8 @@ static void usage_deform(FILE *f)
         "  --clamp        clamp the time to the clip instead of looping\n"
         "  --rest         the rest pose (the file's node transforms), no clip\n"
         "  --bind         the bind pose (reproduces the rest mesh), no clip\n"
-        "  --method M     lbs | dqs | dqs-scale | dqs-scale-local | dqs-scale-mixed | cor | cor-scale\n"
+        "  --method M     lbs | dqs | dqs-scale | dqs-scale-local | dqs-scale-mixed | cor | cor-scale |\n"
+        "                 cor-scale-local | cor-scale-mixed\n"
         "                 (default lbs); cor = optimized centers of rotation (Le & Hodgins 2016):\n"
         "                 the per-vertex centers are computed first from the rest triangles\n"
         "                 and weights (all cores; the time is printed)\n"
@@ -215,7 +216,7 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
             NEED_VAL();
             if (sinew_method_parse(val, &o->method) != SINEW_OK)
                 return usage_err(usage, "unknown method '%s' (lbs, dqs, dqs-scale, dqs-scale-local, dqs-scale-mixed, "
-                                        "cor, cor-scale)", val);
+                                        "cor, cor-scale, cor-scale-local, cor-scale-mixed)", val);
         }
         else if (deform && !strcmp(a, "--cor-sigma")) {
             NEED_VAL();
@@ -711,7 +712,8 @@ static int cmd_deform(const opts *o)
     sinew_result r = sinew_palette_build(sk, o->method, local, NULL, scratch, pal);
     if (r == SINEW_ERROR_NOT_RIGID) {
         if (o->method == SINEW_METHOD_COR)
-            err("this pose scales, shears or mirrors some joints, which plain CoR cannot represent; use --method cor-scale");
+            err("this pose scales, shears or mirrors some joints, which plain CoR cannot represent; use --method cor-scale "
+                "(or cor-scale-local)");
         else
             err("this pose scales, shears or mirrors some joints, which plain DQS cannot represent; "
                 "use --method dqs-scale (or dqs-scale-local)");

@@ -280,6 +280,8 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_5: v->method = -1; break;
     case GLFW_KEY_6: v->method = SINEW_METHOD_COR; break;
     case GLFW_KEY_7: v->method = SINEW_METHOD_COR_SCALE; break;
+    case GLFW_KEY_8: v->method = SINEW_METHOD_COR_SCALE_LOCAL; break;
+    case GLFW_KEY_9: v->method = SINEW_METHOD_COR_SCALE_MIXED; break;
     case GLFW_KEY_B: v->bulge = !v->bulge; break;
     case GLFW_KEY_I: v->bulge = v->bulge == 2 ? 1 : 2; break;   /* the inner push (turns bulge on) */
     case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: case GLFW_KEY_UP:
@@ -903,7 +905,8 @@ static void lab_cpu(viewer *v, const float vp[16], uint32_t w, uint32_t h)
 }
 
 /* One script line: 'shot NAME', 'frames N' (wait), or settings 'key=value ...'.
- * Keys: scene tube|bar|psd|model, method lbs|dqs|dqs-scale|dqs-scale-local|dqs-scale-mixed|cor|cor-scale|mixed,
+ * Keys: scene tube|bar|psd|model, method lbs|dqs|dqs-scale|dqs-scale-local|dqs-scale-mixed|cor|cor-scale|
+ *   cor-scale-local|cor-scale-mixed|mixed,
  * bulge (0, 1, 2 = with the inner push), count, paused, time, manual, bend, twist, alpha, auto, weights off|joint|major, joint,
  * and for the corrected tube (scene=psd): driver 0|1, mw=K:W (target K's weight, any real W), mzero.
  * Returns 1 for 'shot' (name in *shot), 0 otherwise, -1 on a bad line. */
@@ -1071,7 +1074,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         return 1;
     }
     sync_to_panel(&v);
-    printf("sinew-viewer on %s; keys: 1 LBS, 2 DQS, 3 DQS+scale, 4 DQS scale local, 5 mixed, 6 CoR, 7 CoR+scale, B bulge, I inner push, +/- size, "
+    printf("sinew-viewer on %s; keys: 1 LBS, 2 DQS, 3 DQS+scale, 4 DQS scale local, 5 mixed, 6 CoR, 7 CoR+scale, 8 CoR scale local, 9 CoR scale mixed, B bulge, I inner push, +/- size, "
            "M model, Space pause, R camera, Esc quit; corrected tube: D driver, [ ] target, J/K weight, 0 zero\n", sinew_gpu_info(v.gpu)->name);
 
     VkBuffer shot_buf = VK_NULL_HANDLE;

@@ -206,7 +206,8 @@ extern "C" int panel_set_targets(viewer_panel *p, const VkImageView *views, uint
 
 /* sinew_method order (0 .. SINEW_METHOD_COUNT - 1), then the per-character mix */
 static const char *const method_items[] = { "LBS", "DQS", "DQS with scale", "DQS scale local", "DQS scale mixed",
-                                            "CoR (optimized centers)", "CoR with scale", "mixed per character" };
+                                            "CoR (optimized centers)", "CoR with scale", "CoR scale local", "CoR scale mixed",
+                                            "mixed per character" };
 static_assert(sizeof method_items / sizeof method_items[0] == SINEW_METHOD_COUNT + 1, "a label per method");
 
 extern "C" int panel_frame(viewer_panel *p, panel_state *s)

@@ -36,12 +36,14 @@ const char *sinew_result_string(sinew_result r)
 }
 
 static const char *const method_names[SINEW_METHOD_COUNT] = {
-    "lbs", "dqs", "dqs-scale", "dqs-scale-local", "dqs-scale-mixed", "cor", "cor-scale"
+    "lbs", "dqs", "dqs-scale", "dqs-scale-local", "dqs-scale-mixed", "cor", "cor-scale", "cor-scale-local",
+    "cor-scale-mixed"
 };
 
 bool sinew_method_uses_centers(sinew_method m)
 {
-    return m == SINEW_METHOD_COR || m == SINEW_METHOD_COR_SCALE;
+    return m == SINEW_METHOD_COR || m == SINEW_METHOD_COR_SCALE || m == SINEW_METHOD_COR_SCALE_LOCAL ||
+           m == SINEW_METHOD_COR_SCALE_MIXED;
 }
 
 const char *sinew_method_name(sinew_method m)

@@ -431,7 +431,7 @@ static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const 
 static inline int prop_of(unsigned method, const snw_fast_joint *f)
 {
     if (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE) return 1;
-    if (method == SINEW_K_DQS_SCALE_LOCAL) return 0;
+    if (method == SINEW_K_DQS_SCALE_LOCAL || method == SINEW_K_COR_SCALE_LOCAL) return 0;
     return (int)f->prop;
 }
 

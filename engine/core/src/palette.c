@@ -1,13 +1,14 @@
 /* Sinew palettes: per-joint skinning transforms for every method, in float64,
  * and their float32 GPU packing. No allocation.
  *
- * DQS with scale (methods DQS_SCALE, DQS_SCALE_LOCAL, DQS_SCALE_MIXED).
+ * DQS with scale (methods DQS_SCALE, DQS_SCALE_LOCAL, DQS_SCALE_MIXED; the CoR
+ * methods with scale COR_SCALE, COR_SCALE_LOCAL, COR_SCALE_MIXED build the same).
  * For joint j in order, p its parent, B_j its bind matrix, c_j = t(B_j):
  *   L_j     = bind local matrix;  Local_j = the pose's T R S;
  *   U_j     = L_j^-1 Local_j ("user local", relative to the bind pose);
  *   polar of U_j's 3x3 = Ur3 Us3;  Ur_j = [Ur3 | t(U_j)],  Us_j = [Us3 | 0];
- *   prop(k) = 1 for every joint under DQS_SCALE (global), 0 under
- *             DQS_SCALE_LOCAL, sinew_skeleton_scale_propagates(k) under MIXED;
+ *   prop(k) = 1 for every joint under DQS_SCALE and COR_SCALE (global), 0 under
+ *             the _LOCAL ones, sinew_skeleton_scale_propagates(k) under the _MIXED ones;
  *   Lc_j    = L_j if j is a root or prop(p), else L_j with its translation
  *             replaced by Us3_p t(L_j) (the parent's compensated scale moves
  *             the child's offset; Kavan's Ls_j);
@@ -38,7 +39,9 @@ _Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsi
                    SINEW_K_DQS_SCALE_LOCAL == (unsigned)SINEW_METHOD_DQS_SCALE_LOCAL &&
                    SINEW_K_DQS_SCALE_MIXED == (unsigned)SINEW_METHOD_DQS_SCALE_MIXED &&
                    SINEW_K_COR == (unsigned)SINEW_METHOD_COR && SINEW_K_COR_SCALE == (unsigned)SINEW_METHOD_COR_SCALE &&
-                   SINEW_K_COR_SCALE + 1u == (unsigned)SINEW_METHOD_COUNT,
+                   SINEW_K_COR_SCALE_LOCAL == (unsigned)SINEW_METHOD_COR_SCALE_LOCAL &&
+                   SINEW_K_COR_SCALE_MIXED == (unsigned)SINEW_METHOD_COR_SCALE_MIXED &&
+                   SINEW_K_COR_SCALE_MIXED + 1u == (unsigned)SINEW_METHOD_COUNT,
                "kernel method values (sinew_layout.h) equal sinew_method");
 _Static_assert(SINEW_K_FLAG_BULGE == (unsigned)SINEW_SKIN_BULGE_CORRECTION, "kernel bulge flag");
 
@@ -99,7 +102,7 @@ static sinew_result entry_scaled(const sinew_skeleton *skel, uint32_t j, const s
 static int prop_of(const sinew_skeleton *skel, sinew_method method, uint32_t k)
 {
     if (method == SINEW_METHOD_DQS_SCALE || method == SINEW_METHOD_COR_SCALE) return 1;
-    if (method == SINEW_METHOD_DQS_SCALE_LOCAL) return 0;
+    if (method == SINEW_METHOD_DQS_SCALE_LOCAL || method == SINEW_METHOD_COR_SCALE_LOCAL) return 0;
     return sinew_skeleton_scale_propagates(skel, k);
 }
 

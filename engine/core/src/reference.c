@@ -377,12 +377,14 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
                 if (bulge) g = dqs_gradient(palette, vx.joints, w, vx.K, g);
                 break;
             case SINEW_METHOD_COR:
-            case SINEW_METHOD_COR_SCALE: {
+            case SINEW_METHOD_COR_SCALE:
+            case SINEW_METHOD_COR_SCALE_LOCAL:
+            case SINEW_METHOD_COR_SCALE_MIXED: {
                 v3 c = { centers[3 * (size_t)i], centers[3 * (size_t)i + 1], centers[3 * (size_t)i + 2] };
-                cor_apply(palette, vx.joints, w, vx.K, method == SINEW_METHOD_COR_SCALE, p, nr, c, &po, &no);
-                if (bulge) {   /* the CoR normal rule: the scale stage (cor-scale), then the blended rotation */
+                cor_apply(palette, vx.joints, w, vx.K, method != SINEW_METHOD_COR, p, nr, c, &po, &no);
+                if (bulge) {   /* the CoR normal rule: the scale stage (cor-scale*), then the blended rotation */
                     double rq[4];
-                    if (method == SINEW_METHOD_COR_SCALE) {
+                    if (method != SINEW_METHOD_COR) {
                         lbs_blend(palette, vx.joints, w, vx.K, 1, a);
                         g = lbs_gradient((const double(*)[3])a, g);
                     }
@@ -563,7 +565,9 @@ sinew_result sinew_reference_tangents(uint32_t n, const sinew_vertex *v, const s
                 t = unit_or_zero(quat_rotate(r, t));
                 break;
             }
-            case SINEW_METHOD_COR_SCALE: { /* stage 1 with the S_j, then the blended rotation */
+            case SINEW_METHOD_COR_SCALE:
+            case SINEW_METHOD_COR_SCALE_LOCAL:
+            case SINEW_METHOD_COR_SCALE_MIXED: { /* stage 1 with the S_j, then the blended rotation */
                 double r[4];
                 lbs_blend(palette, vx.joints, w, vx.K, 1, a);
                 t = lbs_tangent((const double(*)[3])a, t, &sign);

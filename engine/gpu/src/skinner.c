@@ -68,7 +68,9 @@ _Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsi
                    SINEW_K_DQS_SCALE_LOCAL == (unsigned)SINEW_METHOD_DQS_SCALE_LOCAL &&
                    SINEW_K_DQS_SCALE_MIXED == (unsigned)SINEW_METHOD_DQS_SCALE_MIXED &&
                    SINEW_K_COR == (unsigned)SINEW_METHOD_COR && SINEW_K_COR_SCALE == (unsigned)SINEW_METHOD_COR_SCALE &&
-                   SINEW_K_COR_SCALE + 1u == (unsigned)SINEW_METHOD_COUNT,
+                   SINEW_K_COR_SCALE_LOCAL == (unsigned)SINEW_METHOD_COR_SCALE_LOCAL &&
+                   SINEW_K_COR_SCALE_MIXED == (unsigned)SINEW_METHOD_COR_SCALE_MIXED &&
+                   SINEW_K_COR_SCALE_MIXED + 1u == (unsigned)SINEW_METHOD_COUNT,
                "kernel method values equal sinew_method");
 _Static_assert(SINEW_K_FLAG_BULGE == (unsigned)SINEW_SKIN_BULGE_CORRECTION &&
                    SINEW_K_FLAG_BULGE_INNER == (unsigned)SINEW_SKIN_BULGE_INNER,
@@ -178,7 +180,8 @@ static uint32_t variant_of(const sinew_skinner *sk, const sinew_instance *in, co
     uint32_t influences = mr->influences;
     sinew_method m = in->method;
     uint32_t kind = m == SINEW_METHOD_LBS ? SINEW_KK_LBS : m == SINEW_METHOD_DQS ? SINEW_KK_DQS
-                    : m == SINEW_METHOD_COR ? SINEW_KK_COR : m == SINEW_METHOD_COR_SCALE ? SINEW_KK_COR_SCALE
+                    : m == SINEW_METHOD_COR ? SINEW_KK_COR
+                    : sinew_method_uses_centers(m) ? SINEW_KK_COR_SCALE /* the three CoR-with-scale methods */
                     : SINEW_KK_DQS_SCALE;
     uint32_t bulge = !(in->flags & SINEW_SKIN_BULGE_CORRECTION) ? 0u : (in->flags & SINEW_SKIN_BULGE_INNER) ? 2u : 1u;
     uint32_t base = (kind * 3u + bulge) * 2u + (influences == 8u ? 1u : 0u);

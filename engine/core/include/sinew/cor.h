@@ -1,6 +1,6 @@
 /* Sinew optimized centers of rotation (Le & Hodgins, "Real-time Skeletal
  * Skinning with Optimized Centers of Rotation", SIGGRAPH 2016): the per-vertex
- * center that SINEW_METHOD_COR / SINEW_METHOD_COR_SCALE rotate each vertex
+ * center that the CoR methods (SINEW_METHOD_COR, SINEW_METHOD_COR_SCALE*) rotate each vertex
  * about. Precomputed once from the rest mesh (positions and triangles) and the
  * packed skinning weights, in float64. CPU only.
  *

@@ -90,6 +90,8 @@ typedef enum sinew_method {
     SINEW_METHOD_COR = 5,             /* optimized centers of rotation (Le & Hodgins 2016), rigid only;
                                          needs per-vertex centers (sinew/cor.h) */
     SINEW_METHOD_COR_SCALE = 6,       /* scale stage by LBS (as DQS_SCALE, scale propagates), then CoR */
+    SINEW_METHOD_COR_SCALE_LOCAL = 7, /* same with DQS_SCALE_LOCAL's palette (scale does not propagate) */
+    SINEW_METHOD_COR_SCALE_MIXED = 8, /* same with DQS_SCALE_MIXED's palette (sinew_skeleton_desc.scale_propagates) */
     SINEW_METHOD_COUNT
 } sinew_method;
 
@@ -106,13 +108,13 @@ typedef enum sinew_skin_flags {
 } sinew_skin_flags;
 
 /* Name of a method ("lbs", "dqs", "dqs-scale", "dqs-scale-local", "dqs-scale-mixed",
- * "cor", "cor-scale"); "unknown" for an out-of-range value. */
+ * "cor", "cor-scale", "cor-scale-local", "cor-scale-mixed"); "unknown" for an out-of-range value. */
 SINEW_API const char *sinew_method_name(sinew_method m);
 /* Parses a method name as printed by sinew_method_name (exact, case-sensitive).
  * SINEW_ERROR_NOT_FOUND for an unknown name, INVALID_ARGUMENT for NULL. */
 SINEW_API sinew_result sinew_method_parse(const char *name, sinew_method *out);
 /* True for the methods that read a per-vertex center of rotation (SINEW_METHOD_COR,
- * SINEW_METHOD_COR_SCALE; sinew/cor.h); false otherwise (out-of-range included). */
+ * SINEW_METHOD_COR_SCALE, _LOCAL, _MIXED; sinew/cor.h); false otherwise (out-of-range included). */
 SINEW_API bool sinew_method_uses_centers(sinew_method m);
 
 #ifdef __cplusplus

@@ -54,7 +54,7 @@ SINEW_API sinew_result sinew_palette_build(const sinew_skeleton *skel, sinew_met
                                  sinew_mat4 *scratch, sinew_palette_joint *out);
 
 /* Same, from model-space joint matrices M_j instead of a local pose (for callers
- * that run their own FK). Not for the local/mixed scale methods, which need the
+ * that run their own FK). Not for the local/mixed scale methods (DQS and CoR), which need the
  * local pose: those return SINEW_ERROR_INVALID_ARGUMENT. For DQS_SCALE and COR_SCALE
  * (whose palette is DQS_SCALE's: scale propagates) the local poses are recovered as M_p^-1 M_j (SINEW_ERROR_SINGULAR if an M_p with
  * children is singular); roots take M_j as their local matrix, which matches
@@ -76,7 +76,7 @@ SINEW_API uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags)
  *   DQS:       rigid.real (x,y,z,w), rigid.dual (x,y,z,w)
  *   DQS+scale: rows 0..2 of scale, then rigid.real, rigid.dual
  *   CoR:       rigid.real, rigid.dual (as DQS)
- *   CoR+scale: rows 0..2 of scale, then rigid.real, rigid.dual (as DQS+scale)
+ *   CoR+scale (global, local, mixed): rows 0..2 of scale, then rigid.real, rigid.dual (as DQS+scale)
  *   + bulge:   (seg_head xyz, ra.x), (seg_tail xyz, ra.y), (ra.z, rb xyz): ra, rb the
  *              segment mapped back to rest space by the joint's transform as packed
  *              (X^-1: the DQ's inverse, then the skin or scale rows' inverse), or all

@@ -44,8 +44,8 @@
  *       of rigid_j; scale methods rigid_j^-1 then scale_j^-1; g0 = 0 if the 3x3 is
  *       singular or |p - c0| < 1e-30); g = g0 through the method as a gradient: LBS
  *       stage A^-T g = cof(A) g / det(A) (0 if det = 0), DQS stage rotate(r, g), CoR
- *       (steps 5, 6) the scale stage's A^-T (COR_SCALE) then rotate(r, g); X_j^-1 for
- *       COR is rigid_j^-1, for COR_SCALE rigid_j^-1 then scale_j^-1;
+ *       (steps 5, 6) the scale stage's A^-T (COR_SCALE*) then rotate(r, g); X_j^-1 for
+ *       COR is rigid_j^-1, for COR_SCALE* rigid_j^-1 then scale_j^-1;
  *     ax = max|p'_k| (before the correction); den = max(d / 16, ax / 4096);
  *     blend = (d - d0 - ax / 65536) / den; if blend <= 0 n' is not changed, else:
  *     f = max(d0 / d, 1/8); r = (p' - c) / d; u = ab / |ab| (0 if |ab| = 0);
@@ -74,7 +74,8 @@
  *     shorter than 1e-30). Equivalently v' = R v + t with R = rot(r), t = c' - R c.
  *     (The GPU forms c' as sum_k w_k T_k c with each rigid T_k applied as its unit dual
  *     quaternion rigid_k, step 2's point formula: the same value up to rounding.)
- *  6. COR_SCALE: stage 1 = step 1 with scale_k on p and n (giving p1, n1) and on c
+ *  6. COR_SCALE, COR_SCALE_LOCAL, COR_SCALE_MIXED (identical at skinning time; their
+ *     palettes are those of DQS_SCALE, _LOCAL, _MIXED): stage 1 = step 1 with scale_k on p and n (giving p1, n1) and on c
  *     (c1 = A_S c); stage 2 = step 5 on (p1, n1) about c1, with c' = sum_k w_k R_k c1
  *     (R_k applied as the unit dual quaternion rigid_k, step 2's point formula). */
 #ifndef SINEW_REFERENCE_H

@@ -89,7 +89,7 @@ typedef struct sinew_skinner_desc {
     bool tangents;
     /* Per-vertex centers of rotation for the CoR methods (sinew_skinner_mesh_desc.cor_centers):
      * a rest buffer of 16 B per rest vertex. Without it, meshes cannot carry centers and
-     * no instance can use SINEW_METHOD_COR / COR_SCALE. */
+     * no instance can use a CoR method (sinew_method_uses_centers). */
     bool cor_centers;
 } sinew_skinner_desc;
 
