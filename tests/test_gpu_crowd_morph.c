@@ -19,7 +19,12 @@
  * clip pose (sinew_clip_sample + sinew_palette_build). Tolerance per character
  * and mesh, E = bounding-box diagonal of its reference positions (at least 1):
  * positions 2e-5 x E, normals 1e-3 (the morphed rest normal is re-quantized to
- * 16-bit octahedral). Skipped characters' outputs must stay unwritten. Bad
+ * 16-bit octahedral) beyond 8 x the measured sensitivity of the bulge-corrected
+ * normal (tu_bulge_sensitivity on the morphed rest, as test_gpu_morph: that normal
+ * is ill-conditioned near its bone or where |cof(L) n| is small, and the 1e-4
+ * re-quantization of the morphed rest normal goes through it; with a flat 1e-3,
+ * 5 of 15 random seeds failed on bulge characters only, errors 1.1e-3 .. 7.1e-3,
+ * e.g. SINEW_TEST_SEED=28095). Skipped characters' outputs must stay unwritten. Bad
  * input is refused with the character named; validation stays clean. */
 #include "testutil.h"
 #include <sinew/crowd.h>
@@ -275,6 +280,7 @@ int main(void)
     float *gp = malloc(sizeof(float) * 3 * (total + 64)), *gn = malloc(sizeof(float) * 3 * (total + 64));
     double *mp = malloc(sizeof(double) * 3 * 300), *mn = malloc(sizeof(double) * 3 * 300);
     double *rp = malloc(sizeof(double) * 3 * 300), *rn = malloc(sizeof(double) * 3 * 300);
+    double *sens = malloc(sizeof(double) * 300);
     sinew_transform local[JC];
     sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(JC));
     sinew_palette_joint pal[JC];
@@ -319,16 +325,24 @@ int main(void)
                 TU_CHECK_OK(sinew_morph_reference(m->nv, m->v, m->t, m->nt, w, mp, mn, &err));
                 TU_CHECK_OK(sinew_reference_skin_rest(m->nv, m->v, mp, mn, m->bulge, pal, JC, ch[c].method, ch[c].flags,
                                                       rp, rn));
-                double E = extent_of(rp, m->nv), ep = 0, en = 0;
+                double E = extent_of(rp, m->nv), ep = 0, en = 0, en_over = 0;
+                for (uint32_t i = 0; i < m->nv; i++) sens[i] = 0.0;
+                if (ch[c].flags) { /* bulge: + 8 x the corrected normal's measured sensitivity, as test_gpu_morph */
+                    tu_rng sr = { 0x9e3779b97f4a7c15ull ^ ((uint64_t)f << 32) ^ (uint64_t)(2 * c + (int)k) };
+                    TU_CHECK_OK(tu_bulge_sensitivity(&sr, m->nv, m->v, NULL, mp, mn, NULL, m->bulge, pal, JC, ch[c].method,
+                                                     ch[c].flags, rn, sens));
+                }
                 for (uint32_t i = 0; i < m->nv; i++)
                     for (int q = 0; q < 3; q++) {
                         double dp = fabs((double)gp[3 * (in->output_offset + i) + q] - rp[3 * i + q]);
                         double dn = fabs((double)gn[3 * (in->output_offset + i) + q] - rn[3 * i + q]);
                         if (!(dp <= ep)) ep = isnan(dp) ? INFINITY : dp;
                         if (!(dn <= en)) en = isnan(dn) ? INFINITY : dn;
+                        if (!(dn - 8.0 * sens[i] <= en_over)) en_over = isnan(dn) ? INFINITY : dn - 8.0 * sens[i];
                     }
-                TU_CHECK_MSG(ep <= 2e-5 * E && en <= 1e-3, "frame %d char %d mesh %u (method %d flags %u): position %g (E %g), normal %g",
-                             f, c, k, (int)ch[c].method, ch[c].flags, ep, E, en);
+                TU_CHECK_MSG(ep <= 2e-5 * E && en_over <= 1e-3,
+                             "frame %d char %d mesh %u (method %d flags %u): position %g (E %g), normal %g (%g beyond 8 x its sensitivity)",
+                             f, c, k, (int)ch[c].method, ch[c].flags, ep, E, en, en_over);
                 if (ep / E > worst) worst = ep / E;
                 if (en > worst_n) worst_n = en;
             }
@@ -354,6 +368,6 @@ int main(void)
     for (int i = 0; i < 2; i++) {
         free(M[i].v); free(M[i].bulge); free(M[i].idx); free(M[i].dp); free(M[i].dn);
     }
-    free(gp); free(gn); free(mp); free(mn); free(rp); free(rn); free(scratch);
+    free(gp); free(gn); free(mp); free(mn); free(rp); free(rn); free(sens); free(scratch);
     return tu_finish("test_gpu_crowd_morph");
 }
