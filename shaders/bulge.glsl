@@ -43,7 +43,10 @@ vec3 bulge_rotate(vec4 br, vec3 g)
  * p = c + (p - c) phi / d, phi = d + (d0 - d) w gs, w = smoothstep of d / d0 over
  * [0, SINEW_BULGE_INNER_RAMP] (1 beyond), gs the fade of g below. The normal n = cof(L) n
  * normalized with L v = f v + a (1 - f)(u.v) u + r (h.v), h = k g_t - (f - e) r,
- * computed as cof(B) n + (B (h x n)) x r, B = f I + a (1 - f) u u^T:
+ * B = f I + a (1 - f) u u^T, computed as e ((f + a') n - a' (u.n) u) + (f - e)(f + a')(r.n) r
+ * + k (B (g_t x n)) x r, a' = a (1 - f) (= cof(B) n + (B (h x n)) x r, as r is
+ * perpendicular to u wherever a > 0, without that form's cancellation when r.n is
+ * small; reference.c bulge_normal):
  *   f = max(d0 / d, 1/8), e = 0, k = 1; inner: f = max(phi / d, 1/8), e = dphi/dd,
  *   k gs = dphi/dd0; g_t = g - (g.n) n, g limited to length 4 and faded out (gs) for
  *   d0 below 2^-12 max|p|; a = 1 inside the segment, 0 beyond its ends, ramped over
@@ -76,10 +79,11 @@ void bulge_correct(vec3 sa, vec3 sb, float d0, vec3 g, bool inner, inout vec3 p,
     float gl = sqrt(dot(g, g));
     g = gl > 4.0 ? g * (4.0 / gl) : g;
     g *= gs;
-    vec3 h = k * (g - dot(g, n) * n) - (f - e) * r;
+    vec3 h = k * (g - dot(g, n) * n);
     vec3 w3 = cross(h, n);
     float un = dot(u, n);
-    vec3 m = (f * (f + pf)) * (n - un * u) + (f * f * un) * u + cross(f * w3 + (pf * dot(u, w3)) * u, r);
+    vec3 m = (e * (f + pf)) * n - (e * pf * un) * u + ((f - e) * (f + pf) * dot(r, n)) * r +
+             cross(f * w3 + (pf * dot(u, w3)) * u, r);
     float mm = max(max(abs(m.x), abs(m.y)), abs(m.z));
     vec3 nb = mm >= 1e-30 ? safe_normalize(m) : n;
     float bw = inner ? 1.0 : (d - d0 - ax * (1.0 / 65536.0)) / den;

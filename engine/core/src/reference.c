@@ -259,27 +259,34 @@ static v3 dqs_gradient(const sinew_palette_joint *pal, const uint16_t *joints, c
 static v3 bulge_normal(v3 n, v3 g, v3 r, v3 u, double inside, double f, double e, double k, double blend,
                        double gscale)
 {
-    /* L = B + r h^T with B = f I + al u u^T (al = inside (1 - f)), h = g_t - f r.
+    /* L = B + r h^T with B = f I + al u u^T (al = inside (1 - f)), h = k g_t - (f - e) r.
      * cof(L) n = a' x b' for a tangent basis with a x b = n, which gives, without
      * forming L (its columns nearly parallel when |h| is large):
      * cof(L) n = cof(B) n + (B (h x n)) x r,
-     * cof(B) n = f (f + al) (n - (u.n) u) + f^2 (u.n) u. */
-    double al, gn, un = dot3(u, n), uw, len, gl = sqrt(dot3(g, g));
+     * cof(B) n = f (f + al) (n - (u.n) u) + f^2 (u.n) u = f ((f + al) n - al (u.n) u).
+     * The r part of h cancels most of cof(B) n: with s = n.(u x r),
+     * (B (r x n)) x r = f (n - (r.n) r) + al s (u x r), and wherever al > 0 the
+     * closest point is inside the segment, so r is perpendicular to u and
+     * s (u x r) = n - (u.n) u - (r.n) r. Hence
+     * cof(L) n = e ((f + al) n - al (u.n) u) + (f - e)(f + al)(r.n) r + k (B (g_t x n)) x r,
+     * written that way: the difference of nearly equal terms (size f^2, difference
+     * f^2 (r.n)), which in float32 left an error of about 2^-24 / |r.n| (5e-4 at
+     * r.n = 1.7e-4, g faded out, seen on the GPU), is gone. */
+    double al, gn, rn = dot3(r, n), un = dot3(u, n), uw, len, gl = sqrt(dot3(g, g));
     if (gl > SINEW_BULGE_GRADIENT_MAX) gscale *= SINEW_BULGE_GRADIENT_MAX / gl;   /* a blend collapsing the surface */
     g.x *= gscale; g.y *= gscale; g.z *= gscale;
     if (f < SINEW_BULGE_NORMAL_FMIN) f = SINEW_BULGE_NORMAL_FMIN;   /* pulled nearly onto the bone */
     al = inside * (1.0 - f);
     gn = dot3(g, n);
-    v3 h = { k * (g.x - gn * n.x) - (f - e) * r.x, k * (g.y - gn * n.y) - (f - e) * r.y,
-             k * (g.z - gn * n.z) - (f - e) * r.z };
+    v3 h = { k * (g.x - gn * n.x), k * (g.y - gn * n.y), k * (g.z - gn * n.z) };   /* k g_t */
     v3 w = cross(h, n), bw, m, x;
-    double c1 = f * (f + al), c2 = f * f;
+    double c1 = e * (f + al), c2 = e * al * un, c3 = (f - e) * (f + al) * rn;
     uw = dot3(u, w);
     bw.x = f * w.x + al * uw * u.x; bw.y = f * w.y + al * uw * u.y; bw.z = f * w.z + al * uw * u.z;
     x = cross(bw, r);
-    m.x = c1 * (n.x - un * u.x) + c2 * un * u.x + x.x;
-    m.y = c1 * (n.y - un * u.y) + c2 * un * u.y + x.y;
-    m.z = c1 * (n.z - un * u.z) + c2 * un * u.z + x.z;
+    m.x = c1 * n.x - c2 * u.x + c3 * r.x + x.x;
+    m.y = c1 * n.y - c2 * u.y + c3 * r.y + x.y;
+    m.z = c1 * n.z - c2 * u.z + c3 * r.z + x.z;
     len = sqrt(dot3(m, m));
     if (!(len >= 1e-30)) return n;
     m.x /= len; m.y /= len; m.z /= len;

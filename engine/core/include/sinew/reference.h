@@ -51,8 +51,11 @@
  *     f = max(d0 / d, 1/8); r = (p' - c) / d; u = ab / |ab| (0 if |ab| = 0);
  *     al = (1 - f) clamp(min(tu, 1 - tu) |ab| / den, 0, 1) (0 if |ab| = 0);
  *     g scaled to length 4 if longer, then by clamp((d0 - ax / 65536) / (ax / 4096), 0, 1);
- *     h = g - (g.n') n' - f r; w = h x n';
- *     m = f (f + al) (n' - (u.n') u) + f^2 (u.n') u + (f w + al (u.w) u) x r;
+ *     g_t = g - (g.n') n'; w = g_t x n';
+ *     m = f (f + al) (r.n') r + (f w + al (u.w) u) x r: cof(L) n' for L v = f v +
+ *     al (u.v) u + r (h.v), h = g_t - f r (README), i.e. cof(B) n' + (B (h x n')) x r,
+ *     B = f I + al u u^T, rewritten with r perpendicular to u wherever al > 0 so that
+ *     nothing cancels when r.n' is small;
  *     n_c = m / |m| (n' if |m| < 1e-30); n' = n_c if blend >= 1, else
  *     normalize(n' + blend (n_c - n')) (n' if that is shorter than 1e-30).
  *   4b. Inner push (flag SINEW_SKIN_BULGE_INNER, with the bulge flag): replaces the
@@ -65,7 +68,9 @@
  *     less, fading to no push at d = 0 (continuous there), and near-bone vertices
  *     (gs < 1) move only part of the way. Normal: as above with f = phi / d (e = dphi/dd,
  *     k gs = dphi/dd0, the derivatives of gs left out), h = k g_t - (f - e) r (g_t here
- *     being the scaled g's tangential part), f clamped below at 1/8 as above, and
+ *     being the scaled g's tangential part), so, the same way,
+ *     m = e ((f + al) n' - al (u.n') u) + (f - e)(f + al)(r.n') r + k (f w + al (u.w) u) x r;
+ *     f clamped below at 1/8 as above, and
  *     blend = 1 (no band: with the push the map's derivative is continuous across d0).
  *  5. CoR (method COR; Le & Hodgins 2016), with c = the vertex's center of rotation
  *     (sinew_cor_compute, float -> double): q_k = rigid_k.real, sign-aligned with q_0
