@@ -26,9 +26,17 @@
  *
  * Tolerances, per character, E = bounding-box diagonal of its reference
  * positions (at least 1): |gpu - ref| <= 2e-5 * E per coordinate; normals
- * |gpu - ref| <= 1e-3 (the morphed rest normal is re-quantized to the 16-bit
- * octahedral code of the rest vertex, about 1e-4, then skinned), beyond 8 x the
- * measured sensitivity of the bulge-corrected normal (tu_bulge_sensitivity). */
+ * |gpu - ref| <= 1e-3 x max(1, k / 10), beyond 8 x the measured sensitivity of the
+ * bulge-corrected normal (tu_bulge_sensitivity). The morphed rest normal reaches
+ * the kernel re-quantized to the 16-bit octahedral code of the rest vertex (an
+ * error dn of at most about 1e-4; 3.5e-5 per component measured) while the
+ * reference uses it exact, and skinning moves such an error by up to k |dn| / sqrt(2),
+ * k = tu_normal_condition of the morphed rest normal (||A||_F^2 / |cof(A) n|, A the
+ * LBS-stage 3x3): hence max(1e-3, 1e-4 k). With a flat 1e-3, seeds 1029, 1038, 1161
+ * and 1180 (4 of 201) failed on LBS characters without bulge at k = 145 .. 760
+ * (errors 1.06e-3 .. 1.34e-3), where the GPU matched the reference run on the
+ * re-quantized morphed normals within 3.7e-5: the kernel was right, the flat
+ * tolerance was not. */
 #include "testutil.h"
 #include <sinew/morpher.h>
 #include <sinew/crowd.h>
@@ -420,15 +428,18 @@ static void test_crowd_path(tu_rng *r, sinew_skinner *sk, sinew_morpher *mo, mes
             TU_CHECK_OK(tu_bulge_sensitivity(&sr, m->nv, m->v, NULL, mp, mn, NULL, rb, pal, m->jc, C[c].method,
                                              C[c].flags, rn, sens));
         }
-        for (uint32_t i = 0; i < m->nv; i++)
-            for (int k = 0; k < 3; k++) {
-                double dp = fabs((double)gp[3 * (o + i) + k] - rp[3 * i + k]);
-                double dn = fabs((double)gn[3 * (o + i) + k] - rn[3 * i + k]) - 8.0 * sens[i];
+        for (uint32_t i = 0; i < m->nv; i++) {
+            double k = tu_normal_condition(pal, &m->v[i], mn + 3 * i, C[c].method), kf = k > 10.0 ? k / 10.0 : 1.0;
+            for (int q = 0; q < 3; q++) {
+                double dp = fabs((double)gp[3 * (o + i) + q] - rp[3 * i + q]);
+                double dn = (fabs((double)gn[3 * (o + i) + q] - rn[3 * i + q]) - 8.0 * sens[i]) / kf;
                 if (!(dp <= ep)) ep = isnan(dp) ? INFINITY : dp;
                 if (!(dn <= en)) en = isnan(dn) ? INFINITY : dn;
             }
-        TU_CHECK_MSG(ep <= 2e-5 * E && en <= 1e-3, "crowd char %d: position %g (E %g), normal %g (beyond 8 x its sensitivity)",
-                     c, ep, E, en);
+        }
+        TU_CHECK_MSG(ep <= 2e-5 * E && en <= 1e-3,
+                     "crowd char %d: position %g (E %g), normal %g (beyond 8 x its sensitivity, over max(1, k / 10))", c, ep,
+                     E, en);
         if (ep / E > worst) worst = ep / E;
     }
     for (uint32_t i = total; i < total + 64; i++) TU_CHECK(isnan(gp[3 * i]));
@@ -506,7 +517,7 @@ int main(void)
     sinew_mesh_id meshes[NCHAR];
     sinew_instance inst[NCHAR];
     double worst_p = 0, worst_n = 0;
-    uint32_t zero_chars = 0, active_total = 0;
+    uint32_t zero_chars = 0, active_total = 0, widened = 0;
     for (int f = 0; f < NFRAME; f++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total_out + 64, 0x7fc00000u));
         sinew_frame fr;
@@ -558,7 +569,7 @@ int main(void)
             const float *rb = ref_bulge(m, C[c].mesh, mpos, mbulge);
             TU_CHECK_OK(sinew_reference_skin_rest(m->nv, m->v, mpos, mnrm, rb, pal + 64 * c, m->jc,
                                                   C[c].method, C[c].flags, rpos, rnrm));
-            double E = extent_of(rpos, m->nv), ep = 0, en = 0, en_over = 0;
+            double E = extent_of(rpos, m->nv), ep = 0, en = 0, en_over = 0, kw = 1;
             uint32_t o = inst[c].output_offset;
             for (uint32_t i = 0; i < m->nv; i++) sens[i] = 0.0;
             if (C[c].flags)   /* bulge: + 8 x the corrected normal's measured sensitivity */
@@ -573,19 +584,23 @@ int main(void)
                     if (!(dn <= eni)) eni = isnan(dn) ? INFINITY : dn;
                 }
                 if (!(eni <= en)) en = eni;
-                if (!(eni - 8.0 * sens[i] <= en_over)) en_over = eni - 8.0 * sens[i];
+                /* normal tolerance 1e-3 x max(1, k / 10) (k: tu_normal_condition of the morphed rest normal) */
+                double k = tu_normal_condition(pal + 64 * c, &m->v[i], mnrm + 3 * i, C[c].method);
+                double over = (eni - 8.0 * sens[i]) / (k > 10.0 ? k / 10.0 : 1.0);
+                if (!(over <= en_over)) { en_over = over; kw = k; }
+                widened += k > 10.0;
             }
             TU_CHECK_MSG(ep <= 2e-5 * E, "frame %d char %d (method %d flags %u): position error %g > %g", f, c,
                          (int)C[c].method, C[c].flags, ep, 2e-5 * E);
-            TU_CHECK_MSG(en_over <= 1e-3, "frame %d char %d (method %d flags %u): normal error %g (beyond 8 x its sensitivity %g)", f, c,
-                         (int)C[c].method, C[c].flags, en, en_over);
+            TU_CHECK_MSG(en_over <= 1e-3, "frame %d char %d (method %d flags %u): normal error %g (beyond 8 x its sensitivity, over max(1, k / 10): %g, k %g)",
+                         f, c, (int)C[c].method, C[c].flags, en, en_over, kw);
             if (ep / E > worst_p) worst_p = ep / E;
             if (en > worst_n) worst_n = en;
         }
         for (uint32_t i = total_out; i < total_out + 64; i++) TU_CHECK(isnan(gpos[3 * i]));
     }
-    fprintf(stderr, "worst position error %.3g x extent, normal %.3g; %u active items, %u all-zero characters\n",
-            worst_p, worst_n, active_total, zero_chars);
+    fprintf(stderr, "worst position error %.3g x extent, normal %.3g; %u active items, %u all-zero characters; "
+            "%u vertex checks with k > 10\n", worst_p, worst_n, active_total, zero_chars, widened);
     TU_CHECK(zero_chars > 0 && active_total > 0);
     free(mbulge);
     test_crowd_path(&r, sk, mo, M, C);

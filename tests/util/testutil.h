@@ -202,6 +202,33 @@ static inline sinew_result tu_bulge_sensitivity(tu_rng *r, uint32_t n, const sin
     return res;
 }
 
+/* Condition number of a 4-influence vertex's skinned normal under the LBS stage:
+ * k = ||A||_F^2 / |cof(A) n|, A the weight-blended 3x3 of the joints' skin rows
+ * (LBS) or scale rows (the scale methods; 1 for the rigid DQS and CoR), n the
+ * rest normal the kernel reads (n3, or the vertex's own code when n3 is NULL);
+ * 1e30 when cof(A) n = 0. Since ||cof(A)||_2 <= ||A||_F^2 / sqrt(2), an error dn
+ * in the rest normal moves the skinned normal by at most k |dn| / sqrt(2): large
+ * only where a blend of nearly opposite transforms almost cancels. */
+static inline double tu_normal_condition(const sinew_palette_joint *pal, const sinew_vertex *v, const double *n3,
+                                         sinew_method method)
+{
+    if (method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR) return 1.0;
+    sinew_mat3 A;
+    double f2 = 0.0;
+    memset(&A, 0, sizeof A);
+    for (int k = 0; k < 4; k++) {
+        const sinew_mat4 *t = method == SINEW_METHOD_LBS ? &pal[v->joints[k]].skin : &pal[v->joints[k]].scale;
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) A.m[c][r] += v->weights[k] / 65535.0 * t->m[c][r];
+    }
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++) f2 += A.m[c][r] * A.m[c][r];
+    sinew_vec3 n = n3 ? sinew_v3(n3[0], n3[1], n3[2]) : sinew_oct_decode(v->normal_oct);
+    sinew_mat3 C = sinew_mat3_cofactor(&A);
+    double l = sinew_v3_length(sinew_mat3_mul_v3(&C, n));
+    return l > 0.0 ? f2 / l : 1e30;
+}
+
 /* Ends main(): prints PASS/FAIL and returns the exit code. */
 int tu_finish(const char *name);
 
