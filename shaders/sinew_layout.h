@@ -36,7 +36,8 @@
                                        SINEW_BULGE_INDEX(first rest slot) (desc.cor_centers; else a dummy) */
 #define SINEW_BIND_BULGE_TEXEL 12    /* uniform texel buffer R32F over the bulge buffer (texel read path) */
 #define SINEW_BIND_TANGENT_REST_TEXEL 13 /* uniform texel buffer RG32UI over the rest tangents (texel read path) */
-#define SINEW_BIND_COUNT 14
+#define SINEW_BIND_COR_TEXEL 14      /* uniform texel buffer RGBA32F over the centers of rotation (texel read path) */
+#define SINEW_BIND_COUNT 15
 
 /* Copy kernel bindings. */
 #define SINEW_COPY_BIND_SRC 0

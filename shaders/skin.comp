@@ -49,6 +49,7 @@ layout(set = 0, binding = SINEW_BIND_REST_TEXEL) uniform usamplerBuffer rest_tex
 layout(set = 0, binding = SINEW_BIND_PALETTE_TEXEL) uniform samplerBuffer pal_tex;
 layout(set = 0, binding = SINEW_BIND_BULGE_TEXEL) uniform samplerBuffer bulge_tex;
 layout(set = 0, binding = SINEW_BIND_TANGENT_REST_TEXEL) uniform usamplerBuffer tan_rest_tex;
+layout(set = 0, binding = SINEW_BIND_COR_TEXEL) uniform samplerBuffer cor_tex;
 
 layout(push_constant) uniform Push { uint words[SINEW_PUSH_WORDS]; } pc;
 
@@ -64,7 +65,7 @@ vec4 load_pal(uint i)
     return palette[i];
 }
 
-/* Bulge rest distance and rest tangent of the vertex at bulge index i: texel
+/* Bulge rest distance, rest tangent and center of rotation of the vertex at bulge index i: texel
  * reads on the texel path (a storage load is a per-lane loop on llvmpipe). */
 float load_bulge(uint i)
 {
@@ -76,6 +77,12 @@ uvec2 load_tan_rest(uint i)
 {
     if (READ_TEXEL) return texelFetch(tan_rest_tex, int(i)).xy;
     return tan_rest[i];
+}
+
+vec3 load_cor(uint i)
+{
+    if (READ_TEXEL) return texelFetch(cor_tex, int(i)).xyz;
+    return cor_center[i].xyz;
 }
 
 /* Same steps as sinew_oct_decode (math.c), branch-free. */
@@ -250,7 +257,7 @@ void main()
          * (quaternions sign-aligned with the major joint's) about the vertex's center c,
          * which moves by LBS: p' = rot(p - c) + c'. COR_SCALE first runs the scale stage
          * (LBS of the S_j) on p, n and c, then moves c by the rigid R_j (dual quaternions). */
-        vec3 c = cor_center[SINEW_BULGE_INDEX(slot)].xyz;
+        vec3 c = load_cor(SINEW_BULGE_INDEX(slot));
         vec4 real0 = load_pal(pbase + js[0] * STRIDE + OFF_DQ);
         vec4 br = vec4(0.0);
         vec3 cm = vec3(0.0);
