@@ -37,7 +37,9 @@
 #define SINEW_BIND_BULGE_TEXEL 12    /* uniform texel buffer R32F over the bulge buffer (texel read path) */
 #define SINEW_BIND_TANGENT_REST_TEXEL 13 /* uniform texel buffer RG32UI over the rest tangents (texel read path) */
 #define SINEW_BIND_COR_TEXEL 14      /* uniform texel buffer RGBA32F over the centers of rotation (texel read path) */
-#define SINEW_BIND_COUNT 15
+#define SINEW_BIND_OUTPUT_TEXEL 15   /* uniform texel buffer RG32UI over the output (texel read path: the
+                                       previous position, read before this dispatch's store) */
+#define SINEW_BIND_COUNT 16
 
 /* Copy kernel bindings. */
 #define SINEW_COPY_BIND_SRC 0

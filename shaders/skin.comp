@@ -50,6 +50,7 @@ layout(set = 0, binding = SINEW_BIND_PALETTE_TEXEL) uniform samplerBuffer pal_te
 layout(set = 0, binding = SINEW_BIND_BULGE_TEXEL) uniform samplerBuffer bulge_tex;
 layout(set = 0, binding = SINEW_BIND_TANGENT_REST_TEXEL) uniform usamplerBuffer tan_rest_tex;
 layout(set = 0, binding = SINEW_BIND_COR_TEXEL) uniform samplerBuffer cor_tex;
+layout(set = 0, binding = SINEW_BIND_OUTPUT_TEXEL) uniform usamplerBuffer out_tex;
 
 layout(push_constant) uniform Push { uint words[SINEW_PUSH_WORDS]; } pc;
 
@@ -315,7 +316,9 @@ void main()
      * or this frame's position after a reset. */
     if (PREVIOUS == SINEW_PREV_KEEP) {
         uint w = OUTPUT_PACKED ? 2u * o : 3u * o;
-        prev[o] = vec4(uintBitsToFloat(out2[w]), uintBitsToFloat(out2[w + 1u].x), 1.0);
+        uvec2 w01 = READ_TEXEL ? texelFetch(out_tex, int(w)).xy : out2[w];
+        uint w2 = READ_TEXEL ? texelFetch(out_tex, int(w + 1u)).x : out2[w + 1u].x;
+        prev[o] = vec4(uintBitsToFloat(w01), uintBitsToFloat(w2), 1.0);
     } else if (PREVIOUS == SINEW_PREV_RESET) {
         prev[o] = vec4(p, 1.0);
     }

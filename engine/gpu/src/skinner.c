@@ -90,7 +90,7 @@ struct sinew_skinner {
     snw_vk_buffer previous;       /* keep_previous: SINEW_PREV_BYTES per output vertex; else 16 B dummy */
     snw_vk_buffer tan_rest, tan_out; /* tangents: per rest vertex (SINEW_BULGE_INDEX) / output vertex; else dummies */
     snw_vk_buffer cor;            /* cor_centers: SINEW_COR_BYTES per rest vertex (SINEW_BULGE_INDEX); else a dummy */
-    VkBufferView rest_view, pal_view[MAXF], bulge_view, tan_rest_view, cor_view; /* texel views (texel read path) */
+    VkBufferView rest_view, pal_view[MAXF], bulge_view, tan_rest_view, cor_view, out_view; /* texel views (texel read path) */
     VkShaderModule shader, shader_base;
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
@@ -236,7 +236,7 @@ static sinew_result create_pipelines(sinew_skinner *sk)
         b[i].descriptorCount = 1;
         b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
         b[i].descriptorType = (i == SINEW_BIND_REST_TEXEL || i == SINEW_BIND_PALETTE_TEXEL || i == SINEW_BIND_BULGE_TEXEL ||
-                               i == SINEW_BIND_TANGENT_REST_TEXEL || i == SINEW_BIND_COR_TEXEL)
+                               i == SINEW_BIND_TANGENT_REST_TEXEL || i == SINEW_BIND_COR_TEXEL || i == SINEW_BIND_OUTPUT_TEXEL)
                                   ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
                                   : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     }
@@ -291,13 +291,15 @@ static sinew_result create_descriptors(sinew_skinner *sk)
         r = create_view(gpu, sk->tan_rest.buffer, VK_FORMAT_R32G32_UINT, 0, sk->tan_rest.size, &sk->tan_rest_view);
     if (r == SINEW_OK)
         r = create_view(gpu, sk->cor.buffer, VK_FORMAT_R32G32B32A32_SFLOAT, 0, sk->cor.size, &sk->cor_view);
+    if (r == SINEW_OK)
+        r = create_view(gpu, sk->output.buffer, VK_FORMAT_R32G32_UINT, 0, sk->output.size, &sk->out_view);
     for (uint32_t s = 0; r == SINEW_OK && s < F; s++)
         r = create_view(gpu, sk->palette.buffer, VK_FORMAT_R32G32B32A32_SFLOAT, s * sk->pal_slot_stride,
                         sk->pal_slot_bytes, &sk->pal_view[s]);
     if (r != SINEW_OK) return r;
     VkDescriptorPoolSize ps[2] = {
         { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 10 * F },
-        { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 5 * F },
+        { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 6 * F },
     };
     VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
     pci.maxSets = F;
@@ -345,6 +347,9 @@ static sinew_result create_descriptors(sinew_skinner *sk)
             } else if (i == SINEW_BIND_COR_TEXEL) {
                 w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
                 w[i].pTexelBufferView = &sk->cor_view;
+            } else if (i == SINEW_BIND_OUTPUT_TEXEL) {
+                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+                w[i].pTexelBufferView = &sk->out_view;
             } else if (i == SINEW_BIND_PALETTE_TEXEL) {
                 w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
                 w[i].pTexelBufferView = &sk->pal_view[s];
@@ -444,7 +449,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     int texel_ok = rest_bytes / 16 <= lim->maxTexelBufferElements && pal_bytes / 16 <= lim->maxTexelBufferElements &&
                    bulge_bytes / SINEW_BULGE_BYTES <= lim->maxTexelBufferElements &&
                    tan_rest_bytes / SINEW_TANGENT_REST_BYTES <= lim->maxTexelBufferElements &&
-                   cor_bytes / SINEW_COR_BYTES <= lim->maxTexelBufferElements;
+                   cor_bytes / SINEW_COR_BYTES <= lim->maxTexelBufferElements &&
+                   (!d.keep_previous || out_bytes / 8u <= lim->maxTexelBufferElements);
     if (d.read_path == SINEW_READ_TEXEL && !texel_ok) return SINEW_ERROR_LIMIT_EXCEEDED;
 
     sinew_skinner *sk = (sinew_skinner *)snw_gpu_alloc(gpu, sizeof *sk);
@@ -479,8 +485,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         r = snw_vk_buffer_create(gpu, bulge_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                    xfer, 0, local, 0, &sk->bulge);
     if (r == SINEW_OK)
-        r = snw_vk_buffer_create(gpu, out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->output);
+        r = snw_vk_buffer_create(gpu, out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | xfer, 0, local, 0, &sk->output);
     if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, prev_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->previous);
@@ -566,6 +572,7 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     if (sk->bulge_view) gpu->vk.vkDestroyBufferView(dev, sk->bulge_view, vka);
     if (sk->tan_rest_view) gpu->vk.vkDestroyBufferView(dev, sk->tan_rest_view, vka);
     if (sk->cor_view) gpu->vk.vkDestroyBufferView(dev, sk->cor_view, vka);
+    if (sk->out_view) gpu->vk.vkDestroyBufferView(dev, sk->out_view, vka);
     for (uint32_t t = 0; t < SNW_PIPES; t++)
         if (sk->pipe[t]) gpu->vk.vkDestroyPipeline(dev, sk->pipe[t], vka);
     for (int t = 0; t < 2; t++)
