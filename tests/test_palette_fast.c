@@ -17,9 +17,21 @@
  *   the reference's choice of the axis a mirror flips when two singular
  *   values are close, are sensitive to float32 rounding of the input; seen up
  *   to 1.4e-3), and TOL_RS = 1e-3 x (1 + depth / 16) on the product X = R S
- *   rebuilt from the packed floats (seen up to 1.5e-4: under the local and
- *   mixed methods a mirrored parent's polar factor moves its children, so
- *   the reference's flip choice reaches X too).
+ *   rebuilt from the packed floats (seen up to 2e-4 where no mirror is close
+ *   to a tie: under the local and mixed methods a mirrored parent's polar factor
+ *   moves its children, so the reference's flip choice reaches X too).
+ *   Both widened by TOL_MIRROR = 2^-20 times the condition of the mirrored polar
+ *   factors involved (mirror_conditions): the reflection goes along the smallest
+ *   singular value's axis, so with gap = (s2 - s3) / s1 of a mirrored 3x3 its R and
+ *   S move by about e / gap for a relative input error e; S and R alone take X_j's
+ *   own 1 / gap, and X = R S under the local and mixed methods the sum of 1 / gap
+ *   of the non-propagating ancestors' U = L^-1 Local. Without it, 6 of 150 random
+ *   seeds failed (e.g. SINEW_TEST_SEED=494389: R S off by 1.56e-2 under a parent
+ *   with 1 / gap = 1.2e5); over 36 seeds every excess was at most 2.0 x 2^-24 / gap
+ *   (R S) and 0.27 x 2^-24 / gap (S, R): 2^-20 leaves a factor 8. The reference
+ *   itself moves by 2e-6 at most under 2^-21 perturbations of the TRS pose (which
+ *   keep S diagonal and so never mix the tied axes): the fast path's float32
+ *   rounding of U does, as would any other float32 evaluation.
  * DQ entries are compared up to the sign of the whole dual quaternion. */
 #include "testutil.h"
 #include <sinew/palette_job.h>
@@ -30,6 +42,7 @@
 #define TOL_WELL 2e-5
 #define TOL_NEAR 2e-2
 #define TOL_RS 1e-3
+#define TOL_MIRROR 0x1p-20 /* x 1 / mirror_gap: see the header */
 
 typedef struct worst { double e[SINEW_METHOD_COUNT], near[SINEW_METHOD_COUNT]; double near_rs; } worst;
 
@@ -38,6 +51,69 @@ static uint32_t depth_of(const sinew_skeleton *s, uint32_t j)
     uint32_t d = 0;
     for (int32_t p = sinew_skeleton_parent(s, j); p >= 0; p = sinew_skeleton_parent(s, (uint32_t)p)) d++;
     return d;
+}
+
+/* Relative gap (s2 - s3) / s1 between the two smallest singular values of a
+ * mirrored 3x3 (det < 0), or 1 for a proper one. The polar decomposition puts
+ * the reflection along the smallest singular value's axis (sinew_polar_decompose):
+ * when s2 is close to s3 that axis, and so R and S, move by about e / gap for a
+ * general relative error e of the matrix (float32 rounding in the fast path). */
+static double mirror_gap(const sinew_mat3 *m)
+{
+    if (!(sinew_mat3_det(m) < 0)) return 1.0;
+    double a[3][3], v[3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double acc = 0;
+            for (int k = 0; k < 3; k++) acc += m->m[i][k] * m->m[j][k];
+            a[i][j] = acc;
+        }
+    /* eigenvalues of the symmetric A = M M^T (those of M^T M), trigonometric form */
+    double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2], q = (a[0][0] + a[1][1] + a[2][2]) / 3;
+    double p2 = (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) + (a[2][2] - q) * (a[2][2] - q) + 2 * p1;
+    double p = sqrt(p2 / 6);
+    if (!(p > 0)) return 0.0; /* all equal: the axis is arbitrary */
+    double b[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) b[i][j] = (a[i][j] - (i == j ? q : 0)) / p;
+    double r = (b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) - b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
+                b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0])) / 2;
+    double phi = r <= -1 ? M_PI / 3 : r >= 1 ? 0 : acos(r) / 3;
+    v[0] = q + 2 * p * cos(phi);
+    v[2] = q + 2 * p * cos(phi + 2 * M_PI / 3);
+    v[1] = 3 * q - v[0] - v[2];
+    double s1 = sqrt(fmax(v[0], 0)), s2 = sqrt(fmax(v[1], 0)), s3 = sqrt(fmax(v[2], 0));
+    return s1 > 0 ? (s2 - s3) / s1 : 0.0;
+}
+
+/* Per joint, for a scale method: own[j] = 1 / mirror_gap(X_j) (X_j's own split),
+ * inh[j] = sum of 1 / mirror_gap(U_a) over j's strict ancestors a whose scale does
+ * not propagate (under the local and mixed methods, X_j hangs from H_a = ... Lc_a Ur_a
+ * and takes Us_a's compensation: their polar factors reach X_j; palette.c). */
+static void mirror_conditions(const sinew_skeleton *s, sinew_method m, const sinew_transform *local,
+                              const sinew_palette_joint *pal, double *own, double *inh)
+{
+    const uint32_t n = sinew_skeleton_joint_count(s);
+    const int local_mode = m == SINEW_METHOD_DQS_SCALE_LOCAL || m == SINEW_METHOD_COR_SCALE_LOCAL;
+    const int mixed_mode = m == SINEW_METHOD_DQS_SCALE_MIXED || m == SINEW_METHOD_COR_SCALE_MIXED;
+    for (uint32_t j = 0; j < n; j++) {
+        sinew_mat3 x = sinew_mat4_upper3(&pal[j].skin);
+        double g = mirror_gap(&x);
+        own[j] = 1.0 / fmax(g, 1e-300);
+        int32_t p = sinew_skeleton_parent(s, j);
+        inh[j] = p >= 0 ? inh[p] : 0.0;
+        if (p >= 0 && (local_mode || (mixed_mode && !sinew_skeleton_scale_propagates(s, (uint32_t)p)))) {
+            /* U_p = B_p^-1 B_pp Local_p (roots: B_p^-1 Local_p) */
+            int32_t pp = sinew_skeleton_parent(s, (uint32_t)p);
+            sinew_mat4 lm = sinew_mat4_from_transform(&local[p]);
+            sinew_mat4 linv = pp < 0 ? *sinew_skeleton_inverse_bind(s, (uint32_t)p)
+                                     : sinew_mat4_mul(sinew_skeleton_inverse_bind(s, (uint32_t)p),
+                                                      sinew_skeleton_bind_global(s, (uint32_t)pp));
+            sinew_mat4 u = sinew_mat4_mul(&linv, &lm);
+            sinew_mat3 u3 = sinew_mat4_upper3(&u);
+            inh[j] += 1.0 / fmax(mirror_gap(&u3), 1e-300);
+        }
+    }
 }
 
 /* Random skeleton: forest + bind; with bind_scale, positive non-uniform bind scales. */
@@ -183,6 +259,10 @@ static int is_rest(uint32_t k, uint32_t rb)
     return k >= rb && (k - rb == 3 || k - rb == 7 || k - rb >= 8);
 }
 
+/* mirror_conditions of the character being compared (near-singular characters, scale methods) */
+static double g_own[256], g_inh[256];
+static uint32_t g_mirror_widened;
+
 /* Compares one character; returns the worst relative difference. */
 static double compare(const sinew_skeleton *s, sinew_method m, uint32_t flags, const float *ref, const float *fast,
                       int near_singular, double *near_rs, double *tol_out)
@@ -239,9 +319,12 @@ static double compare(const sinew_skeleton *s, sinew_method m, uint32_t flags, c
                 for (int c = 0; c < 4; c++) { ex = fmax(ex, fabs(xa[rr][c] - xb[rr][c])); mx = fmax(mx, fabs(xa[rr][c])); }
             ex /= mx;
             if (ex > *near_rs) *near_rs = ex;
-            TU_CHECK_MSG(ex <= TOL_RS / TOL_WELL * tol, "%s joint %u depth %u: R S differs by %.3g > %.3g", sinew_method_name(m),
-                         j, depth_of(s, j), ex, TOL_RS / TOL_WELL * tol);
-            tol *= TOL_NEAR / TOL_WELL;
+            /* + TOL_MIRROR x the conditions of the mirrored polar factors involved (mirror_conditions) */
+            double tol_rs = TOL_RS / TOL_WELL * tol + TOL_MIRROR * g_inh[j];
+            TU_CHECK_MSG(ex <= tol_rs, "%s joint %u depth %u: R S differs by %.3g > %.3g (ancestors' mirror condition %.3g)",
+                         sinew_method_name(m), j, depth_of(s, j), ex, tol_rs, g_inh[j]);
+            if (g_inh[j] > 1e3) g_mirror_widened++;
+            tol = tol * (TOL_NEAR / TOL_WELL) + TOL_MIRROR * (g_own[j] + g_inh[j]);
         }
         TU_CHECK_MSG(e <= tol, "%s joint %u (depth %u): relative difference %.3g > %.3g%s", sinew_method_name(m), j,
                      depth_of(s, j), e, tol, near ? " (mirrored / near-singular)" : "");
@@ -305,6 +388,8 @@ static void test_random(tu_rng *r)
                 TU_CHECK_MSG(rr == rf, "%s n=%u: reference %s, fast %s", sinew_method_name((sinew_method)m), n,
                              sinew_result_string(rr), sinew_result_string(rf));
                 if (rr != SINEW_OK || rf != SINEW_OK) continue;
+                if (scale_kind >= 2 && m >= SINEW_METHOD_DQS_SCALE && m != SINEW_METHOD_COR)
+                    mirror_conditions(s, (sinew_method)m, local, pal, g_own, g_inh);
                 double e = compare(s, (sinew_method)m, flags, ref, fast, scale_kind >= 2, &w.near_rs, NULL);
                 if (scale_kind >= 2 && m >= SINEW_METHOD_DQS_SCALE && m != SINEW_METHOD_COR) { if (e > w.near[m]) w.near[m] = e; }
                 else if (e > w.e[m]) w.e[m] = e;
@@ -318,8 +403,8 @@ static void test_random(tu_rng *r)
         fprintf(stderr, "fast vs reference, %s: worst relative difference %.3g (tolerance %.1g x (1 + depth/16)); "
                 "mirrored / near-singular characters %.3g (tolerance %.1g x (1 + depth/16))\n",
                 sinew_method_name((sinew_method)m), w.e[m], TOL_WELL, w.near[m], TOL_NEAR);
-    fprintf(stderr, "mirrored / near-singular scales: worst R S difference %.3g (tolerance %.1g x (1 + depth/16)); S and R alone within %.1g\n",
-            w.near_rs, TOL_RS, TOL_NEAR);
+    fprintf(stderr, "mirrored / near-singular scales: worst R S difference %.3g (tolerance %.1g x (1 + depth/16)); S and R alone within %.1g; "
+            "%u joints under a mirrored ancestor of condition > 1e3\n", w.near_rs, TOL_RS, TOL_NEAR, g_mirror_widened);
     fprintf(stderr, "bulge rest segments: %u joints; fast = bind segment within 1e-6; reference within %.3g (well-conditioned), "
             "%u off by more than the tolerance on mirrored / near-singular characters (float64 inverse of X)\n",
             g_rest_checked, g_rest_worst, g_rest_ill);
