@@ -40,6 +40,7 @@ static const uint32_t sizes8[] = { 64, 129, 256 };
 
 static void make_bmesh(tu_rng *r, const sinew_skeleton *skel, uint32_t n, uint32_t K, bmesh *m)
 {
+    memset(m, 0, sizeof *m);
     m->n = n;
     m->K = K;
     m->v4 = malloc(sizeof(sinew_vertex) * n);
