@@ -456,11 +456,16 @@ static void test_bulge_normal_fd(tu_rng *r, fixture *f)
             fprintf(stderr, "bulge%s normal vs finite differences, %s: %u of %u within 1e-3 (ramp: %u of %u); "
                     "largest of those %.2g\n", inner ? " +inner" : "", sinew_method_name(m), good, measured, ramp_good,
                     in_ramp, worst_good);
-            TU_CHECK(measured > 50);
             /* LBS: random blends near-singular and the clamp of g (|g| <= 4) leave ~10 % off, for
-             * the correction alone as with the inner push */
-            TU_CHECK(good * 100 >= measured * (mi ? 95u : 80u));
-            if (inner) TU_CHECK(in_ramp > 2 && ramp_good * 100 >= in_ramp * (mi ? 80u : 50u));
+             * the correction alone as with the inner push. Bounds from 300 random seeds
+             * (SINEW_TEST_SEED = 104729 k, k = 1..300): vertices measured >= 49; within 1e-3:
+             * LBS 68.7 % worst (median 89.7 %, 5 % of seeds below 80.8 %), DQS 98.2 %;
+             * inner LBS 85.8 %, DQS 99.0 %; in the ramp at least 2 vertices, LBS 50 %,
+             * DQS 78.6 % worst. The earlier 80 % (LBS), > 50 measured and > 2 in the ramp
+             * with DQS 80 % failed 12 of 200 random seeds (e.g. 942625: LBS 137 of 173) */
+            TU_CHECK(measured >= 40);
+            TU_CHECK(good * 100 >= measured * (mi ? 95u : 60u));
+            if (inner) TU_CHECK(in_ramp >= 2 && ramp_good * 100 >= in_ramp * (mi ? 70u : 40u));
         }
 }
 
