@@ -39,7 +39,9 @@
 #define SINEW_BIND_COR_TEXEL 14      /* uniform texel buffer RGBA32F over the centers of rotation (texel read path) */
 #define SINEW_BIND_OUTPUT_TEXEL 15   /* uniform texel buffer RG32UI over the output (texel read path: the
                                        previous position, read before this dispatch's store) */
-#define SINEW_BIND_COUNT 16
+#define SINEW_BIND_WORK_TEXEL 16     /* uniform texel buffer RGBA32UI over the frame's group records (texel
+                                       read path, record mode) */
+#define SINEW_BIND_COUNT 17
 
 /* Copy kernel bindings. */
 #define SINEW_COPY_BIND_SRC 0

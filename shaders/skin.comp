@@ -51,6 +51,7 @@ layout(set = 0, binding = SINEW_BIND_BULGE_TEXEL) uniform samplerBuffer bulge_te
 layout(set = 0, binding = SINEW_BIND_TANGENT_REST_TEXEL) uniform usamplerBuffer tan_rest_tex;
 layout(set = 0, binding = SINEW_BIND_COR_TEXEL) uniform samplerBuffer cor_tex;
 layout(set = 0, binding = SINEW_BIND_OUTPUT_TEXEL) uniform usamplerBuffer out_tex;
+layout(set = 0, binding = SINEW_BIND_WORK_TEXEL) uniform usamplerBuffer group_tex;
 
 layout(push_constant) uniform Push { uint words[SINEW_PUSH_WORDS]; } pc;
 
@@ -133,7 +134,8 @@ void main()
     } else {
         uint wg = gl_WorkGroupID.y * pc.words[SINEW_PR_GRID_X] + gl_WorkGroupID.x;
         if (wg >= pc.words[SINEW_PR_GROUP_COUNT]) return;
-        uvec4 g = groups[pc.words[SINEW_PR_GROUP_BASE] + wg];
+        uint gi = pc.words[SINEW_PR_GROUP_BASE] + wg;
+        uvec4 g = READ_TEXEL ? texelFetch(group_tex, int(gi)) : groups[gi];
         if (lid >= (g[SINEW_GROUP_COUNT_JMAX] & 0xffffu)) return;
         slot = g[SINEW_GROUP_REST] + REST_SLOTS * lid;
         o = g[SINEW_GROUP_OUTPUT] + lid;

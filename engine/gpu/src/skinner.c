@@ -90,7 +90,7 @@ struct sinew_skinner {
     snw_vk_buffer previous;       /* keep_previous: SINEW_PREV_BYTES per output vertex; else 16 B dummy */
     snw_vk_buffer tan_rest, tan_out; /* tangents: per rest vertex (SINEW_BULGE_INDEX) / output vertex; else dummies */
     snw_vk_buffer cor;            /* cor_centers: SINEW_COR_BYTES per rest vertex (SINEW_BULGE_INDEX); else a dummy */
-    VkBufferView rest_view, pal_view[MAXF], bulge_view, tan_rest_view, cor_view, out_view; /* texel views (texel read path) */
+    VkBufferView rest_view, pal_view[MAXF], bulge_view, tan_rest_view, cor_view, out_view, work_view[MAXF]; /* texel views (texel read path) */
     VkShaderModule shader, shader_base;
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
@@ -236,7 +236,8 @@ static sinew_result create_pipelines(sinew_skinner *sk)
         b[i].descriptorCount = 1;
         b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
         b[i].descriptorType = (i == SINEW_BIND_REST_TEXEL || i == SINEW_BIND_PALETTE_TEXEL || i == SINEW_BIND_BULGE_TEXEL ||
-                               i == SINEW_BIND_TANGENT_REST_TEXEL || i == SINEW_BIND_COR_TEXEL || i == SINEW_BIND_OUTPUT_TEXEL)
+                               i == SINEW_BIND_TANGENT_REST_TEXEL || i == SINEW_BIND_COR_TEXEL || i == SINEW_BIND_OUTPUT_TEXEL ||
+                               i == SINEW_BIND_WORK_TEXEL)
                                   ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
                                   : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     }
@@ -296,10 +297,13 @@ static sinew_result create_descriptors(sinew_skinner *sk)
     for (uint32_t s = 0; r == SINEW_OK && s < F; s++)
         r = create_view(gpu, sk->palette.buffer, VK_FORMAT_R32G32B32A32_SFLOAT, s * sk->pal_slot_stride,
                         sk->pal_slot_bytes, &sk->pal_view[s]);
+    for (uint32_t s = 0; r == SINEW_OK && s < F; s++)
+        r = create_view(gpu, sk->frame.buffer, VK_FORMAT_R32G32B32A32_UINT, s * sk->frame_slot_stride + sk->work_offset,
+                        sk->work_bytes, &sk->work_view[s]);
     if (r != SINEW_OK) return r;
     VkDescriptorPoolSize ps[2] = {
         { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 10 * F },
-        { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 6 * F },
+        { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 7 * F },
     };
     VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
     pci.maxSets = F;
@@ -347,6 +351,9 @@ static sinew_result create_descriptors(sinew_skinner *sk)
             } else if (i == SINEW_BIND_COR_TEXEL) {
                 w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
                 w[i].pTexelBufferView = &sk->cor_view;
+            } else if (i == SINEW_BIND_WORK_TEXEL) {
+                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+                w[i].pTexelBufferView = &sk->work_view[s];
             } else if (i == SINEW_BIND_OUTPUT_TEXEL) {
                 w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
                 w[i].pTexelBufferView = &sk->out_view;
@@ -450,7 +457,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
                    bulge_bytes / SINEW_BULGE_BYTES <= lim->maxTexelBufferElements &&
                    tan_rest_bytes / SINEW_TANGENT_REST_BYTES <= lim->maxTexelBufferElements &&
                    cor_bytes / SINEW_COR_BYTES <= lim->maxTexelBufferElements &&
-                   (!d.keep_previous || out_bytes / 8u <= lim->maxTexelBufferElements);
+                   (!d.keep_previous || out_bytes / 8u <= lim->maxTexelBufferElements) &&
+                   work_bytes / SINEW_GROUP_BYTES <= lim->maxTexelBufferElements;
     if (d.read_path == SINEW_READ_TEXEL && !texel_ok) return SINEW_ERROR_LIMIT_EXCEEDED;
 
     sinew_skinner *sk = (sinew_skinner *)snw_gpu_alloc(gpu, sizeof *sk);
@@ -504,8 +512,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         r = snw_vk_buffer_create(gpu, pal_stride * d.frames_in_flight, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, host, local, 1, &sk->palette);
     if (r == SINEW_OK)
-        r = snw_vk_buffer_create(gpu, frame_stride * d.frames_in_flight, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                   host, local, 1, &sk->frame);
+        r = snw_vk_buffer_create(gpu, frame_stride * d.frames_in_flight, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, host, local, 1, &sk->frame);
     if (r == SINEW_OK) r = create_pipelines(sk);
     if (r == SINEW_OK) r = create_descriptors(sk);
     if (r == SINEW_OK) r = create_commands(sk);
@@ -564,6 +572,7 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     for (uint32_t s = 0; s < MAXF; s++) {
         if (sk->own_fence[s]) gpu->vk.vkDestroyFence(dev, sk->own_fence[s], vka);
         if (sk->pal_view[s]) gpu->vk.vkDestroyBufferView(dev, sk->pal_view[s], vka);
+        if (sk->work_view[s]) gpu->vk.vkDestroyBufferView(dev, sk->work_view[s], vka);
     }
     if (sk->queries) gpu->vk.vkDestroyQueryPool(dev, sk->queries, vka);
     if (sk->pool) gpu->vk.vkDestroyCommandPool(dev, sk->pool, vka);
