@@ -1,5 +1,6 @@
 /* Previous-frame positions (sinew_skinner_desc.keep_previous) through the
- * crowd, for the float and the packed output formats: 12 characters of two
+ * crowd, for the float and the packed output formats (the device's read path), and
+ * float with storage reads: 12 characters of two
  * models on one random 24-joint skeleton (a 4-influence and an 8-influence
  * mesh), every method, random poses and roots every frame.
  *
@@ -83,7 +84,7 @@ static void make_mesh8(fixture *f)
     free(pos); free(nrm); free(we); free(jo);
 }
 
-static int setup(fixture *f, sinew_output_format fmt)
+static int setup(fixture *f, sinew_output_format fmt, sinew_read_path path)
 {
     TU_CHECK_OK(tu_make_random_skeleton(&f->rng, NJ, NULL, &f->skel));
     if (!f->skel) return 0;
@@ -95,6 +96,7 @@ static int setup(fixture *f, sinew_output_format fmt)
     sd.max_palette_vec4 = 1u << 14;
     sd.output_format = fmt;
     sd.keep_previous = true;
+    sd.read_path = path;
     TU_CHECK_OK(sinew_skinner_create(f->gpu, &sd, &f->sk));
     if (!f->sk) return 0;
     sinew_skinner_mesh_desc m4 = { f->v4, NV4, NJ, NULL, NULL };
@@ -221,10 +223,10 @@ static void save_last(fixture *f, uint32_t n)
     memcpy(f->last_prev, f->prev, sizeof(float) * 3 * n);
 }
 
-static void run_format(fixture *f, sinew_output_format fmt)
+static void run_format(fixture *f, sinew_output_format fmt, sinew_read_path path)
 {
-    if (!setup(f, fmt)) return;
-    const char *fname = fmt == SINEW_OUTPUT_PACKED ? "packed" : "float";
+    if (!setup(f, fmt, path)) return;
+    const char *fname = fmt == SINEW_OUTPUT_PACKED ? "packed" : path == SINEW_READ_STORAGE ? "float/storage" : "float";
     TU_CHECK_OK(sinew_debug_poison_output(f->sk, 0, f->total, NANBITS));
     double worst = 0;
     float *out2 = malloc(sizeof(float) * 3 * f->total); /* character 2's frame-2 output */
@@ -344,9 +346,12 @@ int main(void)
     TU_CHECK_OK(sinew_gpu_create(&gd, &f.gpu));
     if (!f.gpu) return tu_finish("test_gpu_previous");
     sinew_gpu *gpu = f.gpu;
-    run_format(&f, SINEW_OUTPUT_FLOAT);
+    run_format(&f, SINEW_OUTPUT_FLOAT, SINEW_READ_AUTO);
     f.gpu = gpu;
-    run_format(&f, SINEW_OUTPUT_PACKED);
+    run_format(&f, SINEW_OUTPUT_PACKED, SINEW_READ_AUTO);
+    f.gpu = gpu;
+    /* the other read path (the previous position is a texel read on the texel path) */
+    run_format(&f, SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE);
     f.gpu = gpu;
     test_misuse(&f);
     if (sinew_debug_validation_enabled(gpu)) TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
