@@ -208,22 +208,64 @@ static int major_inverse(const sinew_palette_joint *pj, sinew_method method, v3 
 /* Rest radial direction of a vertex (step 4): the unit vector from the closest point
  * of its major joint's rest segment (the posed segment mapped back by major_inverse)
  * to the rest position, the gradient of the rest distance; (0,0,0) when it cannot
- * be formed (singular transform, or a vertex within 1e-30 of its bone). */
-static v3 rest_radial(const sinew_palette_joint *pj, sinew_method method, v3 p)
+ * be formed (singular transform, or a vertex within 1e-30 of its bone). *u_out: the
+ * unit rest bone direction (0 if the segment has length 0), *inside_out: 1 when the
+ * closest point lies strictly inside the segment, 0 at or beyond its ends. */
+static v3 rest_radial(const sinew_palette_joint *pj, sinew_method method, v3 p, v3 *u_out, double *inside_out)
 {
     v3 a, b, ab, g = { 0, 0, 0 };
     v3 ha = { pj->seg_head.x, pj->seg_head.y, pj->seg_head.z }, tb = { pj->seg_tail.x, pj->seg_tail.y, pj->seg_tail.z };
     double ll, t;
+    u_out->x = u_out->y = u_out->z = 0.0;
+    *inside_out = 0.0;
     if (!major_inverse(pj, method, ha, &a) || !major_inverse(pj, method, tb, &b)) return g;
     ab.x = b.x - a.x; ab.y = b.y - a.y; ab.z = b.z - a.z;
     ll = dot3(ab, ab);
     t = ll > 0.0 ? ((p.x - a.x) * ab.x + (p.y - a.y) * ab.y + (p.z - a.z) * ab.z) / ll : 0.0;
+    if (ll > 0.0) {
+        double il = 1.0 / sqrt(ll);
+        u_out->x = ab.x * il; u_out->y = ab.y * il; u_out->z = ab.z * il;
+        *inside_out = (t > 0.0 && t < 1.0) ? 1.0 : 0.0;
+    }
     t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
     g.x = p.x - (a.x + t * ab.x); g.y = p.y - (a.y + t * ab.y); g.z = p.z - (a.z + t * ab.z);
     ll = sqrt(dot3(g, g));
     if (!(ll >= 1e-30)) { g.x = g.y = g.z = 0.0; return g; }
     g.x /= ll; g.y /= ll; g.z /= ll;
     return g;
+}
+
+/* The major joint's scale along the rest radial direction (step 4): sigma = |A_m g|
+ * with A_m the 3x3 of the stage that carries scale (LBS: skin_m; DQS with scale and
+ * COR_SCALE: scale_m; DQS and COR: sigma = 1), and the rest gradient of the target
+ * distance D = d0 sigma written to *grad (in place of g): sigma g + P (A^T A g) / sigma,
+ * P = I - inside u u^T - g g^T. g = 0 (no rest direction): sigma = 1, grad = 0. */
+static double major_sigma(const sinew_palette_joint *pj, sinew_method method, v3 g, v3 u, double inside, v3 *grad)
+{
+    const sinew_mat4 *m;
+    v3 ag, atag;
+    double sigma, pu, pg;
+    *grad = g;
+    if (method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR) return 1.0;
+    if (!(dot3(g, g) > 0.0)) return 1.0;
+    m = method == SINEW_METHOD_LBS ? &pj->skin : &pj->scale;
+    ag.x = m->m[0][0] * g.x + m->m[1][0] * g.y + m->m[2][0] * g.z;
+    ag.y = m->m[0][1] * g.x + m->m[1][1] * g.y + m->m[2][1] * g.z;
+    ag.z = m->m[0][2] * g.x + m->m[1][2] * g.y + m->m[2][2] * g.z;
+    sigma = sqrt(dot3(ag, ag));
+    atag.x = m->m[0][0] * ag.x + m->m[0][1] * ag.y + m->m[0][2] * ag.z;
+    atag.y = m->m[1][0] * ag.x + m->m[1][1] * ag.y + m->m[1][2] * ag.z;
+    atag.z = m->m[2][0] * ag.x + m->m[2][1] * ag.y + m->m[2][2] * ag.z;
+    /* P (A^T A g) / sigma; 0 when sigma is 0 (then A g = 0 and so A^T A g = 0) */
+    pu = inside * dot3(u, atag);
+    pg = dot3(g, atag);
+    {
+        double is = sigma > 1e-30 ? 1.0 / sigma : 0.0;
+        grad->x = sigma * g.x + (atag.x - pu * u.x - pg * g.x) * is;
+        grad->y = sigma * g.y + (atag.y - pu * u.y - pg * g.y) * is;
+        grad->z = sigma * g.z + (atag.z - pu * u.z - pg * g.z) * is;
+    }
+    return sigma;
 }
 
 /* A gradient (covector) g through a blended 3x4 a: A^-T g = cof(A) g / det(A); 0 if det is 0. */
@@ -372,7 +414,13 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
         } else {
             /* g: the gradient of the rest distance, carried to the pose as a covector (step 4) */
             v3 g = { 0, 0, 0 };
-            if (bulge) g = rest_radial(&palette[vx.joints[0]], method, p);
+            double sigma = 1.0;
+            if (bulge) {
+                v3 ur;
+                double ins;
+                g = rest_radial(&palette[vx.joints[0]], method, p, &ur, &ins);
+                sigma = major_sigma(&palette[vx.joints[0]], method, g, ur, ins, &g);
+            }
             switch (method) {
             case SINEW_METHOD_LBS:
                 lbs_blend(palette, vx.joints, w, vx.K, 0, a);
@@ -413,7 +461,7 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
                 const sinew_palette_joint *pj = &palette[vx.joints[0]];
                 v3 sa = { pj->seg_head.x, pj->seg_head.y, pj->seg_head.z };
                 v3 ab = { pj->seg_tail.x - sa.x, pj->seg_tail.y - sa.y, pj->seg_tail.z - sa.z };
-                double ll = dot3(ab, ab), t = 0.0, tc, d, d0 = (double)bulge_rest[i];
+                double ll = dot3(ab, ab), t = 0.0, tc, d, d0r = (double)bulge_rest[i], d0 = d0r * sigma;
                 v3 c, dv;
                 if (ll > 0.0) t = ((po.x - sa.x) * ab.x + (po.y - sa.y) * ab.y + (po.z - sa.z) * ab.z) / ll;
                 tc = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
@@ -440,7 +488,7 @@ static sinew_result reference_skin(uint32_t n, const sinew_vertex *v4, const sin
                     }
                     /* g faded out for a vertex within 2^-12 max|p'| of its bone at rest
                      * (its rest direction from the bone is float32 noise on the GPU) */
-                    gsc = (d0 - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0));
+                    gsc = (d0r - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0));
                     gsc = gsc < 0.0 ? 0.0 : (gsc > 1.0 ? 1.0 : gsc);
                     if (!inner) {
                         f = d0 / d;   /* pulled back to d0 */
