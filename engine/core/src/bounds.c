@@ -368,14 +368,16 @@ sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint
             bv3 sb = b3(pa[bulge_off + 4], pa[bulge_off + 5], pa[bulge_off + 6]);
             double ri = 0.0;
             if (flags & SINEW_SKIN_BULGE_INNER) {
-                /* the inner push keeps a vertex within its rest distance d0 of its major
-                 * joint's posed segment; d0 <= dist(c_a, rest segment) + r_a, the rest
-                 * segment being the posed one mapped back by X_a^-1 (unbounded if singular) */
+                /* the inner push keeps a vertex within its target distance d0 |A_a g| of its
+                 * major joint's posed segment; d0 <= dist(c_a, rest segment) + r_a, the rest
+                 * segment being the posed one mapped back by X_a^-1 (unbounded if singular),
+                 * and |A_a g| <= ||A_a||_2 (A_a the 3x3 of the rows that carry scale: LBS skin,
+                 * scale methods S_a; 1 for DQS and CoR) */
                 bv3 ra, rb;
                 const float *dq = method == SINEW_METHOD_LBS ? NULL : pa + dq_off;
                 const float *rows = method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? NULL : pa;
                 if (joint_inverse(dq, rows, sa, &ra) && joint_inverse(dq, rows, sb, &rb))
-                    ri = segment_distance(c, ra, rb) + r;
+                    ri = (segment_distance(c, ra, rb) + r) * (rows ? spectral_norm(rows) : 1.0);
                 else
                     ri = INFINITY;
             }

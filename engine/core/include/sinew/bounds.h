@@ -24,10 +24,12 @@
  *  - bulge correction moves a vertex toward a point of its major joint's
  *    transformed bone segment: every joint's segment ends are added to the box;
  *    with SINEW_SKIN_BULGE_INNER a vertex may move away from it, but stays within
- *    its rest distance d0 of it, d0 <= R_a = dist(c_a, rest segment) + r_a (the rest
- *    segment = the posed one mapped back by the inverse of joint a's packed transform;
- *    d0 as sinew_bulge_rest_distances computes it): the segment ends grown by R_a
- *    (an infinite box when that transform is singular).
+ *    its target distance d0 |A_a g| of it (reference.h step 4: A_a the 3x3 that
+ *    carries joint a's scale, LBS skin or scale methods' S_a, identity for DQS and
+ *    CoR), d0 <= R_a = dist(c_a, rest segment) + r_a (the rest segment = the posed one
+ *    mapped back by the inverse of joint a's packed transform; d0 as
+ *    sinew_bulge_rest_distances computes it) and |A_a g| <= ||A_a||_2: the segment
+ *    ends grown by R_a ||A_a||_2 (an infinite box when that transform is singular).
  * The character box is the union of the boxes [P_a - e_a, P_a + e_a], padded by
  * 1e-5 of its size and position for float32 rounding. */
 #ifndef SINEW_BOUNDS_H

@@ -11,11 +11,12 @@
  *  - DQS with scale: stage 1 = LBS with the S_j (position and normal), stage 2 =
  *    DQS with the R_j applied to the stage-1 result; the normal is renormalized.
  *  - Bulge correction (flag): after skinning, with m = joints[0], (a, b) = m's
- *    segment transformed by X_m, d = dist(p', [a,b]), d0 = rest distance: if
- *    d > d0, p' = c + (p' - c) * d0 / d with c the closest point, and the normal
- *    becomes the corrected surface's (step 4). With SINEW_SKIN_BULGE_INNER too, a
- *    vertex closer than d0 is pushed back out to d0, the push fading out below d0 / 2
- *    to 0 at d = 0 (step 4b).
+ *    segment transformed by X_m, d = dist(p', [a,b]), D = d0 sigma the target (d0 the
+ *    rest distance, sigma the major joint's own scale along the rest radial
+ *    direction): if d > D, p' = c + (p' - c) * D / d with c the closest point, and
+ *    the normal becomes the corrected surface's (step 4). With SINEW_SKIN_BULGE_INNER
+ *    too, a vertex closer than D is pushed back out to D, the push fading out below
+ *    D / 2 to 0 at d = 0 (step 4b).
  *  - A vertex whose weights sum to zero keeps its rest position and normal.
  *  - A normal that ends up shorter than 1e-30 is written as (0,0,0).
  *
@@ -37,12 +38,21 @@
  *     gives (p1, n1) (n1 unit or 0 by step 1's rule), then step 2 with rigid_k on (p1, n1).
  *  4. Bulge (flag): j = joints[0]; a = seg_head_j, b = seg_tail_j; ab = b - a;
  *     tu = (|ab|^2 > 0) ? dot(p' - a, ab) / |ab|^2 : 0; c = a + clamp(tu, 0, 1) ab;
- *     d = |p' - c|; d0 = bulge_rest[i]; if (d > d0) p' = c + (p' - c) * (d0 / d).
- *     Normal, when d > d0 (README "Bulge correction" has the derivation):
+ *     d = |p' - c|; d0r = bulge_rest[i]; D = d0r sigma (below); if (d > D)
+ *     p' = c + (p' - c) * (D / d). In what follows "d0" is D except in the fade gs,
+ *     which uses d0r.
  *     g0 = unit(p - c0), p the rest position, c0 its closest point on the rest segment
  *       [X_j^-1 a, X_j^-1 b] (X_j^-1: LBS the inverse of skin_j's 3x4; DQS the inverse
  *       of rigid_j; scale methods rigid_j^-1 then scale_j^-1; g0 = 0 if the 3x3 is
- *       singular or |p - c0| < 1e-30); g = g0 through the method as a gradient: LBS
+ *       singular or |p - c0| < 1e-30); u0 = the unit rest segment direction (0 if it
+ *       has length 0), a0 = 1 if the rest closest point's parameter t is in (0, 1)
+ *       strictly, else 0.
+ *     sigma: with A = the 3x3 of skin_j (LBS) or scale_j (DQS_SCALE*, COR_SCALE*):
+ *       sigma = |A g0|, and g0 is replaced by the rest gradient of D / d0r,
+ *       sigma g0 + P (A^T A g0) / sigma (the second term 0 if sigma < 1e-30), with
+ *       P = I - a0 u0 u0^T - g0 g0^T; DQS and COR: sigma = 1, g0 kept; g0 = 0: sigma = 1.
+ *     Normal, when d > D (README "Bulge correction" has the derivation):
+ *     g = g0 through the method as a gradient: LBS
  *       stage A^-T g = cof(A) g / det(A) (0 if det = 0), DQS stage rotate(r, g), CoR
  *       (steps 5, 6) the scale stage's A^-T (COR_SCALE*) then rotate(r, g); X_j^-1 for
  *       COR is rigid_j^-1, for COR_SCALE* rigid_j^-1 then scale_j^-1;
@@ -50,7 +60,7 @@
  *     blend = (d - d0 - ax / 65536) / den; if blend <= 0 n' is not changed, else:
  *     f = max(d0 / d, 1/8); r = (p' - c) / d; u = ab / |ab| (0 if |ab| = 0);
  *     al = (1 - f) clamp(min(tu, 1 - tu) |ab| / den, 0, 1) (0 if |ab| = 0);
- *     g scaled to length 4 if longer, then by clamp((d0 - ax / 65536) / (ax / 4096), 0, 1);
+ *     g scaled to length 4 if longer, then by gs = clamp((d0r - ax / 65536) / (ax / 4096), 0, 1);
  *     g_t = g - (g.n') n'; w = g_t x n';
  *     m = f (f + al) (r.n') r + (f w + al (u.w) u) x r: cof(L) n' for L v = f v +
  *     al (u.v) u + r (h.v), h = g_t - f r (README), i.e. cof(B) n' + (B (h x n')) x r,
@@ -59,15 +69,15 @@
  *     n_c = m / |m| (n' if |m| < 1e-30); n' = n_c if blend >= 1, else
  *     normalize(n' + blend (n_c - n')) (n' if that is shorter than 1e-30).
  *   4b. Inner push (flag SINEW_SKIN_BULGE_INNER, with the bulge flag): replaces the
- *     "if (d > d0)" rule above for every d > 0 (d = 0: nothing changes). With
- *     gs = clamp((d0 - ax / 65536) / (ax / 4096), 0, 1) (g's fade above), x = d / d0,
+ *     "if (d > D)" rule above for every d > 0 (d = 0: nothing changes). With
+ *     gs = clamp((d0r - ax / 65536) / (ax / 4096), 0, 1) (g's fade above), x = d / D,
  *     R = SINEW_BULGE_INNER_RAMP (0.5): w = 1, e = 1 - gs, k = 1 if x >= R, else
  *     t = x / R, w = t^2 (3 - 2 t), w' = 6 t (1 - t) / R, e = 1 - gs w + gs (1 - x) w',
- *     k = w - (1 - x) x w'; phi = d + (d0 - d) w gs; p' = c + (p' - c) phi / d. So a
- *     vertex with d >= R d0 (either side of d0) goes to d0, one closer is pushed out
+ *     k = w - (1 - x) x w'; phi = d + (D - d) w gs; p' = c + (p' - c) phi / d. So a
+ *     vertex with d >= R D (either side of D) goes to D, one closer is pushed out
  *     less, fading to no push at d = 0 (continuous there), and near-bone vertices
  *     (gs < 1) move only part of the way. Normal: as above with f = phi / d (e = dphi/dd,
- *     k gs = dphi/dd0, the derivatives of gs left out), h = k g_t - (f - e) r (g_t here
+ *     k gs = dphi/dD, the derivatives of gs left out), h = k g_t - (f - e) r (g_t here
  *     being the scaled g's tangential part), so, the same way,
  *     m = e ((f + al) n' - al (u.n') u) + (f - e)(f + al)(r.n') r + k (f w + al (u.w) u) x r;
  *     f clamped below at 1/8 as above, and
