@@ -8,8 +8,10 @@
  * fast path: the posed segment mapped back by X_m^-1, as reference.c's rest_radial)
  * in the bulge slots s (w), s + 1 (w) and s + 2 (sinew_layout.h), the posed segment
  * beside it (xyz of s, s + 1: pa, pb, returned for bulge_correct); its coordinates
- * are SINEW_PAL_BULGE_SINGULAR when X_m's 3x3 is singular: g = 0. */
-vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb)
+ * are SINEW_PAL_BULGE_SINGULAR when X_m's 3x3 is singular: g = 0. u0: the unit rest
+ * bone direction (0 for a point segment), a0: 1 when the rest closest point is
+ * strictly inside the segment, else 0 (for bulge_scale). */
+vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb, out vec3 u0, out float a0)
 {
     vec4 s0 = load_pal(s), s1 = load_pal(s + 1u), s2 = load_pal(s + 2u);
     pa = s0.xyz;
@@ -17,8 +19,27 @@ vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb)
     vec3 ha = vec3(s0.w, s1.w, s2.x);
     vec3 ab = s2.yzw - ha;
     float ll = dot(ab, ab);
-    float t = ll > 0.0 ? clamp(dot(p - ha, ab) / ll, 0.0, 1.0) : 0.0;
+    float tr = ll > 0.0 ? dot(p - ha, ab) / ll : 0.0;
+    float t = clamp(tr, 0.0, 1.0);
+    u0 = ll > 0.0 ? ab * inversesqrt(ll) : vec3(0.0);
+    a0 = tr > 0.0 && tr < 1.0 ? 1.0 : 0.0;
     return ha.x < SINEW_PAL_BULGE_SINGULAR ? safe_normalize(p - (ha + t * ab)) : vec3(0.0);
+}
+
+/* The major joint's own scale along the rest radial direction g (reference.h step 4):
+ * m0, m1, m2 the rows of A_m, the 3x3 that carries its scale (LBS skin rows, the scale
+ * methods' S rows); returns sigma = |A_m g| (1 when g = 0) and replaces g by the rest
+ * gradient of the target D / d0 = sigma: sigma g + P (A^T A g) / sigma,
+ * P = I - a0 u0 u0^T - g g^T (0 for the second term when sigma is 0: then A g = 0). */
+float bulge_scale(vec3 m0, vec3 m1, vec3 m2, vec3 u0, float a0, inout vec3 g)
+{
+    vec3 ag = vec3(dot(m0, g), dot(m1, g), dot(m2, g));
+    float sig = sqrt(dot(ag, ag));
+    vec3 atag = m0 * ag.x + m1 * ag.y + m2 * ag.z;
+    vec3 pr = atag - (a0 * dot(u0, atag)) * u0 - dot(g, atag) * g;
+    bool none = g == vec3(0.0);
+    g = sig * g + pr * (1.0 / max(sig, 1e-30));
+    return none ? 1.0 : sig;
 }
 
 /* g through the LBS stage as a gradient: A^-T g = cof(A) g / det(A), 0 if det is 0. */
@@ -37,8 +58,9 @@ vec3 bulge_rotate(vec4 br, vec3 g)
     return g + 2.0 * cross(br.xyz, cross(br.xyz, g) + br.w * g);
 }
 
-/* The correction of a skinned (p, n): segment [sa, sb], rest distance d0, g the
- * skinned rest-distance gradient (reference.h step 4). If d = dist(p, [sa, sb]) > d0:
+/* The correction of a skinned (p, n): segment [sa, sb], rest distance d0r and the
+ * major joint's scale sig (bulge_scale; 1.0 for DQS and CoR), target d0 = d0r sig, g
+ * the skinned gradient of the target (reference.h step 4). If d = dist(p, [sa, sb]) > d0:
  * p = c + (p - c) d0 / d; with inner (SINEW_SKIN_BULGE_INNER), at any d > 0:
  * p = c + (p - c) phi / d, phi = d + (d0 - d) w gs, w = smoothstep of d / d0 over
  * [0, SINEW_BULGE_INNER_RAMP] (1 beyond), gs the fade of g below. The normal n = cof(L) n
@@ -49,12 +71,13 @@ vec3 bulge_rotate(vec4 br, vec3 g)
  * small; reference.c bulge_normal):
  *   f = max(d0 / d, 1/8), e = 0, k = 1; inner: f = max(phi / d, 1/8), e = dphi/dd,
  *   k gs = dphi/dd0; g_t = g - (g.n) n, g limited to length 4 and faded out (gs) for
- *   d0 below 2^-12 max|p|; a = 1 inside the segment, 0 beyond its ends, ramped over
+ *   d0r below 2^-12 max|p|; a = 1 inside the segment, 0 beyond its ends, ramped over
  *   an axial distance den = max(d / 16, 2^-12 max|p|) from each end; without inner the
  *   result is blended in from the skinned n as d - d0 grows from 2^-16 max|p| to that
  *   + den (with inner the map's derivative is continuous across d0: no blend). */
-void bulge_correct(vec3 sa, vec3 sb, float d0, vec3 g, bool inner, inout vec3 p, inout vec3 n)
+void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, inout vec3 p, inout vec3 n)
 {
+    float d0 = d0r * sig;
     vec3 ab = sb - sa;
     float ll = dot(ab, ab);
     float tu = ll > 0.0 ? dot(p - sa, ab) / ll : 0.0;
@@ -66,7 +89,7 @@ void bulge_correct(vec3 sa, vec3 sb, float d0, vec3 g, bool inner, inout vec3 p,
     vec3 u = ll > 0.0 ? ab * inversesqrt(ll) : vec3(0.0);
     float ax = max(max(abs(p.x), abs(p.y)), abs(p.z));
     float den = max(d * 0.0625, ax * (1.0 / 4096.0));
-    float gs = clamp((d0 - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0)), 0.0, 1.0);
+    float gs = clamp((d0r - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0)), 0.0, 1.0);
     float x = d / d0;
     bool ramp = inner && x < SINEW_BULGE_INNER_RAMP;
     float tt = ramp ? x * (1.0 / SINEW_BULGE_INNER_RAMP) : 1.0;

@@ -178,7 +178,20 @@ void main()
     const bool COR = METHOD == SINEW_KK_COR || METHOD == SINEW_KK_COR_SCALE;
     /* BULGE: g, the gradient of the rest distance, carried below as the normals are (bulge.glsl). */
     vec3 gb = vec3(0.0), sa = vec3(0.0), sb = vec3(0.0);
-    if (BULGE) gb = bulge_rest_radial(pbase + js[0] * STRIDE + OFF_BULGE, p, sa, sb);
+    float sig = 1.0;   /* the major joint's scale along g (bulge.glsl); 1 for DQS and CoR */
+    if (BULGE) {
+        vec3 u0;
+        float a0;
+        gb = bulge_rest_radial(pbase + js[0] * STRIDE + OFF_BULGE, p, sa, sb, u0, a0);
+        uint s0 = pbase + js[0] * STRIDE + SINEW_PAL_OFF_AFFINE;
+        if (METHOD == SINEW_KK_LBS || METHOD == SINEW_KK_COR_SCALE)
+            sig = bulge_scale(load_pal(s0).xyz, load_pal(s0 + 1u).xyz, load_pal(s0 + 2u).xyz, u0, a0, gb);
+        if (METHOD == SINEW_KK_DQS_SCALE) {   /* S symmetric: the rows the stage reads */
+            vec4 m0 = load_pal(s0), m1 = load_pal(s0 + 1u);
+            float m22 = load_pal(s0 + 2u).z;
+            sig = bulge_scale(m0.xyz, vec3(m0.y, m1.yz), vec3(m0.z, m1.z, m22), u0, a0, gb);
+        }
+    }
     if (METHOD == SINEW_KK_LBS) {
         /* LBS: blended 3x4 rows; normal through the cofactor, sign of det. */
         vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
@@ -311,7 +324,7 @@ void main()
         if (BULGE) gb = bulge_rotate(br, gb);
         if (TANGENTS) tg = safe_normalize(tg + 2.0 * cross(rv, cross(rv, tg) + br.w * tg));
     }
-    if (BULGE) bulge_correct(sa, sb, load_bulge(SINEW_BULGE_INDEX(slot)), gb, BULGE_INNER, p, n);
+    if (BULGE) bulge_correct(sa, sb, load_bulge(SINEW_BULGE_INDEX(slot)), sig, gb, BULGE_INNER, p, n);
 
     /* Previous-frame position: what this vertex's output held before this
      * dispatch (read before the store below; outputs of a frame are disjoint),

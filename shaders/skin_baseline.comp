@@ -123,7 +123,16 @@ void main()
         uint pbase = I.palette_offset;
         bool bulge = (I.flags & SINEW_K_FLAG_BULGE) != 0u;
         vec3 g = vec3(0.0), sa = vec3(0.0), sb = vec3(0.0);
-        if (bulge) g = bulge_rest_radial(pbase + js[0] * stride + SINEW_PAL_OFF_BULGE(I.method), p, sa, sb);
+        float sig = 1.0;
+        if (bulge) {
+            vec3 u0;
+            float a0;
+            g = bulge_rest_radial(pbase + js[0] * stride + SINEW_PAL_OFF_BULGE(I.method), p, sa, sb, u0, a0);
+            if (I.method != SINEW_K_DQS) {   /* the major joint's skin or S rows */
+                uint s0 = pbase + js[0] * stride + SINEW_PAL_OFF_AFFINE;
+                sig = bulge_scale(load_pal(s0).xyz, load_pal(s0 + 1u).xyz, load_pal(s0 + 2u).xyz, u0, a0, g);
+            }
+        }
         if (I.method != SINEW_K_DQS) {
             /* LBS, or stage 1 (scale matrices S_j) of the scale methods. */
             vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
@@ -163,7 +172,7 @@ void main()
             n = safe_normalize(n);
             if (bulge) g = bulge_rotate(br, g);
         }
-        if (bulge) bulge_correct(sa, sb, bulge_rest[vi], g, (I.flags & SINEW_K_FLAG_BULGE_INNER) != 0u, p, n);
+        if (bulge) bulge_correct(sa, sb, bulge_rest[vi], sig, g, (I.flags & SINEW_K_FLAG_BULGE_INNER) != 0u, p, n);
     }
 
     uint o = I.output_offset + local;
