@@ -387,18 +387,19 @@ static void test_scaled_tube(void)
     }
 }
 
-/* Bulge on random poses: corrected distance never above rest; vertices that were
+/* Bulge on random rigid poses: corrected distance never above rest; vertices that were
  * not pushed out are bit-identical to the uncorrected result (position and normal);
- * corrected ones get a unit normal, changed (reference.h step 4). */
-static void test_bulge_random(tu_rng *r, fixture *f)
+ * corrected ones get a unit normal, changed (reference.h step 4). DQS (sigma = 1
+ * exactly) and LBS (sigma = |R g| = 1 up to rounding: the rigid result unchanged). */
+static void test_bulge_random(tu_rng *r, fixture *f, sinew_method m)
 {
     uint32_t moved = 0, bad_same = 0, bad_unit = 0, normal_changed = 0;
     double worst = -1;
-    int ok = make_pose(r, f, SINEW_METHOD_DQS, 0.8 * M_PI, 0.0);
+    int ok = make_pose(r, f, m, 0.8 * M_PI, 0.0);
     TU_CHECK(ok);
     if (!ok) return;
-    TU_CHECK_OK(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, SINEW_METHOD_DQS, 0, pos_out, nrm_out));
-    TU_CHECK_OK(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, pos2, nrm2));
+    TU_CHECK_OK(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, m, 0, pos_out, nrm_out));
+    TU_CHECK_OK(sinew_reference_skin(NV, f->v, f->bulge, f->pal, JC, m, SINEW_SKIN_BULGE_CORRECTION, pos2, nrm2));
     for (uint32_t i = 0; i < NV; i++) {
         const sinew_palette_joint *pj = &f->pal[f->v[i].joints[0]];
         double d0 = sinew_distance_to_segment(at3(pos_out, i), pj->seg_head, pj->seg_tail, NULL);
@@ -414,10 +415,10 @@ static void test_bulge_random(tu_rng *r, fixture *f)
             if (memcmp(&nrm_out[3 * i], &nrm2[3 * i], 3 * sizeof(double)) != 0) bad_same++;
         }
     }
-    fprintf(stderr, "bulge on a random DQS pose: %u corrected normals changed, %u not unit\n", normal_changed, bad_unit);
+    fprintf(stderr, "bulge on a random rigid %s pose: %u corrected normals changed, %u not unit\n", sinew_method_name(m), normal_changed, bad_unit);
     TU_CHECK(bad_unit == 0);
     TU_CHECK(normal_changed * 4 >= moved * 3);   /* the rest: bulges below 2^-16 max|p| (reference.h) */
-    fprintf(stderr, "bulge on a random DQS pose: %u of %d vertices corrected, max (d - d0) after = %.3g\n", moved, NV, worst);
+    fprintf(stderr, "bulge on a random rigid %s pose: %u of %d vertices corrected, max (d - d0) after = %.3g\n", sinew_method_name(m), moved, NV, worst);
     TU_CHECK(moved > 50);
     TU_CHECK(worst <= 1e-12);
     TU_CHECK(bad_same == 0);
@@ -651,7 +652,8 @@ int main(void)
     test_scale_single(&r, &f);
     test_zero_sum(&r, &f);
     test_handmade();
-    test_bulge_random(&r, &f);
+    test_bulge_random(&r, &f, SINEW_METHOD_DQS);
+    test_bulge_random(&r, &f, SINEW_METHOD_LBS);
     test_inner_random(&r, &f);
     test_inner_handmade();
     test_scaled_tube();
