@@ -43,6 +43,7 @@ static void make_bmesh(tu_rng *r, const sinew_skeleton *skel, uint32_t n, uint32
     memset(m, 0, sizeof *m);
     m->n = n;
     m->K = K;
+    m->v8 = NULL;   /* 4-influence meshes: the skinner refuses a desc with both arrays */
     m->v4 = malloc(sizeof(sinew_vertex) * n);
     TU_CHECK_OK(tu_make_random_mesh(r, skel, n, 0.5, m->v4, NULL));
     if (K == 8) { /* the same vertices with up to 8 influences: 4 more joints of small weight */
