@@ -580,10 +580,15 @@ static void test_bulge_normal_fd(tu_rng *r, fixture *f)
              * inner LBS 85.8 %, DQS 99.0 %; in the ramp at least 2 vertices, LBS 50 %,
              * DQS 78.6 % worst. The earlier 80 % (LBS), > 50 measured and > 2 in the ramp
              * with DQS 80 % failed 12 of 200 random seeds (e.g. 942625: LBS 137 of 173).
-             * DQS with scale (poses with non-uniform scale) held to LBS's bounds */
+             * With the target d0 |A_m g| (the major joint's scale kept) the same 300 seeds give
+             * LBS 54.4 % worst (median 86.7 %, 5 % below 76.9 %): the clamp |g| <= 4 is reached
+             * more often on scaled blends (seed 25344418: 43 of 79, 77 of 79 without the clamp);
+             * DQS with scale (non-uniform scale) 94.9 % worst, inner 88.5 %. The ramp holds a
+             * handful of vertices: one of them may be off (seed 1570935: DQS ramp 2 of 3;
+             * 5969553: 1 DQS vertex in the ramp) */
             TU_CHECK(measured >= 40);
-            TU_CHECK(good * 100 >= measured * (mi == 1 ? 95u : 60u));
-            if (inner) TU_CHECK(in_ramp >= 2 && ramp_good * 100 >= in_ramp * (mi == 1 ? 70u : 40u));
+            TU_CHECK(good * 100 >= measured * (mi == 1 ? 95u : mi == 2 ? 85u : 50u));
+            if (inner) TU_CHECK(in_ramp >= 1 && (ramp_good + 1) * 100 >= in_ramp * (mi == 1 ? 70u : 40u));
         }
 }
 
