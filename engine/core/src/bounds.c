@@ -270,11 +270,78 @@ static void grow(double lo[3], double hi[3], bv3 c, double e)
     }
 }
 
+sinew_result sinew_joint_bounds_morph_deltas(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n,
+                                             uint32_t joint_count, const sinew_morph_target *targets,
+                                             uint32_t target_count, float *max_delta)
+{
+    if ((!v == !v8) || !max_delta || (target_count && !targets)) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (n == 0 || joint_count == 0) return SINEW_ERROR_EMPTY;
+    if (joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
+    sinew_result r = check_vertices(v, v8, n, joint_count);
+    if (r != SINEW_OK) return r;
+    r = sinew_morph_validate(n, targets, target_count, NULL);
+    if (r != SINEW_OK) return r;
+    for (uint32_t t = 0; t < target_count; t++) {
+        float *row = max_delta + (size_t)t * joint_count;
+        for (uint32_t a = 0; a < joint_count; a++) row[a] = 0.0f;
+        const sinew_morph_target *tg = &targets[t];
+        for (uint32_t e = 0; e < tg->count; e++) {
+            const float *d = tg->position_deltas + 3 * (size_t)e;
+            double len = sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
+            float f = (float)len; /* rounded up so that the float still bounds the length */
+            if ((double)f < len) f = nextafterf(f, INFINITY);
+            bvert x = vert_at(v, v8, tg->indices[e]);
+            for (uint32_t k = 0; k < x.K; k++)
+                if (x.w[k] && f > row[x.j[k]]) row[x.j[k]] = f;
+        }
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_joint_bounds_morph_growth(const float *max_delta, uint32_t joint_count, uint32_t target_count,
+                                             const float *weights, float *growth)
+{
+    if (!max_delta || !growth || (target_count && !weights)) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
+    for (uint32_t a = 0; a < joint_count; a++) growth[a] = 0.0f;
+    for (uint32_t t = 0; t < target_count; t++)
+        if (!isfinite(weights[t])) return SINEW_ERROR_NON_FINITE;
+    for (uint32_t t = 0; t < target_count; t++) {
+        float w = fabsf(weights[t]);
+        if (w == 0.0f) continue; /* inactive targets cost nothing */
+        const float *row = max_delta + (size_t)t * joint_count;
+        for (uint32_t a = 0; a < joint_count; a++) growth[a] += w * row[a];
+    }
+    /* float sums of non-negative products: within (target_count + 1) 2^-24 relative
+     * of the exact sum (first order), so raised by (target_count + 2) 2^-23 */
+    double up = 1.0 + (double)(target_count + 2) * 1.2e-7;
+    for (uint32_t a = 0; a < joint_count; a++) {
+        double g = (double)growth[a] * up;
+        if (!(g < 3.0e38)) return SINEW_ERROR_NON_FINITE;
+        float f = (float)g;
+        growth[a] = (double)f < g ? nextafterf(f, INFINITY) : f;
+    }
+    return SINEW_OK;
+}
+
 sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
                                     uint32_t joint_count, sinew_method method, uint32_t flags,
                                     const float *packed_palette, float box_min[3], float box_max[3])
 {
+    return sinew_character_bounds_morphed(joints, neighbors, joint_count, method, flags, packed_palette, NULL,
+                                          box_min, box_max);
+}
+
+sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, const uint16_t *neighbors,
+                                            uint32_t joint_count, sinew_method method, uint32_t flags,
+                                            const float *packed_palette, const float *growth, float box_min[3],
+                                            float box_max[3])
+{
     if (!joints || !neighbors || !packed_palette || !box_min || !box_max) return SINEW_ERROR_INVALID_ARGUMENT;
+    for (uint32_t a = 0; growth && a < joint_count; a++) {
+        if (!isfinite(growth[a])) return SINEW_ERROR_NON_FINITE;
+        if (growth[a] < 0.0f) return SINEW_ERROR_INVALID_ARGUMENT;
+    }
     if ((unsigned)method >= SINEW_METHOD_COUNT || (flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL) ||
         ((flags & SINEW_SKIN_BULGE_INNER) && !(flags & SINEW_SKIN_BULGE_CORRECTION)))
         return SINEW_ERROR_INVALID_ARGUMENT;
@@ -295,14 +362,17 @@ sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint
         any = 1;
         const float *pa = packed_palette + (size_t)stride * a;
         bv3 c = b3(jb->center[0], jb->center[1], jb->center[2]);
-        double r = jb->radius, wmin = jb->min_major_weight > 0 ? jb->min_major_weight : 1.0 / 8.0;
+        /* morphed rest vertices: within growth[a] of the rest ones (bounds.h), so the
+         * sphere's radius and the CoR offset grow by it; the centers of rotation do not move */
+        double G = growth ? (double)growth[a] : 0.0;
+        double r = jb->radius + G, wmin = jb->min_major_weight > 0 ? jb->min_major_weight : 1.0 / 8.0;
         bv3 P;
         double e;
         if (cor) {
             /* CoR (bounds.h; proof in README "Bounds for culling"): the vertex's center
              * c lies within q of g, p within o of c. */
             bv3 g = b3(jb->cor_center[0], jb->cor_center[1], jb->cor_center[2]);
-            double q = jb->cor_radius, o = jb->cor_offset, e1 = q, norm = 1.0;
+            double q = jb->cor_radius, o = jb->cor_offset + G, e1 = q, norm = 1.0;
             if (scale) { /* stage 1: c1 = sum w_k S_k c within e1 of S_a g; |p1 - c1| <= max ||A_k|| o */
                 bv3 Ga = rows_apply(pa, g, NULL);
                 double spread = 0;

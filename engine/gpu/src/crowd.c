@@ -30,6 +30,7 @@ typedef struct crowd_model {
 typedef struct crowd_scratch {          /* one per worker */
     sinew_transform *local;             /* max_joints: a pose callback's output */
     void *fast;                         /* sinew_palette_scratch_bytes(max_joints), 16-aligned */
+    float *growth;                      /* max_joints: a morphed mesh's per-joint bounds growth */
     size_t fast_bytes;
     uint32_t err_index;                 /* first failing character seen, or UINT32_MAX */
     sinew_result err;
@@ -62,7 +63,7 @@ struct sinew_crowd {
     /* Character boxes (models with bounds data): box_new written by the jobs of
      * a prepare, copied to box (box_valid) when it succeeds; 6 floats each. */
     float *box, *box_new;
-    uint8_t *box_valid;
+    uint8_t *box_valid, *box_new_ok;    /* box_new_ok: the job computed box_new */
     /* Morph weights from clips (sinew_crowd_desc.morpher): a clip's sampled
      * weights, the frame's item weights, items, the meshes the morpher returns,
      * and each item's instance and character. */
@@ -73,6 +74,9 @@ struct sinew_crowd {
     sinew_morph_item *m_items;
     sinew_mesh_id *m_meshes;
     uint32_t *m_inst, *m_char;
+    uint32_t *m_wofs;                   /* max_instances: offset of an instance's weights in mw, or UINT32_MAX */
+    uint32_t m_count;                   /* items gathered for this frame */
+    int m_any;                          /* a character has morph slots */
 
     /* the job being run */
     const sinew_crowd_character *job_chars;
@@ -107,6 +111,7 @@ void sinew_crowd_destroy(sinew_crowd *c)
         for (uint32_t i = 0; i < c->scratch_count; i++) {
             snw_free(a, c->scratch[i].local);
             snw_free(a, c->scratch[i].fast);
+            snw_free(a, c->scratch[i].growth);
         }
     }
     snw_free(a, c->scratch);
@@ -122,12 +127,14 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(a, c->box);
     snw_free(a, c->box_new);
     snw_free(a, c->box_valid);
+    snw_free(a, c->box_new_ok);
     snw_free(a, c->mw_sample);
     snw_free(a, c->mw);
     snw_free(a, c->m_items);
     snw_free(a, c->m_meshes);
     snw_free(a, c->m_inst);
     snw_free(a, c->m_char);
+    snw_free(a, c->m_wofs);
     if (c->own_pool) sinew_thread_pool_destroy(c->pool);
     if (c->skinner) snw_skinner_detach(c->skinner);
     sinew_allocator copy = c->alloc;
@@ -197,6 +204,7 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     c->box = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
     c->box_new = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
     c->box_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
+    c->box_new_ok = (uint8_t *)snw_calloc(a, max_chars, 1);
     if (c->morpher) {
         c->mw_sample = (double *)snw_calloc(a, c->max_morph_weights, sizeof(double));
         c->mw = (float *)snw_calloc(a, c->max_morph_weights, sizeof(float));
@@ -204,14 +212,15 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
         c->m_meshes = (sinew_mesh_id *)snw_calloc(a, c->max_instances, sizeof(sinew_mesh_id));
         c->m_inst = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
         c->m_char = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
-        if (!c->mw_sample || !c->mw || !c->m_items || !c->m_meshes || !c->m_inst || !c->m_char) {
+        c->m_wofs = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
+        if (!c->mw_sample || !c->mw || !c->m_items || !c->m_meshes || !c->m_inst || !c->m_char || !c->m_wofs) {
             sinew_crowd_destroy(c);
             return SINEW_ERROR_OUT_OF_HOST_MEMORY;
         }
     }
     if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->skinned ||
         !c->instance_vertices || !c->scratch || !c->last_model || !c->last_output || !c->reset_owed ||
-        !c->box || !c->box_new || !c->box_valid) {
+        !c->box || !c->box_new || !c->box_valid || !c->box_new_ok) {
         sinew_crowd_destroy(c);
         return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -220,7 +229,8 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
         s->local = (sinew_transform *)snw_calloc(a, max_joints, sizeof(sinew_transform));
         s->fast_bytes = sinew_palette_scratch_bytes(max_joints);
         s->fast = snw_calloc(a, 1, s->fast_bytes); /* snw_alloc blocks are 16-byte aligned or more */
-        if (!s->local || !s->fast) {
+        s->growth = (float *)snw_calloc(a, max_joints, sizeof(float));
+        if (!s->local || !s->fast || !s->growth) {
             sinew_crowd_destroy(c);
             return SINEW_ERROR_OUT_OF_HOST_MEMORY;
         }
@@ -241,8 +251,13 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, s
     if (m->mesh_count > 0 && !c->skinner) return SINEW_ERROR_INVALID_ARGUMENT;
     if (m->bounds) {
         if (m->mesh_count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
-        for (uint32_t i = 0; i < m->mesh_count; i++)
-            if (!m->bounds[i].joints || !m->bounds[i].neighbors) return SINEW_ERROR_INVALID_ARGUMENT;
+        for (uint32_t i = 0; i < m->mesh_count; i++) {
+            const sinew_crowd_mesh_bounds *b = &m->bounds[i];
+            if (!b->joints || !b->neighbors) return SINEW_ERROR_INVALID_ARGUMENT;
+            /* morph growth data: for the mesh's targets as the model's morphs declare them */
+            if (b->morph_deltas && (!m->morphs || m->morphs[i].target_count != b->morph_target_count))
+                return SINEW_ERROR_INVALID_ARGUMENT;
+        }
     }
     if (m->morphs) {
         if (m->mesh_count == 0 || !c->morpher) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -385,18 +400,20 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
 /* Skipped this frame (sinew_crowd_character.hidden / update_every). */
 static int crowd_skipped(const sinew_crowd_character *ch, uint32_t index, uint64_t frame);
 
-/* Clip-driven morph weights of the characters not skipped (serial, after the
- * palettes, inside the begun frame): one sinew_morpher_set_frame call, then
- * their instances skin the meshes it returned. Nothing to do (and no call) when
- * no character has morph slots. */
-static sinew_result crowd_morph(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count, uint32_t *bad)
+/* Clip-driven morph weights of the characters not skipped (serial, inside the
+ * begun frame, before the palettes so that the jobs can grow the boxes of
+ * morphed meshes): the items of this frame's sinew_morpher_set_frame call, and
+ * each instance's weights (m_wofs). */
+static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count, uint32_t *bad)
 {
     uint32_t n = 0, wused = 0;
-    int any = 0;
+    c->m_count = 0;
+    c->m_any = 0;
+    for (uint32_t k = 0; k < c->first_instance[count]; k++) c->m_wofs[k] = UINT32_MAX;
     for (uint32_t i = 0; i < count; i++) {
         const sinew_crowd_character *ch = &chars[i];
         if (!ch->morph_slots) continue;
-        any = 1;
+        c->m_any = 1;
         if (crowd_skipped(ch, i, c->frame)) continue;
         const crowd_model *m = &c->models[ch->model.value];
         const sinew_clip *clip = !ch->pose ? ch->clip : NULL;
@@ -421,11 +438,22 @@ static sinew_result crowd_morph(sinew_crowd *c, const sinew_crowd_character *cha
             c->m_items[n].weight_count = mm->target_count;
             c->m_inst[n] = c->first_instance[i] + k;
             c->m_char[n] = i;
+            c->m_wofs[c->first_instance[i] + k] = wused;
             wused += mm->target_count;
             n++;
         }
     }
-    if (!any) return SINEW_OK;
+    c->m_count = n;
+    return SINEW_OK;
+}
+
+/* The gathered items to the morpher (one sinew_morpher_set_frame call, after the
+ * palettes), then their instances skin the meshes it returned. Nothing to do
+ * (and no call) when no character has morph slots. */
+static sinew_result crowd_morph_submit(sinew_crowd *c, uint32_t *bad)
+{
+    if (!c->m_any) return SINEW_OK;
+    uint32_t n = c->m_count;
     sinew_morph_error err;
     sinew_result r = sinew_morpher_set_frame(c->morpher, c->m_items, n, c->m_meshes, &err);
     if (r != SINEW_OK) {
@@ -473,18 +501,40 @@ static void crowd_task(void *user, uint32_t task, uint32_t worker)
         const float *pal = c->job_dst + (size_t)c->palette_offsets[i] * 4u;
         if (r == SINEW_OK)
             r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, c->job_dst + (size_t)c->palette_offsets[i] * 4u);
-        /* the box from the packed palette just written (the data the GPU reads) */
-        /* (CoR methods: only with centers in the bounds data) */
-        for (uint32_t k = 0; r == SINEW_OK && c->job_skip && m->has_bounds &&
-                             (m->has_cor_bounds || !sinew_method_uses_centers(ch->method)) && k < m->mesh_count; k++) {
+        /* the box from the packed palette just written (the data the GPU reads);
+         * none (NOT_FOUND) for CoR methods without centers in the bounds data, a
+         * mesh given in ch->meshes other than the model's, or a morphed mesh without
+         * morph growth data (or with a growth beyond float32) */
+        if (c->job_skip) c->box_new_ok[i] = 0;
+        int box = r == SINEW_OK && c->job_skip && m->has_bounds &&
+                  (m->has_cor_bounds || !sinew_method_uses_centers(ch->method));
+        for (uint32_t k = 0; box && ch->meshes && k < m->mesh_count; k++)
+            box = ch->meshes[k].value == m->meshes[k].value;
+        for (uint32_t k = 0; box && r == SINEW_OK && k < m->mesh_count; k++) {
             float lo[3], hi[3], *b = c->box_new + (size_t)i * 6u;
-            r = sinew_character_bounds(m->bounds[k].joints, m->bounds[k].neighbors, m->joint_count, ch->method,
-                                       ch->flags, pal, lo, hi);
+            const sinew_crowd_mesh_bounds *mb = &m->bounds[k];
+            const float *growth = NULL;
+            uint32_t wofs = c->m_wofs ? c->m_wofs[c->first_instance[i] + k] : UINT32_MAX;
+            int moved = 0; /* all weights 0: the base mesh is skinned */
+            for (uint32_t t = 0; wofs != UINT32_MAX && t < m->morphs[k].target_count && !moved; t++)
+                moved = c->mw[wofs + t] != 0.0f;
+            if (moved) { /* morphed this frame: rest vertices within growth[a] of the base's */
+                if (!mb->morph_deltas ||
+                    sinew_joint_bounds_morph_growth(mb->morph_deltas, m->joint_count, mb->morph_target_count,
+                                                    c->mw + wofs, s->growth) != SINEW_OK) {
+                    box = 0;
+                    break;
+                }
+                growth = s->growth;
+            }
+            r = sinew_character_bounds_morphed(mb->joints, mb->neighbors, m->joint_count, ch->method, ch->flags, pal,
+                                               growth, lo, hi);
             for (int a = 0; r == SINEW_OK && a < 3; a++) {
                 b[a] = k == 0 || lo[a] < b[a] ? lo[a] : b[a];
                 b[3 + a] = k == 0 || hi[a] > b[3 + a] ? hi[a] : b[3 + a];
             }
         }
+        if (box && r == SINEW_OK) c->box_new_ok[i] = 1;
         if (r != SINEW_OK) {
             if (i < s->err_index) {
                 s->err_index = i;
@@ -592,6 +642,14 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
         crowd_abandon(c);
         return SINEW_ERROR_CAPACITY;
     }
+    if (c->morpher) { /* the weights first: the jobs grow morphed meshes' boxes by them */
+        r = crowd_morph_gather(c, chars, count, &bad);
+        if (r != SINEW_OK) {
+            if (bad_character) *bad_character = bad;
+            crowd_abandon(c);
+            return r;
+        }
+    }
     c->job_skip = 1;
     r = crowd_run(c, chars, count, frame.palette, &bad);
     c->job_skip = 0;
@@ -602,7 +660,7 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
         return r;
     }
     if (c->morpher) {
-        r = crowd_morph(c, chars, count, &bad);
+        r = crowd_morph_submit(c, &bad);
         if (r != SINEW_OK) {
             if (bad_character) *bad_character = bad;
             crowd_abandon(c);
@@ -645,8 +703,7 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
         int skip = crowd_skipped(&chars[i], i, c->frame);
         c->reset_owed[i] = (uint8_t)(changed && skip);
         if (!skip) { /* boxes: skinned characters get this frame's; skipped ones keep theirs */
-            const crowd_model *bm = &c->models[chars[i].model.value];
-            c->box_valid[i] = (uint8_t)(bm->has_bounds && (bm->has_cor_bounds || !sinew_method_uses_centers(chars[i].method)));
+            c->box_valid[i] = c->box_new_ok[i];
             memcpy(c->box + (size_t)i * 6u, c->box_new + (size_t)i * 6u, sizeof(float) * 6u);
         } else if (i >= c->last_count) {
             c->box_valid[i] = 0;

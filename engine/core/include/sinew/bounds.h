@@ -31,10 +31,24 @@
  *    sinew_bulge_rest_distances computes it) and |A_a g| <= ||A_a||_2: the segment
  *    ends grown by R_a ||A_a||_2 (an infinite box when that transform is singular).
  * The character box is the union of the boxes [P_a - e_a, P_a + e_a], padded by
- * 1e-5 of its size and position for float32 rounding. */
+ * 1e-5 of its size and position for float32 rounding.
+ *
+ * Morph targets (blendshape.h: rest p' = p + sum_t w_t delta_t(p), any real w_t):
+ * with M_ta = the largest |delta_t| among the vertices joint a influences
+ * (sinew_joint_bounds_morph_deltas, once per mesh and target set), every such
+ * morphed vertex lies within G_a = sum_t |w_t| M_ta of its rest position
+ * (sinew_joint_bounds_morph_growth, per frame), hence within r_a + G_a of c_a.
+ * Every rule above holds for the morphed mesh with r_a replaced by r_a + G_a
+ * (sinew_character_bounds_morphed): the skinning rules only use that sphere;
+ * the bulge's inner push uses d0 <= dist(c_a, rest segment) + r_a + G_a (the
+ * morphed vertex's distance when the morpher recomputes d0, sinew_morpher_set_skeleton;
+ * the base mesh's, which is smaller, otherwise), so its segment ends grow by
+ * (R_a + G_a) ||A_a||_2; and for CoR, whose centers stay
+ * the base mesh's, o_a becomes o_a + G_a (g_a, q_a unchanged). */
 #ifndef SINEW_BOUNDS_H
 #define SINEW_BOUNDS_H
 
+#include <sinew/blendshape.h>
 #include <sinew/mesh.h>
 #include <sinew/palette.h>
 
@@ -86,6 +100,32 @@ SINEW_API sinew_result sinew_joint_bounds_add_centers(const sinew_vertex *v, con
 SINEW_API sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
                                     uint32_t joint_count, sinew_method method, uint32_t flags,
                                     const float *packed_palette, float box_min[3], float box_max[3]);
+
+/* Morph growth data of a mesh (bounds.h, "Morph targets"): for each of target_count
+ * targets t and joint a, max_delta[t * joint_count + a] = the largest length of
+ * t's position deltas among the vertices a influences (0 if none), rounded up.
+ * Same vertices as sinew_joint_bounds_build. Not a per-frame call (O(joint_count x
+ * target_count + deltas x influences)). Errors: INVALID_ARGUMENT (NULL, both or no
+ * vertex arrays, targets refused by sinew_morph_validate), EMPTY, JOINT_INDEX,
+ * INVALID_WEIGHT, NON_FINITE (a position or delta), LIMIT_EXCEEDED. */
+SINEW_API sinew_result sinew_joint_bounds_morph_deltas(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n,
+                                                       uint32_t joint_count, const sinew_morph_target *targets,
+                                                       uint32_t target_count, float *max_delta);
+
+/* Per frame: growth[a] = sum_t |weights[t]| max_delta[t * joint_count + a] (rounded
+ * up; targets of weight 0 are not read), joint_count floats. No allocation. Errors:
+ * INVALID_ARGUMENT (NULL), NON_FINITE (a weight, or a growth beyond float32). */
+SINEW_API sinew_result sinew_joint_bounds_morph_growth(const float *max_delta, uint32_t joint_count,
+                                                       uint32_t target_count, const float *weights, float *growth);
+
+/* sinew_character_bounds of the mesh morphed with the weights growth was made
+ * from (sinew_joint_bounds_morph_growth; NULL: not morphed, the same as
+ * sinew_character_bounds). Errors as sinew_character_bounds, and NON_FINITE /
+ * INVALID_ARGUMENT for a non-finite / negative growth. */
+SINEW_API sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, const uint16_t *neighbors,
+                                                      uint32_t joint_count, sinew_method method, uint32_t flags,
+                                                      const float *packed_palette, const float *growth,
+                                                      float box_min[3], float box_max[3]);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,12 @@ typedef struct sinew_crowd_desc {
 typedef struct sinew_crowd_mesh_bounds {
     const sinew_joint_bounds *joints; /* joint_count entries */
     const uint16_t *neighbors;
+    /* For characters whose morph_slots morph this mesh: sinew_joint_bounds_morph_deltas
+     * of the mesh's targets (the set its slots were made from), morph_target_count x
+     * joint_count floats, morph_target_count = the model's sinew_crowd_mesh_morph.target_count.
+     * NULL: such characters' boxes are NOT_FOUND. Not copied: must outlive the crowd. */
+    const float *morph_deltas;
+    uint32_t morph_target_count;
 } sinew_crowd_mesh_bounds;
 
 /* Where a mesh's morph targets take their weights from a clip (characters with
@@ -223,7 +229,12 @@ SINEW_API sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32
  * last skinning at that index, like its output. INVALID_ARGUMENT (NULL, i
  * beyond the last prepare's count), NOT_FOUND (model without bounds data, a
  * character skinned with a CoR method on a model whose bounds data has no centers
- * (sinew_joint_bounds_add_centers), or never skinned at that index). Not computed by sinew_crowd_build_palettes. */
+ * (sinew_joint_bounds_add_centers), a mesh morphed by its morph_slots this frame
+ * without morph_deltas in its bounds data or with a growth beyond float32, a mesh
+ * given by sinew_crowd_character.meshes other than the model's (its rest
+ * positions are unknown to the crowd), or never skinned at that index). Morphed
+ * meshes: sinew_character_bounds_morphed with this frame's weights. Not computed
+ * by sinew_crowd_build_palettes. */
 SINEW_API sinew_result sinew_crowd_character_bounds(const sinew_crowd *c, uint32_t character, float box_min[3],
                                           float box_max[3]);
 /* Palette slots (vec4) a character of this model needs with this method and flags. */
