@@ -209,10 +209,18 @@ static int quat_normalize(sinew_quat q, sinew_quat *out)
 
 static double pose_distance_n(const sinew_quat *a, const sinew_quat *b, uint32_t n)
 {
+    /* theta = 2 acos|a.b| for unit a, b, evaluated as 4 atan2(|a - sb|, |a + sb|)
+     * (s = sign(a.b)): acos loses half the digits near |a.b| = 1 (a pose 1e-12 rad
+     * away came out ~3e-8), the half-angle form keeps full relative precision. */
     double s = 0.0;
     for (uint32_t j = 0; j < n; j++) {
-        double d = fabs(a[j].x * b[j].x + a[j].y * b[j].y + a[j].z * b[j].z + a[j].w * b[j].w);
-        double th = 2.0 * acos(d < 1.0 ? d : 1.0);
+        double d = a[j].x * b[j].x + a[j].y * b[j].y + a[j].z * b[j].z + a[j].w * b[j].w;
+        double sg = d < 0.0 ? -1.0 : 1.0;
+        double mx = a[j].x - sg * b[j].x, my = a[j].y - sg * b[j].y, mz = a[j].z - sg * b[j].z,
+               mw = a[j].w - sg * b[j].w;
+        double px = a[j].x + sg * b[j].x, py = a[j].y + sg * b[j].y, pz = a[j].z + sg * b[j].z,
+               pw = a[j].w + sg * b[j].w;
+        double th = 4.0 * atan2(sqrt(mx * mx + my * my + mz * mz + mw * mw), sqrt(px * px + py * py + pz * pz + pw * pw));
         s += th * th;
     }
     return sqrt(s);
@@ -318,7 +326,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
         rb->alloc = al;
         rb->ex = (sinew_quat *)snw_alloc(&al, sizeof(sinew_quat) * (size_t)E * D);
         rb->w = (double *)snw_alloc(&al, sizeof(double) * (size_t)E * O);
-        a = (double *)snw_alloc(&al, sizeof(double) * (size_t)E * E * 2);
+        a = (double *)snw_alloc(&al, sizeof(double) * (size_t)E * E * 3);
         piv = (uint32_t *)snw_alloc(&al, sizeof(uint32_t) * E);
     }
     sinew_result r = SINEW_OK;
@@ -356,7 +364,25 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
         }
     rb->width = d->width > 0.0 ? d->width : sum / ((double)E * (E - 1) / 2.0);
     for (size_t i = 0; i < (size_t)E * E; i++) a[i] = phi(rb->kernel, dist[i], rb->width);
-    for (uint32_t i = 0; i < E; i++) a[(size_t)i * E + i] += d->regularization;
+    /* Regularization (blendshape.h): the coefficients' Tikhonov problem,
+     * min |Phi W - Y|^2 + lambda |W|^2, i.e. (Phi^T Phi + lambda I) W = Phi^T Y: positive
+     * definite for any lambda > 0 and any kernel. (Phi + lambda I) would need Phi positive
+     * definite: thin plate and multiquadric are not, nor is a Gaussian of the geodesic
+     * pose distance in general, and an eigenvalue near -lambda blows the fit up.
+     * |Phi W - Y| <= |Y| per output. Phi is kept (third block) for Phi^T Y. */
+    const double lambda = d->regularization;
+    const int normal_eq = lambda > 0.0;
+    double *phim = a + (size_t)E * E * 2;
+    if (normal_eq) {
+        memcpy(phim, a, sizeof(double) * (size_t)E * E);
+        for (uint32_t i = 0; i < E; i++)
+            for (uint32_t k = 0; k < E; k++) {
+                double s = 0.0;
+                for (uint32_t m = 0; m < E; m++) s += phim[(size_t)m * E + i] * phim[(size_t)m * E + k];
+                a[(size_t)i * E + k] = s;
+            }
+    }
+    for (uint32_t i = 0; i < E; i++) a[(size_t)i * E + i] += lambda;
     /* 1-norm of the matrix before factoring. */
     double norm = 0.0;
     for (uint32_t c = 0; c < E; c++) {
@@ -389,8 +415,18 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
         goto done;
     }
     for (uint32_t e = 0; e < E; e++)
-        for (uint32_t o = 0; o < O; o++)
-            rb->w[(size_t)e * O + o] = d->example_outputs ? d->example_outputs[(size_t)e * O + o] : (e == o ? 1.0 : 0.0);
+        for (uint32_t o = 0; o < O; o++) {
+            double y;
+            if (!normal_eq) {
+                y = d->example_outputs ? d->example_outputs[(size_t)e * O + o] : (e == o ? 1.0 : 0.0);
+            } else { /* (Phi^T Y)[e][o] */
+                y = 0.0;
+                for (uint32_t m = 0; m < E; m++)
+                    y += phim[(size_t)m * E + e] *
+                         (d->example_outputs ? d->example_outputs[(size_t)m * O + o] : (m == o ? 1.0 : 0.0));
+            }
+            rb->w[(size_t)e * O + o] = y;
+        }
     for (uint32_t o = 0; o < O; o++) lu_solve(a, E, piv, rb->w + o, O);
 
 done:

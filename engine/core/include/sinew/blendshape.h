@@ -87,7 +87,8 @@ typedef enum sinew_rbf_kernel {
 /* Pose distance between two poses of the driver joints (radians):
  *   d(x, y) = sqrt( sum_j theta_j^2 ),  theta_j = 2 acos(min(1, |dot(q_xj, q_yj)|))
  * the geodesic angle between the joints' local rotations (q and -q are the
- * same rotation). */
+ * same rotation), evaluated as 4 atan2(|a - b|, |a + b|) (b's sign taken to match a)
+ * so that near-equal poses keep full relative precision. */
 SINEW_API double sinew_pose_distance(const sinew_quat *a, const sinew_quat *b, uint32_t driver_count);
 
 /* An RBF driver to fit. Example e's pose is example_rotations[e * driver_count
@@ -104,15 +105,17 @@ typedef struct sinew_rbf_desc {
     sinew_rbf_kernel kernel;
     double width;                  /* Gaussian / multiquadric width in radians; 0 = mean
                                       distance between the examples */
-    double regularization;         /* lambda >= 0 added to the diagonal (0: exact interpolation) */
+    double regularization;         /* lambda >= 0 (0: exact interpolation); see sinew_rbf_create */
     double max_condition;          /* refuse systems with a larger 1-norm condition number; 0 = 1e12 */
     const sinew_allocator *allocator;
 } sinew_rbf_desc;
 
 typedef struct sinew_rbf sinew_rbf;
 
-/* Fits the driver in float64: solves (Phi + lambda I) W = Y by LU with partial
- * pivoting. Errors (err names the example): INVALID_ARGUMENT (NULL arrays, zero
+/* Fits the driver in float64 by LU with partial pivoting: Phi W = Y (lambda = 0);
+ * with lambda > 0 the Tikhonov problem min |Phi W - Y|^2 + lambda |W|^2, solved as
+ * (Phi^T Phi + lambda I) W = Phi^T Y (so |Phi W - Y| <= |Y| per output, for every kernel);
+ * the condition number is that of the system solved. Errors (err names the example): INVALID_ARGUMENT (NULL arrays, zero
  * driver or output count, bad kernel, negative width/regularization, identity
  * outputs with output_count != example_count), EMPTY (fewer than 2 examples),
  * NON_FINITE (a non-finite rotation or output, or a zero-length quaternion),
