@@ -218,6 +218,35 @@ static bv3 dq_apply(const float *q, bv3 p)
               p.z + 2 * vz + 2 * (rw * dz - dw * rz + cz));
 }
 
+/* Over a joint's neighbours j (joints sharing a vertex with it): the largest distance
+ * from x's image under j's affine rows to xa, and in *norm the largest bound of their
+ * 3x3's spectral norm. */
+static double rows_spread(const float *pal, uint32_t stride, const uint16_t *nb, uint32_t n, bv3 x, bv3 xa,
+                          double *norm)
+{
+    double spread = 0;
+    *norm = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        double f;
+        double d = blen(bsub(rows_apply(pal + (size_t)stride * nb[k], x, &f), xa));
+        spread = d > spread ? d : spread;
+        *norm = f > *norm ? f : *norm;
+    }
+    return spread;
+}
+
+/* The same for the neighbours' dual quaternions (at dq_off floats in each joint's slots). */
+static double dq_spread(const float *pal, uint32_t stride, uint32_t dq_off, const uint16_t *nb, uint32_t n, bv3 x,
+                        bv3 xa)
+{
+    double spread = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        double d = blen(bsub(dq_apply(pal + (size_t)stride * nb[k] + dq_off, x), xa));
+        spread = d > spread ? d : spread;
+    }
+    return spread;
+}
+
 /* p mapped back by the inverse of a joint's transform as packed (reference.c
  * major_inverse): the unit dual quaternion dq (NULL for LBS), then the affine rows
  * (NULL for DQS). 0 when the 3x3 to invert is singular. */
@@ -366,6 +395,8 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
          * sphere's radius and the CoR offset grow by it; the centers of rotation do not move */
         double G = growth ? (double)growth[a] : 0.0;
         double r = jb->radius + G, wmin = jb->min_major_weight > 0 ? jb->min_major_weight : 1.0 / 8.0;
+        const uint16_t *nb = neighbors + jb->first_neighbor;
+        uint32_t nn = jb->neighbor_count;
         bv3 P;
         double e;
         if (cor) {
@@ -375,62 +406,26 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
             double q = jb->cor_radius, o = jb->cor_offset + G, e1 = q, norm = 1.0;
             if (scale) { /* stage 1: c1 = sum w_k S_k c within e1 of S_a g; |p1 - c1| <= max ||A_k|| o */
                 bv3 Ga = rows_apply(pa, g, NULL);
-                double spread = 0;
-                norm = 0;
-                for (uint32_t k = 0; k < jb->neighbor_count; k++) {
-                    uint32_t j = neighbors[jb->first_neighbor + k];
-                    double f;
-                    double d = blen(bsub(rows_apply(packed_palette + (size_t)stride * j, g, &f), Ga));
-                    spread = d > spread ? d : spread;
-                    norm = f > norm ? f : norm;
-                }
-                e1 = spread + norm * q;
+                e1 = rows_spread(packed_palette, stride, nb, nn, g, Ga, &norm) + norm * q;
                 g = Ga;
             }
             /* c' = sum w_k R_k c1 (T_k c for plain CoR): within e1 + max_k |R_k g - R_a g| of R_a g */
             bv3 Ra = dq_apply(pa + dq_off, g);
-            double s2 = 0;
-            for (uint32_t k = 0; k < jb->neighbor_count; k++) {
-                uint32_t j = neighbors[jb->first_neighbor + k];
-                double d = blen(bsub(dq_apply(packed_palette + (size_t)stride * j + dq_off, g), Ra));
-                s2 = d > s2 ? d : s2;
-            }
-            P = Ra;
-            e = e1 + s2 + norm * o; /* p' = R (p1 - c1) + c', R a rotation */
+            P = Ra; /* p' = R (p1 - c1) + c', R a rotation */
+            e = e1 + dq_spread(packed_palette, stride, dq_off, nb, nn, g, Ra) + norm * o;
         } else if (method == SINEW_METHOD_LBS || scale) {
             /* LBS (or stage 1): around T_a c (S_a c) */
-            bv3 Pa = rows_apply(pa, c, NULL);
-            double spread = 0, norm = 0;
-            for (uint32_t k = 0; k < jb->neighbor_count; k++) {
-                uint32_t j = neighbors[jb->first_neighbor + k];
-                double f;
-                double d = blen(bsub(rows_apply(packed_palette + (size_t)stride * j, c, &f), Pa));
-                spread = d > spread ? d : spread;
-                norm = f > norm ? f : norm;
-            }
-            P = Pa;
-            e = spread + norm * r;
+            double norm;
+            P = rows_apply(pa, c, NULL);
+            e = rows_spread(packed_palette, stride, nb, nn, c, P, &norm) + norm * r;
             if (scale) { /* stage 2: DQS of the R_k around S_a c with radius e */
                 bv3 Ra = dq_apply(pa + dq_off, P);
-                double s2 = 0;
-                for (uint32_t k = 0; k < jb->neighbor_count; k++) {
-                    uint32_t j = neighbors[jb->first_neighbor + k];
-                    double d = blen(bsub(dq_apply(packed_palette + (size_t)stride * j + dq_off, P), Ra));
-                    s2 = d > s2 ? d : s2;
-                }
+                e = e + dq_spread(packed_palette, stride, dq_off, nb, nn, P, Ra) / wmin;
                 P = Ra;
-                e = e + s2 / wmin;
             }
         } else { /* DQS */
-            bv3 Pa = dq_apply(pa + dq_off, c);
-            double spread = 0;
-            for (uint32_t k = 0; k < jb->neighbor_count; k++) {
-                uint32_t j = neighbors[jb->first_neighbor + k];
-                double d = blen(bsub(dq_apply(packed_palette + (size_t)stride * j + dq_off, c), Pa));
-                spread = d > spread ? d : spread;
-            }
-            P = Pa;
-            e = r + spread / wmin;
+            P = dq_apply(pa + dq_off, c);
+            e = r + dq_spread(packed_palette, stride, dq_off, nb, nn, c, P) / wmin;
         }
         grow(lo, hi, P, e);
         if (flags & SINEW_SKIN_BULGE_CORRECTION) {
