@@ -101,18 +101,6 @@ static void make_mesh(tu_rng *rng, sinew_skinner *sk, model *md, mesh *me, uint3
     TU_CHECK_OK(sinew_joint_bounds_add_centers(me->v4, me->v8, n, md->jc, me->centers, me->jb));
 }
 
-/* Worst ratio of how far outside (in units of the box size) a point lies; 0 inside. */
-static double outside(const float lo[3], const float hi[3], const double *p)
-{
-    double w = 0;
-    for (int a = 0; a < 3; a++) {
-        double s = (double)hi[a] - (double)lo[a] + 1e-30;
-        double o = p[a] < lo[a] ? (lo[a] - p[a]) / s : p[a] > hi[a] ? (p[a] - hi[a]) / s : 0;
-        if (!(o <= w)) w = o == o ? o : INFINITY;
-    }
-    return w;
-}
-
 /* Smallest distance from an inside point to a face of the box, in units of the box size (< 0 outside). */
 static double slack(const float lo[3], const float hi[3], const double *p)
 {
@@ -242,7 +230,7 @@ int main(void)
                 for (uint32_t v = 0; v < n; v++) {
                     double g[3] = { gpos[3 * (size_t)(first + v)], gpos[3 * (size_t)(first + v) + 1],
                                     gpos[3 * (size_t)(first + v) + 2] };
-                    double orr = outside(lo, hi, ref + 3 * v), og = outside(lo, hi, g);
+                    double orr = tu_box_outside(lo, hi, ref + 3 * v), og = tu_box_outside(lo, hi, g);
                     if (sinew_method_uses_centers(ch[i].method)) { /* closest approach to a face, in box sizes */
                         double sl = slack(lo, hi, ref + 3 * v), sg = slack(lo, hi, g);
                         sl = sg < sl ? sg : sl;

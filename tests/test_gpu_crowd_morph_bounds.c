@@ -65,17 +65,6 @@ static void make_targets(tu_rng *r, mesh *m)
     free(used);
 }
 
-static double outside(const float lo[3], const float hi[3], const double *p)
-{
-    double w = 0;
-    for (int a = 0; a < 3; a++) {
-        double s = (double)hi[a] - (double)lo[a] + 1e-30;
-        double o = p[a] < lo[a] ? (lo[a] - p[a]) / s : p[a] > hi[a] ? (p[a] - hi[a]) / s : 0;
-        if (!(o <= w)) w = o == o ? o : INFINITY;
-    }
-    return w;
-}
-
 int main(void)
 {
     tu_rng r = tu_rng_seeded(0x40B5ull);
@@ -286,7 +275,7 @@ int main(void)
                                                      ch[c].flags, rp, NULL));
                 for (uint32_t i = 0; i < m->nv; i++) {
                     double g[3] = { gp[3 * (size_t)(o + i)], gp[3 * (size_t)(o + i) + 1], gp[3 * (size_t)(o + i) + 2] };
-                    double orr = outside(lo, hi, rp + 3 * i), og = outside(lo, hi, g);
+                    double orr = tu_box_outside(lo, hi, rp + 3 * i), og = tu_box_outside(lo, hi, g);
                     if (orr > worst_ref) worst_ref = orr;
                     if (og > worst_gpu) worst_gpu = og;
                     if ((orr > 0 || og > 0) && bad++ < 5)

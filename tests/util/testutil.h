@@ -166,6 +166,19 @@ static inline double tu_vec3_diff(const double *a, const double *b, uint32_t i)
     return e;
 }
 
+/* How far outside the box [lo, hi] the point p lies, the worst axis in units of the
+ * box's size along it; 0 inside, INFINITY for a NaN coordinate. */
+static inline double tu_box_outside(const float lo[3], const float hi[3], const double *p)
+{
+    double w = 0;
+    for (int a = 0; a < 3; a++) {
+        double s = (double)hi[a] - (double)lo[a] + 1e-30;
+        double o = p[a] < lo[a] ? (lo[a] - p[a]) / s : p[a] > hi[a] ? (p[a] - hi[a]) / s : 0;
+        if (!(o <= w)) w = o == o ? o : INFINITY;
+    }
+    return w;
+}
+
 /* Per vertex, the largest change max_k |n_k - ref_nrm_k| of the reference normals
  * over 6 draws of tu_palette_perturbed (rel 2^-20, about 16 float32 ulps): sens_out
  * (n doubles). Vertices: v (4 influences) or v8 (8); rest_pos non-NULL = the morphed
