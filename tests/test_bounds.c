@@ -60,22 +60,7 @@ static void test_tube(tu_rng *rng)
     static uint32_t jo[2 * N], tri[6 * R * (S - 1)];
     static sinew_vertex v[N];
     static double rp[3 * N];
-    for (uint32_t s = 0; s < S; s++)
-        for (uint32_t k = 0; k < R; k++) {
-            uint32_t i = s * R + k;
-            double x = 4.0 * s / (S - 1), a = 2 * M_PI * k / R, u = x - 1.5;
-            u = u < 0 ? 0 : u > 1 ? 1 : u;
-            pos[3 * i] = (float)x; pos[3 * i + 1] = (float)(0.5 * cos(a)); pos[3 * i + 2] = (float)(0.5 * sin(a));
-            jo[2 * i] = 0; jo[2 * i + 1] = 1;
-            we[2 * i] = (float)(1 - u * u * (3 - 2 * u)); we[2 * i + 1] = (float)(u * u * (3 - 2 * u));
-        }
-    uint32_t nt = 0;
-    for (uint32_t s = 0; s + 1 < S; s++)
-        for (uint32_t k = 0; k < R; k++) {
-            uint32_t a = s * R + k, b = s * R + (k + 1) % R, *o = tri + 3 * nt;
-            o[0] = a; o[1] = b; o[2] = b + R; o[3] = a; o[4] = b + R; o[5] = a + R;
-            nt += 2;
-        }
+    uint32_t nt = tu_cor_tube(R, S, pos, NULL, jo, we, tri);
     int32_t parents[2] = { -1, 0 };
     sinew_transform rest[2] = { { { 0, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1 } }, { { 2, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1 } } };
     sinew_skeleton_desc skd = { 0 };

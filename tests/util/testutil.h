@@ -166,6 +166,33 @@ static inline double tu_vec3_diff(const double *a, const double *b, uint32_t i)
     return e;
 }
 
+/* The two-joint CoR test tube: S rings of R vertices along x in [0, 4], radius 0.5,
+ * joints 0 and 1 (joint 1 at x = 2), weights a smoothstep over x in [1.5, 2.5];
+ * pos (3 R S floats), nrm (3 R S, may be NULL: the radial directions), jo / we
+ * (2 per vertex), tri (6 R (S - 1) indices). Returns the triangle count. */
+static inline uint32_t tu_cor_tube(uint32_t R, uint32_t S, float *pos, float *nrm, uint32_t *jo, float *we,
+                                   uint32_t *tri)
+{
+    for (uint32_t s = 0; s < S; s++)
+        for (uint32_t k = 0; k < R; k++) {
+            uint32_t i = s * R + k;
+            double x = 4.0 * s / (S - 1), a = 2 * M_PI * k / R, u = x - 1.5;
+            u = u < 0 ? 0 : u > 1 ? 1 : u;
+            pos[3 * i] = (float)x; pos[3 * i + 1] = (float)(0.5 * cos(a)); pos[3 * i + 2] = (float)(0.5 * sin(a));
+            if (nrm) { nrm[3 * i] = 0; nrm[3 * i + 1] = (float)cos(a); nrm[3 * i + 2] = (float)sin(a); }
+            jo[2 * i] = 0; jo[2 * i + 1] = 1;
+            we[2 * i] = (float)(1 - u * u * (3 - 2 * u)); we[2 * i + 1] = (float)(u * u * (3 - 2 * u));
+        }
+    uint32_t nt = 0;
+    for (uint32_t s = 0; s + 1 < S; s++)
+        for (uint32_t k = 0; k < R; k++) {
+            uint32_t a = s * R + k, b = s * R + (k + 1) % R, *o = tri + 3 * nt;
+            o[0] = a; o[1] = b; o[2] = b + R; o[3] = a; o[4] = b + R; o[5] = a + R;
+            nt += 2;
+        }
+    return nt;
+}
+
 /* How far outside the box [lo, hi] the point p lies, the worst axis in units of the
  * box's size along it; 0 inside, INFINITY for a NaN coordinate. */
 static inline double tu_box_outside(const float lo[3], const float hi[3], const double *p)
