@@ -720,16 +720,16 @@ int main(int argc, char **argv)
     printf("sinew-bench: device %s (%s), %u CPU threads for palettes\n", info->name,
            slow ? "CPU device" : "GPU", sinew_cpu_count());
 
-    /* roofline: compute-shader copy (the kernel's read path) and vkCmdCopyBuffer beyond the LLC,
+    /* roofline: compute-shader copy (the kernel's read path) and vkCmdCopyBuffer, aimed beyond the LLC,
      * the same measurement as sinew-demo (sinew_debug_measure_roofline) */
     sinew_copy_roofline roof;
     memset(&roof, 0, sizeof roof);
     r = sinew_debug_measure_roofline(gpu, 7, &roof);
     if (r != SINEW_OK) fprintf(stderr, "copy roofline failed: %s\n", sinew_result_string(r));
-    printf("copy roofline (sinew_debug_measure_roofline, as sinew-demo: %llu MiB, beyond the %llu MiB last-level "
-           "cache, shader reads through %s buffers as the kernel does here; bytes read + written): compute-shader "
-           "copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
-           (unsigned long long)(roof.bytes >> 20), (unsigned long long)(roof.llc_bytes >> 20),
+    char roof_what[192];
+    printf("copy roofline (sinew_debug_measure_roofline, as sinew-demo: %s; shader reads through %s buffers as "
+           "the kernel does here; bytes read + written): compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
+           sinew_debug_roofline_describe(&roof, roof_what, sizeof roof_what),
            roof.read_path == SINEW_READ_TEXEL ? "texel" : "storage", roof.shader_copy_gbps, roof.transfer_copy_gbps);
     double roof_first = roof.shader_copy_gbps;
     if (o.kernel_rounds > 0) kernel_compare(gpu, o.kernel_rounds, o.kernel_cases);

@@ -9,6 +9,8 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static uint32_t test_messages = 0;
 
@@ -21,6 +23,90 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL test_debug_cb(VkDebugUtilsMessageSeverityF
     test_messages++;
     fprintf(stderr, "test messenger (%d): %s\n", (int)sev, d->pMessage);
     return VK_FALSE;
+}
+
+/* The plan's size follows its rule from the LLC it reports and the device's
+ * limits, and says truthfully whether it reached beyond the LLC. Nothing here
+ * depends on the host's cache size: the expectation is recomputed from it. */
+static void check_roofline_plan(const sinew_gpu *g, const sinew_copy_roofline *roof)
+{
+    const VkPhysicalDeviceLimits *lim = &sinew_gpu_properties(g)->limits;
+    int cpu = sinew_gpu_info(g)->type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    uint64_t want = cpu ? (4 * roof->llc_bytes > (64ull << 20) ? 4 * roof->llc_bytes : (64ull << 20)) : (256ull << 20);
+    TU_CHECK_MSG(roof->bytes <= want && roof->bytes >= (16ull << 20), "plan %llu MiB, aimed at %llu MiB",
+                 (unsigned long long)(roof->bytes >> 20), (unsigned long long)(want >> 20));
+    TU_CHECK(roof->bytes <= lim->maxStorageBufferRange || roof->bytes == (16ull << 20));
+    sinew_roofline_cache want_cache = roof->llc_bytes == 0 ? SINEW_ROOFLINE_CACHE_UNKNOWN
+                                      : roof->bytes >= 2 * roof->llc_bytes ? SINEW_ROOFLINE_BEYOND_LLC
+                                                                           : SINEW_ROOFLINE_INSIDE_LLC;
+    TU_CHECK_MSG(roof->cache == want_cache, "cache %d, expected %d", (int)roof->cache, (int)want_cache);
+    char what[192];
+    const char *line = sinew_debug_roofline_describe(roof, what, sizeof what);
+    fprintf(stderr, "roofline plan says: %s\n", line);
+    TU_CHECK(line == what);
+    if (roof->cache == SINEW_ROOFLINE_BEYOND_LLC) TU_CHECK(strstr(what, "beyond") && !strstr(what, "inside"));
+    if (roof->cache == SINEW_ROOFLINE_INSIDE_LLC) TU_CHECK(strstr(what, "inside") && strstr(what, "cache roofline") && !strstr(what, "beyond"));
+    if (roof->cache == SINEW_ROOFLINE_CACHE_UNKNOWN) TU_CHECK(!strstr(what, "beyond") && !strstr(what, "inside"));
+}
+
+static int write_cache_size(const char *dir, int index, const char *size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/index%d", dir, index);
+    if (mkdir(path, 0700) != 0) return 0;
+    snprintf(path, sizeof path, "%s/index%d/size", dir, index);
+    FILE *f = fopen(path, "w");
+    if (!f) return 0;
+    fprintf(f, "%s\n", size);
+    return fclose(f) == 0;
+}
+
+static void remove_cache_dir(const char *dir, int count)
+{
+    char path[512];
+    for (int i = 0; i < count; i++) {
+        snprintf(path, sizeof path, "%s/index%d/size", dir, i);
+        remove(path);
+        snprintf(path, sizeof path, "%s/index%d", dir, i);
+        rmdir(path);
+    }
+    rmdir(dir);
+}
+
+/* CPU devices: a faked sysfs cache directory (SINEW_CPU_CACHE_SYSFS) with a
+ * 480 MiB L3, larger than any buffer lavapipe allows, and one with a 2 MiB L3. */
+static void check_fake_llc(const sinew_gpu *g)
+{
+    const char *env = getenv("SINEW_CPU_CACHE_SYSFS");
+    char saved[512] = "";
+    if (env) snprintf(saved, sizeof saved, "%s", env);
+    char dir[] = "/tmp/sinew-llc-XXXXXX";
+    TU_CHECK(mkdtemp(dir) != NULL);
+    TU_CHECK(write_cache_size(dir, 0, "48K") && write_cache_size(dir, 1, "32K") && write_cache_size(dir, 2, "2048K") &&
+             write_cache_size(dir, 3, "491520K"));
+    setenv("SINEW_CPU_CACHE_SYSFS", dir, 1);
+    sinew_copy_roofline roof;
+    TU_CHECK_OK(sinew_debug_roofline_plan(g, &roof));
+    TU_CHECK(roof.llc_bytes == (480ull << 20));
+    check_roofline_plan(g, &roof);
+    const VkPhysicalDeviceLimits *lim = &sinew_gpu_properties(g)->limits;
+    if (lim->maxStorageBufferRange < (960ull << 20)) TU_CHECK(roof.cache == SINEW_ROOFLINE_INSIDE_LLC);
+    remove_cache_dir(dir, 4);
+
+    char small[] = "/tmp/sinew-llc-XXXXXX";
+    TU_CHECK(mkdtemp(small) != NULL);
+    TU_CHECK(write_cache_size(small, 0, "32K") && write_cache_size(small, 1, "2M"));
+    setenv("SINEW_CPU_CACHE_SYSFS", small, 1);
+    TU_CHECK_OK(sinew_debug_roofline_plan(g, &roof));
+    TU_CHECK(roof.llc_bytes == (2ull << 20) && roof.bytes == (64ull << 20) && roof.cache == SINEW_ROOFLINE_BEYOND_LLC);
+    check_roofline_plan(g, &roof);
+    remove_cache_dir(small, 2);
+
+    setenv("SINEW_CPU_CACHE_SYSFS", "/nonexistent-sinew-cache", 1);
+    TU_CHECK_OK(sinew_debug_roofline_plan(g, &roof));
+    TU_CHECK(roof.llc_bytes == 0 && roof.bytes == (64ull << 20) && roof.cache == SINEW_ROOFLINE_CACHE_UNKNOWN);
+    if (saved[0]) setenv("SINEW_CPU_CACHE_SYSFS", saved, 1);
+    else unsetenv("SINEW_CPU_CACHE_SYSFS");
 }
 
 static void check_selection(void)
@@ -119,7 +205,8 @@ static void check_selection(void)
         fprintf(stderr, "roofline plan: %llu MiB (LLC %llu MiB), %s reads\n", (unsigned long long)(roof.bytes >> 20),
                 (unsigned long long)(roof.llc_bytes >> 20), roof.read_path == SINEW_READ_TEXEL ? "texel" : "storage");
         TU_CHECK(roof.read_path == (cpu ? SINEW_READ_TEXEL : SINEW_READ_STORAGE));
-        TU_CHECK(roof.bytes >= (64u << 20) && roof.bytes >= 4 * roof.llc_bytes);
+        check_roofline_plan(g, &roof);
+        if (cpu) check_fake_llc(g);
         TU_CHECK_OK(sinew_debug_measure_copy_path(g, 4u << 20, 3, SINEW_READ_TEXEL, &roof));
         TU_CHECK(roof.read_path == SINEW_READ_TEXEL && roof.bytes == (4u << 20));
         TU_CHECK(isfinite(roof.shader_copy_gbps) && roof.shader_copy_gbps > 0);

@@ -391,12 +391,13 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
     printf("Throughput: %u characters x %u vertices = %llu vertices per dispatch, 3 joints each;\n"
            "median of %u timed frames after %u warm-up (timestamp queries), variants round-robin\n",
            chars, t.nv, (unsigned long long)total, runs, warm);
-    printf("Roofline (sinew_debug_measure_roofline, the same as sinew-bench: copy of %llu MiB, beyond the "
-           "%llu MiB last-level cache, read through %s buffers as the kernel reads here; median of 7, measured "
-           "before and after): compute-shader copy %.2f GB/s (%.2f / %.2f), vkCmdCopyBuffer %.2f GB/s (%.2f / %.2f)\n\n",
-           (unsigned long long)(roof[0].bytes >> 20), (unsigned long long)(roof[0].llc_bytes >> 20),
-           roof[0].read_path == SINEW_READ_TEXEL ? "texel" : "storage", shader_gbps, roof[0].shader_copy_gbps, roof[1].shader_copy_gbps, xfer_gbps,
-           roof[0].transfer_copy_gbps, roof[1].transfer_copy_gbps);
+    char roof_what[192];
+    printf("Roofline (sinew_debug_measure_roofline, the same as sinew-bench: %s; read through %s buffers as the "
+           "kernel reads here; median of 7, measured before and after): compute-shader copy %.2f GB/s (%.2f / %.2f), "
+           "vkCmdCopyBuffer %.2f GB/s (%.2f / %.2f)\n\n",
+           sinew_debug_roofline_describe(&roof[0], roof_what, sizeof roof_what),
+           roof[0].read_path == SINEW_READ_TEXEL ? "texel" : "storage", shader_gbps, roof[0].shader_copy_gbps,
+           roof[1].shader_copy_gbps, xfer_gbps, roof[0].transfer_copy_gbps, roof[1].transfer_copy_gbps);
     printf("  %-22s %-7s %-6s %9s %11s %8s %8s %10s %10s\n", "method", "reads", "output", "ms", "Mvert/s", "B/vert",
            "GB/s", "of shader", "of xfer");
     for (int i = 0; i < nvar; i++) {

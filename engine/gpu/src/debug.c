@@ -273,24 +273,62 @@ sinew_result sinew_debug_measure_copy(sinew_gpu *gpu, uint64_t bytes, uint32_t r
     return measure_copy(gpu, bytes, repeats, 0, out);
 }
 
-/* Largest CPU cache (sysfs), 0 if unknown: a CPU device's last-level cache. */
+/* Largest CPU cache, 0 if unknown: a CPU device's last-level cache. Read from
+ * sysfs (cpu0's cache/indexN/size), or from the directory named by
+ * SINEW_CPU_CACHE_SYSFS laid out the same way (tests fake a large LLC with it). */
 static uint64_t host_llc_bytes(void)
 {
+    const char *dir = getenv("SINEW_CPU_CACHE_SYSFS");
+    if (!dir || !dir[0]) dir = "/sys/devices/system/cpu/cpu0/cache";
     uint64_t best = 0;
-    for (int i = 0; i < 8; i++) {
-        char path[96];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    for (int i = 0; i < 16; i++) {
+        char path[512];
+        int n = snprintf(path, sizeof path, "%s/index%d/size", dir, i);
+        if (n < 0 || (size_t)n >= sizeof path) break;
         FILE *f = fopen(path, "r");
         if (!f) continue;
         unsigned long long v = 0;
         char unit = 0;
-        if (fscanf(f, "%llu%c", &v, &unit) >= 1) {
-            uint64_t bytes = unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+        if (fscanf(f, "%llu%c", &v, &unit) >= 1 && v < (1ull << 40)) {
+            uint64_t bytes = unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : unit == 'G' ? v << 30 : v;
             if (bytes > best) best = bytes;
         }
         fclose(f);
     }
     return best;
+}
+
+/* Where the copy sits against the host's LLC: beyond when the source alone is at
+ * least twice the LLC (source + destination = 4x), unknown without an LLC figure. */
+static sinew_roofline_cache cache_relation(uint64_t bytes, uint64_t llc)
+{
+    if (llc == 0) return SINEW_ROOFLINE_CACHE_UNKNOWN;
+    return bytes >= 2 * llc ? SINEW_ROOFLINE_BEYOND_LLC : SINEW_ROOFLINE_INSIDE_LLC;
+}
+
+const char *sinew_debug_roofline_describe(const sinew_copy_roofline *roof, char *buf, size_t size)
+{
+    if (!buf || size == 0) return "";
+    if (!roof) {
+        snprintf(buf, size, "no roofline");
+        return buf;
+    }
+    unsigned long long mib = (unsigned long long)(roof->bytes >> 20), llc = (unsigned long long)(roof->llc_bytes >> 20);
+    switch (roof->cache) {
+    case SINEW_ROOFLINE_BEYOND_LLC:
+        snprintf(buf, size, "copy of %llu MiB, beyond the %llu MiB last-level cache: a memory roofline", mib, llc);
+        break;
+    case SINEW_ROOFLINE_INSIDE_LLC:
+        snprintf(buf, size,
+                 "copy of %llu MiB, inside the %llu MiB last-level cache (the device's buffer limits stop a larger "
+                 "copy): a cache roofline",
+                 mib, llc);
+        break;
+    default:
+        snprintf(buf, size, "copy of %llu MiB, device cache size not reported", mib);
+        break;
+    }
+    return buf;
 }
 
 sinew_result sinew_debug_measure_copy_path(sinew_gpu *gpu, uint64_t bytes, uint32_t repeats, sinew_read_path path,
@@ -308,8 +346,9 @@ sinew_result sinew_debug_roofline_plan(const sinew_gpu *gpu, sinew_copy_roofline
     memset(plan, 0, sizeof *plan);
     int cpu = gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     uint64_t llc = cpu ? host_llc_bytes() : 0;
-    /* Beyond the last-level cache: 4x the host's LLC on CPU devices (at least 64 MiB);
-     * 256 MiB on GPUs (several times any GPU L2 known today). */
+    /* Aimed beyond the last-level cache: 4x the host's LLC on CPU devices (at least
+     * 64 MiB); 256 MiB on GPUs (several times the L2 of the GPUs we know). The
+     * device's buffer limits may stop it short: `cache` then says INSIDE_LLC. */
     uint64_t bytes = cpu ? (4 * llc > (64ull << 20) ? 4 * llc : (64ull << 20)) : (256ull << 20);
     const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
     while (bytes > (16ull << 20) && (bytes > lim->maxStorageBufferRange || bytes > gpu->max_allocation))
@@ -318,6 +357,7 @@ sinew_result sinew_debug_roofline_plan(const sinew_gpu *gpu, sinew_copy_roofline
     plan->read_path = cpu && bytes / 16 <= lim->maxTexelBufferElements ? SINEW_READ_TEXEL : SINEW_READ_STORAGE;
     plan->bytes = bytes;
     plan->llc_bytes = llc;
+    plan->cache = cache_relation(bytes, llc);
     return SINEW_OK;
 }
 
@@ -328,5 +368,6 @@ sinew_result sinew_debug_measure_roofline(sinew_gpu *gpu, uint32_t repeats, sine
     sinew_debug_roofline_plan(gpu, &plan);
     sinew_result r = sinew_debug_measure_copy_path(gpu, plan.bytes, repeats, plan.read_path, out);
     out->llc_bytes = plan.llc_bytes;
+    out->cache = plan.cache;
     return r;
 }

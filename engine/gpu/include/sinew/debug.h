@@ -49,6 +49,13 @@ SINEW_API uint32_t sinew_debug_workgroup_size(const sinew_skinner *sk);
 /* Dispatches recorded for the newest ended frame, and how many of them use grid mode. */
 SINEW_API uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t *grid_dispatches);
 
+/* Where a roofline copy sits against the host's last-level cache. */
+typedef enum sinew_roofline_cache {
+    SINEW_ROOFLINE_CACHE_UNKNOWN = 0, /* no LLC figure (GPUs; CPU without sysfs cache info) */
+    SINEW_ROOFLINE_BEYOND_LLC = 1,    /* source >= 2x the LLC: a memory roofline */
+    SINEW_ROOFLINE_INSIDE_LLC = 2     /* the buffer limits kept it smaller: a cache roofline */
+} sinew_roofline_cache;
+
 /* A memory roofline measured on this device: a compute-shader copy (storage
  * buffer in, storage buffer out) and vkCmdCopyBuffer of `bytes` bytes, timed by
  * timestamp queries, median of `repeats` runs. GB/s count bytes read + written. */
@@ -58,19 +65,25 @@ typedef struct sinew_copy_roofline {
     uint64_t bytes;
     sinew_read_path read_path;  /* how the shader copy read its source (STORAGE or TEXEL) */
     uint64_t llc_bytes;         /* host last-level cache on CPU devices (sysfs), 0 if unknown or a GPU */
+    sinew_roofline_cache cache; /* bytes against llc_bytes (filled by plan/measure_roofline) */
 } sinew_copy_roofline;
 /* Measures it with storage-buffer reads. Submits to the gpu's queue and waits (several times). */
 SINEW_API sinew_result sinew_debug_measure_copy(sinew_gpu *gpu, uint64_t bytes, uint32_t repeats,
                                       sinew_copy_roofline *out);
 /* The roofline sinew-demo and sinew-bench report: the shader copy reads through
  * the skinner's automatic read path on this device (texel buffers on CPU
- * devices, storage buffers elsewhere), at a size beyond the last-level cache
- * (4x the host LLC, at least 64 MiB, on CPU devices; 256 MiB on GPUs; halved
- * while over the device's buffer limits). Same fields as sinew_debug_measure_copy. */
+ * devices, storage buffers elsewhere), aimed beyond the last-level cache (4x
+ * the host LLC, at least 64 MiB, on CPU devices; 256 MiB on GPUs; halved while
+ * over the device's buffer limits, so `cache` may say INSIDE_LLC). The LLC is
+ * read from sysfs, or from the directory in $SINEW_CPU_CACHE_SYSFS laid out as
+ * /sys/devices/system/cpu/cpu0/cache. Same fields as sinew_debug_measure_copy. */
 SINEW_API sinew_result sinew_debug_measure_roofline(sinew_gpu *gpu, uint32_t repeats, sinew_copy_roofline *out);
 /* What sinew_debug_measure_roofline will measure on this device: bytes, read_path
  * and llc_bytes filled, the GB/s fields zero. Measures nothing. */
 SINEW_API sinew_result sinew_debug_roofline_plan(const sinew_gpu *gpu, sinew_copy_roofline *plan);
+/* One line saying what a roofline measured, e.g. "copy of 120 MiB, inside the
+ * 480 MiB last-level cache (...): a cache roofline"; written to buf, returns buf. */
+SINEW_API const char *sinew_debug_roofline_describe(const sinew_copy_roofline *roof, char *buf, size_t size);
 /* sinew_debug_measure_copy reading the source through `path` (STORAGE or TEXEL). */
 SINEW_API sinew_result sinew_debug_measure_copy_path(sinew_gpu *gpu, uint64_t bytes, uint32_t repeats,
                                            sinew_read_path path, sinew_copy_roofline *out);
