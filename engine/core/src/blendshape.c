@@ -1,5 +1,6 @@
 /* Sinew blend shapes: morph target validation, the float64 morph reference,
  * the RBF pose-space driver and SMPL pose features (sinew/blendshape.h). */
+#include "error_internal.h"
 #include "sinew/blendshape.h"
 #include "alloc_internal.h"
 
@@ -8,10 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static sinew_result fail(sinew_morph_error *err, sinew_result r, uint32_t index, uint32_t entry, const char *fmt, ...)
+static sinew_result fail(sinew_morph_error *err, sinew_result r, sinew_item_kind item, uint32_t index, uint32_t entry,
+                         const char *fmt, ...)
 {
     if (err) {
         va_list ap;
+        err->result = r;
+        err->item = item;
         err->index = index;
         err->entry = entry;
         va_start(ap, fmt);
@@ -21,14 +25,7 @@ static sinew_result fail(sinew_morph_error *err, sinew_result r, uint32_t index,
     return r;
 }
 
-static void clear_err(sinew_morph_error *err)
-{
-    if (err) {
-        err->index = UINT32_MAX;
-        err->entry = UINT32_MAX;
-        err->message[0] = 0;
-    }
-}
+static void clear_err(sinew_morph_error *err) { snw_error_clear(err); }
 
 static const char *tname(const sinew_morph_target *t) { return t->name ? t->name : "(unnamed)"; }
 
@@ -43,35 +40,35 @@ sinew_result sinew_morph_validate(uint32_t vertex_count, const sinew_morph_targe
                                   sinew_morph_error *err)
 {
     clear_err(err);
-    if (target_count && !targets) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "targets is NULL");
+    if (target_count && !targets) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "targets is NULL");
     if (target_count > SINEW_MORPH_MAX_TARGETS)
-        return fail(err, SINEW_ERROR_LIMIT_EXCEEDED, UINT32_MAX, UINT32_MAX, "%u targets, at most %u", target_count,
+        return fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "%u targets, at most %u", target_count,
                     SINEW_MORPH_MAX_TARGETS);
     for (uint32_t t = 0; t < target_count; t++) {
         const sinew_morph_target *g = &targets[t];
         if (g->count == 0) continue;
         if (!g->indices || !g->position_deltas)
-            return fail(err, SINEW_ERROR_INVALID_ARGUMENT, t, UINT32_MAX, "target %u '%s': NULL indices or deltas", t,
+            return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_MORPH_TARGET, t, UINT32_MAX, "target %u '%s': NULL indices or deltas", t,
                         tname(g));
         uint32_t prev = 0;
         int sorted = 1;
         for (uint32_t e = 0; e < g->count; e++) {
             uint32_t i = g->indices[e];
             if (i >= vertex_count)
-                return fail(err, SINEW_ERROR_INVALID_ARGUMENT, t, e,
+                return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_MORPH_TARGET, t, e,
                             "target %u '%s': entry %u names vertex %u, mesh has %u", t, tname(g), e, i, vertex_count);
             if (e && i <= prev) sorted = 0;
             prev = i;
             if (!delta_ok(&g->position_deltas[3 * (size_t)e]))
-                return fail(err, SINEW_ERROR_NON_FINITE, t, e,
+                return fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, t, e,
                             "target %u '%s': entry %u (vertex %u) has a non-finite or huge position delta", t,
                             tname(g), e, i);
             if (g->normal_deltas && !delta_ok(&g->normal_deltas[3 * (size_t)e]))
-                return fail(err, SINEW_ERROR_NON_FINITE, t, e,
+                return fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, t, e,
                             "target %u '%s': entry %u (vertex %u) has a non-finite or huge normal delta", t, tname(g),
                             e, i);
             if (g->tangent_deltas && !delta_ok(&g->tangent_deltas[3 * (size_t)e]))
-                return fail(err, SINEW_ERROR_NON_FINITE, t, e,
+                return fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, t, e,
                             "target %u '%s': entry %u (vertex %u) has a non-finite or huge tangent delta", t, tname(g),
                             e, i);
         }
@@ -81,7 +78,7 @@ sinew_result sinew_morph_validate(uint32_t vertex_count, const sinew_morph_targe
             for (uint32_t e = 1; e < g->count; e++)
                 for (uint32_t f = 0; f < e; f++)
                     if (g->indices[e] == g->indices[f])
-                        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, t, e,
+                        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_MORPH_TARGET, t, e,
                                     "target %u '%s': vertex %u listed twice (entries %u and %u)", t, tname(g),
                                     g->indices[e], f, e);
         }
@@ -94,12 +91,12 @@ sinew_result sinew_morph_check_weights(const float *weights, uint32_t count, uin
 {
     clear_err(err);
     if (count != target_count)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX,
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
                     "%u weights given for %u targets", count, target_count);
-    if (count && !weights) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "weights is NULL");
+    if (count && !weights) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "weights is NULL");
     for (uint32_t i = 0; i < count; i++)
         if (!isfinite(weights[i]) || fabs((double)weights[i]) > 1e6)
-            return fail(err, SINEW_ERROR_NON_FINITE, i, UINT32_MAX, "weight %u is %g (non-finite or |w| > 1e6)", i,
+            return fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, i, UINT32_MAX, "weight %u is %g (non-finite or |w| > 1e6)", i,
                         (double)weights[i]);
     return SINEW_OK;
 }
@@ -109,8 +106,8 @@ sinew_result sinew_morph_reference(uint32_t n, const sinew_vertex *v, const sine
                                    sinew_morph_error *err)
 {
     clear_err(err);
-    if (!v || !pos_out) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL vertices or output");
-    if (n == 0) return fail(err, SINEW_ERROR_EMPTY, UINT32_MAX, UINT32_MAX, "no vertices");
+    if (!v || !pos_out) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL vertices or output");
+    if (n == 0) return fail(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "no vertices");
     sinew_result r = sinew_morph_validate(n, targets, target_count, err);
     if (r == SINEW_OK) r = sinew_morph_check_weights(weights, target_count, target_count, err);
     if (r != SINEW_OK) return r;
@@ -157,8 +154,8 @@ sinew_result sinew_morph_reference_tangents(uint32_t n, const sinew_tangent *tan
 {
     clear_err(err);
     if (!tangents || !dir_out)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL tangents or output");
-    if (n == 0) return fail(err, SINEW_ERROR_EMPTY, UINT32_MAX, UINT32_MAX, "no vertices");
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL tangents or output");
+    if (n == 0) return fail(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "no vertices");
     sinew_result r = sinew_morph_validate(n, targets, target_count, err);
     if (r == SINEW_OK) r = sinew_morph_check_weights(weights, target_count, target_count, err);
     if (r != SINEW_OK) return r;
@@ -292,32 +289,32 @@ static void lu_solve(const double *a, uint32_t n, const uint32_t *piv, double *b
 sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_morph_error *err)
 {
     clear_err(err);
-    if (!out) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "out is NULL");
+    if (!out) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out is NULL");
     *out = NULL;
     if (!d || !d->example_rotations)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL desc or example rotations");
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL desc or example rotations");
     sinew_allocator al;
     if (snw_allocator_resolve(d->allocator, &al) != SINEW_OK)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "allocator with one NULL callback");
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "allocator with one NULL callback");
     uint32_t D = d->driver_count, E = d->example_count, O = d->output_count;
-    if (D == 0 || O == 0) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "zero drivers or outputs");
+    if (D == 0 || O == 0) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "zero drivers or outputs");
     if ((unsigned)d->kernel > SINEW_RBF_MULTIQUADRIC)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX, "unknown kernel %d", (int)d->kernel);
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "unknown kernel %d", (int)d->kernel);
     if (!(d->width >= 0.0) || !isfinite(d->width) || !(d->regularization >= 0.0) || !isfinite(d->regularization) ||
         !(d->max_condition >= 0.0))
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX,
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
                     "width, regularization and max_condition must be finite and >= 0");
-    if (E < 2) return fail(err, SINEW_ERROR_EMPTY, UINT32_MAX, UINT32_MAX, "%u example(s): at least 2 needed", E);
+    if (E < 2) return fail(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "%u example(s): at least 2 needed", E);
     if (E > 4096 || D > 1024 || O > SINEW_MORPH_MAX_TARGETS * 4u)
-        return fail(err, SINEW_ERROR_LIMIT_EXCEEDED, UINT32_MAX, UINT32_MAX, "too many examples, drivers or outputs");
+        return fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "too many examples, drivers or outputs");
     if (!d->example_outputs && O != E)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, UINT32_MAX, UINT32_MAX,
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
                     "identity outputs need output_count (%u) == example_count (%u)", O, E);
     if (d->example_outputs)
         for (uint32_t e = 0; e < E; e++)
             for (uint32_t o = 0; o < O; o++)
                 if (!isfinite(d->example_outputs[(size_t)e * O + o]))
-                    return fail(err, SINEW_ERROR_NON_FINITE, e, o, "example %u: output %u is not finite", e, o);
+                    return fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, e, o, "example %u: output %u is not finite", e, o);
 
     sinew_rbf *rb = (sinew_rbf *)snw_calloc(&al, 1, sizeof *rb);
     double *a = NULL;
@@ -331,7 +328,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
     }
     sinew_result r = SINEW_OK;
     if (!rb || !rb->ex || !rb->w || !a || !piv) {
-        r = fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, UINT32_MAX, UINT32_MAX, "out of host memory");
+        r = fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out of host memory");
         goto done;
     }
     rb->drivers = D;
@@ -341,7 +338,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
     for (uint32_t e = 0; e < E && r == SINEW_OK; e++)
         for (uint32_t j = 0; j < D; j++)
             if (!quat_normalize(d->example_rotations[(size_t)e * D + j], &rb->ex[(size_t)e * D + j])) {
-                r = fail(err, SINEW_ERROR_NON_FINITE, e, j,
+                r = fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, e, j,
                          "example %u: rotation of driver %u is non-finite or zero-length", e, j);
                 break;
             }
@@ -356,7 +353,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
             if (k > i) {
                 sum += dd;
                 if (dd < 1e-9) {
-                    r = fail(err, SINEW_ERROR_SINGULAR, k, i, "example %u duplicates example %u (pose distance %g rad)",
+                    r = fail(err, SINEW_ERROR_SINGULAR, SINEW_ITEM_MORPH_TARGET, k, i, "example %u duplicates example %u (pose distance %g rad)",
                              k, i, dd);
                     goto done;
                 }
@@ -391,7 +388,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
         if (s > norm) norm = s;
     }
     if (!lu_factor(a, E, piv)) {
-        r = fail(err, SINEW_ERROR_SINGULAR, UINT32_MAX, UINT32_MAX, "the RBF system is singular (ill-conditioned beyond float64)");
+        r = fail(err, SINEW_ERROR_SINGULAR, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "the RBF system is singular (ill-conditioned beyond float64)");
         goto done;
     }
     /* 1-norm of the inverse, column by column (dist is free again). */
@@ -408,7 +405,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
     rb->condition = norm * inorm;
     double maxc = d->max_condition > 0.0 ? d->max_condition : 1e12;
     if (!(rb->condition <= maxc)) {
-        r = fail(err, SINEW_ERROR_SINGULAR, UINT32_MAX, UINT32_MAX,
+        r = fail(err, SINEW_ERROR_SINGULAR, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
                  "the RBF system is ill-conditioned (condition number %g > %g): spread the examples, change the "
                  "width or add regularization",
                  rb->condition, maxc);

@@ -35,6 +35,16 @@ const char *sinew_result_string(sinew_result r)
     return "unknown result";
 }
 
+const char *sinew_item_kind_name(sinew_item_kind kind)
+{
+    static const char *const names[SINEW_ITEM_KIND_COUNT] = {
+        "none", "argument", "call order", "capacity", "device", "vertex", "joint", "mesh",
+        "instance", "character", "model", "morph target", "morph slot", "clip", "file"
+    };
+    if ((unsigned)kind >= (unsigned)SINEW_ITEM_KIND_COUNT) return "unknown";
+    return names[kind];
+}
+
 static const char *const method_names[SINEW_METHOD_COUNT] = {
     "lbs", "dqs", "dqs-scale", "dqs-scale-local", "dqs-scale-mixed", "cor", "cor-scale", "cor-scale-local",
     "cor-scale-mixed"

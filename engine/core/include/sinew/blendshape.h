@@ -32,13 +32,11 @@ typedef struct sinew_morph_target {
                                       not morphed), or NULL; only for meshes with tangent frames */
 } sinew_morph_target;
 
-/* Where a morph or driver call found bad input: the target (or example) index,
- * the entry inside it, and a message naming it. */
-typedef struct sinew_morph_error {
-    uint32_t index;                /* target / example / weight index at fault (UINT32_MAX: none) */
-    uint32_t entry;                /* entry inside the target (UINT32_MAX: none) */
-    char message[192];
-} sinew_morph_error;
+/* Where a morph or driver call found bad input: sinew_error_info (sinew/core.h)
+ * with item MORPH_TARGET (index = target / example / weight index, entry = the
+ * entry inside the target) or MORPH_SLOT (index = the position in the items of
+ * sinew_morpher_set_frame). The old name is kept for source compatibility. */
+typedef sinew_error_info sinew_morph_error;
 
 /* Most targets per mesh, and the largest delta magnitude accepted (keeps
  * base + sum w d inside float32 for sane weights). */

@@ -58,6 +58,41 @@ typedef enum sinew_result {
  * for a value outside the enum). */
 SINEW_API const char *sinew_result_string(sinew_result r);
 
+/* What an error is about (sinew_error_info.item). */
+typedef enum sinew_item_kind {
+    SINEW_ITEM_NONE = 0,
+    SINEW_ITEM_ARGUMENT,      /* a parameter or create-info field; the message names it */
+    SINEW_ITEM_CALL_ORDER,    /* a call made in the wrong state (e.g. a frame begun twice) */
+    SINEW_ITEM_CAPACITY,      /* a capacity given at creation; the message names which */
+    SINEW_ITEM_DEVICE,        /* the Vulkan instance/device: version, feature, extension, limit */
+    SINEW_ITEM_VERTEX,
+    SINEW_ITEM_JOINT,
+    SINEW_ITEM_MESH,
+    SINEW_ITEM_INSTANCE,
+    SINEW_ITEM_CHARACTER,
+    SINEW_ITEM_MODEL,
+    SINEW_ITEM_MORPH_TARGET,  /* also a pose-space example or an RBF weight */
+    SINEW_ITEM_MORPH_SLOT,
+    SINEW_ITEM_CLIP,
+    SINEW_ITEM_FILE,
+    SINEW_ITEM_KIND_COUNT
+} sinew_item_kind;
+
+/* Error detail, one shape for every layer: functions that take a
+ * `sinew_error_info *err` (NULL allowed) fill it on failure with the result
+ * they return, what and which item was at fault, and a message naming it; on
+ * success they set result = SINEW_OK, item = NONE, message "". */
+typedef struct sinew_error_info {
+    sinew_result result;
+    sinew_item_kind item;
+    uint32_t index;           /* which item (vertex, mesh, character, ...), UINT32_MAX: none */
+    uint32_t entry;           /* an entry inside it (e.g. a morph target's delta), UINT32_MAX: none */
+    char message[192];
+} sinew_error_info;
+
+/* Name of an item kind ("vertex", "mesh", "capacity", ...; "unknown" out of range). */
+SINEW_API const char *sinew_item_kind_name(sinew_item_kind kind);
+
 /* Optional allocator callbacks. One rule for every create call: a NULL
  * sinew_allocator*, or one whose alloc and free are both NULL, means the C
  * library's aligned_alloc/free; one with exactly one of them NULL is refused
