@@ -237,7 +237,7 @@ static sinew_result make_pipeline(sinew_gpu *gpu, demo_model *m, uint32_t max_ch
     sd.output_format = fmt;
     sd.read_path = o->read_path;
     sd.cor_centers = true;
-    sinew_result r = sinew_skinner_create(gpu, &sd, sk);
+    sinew_result r = sinew_skinner_create(gpu, &sd, sk, NULL);
     if (r != SINEW_OK) return r;
     m->mesh_id.value = 0;
     r = demo_model_upload(m, *sk, NULL);
@@ -432,12 +432,12 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     sd.max_palette_vec4 = KB_CHARS * KB_JOINTS * 8;
     sd.frames_in_flight = 2;
     sd.cor_centers = true;
-    if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk);
+    if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk, NULL);
     sd.keep_previous = true;
-    if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &skp);
+    if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &skp, NULL);
     sd.keep_previous = false;
     sd.tangents = true;
-    if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &skt);
+    if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &skt, NULL);
     if (r == SINEW_OK && !tan) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     for (uint32_t i = 0; r == SINEW_OK && i < KB_VERTS; i++) { /* around the tube: cross(y, n) */
         sinew_vec3 n = sinew_oct_decode(v[i].normal_oct);
@@ -456,10 +456,10 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         sinew_skinner *t = s == 2 ? skt : s ? skp : sk;
         sinew_skinner_mesh_desc md = { v, KB_VERTS, KB_JOINTS, bulge, NULL, s == 2 ? tan : NULL };
         md.cor_centers = cen;
-        r = sinew_skinner_add_mesh(t, &md, &mesh);
+        r = sinew_skinner_add_mesh(t, &md, &mesh, NULL);
         sinew_skinner_mesh_desc md8 = { NULL, KB_VERTS, KB_JOINTS, bulge8, v8 };
         md8.cor_centers = cen8;
-        if (r == SINEW_OK) r = sinew_skinner_add_mesh(t, &md8, &mesh8);
+        if (r == SINEW_OK) r = sinew_skinner_add_mesh(t, &md8, &mesh8, NULL);
     }
     free(cen);
     free(cen8);
@@ -494,7 +494,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
                                           i * KB_VERTS, false };
                     inst[i] = in;
                 }
-                r = sinew_skinner_set_instances(sk, inst, KB_CHARS);
+                r = sinew_skinner_set_instances(sk, inst, KB_CHARS, NULL);
 #ifdef SNW_BENCH_CALLGRIND
                 if (RUNNING_ON_VALGRIND) CALLGRIND_ZERO_STATS;
 #endif
@@ -707,7 +707,7 @@ int main(int argc, char **argv)
     if (o.cpu_only) return sinew_bench_cpu_only(o.out_dir, o.seconds_per_case < 0.8 ? o.seconds_per_case : 0.3);
     sinew_gpu_desc gd = {0};
     sinew_gpu *gpu = NULL;
-    sinew_result r = sinew_gpu_create(&gd, &gpu);
+    sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
     if (r != SINEW_OK) {
         fprintf(stderr, "sinew-bench: no Vulkan device: %s\n", sinew_result_string(r));
         return 1;

@@ -68,10 +68,10 @@ static void skin_gpu_compare(const model_case *mc, const sinew_asset *a, const s
     sd.max_output_vertices = nv;
     sd.max_palette_vec4 = nj * 8;
     sd.frames_in_flight = 1;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &skinner));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &skinner, NULL));
     sinew_mesh_id mesh_id = { 0 };
     sinew_skinner_mesh_desc md = { verts, nv, nj, bulge };
-    if (skinner) TU_CHECK_OK(sinew_skinner_add_mesh(skinner, &md, &mesh_id));
+    if (skinner) TU_CHECK_OK(sinew_skinner_add_mesh(skinner, &md, &mesh_id, NULL));
     for (int m = 0; m < TU_PLAIN_METHODS && skinner; m++) {
         sinew_result r = sinew_palette_build(sk, (sinew_method)m, pose, NULL, scratch, pal);
         if (m == SINEW_METHOD_DQS && r == SINEW_ERROR_NOT_RIGID) {
@@ -87,7 +87,7 @@ static void skin_gpu_compare(const model_case *mc, const sinew_asset *a, const s
             TU_CHECK_OK(sinew_skinner_begin_frame(skinner, &fr));
             sinew_palette_pack((sinew_method)m, flags, pal, nj, fr.palette);
             sinew_instance inst = { mesh_id, (sinew_method)m, flags, 0, 0 };
-            TU_CHECK_OK(sinew_skinner_set_instances(skinner, &inst, 1));
+            TU_CHECK_OK(sinew_skinner_set_instances(skinner, &inst, 1, NULL));
             TU_CHECK_OK(sinew_skinner_submit(skinner));
             TU_CHECK_OK(sinew_skinner_read_output(skinner, 0, nv, gp, gn));
             for (size_t i = 0; i < (size_t)nv * 3; i++) gpd[i] = gp[i];
@@ -252,7 +252,7 @@ int main(void)
 {
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_asset_models");
     /* anim_test.x references bones that are not in its frame hierarchy: by default an error naming the bone */
     {

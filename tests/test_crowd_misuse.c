@@ -112,7 +112,7 @@ int main(void)
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_crowd_misuse");
     sinew_skinner_desc sd = { 0 };
     sd.max_rest_vertices = 4 * NV;
@@ -121,7 +121,7 @@ int main(void)
     sd.max_output_vertices = NCHARS * NV;
     sd.max_palette_vec4 = 1024;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return tu_finish("test_crowd_misuse");
 
     sinew_transform rest[NJ];
@@ -132,9 +132,9 @@ int main(void)
     TU_CHECK_OK(tu_make_random_mesh(&rng, skel, NV, 0.3, verts, NULL));
     sinew_mesh_id mesh, mesh_other_joints;
     sinew_skinner_mesh_desc md = { verts, NV, NJ, NULL };
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL));
     md.joint_count = NJ + 1; /* same vertices, uploaded for a larger skeleton */
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh_other_joints));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh_other_joints, NULL));
 
     /* ---- add_model against the skinner ---- */
     sinew_crowd_desc cd = { 0 };

@@ -25,7 +25,7 @@ int main(void)
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_gpu_bulge_normal");
 
     /* joint 0 at B with its child joint 1 at B + (1, 0, 0): joint 0's bone is that
@@ -82,11 +82,11 @@ int main(void)
     sd.max_palette_vec4 = 3 * 3 * sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION);
     sd.output_format = SINEW_OUTPUT_FLOAT;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return tu_finish("test_gpu_bulge_normal");
     sinew_mesh_id id;
     sinew_skinner_mesh_desc md = { v, NV, 3, bulge };
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &id));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &id, NULL));
 
     static const sinew_method methods[3] = { SINEW_METHOD_LBS, SINEW_METHOD_DQS, SINEW_METHOD_DQS_SCALE };
     sinew_palette_joint pal[3][3];
@@ -103,7 +103,7 @@ int main(void)
         inst[m] = in;
         pal_at += 3 * sinew_palette_gpu_stride(methods[m], SINEW_SKIN_BULGE_CORRECTION);
     }
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, 3));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, 3, NULL));
     TU_CHECK_OK(sinew_skinner_submit(sk));
     TU_CHECK_OK(sinew_skinner_wait(sk));
     float gp[3 * 3 * NV], gn[3 * 3 * NV];

@@ -134,7 +134,7 @@ static void check_selection(void)
         d.device = sel;
         d.enable_validation = 1;
         sinew_gpu *g = NULL;
-        sinew_result r = sinew_gpu_create(&d, &g);
+        sinew_result r = sinew_gpu_create(&d, &g, NULL);
         TU_CHECK_OK(r);
         if (r == SINEW_OK) {
             TU_CHECK_MSG(strcmp(sinew_gpu_info(g)->name, list[i].name) == 0, "index %u gave %s", i,
@@ -156,7 +156,7 @@ static void check_selection(void)
         sinew_gpu_desc d = { 0 };
         d.device = sub;
         sinew_gpu *g = NULL;
-        TU_CHECK_OK(sinew_gpu_create(&d, &g));
+        TU_CHECK_OK(sinew_gpu_create(&d, &g, NULL));
         if (g) {
             /* the chosen device's name must contain the substring, case-insensitively */
             char lo_name[256], lo_sub[8];
@@ -177,15 +177,15 @@ static void check_selection(void)
         d.device = bad[k];
         d.log = NULL;
         sinew_gpu *g = (sinew_gpu *)(uintptr_t)1;
-        TU_CHECK_RESULT(sinew_gpu_create(&d, &g), SINEW_ERROR_NO_DEVICE);
+        TU_CHECK_RESULT(sinew_gpu_create(&d, &g, NULL), SINEW_ERROR_NO_DEVICE);
         TU_CHECK(g == NULL);
     }
     /* The environment variable applies when desc.device is NULL. */
     setenv("SINEW_DEVICE", "no-such-device-xyz", 1);
     sinew_gpu *g = NULL;
-    TU_CHECK_RESULT(sinew_gpu_create(NULL, &g), SINEW_ERROR_NO_DEVICE);
+    TU_CHECK_RESULT(sinew_gpu_create(NULL, &g, NULL), SINEW_ERROR_NO_DEVICE);
     setenv("SINEW_DEVICE", "0", 1);
-    TU_CHECK_OK(sinew_gpu_create(NULL, &g));
+    TU_CHECK_OK(sinew_gpu_create(NULL, &g, NULL));
     if (g) {
         TU_CHECK(strcmp(sinew_gpu_info(g)->name, list[0].name) == 0);
         sinew_copy_roofline roof;
@@ -224,7 +224,7 @@ static void check_selection(void)
         sinew_gpu_destroy(g);
     }
     unsetenv("SINEW_DEVICE");
-    TU_CHECK_RESULT(sinew_gpu_create(NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_gpu_create(NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
 }
 
 /* Rigid transform as LBS palette rows (3 vec4) and in double for the expectation. */
@@ -322,10 +322,10 @@ static void test_external_desc_errors(const sinew_gpu_external_desc *ed)
     sinew_gpu *gpu = NULL;
     sinew_gpu_external_desc bad = *ed;
     bad.device = VK_NULL_HANDLE;
-    TU_CHECK_RESULT(sinew_gpu_create_external(&bad, &gpu), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_gpu_create_external(&bad, &gpu, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     bad = *ed;
     bad.queue_family = 1000;
-    TU_CHECK_RESULT(sinew_gpu_create_external(&bad, &gpu), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_gpu_create_external(&bad, &gpu, NULL), SINEW_ERROR_INVALID_ARGUMENT);
 }
 
 /* A small two-joint LBS mesh: random positions and normals, two weights per
@@ -406,7 +406,7 @@ static void record_external_frame(sinew_skinner *sk, const host_vk *h, VkCommand
             row[3] = (float)x[j].t[r];
         }
     sinew_instance in = { { 0 }, SINEW_METHOD_LBS, 0, off, 0 };
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1, NULL));
     VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     vkResetCommandBuffer(cmd, 0);
@@ -445,11 +445,11 @@ static void test_external_skin_frames(sinew_gpu *gpu, const host_vk *h, tu_rng *
     sd.max_meshes = 2;
     sd.max_palette_vec4 = 64;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     make_two_joint_mesh(rng);
     sinew_skinner_mesh_desc md = { ext_v, NV, NJ, NULL };
     sinew_mesh_id mesh = { 99 };
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL));
     TU_CHECK(mesh.value == 0);
     rigid x[NJ];
     for (int j = 0; j < NJ; j++) x[j] = random_rigid(rng);
@@ -492,10 +492,11 @@ static void check_external(tu_rng *rng)
     ed.device = h.dev;
     ed.queue = h.queue;
     ed.queue_family = h.fam;
+    ed.api_version = VK_API_VERSION_1_1;
     ed.debug_utils_enabled = 1;
     test_external_desc_errors(&ed);
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create_external(&ed, &gpu));
+    TU_CHECK_OK(sinew_gpu_create_external(&ed, &gpu, NULL));
     if (gpu) {
         TU_CHECK(sinew_gpu_device(gpu) == h.dev && sinew_gpu_queue(gpu) == h.queue && sinew_gpu_instance(gpu) == h.inst);
         TU_CHECK(sinew_gpu_physical_device(gpu) == h.pd && sinew_gpu_queue_family(gpu) == h.fam);

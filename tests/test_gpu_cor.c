@@ -256,7 +256,7 @@ static void run_config(sinew_gpu *gpu, const config *cf, mesh_data *meshes, char
     sd.tangents = true;
     sd.cor_centers = true;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return;
     TU_CHECK_OK(sinew_debug_set_max_grid_x(sk, cf->max_grid_x));
     TU_CHECK_OK(sinew_debug_set_kernel(sk, cf->kernel));
@@ -267,7 +267,7 @@ static void run_config(sinew_gpu *gpu, const config *cf, mesh_data *meshes, char
         md.vertices8 = meshes[m].v8;
         md.tangents = meshes[m].tan;
         md.cor_centers = meshes[m].centers;
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &ids[m]));
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &ids[m], NULL));
     }
     float *pos = malloc(12 * (size_t)total_out), *nrm = malloc(12 * (size_t)total_out);
     float *tan = malloc(16 * (size_t)total_out), *prev = malloc(12 * (size_t)total_out);
@@ -292,7 +292,7 @@ static void run_config(sinew_gpu *gpu, const config *cf, mesh_data *meshes, char
             in.reset_previous = f == 0;
             inst[i] = in;
         }
-        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, nch));
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, nch, NULL));
         TU_CHECK_OK(sinew_skinner_submit(sk));
         TU_CHECK_OK(sinew_skinner_wait(sk));
         uint32_t g = 0, nd = sinew_debug_dispatch_count(sk, &g);
@@ -384,11 +384,11 @@ static void test_tube(sinew_gpu *gpu)
     sd.max_rest_vertices = N; sd.max_meshes = 1; sd.max_instances = 2; sd.max_output_vertices = 2 * N;
     sd.max_palette_vec4 = 64; sd.cor_centers = true;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     sinew_skinner_mesh_desc md = { v, N, 2, NULL };
     md.cor_centers = cen;
     sinew_mesh_id id;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &id));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &id, NULL));
     sinew_transform pose[2];
     memcpy(pose, rest, sizeof rest);
     pose[1].rotation = sinew_quat_mul(sinew_quat_from_axis_angle(sinew_v3(0, 0, 1), 1.4),
@@ -410,7 +410,7 @@ static void test_tube(sinew_gpu *gpu)
         in[m] = x;
     }
     TU_CHECK_OK(sinew_debug_poison_output(sk, 0, 2 * N, NANBITS));
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, in, 2));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, in, 2, NULL));
     TU_CHECK_OK(sinew_skinner_submit(sk));
     for (int m = 0; m < 2; m++) {
         sinew_method meth = m ? SINEW_METHOD_COR_SCALE : SINEW_METHOD_COR;
@@ -450,12 +450,12 @@ static void test_crowd(sinew_gpu *gpu, const mesh_data *md)
     sd.max_rest_vertices = md->n; sd.max_meshes = 1; sd.max_instances = NCH; sd.max_output_vertices = NCH * md->n;
     sd.max_palette_vec4 = NCH * md->jc * 8; sd.cor_centers = true;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return;
     sinew_skinner_mesh_desc mdesc = { md->v, md->n, md->jc, md->bulge };
     mdesc.cor_centers = md->centers;
     sinew_mesh_id id;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &mdesc, &id));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &mdesc, &id, NULL));
     sinew_crowd_desc cdesc = { 0 };
     cdesc.skinner = sk;
     cdesc.max_characters = NCH;
@@ -524,38 +524,38 @@ static void test_misuse(sinew_gpu *gpu, const mesh_data *md)
     sd.max_rest_vertices = 2 * md->n; sd.max_meshes = 4; sd.max_instances = 4; sd.max_output_vertices = md->n;
     sd.max_palette_vec4 = md->jc * 8;
     sinew_skinner *plain = NULL, *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &plain));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &plain, NULL));
     sinew_skinner_mesh_desc m = { md->v, md->n, md->jc, md->bulge };
     m.cor_centers = md->centers;
     sinew_mesh_id id;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(plain, &m, &id), SINEW_ERROR_INVALID_ARGUMENT); /* no cor_centers */
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(plain, &m, &id, NULL), SINEW_ERROR_INVALID_ARGUMENT); /* no cor_centers */
     sd.cor_centers = true;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     float keep = md->centers[7];
     md->centers[7] = NAN;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &m, &id), SINEW_ERROR_NON_FINITE);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &m, &id, NULL), SINEW_ERROR_NON_FINITE);
     md->centers[7] = INFINITY;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &m, &id), SINEW_ERROR_NON_FINITE);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &m, &id, NULL), SINEW_ERROR_NON_FINITE);
     md->centers[7] = keep;
     sinew_mesh_id with, without;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &m, &with));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &m, &with, NULL));
     m.cor_centers = NULL;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &m, &without));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &m, &without, NULL));
     sinew_frame fr;
     TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
     sinew_instance in = { without, SINEW_METHOD_COR, 0, 0, 0 };
-    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     in.method = SINEW_METHOD_COR_SCALE;
-    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     in.method = SINEW_METHOD_DQS; /* other methods are fine on it */
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1, NULL));
     in.mesh = with;
     in.method = SINEW_METHOD_COR;
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1, NULL));
     TU_CHECK_OK(sinew_debug_set_kernel(sk, SINEW_DEBUG_KERNEL_BASELINE)); /* no CoR code there */
-    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_OK(sinew_debug_set_kernel(sk, SINEW_DEBUG_KERNEL_AUTO));
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1, NULL));
     TU_CHECK_OK(sinew_skinner_end_frame(sk, VK_NULL_HANDLE));
     sinew_skinner_destroy(sk);
     sinew_skinner_destroy(plain);
@@ -567,7 +567,7 @@ int main(void)
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_gpu_cor");
     fprintf(stderr, "device: %s\n", sinew_gpu_info(gpu)->name);
 

@@ -90,7 +90,7 @@ static int create_skinner(fixture *f)
     sd.max_palette_vec4 = 1u << 16;
     sd.max_meshes = 8;
     sd.frames_in_flight = 2;
-    TU_CHECK_OK(sinew_skinner_create(f->gpu, &sd, &f->sk));
+    TU_CHECK_OK(sinew_skinner_create(f->gpu, &sd, &f->sk, NULL));
     return f->sk != NULL;
 }
 
@@ -138,7 +138,7 @@ static int make_models(fixture *f)
             M[m].bulge[k] = malloc(sizeof(float) * M[m].nv[k]);
             TU_CHECK_OK(sinew_bulge_rest_distances(M[m].skel, M[m].nv[k], M[m].verts[k], M[m].bulge[k]));
             sinew_skinner_mesh_desc md = { M[m].verts[k], M[m].nv[k], M[m].jc, M[m].bulge[k] };
-            TU_CHECK_OK(sinew_skinner_add_mesh(f->sk, &md, &M[m].mesh_ids[k]));
+            TU_CHECK_OK(sinew_skinner_add_mesh(f->sk, &md, &M[m].mesh_ids[k], NULL));
         }
     }
     return 1;
@@ -459,7 +459,7 @@ int main(void)
     static fixture f;
     f.rng = tu_rng_seeded(0xC20ADull);
     sinew_gpu_desc gd = {0};
-    sinew_result res = sinew_gpu_create(&gd, &f.gpu);
+    sinew_result res = sinew_gpu_create(&gd, &f.gpu, NULL);
     TU_CHECK_OK(res);
     if (res != SINEW_OK) return tu_finish("test_gpu_crowd");
     fprintf(stderr, "device: %s\n", sinew_gpu_info(f.gpu)->name);

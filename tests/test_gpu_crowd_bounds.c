@@ -91,7 +91,7 @@ static void make_mesh(tu_rng *rng, sinew_skinner *sk, model *md, mesh *me, uint3
         for (int c = 0; c < 3; c++)
             me->centers[3 * i + c] = (me->v8 ? me->v8[i].position[c] : me->v4[i].position[c]) + (float)tu_uniform(rng, -0.4, 0.4);
     d.cor_centers = me->centers;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &d, &me->id));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &d, &me->id, NULL));
     uint32_t cap = md->jc * md->jc, used = 0;
     me->jb = malloc(sizeof(sinew_joint_bounds) * md->jc);
     me->jb_plain = malloc(sizeof(sinew_joint_bounds) * md->jc);
@@ -119,14 +119,14 @@ int main(void)
     tu_rng rng = tu_rng_seeded(0xB0C5ull);
     sinew_gpu *gpu = NULL;
     sinew_gpu_desc gd = {0};
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_gpu_crowd_bounds");
     sinew_skinner_desc sd = {0};
     sd.max_output_vertices = 1u << 18;
     sd.max_palette_vec4 = 1u << 16;
     sd.cor_centers = true;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return tu_finish("test_gpu_crowd_bounds");
 
     static model M[NMODEL];

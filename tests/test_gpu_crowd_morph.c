@@ -123,7 +123,7 @@ int main(void)
     tu_rng r = tu_rng_seeded(0x3912ull);
     sinew_gpu_desc gd = { 0 };
     sinew_gpu *gpu = NULL;
-    sinew_result res = sinew_gpu_create(&gd, &gpu);
+    sinew_result res = sinew_gpu_create(&gd, &gpu, NULL);
     TU_CHECK_OK(res);
     if (res != SINEW_OK) return tu_finish("test_gpu_crowd_morph");
     sinew_skinner_desc sd = { 0 };
@@ -131,8 +131,8 @@ int main(void)
     sd.max_rest_vertices = 1u << 16;
     sd.max_output_vertices = 1u << 16;
     sinew_skinner *sk = NULL, *other = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &other));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &other, NULL));
     sinew_morpher *mo = NULL, *other_mo = NULL;
     TU_CHECK_OK(sinew_morpher_create(sk, NULL, &mo));
     TU_CHECK_OK(sinew_morpher_create(other, NULL, &other_mo));
@@ -151,7 +151,7 @@ int main(void)
         m->bulge = malloc(sizeof(float) * m->nv);
         TU_CHECK_OK(tu_make_random_mesh(&r, skel, m->nv, 0.5, m->v, m->bulge));
         sinew_skinner_mesh_desc md = { m->v, m->nv, JC, m->bulge };
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m->id));
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m->id, NULL));
         make_targets(&r, m);
         sinew_morph_error err;
         TU_CHECK_OK(sinew_morpher_add_targets(mo, m->id, m->t, m->nt, &m->set, &err));

@@ -70,7 +70,7 @@ int main(void)
     tu_rng r = tu_rng_seeded(0x40B5ull);
     sinew_gpu_desc gd = { 0 };
     sinew_gpu *gpu = NULL;
-    sinew_result res = sinew_gpu_create(&gd, &gpu);
+    sinew_result res = sinew_gpu_create(&gd, &gpu, NULL);
     TU_CHECK_OK(res);
     if (res != SINEW_OK) return tu_finish("test_gpu_crowd_morph_bounds");
     sinew_skinner_desc sd = { 0 };
@@ -79,7 +79,7 @@ int main(void)
     sd.max_output_vertices = 1u << 16;
     sd.cor_centers = true;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     sinew_morpher *mo = NULL;
     if (sk) TU_CHECK_OK(sinew_morpher_create(sk, NULL, &mo));
     if (!sk || !mo) return tu_finish("test_gpu_crowd_morph_bounds");
@@ -103,7 +103,7 @@ int main(void)
             for (int c = 0; c < 3; c++) m->centers[3 * v + c] = m->v[v].position[c] + (float)tu_uniform(&r, -0.4, 0.4);
         sinew_skinner_mesh_desc md = { m->v, m->nv, JC, m->bulge, NULL };
         md.cor_centers = m->centers;
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m->id));
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m->id, NULL));
         make_targets(&r, m);
         sinew_morph_error err;
         TU_CHECK_OK(sinew_morpher_add_targets(mo, m->id, m->t, m->nt, &m->set, &err));

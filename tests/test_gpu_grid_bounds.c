@@ -108,7 +108,7 @@ static void run_frame(sinew_skinner *sk, const sinew_skeleton *skel, tu_rng *r, 
         sinew_instance s = { m->id, in[i].method, 0, in[i].pal_offset, in[i].out_offset };
         inst[i] = s;
     }
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, NINST));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, NINST, NULL));
     TU_CHECK_OK(sinew_skinner_submit(sk));
     TU_CHECK_OK(sinew_skinner_wait(sk));
     uint32_t grid = 0, nd = sinew_debug_dispatch_count(sk, &grid);
@@ -157,7 +157,7 @@ int main(void)
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_gpu_grid_bounds");
     sinew_skeleton *skel = NULL;
     TU_CHECK_OK(tu_make_random_skeleton(&rng, JC, NULL, &skel));
@@ -180,11 +180,11 @@ int main(void)
     sd.max_palette_vec4 = 8 + NINST * (JC * sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE, 0) + 1);
     sd.output_format = SINEW_OUTPUT_FLOAT;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return tu_finish("test_gpu_grid_bounds");
     for (uint32_t i = 0; i < NMESH; i++) {
         sinew_skinner_mesh_desc md = { meshes[i].v4, meshes[i].n, JC, NULL, meshes[i].v8 };
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &meshes[i].id));
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &meshes[i].id, NULL));
     }
     float *pos = malloc(sizeof(float) * 3 * cap_out), *nrm = malloc(sizeof(float) * 3 * cap_out);
     uint32_t device_row = sinew_gpu_properties(gpu)->limits.maxComputeWorkGroupCount[0];

@@ -71,13 +71,13 @@ static void check_create_limits(sinew_gpu *gpu)
         if (cases[i].d.max_output_vertices == 0) cases[i].d.max_output_vertices = 1024;
         if (cases[i].d.max_rest_vertices == 0) cases[i].d.max_rest_vertices = 1024;
         if (cases[i].d.max_palette_vec4 == 0) cases[i].d.max_palette_vec4 = 1024;
-        sinew_result r = sinew_skinner_create(gpu, &cases[i].d, &sk);
+        sinew_result r = sinew_skinner_create(gpu, &cases[i].d, &sk, NULL);
         TU_CHECK_MSG(r == cases[i].expect, "%s: %s, expected %s", cases[i].what, sinew_result_string(r),
                      sinew_result_string(cases[i].expect));
         if (r != SINEW_OK) TU_CHECK(sk == NULL);
         else sinew_skinner_destroy(sk);
     }
-    TU_CHECK_RESULT(sinew_skinner_create(NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_skinner_create(NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
 
     /* Workgroups: with the grid row capped at 1 (sinew/debug.h), a capacity
      * beyond maxComputeWorkGroupCount[1] workgroups no longer fits. */
@@ -88,7 +88,7 @@ static void check_create_limits(sinew_gpu *gpu)
         d.max_rest_vertices = 1024;
         d.max_palette_vec4 = 1024;
         sinew_skinner *sk = NULL;
-        TU_CHECK_OK(sinew_skinner_create(gpu, &d, &sk));
+        TU_CHECK_OK(sinew_skinner_create(gpu, &d, &sk, NULL));
         if (sk) {
             TU_CHECK_RESULT(sinew_debug_set_max_grid_x(sk, 1), SINEW_ERROR_LIMIT_EXCEEDED);
             TU_CHECK_OK(sinew_debug_set_max_grid_x(sk, 0));
@@ -109,39 +109,39 @@ static void test_bad_meshes(sinew_skinner *sk, tu_rng *rng, sinew_skinner_mesh_d
 {
     sinew_mesh_id id = { 77 };
     md->vertex_count = 0;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_EMPTY);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_EMPTY);
     md->vertex_count = NV;
     md->joint_count = 0;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_EMPTY);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_EMPTY);
     md->joint_count = NJ;
     md->vertices = NULL;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     md->vertices = mesh_bad;
     uint32_t at = tu_range(rng, NV);
     memcpy(mesh_bad, mesh_v, sizeof mesh_v);
     mesh_bad[at].joints[1] = NJ; /* joint index == joint_count */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_JOINT_INDEX);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_JOINT_INDEX);
     memcpy(mesh_bad, mesh_v, sizeof mesh_v);
     mesh_bad[at].joints[3] = 65535; /* an unused slot, still validated */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_JOINT_INDEX);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_JOINT_INDEX);
     memcpy(mesh_bad, mesh_v, sizeof mesh_v);
     mesh_bad[at].weights[1] = (uint16_t)(mesh_bad[at].weights[1] - 1); /* sums to 65534 */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_INVALID_WEIGHT);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_INVALID_WEIGHT);
     memcpy(mesh_bad, mesh_v, sizeof mesh_v);
     memset(mesh_bad[at].weights, 0, sizeof mesh_bad[at].weights); /* zero sum */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_INVALID_WEIGHT);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_INVALID_WEIGHT);
     memcpy(mesh_bad, mesh_v, sizeof mesh_v);
     mesh_bad[at].position[2] = NAN;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_NON_FINITE);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_NON_FINITE);
     memcpy(mesh_bad, mesh_v, sizeof mesh_v);
     md->bulge_rest = mesh_bulge;
     mesh_bulge[at] = -1.0f;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     mesh_bulge[at] = INFINITY;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_NON_FINITE);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_NON_FINITE);
     mesh_bulge[at] = 0.5f;
     md->joint_count = SINEW_MAX_JOINTS + 1;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_LIMIT_EXCEEDED);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_LIMIT_EXCEEDED);
     TU_CHECK(id.value == 77); /* untouched by the failures */
 }
 
@@ -153,17 +153,17 @@ static void test_good_meshes_and_capacity(sinew_skinner *sk, tu_rng *rng, sinew_
     sinew_mesh_id id;
     md->joint_count = NJ;
     md->vertices = mesh_v;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, md, with_bulge));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, md, with_bulge, NULL));
     md->bulge_rest = NULL;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, md, without));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, md, without, NULL));
     md->vertex_count = 2 * NV + 1; /* more rest vertices than are left */
     make_mesh(rng, mesh_big, 2 * NV + 1);
     md->vertices = mesh_big;
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_CAPACITY);
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_CAPACITY);
     md->vertex_count = NV;
     md->vertices = mesh_v;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, md, &id)); /* third mesh: max_meshes reached */
-    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id), SINEW_ERROR_CAPACITY);
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, md, &id, NULL)); /* third mesh: max_meshes reached */
+    TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, md, &id, NULL), SINEW_ERROR_CAPACITY);
 }
 
 /* Bad instances: each refused, nothing dispatched, output stays poisoned.
@@ -172,7 +172,7 @@ static void test_bad_instances_refused(sinew_skinner *sk, sinew_mesh_id with_bul
 {
     TU_CHECK_OK(sinew_debug_poison_output(sk, 0, 2 * NV, 0x7fc00000u));
     sinew_frame fr;
-    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, NULL, 0), SINEW_ERROR_INVALID_ARGUMENT); /* no frame begun */
+    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, NULL, 0, NULL), SINEW_ERROR_INVALID_ARGUMENT); /* no frame begun */
     TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
     TU_CHECK_RESULT(sinew_skinner_begin_frame(sk, &fr), SINEW_ERROR_INVALID_ARGUMENT); /* twice */
     for (uint32_t i = 0; i < 64; i++) fr.palette[4 * i] = fr.palette[4 * i + 1] = fr.palette[4 * i + 2] = fr.palette[4 * i + 3] = 0.25f;
@@ -196,15 +196,15 @@ static void test_bad_instances_refused(sinew_skinner *sk, sinew_mesh_id with_bul
         for (int k = 1; k < 5; k++) list[k] = cases[c].in;
         uint32_t count = cases[c].count == 1 ? 2 : cases[c].count;
         if (cases[c].count == 5) for (int k = 0; k < 5; k++) list[k] = cases[c].in;
-        sinew_result r = sinew_skinner_set_instances(sk, list, count);
+        sinew_result r = sinew_skinner_set_instances(sk, list, count, NULL);
         TU_CHECK_MSG(r == cases[c].expect, "%s: %s, expected %s", cases[c].what, sinew_result_string(r),
                      sinew_result_string(cases[c].expect));
         TU_CHECK_RESULT(sinew_skinner_submit(sk), SINEW_ERROR_INVALID_ARGUMENT); /* nothing valid to run */
     }
     /* Instances whose outputs overlap more work than the work list holds are refused too. */
     sinew_instance many[4] = { good, good, good, good };
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, many, 4)); /* 4 x 2 groups fits (4 + 200/64 + ...) */
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0)); /* an empty frame is valid */
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, many, 4, NULL)); /* 4 x 2 groups fits (4 + 200/64 + ...) */
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0, NULL)); /* an empty frame is valid */
     TU_CHECK_OK(sinew_skinner_submit(sk));
     TU_CHECK_OK(sinew_skinner_wait(sk));
     TU_CHECK_OK(sinew_skinner_read_output(sk, 0, 2 * NV, out_pos, NULL));
@@ -235,7 +235,7 @@ static void test_valid_frame_after_errors(sinew_skinner *sk, sinew_mesh_id witho
         p[0] = p[5] = p[10] = 1.0f;
     }
     sinew_instance ok = { without, SINEW_METHOD_LBS, 0, 0, 0 };
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, &ok, 1));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, &ok, 1, NULL));
     TU_CHECK_OK(sinew_skinner_submit(sk));
     TU_CHECK_OK(sinew_skinner_read_output(sk, 0, NV, out_pos, NULL));
     double err = 0;
@@ -257,7 +257,7 @@ int main(void)
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_gpu_limits");
     check_create_limits(gpu);
 
@@ -268,7 +268,7 @@ int main(void)
     sd.max_output_vertices = 2 * NV;
     sd.max_palette_vec4 = 64;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return tu_finish("test_gpu_limits");
 
     make_mesh(&rng, mesh_v, NV);

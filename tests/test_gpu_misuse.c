@@ -84,7 +84,7 @@ static void *skin_thread(void *user)
     sd.max_output_vertices = NV;
     sd.max_palette_vec4 = 64;
     sinew_skinner *sk = NULL;
-    sinew_result r = sinew_skinner_create(job->gpu, &sd, &sk);
+    sinew_result r = sinew_skinner_create(job->gpu, &sd, &sk, NULL);
     if (r != SINEW_OK) {
         JOB_FAIL(job, r);
         return NULL;
@@ -96,7 +96,7 @@ static void *skin_thread(void *user)
         if (f % 8 == 0) { /* an upload (one-shot pool, queue submit + wait) now and then */
             make_mesh(&rng, v, NV);
             sinew_skinner_mesh_desc md = { v, NV, NJ, NULL };
-            r = sinew_skinner_add_mesh(sk, &md, &mesh);
+            r = sinew_skinner_add_mesh(sk, &md, &mesh, NULL);
             if (r != SINEW_OK) {
                 JOB_FAIL(job, r);
                 break;
@@ -111,7 +111,7 @@ static void *skin_thread(void *user)
         }
         write_translation_palette(fr.palette, t);
         sinew_instance in = { mesh, SINEW_METHOD_LBS, 0, 0, 0 };
-        r = sinew_skinner_set_instances(sk, &in, 1);
+        r = sinew_skinner_set_instances(sk, &in, 1, NULL);
         if (r == SINEW_OK) r = sinew_skinner_submit(sk);
         if (r == SINEW_OK) r = sinew_skinner_wait(sk);
         if (r == SINEW_OK) r = sinew_skinner_read_output(sk, 0, NV, pos, NULL);
@@ -186,16 +186,16 @@ static void check_fence_timeout(sinew_gpu *gpu, PFN_vkGetInstanceProcAddr gipa)
     sd.frames_in_flight = 2;
     sd.fence_timeout_ns = 50ull * 1000 * 1000; /* 50 ms */
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return;
     sinew_frame fr;
     /* Frame 0 (slot 0) ends with a fence that is never submitted. */
     TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0, NULL));
     TU_CHECK_OK(sinew_skinner_end_frame(sk, never));
     /* Frame 1 (slot 1): the own queue. */
     TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0, NULL));
     TU_CHECK_OK(sinew_skinner_submit(sk));
     /* Frame 2 reuses slot 0: bounded wait, TIMEOUT, slot left as it was. */
     double t0 = now_s();
@@ -207,18 +207,18 @@ static void check_fence_timeout(sinew_gpu *gpu, PFN_vkGetInstanceProcAddr gipa)
     TU_CHECK_MSG(waited >= 0.045 && waited < 120.0, "begin_frame waited %.3f s", waited);
     TU_CHECK_RESULT(sinew_skinner_begin_frame(sk, &fr), SINEW_ERROR_TIMEOUT); /* repeatable */
     TU_CHECK_RESULT(sinew_skinner_wait(sk), SINEW_ERROR_TIMEOUT);
-    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, NULL, 0), SINEW_ERROR_INVALID_ARGUMENT); /* no frame begun */
+    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, NULL, 0, NULL), SINEW_ERROR_INVALID_ARGUMENT); /* no frame begun */
     /* Forget it: the slot is free again. */
     TU_CHECK_RESULT(sinew_skinner_forget_fence(sk, VK_NULL_HANDLE), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_OK(sinew_skinner_forget_fence(sk, never));
     TU_CHECK_RESULT(sinew_skinner_forget_fence(sk, never), SINEW_ERROR_INVALID_ARGUMENT); /* no longer pending */
     TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0, NULL));
     TU_CHECK_OK(sinew_skinner_submit(sk));
     TU_CHECK_OK(sinew_skinner_wait(sk));
     /* destroy with a never-signalled fence pending: bounded, and it frees. */
     TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0, NULL));
     TU_CHECK_OK(sinew_skinner_end_frame(sk, never));
     t0 = now_s();
     TU_CHECK_OK(sinew_skinner_destroy(sk));
@@ -299,12 +299,12 @@ static void check_allocator_rule(sinew_gpu *gpu)
     gd.enable_validation = 1;
     sinew_gpu *g = (sinew_gpu *)(uintptr_t)1;
     gd.allocator = &half_a;
-    TU_CHECK_RESULT(sinew_gpu_create(&gd, &g), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_gpu_create(&gd, &g, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(g == NULL);
     gd.allocator = &half_f;
-    TU_CHECK_RESULT(sinew_gpu_create(&gd, &g), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_gpu_create(&gd, &g, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     gd.allocator = &none;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &g));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &g, NULL));
     if (g) {
         TU_CHECK(sinew_debug_validation_message_count(g) == 0);
         sinew_gpu_destroy(g);
@@ -317,17 +317,18 @@ static void check_allocator_rule(sinew_gpu *gpu)
     ed.device = sinew_gpu_device(gpu);
     ed.queue = sinew_gpu_queue(gpu);
     ed.queue_family = sinew_gpu_queue_family(gpu);
+    ed.api_version = VK_API_VERSION_1_1;
     ed.allocator = &half_a;
-    TU_CHECK_RESULT(sinew_gpu_create_external(&ed, &g), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_gpu_create_external(&ed, &g, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     ed.allocator = &half_f;
-    TU_CHECK_RESULT(sinew_gpu_create_external(&ed, &g), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_gpu_create_external(&ed, &g, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     ed.allocator = &none;
-    TU_CHECK_OK(sinew_gpu_create_external(&ed, &g));
+    TU_CHECK_OK(sinew_gpu_create_external(&ed, &g, NULL));
     sinew_gpu_destroy(g);
     /* A device function missing from vkGetDeviceProcAddr: a clean failure. */
     ed.get_instance_proc_addr = gipa_broken_device;
     g = (sinew_gpu *)(uintptr_t)1;
-    TU_CHECK_RESULT(sinew_gpu_create_external(&ed, &g), SINEW_ERROR_VULKAN);
+    TU_CHECK_RESULT(sinew_gpu_create_external(&ed, &g, NULL), SINEW_ERROR_VULKAN);
     TU_CHECK(g == NULL);
 }
 
@@ -341,7 +342,7 @@ static void check_vulkan_allocations(tu_rng *rng)
     gd.enable_validation = 1;
     gd.allocator = &a;
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return;
     long after_create = cnt.allocs;
     sinew_skinner_desc sd = { 0 };
@@ -351,21 +352,21 @@ static void check_vulkan_allocations(tu_rng *rng)
     sd.max_output_vertices = NV;
     sd.max_palette_vec4 = 64;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (sk) {
         static sinew_vertex v[NV];
         static float pos[3 * NV];
         make_mesh(rng, v, NV);
         sinew_skinner_mesh_desc md = { v, NV, NJ, NULL };
         sinew_mesh_id mesh;
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh));
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL));
         for (int f = 0; f < 3; f++) {
             sinew_frame fr;
             float t[3] = { 0.5f, -1.0f, (float)f };
             TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
             write_translation_palette(fr.palette, t);
             sinew_instance in = { mesh, SINEW_METHOD_LBS, 0, 0, 0 };
-            TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1));
+            TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1, NULL));
             TU_CHECK_OK(sinew_skinner_submit(sk));
         }
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, NV, pos, NULL));
@@ -388,11 +389,11 @@ static void check_proc_addr(void)
     gd.enable_validation = 1;
     gd.get_instance_proc_addr = gipa_counting;
     sinew_gpu *g = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &g));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &g, NULL));
     TU_CHECK_MSG(gipa_calls > 0, "the given vkGetInstanceProcAddr was not used");
     if (g) {
         sinew_skinner *sk = NULL;
-        TU_CHECK_OK(sinew_skinner_create(g, NULL, &sk));
+        TU_CHECK_OK(sinew_skinner_create(g, NULL, &sk, NULL));
         TU_CHECK_OK(sinew_skinner_destroy(sk));
         TU_CHECK(sinew_debug_validation_message_count(g) == 0);
         sinew_gpu_destroy(g);
@@ -403,7 +404,7 @@ static void check_proc_addr(void)
     gd.get_instance_proc_addr = gipa_broken_device;
     gd.allocator = &a;
     g = (sinew_gpu *)(uintptr_t)1;
-    TU_CHECK_RESULT(sinew_gpu_create(&gd, &g), SINEW_ERROR_VULKAN);
+    TU_CHECK_RESULT(sinew_gpu_create(&gd, &g, NULL), SINEW_ERROR_VULKAN);
     TU_CHECK(g == NULL);
     TU_CHECK_MSG(cnt.allocs == cnt.frees, "%ld allocations, %ld frees", cnt.allocs, cnt.frees);
 }
@@ -418,7 +419,7 @@ int main(void)
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu || !gipa) return tu_finish("test_gpu_misuse");
     TU_CHECK(sinew_debug_validation_enabled(gpu));
 

@@ -225,7 +225,7 @@ static void test_tangent_deltas(tu_rng *r, sinew_gpu *gpu)
     sd.tangents = true;
     sinew_skinner *sk = NULL;
     sinew_morpher *mo = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (sk) TU_CHECK_OK(sinew_morpher_create(sk, NULL, &mo));
     if (!sk || !mo) return;
     mesh m;
@@ -246,10 +246,10 @@ static void test_tangent_deltas(tu_rng *r, sinew_gpu *gpu)
     TU_CHECK_OK(sinew_pack_tangents(m.nv, t4, m.tan, NULL));
     TU_CHECK_OK(tu_make_random_mesh(r, m.skel, m.nv, 0.5, m.v, m.bulge));
     sinew_skinner_mesh_desc md = { m.v, m.nv, m.jc, m.bulge, NULL, m.tan };
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m.id));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m.id, NULL));
     sinew_skinner_mesh_desc plain = { m.v, m.nv, m.jc, m.bulge, NULL, NULL };
     sinew_mesh_id plain_id;
-    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &plain, &plain_id));
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &plain, &plain_id, NULL));
     make_targets(r, &m);
     uint32_t with_t = 0;
     for (uint32_t t = 0; t < m.nt; t++) with_t += m.t[t].tangent_deltas != NULL && m.t[t].count;
@@ -306,7 +306,7 @@ static void test_tangent_deltas(tu_rng *r, sinew_gpu *gpu)
         }
         TU_CHECK_OK(sinew_morpher_set_frame(mo, items, TCH, meshes, &err));
         for (int c = 0; c < TCH; c++) inst[c].mesh = meshes[c];
-        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, TCH));
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, TCH, NULL));
         TU_CHECK_OK(sinew_skinner_submit(sk));
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total, gp, NULL));
         TU_CHECK_OK(sinew_skinner_read_tangents(sk, 0, total, gt));
@@ -453,7 +453,7 @@ int main(void)
     tu_rng r = tu_rng_seeded(0x3012ull);
     sinew_gpu_desc gd = { 0 };
     sinew_gpu *gpu = NULL;
-    sinew_result res = sinew_gpu_create(&gd, &gpu);
+    sinew_result res = sinew_gpu_create(&gd, &gpu, NULL);
     TU_CHECK_OK(res);
     if (res != SINEW_OK) return tu_finish("test_gpu_morph");
     fprintf(stderr, "device: %s\n", sinew_gpu_info(gpu)->name);
@@ -461,7 +461,7 @@ int main(void)
     sd.max_meshes = 64;
     sd.max_rest_vertices = 1u << 17;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     sinew_morpher *mo = NULL;
     TU_CHECK_OK(sinew_morpher_create(sk, NULL, &mo));
     if (!sk || !mo) return tu_finish("test_gpu_morph");
@@ -478,7 +478,7 @@ int main(void)
         m->bulge = malloc(sizeof(float) * m->nv);
         TU_CHECK_OK(tu_make_random_mesh(&r, m->skel, m->nv, 0.5, m->v, m->bulge));
         sinew_skinner_mesh_desc md = { m->v, m->nv, m->jc, m->bulge };
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m->id));
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &m->id, NULL));
         make_targets(&r, m);
         sinew_morph_error err;
         TU_CHECK_OK(sinew_morpher_add_targets(mo, m->id, m->t, m->nt, &m->set, &err));
@@ -560,7 +560,7 @@ int main(void)
         }
         TU_CHECK(sinew_morpher_active_items(mo) == expect_active);
         active_total += expect_active;
-        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, NCHAR));
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, NCHAR, NULL));
         TU_CHECK_OK(sinew_skinner_submit(sk));
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total_out + 64, gpos, gnrm));
         for (int c = 0; c < NCHAR; c++) {

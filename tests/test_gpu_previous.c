@@ -97,12 +97,12 @@ static int setup(fixture *f, sinew_output_format fmt, sinew_read_path path)
     sd.output_format = fmt;
     sd.keep_previous = true;
     sd.read_path = path;
-    TU_CHECK_OK(sinew_skinner_create(f->gpu, &sd, &f->sk));
+    TU_CHECK_OK(sinew_skinner_create(f->gpu, &sd, &f->sk, NULL));
     if (!f->sk) return 0;
     sinew_skinner_mesh_desc m4 = { f->v4, NV4, NJ, NULL, NULL };
     sinew_skinner_mesh_desc m8 = { NULL, NV8, NJ, NULL, f->v8 };
-    TU_CHECK_OK(sinew_skinner_add_mesh(f->sk, &m4, &f->mesh[0]));
-    TU_CHECK_OK(sinew_skinner_add_mesh(f->sk, &m8, &f->mesh[1]));
+    TU_CHECK_OK(sinew_skinner_add_mesh(f->sk, &m4, &f->mesh[0], NULL));
+    TU_CHECK_OK(sinew_skinner_add_mesh(f->sk, &m8, &f->mesh[1], NULL));
     sinew_crowd_desc cd = {0};
     cd.skinner = f->sk;
     cd.max_characters = NCHAR;
@@ -319,7 +319,7 @@ static void test_misuse(fixture *f)
     sinew_skinner *sk = NULL;
     sinew_skinner_desc sd = {0};
     sd.max_output_vertices = 1024;
-    TU_CHECK_OK(sinew_skinner_create(f->gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(f->gpu, &sd, &sk, NULL));
     if (!sk) return;
     float p[3];
     sinew_output_binding b;
@@ -328,7 +328,7 @@ static void test_misuse(fixture *f)
     TU_CHECK(sinew_debug_poison_previous(sk, 0, 1, 0) == SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_OK(sinew_skinner_destroy(sk));
     sd.keep_previous = true;
-    TU_CHECK_OK(sinew_skinner_create(f->gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(f->gpu, &sd, &sk, NULL));
     if (!sk) return;
     TU_CHECK_OK(sinew_skinner_previous_binding(sk, &b));
     TU_CHECK(b.stride == 16 && b.position_format == VK_FORMAT_R32G32B32_SFLOAT && b.buffer != VK_NULL_HANDLE);
@@ -343,7 +343,7 @@ int main(void)
     static fixture f;
     f.rng = tu_rng_seeded(0x9E5Full);
     sinew_gpu_desc gd = {0};
-    TU_CHECK_OK(sinew_gpu_create(&gd, &f.gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &f.gpu, NULL));
     if (!f.gpu) return tu_finish("test_gpu_previous");
     sinew_gpu *gpu = f.gpu;
     run_format(&f, SINEW_OUTPUT_FLOAT, SINEW_READ_AUTO);

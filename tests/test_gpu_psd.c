@@ -16,7 +16,7 @@ int main(void)
     static psd_report rep;
     sinew_gpu_desc gd = { 0 };
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     TU_CHECK_OK(scene_psd_run(&rep, gpu));
     TU_CHECK(rep.gpu == 1);
     scene_psd_print(&rep);

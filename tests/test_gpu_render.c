@@ -208,7 +208,7 @@ int main(void)
     (void)rng;
     sinew_gpu_desc gd = {0};
     sinew_gpu *gpu = NULL;
-    sinew_result r = sinew_gpu_create(&gd, &gpu);
+    sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
     TU_CHECK_OK(r);
     if (r != SINEW_OK) return tu_finish("test_gpu_render");
     fprintf(stderr, "device: %s\n", sinew_gpu_info(gpu)->name);

@@ -121,7 +121,7 @@ static sinew_skinner *create_config_skinner(sinew_gpu *gpu, sinew_output_format 
     sd.output_format = fmt;
     sd.read_path = path;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return NULL;
     TU_CHECK_OK(sinew_debug_set_max_grid_x(sk, max_grid_x));
     TU_CHECK_OK(sinew_debug_set_kernel(sk, kc->kernel));
@@ -133,7 +133,7 @@ static sinew_skinner *create_config_skinner(sinew_gpu *gpu, sinew_output_format 
     TU_CHECK(ob.stride == (fmt == SINEW_OUTPUT_PACKED ? 16u : 24u));
     for (int m = 0; m < N_MESH; m++) {
         sinew_skinner_mesh_desc md = { meshes[m].v, meshes[m].n, meshes[m].jc, meshes[m].bulge };
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &ids[m]));
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &ids[m], NULL));
         TU_CHECK(sinew_skinner_mesh_vertex_count(sk, ids[m]) == meshes[m].n);
     }
     return sk;
@@ -165,7 +165,7 @@ static double skin_frame(sinew_skinner *sk, const character *ch, const mesh_data
         sinew_instance in = { ids[c->mesh], c->method, c->flags, c->pal_offset, c->out_offset };
         inst[i] = in;
     }
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, N_CHAR));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, N_CHAR, NULL));
     TU_CHECK_OK(sinew_skinner_submit(sk));
     TU_CHECK_OK(sinew_skinner_wait(sk));
     double ms = 0;
@@ -400,7 +400,7 @@ int main(void)
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_gpu_skin");
     TU_CHECK(sinew_debug_validation_enabled(gpu) == 1);
     fprintf(stderr, "device: %s\n", sinew_gpu_info(gpu)->name);

@@ -280,14 +280,14 @@ static void run_list(sinew_gpu *gpu, const char *label, sinew_output_format fmt,
     sd.output_format = fmt;
     sd.read_path = path;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return;
     TU_CHECK_OK(sinew_debug_set_kernel(sk, kernel));
     TU_CHECK_OK(sinew_debug_set_workgroup_size(sk, wg));
     sinew_mesh_id ids[N_MESH];
     for (int m = 0; m < N_MESH; m++) {
         sinew_skinner_mesh_desc md = { meshes[m].v4, meshes[m].n, meshes[m].jc, meshes[m].bulge, meshes[m].v8 };
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &ids[m]));
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &ids[m], NULL));
         TU_CHECK(sinew_skinner_mesh_influences(sk, ids[m]) == meshes[m].K);
     }
     float *pos = malloc(sizeof(float) * 3 * total_out), *nrm = malloc(sizeof(float) * 3 * total_out);
@@ -311,7 +311,7 @@ static void run_list(sinew_gpu *gpu, const char *label, sinew_output_format fmt,
             sinew_instance in = { ids[c->mesh], c->method, c->flags, c->pal_offset, c->out_offset };
             inst[i] = in;
         }
-        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, nlist));
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, nlist, NULL));
         TU_CHECK_OK(sinew_skinner_submit(sk));
         TU_CHECK_OK(sinew_skinner_wait(sk));
         uint32_t grid = 0, nd = sinew_debug_dispatch_count(sk, &grid);
@@ -413,7 +413,7 @@ int main(void)
     sinew_gpu_desc gd = { 0 };
     gd.enable_validation = 1;
     sinew_gpu *gpu = NULL;
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_gpu_skin8");
 
     mesh_data meshes[N_MESH];
@@ -460,23 +460,23 @@ int main(void)
         sinew_skinner *sk = NULL;
         sinew_skinner_desc sd = { 0 };
         sd.max_rest_vertices = total_rest;
-        TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+        TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
         sinew_mesh_id id;
         sinew_skinner_mesh_desc md = { NULL, meshes[0].n, meshes[0].jc, NULL, meshes[0].v8 };
-        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &id));
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &id, NULL));
         sinew_skinner_mesh_desc both = { meshes[MESH4].v4, meshes[MESH4].n, meshes[MESH4].jc, NULL, meshes[0].v8 };
-        TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &both, &id), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &both, &id, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         sinew_vertex8 badv = meshes[0].v8[0];
         badv.joints[7] = (uint16_t)meshes[0].jc;
         badv.weights[7] = 0; /* a zero weight still names a joint the kernel reads */
         sinew_skinner_mesh_desc bad = { NULL, 1, meshes[0].jc, NULL, &badv };
-        TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &bad, &id), SINEW_ERROR_JOINT_INDEX);
+        TU_CHECK_RESULT(sinew_skinner_add_mesh(sk, &bad, &id, NULL), SINEW_ERROR_JOINT_INDEX);
         TU_CHECK_OK(sinew_debug_set_kernel(sk, SINEW_DEBUG_KERNEL_BASELINE));
         sinew_frame fr;
         TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
         sinew_instance in = { { 0 }, SINEW_METHOD_LBS, 0, 0, 0 };
-        TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0));
+        TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0, NULL));
         TU_CHECK_OK(sinew_skinner_end_frame(sk, VK_NULL_HANDLE));
         sinew_skinner_destroy(sk);
     }

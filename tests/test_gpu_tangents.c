@@ -188,7 +188,7 @@ static void run_frame(sinew_skinner *sk, character *cs, uint32_t n, const char *
         inst[c] = in;
         pal += NJ * stride;
     }
-    TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, n));
+    TU_CHECK_OK(sinew_skinner_set_instances(sk, inst, n, NULL));
     TU_CHECK_OK(sinew_skinner_submit(sk));
     TU_CHECK_OK(sinew_skinner_wait(sk));
     check(sk, cs, n, out_off, what);
@@ -199,7 +199,7 @@ int main(void)
     rng = tu_rng_seeded(0x7A9Eull);
     sinew_gpu *gpu = NULL;
     sinew_gpu_desc gd = {0};
-    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu));
+    TU_CHECK_OK(sinew_gpu_create(&gd, &gpu, NULL));
     if (!gpu) return tu_finish("test_gpu_tangents");
     TU_CHECK_OK(tu_make_random_skeleton(&rng, NJ, NULL, &skel));
     if (!skel) return tu_finish("test_gpu_tangents");
@@ -224,29 +224,29 @@ int main(void)
     sd.max_output_vertices = 64 * NV;
     sd.max_palette_vec4 = 64 * NJ * 8;
     sinew_skinner *sk = NULL;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     sinew_skinner_mesh_desc md = { M[0].v4, NV, NJ, M[0].bulge, NULL, M[0].t };
     sinew_mesh_id id;
     float t4[4];
     sinew_output_binding b;
-    TU_CHECK(sinew_skinner_add_mesh(sk, &md, &id) == SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(sinew_skinner_add_mesh(sk, &md, &id, NULL) == SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(sinew_skinner_read_tangents(sk, 0, 1, t4) == SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(sinew_skinner_tangent_binding(sk, &b) == SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_OK(sinew_skinner_destroy(sk));
     sd.tangents = true;
     for (packed = 0; packed < 2; packed++) {
         sd.output_format = packed ? SINEW_OUTPUT_PACKED : SINEW_OUTPUT_FLOAT;
-        TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk));
+        TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
         if (!sk) return tu_finish("test_gpu_tangents");
         M[0].t[5].sign = 0.5f;
-        TU_CHECK(sinew_skinner_add_mesh(sk, &md, &id) == SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK(sinew_skinner_add_mesh(sk, &md, &id, NULL) == SINEW_ERROR_INVALID_ARGUMENT);
         M[0].t[5].sign = 1.0f;
         TU_CHECK_OK(sinew_skinner_tangent_binding(sk, &b));
         if (packed) TU_CHECK(b.stride == 4 && b.position_format == VK_FORMAT_A2B10G10R10_SNORM_PACK32);
         else TU_CHECK(b.stride == 16 && b.position_format == VK_FORMAT_R32G32B32A32_SFLOAT);
         for (int m = 0; m < 3; m++) {
             sinew_skinner_mesh_desc d = { M[m].v4, NV, NJ, M[m].bulge, M[m].v8, M[m].t };
-            TU_CHECK_OK(sinew_skinner_add_mesh(sk, &d, &M[m].id));
+            TU_CHECK_OK(sinew_skinner_add_mesh(sk, &d, &M[m].id, NULL));
         }
 
         static character cs[64];

@@ -80,17 +80,17 @@ int main(int argc, char **argv)
 
     sinew_gpu_desc gd = { 0 };
     sinew_gpu *gpu = NULL;
-    CHECK(sinew_gpu_create(&gd, &gpu));
+    CHECK(sinew_gpu_create(&gd, &gpu, NULL));
     sinew_skinner_desc sd = { 0 };
     sd.max_meshes = 1 + NSET + NCHAR * NSET;
     sd.max_rest_vertices = nv * (1 + NCHAR * NSET);
     sd.max_output_vertices = nv * NCHAR;
     sd.max_instances = NCHAR;
     sinew_skinner *sk = NULL;
-    CHECK(sinew_skinner_create(gpu, &sd, &sk));
+    CHECK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     sinew_skinner_mesh_desc md = { v, nv, 3, NULL };
     sinew_mesh_id mesh;
-    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
+    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL));
     sinew_morpher_desc mdsc = { 0 };
     mdsc.max_slots = NCHAR * NSET;
     mdsc.max_data_vec4 = 1u << 22;
@@ -179,7 +179,7 @@ int main(int argc, char **argv)
                                       nv * (uint32_t)c };
                 inst[c] = in;
             }
-            CHECK(sinew_skinner_set_instances(sk, inst, NCHAR));
+            CHECK(sinew_skinner_set_instances(sk, inst, NCHAR, NULL));
             CHECK(sinew_skinner_submit(sk));
             CHECK(sinew_skinner_wait(sk));
             CHECK(sinew_skinner_gpu_time(sk, &ms[round * NCASE + cs]));

@@ -563,7 +563,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     int rc = EXIT_ERR;
     sinew_gpu_desc gd = { 0 };
     gd.device = o->device;
-    sinew_result r = sinew_gpu_create(&gd, &gpu);
+    sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
     if (r) { err("no Vulkan device%s%s: %s (use --cpu for the reference skinner)", o->device ? " matching " : "",
                  o->device ? o->device : "", sinew_result_string(r)); goto out; }
     snprintf(device_name, dn_size, "%s", sinew_gpu_info(gpu)->name);
@@ -578,7 +578,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     sd.frames_in_flight = 1;
     sd.tangents = tan != NULL;
     sd.cor_centers = centers != NULL;
-    if ((r = sinew_skinner_create(gpu, &sd, &sk))) { err("skinner: %s", sinew_result_string(r)); goto out; }
+    if ((r = sinew_skinner_create(gpu, &sd, &sk, NULL))) { err("skinner: %s", sinew_result_string(r)); goto out; }
     sinew_skinner_mesh_desc md = { 0 };
     md.vertices = v8 ? NULL : verts;
     md.vertices8 = v8;
@@ -588,7 +588,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     md.tangents = tan;
     md.cor_centers = centers; /* morphed copies keep these (centers of the unmorphed rest mesh) */
     sinew_mesh_id mesh_id;
-    if ((r = sinew_skinner_add_mesh(sk, &md, &mesh_id))) { err("uploading the mesh: %s", sinew_result_string(r)); goto out; }
+    if ((r = sinew_skinner_add_mesh(sk, &md, &mesh_id, NULL))) { err("uploading the mesh: %s", sinew_result_string(r)); goto out; }
     sinew_morph_slot_id slot = { 0 };
     sinew_morph_error merr;
     merr.message[0] = 0;
@@ -622,7 +622,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     }
     inst.method = o->method;
     inst.flags = flags;
-    if ((r = sinew_skinner_set_instances(sk, &inst, 1)) || (r = sinew_skinner_submit(sk)) || (r = sinew_skinner_wait(sk))) {
+    if ((r = sinew_skinner_set_instances(sk, &inst, 1, NULL)) || (r = sinew_skinner_submit(sk)) || (r = sinew_skinner_wait(sk))) {
         err("skinning on the GPU: %s", sinew_result_string(r));
         goto out;
     }

@@ -67,10 +67,10 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
     sd.frames_in_flight = 2;
     sd.output_format = fmt;
     sd.cor_centers = true; /* demo_model_upload gives every mesh its centers of rotation */
-    r = sinew_skinner_create(gpu, &sd, &s->sk);
+    r = sinew_skinner_create(gpu, &sd, &s->sk, NULL);
     while (r == SINEW_ERROR_LIMIT_EXCEEDED && sd.max_output_vertices > 4u * max_verts) {
         sd.max_output_vertices /= 2; /* beyond the device's buffer limits: shrink */
-        r = sinew_skinner_create(gpu, &sd, &s->sk);
+        r = sinew_skinner_create(gpu, &sd, &s->sk, NULL);
     }
     s->max_output_vertices = sd.max_output_vertices;
     sinew_renderer_desc rdd = {0};

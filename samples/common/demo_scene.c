@@ -205,7 +205,7 @@ sinew_result demo_model_upload(demo_model *m, sinew_skinner *sk, sinew_renderer 
     sinew_result r = demo_model_centers(m);
     if (r != SINEW_OK) return r;
     md.cor_centers = m->centers;
-    r = sinew_skinner_add_mesh(sk, &md, &m->mesh_id);
+    r = sinew_skinner_add_mesh(sk, &md, &m->mesh_id, NULL);
     if (r == SINEW_OK && rnd && m->index_count)
         r = sinew_renderer_set_mesh(rnd, m->mesh_id, m->indices, m->index_count, m->vertex_count);
     return r;

@@ -115,13 +115,13 @@ static sinew_result gpu_rows(sinew_gpu *gpu, const psd_ctx *x, const sinew_morph
     sd.max_output_vertices = x->nv * rows;
     sd.max_instances = rows;
     float *gp = malloc(sizeof(float) * 3 * x->nv * rows);
-    sinew_result r = gp ? sinew_skinner_create(gpu, &sd, &sk) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_result r = gp ? sinew_skinner_create(gpu, &sd, &sk, NULL) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
     sinew_morpher_desc md = { 0 };
     md.max_slots = rows;
     if (r == SINEW_OK) r = sinew_morpher_create(sk, &md, &mo);
     sinew_mesh_id mesh;
     sinew_skinner_mesh_desc mdsc = { x->v, x->nv, 3, x->bulge };
-    if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &mdsc, &mesh);
+    if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &mdsc, &mesh, NULL);
     sinew_morph_set_id set;
     sinew_morph_error err;
     if (r == SINEW_OK) r = sinew_morpher_add_targets(mo, mesh, t, NEX, &set, &err);
@@ -143,7 +143,7 @@ static sinew_result gpu_rows(sinew_gpu *gpu, const psd_ctx *x, const sinew_morph
         sinew_instance in = { meshes[k], SINEW_METHOD_LBS, 0, stride * 3 * k, x->nv * k };
         inst[k] = in;
     }
-    if (r == SINEW_OK) r = sinew_skinner_set_instances(sk, inst, rows);
+    if (r == SINEW_OK) r = sinew_skinner_set_instances(sk, inst, rows, NULL);
     if (r == SINEW_OK) r = sinew_skinner_submit(sk);
     if (r == SINEW_OK) r = sinew_skinner_read_output(sk, 0, x->nv * rows, gp, NULL);
     for (uint32_t k = 0; k < rows && r == SINEW_OK; k++) {

@@ -136,11 +136,11 @@ static void quality(sinew_gpu *gpu, scene_shape shape)
     sd.max_palette_vec4 = NI * 3 * 8;
     sd.cor_centers = true;
     sinew_skinner *sk;
-    CHECK(sinew_skinner_create(gpu, &sd, &sk));
+    CHECK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     sinew_mesh_id mesh;
     sinew_skinner_mesh_desc md = { t.v, t.nv, 3, t.bulge };
     md.cor_centers = t.cen;
-    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
+    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL));
     static sinew_palette_joint pal[NI][3];
     sinew_instance inst[NI];
     sinew_frame fr;
@@ -159,7 +159,7 @@ static void quality(sinew_gpu *gpu, scene_shape shape)
         inst[i] = in;
         off += 3 * sinew_palette_gpu_stride((sinew_method)m, flags);
     }
-    CHECK(sinew_skinner_set_instances(sk, inst, NI));
+    CHECK(sinew_skinner_set_instances(sk, inst, NI, NULL));
     CHECK(sinew_skinner_submit(sk));
     float *pos = xmalloc(sizeof(float) * 3 * t.nv);
     double *pd = xmalloc(sizeof(double) * 3 * t.nv);
@@ -331,10 +331,10 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
         sd.max_palette_vec4 = chars * 3 * 8;
         sd.output_format = (sinew_output_format)f;
         sd.cor_centers = true;
-        CHECK(sinew_skinner_create(gpu, &sd, &sk[f]));
+        CHECK(sinew_skinner_create(gpu, &sd, &sk[f], NULL));
         sinew_skinner_mesh_desc md = { t.v, t.nv, 3, t.bulge };
         md.cor_centers = t.cen;
-        CHECK(sinew_skinner_add_mesh(sk[f], &md, &mesh[f]));
+        CHECK(sinew_skinner_add_mesh(sk[f], &md, &mesh[f], NULL));
     }
     sinew_read_path def = sinew_skinner_read_path(sk[0]);
     variant vars[2 * DEMO_METHODS + 3];
@@ -376,7 +376,7 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
                 sinew_instance in = { mesh[v->fmt], v->method, v->flags, c * 3 * stride, c * t.nv };
                 inst[c] = in;
             }
-            CHECK(sinew_skinner_set_instances(s, inst, chars));
+            CHECK(sinew_skinner_set_instances(s, inst, chars, NULL));
             CHECK(sinew_skinner_submit(s));
             CHECK(sinew_skinner_wait(s));
             double ms;
@@ -490,7 +490,7 @@ int main(int argc, char **argv)
     sinew_gpu_desc gd = { 0 };
     gd.device = device;
     sinew_gpu *gpu = NULL;
-    sinew_result r = sinew_gpu_create(&gd, &gpu);
+    sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
     if (r != SINEW_OK) {
         fprintf(stderr, "sinew-demo: no GPU context: %s\n", sinew_result_string(r));
         return 1;

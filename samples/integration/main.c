@@ -270,9 +270,10 @@ int main(void)
     ed.device = h.dev;
     ed.queue = h.queue;
     ed.queue_family = h.qf;
+    ed.api_version = VK_API_VERSION_1_1;
     ed.debug_utils_enabled = h.validation;
     sinew_gpu *gpu = NULL;
-    SCHECK(sinew_gpu_create_external(&ed, &gpu));
+    SCHECK(sinew_gpu_create_external(&ed, &gpu, NULL));
     printf("device: %s (host-created, wrapped)\n", sinew_gpu_info(gpu)->name);
 
     scene_tube_desc td = { 24, 16, 0.1, 2 };
@@ -297,10 +298,10 @@ int main(void)
     sd.max_meshes = 1;
     sd.frames_in_flight = FRAMES;
     sinew_skinner *sk = NULL;
-    SCHECK(sinew_skinner_create(gpu, &sd, &sk));
+    SCHECK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     sinew_skinner_mesh_desc md = { verts, nv, 3, NULL };
     sinew_mesh_id mesh = { 0 };
-    SCHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
+    SCHECK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL));
     sinew_crowd_desc cd = { 0 };
     cd.skinner = sk;
     cd.max_characters = NCHAR;

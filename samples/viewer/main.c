@@ -62,7 +62,7 @@ static int run_headless(const char *dir, const char *model, uint32_t count)
     }
     sinew_gpu_desc gd = {0};
     sinew_gpu *gpu = NULL;
-    sinew_result r = sinew_gpu_create(&gd, &gpu);
+    sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
     if (r != SINEW_OK) {
         fprintf(stderr, "no Vulkan device: %s\n", sinew_result_string(r));
         return 1;
@@ -1046,8 +1046,9 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
     ed.device = v.dev;
     ed.queue = v.queue;
     ed.queue_family = v.qf;
+    ed.api_version = VK_API_VERSION_1_1;
     ed.debug_utils_enabled = v.validation;
-    sinew_result r = sinew_gpu_create_external(&ed, &v.gpu);
+    sinew_result r = sinew_gpu_create_external(&ed, &v.gpu, NULL);
     if (r != SINEW_OK) {
         fprintf(stderr, "sinew_gpu_create_external: %s\n", sinew_result_string(r));
         return 1;

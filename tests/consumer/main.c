@@ -78,7 +78,7 @@ int main(void)
 
     sinew_gpu_desc gd = { 0 };
     sinew_gpu *gpu = NULL;
-    r = sinew_gpu_create(&gd, &gpu);
+    r = sinew_gpu_create(&gd, &gpu, NULL);
     if (r != SINEW_OK) return fail("gpu", r);
     printf("consumer: Sinew %s on %s\n", sinew_version_string(), sinew_gpu_info(gpu)->name);
     sinew_skinner_desc kd = { 0 };
@@ -87,16 +87,16 @@ int main(void)
     kd.max_palette_vec4 = 64;
     kd.max_instances = 1;
     sinew_skinner *sk = NULL;
-    r = sinew_skinner_create(gpu, &kd, &sk);
+    r = sinew_skinner_create(gpu, &kd, &sk, NULL);
     sinew_mesh_id mesh = { 0 };
     sinew_skinner_mesh_desc md = { verts, NV, 2, NULL };
-    if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &md, &mesh);
+    if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &md, &mesh, NULL);
     sinew_frame fr;
     if (r == SINEW_OK) r = sinew_skinner_begin_frame(sk, &fr);
     if (r == SINEW_OK) {
         sinew_palette_pack(SINEW_METHOD_DQS, 0, pal, 2, fr.palette);
         sinew_instance in = { mesh, SINEW_METHOD_DQS, 0, 0, 0 };
-        r = sinew_skinner_set_instances(sk, &in, 1);
+        r = sinew_skinner_set_instances(sk, &in, 1, NULL);
     }
     if (r == SINEW_OK) r = sinew_skinner_submit(sk);
     float out[NV * 3];

@@ -61,8 +61,9 @@ int main(void)
     ed.device = dev;
     ed.queue = queue;
     ed.queue_family = family;
+    ed.api_version = VK_API_VERSION_1_1;
     sinew_gpu *gpu = NULL;
-    CHECK(sinew_gpu_create_external(&ed, &gpu) == SINEW_OK);
+    CHECK(sinew_gpu_create_external(&ed, &gpu, NULL) == SINEW_OK);
 
     /* One vertex bound to one joint translated by (1, 2, 3). */
     sinew_vertex v = { { 0.5f, 0.0f, 0.0f }, 0, { 0, 0, 0, 0 }, { 65535, 0, 0, 0 } };
@@ -80,15 +81,15 @@ int main(void)
     kd.max_palette_vec4 = 16;
     kd.max_instances = 1;
     sinew_skinner *sk = NULL;
-    CHECK(sinew_skinner_create(gpu, &kd, &sk) == SINEW_OK);
+    CHECK(sinew_skinner_create(gpu, &kd, &sk, NULL) == SINEW_OK);
     sinew_mesh_id mesh;
     sinew_skinner_mesh_desc md = { &v, 1, 1, NULL };
-    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh) == SINEW_OK);
+    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL) == SINEW_OK);
     sinew_frame fr;
     CHECK(sinew_skinner_begin_frame(sk, &fr) == SINEW_OK);
     sinew_palette_pack(SINEW_METHOD_LBS, 0, &pj, 1, fr.palette);
     sinew_instance in = { mesh, SINEW_METHOD_LBS, 0, 0, 0 };
-    CHECK(sinew_skinner_set_instances(sk, &in, 1) == SINEW_OK);
+    CHECK(sinew_skinner_set_instances(sk, &in, 1, NULL) == SINEW_OK);
     CHECK(sinew_skinner_submit(sk) == SINEW_OK);
     float p[3];
     CHECK(sinew_skinner_read_output(sk, 0, 1, p, NULL) == SINEW_OK);

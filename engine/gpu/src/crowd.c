@@ -612,7 +612,7 @@ sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_charac
 /* Ends a begun frame with no work, so the next begin_frame can proceed. */
 static void crowd_abandon(sinew_crowd *c)
 {
-    sinew_skinner_set_instances(c->skinner, NULL, 0);
+    sinew_skinner_set_instances(c->skinner, NULL, 0, NULL);
     sinew_skinner_end_frame(c->skinner, VK_NULL_HANDLE);
 }
 
@@ -687,7 +687,7 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
             skin_verts += c->instance_vertices[k];
         }
     }
-    r = sinew_skinner_set_instances(c->skinner, c->skinned, nskin);
+    r = sinew_skinner_set_instances(c->skinner, c->skinned, nskin, NULL);
     if (r != SINEW_OK) {
         crowd_abandon(c);
         return r;

@@ -2,6 +2,7 @@
  * function tables (no global state of Sinew's own), validation messenger,
  * buffer helpers and the copy roofline. */
 #define _POSIX_C_SOURCE 200809L
+#include "error_internal.h"
 #include "vk_internal.h"
 #include "sinew_layout.h"
 #include <sinew/debug.h>
@@ -340,15 +341,44 @@ static sinew_result load_device(sinew_gpu *gpu)
 
 /* ---- public ---- */
 
-sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out)
+/* Fills err after a failed create whose code path set no detail: the result and
+ * where to look (the log callback received the driver's words). */
+static sinew_result gpu_fail(sinew_error_info *err, sinew_result r, const char *what)
 {
-    if (!out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (err && err->result == SINEW_OK)
+        snw_fail(err, r, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? SINEW_ITEM_NONE : SINEW_ITEM_DEVICE, UINT32_MAX,
+                 "%s: %s (the log callback has the driver's messages)", what, sinew_result_string(r));
+    return r;
+}
+
+static sinew_result gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sinew_error_info *err);
+static sinew_result gpu_create_external(const sinew_gpu_external_desc *desc, sinew_gpu **out, sinew_error_info *err);
+
+sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sinew_error_info *err)
+{
+    snw_error_clear(err);
+    sinew_result r = gpu_create(desc, out, err);
+    return r == SINEW_OK ? r : gpu_fail(err, r, "sinew_gpu_create");
+}
+
+sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sinew_gpu **out, sinew_error_info *err)
+{
+    snw_error_clear(err);
+    sinew_result r = gpu_create_external(desc, out, err);
+    return r == SINEW_OK ? r : gpu_fail(err, r, "sinew_gpu_create_external");
+}
+
+static sinew_result gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sinew_error_info *err)
+{
+    if (!out) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "out is NULL");
     *out = NULL;
     sinew_gpu_desc d;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     sinew_allocator a;
-    if (snw_allocator_resolve(d.allocator, &a) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (snw_allocator_resolve(d.allocator, &a) != SINEW_OK)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.allocator: alloc and free must both be set or both be NULL");
     sinew_gpu *gpu = gpu_new(&a, d.log, d.log_user);
     if (!gpu) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     sinew_result r = SINEW_OK;
@@ -356,7 +386,8 @@ sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out)
     gpu->gipa = d.get_instance_proc_addr ? d.get_instance_proc_addr : open_loader(&gpu->loader);
     if (!gpu->gipa) {
         snw_gpu_log(gpu, 2, "the Vulkan loader (libvulkan.so.1) could not be opened");
-        r = SINEW_ERROR_NO_DEVICE;
+        r = snw_fail(err, SINEW_ERROR_NO_DEVICE, SINEW_ITEM_DEVICE, UINT32_MAX,
+                     "the Vulkan loader (libvulkan.so.1) could not be opened");
         goto fail;
     }
     int want_validation = d.enable_validation || env_flag("SINEW_VALIDATION");
@@ -370,6 +401,10 @@ sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out)
     if (vr != VK_SUCCESS) {
         snw_gpu_log(gpu, 2, "vkCreateInstance failed (%d)", (int)vr);
         r = vr == VK_ERROR_INCOMPATIBLE_DRIVER ? SINEW_ERROR_NO_DEVICE : snw_vk_result(vr);
+        if (vr == VK_ERROR_INCOMPATIBLE_DRIVER)
+            snw_fail(err, r, SINEW_ITEM_DEVICE, UINT32_MAX, "the Vulkan loader offers no Vulkan 1.1 instance (Sinew needs 1.1)");
+        else
+            snw_fail(err, r, SINEW_ITEM_DEVICE, UINT32_MAX, "vkCreateInstance failed (VkResult %d)", (int)vr);
         gpu->instance = VK_NULL_HANDLE;
         goto fail;
     }
@@ -387,6 +422,13 @@ sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out)
     const char *sel = d.device;
     if (!sel || !*sel) sel = getenv("SINEW_DEVICE");
     r = choose_device(gpu, sel, &gpu->phys, &gpu->queue_family);
+    if (r == SINEW_ERROR_NO_DEVICE) {
+        if (sel && *sel)
+            snw_fail(err, r, SINEW_ITEM_DEVICE, UINT32_MAX,
+                     "no usable Vulkan device (1.1 or later, a compute queue) matches the selection \"%s\"", sel);
+        else
+            snw_fail(err, r, SINEW_ITEM_DEVICE, UINT32_MAX, "no Vulkan device with Vulkan 1.1 and a compute queue");
+    }
     if (r != SINEW_OK) goto fail;
 
     float prio = 1.0f;
@@ -419,14 +461,28 @@ fail:
     return r;
 }
 
-sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sinew_gpu **out)
+static sinew_result gpu_create_external(const sinew_gpu_external_desc *desc, sinew_gpu **out, sinew_error_info *err)
 {
-    if (!out) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!out) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "out is NULL");
     *out = NULL;
-    if (!desc || !desc->instance || !desc->physical_device || !desc->device || !desc->queue)
-        return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!desc) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "desc is NULL");
+    if (!desc->instance || !desc->physical_device || !desc->device || !desc->queue)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "desc.%s is VK_NULL_HANDLE",
+                        !desc->instance ? "instance" : !desc->physical_device ? "physical_device"
+                                                     : !desc->device ? "device" : "queue");
+    if (desc->api_version == 0)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.api_version is 0: set it to the VkApplicationInfo.apiVersion the instance was created "
+                        "with (Sinew needs Vulkan 1.1 or later)");
+    if (desc->api_version < SINEW_VULKAN_API_VERSION)
+        return snw_fail(err, SINEW_ERROR_NO_DEVICE, SINEW_ITEM_DEVICE, UINT32_MAX,
+                        "the instance was created for Vulkan %u.%u; Sinew needs Vulkan 1.1 or later "
+                        "(VkApplicationInfo.apiVersion = VK_API_VERSION_1_1)",
+                        VK_API_VERSION_MAJOR(desc->api_version), VK_API_VERSION_MINOR(desc->api_version));
     sinew_allocator a;
-    if (snw_allocator_resolve(desc->allocator, &a) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (snw_allocator_resolve(desc->allocator, &a) != SINEW_OK)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.allocator: alloc and free must both be set or both be NULL");
     sinew_gpu *gpu = gpu_new(&a, desc->log, desc->log_user);
     if (!gpu) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     gpu->external = 1;
@@ -449,8 +505,10 @@ sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sine
     }
     VkPhysicalDeviceProperties p;
     gpu->vki.GetPhysicalDeviceProperties(gpu->phys, &p);
-    if (p.apiVersion < VK_API_VERSION_1_1) {
-        r = SINEW_ERROR_NO_DEVICE;
+    if (p.apiVersion < SINEW_VULKAN_API_VERSION) {
+        r = snw_fail(err, SINEW_ERROR_NO_DEVICE, SINEW_ITEM_DEVICE, UINT32_MAX,
+                     "the physical device '%s' supports Vulkan %u.%u; Sinew needs Vulkan 1.1 or later", p.deviceName,
+                     VK_API_VERSION_MAJOR(p.apiVersion), VK_API_VERSION_MINOR(p.apiVersion));
         goto fail;
     }
     if (desc->debug_utils_enabled && gpu->vki.CreateDebugUtilsMessengerEXT) {

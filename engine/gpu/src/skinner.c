@@ -2,13 +2,16 @@
  * instance/work-list slots in persistently mapped memory, one compute dispatch
  * per frame for every character. Layout constants: shaders/sinew_layout.h. */
 #include "vk_internal.h"
+#include "error_internal.h"
 #include "sinew_layout.h"
 #include <sinew/skinner.h>
 #include <sinew/palette.h>
 #include <sinew/debug.h>
 
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct mesh_rec {
@@ -127,16 +130,75 @@ struct sinew_skinner {
     uint32_t crowds;        /* crowds made on this skinner (atomic) */
     snw_skinner_prepass_fn prepass; /* morph pass (morph.c), recorded by sinew_skinner_record before its dispatches */
     void *prepass_user;
+    sinew_error_info last_error;    /* sinew_skinner_last_error */
+    /* Where output, previous and tangent output start in their buffers: the host's
+     * offsets when it gave its own buffers (desc.*_buffer), else 0. Host buffers
+     * are never destroyed here (ext_* set). */
+    VkDeviceSize out_base, prev_base, tan_base;
+    int ext_out, ext_prev, ext_tan;
 };
+
+/* Fills err (may be NULL) and the skinner's last error (sk may be NULL) and returns r. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static sinew_result sk_fail(sinew_skinner *sk, sinew_error_info *err, sinew_result r, sinew_item_kind item,
+                            uint32_t index, const char *fmt, ...)
+{
+    sinew_error_info e;
+    va_list ap;
+    e.result = r;
+    e.item = item;
+    e.index = index;
+    e.entry = UINT32_MAX;
+    va_start(ap, fmt);
+    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    va_end(ap);
+    if (err) *err = e;
+    if (sk) sk->last_error = e;
+    return r;
+}
+
+/* A failure reported by a lower layer (Vulkan, allocation) without detail. */
+static sinew_result sk_fail_plain(sinew_skinner *sk, sinew_error_info *err, sinew_result r, const char *what)
+{
+    return sk_fail(sk, err, r, r == SINEW_ERROR_OUT_OF_DEVICE_MEMORY || r == SINEW_ERROR_DEVICE_LOST ||
+                                       r == SINEW_ERROR_VULKAN ? SINEW_ITEM_DEVICE : SINEW_ITEM_NONE,
+                   UINT32_MAX, "%s: %s", what, sinew_result_string(r));
+}
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
-static VkPipelineStageFlags consumer_stages(const sinew_gpu *gpu)
+/* The stages that read the output after a frame (and must finish before the next
+ * frame writes it): desc.consumer_stages, or compute + transfer (+ vertex input and
+ * vertex shader where the queue family supports graphics). Compute and transfer
+ * are always included: Sinew's own read-backs and the next frame's previous-position reads. */
+static VkPipelineStageFlags consumer_stages(const sinew_skinner *sk)
+{
+    VkPipelineStageFlags s = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    if (sk->d.consumer_stages) return s | sk->d.consumer_stages;
+    if (sk->gpu->queue_flags & VK_QUEUE_GRAPHICS_BIT)
+        s |= VK_PIPELINE_STAGE_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT;
+    return s;
+}
+
+/* Stages of Sinew's own one-shot submissions that touch the output (read-backs, poison). */
+static VkPipelineStageFlags queue_stages(const sinew_gpu *gpu)
 {
     VkPipelineStageFlags s = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
     if (gpu->queue_flags & VK_QUEUE_GRAPHICS_BIT)
         s |= VK_PIPELINE_STAGE_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT;
     return s;
+}
+
+/* The accesses of those stages: desc.consumer_access, or the default set. */
+static VkAccessFlags consumer_access(const sinew_skinner *sk)
+{
+    VkAccessFlags a = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                      VK_ACCESS_TRANSFER_WRITE_BIT;
+    if (sk->d.consumer_stages) return a | sk->d.consumer_access;
+    if (sk->gpu->queue_flags & VK_QUEUE_GRAPHICS_BIT) a |= VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT;
+    return a;
 }
 
 static sinew_read_path auto_path(const sinew_skinner *sk)
@@ -293,7 +355,7 @@ static sinew_result create_descriptors(sinew_skinner *sk)
     if (r == SINEW_OK)
         r = create_view(gpu, sk->cor.buffer, VK_FORMAT_R32G32B32A32_SFLOAT, 0, sk->cor.size, &sk->cor_view);
     if (r == SINEW_OK)
-        r = create_view(gpu, sk->output.buffer, VK_FORMAT_R32G32_UINT, 0, sk->output.size, &sk->out_view);
+        r = create_view(gpu, sk->output.buffer, VK_FORMAT_R32G32_UINT, sk->out_base, sk->output.size, &sk->out_view);
     for (uint32_t s = 0; r == SINEW_OK && s < F; s++)
         r = create_view(gpu, sk->palette.buffer, VK_FORMAT_R32G32B32A32_SFLOAT, s * sk->pal_slot_stride,
                         sk->pal_slot_bytes, &sk->pal_view[s]);
@@ -326,10 +388,10 @@ static sinew_result create_descriptors(sinew_skinner *sk)
             [SINEW_BIND_PALETTE] = { sk->palette.buffer, s * sk->pal_slot_stride, sk->pal_slot_bytes },
             [SINEW_BIND_INSTANCES] = { sk->frame.buffer, s * sk->frame_slot_stride, sk->inst_bytes },
             [SINEW_BIND_WORK] = { sk->frame.buffer, s * sk->frame_slot_stride + sk->work_offset, sk->work_bytes },
-            [SINEW_BIND_OUTPUT] = { sk->output.buffer, 0, sk->output.size },
-            [SINEW_BIND_PREVIOUS] = { sk->previous.buffer, 0, sk->previous.size },
+            [SINEW_BIND_OUTPUT] = { sk->output.buffer, sk->out_base, sk->output.size },
+            [SINEW_BIND_PREVIOUS] = { sk->previous.buffer, sk->prev_base, sk->previous.size },
             [SINEW_BIND_TANGENT_REST] = { sk->tan_rest.buffer, 0, sk->tan_rest.size },
-            [SINEW_BIND_TANGENT_OUT] = { sk->tan_out.buffer, 0, sk->tan_out.size },
+            [SINEW_BIND_TANGENT_OUT] = { sk->tan_out.buffer, sk->tan_base, sk->tan_out.size },
             [SINEW_BIND_COR] = { sk->cor.buffer, 0, sk->cor.size },
         };
         VkWriteDescriptorSet w[SINEW_BIND_COUNT];
@@ -400,11 +462,13 @@ static sinew_result create_commands(sinew_skinner *sk)
     return SINEW_OK;
 }
 
-sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc, sinew_skinner **out)
+sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc, sinew_skinner **out,
+                                  sinew_error_info *err)
 {
-    if (!out) return SINEW_ERROR_INVALID_ARGUMENT;
+    snw_error_clear(err);
+    if (!out) return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "out is NULL");
     *out = NULL;
-    if (!gpu) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!gpu) return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "gpu is NULL");
     sinew_skinner_desc d;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
@@ -415,9 +479,18 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     if (!d.max_palette_vec4) d.max_palette_vec4 = SINEW_SKINNER_DEFAULT_MAX_PALETTE_VEC4;
     if (!d.frames_in_flight) d.frames_in_flight = SINEW_SKINNER_DEFAULT_FRAMES_IN_FLIGHT;
     if (!d.fence_timeout_ns) d.fence_timeout_ns = SINEW_SKINNER_DEFAULT_FENCE_TIMEOUT_NS;
-    if ((unsigned)d.output_format > SINEW_OUTPUT_PACKED || (unsigned)d.read_path > SINEW_READ_TEXEL)
-        return SINEW_ERROR_INVALID_ARGUMENT;
-    if (d.frames_in_flight > MAXF || d.max_meshes > (1u << 24)) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if ((unsigned)d.output_format > SINEW_OUTPUT_PACKED)
+        return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                       "desc.output_format %u is not a sinew_output_format", (unsigned)d.output_format);
+    if ((unsigned)d.read_path > SINEW_READ_TEXEL)
+        return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                       "desc.read_path %u is not a sinew_read_path", (unsigned)d.read_path);
+    if (d.frames_in_flight > MAXF)
+        return sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                       "desc.frames_in_flight %u, at most %u", d.frames_in_flight, MAXF);
+    if (d.max_meshes > (1u << 24))
+        return sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                       "desc.max_meshes %u, at most %u", d.max_meshes, 1u << 24);
 
     /* Sizes and device limits, all checked before anything is allocated. */
     const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
@@ -443,26 +516,76 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     uint64_t frame_stride = align_up(work_off + work_bytes, align);
     uint64_t range = lim->maxStorageBufferRange, maxa = gpu->max_allocation;
     uint64_t groups = (uint64_t)lim->maxComputeWorkGroupCount[0] * lim->maxComputeWorkGroupCount[1];
-    if (rest_bytes > range || bulge_bytes > range || out_bytes > range || pal_bytes > range ||
-        inst_bytes > range || work_bytes > range)
-        return SINEW_ERROR_LIMIT_EXCEEDED;
-    if (prev_bytes > range || prev_bytes > maxa || tan_rest_bytes > range || tan_rest_bytes > maxa ||
-        tan_out_bytes > range || tan_out_bytes > maxa || cor_bytes > range || cor_bytes > maxa)
-        return SINEW_ERROR_LIMIT_EXCEEDED;
-    if (rest_bytes > maxa || bulge_bytes > maxa || out_bytes > maxa || pal_stride * d.frames_in_flight > maxa ||
-        frame_stride * d.frames_in_flight > maxa)
-        return SINEW_ERROR_LIMIT_EXCEEDED;
-    if (max_work > groups || max_work > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
+    /* Each buffer against maxStorageBufferRange and the largest allocation, named in the error. */
+    const struct { const char *what; uint64_t bytes, alloc; } sizes[] = {
+        { "rest vertices (max_rest_vertices)", rest_bytes, rest_bytes },
+        { "bulge distances (max_rest_vertices)", bulge_bytes, bulge_bytes },
+        { "output (max_output_vertices)", out_bytes, out_bytes },
+        { "palettes (max_palette_vec4)", pal_bytes, pal_stride * d.frames_in_flight },
+        { "instances (max_instances)", inst_bytes, frame_stride * d.frames_in_flight },
+        { "work list (max_output_vertices, max_instances)", work_bytes, frame_stride * d.frames_in_flight },
+        { "previous positions (max_output_vertices)", prev_bytes, prev_bytes },
+        { "rest tangents (max_rest_vertices)", tan_rest_bytes, tan_rest_bytes },
+        { "output tangents (max_output_vertices)", tan_out_bytes, tan_out_bytes },
+        { "centers of rotation (max_rest_vertices)", cor_bytes, cor_bytes },
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        if (sizes[i].bytes > range)
+            return sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_DEVICE, UINT32_MAX,
+                           "%s: %llu bytes, beyond the device's maxStorageBufferRange (%llu)", sizes[i].what,
+                           (unsigned long long)sizes[i].bytes, (unsigned long long)range);
+        if (sizes[i].alloc > maxa)
+            return sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_DEVICE, UINT32_MAX,
+                           "%s: %llu bytes in one allocation, beyond the device's maxMemoryAllocationSize (%llu)",
+                           sizes[i].what, (unsigned long long)sizes[i].alloc, (unsigned long long)maxa);
+    }
+    if (max_work > groups || max_work > UINT32_MAX)
+        return sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_DEVICE, UINT32_MAX,
+                       "%llu workgroups (max_output_vertices, max_instances), beyond the device's "
+                       "maxComputeWorkGroupCount x*y (%llu)", (unsigned long long)max_work, (unsigned long long)groups);
     int texel_ok = rest_bytes / 16 <= lim->maxTexelBufferElements && pal_bytes / 16 <= lim->maxTexelBufferElements &&
                    bulge_bytes / SINEW_BULGE_BYTES <= lim->maxTexelBufferElements &&
                    tan_rest_bytes / SINEW_TANGENT_REST_BYTES <= lim->maxTexelBufferElements &&
                    cor_bytes / SINEW_COR_BYTES <= lim->maxTexelBufferElements &&
                    (!d.keep_previous || out_bytes / 8u <= lim->maxTexelBufferElements) &&
                    work_bytes / SINEW_GROUP_BYTES <= lim->maxTexelBufferElements;
-    if (d.read_path == SINEW_READ_TEXEL && !texel_ok) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (d.read_path == SINEW_READ_TEXEL && !texel_ok)
+        return sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_DEVICE, UINT32_MAX,
+                       "desc.read_path TEXEL: a buffer exceeds the device's maxTexelBufferElements (%u)",
+                       lim->maxTexelBufferElements);
+
+    /* The host's own output buffers: size and alignment (their usage flags cannot be
+     * queried in Vulkan: skinner.h lists what they need; validation layers check it). */
+    const struct { const char *name; const sinew_buffer_range *b; uint64_t need; bool allowed; const char *needs; } hb[] = {
+        { "output_buffer", &d.output_buffer, out_bytes, true, "" },
+        { "previous_buffer", &d.previous_buffer, prev_bytes, d.keep_previous, "desc.keep_previous" },
+        { "tangent_buffer", &d.tangent_buffer, tan_out_bytes, d.tangents, "desc.tangents" },
+    };
+    for (size_t i = 0; i < sizeof hb / sizeof hb[0]; i++) {
+        const sinew_buffer_range *b = hb[i].b;
+        if (!b->buffer) {
+            if (b->offset || b->size)
+                return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                               "desc.%s: offset/size given without a buffer", hb[i].name);
+            continue;
+        }
+        if (!hb[i].allowed)
+            return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                           "desc.%s given without %s", hb[i].name, hb[i].needs);
+        uint64_t al = lim->minStorageBufferOffsetAlignment;
+        if (i == 0 && lim->minTexelBufferOffsetAlignment > al) al = lim->minTexelBufferOffsetAlignment;
+        if (al && b->offset % al)
+            return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                           "desc.%s.offset %llu is not a multiple of the device's buffer offset alignment (%llu)",
+                           hb[i].name, (unsigned long long)b->offset, (unsigned long long)al);
+        if (b->size < hb[i].need)
+            return sk_fail(NULL, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                           "desc.%s.size %llu bytes, the capacities need %llu (max_output_vertices %u)", hb[i].name,
+                           (unsigned long long)b->size, (unsigned long long)hb[i].need, d.max_output_vertices);
+    }
 
     sinew_skinner *sk = (sinew_skinner *)snw_gpu_alloc(gpu, sizeof *sk);
-    if (!sk) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!sk) return sk_fail(NULL, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "skinner: out of host memory");
     sk->gpu = gpu;
     sk->d = d;
     sk->out_stride = (uint32_t)out_stride;
@@ -492,19 +615,38 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, bulge_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                    xfer, 0, local, 0, &sk->bulge);
-    if (r == SINEW_OK)
+    /* Output, previous positions, tangents: the host's buffers where given (checked above). */
+    sk->ext_out = d.output_buffer.buffer != VK_NULL_HANDLE;
+    sk->ext_prev = d.previous_buffer.buffer != VK_NULL_HANDLE;
+    sk->ext_tan = d.tangent_buffer.buffer != VK_NULL_HANDLE;
+    if (sk->ext_out) {
+        sk->output.buffer = d.output_buffer.buffer;
+        sk->output.size = out_bytes;
+        sk->out_base = d.output_buffer.offset;
+    } else if (r == SINEW_OK) {
         r = snw_vk_buffer_create(gpu, out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
                                    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | xfer, 0, local, 0, &sk->output);
-    if (r == SINEW_OK)
+    }
+    if (sk->ext_prev) {
+        sk->previous.buffer = d.previous_buffer.buffer;
+        sk->previous.size = prev_bytes;
+        sk->prev_base = d.previous_buffer.offset;
+    } else if (r == SINEW_OK) {
         r = snw_vk_buffer_create(gpu, prev_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->previous);
+    }
     if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, tan_rest_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                    xfer, 0, local, 0,
                                  &sk->tan_rest);
-    if (r == SINEW_OK)
+    if (sk->ext_tan) {
+        sk->tan_out.buffer = d.tangent_buffer.buffer;
+        sk->tan_out.size = tan_out_bytes;
+        sk->tan_base = d.tangent_buffer.offset;
+    } else if (r == SINEW_OK) {
         r = snw_vk_buffer_create(gpu, tan_out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->tan_out);
+    }
     if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, cor_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | xfer,
                                  0, local, 0, &sk->cor);
@@ -523,10 +665,10 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         r = snw_vk_oneshot_begin(gpu, &cmd);
         if (r == SINEW_OK) {
             gpu->vk.vkCmdFillBuffer(cmd, sk->bulge.buffer, 0, VK_WHOLE_SIZE, 0);
-            gpu->vk.vkCmdFillBuffer(cmd, sk->output.buffer, 0, VK_WHOLE_SIZE, 0);
-            gpu->vk.vkCmdFillBuffer(cmd, sk->previous.buffer, 0, VK_WHOLE_SIZE, 0);
+            gpu->vk.vkCmdFillBuffer(cmd, sk->output.buffer, sk->out_base, sk->output.size, 0);
+            gpu->vk.vkCmdFillBuffer(cmd, sk->previous.buffer, sk->prev_base, sk->previous.size, 0);
             gpu->vk.vkCmdFillBuffer(cmd, sk->tan_rest.buffer, 0, VK_WHOLE_SIZE, 0);
-            gpu->vk.vkCmdFillBuffer(cmd, sk->tan_out.buffer, 0, VK_WHOLE_SIZE, 0);
+            gpu->vk.vkCmdFillBuffer(cmd, sk->tan_out.buffer, sk->tan_base, sk->tan_out.size, 0);
             gpu->vk.vkCmdFillBuffer(cmd, sk->cor.buffer, 0, VK_WHOLE_SIZE, 0);
             VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
             mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -538,10 +680,25 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     }
     if (r != SINEW_OK) {
         sinew_skinner_destroy(sk);
-        return r;
+        return sk_fail_plain(NULL, err, r, "creating the skinner's buffers, pipelines and command buffers");
     }
     *out = sk;
     return SINEW_OK;
+}
+
+uint32_t sinew_skinner_frames_in_flight(const sinew_skinner *sk) { return sk ? sk->d.frames_in_flight : 0; }
+
+void sinew_skinner_last_error(const sinew_skinner *sk, sinew_error_info *out)
+{
+    if (!out) return;
+    if (!sk) {
+        snw_error_clear(out);
+        out->result = SINEW_ERROR_INVALID_ARGUMENT;
+        out->item = SINEW_ITEM_ARGUMENT;
+        snprintf(out->message, sizeof out->message, "skinner is NULL");
+        return;
+    }
+    *out = sk->last_error;
 }
 
 void snw_skinner_attach(sinew_skinner *sk)
@@ -592,10 +749,10 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     snw_vk_shader_destroy(gpu, sk->shader_base);
     snw_vk_buffer_destroy(gpu, &sk->rest);
     snw_vk_buffer_destroy(gpu, &sk->bulge);
-    snw_vk_buffer_destroy(gpu, &sk->output);
-    snw_vk_buffer_destroy(gpu, &sk->previous);
+    if (!sk->ext_out) snw_vk_buffer_destroy(gpu, &sk->output);
+    if (!sk->ext_prev) snw_vk_buffer_destroy(gpu, &sk->previous);
     snw_vk_buffer_destroy(gpu, &sk->tan_rest);
-    snw_vk_buffer_destroy(gpu, &sk->tan_out);
+    if (!sk->ext_tan) snw_vk_buffer_destroy(gpu, &sk->tan_out);
     snw_vk_buffer_destroy(gpu, &sk->cor);
     snw_vk_buffer_destroy(gpu, &sk->palette);
     snw_vk_buffer_destroy(gpu, &sk->frame);
@@ -604,46 +761,79 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     return SINEW_OK;
 }
 
-/* Checks one rest vertex: finite position, joints < joint_count, weights summing to 65535. */
-static sinew_result check_vertex(const float *pos, const uint16_t *joints, const uint16_t *weights, uint32_t K,
-                                 uint32_t joint_count)
+/* Checks rest vertex v: finite position, joints < joint_count, weights summing to 65535. */
+static sinew_result check_vertex(sinew_skinner *sk, sinew_error_info *err, uint32_t v, const float *pos,
+                                 const uint16_t *joints, const uint16_t *weights, uint32_t K, uint32_t joint_count)
 {
-    if (!isfinite(pos[0]) || !isfinite(pos[1]) || !isfinite(pos[2])) return SINEW_ERROR_NON_FINITE;
+    if (!isfinite(pos[0]) || !isfinite(pos[1]) || !isfinite(pos[2]))
+        return sk_fail(sk, err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_VERTEX, v, "vertex %u: position (%g, %g, %g) is not finite",
+                       v, pos[0], pos[1], pos[2]);
     uint32_t sum = 0;
     for (uint32_t k = 0; k < K; k++) {
-        if (joints[k] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
+        if (joints[k] >= joint_count)
+            return sk_fail(sk, err, SINEW_ERROR_JOINT_INDEX, SINEW_ITEM_VERTEX, v,
+                           "vertex %u: influence %u names joint %u, the mesh has joint_count %u", v, k, joints[k],
+                           joint_count);
         sum += weights[k];
     }
-    return sum == 65535u ? SINEW_OK : SINEW_ERROR_INVALID_WEIGHT;
+    if (sum != 65535u)
+        return sk_fail(sk, err, SINEW_ERROR_INVALID_WEIGHT, SINEW_ITEM_VERTEX, v,
+                       "vertex %u: weights sum to %u, not 65535 (pack them with sinew_pack_vertices)", v, sum);
+    return SINEW_OK;
 }
 
-sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id)
+sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id,
+                                    sinew_error_info *err)
 {
-    if (!sk || !mesh || !mesh_id) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (mesh->vertex_count == 0 || mesh->joint_count == 0) return SINEW_ERROR_EMPTY;
-    if (!mesh->vertices == !mesh->vertices8) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (mesh->joint_count > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
-    if (sk->mesh_count >= sk->d.max_meshes) return SINEW_ERROR_CAPACITY;
+    snw_error_clear(err);
+    if (!sk) return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "skinner is NULL");
+    if (!mesh || !mesh_id)
+        return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s is NULL",
+                       !mesh ? "mesh" : "mesh_id");
+    if (mesh->vertex_count == 0 || mesh->joint_count == 0)
+        return sk_fail(sk, err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, "mesh.%s is 0",
+                       mesh->vertex_count == 0 ? "vertex_count" : "joint_count");
+    if (!mesh->vertices == !mesh->vertices8)
+        return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                       "exactly one of mesh.vertices and mesh.vertices8 must be set (%s)",
+                       mesh->vertices ? "both are" : "neither is");
+    if (mesh->joint_count > SINEW_MAX_JOINTS)
+        return sk_fail(sk, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                       "mesh.joint_count %u, at most %u", mesh->joint_count, (unsigned)SINEW_MAX_JOINTS);
+    if (sk->mesh_count >= sk->d.max_meshes)
+        return sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                       "max_meshes (%u) reached", sk->d.max_meshes);
     uint32_t K = mesh->vertices8 ? 8u : 4u, slots = SINEW_REST_SLOTS(K);
     if ((uint64_t)sk->rest_used + (uint64_t)mesh->vertex_count * slots >
         (uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u))
-        return SINEW_ERROR_CAPACITY;
+        return sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                       "max_rest_vertices (%u): %u vertices%s do not fit in the %llu 4-influence vertices left",
+                       sk->d.max_rest_vertices, mesh->vertex_count, K == 8u ? " of 8 influences (1.5 each)" : "",
+                       (unsigned long long)(((uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u) - sk->rest_used) /
+                                            SINEW_REST_SLOTS(4u)));
+    if (mesh->tangents && !sk->d.tangents)
+        return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                       "mesh.tangents given, but the skinner was created without desc.tangents");
+    if (mesh->cor_centers && !sk->d.cor_centers)
+        return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                       "mesh.cor_centers given, but the skinner was created without desc.cor_centers");
     for (uint32_t i = 0; i < mesh->vertex_count; i++) {
-        sinew_result r = K == 8u ? check_vertex(mesh->vertices8[i].position, mesh->vertices8[i].joints,
+        sinew_result r = K == 8u ? check_vertex(sk, err, i, mesh->vertices8[i].position, mesh->vertices8[i].joints,
                                                 mesh->vertices8[i].weights, 8u, mesh->joint_count)
-                                 : check_vertex(mesh->vertices[i].position, mesh->vertices[i].joints,
+                                 : check_vertex(sk, err, i, mesh->vertices[i].position, mesh->vertices[i].joints,
                                                 mesh->vertices[i].weights, 4u, mesh->joint_count);
         if (r != SINEW_OK) return r;
         if (mesh->bulge_rest && !(isfinite(mesh->bulge_rest[i]) && mesh->bulge_rest[i] >= 0.0f))
-            return mesh->bulge_rest[i] < 0.0f ? SINEW_ERROR_INVALID_ARGUMENT : SINEW_ERROR_NON_FINITE;
+            return sk_fail(sk, err, mesh->bulge_rest[i] < 0.0f ? SINEW_ERROR_INVALID_ARGUMENT : SINEW_ERROR_NON_FINITE,
+                           SINEW_ITEM_VERTEX, i, "vertex %u: bulge rest distance %g (must be finite and >= 0)", i,
+                           mesh->bulge_rest[i]);
         if (mesh->tangents && mesh->tangents[i].sign != 1.0f && mesh->tangents[i].sign != -1.0f)
-            return SINEW_ERROR_INVALID_ARGUMENT;
+            return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_VERTEX, i,
+                           "vertex %u: tangent sign %g (must be exactly 1 or -1)", i, mesh->tangents[i].sign);
         if (mesh->cor_centers && !(isfinite(mesh->cor_centers[3 * (size_t)i]) && isfinite(mesh->cor_centers[3 * (size_t)i + 1]) &&
                                    isfinite(mesh->cor_centers[3 * (size_t)i + 2])))
-            return SINEW_ERROR_NON_FINITE;
+            return sk_fail(sk, err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_VERTEX, i, "vertex %u: center of rotation is not finite", i);
     }
-    if (mesh->tangents && !sk->d.tangents) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (mesh->cor_centers && !sk->d.cor_centers) return SINEW_ERROR_INVALID_ARGUMENT;
     uint32_t first = sk->rest_used; /* uvec4 slot */
     const void *src = K == 8u ? (const void *)mesh->vertices8 : (const void *)mesh->vertices;
     sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, src,
@@ -657,7 +847,7 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
                               (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
         } else {
             float *tmp = (float *)snw_gpu_alloc(sk->gpu, sizeof(float) * (b1 - b0 + 1u));
-            if (!tmp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            if (!tmp) return sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
             memset(tmp, 0, sizeof(float) * (b1 - b0 + 1u));
             for (uint32_t i = 0; i < mesh->vertex_count; i++)
                 tmp[SINEW_BULGE_INDEX(first + slots * i) - b0] = mesh->bulge_rest[i];
@@ -670,7 +860,7 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
         /* Vertex i's tangent at SINEW_BULGE_INDEX(first + slots * i), like the bulge distance. */
         uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
         sinew_tangent *tmp = (sinew_tangent *)snw_gpu_alloc(sk->gpu, sizeof(sinew_tangent) * (b1 - b0 + 1u));
-        if (!tmp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (!tmp) return sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
         memset(tmp, 0, sizeof(sinew_tangent) * (b1 - b0 + 1u));
         for (uint32_t i = 0; i < mesh->vertex_count; i++) tmp[SINEW_BULGE_INDEX(first + slots * i) - b0] = mesh->tangents[i];
         r = snw_vk_upload(sk->gpu, sk->tan_rest.buffer, (VkDeviceSize)b0 * SINEW_TANGENT_REST_BYTES, tmp,
@@ -681,7 +871,7 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
         /* Vertex i's center (xyz, w = 0) at SINEW_BULGE_INDEX(first + slots * i), like the bulge distance. */
         uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
         float *tmp = (float *)snw_gpu_alloc(sk->gpu, SINEW_COR_BYTES * (size_t)(b1 - b0 + 1u));
-        if (!tmp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (!tmp) return sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
         memset(tmp, 0, SINEW_COR_BYTES * (size_t)(b1 - b0 + 1u));
         for (uint32_t i = 0; i < mesh->vertex_count; i++)
             memcpy(tmp + 4u * (size_t)(SINEW_BULGE_INDEX(first + slots * i) - b0), mesh->cor_centers + 3 * (size_t)i,
@@ -690,7 +880,7 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
                           (VkDeviceSize)(b1 - b0 + 1u) * SINEW_COR_BYTES);
         snw_gpu_free(sk->gpu, tmp);
     }
-    if (r != SINEW_OK) return r;
+    if (r != SINEW_OK) return sk_fail_plain(sk, err, r, "add_mesh upload");
     mesh_rec *m = &sk->meshes[sk->mesh_count];
     m->has_tangents = mesh->tangents != NULL;
     m->has_cor = mesh->cor_centers != NULL;
@@ -778,12 +968,22 @@ static sinew_result wait_slot(sinew_skinner *sk, uint32_t s)
 
 sinew_result sinew_skinner_begin_frame(sinew_skinner *sk, sinew_frame *frame)
 {
-    if (!sk || !frame || sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!frame) return sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "frame is NULL");
+    if (sk->in_frame)
+        return sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                       "begin_frame while the frame in ring slot %u is open: end it with end_frame or submit first",
+                       sk->slot);
     sinew_result r = wait_slot(sk, sk->slot);
-    if (r != SINEW_OK) return r;
+    if (r == SINEW_ERROR_TIMEOUT)
+        return sk_fail(sk, NULL, r, SINEW_ITEM_CALL_ORDER, sk->slot,
+                       "the fence given to end_frame for ring slot %u did not signal within fence_timeout_ns "
+                       "(never submitted? sinew_skinner_forget_fence drops it)", sk->slot);
+    if (r != SINEW_OK) return sk_fail_plain(sk, NULL, r, "waiting for the ring slot");
     frame->palette = (float *)((char *)sk->palette.mapped + sk->slot * sk->pal_slot_stride);
     frame->palette_capacity_vec4 = sk->d.max_palette_vec4;
     frame->slot = sk->slot;
+    frame->serial = sk->serial_next;
     sk->in_frame = 1;
     sk->instances_set = 0;
     return SINEW_OK;
@@ -791,7 +991,9 @@ sinew_result sinew_skinner_begin_frame(sinew_skinner *sk, sinew_frame *frame)
 
 sinew_result sinew_skinner_forget_fence(sinew_skinner *sk, VkFence caller_fence)
 {
-    if (!sk || !caller_fence) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!caller_fence)
+        return sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "caller_fence is VK_NULL_HANDLE");
     int found = 0;
     for (uint32_t s = 0; s < sk->d.frames_in_flight; s++)
         if (sk->caller_fence[s] == caller_fence) {
@@ -938,31 +1140,73 @@ static void write_variants(sinew_skinner *sk, const sinew_instance *instances, u
     sk->baseline[s] = 0;
 }
 
-sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count)
+sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count,
+                                         sinew_error_info *err)
 {
-    if (!sk || (count && !instances) || !sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (count > sk->d.max_instances) return SINEW_ERROR_CAPACITY;
+    snw_error_clear(err);
+    if (!sk) return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "skinner is NULL");
+    if (count && !instances)
+        return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                       "instances is NULL with count %u", count);
+    if (!sk->in_frame)
+        return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                       "set_instances outside a frame: call begin_frame first");
+    if (count > sk->d.max_instances)
+        return sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                       "max_instances (%u): %u instances given", sk->d.max_instances, count);
     int base = sk->kernel == SINEW_DEBUG_KERNEL_BASELINE;
     uint64_t work = 0, work_base = 0;
     uint32_t texel = sk->path == SINEW_READ_TEXEL ? 1u : 0u;
     for (uint32_t i = 0; i < count; i++) {
         const sinew_instance *in = &instances[i];
-        if (in->mesh.value >= sk->mesh_count) return SINEW_ERROR_NOT_FOUND;
-        if ((unsigned)in->method >= SINEW_METHOD_COUNT || (in->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL) ||
-            ((in->flags & SINEW_SKIN_BULGE_INNER) && !(in->flags & SINEW_SKIN_BULGE_CORRECTION)))
-            return SINEW_ERROR_INVALID_ARGUMENT;
+        if (in->mesh.value >= sk->mesh_count)
+            return sk_fail(sk, err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: mesh %u is not a mesh of the skinner (%u added)", i, in->mesh.value,
+                           sk->mesh_count);
+        if ((unsigned)in->method >= SINEW_METHOD_COUNT)
+            return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: method %u is not a sinew_method", i, (unsigned)in->method);
+        if (in->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL)
+            return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: unknown flags 0x%x", i, in->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL);
+        if ((in->flags & SINEW_SKIN_BULGE_INNER) && !(in->flags & SINEW_SKIN_BULGE_CORRECTION))
+            return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: SINEW_SKIN_BULGE_INNER without SINEW_SKIN_BULGE_CORRECTION", i);
         const mesh_rec *m = &sk->meshes[in->mesh.value];
-        if ((in->flags & SINEW_SKIN_BULGE_CORRECTION) && !m->has_bulge) return SINEW_ERROR_INVALID_ARGUMENT;
+        if ((in->flags & SINEW_SKIN_BULGE_CORRECTION) && !m->has_bulge)
+            return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: bulge correction, but mesh %u was added without bulge_rest distances", i,
+                           in->mesh.value);
         /* CoR needs the mesh's centers; the baseline debug kernel has no CoR code */
-        if (sinew_method_uses_centers(in->method) && (!m->has_cor || base)) return SINEW_ERROR_INVALID_ARGUMENT;
-        if (base && (m->influences != 4u || (m->first_slot & 1u))) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (sinew_method_uses_centers(in->method) && !m->has_cor)
+            return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: method %s needs centers of rotation, but mesh %u was added without cor_centers",
+                           i, sinew_method_name(in->method), in->mesh.value);
+        if (sinew_method_uses_centers(in->method) && base)
+            return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: method %s: the baseline debug kernel has no centers of rotation", i,
+                           sinew_method_name(in->method));
+        if (base && (m->influences != 4u || (m->first_slot & 1u)))
+            return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: the baseline debug kernel reads only 4-influence meshes at even slots (mesh %u)",
+                           i, in->mesh.value);
         uint64_t pal_end = (uint64_t)in->palette_offset + (uint64_t)m->joints * sinew_palette_gpu_stride(in->method, in->flags);
-        if (pal_end > sk->d.max_palette_vec4) return SINEW_ERROR_CAPACITY;
-        if ((uint64_t)in->output_offset + m->count > sk->d.max_output_vertices) return SINEW_ERROR_CAPACITY;
+        if (pal_end > sk->d.max_palette_vec4)
+            return sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: palette slots [%u, %llu) beyond max_palette_vec4 (%u)", i, in->palette_offset,
+                           (unsigned long long)pal_end, sk->d.max_palette_vec4);
+        if ((uint64_t)in->output_offset + m->count > sk->d.max_output_vertices)
+            return sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_INSTANCE, i,
+                           "instance %u: output vertices [%u, %llu) beyond max_output_vertices (%u)", i,
+                           in->output_offset, (unsigned long long)in->output_offset + m->count,
+                           sk->d.max_output_vertices);
         work += (m->count + sk->wg_size - 1) / sk->wg_size;
         work_base += (m->count + SINEW_WG_SIZE - 1) / SINEW_WG_SIZE;
     }
-    if (work > sk->max_work || work_base > sk->max_work) return SINEW_ERROR_CAPACITY;
+    if (work > sk->max_work || work_base > sk->max_work)
+        return sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                       "work list: %llu workgroups this frame, the skinner holds %u (max_output_vertices and "
+                       "max_instances set it)", (unsigned long long)(work > work_base ? work : work_base), sk->max_work);
     /* Plan, then the pipelines in use (each created once, at its first use). */
     variant_plan plan[SNW_VARIANTS];
     snw_dispatch disp[SNW_VARIANTS];
@@ -987,7 +1231,11 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
 
 sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
 {
-    if (!sk || !cmd || !sk->in_frame || !sk->instances_set) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!cmd) return sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "cmd is VK_NULL_HANDLE");
+    if (!sk->in_frame || !sk->instances_set)
+        return sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                       "record %s: call begin_frame, then set_instances", !sk->in_frame ? "outside a frame" : "before set_instances");
     sinew_gpu *gpu = sk->gpu;
     uint32_t s = sk->slot;
     uint32_t texel = sk->path == SINEW_READ_TEXEL ? 1u : 0u;
@@ -998,7 +1246,7 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
                                          : get_pipeline(sk, sk->disp[s][i].variant, sk->disp[s][i].grid, texel, &pipes[i]);
         if (r != SINEW_OK) return r;
     }
-    VkPipelineStageFlags cons = consumer_stages(gpu);
+    VkPipelineStageFlags cons = consumer_stages(sk);
     /* Host writes (palette, instances, work list) -> shader reads; earlier
      * reads and writes of the output (vertex input, shaders, transfers) -> shader writes. */
     VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
@@ -1044,12 +1292,13 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
         gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 2 * s + 1);
         sk->has_times[s] = 1;
     }
-    /* Output writes -> vertex input, shader and transfer reads (and later writes). */
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                       VK_ACCESS_TRANSFER_WRITE_BIT;
-    if (gpu->queue_flags & VK_QUEUE_GRAPHICS_BIT) mb.dstAccessMask |= VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT;
-    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, cons, 0, 1, &mb, 0, NULL, 0, NULL);
+    /* Output writes -> the consumers' reads (and later writes), unless the host records
+     * that barrier itself (desc.host_final_barrier). */
+    if (!sk->d.host_final_barrier) {
+        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+        mb.dstAccessMask = consumer_access(sk);
+        gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, cons, 0, 1, &mb, 0, NULL, 0, NULL);
+    }
     return SINEW_OK;
 }
 
@@ -1084,7 +1333,10 @@ uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t *grid_disp
 
 sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence)
 {
-    if (!sk || !sk->in_frame) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!sk->in_frame)
+        return sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                       "end_frame without begin_frame");
     sk->caller_fence[sk->slot] = caller_fence;
     sk->serial[sk->slot] = ++sk->serial_next;
     sk->last_slot = (int)sk->slot;
@@ -1096,7 +1348,10 @@ sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence)
 
 sinew_result sinew_skinner_submit(sinew_skinner *sk)
 {
-    if (!sk || !sk->in_frame || !sk->instances_set) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!sk->in_frame || !sk->instances_set)
+        return sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                       "submit %s: call begin_frame, then set_instances", !sk->in_frame ? "outside a frame" : "before set_instances");
     sinew_gpu *gpu = sk->gpu;
     uint32_t s = sk->slot;
     VkCommandBuffer cmd = sk->cmd[s];
@@ -1183,7 +1438,7 @@ void sinew_skinner_output_binding(const sinew_skinner *sk, sinew_output_binding 
     memset(out, 0, sizeof *out);
     if (!sk) return;
     out->buffer = sk->output.buffer;
-    out->offset = 0;
+    out->offset = sk->out_base;
     out->stride = sk->out_stride;
     out->position_format = VK_FORMAT_R32G32B32_SFLOAT;
     out->normal_format = sk->d.output_format == SINEW_OUTPUT_PACKED ? VK_FORMAT_A2B10G10R10_SNORM_PACK32
@@ -1225,14 +1480,15 @@ static sinew_result poison(sinew_skinner *sk, int prev, uint32_t first, uint32_t
     VkCommandBuffer cmd;
     r = snw_vk_oneshot_begin(gpu, &cmd);
     if (r != SINEW_OK) return r;
-    VkPipelineStageFlags cons = consumer_stages(gpu);
+    VkPipelineStageFlags cons = queue_stages(gpu);
     VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     gpu->vk.vkCmdPipelineBarrier(cmd, cons, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     uint32_t stride = prev == 2 ? sk->tan_stride : prev ? SINEW_PREV_BYTES : sk->out_stride;
+    VkDeviceSize base = prev == 2 ? sk->tan_base : prev ? sk->prev_base : sk->out_base;
     gpu->vk.vkCmdFillBuffer(cmd, prev == 2 ? sk->tan_out.buffer : prev ? sk->previous.buffer : sk->output.buffer,
-                            (VkDeviceSize)first * stride,
+                            base + (VkDeviceSize)first * stride,
                             (VkDeviceSize)count * stride, pattern);
     mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
@@ -1277,7 +1533,8 @@ static sinew_result read_back(sinew_skinner *sk, int prev, uint32_t first, uint3
         mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
         gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                                      VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-        VkBufferCopy c = { (VkDeviceSize)first * stride, 0, bytes };
+        VkDeviceSize base = prev == 2 ? sk->tan_base : prev ? sk->prev_base : sk->out_base;
+        VkBufferCopy c = { base + (VkDeviceSize)first * stride, 0, bytes };
         gpu->vk.vkCmdCopyBuffer(cmd, src, st.buffer, 1, &c);
         mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
         mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -1338,6 +1595,7 @@ sinew_result sinew_skinner_tangent_binding(const sinew_skinner *sk, sinew_output
     if (!sk || !out || !sk->d.tangents) return SINEW_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     out->buffer = sk->tan_out.buffer;
+    out->offset = sk->tan_base;
     out->stride = sk->tan_stride;
     out->position_format = sk->d.output_format == SINEW_OUTPUT_PACKED ? VK_FORMAT_A2B10G10R10_SNORM_PACK32
                                                                       : VK_FORMAT_R32G32B32A32_SFLOAT;
@@ -1350,7 +1608,7 @@ sinew_result sinew_skinner_previous_binding(const sinew_skinner *sk, sinew_outpu
     if (!sk || !out || !sk->d.keep_previous) return SINEW_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     out->buffer = sk->previous.buffer;
-    out->offset = 0;
+    out->offset = sk->prev_base;
     out->stride = SINEW_PREV_BYTES;
     out->position_format = VK_FORMAT_R32G32B32_SFLOAT;
     out->normal_format = VK_FORMAT_UNDEFINED;

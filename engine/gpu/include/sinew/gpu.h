@@ -27,6 +27,18 @@ extern "C" {
 
 typedef struct sinew_gpu sinew_gpu;
 
+/* What Sinew needs of a Vulkan instance and device:
+ * - Vulkan 1.1 or later: the instance's VkApplicationInfo.apiVersion and the
+ *   physical device's apiVersion (sinew_gpu_create_external refuses less,
+ *   SINEW_ERROR_NO_DEVICE, item DEVICE, naming the version it found);
+ * - a queue family with VK_QUEUE_COMPUTE_BIT (graphics is not needed);
+ * - no device extension and no feature beyond Vulkan 1.1 core; optional:
+ *   timestamp queries on the queue (GPU times; reported as unavailable without),
+ *   VK_EXT_debug_utils on the instance (validation message counts);
+ * - format features that Vulkan 1.1 guarantees: uniform texel buffers of
+ *   R32G32B32A32_UINT/SFLOAT, R32G32_UINT, R32_SFLOAT. */
+#define SINEW_VULKAN_API_VERSION VK_API_VERSION_1_1
+
 /* Receives validation and driver messages. severity: 0 info, 1 warning, 2 error. */
 typedef void (*sinew_log_fn)(void *user, int severity, const char *message);
 
@@ -63,6 +75,9 @@ typedef struct sinew_gpu_external_desc {
     /* true = the instance was created with VK_EXT_debug_utils: Sinew then adds its
      * own messenger, counting validation warnings and errors like sinew_gpu_create. */
     bool debug_utils_enabled;
+    /* The VkApplicationInfo.apiVersion the instance was created with (Vulkan does
+     * not report it): at least SINEW_VULKAN_API_VERSION. 0 = INVALID_ARGUMENT. */
+    uint32_t api_version;
 } sinew_gpu_external_desc;
 
 /* One enumerated device. */
@@ -76,9 +91,10 @@ typedef struct sinew_gpu_device_info {
 
 /* Creates an instance and a device with one compute queue. SINEW_ERROR_VULKAN
  * (nothing left behind) when vkGetDeviceProcAddr lacks a function Sinew uses. */
-SINEW_API sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out);
+SINEW_API sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sinew_error_info *err);
 /* Wraps the caller's instance/device/queue (SINEW_ERROR_VULKAN as above). */
-SINEW_API sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sinew_gpu **out);
+SINEW_API sinew_result sinew_gpu_create_external(const sinew_gpu_external_desc *desc, sinew_gpu **out,
+                                                 sinew_error_info *err);
 /* Waits for the device to be idle (own device only) and frees everything Sinew created. */
 SINEW_API void sinew_gpu_destroy(sinew_gpu *gpu);
 

@@ -55,6 +55,14 @@ typedef enum sinew_read_path {
  * giving up with SINEW_ERROR_TIMEOUT [sinew_skinner_desc.fence_timeout_ns]. */
 #define SINEW_SKINNER_DEFAULT_FENCE_TIMEOUT_NS 5000000000ull
 
+/* A range of a VkBuffer the host owns (sinew_skinner_desc.output_buffer, ...). */
+typedef struct sinew_buffer_range {
+    VkBuffer buffer;                /* VK_NULL_HANDLE: Sinew allocates the buffer itself */
+    VkDeviceSize offset;            /* a multiple of minStorageBufferOffsetAlignment (output: and of
+                                       minTexelBufferOffsetAlignment) */
+    VkDeviceSize size;              /* at least max_output_vertices x the stride (CAPACITY otherwise) */
+} sinew_buffer_range;
+
 /* Capacities fixed at creation; zero means the default (SINEW_SKINNER_DEFAULT_*). */
 typedef struct sinew_skinner_desc {
     uint32_t max_rest_vertices;     /* all meshes together */
@@ -91,6 +99,27 @@ typedef struct sinew_skinner_desc {
      * a rest buffer of 16 B per rest vertex. Without it, meshes cannot carry centers and
      * no instance can use a CoR method (sinew_method_uses_centers). */
     bool cor_centers;
+    /* The host's own buffers for the output, the previous positions (keep_previous)
+     * and the output tangents (tangents): Sinew writes there instead of allocating,
+     * never frees them, and sinew_skinner_*_binding report them. The host keeps them
+     * alive until sinew_skinner_destroy returns. Usage they need: STORAGE_BUFFER,
+     * TRANSFER_SRC and TRANSFER_DST (zeroed at creation, read back, poisoned), and
+     * for the output UNIFORM_TEXEL_BUFFER (previous positions read it as texels);
+     * add what the host reads them with (VERTEX_BUFFER,
+     * ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR, ...). */
+    sinew_buffer_range output_buffer;
+    sinew_buffer_range previous_buffer;
+    sinew_buffer_range tangent_buffer;
+    /* Who reads the output after record(): the stages and accesses of the barrier
+     * record() ends with (and that the next frame's writes wait for). 0 = vertex
+     * input + vertex shader (where the queue supports graphics); compute and
+     * transfer are always added. E.g. FRAGMENT_SHADER + SHADER_READ, or
+     * ACCELERATION_STRUCTURE_BUILD_BIT_KHR + SHADER_READ for a BLAS refit. */
+    VkPipelineStageFlags consumer_stages;
+    VkAccessFlags consumer_access;
+    /* true: record() ends without that barrier; the host records its own
+     * (srcStage COMPUTE_SHADER, srcAccess SHADER_WRITE) before reading the output. */
+    bool host_final_barrier;
 } sinew_skinner_desc;
 
 /* A rest mesh to upload. */
@@ -131,7 +160,11 @@ typedef struct sinew_instance {
 typedef struct sinew_frame {
     float *palette;                 /* 4 floats per slot */
     uint32_t palette_capacity_vec4;
-    uint32_t slot;                  /* ring slot in use */
+    /* Ring slot in use, 0 .. frames_in_flight - 1: it comes round again
+     * frames_in_flight frames later, when begin_frame waits for the fence that
+     * end_frame was given for it (or the skinner's own, after submit). */
+    uint32_t slot;
+    uint64_t serial;                /* frames ended before this one (0 first) */
 } sinew_frame;
 
 /* What to bind to draw or read the skinned vertices. */
@@ -146,7 +179,8 @@ typedef struct sinew_output_binding {
 /* Creates the skinner's buffers and pipelines (no submission). Fails with SINEW_ERROR_LIMIT_EXCEEDED
  * when a capacity exceeds the device's buffer limits (maxStorageBufferRange,
  * maxComputeWorkGroupCount) before allocating anything. */
-SINEW_API sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc, sinew_skinner **out);
+SINEW_API sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc, sinew_skinner **out,
+                                            sinew_error_info *err);
 /* Waits for the skinner's own submissions and the caller fences it was given
  * (bounded), and frees it. A caller fence that does not signal within
  * fence_timeout_ns is given up on (a warning is logged): destroy then waits for
@@ -158,7 +192,8 @@ SINEW_API sinew_result sinew_skinner_destroy(sinew_skinner *sk);
 /* Validates (joint indices < joint_count, weights summing to 65535, finite
  * positions) and uploads a rest mesh, in the 4- or 8-influence layout (see
  * sinew_skinner_mesh_desc). Not a per-frame call. */
-SINEW_API sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id);
+SINEW_API sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id,
+                                              sinew_error_info *err);
 
 /* Starts a frame: waits until the ring slot is free and hands out its palette
  * memory. SINEW_ERROR_TIMEOUT if a caller fence given to end_frame for that slot
@@ -167,7 +202,8 @@ SINEW_API sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_ski
 SINEW_API sinew_result sinew_skinner_begin_frame(sinew_skinner *sk, sinew_frame *frame);
 /* Sets this frame's characters: validated against meshes, palette and output
  * capacities, then written with the work list to mapped memory. No allocation. */
-SINEW_API sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count);
+SINEW_API sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count,
+                                                   sinew_error_info *err);
 /* Records this frame's work into the caller's command buffer: barriers (host
  * writes -> shader reads; earlier vertex/shader/transfer reads of the output ->
  * shader writes), timestamps, the dispatch, and a barrier making the output
@@ -198,6 +234,12 @@ SINEW_API sinew_result sinew_skinner_wait(sinew_skinner *sk);
  * Waits for the skinner's own last submission; never waits on a caller's fence
  * (reports the newest frame whose fence has signalled). NOT_FOUND before any. */
 SINEW_API sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms);
+
+/* Detail of the skinner's last failed call (any function taking this skinner):
+ * what err would have held. After a success it still holds the last failure. */
+SINEW_API void sinew_skinner_last_error(const sinew_skinner *sk, sinew_error_info *out);
+/* Ring slots (desc.frames_in_flight after defaults). */
+SINEW_API uint32_t sinew_skinner_frames_in_flight(const sinew_skinner *sk);
 
 /* The read path in use (never AUTO). */
 SINEW_API sinew_read_path sinew_skinner_read_path(const sinew_skinner *sk);
