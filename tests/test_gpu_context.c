@@ -248,15 +248,19 @@ typedef struct host_vk {
     uint32_t fam;
     VkDevice dev;
     VkQueue queue;
+    uint32_t api;       /* the instance's apiVersion */
+    int timeline;       /* timelineSemaphore enabled (Vulkan 1.2 device) */
 } host_vk;
 
 /* Instance with validation and the test's own messenger, the first device,
  * a compute queue. 0 when the instance cannot be created. */
-static int create_host_device(host_vk *h)
+static int create_host_device(host_vk *h, uint32_t api)
 {
     TU_CHECK(volkInitialize() == VK_SUCCESS);
     VkApplicationInfo app = { VK_STRUCTURE_TYPE_APPLICATION_INFO };
-    app.apiVersion = VK_API_VERSION_1_1;
+    app.apiVersion = api;
+    h->api = api;
+    h->timeline = 0;
     const char *layers[] = { "VK_LAYER_KHRONOS_validation" };
     const char *exts[] = { VK_EXT_DEBUG_UTILS_EXTENSION_NAME };
     VkInstanceCreateInfo ici = { VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO };
@@ -298,6 +302,18 @@ static int create_host_device(host_vk *h)
     VkDeviceCreateInfo dci = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO };
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
+    /* Vulkan 1.2 hosts: timeline semaphores on, when the device has them. */
+    VkPhysicalDeviceProperties pp;
+    vkGetPhysicalDeviceProperties(h->pd, &pp);
+    VkPhysicalDeviceTimelineSemaphoreFeatures tsf = { VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES };
+    if (api >= VK_API_VERSION_1_2 && pp.apiVersion >= VK_API_VERSION_1_2) {
+        VkPhysicalDeviceFeatures2 f2 = { VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2 };
+        f2.pNext = &tsf;
+        vkGetPhysicalDeviceFeatures2(h->pd, &f2);
+        tsf.pNext = NULL;
+        h->timeline = tsf.timelineSemaphore == VK_TRUE;
+        if (h->timeline) dci.pNext = &tsf;
+    }
     h->dev = VK_NULL_HANDLE;
     TU_CHECK(vkCreateDevice(h->pd, &dci, NULL, &h->dev) == VK_SUCCESS);
     volkLoadDevice(h->dev);
@@ -484,7 +500,7 @@ static void test_external_skin_frames(sinew_gpu *gpu, const host_vk *h, tu_rng *
 static void check_external(tu_rng *rng)
 {
     host_vk h;
-    if (!create_host_device(&h)) return;
+    if (!create_host_device(&h, VK_API_VERSION_1_1)) return;
     sinew_gpu_external_desc ed = { 0 };
     ed.get_instance_proc_addr = vkGetInstanceProcAddr;
     ed.instance = h.inst;
@@ -507,10 +523,218 @@ static void check_external(tu_rng *rng)
     destroy_host_device(&h);
 }
 
+/* Memory of the host's own buffer: device-local or host-visible. */
+static VkDeviceMemory host_buffer(const host_vk *h, VkDeviceSize size, VkBufferUsageFlags usage,
+                                  VkMemoryPropertyFlags want, VkBuffer *buf)
+{
+    VkBufferCreateInfo bci = { VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+    bci.size = size;
+    bci.usage = usage;
+    TU_CHECK(vkCreateBuffer(h->dev, &bci, NULL, buf) == VK_SUCCESS);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(h->dev, *buf, &req);
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(h->pd, &mp);
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
+        if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want) type = i;
+    TU_CHECK(type != UINT32_MAX);
+    VkMemoryAllocateInfo mai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = type;
+    VkDeviceMemory mem = VK_NULL_HANDLE;
+    TU_CHECK(vkAllocateMemory(h->dev, &mai, NULL, &mem) == VK_SUCCESS);
+    TU_CHECK(vkBindBufferMemory(h->dev, *buf, mem, 0) == VK_SUCCESS);
+    return mem;
+}
+
+/* The host owns the output: Sinew skins into a range of the host's VkBuffer
+ * (at an offset), records no final barrier (host_final_barrier), and the host
+ * records its own barrier and a copy out of that range in the same command
+ * buffer. The host signals a timeline semaphore from its own submit, gives
+ * end_frame no fence, and waits on the semaphore for the value of the frame
+ * that last used a ring slot before begin_frame reuses it (the documented
+ * path for timeline hosts). Four frames in flight two at a time, each checked
+ * against the float64 expectation; output poisoned first; validation clean. */
+static void check_host_output(tu_rng *rng)
+{
+    host_vk h;
+    if (!create_host_device(&h, VK_API_VERSION_1_2)) return;
+    if (!h.timeline) {
+        fprintf(stderr, "host output: the device has no timeline semaphores; skipped\n");
+        destroy_host_device(&h);
+        return;
+    }
+    sinew_gpu_external_desc ed = { 0 };
+    ed.get_instance_proc_addr = vkGetInstanceProcAddr;
+    ed.instance = h.inst;
+    ed.physical_device = h.pd;
+    ed.device = h.dev;
+    ed.queue = h.queue;
+    ed.queue_family = h.fam;
+    ed.api_version = h.api;
+    ed.debug_utils_enabled = 1;
+    sinew_gpu *gpu = NULL;
+    TU_CHECK_OK(sinew_gpu_create_external(&ed, &gpu, NULL));
+    if (!gpu) {
+        destroy_host_device(&h);
+        return;
+    }
+    enum { FRAMES = 4, IN_FLIGHT = 2 };
+    const VkDeviceSize base = 1024, out_bytes = (VkDeviceSize)NV * 24u;
+    VkBuffer out_buf, rb_buf;
+    VkDeviceMemory out_mem = host_buffer(&h, base + out_bytes + 512,
+                                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                             VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &out_buf);
+    VkDeviceMemory rb_mem = host_buffer(&h, FRAMES * out_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                        &rb_buf);
+    sinew_skinner_desc sd = { 0 };
+    sd.max_rest_vertices = NV;
+    sd.max_output_vertices = NV;
+    sd.max_instances = 1;
+    sd.max_meshes = 1;
+    sd.max_palette_vec4 = 64;
+    sd.frames_in_flight = IN_FLIGHT;
+    sd.output_buffer.buffer = out_buf;
+    sd.output_buffer.offset = base;
+    sd.output_buffer.size = out_bytes;
+    sd.host_final_barrier = true;
+    sinew_skinner *sk = NULL;
+    sinew_error_info e;
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, &e));
+    if (!sk) fprintf(stderr, "skinner: %s\n", e.message);
+    make_two_joint_mesh(rng);
+    sinew_skinner_mesh_desc md = { ext_v, NV, NJ, NULL };
+    sinew_mesh_id mesh;
+    if (sk) TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL));
+    sinew_output_binding ob;
+    sinew_skinner_output_binding(sk, &ob);
+    TU_CHECK(ob.buffer == out_buf && ob.offset == base && ob.stride == 24);
+    TU_CHECK(sinew_skinner_frames_in_flight(sk) == IN_FLIGHT);
+
+    VkSemaphoreTypeCreateInfo stci = { VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO };
+    stci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo sci = { VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO };
+    sci.pNext = &stci;
+    VkSemaphore timeline;
+    TU_CHECK(vkCreateSemaphore(h.dev, &sci, NULL, &timeline) == VK_SUCCESS);
+    VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+    pci.queueFamilyIndex = h.fam;
+    VkCommandPool pool;
+    TU_CHECK(vkCreateCommandPool(h.dev, &pci, NULL, &pool) == VK_SUCCESS);
+    VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = FRAMES;
+    VkCommandBuffer cmd[FRAMES];
+    TU_CHECK(vkAllocateCommandBuffers(h.dev, &ai, cmd) == VK_SUCCESS);
+
+    rigid x[FRAMES][NJ];
+    for (int f = 0; sk && f < FRAMES; f++) {
+        for (int j = 0; j < NJ; j++) x[f][j] = random_rigid(rng);
+        /* The slot this frame takes was last used by frame f - IN_FLIGHT: wait for its value. */
+        if (f >= IN_FLIGHT) {
+            uint64_t v = (uint64_t)(f - IN_FLIGHT + 1);
+            VkSemaphoreWaitInfo wi = { VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO };
+            wi.semaphoreCount = 1;
+            wi.pSemaphores = &timeline;
+            wi.pValues = &v;
+            TU_CHECK(vkWaitSemaphores(h.dev, &wi, UINT64_MAX) == VK_SUCCESS);
+        }
+        if (f == 0) TU_CHECK_OK(sinew_debug_poison_output(sk, 0, NV, 0x7fc00000u));
+        sinew_frame fr;
+        TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
+        TU_CHECK(fr.slot == (uint32_t)(f % IN_FLIGHT) && fr.serial == (uint64_t)f);
+        for (int j = 0; j < NJ; j++)
+            for (int r = 0; r < 3; r++) {
+                float *row = fr.palette + 4 * (3 * j + r);
+                for (int c = 0; c < 3; c++) row[c] = (float)x[f][j].r[r][c];
+                row[3] = (float)x[f][j].t[r];
+            }
+        sinew_instance in = { mesh, SINEW_METHOD_LBS, 0, 0, 0 };
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1, NULL));
+        VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+        bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        vkBeginCommandBuffer(cmd[f], &bi);
+        TU_CHECK_OK(sinew_skinner_record(sk, cmd[f]));
+        /* The host's own final barrier: the skinning writes -> its copy. */
+        VkBufferMemoryBarrier bb = { VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+        bb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+        bb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+        bb.srcQueueFamilyIndex = bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        bb.buffer = out_buf;
+        bb.offset = base;
+        bb.size = out_bytes;
+        vkCmdPipelineBarrier(cmd[f], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL,
+                             1, &bb, 0, NULL);
+        VkBufferCopy c = { base, (VkDeviceSize)f * out_bytes, out_bytes };
+        vkCmdCopyBuffer(cmd[f], out_buf, rb_buf, 1, &c);
+        vkEndCommandBuffer(cmd[f]);
+        uint64_t signal = (uint64_t)f + 1;
+        VkTimelineSemaphoreSubmitInfo tsi = { VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO };
+        tsi.signalSemaphoreValueCount = 1;
+        tsi.pSignalSemaphoreValues = &signal;
+        VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
+        si.pNext = &tsi;
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &cmd[f];
+        si.signalSemaphoreCount = 1;
+        si.pSignalSemaphores = &timeline;
+        sinew_gpu_lock_queue(gpu);
+        TU_CHECK(vkQueueSubmit(h.queue, 1, &si, VK_NULL_HANDLE) == VK_SUCCESS);
+        sinew_gpu_unlock_queue(gpu);
+        TU_CHECK_OK(sinew_skinner_end_frame(sk, VK_NULL_HANDLE)); /* the host waits by itself */
+    }
+    uint64_t last = FRAMES;
+    VkSemaphoreWaitInfo wi = { VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO };
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &timeline;
+    wi.pValues = &last;
+    TU_CHECK(vkWaitSemaphores(h.dev, &wi, UINT64_MAX) == VK_SUCCESS);
+    float *rb = NULL;
+    TU_CHECK(vkMapMemory(h.dev, rb_mem, 0, VK_WHOLE_SIZE, 0, (void **)&rb) == VK_SUCCESS);
+    for (int f = 0; sk && rb && f < FRAMES; f++) {
+        static float pos[NV * 3], nrm[NV * 3];
+        for (int i = 0; i < NV; i++)
+            for (int k = 0; k < 3; k++) {
+                pos[3 * i + k] = rb[(size_t)f * NV * 6 + 6 * i + k];
+                nrm[3 * i + k] = rb[(size_t)f * NV * 6 + 6 * i + 3 + k];
+            }
+        double perr, nerr;
+        lbs_errors(pos, nrm, x[f], &perr, &nerr);
+        fprintf(stderr, "host output frame %d: max position error %.3g, normal error %.3g\n", f, perr, nerr);
+        TU_CHECK(perr <= 2e-5 * 4.0);
+        TU_CHECK(nerr <= 1e-4);
+    }
+    if (rb) vkUnmapMemory(h.dev, rb_mem);
+    /* Sinew's read-back reads the host's range too (the last frame). */
+    static float pos[NV * 3], nrm[NV * 3];
+    if (sk) TU_CHECK_OK(sinew_skinner_read_output(sk, 0, NV, pos, nrm));
+    double perr, nerr;
+    lbs_errors(pos, nrm, x[FRAMES - 1], &perr, &nerr);
+    TU_CHECK(perr <= 2e-5 * 4.0 && nerr <= 1e-4);
+    sinew_skinner_destroy(sk);
+    TU_CHECK_MSG(sinew_debug_validation_message_count(gpu) == 0, "%u validation messages",
+                 sinew_debug_validation_message_count(gpu));
+    sinew_gpu_destroy(gpu);
+    /* The host's buffer outlives the skinner and is the host's to free. */
+    vkDestroyCommandPool(h.dev, pool, NULL);
+    vkDestroySemaphore(h.dev, timeline, NULL);
+    vkDestroyBuffer(h.dev, out_buf, NULL);
+    vkFreeMemory(h.dev, out_mem, NULL);
+    vkDestroyBuffer(h.dev, rb_buf, NULL);
+    vkFreeMemory(h.dev, rb_mem, NULL);
+    destroy_host_device(&h);
+}
+
 int main(void)
 {
     tu_rng rng = tu_rng_seeded(0x5eed0c0e7e57ull);
     check_selection();
     check_external(&rng);
+    check_host_output(&rng);
     return tu_finish("test_gpu_context");
 }
