@@ -229,12 +229,14 @@ typedef struct cor_job {
     double *center;              /* 3 per group */
     uint8_t *ok;                 /* per group */
     uint64_t *evals;             /* per task */
+    uint32_t task_base;          /* first task of the batch being run */
 } cor_job;
 
 static void group_task(void *user, uint32_t task, uint32_t worker)
 {
     (void)worker;
     cor_job *jb = (cor_job *)user;
+    task += jb->task_base;
     uint32_t g0 = task * jb->per_task, g1 = g0 + jb->per_task;
     if (g1 > jb->groups) g1 = jb->groups;
     uint64_t evals = 0;
@@ -400,11 +402,22 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
     jb.ok = ok;
     jb.evals = evals;
     if (E > 0) {
-        if (d->pool) {
-            r = sinew_thread_pool_run(d->pool, tasks, group_task, &jb);
-            if (r != SINEW_OK) goto done;
-        } else {
-            for (uint32_t t = 0; t < tasks; t++) group_task(&jb, t, 0);
+        /* In batches of tasks when progress is wanted (each task's work is the
+         * same whatever the batch, so the result is too). */
+        const uint32_t batch = d->progress ? (tasks + 63u) / 64u : tasks;
+        for (uint32_t t0 = 0; t0 < tasks; t0 += batch) {
+            uint32_t nt = tasks - t0 < batch ? tasks - t0 : batch;
+            jb.task_base = t0;
+            if (d->pool) {
+                r = sinew_thread_pool_run(d->pool, nt, group_task, &jb);
+                if (r != SINEW_OK) goto done;
+            } else {
+                for (uint32_t t = 0; t < nt; t++) group_task(&jb, t, 0);
+            }
+            if (d->progress && !d->progress(d->progress_user, (double)(t0 + nt) / tasks)) {
+                r = SINEW_ERROR_CANCELLED;
+                goto done;
+            }
         }
     }
 

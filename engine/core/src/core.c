@@ -30,6 +30,7 @@ const char *sinew_result_string(sinew_result r)
     case SINEW_ERROR_NOT_FOUND: return "not found";
     case SINEW_ERROR_TIMEOUT: return "timed out";
     case SINEW_ERROR_IN_USE: return "object in use";
+    case SINEW_ERROR_CANCELLED: return "cancelled";
     case SINEW_RESULT_COUNT: break;
     }
     return "unknown result";

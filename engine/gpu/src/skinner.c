@@ -895,6 +895,24 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     return SINEW_OK;
 }
 
+sinew_result sinew_skinner_add_rest_mesh(sinew_skinner *sk, const sinew_rest_mesh *m, sinew_mesh_id *mesh_id,
+                                         sinew_error_info *err)
+{
+    snw_error_clear(err);
+    if (!sk) return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "skinner is NULL");
+    if (!m) return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "rest mesh is NULL");
+    sinew_skinner_mesh_desc md;
+    memset(&md, 0, sizeof md);
+    md.vertices = sinew_rest_mesh_vertices(m);
+    md.vertices8 = sinew_rest_mesh_vertices8(m);
+    md.vertex_count = sinew_rest_mesh_vertex_count(m);
+    md.joint_count = sinew_rest_mesh_joint_count(m);
+    md.bulge_rest = sinew_rest_mesh_bulge_distances(m);
+    md.tangents = sk->d.tangents ? sinew_rest_mesh_tangents(m) : NULL;
+    md.cor_centers = sk->d.cor_centers ? sinew_rest_mesh_centers(m) : NULL;
+    return sinew_skinner_add_mesh(sk, &md, mesh_id, err);
+}
+
 uint32_t sinew_skinner_mesh_influences(const sinew_skinner *sk, sinew_mesh_id mesh)
 {
     return sk && mesh.value < sk->mesh_count ? sk->meshes[mesh.value].influences : 0;

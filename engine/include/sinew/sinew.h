@@ -20,6 +20,7 @@
 #include <sinew/blendshape.h>
 #include <sinew/threadpool.h>
 #include <sinew/cor.h>
+#include <sinew/rest_mesh.h>
 #include <sinew/gpu.h>
 #include <sinew/skinner.h>
 #include <sinew/crowd.h>

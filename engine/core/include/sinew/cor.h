@@ -60,6 +60,11 @@ typedef struct sinew_cor_desc {
     uint32_t max_depth;               /* subdivision levels at most [SINEW_COR_DEFAULT_MAX_DEPTH] */
     sinew_thread_pool *pool;          /* workers; NULL = the calling thread only */
     const sinew_allocator *allocator; /* scratch allocations (freed before return); NULL = default */
+    /* Called on the calling thread between batches of vertex groups with the
+     * fraction done; returning false stops the computation (SINEW_ERROR_CANCELLED,
+     * nothing written). NULL: none. Batching does not change the result. */
+    bool (*progress)(void *user, double fraction);
+    void *progress_user;
 } sinew_cor_desc;
 
 /* What the computation did, for reporting. */

@@ -51,6 +51,7 @@ typedef enum sinew_result {
     SINEW_ERROR_TIMEOUT,            /* a bounded wait ran out (e.g. a fence never submitted) */
     SINEW_ERROR_IN_USE,             /* the object is in use: by another thread, by a
                                        re-entrant call, or by objects that must go first */
+    SINEW_ERROR_CANCELLED,          /* a progress callback asked to stop; nothing was changed */
     SINEW_RESULT_COUNT
 } sinew_result;
 

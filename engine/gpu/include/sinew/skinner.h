@@ -16,6 +16,7 @@
 
 #include <sinew/gpu.h>
 #include <sinew/mesh.h>
+#include <sinew/rest_mesh.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -194,6 +195,13 @@ SINEW_API sinew_result sinew_skinner_destroy(sinew_skinner *sk);
  * sinew_skinner_mesh_desc). Not a per-frame call. */
 SINEW_API sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id,
                                               sinew_error_info *err);
+
+/* Uploads a rest mesh (sinew/rest_mesh.h) in its own layout: packed vertices,
+ * bulge distances, and where the skinner was created for them its tangents
+ * (desc.tangents) and centers of rotation (desc.cor_centers, once computed or
+ * set). The skinner keeps no pointer into m. Errors as sinew_skinner_add_mesh. */
+SINEW_API sinew_result sinew_skinner_add_rest_mesh(sinew_skinner *sk, const sinew_rest_mesh *m, sinew_mesh_id *mesh_id,
+                                                   sinew_error_info *err);
 
 /* Starts a frame: waits until the ring slot is free and hands out its palette
  * memory. SINEW_ERROR_TIMEOUT if a caller fence given to end_frame for that slot

@@ -1,0 +1,98 @@
+/* Sinew rest mesh: one object holding everything the skinner and the crowd
+ * need of a skinned mesh at rest, built from the host's arrays in one call:
+ * packed vertices (4 or 8 influences per vertex, chosen from the data or
+ * forced, with what pruning dropped reported), bulge-correction distances,
+ * packed tangent frames, the triangles, joint bounds for culling, and centers
+ * of rotation (computed on request, with progress and cancel, or set from a
+ * cache). Immutable after creation except for the centers; any number of
+ * skinners and crowds may read it; it must outlive none of them (the skinner
+ * copies what it uploads). CPU only. */
+#ifndef SINEW_REST_MESH_H
+#define SINEW_REST_MESH_H
+
+#include <sinew/bounds.h>
+#include <sinew/cor.h>
+#include <sinew/mesh.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_rest_mesh sinew_rest_mesh;
+
+/* Input arrays; a stride of 0 means tightly packed. Nothing is kept: the
+ * arrays may be freed after sinew_rest_mesh_create. */
+typedef struct sinew_rest_mesh_desc {
+    const sinew_skeleton *skeleton;   /* required: joint count, bone segments (bulge), bind pose */
+    uint32_t vertex_count;
+    const float *positions;           /* 3 floats per vertex, every position_stride bytes [12] */
+    uint32_t position_stride;
+    const float *normals;             /* 3 floats, need not be unit; NULL: zero normals */
+    uint32_t normal_stride;           /* [12] */
+    const float *tangents;            /* 4 floats (xyz, w = bitangent sign, glTF TANGENT); NULL: none */
+    uint32_t tangent_stride;          /* [16] */
+    sinew_influences influences;      /* any number per vertex (CSR or fixed count) */
+    /* Influences kept per vertex: 0 = 4 when no vertex has more than 4 non-zero
+     * influences, else 8; 4 or 8 = that layout (more are pruned, see stats). */
+    uint32_t max_influences;
+    const uint32_t *triangles;        /* 3 indices per triangle, or NULL (centers of rotation need them) */
+    uint32_t triangle_count;
+    const sinew_allocator *allocator; /* the mesh's memory; NULL = default */
+} sinew_rest_mesh_desc;
+
+/* Builds a rest mesh. Errors name the argument or vertex at fault (err may be
+ * NULL): INVALID_ARGUMENT, EMPTY, NON_FINITE, JOINT_INDEX, INVALID_WEIGHT,
+ * LIMIT_EXCEEDED (joint count), OUT_OF_HOST_MEMORY, and those of the pack
+ * functions (sinew/mesh.h). */
+SINEW_API sinew_result sinew_rest_mesh_create(const sinew_rest_mesh_desc *desc, sinew_rest_mesh **out,
+                                              sinew_error_info *err);
+/* Frees it; NULL is ignored. */
+SINEW_API void sinew_rest_mesh_destroy(sinew_rest_mesh *m);
+
+/* Vertex count, influences per vertex (4 or 8), and the skeleton's joint count. */
+SINEW_API uint32_t sinew_rest_mesh_vertex_count(const sinew_rest_mesh *m);
+SINEW_API uint32_t sinew_rest_mesh_influences(const sinew_rest_mesh *m);
+SINEW_API uint32_t sinew_rest_mesh_joint_count(const sinew_rest_mesh *m);
+/* What packing pruned (vertices with more influences than the layout holds). */
+SINEW_API const sinew_pack_stats *sinew_rest_mesh_pack_stats(const sinew_rest_mesh *m);
+/* The packed vertices: exactly one of the two is non-NULL (the 4- or 8-influence layout). */
+SINEW_API const sinew_vertex *sinew_rest_mesh_vertices(const sinew_rest_mesh *m);
+SINEW_API const sinew_vertex8 *sinew_rest_mesh_vertices8(const sinew_rest_mesh *m);
+/* Bulge-correction rest distances (sinew_bulge_rest_distances), one per vertex. */
+SINEW_API const float *sinew_rest_mesh_bulge_distances(const sinew_rest_mesh *m);
+/* Packed tangent frames, or NULL when the desc had none. */
+SINEW_API const sinew_tangent *sinew_rest_mesh_tangents(const sinew_rest_mesh *m);
+/* Triangles (3 indices each) and their count; NULL / 0 when none were given. */
+SINEW_API const uint32_t *sinew_rest_mesh_triangles(const sinew_rest_mesh *m, uint32_t *triangle_count);
+/* Joint bounds for culling (sinew_joint_bounds_build; joint_count entries, with
+ * the CoR data once centers exist) and their neighbor lists. */
+SINEW_API const sinew_joint_bounds *sinew_rest_mesh_joint_bounds(const sinew_rest_mesh *m, const uint16_t **neighbors);
+
+/* Returns false to cancel a long computation; fraction in [0, 1]. Called on the
+ * calling thread between batches of work. */
+typedef bool (*sinew_progress_fn)(void *user, double fraction);
+
+/* Options of sinew_rest_mesh_compute_centers; zero fields take the defaults of sinew_cor_desc. */
+typedef struct sinew_rest_mesh_centers_desc {
+    double sigma, epsilon;
+    uint32_t max_depth;
+    sinew_thread_pool *pool;          /* NULL: the calling thread only */
+    sinew_progress_fn progress;       /* NULL: none */
+    void *progress_user;
+} sinew_rest_mesh_centers_desc;
+
+/* Computes the centers of rotation (sinew_cor_compute on the packed vertices
+ * and triangles) and adds them to the joint bounds. SINEW_ERROR_CANCELLED, and
+ * the mesh unchanged, when progress returns false. INVALID_ARGUMENT without
+ * triangles. desc may be NULL (defaults). */
+SINEW_API sinew_result sinew_rest_mesh_compute_centers(sinew_rest_mesh *m, const sinew_rest_mesh_centers_desc *desc,
+                                                       sinew_error_info *err);
+/* Sets centers computed earlier (a cache): 3 floats per vertex, finite. */
+SINEW_API sinew_result sinew_rest_mesh_set_centers(sinew_rest_mesh *m, const float *centers, sinew_error_info *err);
+/* The centers of rotation (3 floats per vertex), or NULL before they are computed or set. */
+SINEW_API const float *sinew_rest_mesh_centers(const sinew_rest_mesh *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
