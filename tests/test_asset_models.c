@@ -151,6 +151,56 @@ static void check_influences8(const sinew_asset *a, const sinew_transform *pose,
     free(v8); free(scratch); free(pal); free(want); free(got);
 }
 
+/* sinew_asset_rest_mesh: the whole character with 4 influences is the asset's
+ * packed vertices, with 8 sinew_asset_vertices8; each mesh's rest mesh is its
+ * slice of them, triangles renumbered from the mesh's first vertex. */
+static void check_rest_meshes(const model_case *mc, const sinew_asset *a)
+{
+    uint32_t nv = sinew_asset_vertex_count(a);
+    sinew_error_info e;
+    sinew_rest_mesh *all4 = NULL, *all8 = NULL;
+    TU_CHECK_OK(sinew_asset_rest_mesh(a, SINEW_ASSET_ALL_MESHES, 4, &all4, &e));
+    TU_CHECK_OK(sinew_asset_rest_mesh(a, SINEW_ASSET_ALL_MESHES, 8, &all8, &e));
+    if (!all4 || !all8) {
+        fprintf(stderr, "%s: %s\n", mc->path, e.message);
+        goto out;
+    }
+    TU_CHECK(sinew_rest_mesh_vertex_count(all4) == nv);
+    TU_CHECK_MSG(memcmp(sinew_rest_mesh_vertices(all4), sinew_asset_vertices(a), sizeof(sinew_vertex) * nv) == 0,
+                 "%s: rest mesh vertices differ from the asset's", mc->path);
+    sinew_vertex8 *v8 = calloc(nv, sizeof *v8);
+    TU_CHECK_OK(sinew_asset_vertices8(a, v8, NULL));
+    TU_CHECK(memcmp(sinew_rest_mesh_vertices8(all8), v8, sizeof(sinew_vertex8) * nv) == 0);
+    free(v8);
+    if (sinew_asset_tangents(a))
+        TU_CHECK(memcmp(sinew_rest_mesh_tangents(all4), sinew_asset_tangents(a), sizeof(sinew_tangent) * nv) == 0);
+    uint32_t nt = 0;
+    const uint32_t *tri = sinew_rest_mesh_triangles(all4, &nt);
+    TU_CHECK(nt == sinew_asset_index_count(a) / 3 && (nt == 0 || memcmp(tri, sinew_asset_indices(a), 12 * nt) == 0));
+    for (uint32_t m = 0; m < sinew_asset_mesh_count(a); m++) {
+        const sinew_asset_mesh_info *mi = sinew_asset_mesh(a, m);
+        sinew_rest_mesh *rm = NULL;
+        TU_CHECK_OK(sinew_asset_rest_mesh(a, m, 4, &rm, &e));
+        if (!rm) continue;
+        TU_CHECK(sinew_rest_mesh_vertex_count(rm) == mi->vertex_count);
+        TU_CHECK(memcmp(sinew_rest_mesh_vertices(rm), sinew_asset_vertices(a) + mi->first_vertex,
+                        sizeof(sinew_vertex) * mi->vertex_count) == 0);
+        TU_CHECK(memcmp(sinew_rest_mesh_bulge_distances(rm), sinew_rest_mesh_bulge_distances(all4) + mi->first_vertex,
+                        sizeof(float) * mi->vertex_count) == 0);
+        tri = sinew_rest_mesh_triangles(rm, &nt);
+        TU_CHECK(nt == mi->index_count / 3);
+        for (uint32_t k = 0; k < 3 * nt; k++)
+            TU_CHECK(tri[k] + mi->first_vertex == sinew_asset_indices(a)[mi->first_index + k]);
+        sinew_rest_mesh_destroy(rm);
+    }
+    sinew_rest_mesh *none = NULL;
+    TU_CHECK_RESULT(sinew_asset_rest_mesh(a, sinew_asset_mesh_count(a), 0, &none, &e), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK(e.item == SINEW_ITEM_MESH && e.index == sinew_asset_mesh_count(a) && none == NULL);
+out:
+    sinew_rest_mesh_destroy(all4);
+    sinew_rest_mesh_destroy(all8);
+}
+
 static void check_model(const model_case *mc)
 {
     char msg[512] = "";
@@ -171,6 +221,7 @@ static void check_model(const model_case *mc)
             mc->path, sinew_asset_mesh_count(a), nv, sinew_asset_index_count(a) / 3, nj, sinew_asset_clip_count(a),
             st->max_influences, st->vertices_pruned, size);
     TU_CHECK(sinew_asset_mesh_count(a) == mc->meshes);
+    check_rest_meshes(mc, a);
     TU_CHECK(nv == mc->vertices);
     TU_CHECK(nj == mc->joints);
     TU_CHECK(sinew_asset_clip_count(a) == mc->clips);

@@ -69,6 +69,15 @@ static sinew_result check_desc(const sinew_rest_mesh_desc *d, sinew_error_info *
                         d->position_stride && d->position_stride < 12 ? "position"
                         : d->normal_stride && d->normal_stride < 12   ? "normal"
                                                                       : "tangent");
+    if (d->tangents && d->packed_tangents)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.tangents and desc.packed_tangents are both set");
+    if (d->packed_tangents)
+        for (uint32_t i = 0; i < d->vertex_count; i++)
+            if (d->packed_tangents[i].sign != 1.0f && d->packed_tangents[i].sign != -1.0f)
+                return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_VERTEX, i,
+                                "vertex %u: packed tangent sign %g (must be exactly 1 or -1)", i,
+                                d->packed_tangents[i].sign);
     if (d->max_influences != 0 && d->max_influences != 4 && d->max_influences != 8)
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                         "desc.max_influences %u (0, 4 or 8)", d->max_influences);
@@ -168,6 +177,14 @@ sinew_result sinew_rest_mesh_create(const sinew_rest_mesh_desc *desc, sinew_rest
             pack_fail(err, r, bad, "packing tangents");
             goto fail;
         }
+    }
+    if (desc->packed_tangents) {
+        m->tangents = (sinew_tangent *)snw_alloc(&a, sizeof(sinew_tangent) * (size_t)n);
+        if (!m->tangents) {
+            r = snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "rest mesh: out of host memory");
+            goto fail;
+        }
+        memcpy(m->tangents, desc->packed_tangents, sizeof(sinew_tangent) * (size_t)n);
     }
     if (desc->triangle_count) {
         m->triangles = (uint32_t *)snw_alloc(&a, sizeof(uint32_t) * 3 * (size_t)desc->triangle_count);

@@ -38,6 +38,7 @@
 #ifndef SINEW_ASSET_H
 #define SINEW_ASSET_H
 
+#include <sinew/rest_mesh.h>
 #include <sinew/anim.h>
 #include <sinew/blendshape.h>
 #include <sinew/mesh.h>
@@ -197,6 +198,15 @@ SINEW_API sinew_result sinew_asset_vertices8(const sinew_asset *a, sinew_vertex8
  * skinned meshes only (NULL otherwise). */
 SINEW_API const sinew_morph_target *sinew_asset_morph_targets(const sinew_asset *a, uint32_t mesh, uint32_t *count,
                                                                const float **default_weights);
+/* sinew_asset_rest_mesh's mesh index for the whole character as one mesh. */
+#define SINEW_ASSET_ALL_MESHES UINT32_MAX
+/* Builds the rest mesh (sinew/rest_mesh.h) of mesh i (its vertices, triangles
+ * renumbered from 0, tangents when the file had them), or of the whole
+ * character with SINEW_ASSET_ALL_MESHES, from the unpruned influences;
+ * max_influences as in sinew_rest_mesh_desc (0: 4 or 8 from the data). The
+ * asset's allocator; destroy with sinew_rest_mesh_destroy. */
+SINEW_API sinew_result sinew_asset_rest_mesh(const sinew_asset *a, uint32_t mesh, uint32_t max_influences,
+                                             sinew_rest_mesh **out, sinew_error_info *err);
 /* Diagonal of the rest mesh's bounding box (the model's size, for tolerances). */
 SINEW_API double sinew_asset_size(const sinew_asset *a);
 

@@ -31,6 +31,7 @@ typedef struct sinew_rest_mesh_desc {
     uint32_t normal_stride;           /* [12] */
     const float *tangents;            /* 4 floats (xyz, w = bitangent sign, glTF TANGENT); NULL: none */
     uint32_t tangent_stride;          /* [16] */
+    const sinew_tangent *packed_tangents; /* instead of tangents: already packed (sinew_pack_tangents) */
     sinew_influences influences;      /* any number per vertex (CSR or fixed count) */
     /* Influences kept per vertex: 0 = 4 when no vertex has more than 4 non-zero
      * influences, else 8; 4 or 8 = that layout (more are pruned, see stats). */
