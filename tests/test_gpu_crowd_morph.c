@@ -255,12 +255,12 @@ int main(void)
     sinew_mesh_id over[2] = { M[0].id, M[1].id };
     ch[3].meshes = over; /* meshes and morph slots together */
     TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(cerr.index == 3);
+    TU_CHECK(cerr.index == 3 && cerr.item == SINEW_ITEM_CHARACTER && strstr(cerr.message, "morph_slots and meshes"));
     ch[3].meshes = NULL;
     ch[5].morph_slots = slots[0]; /* with a clip of 12 weight slots: mesh B's 10..15 do not fit */
     ch[5].clip = clip_small;
     TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(cerr.index == 5);
+    TU_CHECK(cerr.index == 5 && cerr.entry == 1 && strstr(cerr.message, "beyond its clip's 12 weight slots"));
     ch[5].clip = clip;
     ch[5].morph_slots = NULL;
     sinew_morph_slot_id swapped[2] = { slots[0][1], slots[0][0] }; /* mesh B's copy for mesh A */
@@ -273,7 +273,8 @@ int main(void)
     TU_CHECK(cerr.index == 7);
     ch[7].morph_slots = slots[0]; /* character 0's slots twice: the morpher refuses, the crowd names the second */
     TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(cerr.index == 7);
+    TU_CHECK_MSG(cerr.index == 7 && cerr.item == SINEW_ITEM_CHARACTER && strstr(cerr.message, "character 7 mesh 0: the morpher: "),
+                 "%s", cerr.message); /* forwarded from the morpher */
     ch[7].morph_slots = slots[7];
 
     uint32_t total = 0;

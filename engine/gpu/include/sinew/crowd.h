@@ -21,7 +21,8 @@
  * max_characters, max_instances, max_joints, max_morph_weights, range_threads,
  * the skinner's palette slots or output vertices), CALL_ORDER (e.g. prepare
  * again before the frame was recorded and ended, run_range outside a begun
- * frame), ARGUMENT (a NULL pointer or bad field, named).
+ * frame; returned as SINEW_ERROR_INVALID_ARGUMENT, or IN_USE for a call that
+ * found another running), ARGUMENT (a NULL pointer or bad field, named).
  *
  * Threads: a crowd is used by one thread at a time, except
  * sinew_crowd_prepare_run_range, which any threads may call at once for
@@ -244,9 +245,12 @@ SINEW_API sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_char
  * begin -> run_range for ranges that together cover [0, count) exactly once,
  * from any threads, in any order, concurrently -> end. The result (palettes,
  * instances, boxes, output, errors) is bit-identical to sinew_crowd_prepare's
- * for any split. chars must stay valid and unchanged until end returns. Between
- * begin and end every other call of the crowd gets CALL_ORDER (IN_USE while
- * another plain call runs). */
+ * for any split. Rules: begin and end on one thread at a time, end only after
+ * every run_range call has returned (the caller's join or job-counter wait
+ * orders them); chars must stay valid and unchanged until end returns; pose
+ * callbacks run on the thread calling run_range. Between begin and end every
+ * other call of the crowd gets CALL_ORDER. CALL_ORDER errors return
+ * SINEW_ERROR_INVALID_ARGUMENT with item SINEW_ITEM_CALL_ORDER. No allocation. */
 
 /* Validates every character and does the serial part of prepare (the skinner's
  * begin_frame, palette and output layout, morph weights). On success the
