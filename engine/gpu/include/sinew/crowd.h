@@ -187,7 +187,8 @@ typedef struct sinew_crowd_character {
 
 /* What the last prepare/update did. */
 typedef struct sinew_crowd_stats {
-    double cpu_ms;                   /* wall time: sample + FK + palette + pack, all threads */
+    double cpu_ms;                   /* wall time: sample + FK + palette + pack, all threads
+                                        (jobs: from prepare_begin returning to prepare_end) */
     double wait_ms;                  /* time begin_frame waited for a free ring slot */
     uint32_t characters;
     uint32_t instances;              /* characters x meshes */
