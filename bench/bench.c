@@ -124,11 +124,11 @@ static void run_case(sinew_skinner *sk, sinew_crowd *crowd, const demo_model *m,
     double t_start = now_s();
     sinew_crowd_stats st;
     memset(&st, 0, sizeof st);
-    uint32_t bad = 0;
+    sinew_error_info cerr;
     sinew_result r = SINEW_OK;
     for (int f = 0; f < 64; f++) {
         demo_crowd_animate(&dc, 0.05 * f);
-        r = sinew_crowd_update(crowd, dc.chars, count, &st, &bad);
+        r = sinew_crowd_update(crowd, dc.chars, count, &st, &cerr);
         if (r == SINEW_OK) r = sinew_skinner_wait(sk);
         double g = 0;
         if (r == SINEW_OK) r = sinew_skinner_gpu_time(sk, &g);
@@ -142,6 +142,7 @@ static void run_case(sinew_skinner *sk, sinew_crowd *crowd, const demo_model *m,
     }
     if (r != SINEW_OK) {
         out->error = sinew_result_string(r);
+        if (cerr.result != SINEW_OK) fprintf(stderr, "sinew_crowd_update: %s\n", cerr.message);
         demo_crowd_free(&dc);
         return;
     }
@@ -150,7 +151,7 @@ static void run_case(sinew_skinner *sk, sinew_crowd *crowd, const demo_model *m,
     double w0 = now_s();
     for (int f = 0; f < nf && r == SINEW_OK; f++) {
         demo_crowd_animate(&dc, 0.05 * f);
-        r = sinew_crowd_update(crowd, dc.chars, count, NULL, &bad);
+        r = sinew_crowd_update(crowd, dc.chars, count, NULL, &cerr);
     }
     sinew_skinner_wait(sk);
     out->wall_ms = (now_s() - w0) * 1e3 / nf;
@@ -246,7 +247,7 @@ static sinew_result make_pipeline(sinew_gpu *gpu, demo_model *m, uint32_t max_ch
         cd.skinner = *sk;
         cd.max_characters = max_chars;
         cd.max_joints = jc;
-        r = sinew_crowd_create(&cd, crowd);
+        r = sinew_crowd_create(&cd, crowd, NULL);
     }
     if (r == SINEW_OK) r = demo_model_add_to_crowd(m, *crowd, model_id);
     if (r != SINEW_OK) {

@@ -208,9 +208,9 @@ static void test_build_matches_serial(fixture *f, sinew_crowd *c, const count_al
     uint32_t *got_offs = malloc(sizeof(uint32_t) * NCHARS);
     long allocs_before = ca->allocs;
     for (int rep = 0; rep < 3; rep++) {
-        uint32_t bad = 7;
-        TU_CHECK_OK(sinew_crowd_build_palettes(c, f->chars, NCHARS, got, f->total, got_offs, &bad));
-        TU_CHECK(bad == UINT32_MAX);
+        sinew_error_info cerr;
+        TU_CHECK_OK(sinew_crowd_build_palettes(c, f->chars, NCHARS, got, f->total, got_offs, &cerr));
+        TU_CHECK(cerr.index == UINT32_MAX);
     }
     TU_CHECK_MSG(ca->allocs == allocs_before, "%ld allocations in the per-frame path", ca->allocs - allocs_before);
     TU_CHECK(memcmp(got_offs, f->offs, sizeof(uint32_t) * NCHARS) == 0);
@@ -229,35 +229,35 @@ static void test_build_validation_errors(fixture *f, sinew_crowd *c, float *got)
 {
     sinew_crowd_character *chars = f->chars;
     uint32_t total = f->total;
-    uint32_t bad = 0;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total - 1, NULL, &bad), SINEW_ERROR_CAPACITY);
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS + 1, got, total, NULL, &bad), SINEW_ERROR_CAPACITY);
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, 0, got, total, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, NULL, 1, got, total, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(NULL, chars, 1, got, total, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    sinew_error_info cerr;
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total - 1, NULL, &cerr), SINEW_ERROR_CAPACITY);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS + 1, got, total, NULL, &cerr), SINEW_ERROR_CAPACITY);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, 0, got, total, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, NULL, 1, got, total, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(NULL, chars, 1, got, total, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
     sinew_crowd_character save;
     const uint32_t victim = 123;
     save = chars[victim];
     chars[victim].model.value = NMODELS;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &bad), SINEW_ERROR_NOT_FOUND);
-    TU_CHECK(bad == victim);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &cerr), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK(cerr.index == victim);
     chars[victim] = save;
     chars[victim].method = SINEW_METHOD_COUNT;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(bad == victim);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(cerr.index == victim);
     chars[victim] = save;
     chars[victim].flags = 0x80;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
     chars[victim] = save;
     chars[victim].time = NAN;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &bad), SINEW_ERROR_NON_FINITE);
-    TU_CHECK(bad == victim);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &cerr), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(cerr.index == victim);
     chars[victim] = save;
     sinew_mat4 nanroot = sinew_mat4_identity();
     nanroot.m[3][1] = INFINITY;
     chars[victim].root = &nanroot;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &bad), SINEW_ERROR_NON_FINITE);
-    TU_CHECK(bad == victim);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &cerr), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(cerr.index == victim);
     chars[victim] = save;
 }
 
@@ -268,7 +268,7 @@ static void test_build_run_errors(fixture *f, sinew_crowd *c, float *got)
 {
     sinew_crowd_character *chars = f->chars;
     uint32_t total = f->total;
-    uint32_t bad = 0;
+    sinew_error_info cerr;
     const uint32_t victim = 123;
     sinew_crowd_character save = chars[victim];
     sinew_transform scaled_pose[61];
@@ -279,27 +279,27 @@ static void test_build_run_errors(fixture *f, sinew_crowd *c, float *got)
     chars[250].pose = scaled_pose;
     chars[40].method = SINEW_METHOD_DQS;
     chars[40].pose = scaled_pose;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total + 1000, NULL, &bad), SINEW_ERROR_NOT_RIGID);
-    TU_CHECK_MSG(bad == 40, "bad character %u, expected 40", bad);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total + 1000, NULL, &cerr), SINEW_ERROR_NOT_RIGID);
+    TU_CHECK_MSG(cerr.index == 40, "bad character %u, expected 40", cerr.index);
     chars[250] = s2;
     chars[40] = s1;
     chars[victim].pose = NULL;
     chars[victim].sample = failing_cb;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total + 1000, NULL, &bad), SINEW_ERROR_NOT_FOUND);
-    TU_CHECK(bad == victim);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total + 1000, NULL, &cerr), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK(cerr.index == victim);
     chars[victim] = save;
     sinew_transform nanpose[61];
     random_pose(&f->rng, 61, 0, nanpose);
     nanpose[1].translation.x = NAN;
     chars[victim].pose = nanpose;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total + 1000, NULL, &bad), SINEW_ERROR_NON_FINITE);
-    TU_CHECK(bad == victim);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, got, total + 1000, NULL, &cerr), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(cerr.index == victim);
     chars[victim] = save;
     /* A failed run leaves the slots it did not reach as they were, and those
      * depend on the chunking (thread count) and on the layout of the failed
      * call (a method changed above moves every later character): rebuild, so
      * the final comparison between thread counts sees whole palettes. */
-    TU_CHECK_OK(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &bad));
+    TU_CHECK_OK(sinew_crowd_build_palettes(c, chars, NCHARS, got, total, NULL, &cerr));
     /* prepare needs a skinner */
     TU_CHECK_RESULT(sinew_crowd_prepare(c, chars, NCHARS, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     uint32_t fv;
@@ -311,17 +311,17 @@ static void test_add_model_errors(fixture *f, sinew_crowd *c)
 {
     sinew_crowd_model_desc md = {0};
     sinew_model_id id;
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     md.skeleton = f->skel[0];
     md.mesh_count = 1;
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     sinew_mesh_id mesh0 = { 0 };
     uint32_t vc0 = 0;
     md.meshes = &mesh0;
     md.vertex_counts = &vc0;
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id), SINEW_ERROR_EMPTY);
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id, NULL), SINEW_ERROR_EMPTY);
     md.mesh_count = SINEW_CROWD_MAX_MESHES + 1;
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id), SINEW_ERROR_LIMIT_EXCEEDED);
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, &id, NULL), SINEW_ERROR_LIMIT_EXCEEDED);
 }
 
 /* The crowd with 1 and with 4 threads (with a counting allocator): the build
@@ -337,14 +337,14 @@ static int test_crowd_threads(fixture *f, int t)
     d.threads = threads[t];
     d.allocator = &alloc;
     sinew_crowd *c = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&d, &c));
+    TU_CHECK_OK(sinew_crowd_create(&d, &c, NULL));
     if (!c) return 0;
     TU_CHECK(sinew_thread_pool_size(sinew_crowd_pool(c)) == threads[t]);
     for (int m = 0; m < NMODELS; m++) {
         sinew_crowd_model_desc md = {0};
         md.skeleton = f->skel[m];
         sinew_model_id id = { 99 };
-        TU_CHECK_OK(sinew_crowd_add_model(c, &md, &id));
+        TU_CHECK_OK(sinew_crowd_add_model(c, &md, &id, NULL));
         TU_CHECK(id.value == (uint32_t)m);
         TU_CHECK(sinew_crowd_palette_vec4(c, id, SINEW_METHOD_LBS, 0) == f->joint_counts[m] * 3);
     }
@@ -365,17 +365,17 @@ static void test_crowd_limits(fixture *f)
     d.max_models = 1;
     d.threads = 2;
     sinew_crowd *c = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&d, &c));
+    TU_CHECK_OK(sinew_crowd_create(&d, &c, NULL));
     sinew_crowd_model_desc md = {0};
     md.skeleton = f->skel[1];
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, NULL), SINEW_ERROR_LIMIT_EXCEEDED);
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, NULL, NULL), SINEW_ERROR_LIMIT_EXCEEDED);
     md.skeleton = f->skel[0];
-    TU_CHECK_OK(sinew_crowd_add_model(c, &md, NULL));
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, NULL), SINEW_ERROR_CAPACITY);
+    TU_CHECK_OK(sinew_crowd_add_model(c, &md, NULL, NULL));
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &md, NULL, NULL), SINEW_ERROR_CAPACITY);
     sinew_crowd_destroy(c);
     d.max_joints = SINEW_MAX_JOINTS + 1;
-    TU_CHECK_RESULT(sinew_crowd_create(&d, &c), SINEW_ERROR_LIMIT_EXCEEDED);
-    TU_CHECK_RESULT(sinew_crowd_create(NULL, &c), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_create(&d, &c, NULL), SINEW_ERROR_LIMIT_EXCEEDED);
+    TU_CHECK_RESULT(sinew_crowd_create(NULL, &c, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     sinew_crowd_destroy(NULL);
 }
 

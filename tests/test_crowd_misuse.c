@@ -39,13 +39,16 @@ static sinew_result reentrant_pose(void *user, const sinew_skeleton *skel, uint3
     memcpy(out, sinew_skeleton_rest_pose(skel), sizeof(sinew_transform) * sinew_skeleton_joint_count(skel));
     if (character != re->target) return SINEW_OK;
     __atomic_add_fetch(&re->called, 1, __ATOMIC_RELAXED);
-    uint32_t bad = 7;
+    sinew_error_info cerr;
     sinew_model_id id = { 99 };
-    re->inner_build = sinew_crowd_build_palettes(re->crowd, re->chars, 1, re->dst, 1000, NULL, &bad);
+    re->inner_build = sinew_crowd_build_palettes(re->crowd, re->chars, 1, re->dst, 1000, NULL, &cerr);
     re->inner_prepare = sinew_crowd_prepare(re->crowd, re->chars, 1, NULL, NULL);
     re->inner_update = sinew_crowd_update(re->crowd, re->chars, 1, NULL, NULL);
-    re->inner_add = sinew_crowd_add_model(re->crowd, re->model, &id);
-    if (bad != 7 || id.value != 99) return SINEW_ERROR_INVALID_ARGUMENT; /* IN_USE must change nothing */
+    re->inner_add = sinew_crowd_add_model(re->crowd, re->model, &id, NULL);
+    /* IN_USE changes nothing in the crowd (the model id included) and says why in err */
+    if (cerr.result != SINEW_ERROR_IN_USE || cerr.item != SINEW_ITEM_CALL_ORDER || !strstr(cerr.message, "another call") ||
+        id.value != 99)
+        return SINEW_ERROR_INVALID_ARGUMENT;
     return re->inner_build;
 }
 
@@ -72,17 +75,17 @@ static void check_allocator_rule(void)
     cd.threads = 2;
     sinew_crowd *c = (sinew_crowd *)(uintptr_t)1;
     cd.allocator = &half_a;
-    TU_CHECK_RESULT(sinew_crowd_create(&cd, &c), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_create(&cd, &c, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(c == NULL);
     cd.allocator = &half_f;
-    TU_CHECK_RESULT(sinew_crowd_create(&cd, &c), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_create(&cd, &c, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(alloc_calls == 0);
     cd.allocator = &none;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &c));
+    TU_CHECK_OK(sinew_crowd_create(&cd, &c, NULL));
     sinew_crowd_destroy(c);
     sinew_allocator both = { plain_alloc, plain_free, NULL };
     cd.allocator = &both;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &c));
+    TU_CHECK_OK(sinew_crowd_create(&cd, &c, NULL));
     TU_CHECK(alloc_calls > 0);
     sinew_crowd_destroy(c);
 }
@@ -143,42 +146,42 @@ int main(void)
     cd.max_joints = 16;
     cd.threads = 3;
     sinew_crowd *c = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &c));
+    TU_CHECK_OK(sinew_crowd_create(&cd, &c, NULL));
     if (!c) return tu_finish("test_crowd_misuse");
     sinew_model_id model = { 77 };
     uint32_t nv = NV;
     sinew_mesh_id unknown = { 3 };
     sinew_crowd_model_desc mdl = { skel, 1, &unknown, &nv };
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &mdl, &model), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &mdl, &model, NULL), SINEW_ERROR_NOT_FOUND);
     mdl.meshes = &mesh_other_joints;
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &mdl, &model), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &mdl, &model, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     mdl.meshes = &mesh;
     nv = NV - 1;
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &mdl, &model), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &mdl, &model, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     nv = NV + 1;
-    TU_CHECK_RESULT(sinew_crowd_add_model(c, &mdl, &model), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_add_model(c, &mdl, &model, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(model.value == 77); /* untouched by the failures */
     nv = NV;
-    TU_CHECK_OK(sinew_crowd_add_model(c, &mdl, &model));
+    TU_CHECK_OK(sinew_crowd_add_model(c, &mdl, &model, NULL));
     TU_CHECK(model.value == 0);
 
     /* A crowd without a skinner takes no meshes (palettes-only models are fine). */
     sinew_crowd_desc cpu_desc = { 0 };
     cpu_desc.threads = 2;
     sinew_crowd *cpu = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&cpu_desc, &cpu));
+    TU_CHECK_OK(sinew_crowd_create(&cpu_desc, &cpu, NULL));
     if (cpu) {
         sinew_model_id m2;
-        TU_CHECK_RESULT(sinew_crowd_add_model(cpu, &mdl, &m2), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_crowd_add_model(cpu, &mdl, &m2, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         sinew_crowd_model_desc palettes_only = { skel, 0, NULL, NULL };
-        TU_CHECK_OK(sinew_crowd_add_model(cpu, &palettes_only, &m2));
+        TU_CHECK_OK(sinew_crowd_add_model(cpu, &palettes_only, &m2, NULL));
         sinew_crowd_destroy(cpu);
     }
 
     /* ---- the skinner must outlive its crowds ---- */
     TU_CHECK_RESULT(sinew_skinner_destroy(sk), SINEW_ERROR_IN_USE);
     sinew_crowd *c2 = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &c2));
+    TU_CHECK_OK(sinew_crowd_create(&cd, &c2, NULL));
     sinew_crowd_destroy(c2);
     TU_CHECK_RESULT(sinew_skinner_destroy(sk), SINEW_ERROR_IN_USE); /* c still exists */
 
@@ -192,38 +195,38 @@ int main(void)
     uint32_t total = 0;
     for (uint32_t i = 0; i < NCHARS; i++) total += sinew_crowd_palette_vec4(c, model, chars[i].method, 0);
     float *dst = (float *)calloc((size_t)total * 4, sizeof(float));
-    uint32_t bad = 0;
-    TU_CHECK_OK(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &bad));
-    TU_CHECK(bad == UINT32_MAX);
+    sinew_error_info cerr;
+    TU_CHECK_OK(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &cerr));
+    TU_CHECK(cerr.index == UINT32_MAX);
     sinew_crowd_stats st;
-    TU_CHECK_OK(sinew_crowd_update(c, chars, NCHARS, &st, &bad));
+    TU_CHECK_OK(sinew_crowd_update(c, chars, NCHARS, &st, &cerr));
     TU_CHECK_OK(sinew_skinner_wait(sk));
 
     sinew_mat4 far_root = sinew_mat4_identity();
     far_root.m[3][0] = 1e39;
     chars[2].root = &far_root;
     chars[2].method = SINEW_METHOD_LBS;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &bad), SINEW_ERROR_NON_FINITE);
-    TU_CHECK(bad == 2);
-    bad = 0;
-    TU_CHECK_RESULT(sinew_crowd_prepare(c, chars, NCHARS, &st, &bad), SINEW_ERROR_NON_FINITE);
-    TU_CHECK(bad == 2);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &cerr), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(cerr.index == 2);
+    memset(&cerr, 0, sizeof cerr);
+    TU_CHECK_RESULT(sinew_crowd_prepare(c, chars, NCHARS, &st, &cerr), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(cerr.index == 2);
     chars[2].root = NULL;
     sinew_transform huge[NJ];
     memcpy(huge, rest, sizeof huge);
     for (uint32_t j = 0; j < NJ; j++) huge[j].scale = sinew_v3(1e20, 1e20, 1e20); /* children: 1e40 */
     chars[4].pose = huge;
     chars[4].method = SINEW_METHOD_DQS_SCALE;
-    bad = 0;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &bad), SINEW_ERROR_NON_FINITE);
-    TU_CHECK(bad == 4);
+    memset(&cerr, 0, sizeof cerr);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &cerr), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(cerr.index == 4);
     chars[4].method = SINEW_METHOD_LBS;
-    bad = 0;
-    TU_CHECK_RESULT(sinew_crowd_update(c, chars, NCHARS, &st, &bad), SINEW_ERROR_NON_FINITE);
-    TU_CHECK(bad == 4);
+    memset(&cerr, 0, sizeof cerr);
+    TU_CHECK_RESULT(sinew_crowd_update(c, chars, NCHARS, &st, &cerr), SINEW_ERROR_NON_FINITE);
+    TU_CHECK(cerr.index == 4);
     chars[4].pose = NULL;
     /* the abandoned frames left the crowd and the skinner usable */
-    TU_CHECK_OK(sinew_crowd_update(c, chars, NCHARS, &st, &bad));
+    TU_CHECK_OK(sinew_crowd_update(c, chars, NCHARS, &st, &cerr));
     TU_CHECK(st.characters == NCHARS);
     TU_CHECK_OK(sinew_skinner_wait(sk));
 
@@ -239,9 +242,9 @@ int main(void)
         chars[i].sample = reentrant_pose;
         chars[i].sample_user = &re;
     }
-    bad = 0;
-    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &bad), SINEW_ERROR_IN_USE);
-    TU_CHECK(bad == 3);
+    memset(&cerr, 0, sizeof cerr);
+    TU_CHECK_RESULT(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &cerr), SINEW_ERROR_IN_USE);
+    TU_CHECK(cerr.index == 3);
     TU_CHECK(re.called == 1);
     TU_CHECK_RESULT(re.inner_build, SINEW_ERROR_IN_USE);
     TU_CHECK_RESULT(re.inner_prepare, SINEW_ERROR_IN_USE);
@@ -249,18 +252,18 @@ int main(void)
     TU_CHECK_RESULT(re.inner_add, SINEW_ERROR_IN_USE);
     memset(&re.inner_build, 0, 4 * sizeof(sinew_result));
     re.called = 0;
-    bad = 0;
-    TU_CHECK_RESULT(sinew_crowd_update(c, chars, NCHARS, &st, &bad), SINEW_ERROR_IN_USE);
-    TU_CHECK(bad == 3);
+    memset(&cerr, 0, sizeof cerr);
+    TU_CHECK_RESULT(sinew_crowd_update(c, chars, NCHARS, &st, &cerr), SINEW_ERROR_IN_USE);
+    TU_CHECK(cerr.index == 3);
     TU_CHECK(re.called == 1);
     TU_CHECK_RESULT(re.inner_build, SINEW_ERROR_IN_USE);
     TU_CHECK_RESULT(re.inner_add, SINEW_ERROR_IN_USE);
     /* no longer busy: everything works again */
     re.target = UINT32_MAX;
-    TU_CHECK_OK(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &bad));
-    TU_CHECK_OK(sinew_crowd_update(c, chars, NCHARS, &st, &bad));
+    TU_CHECK_OK(sinew_crowd_build_palettes(c, chars, NCHARS, dst, total, NULL, &cerr));
+    TU_CHECK_OK(sinew_crowd_update(c, chars, NCHARS, &st, &cerr));
     sinew_model_id m3;
-    TU_CHECK_OK(sinew_crowd_add_model(c, &mdl, &m3));
+    TU_CHECK_OK(sinew_crowd_add_model(c, &mdl, &m3, NULL));
     TU_CHECK(m3.value == 1);
 
     sinew_crowd_destroy(c);

@@ -461,14 +461,14 @@ static void test_crowd(sinew_gpu *gpu, const mesh_data *md)
     cdesc.max_characters = NCH;
     cdesc.threads = 2;
     sinew_crowd *crowd = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&cdesc, &crowd));
+    TU_CHECK_OK(sinew_crowd_create(&cdesc, &crowd, NULL));
     sinew_crowd_model_desc mdl = { 0 };
     mdl.skeleton = md->skel;
     mdl.meshes = &id;
     mdl.mesh_count = 1;
     mdl.vertex_counts = &md->n;
     sinew_model_id model;
-    TU_CHECK_OK(sinew_crowd_add_model(crowd, &mdl, &model));
+    TU_CHECK_OK(sinew_crowd_add_model(crowd, &mdl, &model, NULL));
     static sinew_transform poses[NCH * 256];
     sinew_crowd_character chars[NCH];
     memset(chars, 0, sizeof chars);
@@ -484,8 +484,8 @@ static void test_crowd(sinew_gpu *gpu, const mesh_data *md)
         chars[i].sample_user = poses;
     }
     TU_CHECK_OK(sinew_debug_poison_output(sk, 0, NCH * md->n, NANBITS));
-    uint32_t bad = 0;
-    TU_CHECK_OK(sinew_crowd_update(crowd, chars, NCH, NULL, &bad));
+    sinew_error_info cerr;
+    TU_CHECK_OK(sinew_crowd_update(crowd, chars, NCH, NULL, &cerr));
     TU_CHECK_OK(sinew_skinner_wait(sk));
     float *pos = malloc(12 * (size_t)md->n), *nrm = malloc(12 * (size_t)md->n);
     double *rp = malloc(24 * (size_t)md->n), *rn = malloc(24 * (size_t)md->n);

@@ -172,10 +172,10 @@ static void create_crowd(fixture *f)
     cd.skinner = f->sk;
     cd.max_characters = NCHAR + 20;
     cd.max_joints = 64;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &f->crowd));
+    TU_CHECK_OK(sinew_crowd_create(&cd, &f->crowd, NULL));
     for (int m = 0; m < NMODEL; m++) {
         sinew_crowd_model_desc md = { f->M[m].skel, f->M[m].mesh_count, f->M[m].mesh_ids, f->M[m].nv };
-        TU_CHECK_OK(sinew_crowd_add_model(f->crowd, &md, &f->model_ids[m]));
+        TU_CHECK_OK(sinew_crowd_add_model(f->crowd, &md, &f->model_ids[m], NULL));
     }
 }
 
@@ -295,8 +295,8 @@ static void test_frames_match_reference(fixture *f)
             for (uint32_t i = 0; i < NCHAR; i++) f->chars[i].time += 0.37;
         TU_CHECK_OK(sinew_debug_poison_output(f->sk, 0, f->total + TAIL, 0x7fc00000u));
         sinew_crowd_stats st;
-        uint32_t bad = 0;
-        TU_CHECK_OK(sinew_crowd_update(f->crowd, f->chars, NCHAR, &st, &bad));
+        sinew_error_info cerr;
+        TU_CHECK_OK(sinew_crowd_update(f->crowd, f->chars, NCHAR, &st, &cerr));
         TU_CHECK_OK(sinew_skinner_wait(f->sk));
         TU_CHECK(st.characters == NCHAR);
         TU_CHECK(st.output_vertices == f->total);
@@ -332,21 +332,21 @@ static void test_error_frames_abandoned(fixture *f)
     chars[victim].pose = big;
     chars[victim].clip = NULL;
     chars[victim].sample = NULL;
-    uint32_t bad = 0;
-    TU_CHECK_RESULT(sinew_crowd_update(f->crowd, chars, NCHAR, NULL, &bad), SINEW_ERROR_NOT_RIGID);
-    TU_CHECK(bad == victim);
+    sinew_error_info cerr;
+    TU_CHECK_RESULT(sinew_crowd_update(f->crowd, chars, NCHAR, NULL, &cerr), SINEW_ERROR_NOT_RIGID);
+    TU_CHECK(cerr.index == victim);
     chars[victim] = save;
     /* more instances than the skinner takes (crowd capacity is larger) */
-    TU_CHECK_RESULT(sinew_crowd_update(f->crowd, chars, NCHAR + 20, NULL, &bad), SINEW_ERROR_CAPACITY);
-    TU_CHECK_RESULT(sinew_crowd_update(f->crowd, chars, NCHAR + 21, NULL, &bad), SINEW_ERROR_CAPACITY);
+    TU_CHECK_RESULT(sinew_crowd_update(f->crowd, chars, NCHAR + 20, NULL, &cerr), SINEW_ERROR_CAPACITY);
+    TU_CHECK_RESULT(sinew_crowd_update(f->crowd, chars, NCHAR + 21, NULL, &cerr), SINEW_ERROR_CAPACITY);
     chars[3].model.value = 99;
-    TU_CHECK_RESULT(sinew_crowd_update(f->crowd, chars, NCHAR, NULL, &bad), SINEW_ERROR_NOT_FOUND);
-    TU_CHECK(bad == 3);
+    TU_CHECK_RESULT(sinew_crowd_update(f->crowd, chars, NCHAR, NULL, &cerr), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK(cerr.index == 3);
     chars[3] = chars[4];
     TU_CHECK_RESULT(sinew_crowd_character_output(f->crowd, NCHAR + 5, 0, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     /* and a good frame afterwards */
     TU_CHECK_OK(sinew_debug_poison_output(f->sk, 0, 16, 0x7fc00000u));
-    TU_CHECK_OK(sinew_crowd_update(f->crowd, chars, NCHAR, NULL, &bad));
+    TU_CHECK_OK(sinew_crowd_update(f->crowd, chars, NCHAR, NULL, &cerr));
     TU_CHECK_OK(sinew_skinner_wait(f->sk));
     TU_CHECK_OK(sinew_skinner_read_output(f->sk, 0, 16, f->gpos, f->gnrm));
     uint32_t finite = 0;
@@ -359,7 +359,7 @@ static void test_crowd_without_skinner(fixture *f)
 {
     sinew_crowd_desc cpu = {0};
     sinew_crowd *c2 = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&cpu, &c2));
+    TU_CHECK_OK(sinew_crowd_create(&cpu, &c2, NULL));
     TU_CHECK_RESULT(sinew_crowd_update(c2, f->chars, 1, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     sinew_crowd_destroy(c2);
 }

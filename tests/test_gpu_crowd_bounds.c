@@ -150,7 +150,7 @@ int main(void)
     cd.skinner = sk;
     cd.max_characters = NCHAR;
     cd.max_joints = MAXJ;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &crowd));
+    TU_CHECK_OK(sinew_crowd_create(&cd, &crowd, NULL));
     if (!crowd) return tu_finish("test_gpu_crowd_bounds");
     for (int m = 0; m < NMODEL; m++) {
         sinew_mesh_id ids[2] = { M[m].m[0].id, M[m].m[1].id };
@@ -164,9 +164,9 @@ int main(void)
             sinew_crowd_mesh_bounds bad = { NULL, M[0].m[0].nb };
             sinew_crowd_model_desc mb = md;
             mb.bounds = &bad;
-            TU_CHECK(sinew_crowd_add_model(crowd, &mb, &M[m].id) == SINEW_ERROR_INVALID_ARGUMENT);
+            TU_CHECK(sinew_crowd_add_model(crowd, &mb, &M[m].id, NULL) == SINEW_ERROR_INVALID_ARGUMENT);
         }
-        TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &M[m].id));
+        TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &M[m].id, NULL));
     }
 
     static sinew_crowd_character ch[NCHAR];

@@ -206,24 +206,24 @@ int main(void)
     crd.threads = 2;
     crd.morpher = other_mo;
     sinew_crowd *crowd = NULL;
-    TU_CHECK_RESULT(sinew_crowd_create(&crd, &crowd), SINEW_ERROR_INVALID_ARGUMENT); /* another skinner's morpher */
+    TU_CHECK_RESULT(sinew_crowd_create(&crd, &crowd, NULL), SINEW_ERROR_INVALID_ARGUMENT); /* another skinner's morpher */
     crd.morpher = NULL;
     sinew_crowd *plain = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&crd, &plain));
+    TU_CHECK_OK(sinew_crowd_create(&crd, &plain, NULL));
     crd.morpher = mo;
-    TU_CHECK_OK(sinew_crowd_create(&crd, &crowd));
+    TU_CHECK_OK(sinew_crowd_create(&crd, &crowd, NULL));
     if (!crowd || !plain || !clip) return tu_finish("test_gpu_crowd_morph");
     sinew_mesh_id ids[2] = { M[0].id, M[1].id };
     uint32_t vcs[2] = { M[0].nv, M[1].nv };
     sinew_crowd_mesh_morph mm[2] = { { M[0].nt, M[0].first, NULL }, { M[1].nt, M[1].first, M[1].defaults } };
     sinew_crowd_model_desc md = { skel, 2, ids, vcs, NULL, mm };
     sinew_model_id model, plain_model;
-    TU_CHECK_RESULT(sinew_crowd_add_model(plain, &md, &plain_model), SINEW_ERROR_INVALID_ARGUMENT); /* no morpher */
+    TU_CHECK_RESULT(sinew_crowd_add_model(plain, &md, &plain_model, NULL), SINEW_ERROR_INVALID_ARGUMENT); /* no morpher */
     float bad_def[6] = { 0, 0, NAN, 0, 0, 0 };
     mm[1].default_weights = bad_def;
-    TU_CHECK_RESULT(sinew_crowd_add_model(crowd, &md, &model), SINEW_ERROR_NON_FINITE);
+    TU_CHECK_RESULT(sinew_crowd_add_model(crowd, &md, &model, NULL), SINEW_ERROR_NON_FINITE);
     mm[1].default_weights = M[1].defaults;
-    TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &model));
+    TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &model, NULL));
 
     /* Characters. kind: 0 both meshes morphed, 1 mesh A only, 2 no slots, 3 slots + a pose (weights 0). */
     sinew_morph_slot_id slots[NCHAR][2];
@@ -251,29 +251,30 @@ int main(void)
     }
 
     /* Bad input, each naming the character. */
-    uint32_t bad = 0;
+    sinew_error_info cerr;
     sinew_mesh_id over[2] = { M[0].id, M[1].id };
     ch[3].meshes = over; /* meshes and morph slots together */
-    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(bad == 3);
+    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(cerr.index == 3 && cerr.item == SINEW_ITEM_CHARACTER && strstr(cerr.message, "morph_slots and meshes"));
     ch[3].meshes = NULL;
     ch[5].morph_slots = slots[0]; /* with a clip of 12 weight slots: mesh B's 10..15 do not fit */
     ch[5].clip = clip_small;
-    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(bad == 5);
+    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(cerr.index == 5 && cerr.entry == 1 && strstr(cerr.message, "beyond its clip's 12 weight slots"));
     ch[5].clip = clip;
     ch[5].morph_slots = NULL;
     sinew_morph_slot_id swapped[2] = { slots[0][1], slots[0][0] }; /* mesh B's copy for mesh A */
     ch[7].morph_slots = swapped;
-    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(bad == 7);
+    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(cerr.index == 7);
     sinew_morph_slot_id unknown[2] = { { 9999 }, { UINT32_MAX } };
     ch[7].morph_slots = unknown;
-    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &bad), SINEW_ERROR_NOT_FOUND);
-    TU_CHECK(bad == 7);
+    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &cerr), SINEW_ERROR_NOT_FOUND);
+    TU_CHECK(cerr.index == 7);
     ch[7].morph_slots = slots[0]; /* character 0's slots twice: the morpher refuses, the crowd names the second */
-    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(bad == 7);
+    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_MSG(cerr.index == 7 && cerr.item == SINEW_ITEM_CHARACTER && strstr(cerr.message, "character 7 mesh 0: the morpher: "),
+                 "%s", cerr.message); /* forwarded from the morpher */
     ch[7].morph_slots = slots[7];
 
     uint32_t total = 0;
@@ -291,7 +292,7 @@ int main(void)
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total + 64, 0x7fc00000u));
         for (int c = 0; c < NCHAR; c++) ch[c].time = (0.13 + 0.61 * f + 0.17 * c) * (f == 3 ? 2.0 : 1.0); /* past the end on frame 3 */
         sinew_crowd_stats st;
-        TU_CHECK_OK(sinew_crowd_update(crowd, ch, NCHAR, &st, &bad));
+        TU_CHECK_OK(sinew_crowd_update(crowd, ch, NCHAR, &st, &cerr));
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total + 64, gp, gn));
         for (int c = 0; c < NCHAR; c++) {
             int skipped = ch[c].update_every == 2 && (f + c) % 2 != 0;

@@ -165,7 +165,7 @@ int main(void)
     crd.threads = 2;
     crd.morpher = mo;
     sinew_crowd *crowd = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&crd, &crowd));
+    TU_CHECK_OK(sinew_crowd_create(&crd, &crowd, NULL));
     if (!crowd) return tu_finish("test_gpu_crowd_morph_bounds");
     sinew_mesh_id ids[2] = { M[0].id, M[1].id };
     uint32_t vcs[2] = { M[0].nv, M[1].nv };
@@ -178,11 +178,11 @@ int main(void)
     sinew_crowd_model_desc md = { skel, 2, ids, vcs, mb, mm };
     sinew_model_id model[2];
     mb[1].morph_target_count = 4; /* not the mesh's target count: refused */
-    TU_CHECK_RESULT(sinew_crowd_add_model(crowd, &md, &model[0]), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_crowd_add_model(crowd, &md, &model[0], NULL), SINEW_ERROR_INVALID_ARGUMENT);
     mb[1].morph_target_count = M[1].nt;
-    TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &model[0]));
+    TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &model[0], NULL));
     md.bounds = mb_plain;
-    TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &model[1]));
+    TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &model[1], NULL));
 
     /* kind: 0 both meshes morphed, 1 mesh A only, 2 no slots, 3 slots + a pose (weights 0) */
     static sinew_morph_slot_id slots[NCHAR][2];
@@ -228,8 +228,8 @@ int main(void)
             sinew_transform rt = { tu_random_vec3(&r, -50, 50), tu_random_quat(&r), sinew_v3(1, 1, 1) };
             roots[c] = sinew_mat4_from_transform(&rt);
         }
-        uint32_t badc = 0;
-        TU_CHECK_OK(sinew_crowd_update(crowd, ch, NCHAR, NULL, &badc));
+        sinew_error_info cerr;
+        TU_CHECK_OK(sinew_crowd_update(crowd, ch, NCHAR, NULL, &cerr));
         TU_CHECK_OK(sinew_skinner_wait(sk));
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total, gp, NULL));
         for (int c = 0; c < NCHAR; c++) {

@@ -364,12 +364,12 @@ static void test_crowd_path(tu_rng *r, sinew_skinner *sk, sinew_morpher *mo, mes
     cd.max_joints = 64;
     cd.threads = 2;
     sinew_crowd *crowd = NULL;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &crowd));
+    TU_CHECK_OK(sinew_crowd_create(&cd, &crowd, NULL));
     if (!crowd) return;
     sinew_model_id models[NMESH];
     for (int i = 0; i < NMESH; i++) {
         sinew_crowd_model_desc cm = { M[i].skel, 1, &M[i].id, &M[i].nv };
-        TU_CHECK_OK(sinew_crowd_add_model(crowd, &cm, &models[i]));
+        TU_CHECK_OK(sinew_crowd_add_model(crowd, &cm, &models[i], NULL));
     }
     static sinew_transform poses[NCHAR][64];
     static sinew_palette_joint pal[64];
@@ -400,12 +400,12 @@ static void test_crowd_path(tu_rng *r, sinew_skinner *sk, sinew_morpher *mo, mes
     /* A wrong override is refused (vertex count of another mesh). */
     sinew_mesh_id wrong = M[(C[0].mesh + 1) % NMESH].id;
     ch[0].meshes = &wrong;
-    uint32_t bad = 0;
-    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &bad), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(bad == 0);
+    sinew_error_info cerr;
+    TU_CHECK_RESULT(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &cerr), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(cerr.index == 0);
     ch[0].meshes = &meshes[0];
     TU_CHECK_OK(sinew_morpher_set_frame(mo, items, NCHAR, meshes, &err)); /* the abandoned frame dropped nothing */
-    TU_CHECK_OK(sinew_crowd_update(crowd, ch, NCHAR, NULL, &bad));
+    TU_CHECK_OK(sinew_crowd_update(crowd, ch, NCHAR, NULL, &cerr));
     float *gp = malloc(sizeof(float) * 3 * (total + 64)), *gn = malloc(sizeof(float) * 3 * (total + 64));
     double *mp = malloc(sizeof(double) * 3 * 2000), *mn = malloc(sizeof(double) * 3 * 2000);
     double *rp = malloc(sizeof(double) * 3 * 2000), *rn = malloc(sizeof(double) * 3 * 2000);

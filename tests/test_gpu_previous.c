@@ -107,12 +107,12 @@ static int setup(fixture *f, sinew_output_format fmt, sinew_read_path path)
     cd.skinner = f->sk;
     cd.max_characters = NCHAR;
     cd.max_joints = NJ;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &f->crowd));
+    TU_CHECK_OK(sinew_crowd_create(&cd, &f->crowd, NULL));
     if (!f->crowd) return 0;
     const uint32_t nv[2] = { NV4, NV8 };
     for (int m = 0; m < 2; m++) {
         sinew_crowd_model_desc md = { f->skel, 1, &f->mesh[m], &nv[m] };
-        TU_CHECK_OK(sinew_crowd_add_model(f->crowd, &md, &f->model[m]));
+        TU_CHECK_OK(sinew_crowd_add_model(f->crowd, &md, &f->model[m], NULL));
     }
     memset(f->chars, 0, sizeof f->chars);
     f->total = 0;

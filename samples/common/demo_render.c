@@ -82,7 +82,7 @@ sinew_result demo_scene_create(sinew_gpu *gpu, uint32_t max_characters, const si
         cd.skinner = s->sk;
         cd.max_characters = sd.max_instances;
         cd.max_joints = max_joints;
-        r = sinew_crowd_create(&cd, &s->crowd);
+        r = sinew_crowd_create(&cd, &s->crowd, NULL);
     }
     if (r == SINEW_OK) r = demo_model_upload(&s->tube_fine, s->sk, s->rnd);
     if (r == SINEW_OK) r = demo_model_upload(&s->tube_small, s->sk, s->rnd);

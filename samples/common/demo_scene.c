@@ -218,7 +218,7 @@ sinew_result demo_model_add_to_crowd(const demo_model *m, sinew_crowd *c, sinew_
     cm.mesh_count = 1;
     cm.meshes = &m->mesh_id;
     cm.vertex_counts = &m->vertex_count;
-    return sinew_crowd_add_model(c, &cm, model_id);
+    return sinew_crowd_add_model(c, &cm, model_id, NULL);
 }
 
 sinew_result demo_tube_motion(void *user, const sinew_skeleton *skel, uint32_t character, double t,

@@ -44,6 +44,8 @@ extern const size_t snw_spv_integration_host_frag_size;
 
 #define VKCHECK(x) do { VkResult vr_ = (x); if (vr_ != VK_SUCCESS) { fprintf(stderr, "%s:%d: %s failed (%d)\n", __FILE__, __LINE__, #x, (int)vr_); exit(1); } } while (0)
 #define SCHECK(x) do { sinew_result sr_ = (x); if (sr_ != SINEW_OK) { fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, sinew_result_string(sr_)); exit(1); } } while (0)
+/* The same for calls that fill a sinew_error_info: its message names what was at fault. */
+#define SCHECK_ERR(x, e) do { sinew_result sr_ = (x); if (sr_ != SINEW_OK) { fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #x, sinew_result_string(sr_), (e).message); exit(1); } } while (0)
 
 typedef struct host {
     VkInstance inst;
@@ -307,10 +309,11 @@ int main(void)
     cd.max_characters = NCHAR;
     cd.max_joints = 3;
     sinew_crowd *crowd = NULL;
-    SCHECK(sinew_crowd_create(&cd, &crowd));
+    sinew_error_info serr;
+    SCHECK_ERR(sinew_crowd_create(&cd, &crowd, &serr), serr);
     sinew_crowd_model_desc cm = { skel, 1, &mesh, &nv };
     sinew_model_id model = { 0 };
-    SCHECK(sinew_crowd_add_model(crowd, &cm, &model));
+    SCHECK_ERR(sinew_crowd_add_model(crowd, &cm, &model, &serr), serr);
 
     /* characters: a row of upright tubes, methods cycling LBS / DQS / DQS with scale */
     sinew_crowd_character ch[NCHAR];
@@ -425,7 +428,7 @@ int main(void)
         VKCHECK(vkWaitForFences(h.dev, 1, &fence[f], VK_TRUE, UINT64_MAX));
         t = 0.4 * frame;
         for (int i = 0; i < NCHAR; i++) ch[i].time = t;
-        SCHECK(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, NULL));
+        SCHECK_ERR(sinew_crowd_prepare(crowd, ch, NCHAR, NULL, &serr), serr);
         uint32_t ninst = 0;
         const sinew_instance *inst = sinew_crowd_instances(crowd, &ninst);
 

@@ -1180,12 +1180,12 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         apply_manual_pose(&v);
         apply_morphs(&v);
         sinew_crowd_stats st;
-        uint32_t bad = 0;
-        r = sinew_crowd_prepare(v.s.crowd, v.dc.chars, v.dc.count, &st, &bad);
+        sinew_error_info cerr;
+        r = sinew_crowd_prepare(v.s.crowd, v.dc.chars, v.dc.count, &st, &cerr);
         int skin = r == SINEW_OK;
         if (r != SINEW_OK) {
-            fprintf(stderr, "%s refused for character %u: %s; back to %s\n", method_label(v.method, v.bulge), bad,
-                    sinew_result_string(r), method_label(prev_method, v.bulge));
+            fprintf(stderr, "%s refused: %s; back to %s\n", method_label(v.method, v.bulge), cerr.message,
+                    method_label(prev_method, v.bulge));
             v.method = prev_method == v.method ? SINEW_METHOD_LBS : prev_method;
             demo_crowd_set_method(&v.dc, v.method, bulge_flags(v.bulge));
         } else {

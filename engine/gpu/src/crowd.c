@@ -1,13 +1,16 @@
 /* Crowd update: validate every character, lay out palettes and outputs
- * (serial prefix sums), then sample + FK + palette + pack on the thread pool
- * with the float32 production path (sinew_palette_build_f32), straight into
- * the skinner's mapped ring slot, and hand the instance list to the skinner.
- * All memory is allocated at creation. */
+ * (serial prefix sums), then sample + FK + palette + pack per range of
+ * characters (on the crowd's thread pool, or the host's jobs through
+ * prepare_begin / run_range / prepare_end) with the float32 production path
+ * (sinew_palette_build_f32), straight into the skinner's mapped ring slot,
+ * and hand the instance list to the skinner. All memory is allocated at
+ * creation. */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/crowd.h>
 #include <sinew/palette_job.h>
 #include "vk_internal.h"     /* snw_skinner_attach / detach */
 #include "alloc_internal.h"
+#include "error_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,9 +35,12 @@ typedef struct crowd_scratch {          /* one per worker */
     void *fast;                         /* sinew_palette_scratch_bytes(max_joints), 16-aligned */
     float *growth;                      /* max_joints: a morphed mesh's per-joint bounds growth */
     size_t fast_bytes;
-    uint32_t err_index;                 /* first failing character seen, or UINT32_MAX */
-    sinew_result err;
 } crowd_scratch;
+
+/* What failed for a character in a range (crowd.char_stage). */
+enum { STAGE_POSE = 1, STAGE_PALETTE = 2, STAGE_BOUNDS = 3 };
+/* crowd.phase: no frame, one begun by prepare_begin (the host's jobs), one begun by prepare. */
+enum { PHASE_NONE = 0, PHASE_JOBS = 1, PHASE_POOL = 2 };
 
 struct sinew_crowd {
     sinew_allocator alloc;              /* resolved */
@@ -45,8 +51,9 @@ struct sinew_crowd {
     uint32_t max_characters, max_models, max_joints, max_instances;
     crowd_model *models;
     uint32_t model_count;
-    crowd_scratch *scratch;             /* pool size */
+    crowd_scratch *scratch;             /* max(pool size, range_threads) */
     uint32_t scratch_count;
+    int *scratch_busy;                  /* scratch_count: taken by a run_range call (atomic) */
     uint32_t *palette_offsets;          /* max_characters */
     uint32_t *first_instance;           /* max_characters + 1 */
     sinew_instance *instances;          /* max_instances */
@@ -83,6 +90,21 @@ struct sinew_crowd {
     uint32_t job_count, job_chunk;
     float *job_dst;
     int job_skip;                       /* honour hidden / update_every (prepare; not build_palettes) */
+    /* The ranges of the job (atomics): characters claimed per index (a range
+     * overlapping another finds one taken), characters whose range returned,
+     * the lowest failing character and the first overlap; what failed for a
+     * failing character (written by the one range that claimed it). */
+    int phase;                          /* PHASE_* (atomic) */
+    uint8_t *claimed;                   /* max_characters */
+    uint32_t done;
+    uint32_t err_first;
+    uint32_t overlap;                   /* UINT32_MAX: none */
+    sinew_result *char_result;          /* max_characters */
+    uint8_t *char_stage;                /* max_characters */
+    /* the open frame (prepare_begin -> prepare_end) */
+    uint64_t job_slots;
+    uint32_t job_ninst;
+    double job_wait_ms, job_t_begun;
 };
 
 /* Marks the crowd busy; 0 if another call holds it (the caller returns IN_USE). */
@@ -115,6 +137,10 @@ void sinew_crowd_destroy(sinew_crowd *c)
         }
     }
     snw_free(a, c->scratch);
+    snw_free(a, c->scratch_busy);
+    snw_free(a, c->claimed);
+    snw_free(a, c->char_result);
+    snw_free(a, c->char_stage);
     snw_free(a, c->models);
     snw_free(a, c->palette_offsets);
     snw_free(a, c->first_instance);
@@ -141,23 +167,49 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(&copy, c);
 }
 
-sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
+#define OOM(what) snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "out of host memory (%s)", what)
+
+sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out, sinew_error_info *err)
 {
-    if (!desc || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    snw_error_clear(err);
+    if (!desc || !out)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s is NULL", !desc ? "desc" : "out");
     *out = NULL;
     sinew_allocator alloc;
-    if (snw_allocator_resolve(desc->allocator, &alloc) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (snw_allocator_resolve(desc->allocator, &alloc) != SINEW_OK)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.allocator: exactly one of alloc and free is NULL");
     uint32_t max_chars = desc->max_characters ? desc->max_characters : SINEW_CROWD_DEFAULT_MAX_CHARACTERS;
     uint32_t max_models = desc->max_models ? desc->max_models : SINEW_CROWD_DEFAULT_MAX_MODELS;
     uint32_t max_joints = desc->max_joints ? desc->max_joints : SINEW_CROWD_DEFAULT_MAX_JOINTS;
-    if (max_joints > SINEW_MAX_JOINTS) return SINEW_ERROR_LIMIT_EXCEEDED;
-    if (max_chars > (1u << 24) || max_models > (1u << 20)) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (max_joints > SINEW_MAX_JOINTS)
+        return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.max_joints = %u exceeds SINEW_MAX_JOINTS (%u)", max_joints, (unsigned)SINEW_MAX_JOINTS);
+    if (max_chars > (1u << 24))
+        return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.max_characters = %u exceeds 2^24", max_chars);
+    if (max_models > (1u << 20))
+        return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.max_models = %u exceeds 2^20", max_models);
     uint64_t mi = desc->max_instances ? desc->max_instances
                                       : (uint64_t)max_chars * SINEW_CROWD_DEFAULT_INSTANCES_PER_CHARACTER;
-    if (mi > (1u << 26)) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (mi > (1u << 26))
+        return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.max_instances = %llu exceeds 2^26", (unsigned long long)mi);
+    uint32_t mmw = desc->max_morph_weights ? desc->max_morph_weights : SINEW_CROWD_DEFAULT_MAX_MORPH_WEIGHTS;
+    if (desc->morpher && (!desc->skinner || snw_morpher_skinner(desc->morpher) != desc->skinner))
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.morpher was made on another skinner than desc.skinner%s", desc->skinner ? "" : " (NULL)");
+    if (mmw > SINEW_MAX_CLIP_WEIGHTS)
+        return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.max_morph_weights = %u exceeds SINEW_MAX_CLIP_WEIGHTS (%u)", mmw, (unsigned)SINEW_MAX_CLIP_WEIGHTS);
+    if (desc->range_threads > SINEW_THREAD_POOL_MAX_THREADS)
+        return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.range_threads = %u exceeds SINEW_THREAD_POOL_MAX_THREADS (%u)", desc->range_threads,
+                        (unsigned)SINEW_THREAD_POOL_MAX_THREADS);
 
     sinew_crowd *c = (sinew_crowd *)snw_calloc(&alloc, 1, sizeof *c);
-    if (!c) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!c) return OOM("the crowd");
     c->alloc = alloc;
     const sinew_allocator *a = &c->alloc;
     c->max_characters = max_chars;
@@ -165,15 +217,7 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     c->max_joints = max_joints;
     c->max_instances = (uint32_t)mi;
     c->morpher = desc->morpher;
-    c->max_morph_weights = desc->max_morph_weights ? desc->max_morph_weights : SINEW_CROWD_DEFAULT_MAX_MORPH_WEIGHTS;
-    if (c->morpher && (!desc->skinner || snw_morpher_skinner(c->morpher) != desc->skinner)) {
-        snw_free(a, c);
-        return SINEW_ERROR_INVALID_ARGUMENT;
-    }
-    if (c->max_morph_weights > SINEW_MAX_CLIP_WEIGHTS) {
-        snw_free(a, c);
-        return SINEW_ERROR_LIMIT_EXCEEDED;
-    }
+    c->max_morph_weights = mmw;
 
     sinew_result r = SINEW_OK;
     if (desc->pool) {
@@ -183,7 +227,8 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
         r = sinew_thread_pool_create(&pd, &c->pool);
         if (r != SINEW_OK) {
             snw_free(a, c);
-            return r;
+            return snw_fail(err, r, r == SINEW_ERROR_INVALID_ARGUMENT ? SINEW_ITEM_ARGUMENT : SINEW_ITEM_NONE, UINT32_MAX,
+                            "creating the crowd's thread pool (desc.threads = %u): %s", desc->threads, sinew_result_string(r));
         }
         c->own_pool = 1;
     }
@@ -191,6 +236,7 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     c->skinner = desc->skinner;
     if (c->skinner) snw_skinner_attach(c->skinner);
     c->scratch_count = sinew_thread_pool_size(c->pool);
+    if (desc->range_threads > c->scratch_count) c->scratch_count = desc->range_threads;
     c->models = (crowd_model *)snw_calloc(a, max_models, sizeof(crowd_model));
     c->palette_offsets = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->first_instance = (uint32_t *)snw_calloc(a, (size_t)max_chars + 1, sizeof(uint32_t));
@@ -198,6 +244,10 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
     c->skinned = (sinew_instance *)snw_calloc(a, c->max_instances, sizeof(sinew_instance));
     c->instance_vertices = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
     c->scratch = (crowd_scratch *)snw_calloc(a, c->scratch_count, sizeof(crowd_scratch));
+    c->scratch_busy = (int *)snw_calloc(a, c->scratch_count, sizeof(int));
+    c->claimed = (uint8_t *)snw_calloc(a, max_chars, 1);
+    c->char_result = (sinew_result *)snw_calloc(a, max_chars, sizeof(sinew_result));
+    c->char_stage = (uint8_t *)snw_calloc(a, max_chars, 1);
     c->last_model = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->last_output = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->reset_owed = (uint8_t *)snw_calloc(a, max_chars, 1);
@@ -215,14 +265,15 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
         c->m_wofs = (uint32_t *)snw_calloc(a, c->max_instances, sizeof(uint32_t));
         if (!c->mw_sample || !c->mw || !c->m_items || !c->m_meshes || !c->m_inst || !c->m_char || !c->m_wofs) {
             sinew_crowd_destroy(c);
-            return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            return OOM("morph weight arrays");
         }
     }
     if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->skinned ||
-        !c->instance_vertices || !c->scratch || !c->last_model || !c->last_output || !c->reset_owed ||
-        !c->box || !c->box_new || !c->box_valid || !c->box_new_ok) {
+        !c->instance_vertices || !c->scratch || !c->scratch_busy || !c->claimed || !c->char_result ||
+        !c->char_stage || !c->last_model || !c->last_output || !c->reset_owed || !c->box || !c->box_new ||
+        !c->box_valid || !c->box_new_ok) {
         sinew_crowd_destroy(c);
-        return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        return OOM("per-character and per-instance arrays");
     }
     for (uint32_t i = 0; i < c->scratch_count; i++) {
         crowd_scratch *s = &c->scratch[i];
@@ -232,50 +283,85 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out)
         s->growth = (float *)snw_calloc(a, max_joints, sizeof(float));
         if (!s->local || !s->fast || !s->growth) {
             sinew_crowd_destroy(c);
-            return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+            return OOM("thread scratch");
         }
     }
     *out = c;
     return SINEW_OK;
 }
 
-static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, sinew_model_id *model_id)
+#define MFAIL(r, ...) snw_fail(err, r, SINEW_ITEM_MODEL, id, __VA_ARGS__)
+
+static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, sinew_model_id *model_id,
+                              sinew_error_info *err)
 {
-    if (m->mesh_count > SINEW_CROWD_MAX_MESHES) return SINEW_ERROR_LIMIT_EXCEEDED;
-    if (m->mesh_count > 0 && (!m->meshes || !m->vertex_counts)) return SINEW_ERROR_INVALID_ARGUMENT;
+    uint32_t id = c->model_count; /* the id it would get */
+    if (m->mesh_count > SINEW_CROWD_MAX_MESHES)
+        return MFAIL(SINEW_ERROR_LIMIT_EXCEEDED, "model %u: mesh_count = %u exceeds SINEW_CROWD_MAX_MESHES (%u)", id,
+                     m->mesh_count, (unsigned)SINEW_CROWD_MAX_MESHES);
+    if (m->mesh_count > 0 && (!m->meshes || !m->vertex_counts))
+        return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u: %s is NULL with mesh_count = %u", id,
+                     !m->meshes ? "meshes" : "vertex_counts", m->mesh_count);
     uint32_t joints = sinew_skeleton_joint_count(m->skeleton);
-    if (joints == 0) return SINEW_ERROR_EMPTY;
-    if (joints > c->max_joints) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (joints == 0) return MFAIL(SINEW_ERROR_EMPTY, "model %u: the skeleton has no joints", id);
+    if (joints > c->max_joints)
+        return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                        "model %u: the skeleton has %u joints, more than max_joints (%u)", id, joints, c->max_joints);
     for (uint32_t i = 0; i < m->mesh_count; i++)
-        if (m->vertex_counts[i] == 0) return SINEW_ERROR_EMPTY;
-    if (m->mesh_count > 0 && !c->skinner) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (m->vertex_counts[i] == 0) return MFAIL(SINEW_ERROR_EMPTY, "model %u mesh %u: vertex_counts[%u] = 0", id, i, i);
+    if (m->mesh_count > 0 && !c->skinner)
+        return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u: %u meshes but the crowd has no skinner (sinew_crowd_desc.skinner)",
+                     id, m->mesh_count);
     if (m->bounds) {
-        if (m->mesh_count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (m->mesh_count == 0) return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u: bounds given without meshes", id);
         for (uint32_t i = 0; i < m->mesh_count; i++) {
             const sinew_crowd_mesh_bounds *b = &m->bounds[i];
-            if (!b->joints || !b->neighbors) return SINEW_ERROR_INVALID_ARGUMENT;
+            if (!b->joints || !b->neighbors)
+                return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u mesh %u: bounds[%u].%s is NULL", id, i, i,
+                             !b->joints ? "joints" : "neighbors");
             /* morph growth data: for the mesh's targets as the model's morphs declare them */
             if (b->morph_deltas && (!m->morphs || m->morphs[i].target_count != b->morph_target_count))
-                return SINEW_ERROR_INVALID_ARGUMENT;
+                return MFAIL(SINEW_ERROR_INVALID_ARGUMENT,
+                             "model %u mesh %u: bounds[%u].morph_target_count = %u but the model's morphs declare %u targets",
+                             id, i, i, b->morph_target_count, m->morphs ? m->morphs[i].target_count : 0u);
         }
     }
     if (m->morphs) {
-        if (m->mesh_count == 0 || !c->morpher) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (m->mesh_count == 0) return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u: morphs given without meshes", id);
+        if (!c->morpher)
+            return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u: morphs given but the crowd has no morpher (sinew_crowd_desc.morpher)", id);
         for (uint32_t i = 0; i < m->mesh_count; i++) {
             const sinew_crowd_mesh_morph *mm = &m->morphs[i];
-            if (mm->target_count > SINEW_MORPH_MAX_TARGETS) return SINEW_ERROR_LIMIT_EXCEEDED;
-            if ((uint64_t)mm->first_weight + mm->target_count > c->max_morph_weights) return SINEW_ERROR_LIMIT_EXCEEDED;
+            if (mm->target_count > SINEW_MORPH_MAX_TARGETS)
+                return MFAIL(SINEW_ERROR_LIMIT_EXCEEDED, "model %u mesh %u: morphs[%u].target_count = %u exceeds SINEW_MORPH_MAX_TARGETS (%u)",
+                             id, i, i, mm->target_count, (unsigned)SINEW_MORPH_MAX_TARGETS);
+            if ((uint64_t)mm->first_weight + mm->target_count > c->max_morph_weights)
+                return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                                "model %u mesh %u: weights %u..%u beyond max_morph_weights (%u)", id, i, mm->first_weight,
+                                mm->first_weight + mm->target_count, c->max_morph_weights);
             for (uint32_t t = 0; mm->default_weights && t < mm->target_count; t++)
-                if (!isfinite(mm->default_weights[t]) || fabsf(mm->default_weights[t]) > 1e6f) return SINEW_ERROR_NON_FINITE;
+                if (!isfinite(mm->default_weights[t]) || fabsf(mm->default_weights[t]) > 1e6f)
+                    return snw_fail_entry(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MODEL, id, t,
+                                          "model %u mesh %u: morphs[%u].default_weights[%u] = %g is not finite or beyond 1e6",
+                                          id, i, i, t, (double)mm->default_weights[t]);
         }
     }
     for (uint32_t i = 0; i < m->mesh_count; i++) {
         uint32_t have = sinew_skinner_mesh_vertex_count(c->skinner, m->meshes[i]);
-        if (have == 0) return SINEW_ERROR_NOT_FOUND; /* the skinner refuses empty meshes */
-        if (sinew_skinner_mesh_joint_count(c->skinner, m->meshes[i]) != joints) return SINEW_ERROR_INVALID_ARGUMENT;
-        if (m->vertex_counts[i] != have) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (have == 0) /* the skinner refuses empty meshes */
+            return MFAIL(SINEW_ERROR_NOT_FOUND, "model %u mesh %u: meshes[%u] = %u is not a mesh of the skinner", id, i, i,
+                         m->meshes[i].value);
+        uint32_t mj = sinew_skinner_mesh_joint_count(c->skinner, m->meshes[i]);
+        if (mj != joints)
+            return MFAIL(SINEW_ERROR_INVALID_ARGUMENT,
+                         "model %u mesh %u: the skinner's mesh %u was uploaded for %u joints, the skeleton has %u", id, i,
+                         m->meshes[i].value, mj, joints);
+        if (m->vertex_counts[i] != have)
+            return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u mesh %u: vertex_counts[%u] = %u but the skinner's mesh %u has %u vertices",
+                         id, i, i, m->vertex_counts[i], m->meshes[i].value, have);
     }
-    if (c->model_count >= c->max_models) return SINEW_ERROR_CAPACITY;
+    if (c->model_count >= c->max_models)
+        return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, "max_models (%u) reached", c->max_models);
     crowd_model *cm = &c->models[c->model_count];
     memset(cm, 0, sizeof *cm);
     cm->skeleton = m->skeleton;
@@ -298,11 +384,26 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, s
     return SINEW_OK;
 }
 
-sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, sinew_model_id *model_id)
+/* IN_USE (another call runs) or, while a frame begun by prepare_begin is open, CALL_ORDER. */
+static sinew_result crowd_busy(const sinew_crowd *c, const char *call, sinew_error_info *err)
 {
-    if (!c || !m || !m->skeleton) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (!crowd_enter(c)) return SINEW_ERROR_IN_USE;
-    sinew_result r = add_model(c, m, model_id);
+    if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) == PHASE_JOBS)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                        "%s: a frame begun by sinew_crowd_prepare_begin is open (finish it with sinew_crowd_prepare_end)", call);
+    return snw_fail(err, SINEW_ERROR_IN_USE, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                    "%s: another call of this crowd is running (another thread, or a pose callback calling back into its crowd)",
+                    call);
+}
+
+sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, sinew_model_id *model_id,
+                                   sinew_error_info *err)
+{
+    snw_error_clear(err);
+    if (!c || !m || !m->skeleton)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s is NULL",
+                        !c ? "crowd" : !m ? "model" : "model->skeleton");
+    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_add_model", err);
+    sinew_result r = add_model(c, m, model_id, err);
     crowd_leave(c);
     return r;
 }
@@ -323,60 +424,108 @@ static int mat4_finite(const sinew_mat4 *m)
     return 1;
 }
 
+#define CFAIL(r, i, ...) snw_fail(err, r, SINEW_ITEM_CHARACTER, i, __VA_ARGS__)
+
 /* Serial validation and layout: palette offsets (and, when with_instances,
  * the instance list). Returns the total palette slots through *total_vec4. */
 static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                                 int with_instances, uint64_t *total_vec4, uint64_t *total_joints,
-                                 uint64_t *total_vertices, uint32_t *ninst, uint32_t *bad)
+                                 int with_instances, uint64_t *total_vec4, uint64_t *total_vertices, uint32_t *ninst,
+                                 sinew_error_info *err)
 {
-    uint64_t slots = 0, joints = 0, verts = 0;
+    uint64_t slots = 0, verts = 0;
     uint32_t inst = 0;
     for (uint32_t i = 0; i < count; i++) {
         const sinew_crowd_character *ch = &chars[i];
-        *bad = i;
-        if (ch->model.value >= c->model_count) return SINEW_ERROR_NOT_FOUND;
-        if ((unsigned)ch->method >= SINEW_METHOD_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
-        if ((ch->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL) ||
-            ((ch->flags & SINEW_SKIN_BULGE_INNER) && !(ch->flags & SINEW_SKIN_BULGE_CORRECTION)))
-            return SINEW_ERROR_INVALID_ARGUMENT;
-        if (!isfinite(ch->time)) return SINEW_ERROR_NON_FINITE;
-        if (ch->root && !mat4_finite(ch->root)) return SINEW_ERROR_NON_FINITE;
+        if (ch->model.value >= c->model_count)
+            return CFAIL(SINEW_ERROR_NOT_FOUND, i, "character %u: model %u is not registered (the crowd has %u models)", i,
+                         ch->model.value, c->model_count);
+        if ((unsigned)ch->method >= SINEW_METHOD_COUNT)
+            return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: method = %d is not a sinew_method", i, (int)ch->method);
+        if (ch->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL)
+            return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: flags = 0x%x has unknown bits", i, ch->flags);
+        if ((ch->flags & SINEW_SKIN_BULGE_INNER) && !(ch->flags & SINEW_SKIN_BULGE_CORRECTION))
+            return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: flags: SINEW_SKIN_BULGE_INNER without SINEW_SKIN_BULGE_CORRECTION", i);
+        if (!isfinite(ch->time)) return CFAIL(SINEW_ERROR_NON_FINITE, i, "character %u: time is not finite", i);
+        if (ch->root && !mat4_finite(ch->root)) return CFAIL(SINEW_ERROR_NON_FINITE, i, "character %u: root is not finite", i);
         const crowd_model *m = &c->models[ch->model.value];
         if (!ch->pose && ch->clip) {
-            if (sinew_clip_joint_count(ch->clip) != m->joint_count) return SINEW_ERROR_INVALID_ARGUMENT;
-            if ((unsigned)ch->wrap > SINEW_WRAP_CLAMP) return SINEW_ERROR_INVALID_ARGUMENT;
+            if (sinew_clip_joint_count(ch->clip) != m->joint_count)
+                return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: its clip has %u joints, model %u's skeleton %u", i,
+                             sinew_clip_joint_count(ch->clip), ch->model.value, m->joint_count);
+            if ((unsigned)ch->wrap > SINEW_WRAP_CLAMP)
+                return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: wrap = %d is not a sinew_wrap", i, (int)ch->wrap);
         }
         if (ch->morph_slots) { /* clip-driven morphs: slots of the model's morphed meshes */
-            if (!c->morpher || !m->has_morphs || ch->meshes) return SINEW_ERROR_INVALID_ARGUMENT;
+            if (!c->morpher)
+                return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: morph_slots given but the crowd has no morpher", i);
+            if (!m->has_morphs)
+                return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: morph_slots given but model %u has no morphs", i,
+                             ch->model.value);
+            if (ch->meshes)
+                return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: morph_slots and meshes are both set", i);
             uint32_t wc = !ch->pose && ch->clip ? sinew_clip_weight_count(ch->clip) : 0;
-            if (wc > c->max_morph_weights) return SINEW_ERROR_LIMIT_EXCEEDED;
+            if (wc > c->max_morph_weights)
+                return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CHARACTER, i,
+                                "character %u: its clip has %u weight slots, more than max_morph_weights (%u)", i, wc,
+                                c->max_morph_weights);
             for (uint32_t k = 0; k < m->mesh_count; k++) {
                 if (ch->morph_slots[k].value == UINT32_MAX) continue;
                 sinew_mesh_id copy;
                 sinew_result mr = sinew_morpher_slot_mesh(c->morpher, ch->morph_slots[k], &copy);
-                if (mr != SINEW_OK) return mr;
-                if (m->morphs[k].target_count == 0 || sinew_skinner_mesh_vertex_count(c->skinner, copy) != m->vertex_counts[k])
-                    return SINEW_ERROR_INVALID_ARGUMENT;
-                if (wc && m->morphs[k].first_weight + m->morphs[k].target_count > wc) return SINEW_ERROR_INVALID_ARGUMENT;
+                if (mr != SINEW_OK)
+                    return snw_fail_entry(err, mr, SINEW_ITEM_CHARACTER, i, k, "character %u mesh %u: morph_slots[%u] = %u: %s", i, k,
+                                          k, ch->morph_slots[k].value, sinew_result_string(mr));
+                if (m->morphs[k].target_count == 0)
+                    return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CHARACTER, i, k,
+                                          "character %u mesh %u: a morph slot for a mesh model %u declares no targets for", i,
+                                          k, ch->model.value);
+                if (sinew_skinner_mesh_vertex_count(c->skinner, copy) != m->vertex_counts[k])
+                    return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CHARACTER, i, k,
+                                          "character %u mesh %u: morph slot %u is of a mesh with %u vertices, model %u's has %u",
+                                          i, k, ch->morph_slots[k].value, sinew_skinner_mesh_vertex_count(c->skinner, copy),
+                                          ch->model.value, m->vertex_counts[k]);
+                if (wc && m->morphs[k].first_weight + m->morphs[k].target_count > wc)
+                    return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CHARACTER, i, k,
+                                          "character %u mesh %u: weights %u..%u beyond its clip's %u weight slots", i, k,
+                                          m->morphs[k].first_weight, m->morphs[k].first_weight + m->morphs[k].target_count, wc);
             }
         }
         c->palette_offsets[i] = (uint32_t)slots;
         slots += (uint64_t)m->joint_count * sinew_palette_gpu_stride(ch->method, ch->flags);
-        joints += m->joint_count;
-        if (slots > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
+        if (slots > UINT32_MAX)
+            return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CHARACTER, i,
+                            "character %u: palette slots beyond 2^32 - 1 up to it", i);
         if (with_instances) {
             c->first_instance[i] = inst;
-            if (inst + m->mesh_count > c->max_instances) return SINEW_ERROR_CAPACITY;
+            if (inst + m->mesh_count > c->max_instances)
+                return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                                "max_instances (%u): character %u's %u meshes bring the frame to %u instances", c->max_instances,
+                                i, m->mesh_count, inst + m->mesh_count);
             for (uint32_t k = 0; k < m->mesh_count; k++) {
                 sinew_instance *in = &c->instances[inst++];
                 in->mesh = m->meshes[k];
                 if (ch->meshes) { /* override (morphed copies): same counts as the model's mesh */
                     uint32_t vc = sinew_skinner_mesh_vertex_count(c->skinner, ch->meshes[k]);
-                    if (vc == 0) return SINEW_ERROR_NOT_FOUND;
-                    if (vc != m->vertex_counts[k] ||
-                        sinew_skinner_mesh_joint_count(c->skinner, ch->meshes[k]) != m->joint_count)
-                        return SINEW_ERROR_INVALID_ARGUMENT;
+                    if (vc == 0)
+                        return snw_fail_entry(err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_CHARACTER, i, k,
+                                              "character %u mesh %u: meshes[%u] = %u is not a mesh of the skinner", i, k, k,
+                                              ch->meshes[k].value);
+                    uint32_t jc = sinew_skinner_mesh_joint_count(c->skinner, ch->meshes[k]);
+                    if (vc != m->vertex_counts[k] || jc != m->joint_count)
+                        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CHARACTER, i, k,
+                                              "character %u mesh %u: meshes[%u] = %u has %u vertices and %u joints, model %u's "
+                                              "mesh %u vertices and %u joints",
+                                              i, k, k, ch->meshes[k].value, vc, jc, ch->model.value, m->vertex_counts[k],
+                                              m->joint_count);
                     in->mesh = ch->meshes[k];
+                }
+                if (ch->flags & SINEW_SKIN_BULGE_CORRECTION) { /* the skinner would refuse the frame */
+                    snw_mesh_layout ml;
+                    if (snw_skinner_mesh_layout(c->skinner, in->mesh.value, &ml) == SINEW_OK && !ml.has_bulge)
+                        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CHARACTER, i, k,
+                                              "character %u mesh %u: bulge correction needs bulge rest distances, the "
+                                              "skinner's mesh %u has none (sinew_skinner_mesh_desc.bulge_rest)",
+                                              i, k, in->mesh.value);
                 }
                 in->method = ch->method;
                 in->flags = ch->flags;
@@ -385,26 +534,31 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
                 in->reset_previous = false;
                 c->instance_vertices[inst - 1] = m->vertex_counts[k];
                 verts += m->vertex_counts[k];
-                if (verts > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
+                if (verts > UINT32_MAX)
+                    return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CHARACTER, i,
+                                    "character %u: output vertices beyond 2^32 - 1 up to it", i);
             }
         }
     }
     if (with_instances) c->first_instance[count] = inst;
     *total_vec4 = slots;
-    *total_joints = joints;
     *total_vertices = verts;
     *ninst = inst;
     return SINEW_OK;
 }
 
 /* Skipped this frame (sinew_crowd_character.hidden / update_every). */
-static int crowd_skipped(const sinew_crowd_character *ch, uint32_t index, uint64_t frame);
+static int crowd_skipped(const sinew_crowd_character *ch, uint32_t index, uint64_t frame)
+{
+    return ch->hidden || (ch->update_every > 1 && (frame + index) % ch->update_every != 0);
+}
 
 /* Clip-driven morph weights of the characters not skipped (serial, inside the
  * begun frame, before the palettes so that the jobs can grow the boxes of
  * morphed meshes): the items of this frame's sinew_morpher_set_frame call, and
  * each instance's weights (m_wofs). */
-static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count, uint32_t *bad)
+static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                       sinew_error_info *err)
 {
     uint32_t n = 0, wused = 0;
     c->m_count = 0;
@@ -418,15 +572,18 @@ static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_charact
         const crowd_model *m = &c->models[ch->model.value];
         const sinew_clip *clip = !ch->pose ? ch->clip : NULL;
         uint32_t wc = clip ? sinew_clip_weight_count(clip) : 0;
-        *bad = i;
         if (wc) {
             sinew_result r = sinew_clip_sample_weights(clip, ch->time, ch->wrap, NULL, wc, c->mw_sample);
-            if (r != SINEW_OK) return r;
+            if (r != SINEW_OK)
+                return CFAIL(r, i, "character %u: sampling its clip's morph weights: %s", i, sinew_result_string(r));
         }
         for (uint32_t k = 0; k < m->mesh_count; k++) {
             if (ch->morph_slots[k].value == UINT32_MAX) continue;
             const sinew_crowd_mesh_morph *mm = &m->morphs[k];
-            if ((uint64_t)wused + mm->target_count > c->max_morph_weights) return SINEW_ERROR_CAPACITY;
+            if ((uint64_t)wused + mm->target_count > c->max_morph_weights)
+                return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                                "max_morph_weights (%u): character %u mesh %u brings the frame's morph weights to %llu",
+                                c->max_morph_weights, i, k, (unsigned long long)wused + mm->target_count);
             float *w = c->mw + wused;
             for (uint32_t t = 0; t < mm->target_count; t++) {
                 uint32_t slot = mm->first_weight + t;
@@ -449,162 +606,234 @@ static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_charact
 
 /* The gathered items to the morpher (one sinew_morpher_set_frame call, after the
  * palettes), then their instances skin the meshes it returned. Nothing to do
- * (and no call) when no character has morph slots. */
-static sinew_result crowd_morph_submit(sinew_crowd *c, uint32_t *bad)
+ * (and no call) when no character has morph slots. The morpher's error is
+ * forwarded naming the character (entry: its mesh). */
+static sinew_result crowd_morph_submit(sinew_crowd *c, sinew_error_info *err)
 {
     if (!c->m_any) return SINEW_OK;
     uint32_t n = c->m_count;
-    sinew_morph_error err;
-    sinew_result r = sinew_morpher_set_frame(c->morpher, c->m_items, n, c->m_meshes, &err);
+    sinew_morph_error me;
+    sinew_result r = sinew_morpher_set_frame(c->morpher, c->m_items, n, c->m_meshes, &me);
     if (r != SINEW_OK) {
-        if (err.index < n) *bad = c->m_char[err.index];
-        return r;
+        if (me.item != SINEW_ITEM_CAPACITY && me.index < n) {
+            uint32_t ch = c->m_char[me.index], k = c->m_inst[me.index] - c->first_instance[ch];
+            return snw_fail_entry(err, r, SINEW_ITEM_CHARACTER, ch, k, "character %u mesh %u: the morpher: %s", ch, k, me.message);
+        }
+        return snw_fail_entry(err, r, me.item, me.index, me.entry, "the morpher: %s", me.message);
     }
     for (uint32_t j = 0; j < n; j++) c->instances[c->m_inst[j]].mesh = c->m_meshes[j];
     return SINEW_OK;
 }
 
-static int crowd_skipped(const sinew_crowd_character *ch, uint32_t index, uint64_t frame)
+/* One character's work: sample, FK, palette into job_dst, box. *stage says what failed. */
+static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i, uint8_t *stage)
 {
-    return ch->hidden || (ch->update_every > 1 && (frame + index) % ch->update_every != 0);
+    const sinew_crowd_character *ch = &c->job_chars[i];
+    if (c->job_skip && crowd_skipped(ch, i, c->frame)) return SINEW_OK; /* no palette for a skipped character */
+    const crowd_model *m = &c->models[ch->model.value];
+    sinew_palette_character pc = { 0 };
+    pc.skeleton = m->skeleton;
+    pc.method = ch->method;
+    pc.flags = ch->flags;
+    pc.root = ch->root;
+    pc.wrap = ch->wrap;
+    pc.time = ch->time;
+    sinew_result r = SINEW_OK;
+    *stage = STAGE_POSE;
+    if (ch->pose) {
+        pc.pose = ch->pose;
+    } else if (ch->clip) {
+        pc.clip = ch->clip;
+    } else if (ch->sample) {
+        r = ch->sample(ch->sample_user, m->skeleton, i, ch->time, s->local);
+        pc.pose = s->local;
+    } /* else the rest pose */
+    if (r != SINEW_OK) return r;
+    /* float32 palette straight into the destination; NON_FINITE when a
+     * value does not fit in float32 */
+    float *pal = c->job_dst + (size_t)c->palette_offsets[i] * 4u;
+    *stage = STAGE_PALETTE;
+    r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, pal);
+    if (r != SINEW_OK) return r;
+    /* the box from the packed palette just written (the data the GPU reads);
+     * none (NOT_FOUND) for CoR methods without centers in the bounds data, a
+     * mesh given in ch->meshes other than the model's, or a morphed mesh without
+     * morph growth data (or with a growth beyond float32) */
+    if (!c->job_skip) return SINEW_OK;
+    c->box_new_ok[i] = 0;
+    *stage = STAGE_BOUNDS;
+    int box = m->has_bounds && (m->has_cor_bounds || !sinew_method_uses_centers(ch->method));
+    for (uint32_t k = 0; box && ch->meshes && k < m->mesh_count; k++)
+        box = ch->meshes[k].value == m->meshes[k].value;
+    for (uint32_t k = 0; box && r == SINEW_OK && k < m->mesh_count; k++) {
+        float lo[3], hi[3], *b = c->box_new + (size_t)i * 6u;
+        const sinew_crowd_mesh_bounds *mb = &m->bounds[k];
+        const float *growth = NULL;
+        uint32_t wofs = c->m_wofs ? c->m_wofs[c->first_instance[i] + k] : UINT32_MAX;
+        int moved = 0; /* all weights 0: the base mesh is skinned */
+        for (uint32_t t = 0; wofs != UINT32_MAX && t < m->morphs[k].target_count && !moved; t++)
+            moved = c->mw[wofs + t] != 0.0f;
+        if (moved) { /* morphed this frame: rest vertices within growth[a] of the base's */
+            if (!mb->morph_deltas ||
+                sinew_joint_bounds_morph_growth(mb->morph_deltas, m->joint_count, mb->morph_target_count,
+                                                c->mw + wofs, s->growth) != SINEW_OK) {
+                box = 0;
+                break;
+            }
+            growth = s->growth;
+        }
+        r = sinew_character_bounds_morphed(mb->joints, mb->neighbors, m->joint_count, ch->method, ch->flags, pal, growth,
+                                           lo, hi);
+        for (int a = 0; r == SINEW_OK && a < 3; a++) {
+            b[a] = k == 0 || lo[a] < b[a] ? lo[a] : b[a];
+            b[3 + a] = k == 0 || hi[a] > b[3 + a] ? hi[a] : b[3 + a];
+        }
+    }
+    if (box && r == SINEW_OK) c->box_new_ok[i] = 1;
+    return r;
+}
+
+/* The error of failing character i of the job (char_result / char_stage). */
+static sinew_result crowd_character_error(const sinew_crowd *c, uint32_t i, sinew_error_info *err)
+{
+    sinew_result r = c->char_result[i];
+    const sinew_crowd_character *ch = &c->job_chars[i];
+    switch (c->char_stage[i]) {
+    case STAGE_POSE:
+        return CFAIL(r, i, "character %u: its pose callback (sample) returned %s%s", i, sinew_result_string(r),
+                     r == SINEW_ERROR_IN_USE ? " (a call back into its crowd?)" : "");
+    case STAGE_PALETTE:
+        return CFAIL(r, i, "character %u (model %u, %s): building its palette: %s%s", i, ch->model.value,
+                     sinew_method_name(ch->method), sinew_result_string(r),
+                     r == SINEW_ERROR_NON_FINITE ? " (a pose, root or palette value not finite or beyond float32)" : "");
+    default:
+        return CFAIL(r, i, "character %u (model %u, %s): its box: %s", i, ch->model.value, sinew_method_name(ch->method),
+                     sinew_result_string(r));
+    }
+}
+
+/* Lowers *target to v (atomic). */
+static void atomic_min_u32(uint32_t *target, uint32_t v)
+{
+    uint32_t cur = __atomic_load_n(target, __ATOMIC_RELAXED);
+    while (v < cur && !__atomic_compare_exchange_n(target, &cur, v, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    }
+}
+
+/* Characters [first, first + n) of the job with scratch s: claims them (one
+ * range per character: a taken one is an overlap), runs them up to the first
+ * failing one (recorded for the job: the lowest wins), then counts them all as
+ * done (release: the job's end sees their writes). */
+static sinew_result crowd_range(sinew_crowd *c, crowd_scratch *s, uint32_t first, uint32_t n, sinew_error_info *err)
+{
+    uint32_t end = first + n, newly = 0, overlap = UINT32_MAX;
+    for (uint32_t i = first; i < end; i++) {
+        if (__atomic_exchange_n(&c->claimed[i], (uint8_t)1, __ATOMIC_ACQ_REL)) {
+            if (overlap == UINT32_MAX) overlap = i;
+        } else {
+            newly++;
+        }
+    }
+    sinew_result r = SINEW_OK;
+    if (overlap != UINT32_MAX) {
+        atomic_min_u32(&c->overlap, overlap);
+        r = snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, overlap,
+                     "range [%u, %u): character %u is in another range too", first, end, overlap);
+    } else {
+        for (uint32_t i = first; i < end; i++) {
+            uint8_t stage = 0;
+            sinew_result cr = crowd_character(c, s, i, &stage);
+            if (cr != SINEW_OK) { /* later characters of this range cannot hold an earlier error */
+                c->char_result[i] = cr;
+                c->char_stage[i] = stage;
+                atomic_min_u32(&c->err_first, i);
+                r = crowd_character_error(c, i, err);
+                break;
+            }
+        }
+    }
+    __atomic_fetch_add(&c->done, newly, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* Starts a job over chars[0, count) writing palettes to dst. */
+static void crowd_job_start(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count, float *dst, int skip)
+{
+    c->job_chars = chars;
+    c->job_count = count;
+    c->job_dst = dst;
+    c->job_skip = skip;
+    memset(c->claimed, 0, count);
+    __atomic_store_n(&c->done, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->err_first, UINT32_MAX, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->overlap, UINT32_MAX, __ATOMIC_RELAXED);
+}
+
+static void crowd_job_stop(sinew_crowd *c)
+{
+    c->job_chars = NULL;
+    c->job_dst = NULL;
+    c->job_skip = 0;
 }
 
 static void crowd_task(void *user, uint32_t task, uint32_t worker)
 {
     sinew_crowd *c = (sinew_crowd *)user;
-    crowd_scratch *s = &c->scratch[worker];
     uint32_t begin = task * c->job_chunk;
-    uint32_t end = begin + c->job_chunk;
-    if (end > c->job_count) end = c->job_count;
-    for (uint32_t i = begin; i < end; i++) {
-        const sinew_crowd_character *ch = &c->job_chars[i];
-        if (c->job_skip && crowd_skipped(ch, i, c->frame)) continue; /* no palette for a skipped character */
-        const crowd_model *m = &c->models[ch->model.value];
-        sinew_palette_character pc = { 0 };
-        pc.skeleton = m->skeleton;
-        pc.method = ch->method;
-        pc.flags = ch->flags;
-        pc.root = ch->root;
-        pc.wrap = ch->wrap;
-        pc.time = ch->time;
-        sinew_result r = SINEW_OK;
-        if (ch->pose) {
-            pc.pose = ch->pose;
-        } else if (ch->clip) {
-            pc.clip = ch->clip;
-        } else if (ch->sample) {
-            r = ch->sample(ch->sample_user, m->skeleton, i, ch->time, s->local);
-            pc.pose = s->local;
-        } /* else the rest pose */
-        /* float32 palette straight into the destination; NON_FINITE when a
-         * value does not fit in float32 */
-        const float *pal = c->job_dst + (size_t)c->palette_offsets[i] * 4u;
-        if (r == SINEW_OK)
-            r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, c->job_dst + (size_t)c->palette_offsets[i] * 4u);
-        /* the box from the packed palette just written (the data the GPU reads);
-         * none (NOT_FOUND) for CoR methods without centers in the bounds data, a
-         * mesh given in ch->meshes other than the model's, or a morphed mesh without
-         * morph growth data (or with a growth beyond float32) */
-        if (c->job_skip) c->box_new_ok[i] = 0;
-        int box = r == SINEW_OK && c->job_skip && m->has_bounds &&
-                  (m->has_cor_bounds || !sinew_method_uses_centers(ch->method));
-        for (uint32_t k = 0; box && ch->meshes && k < m->mesh_count; k++)
-            box = ch->meshes[k].value == m->meshes[k].value;
-        for (uint32_t k = 0; box && r == SINEW_OK && k < m->mesh_count; k++) {
-            float lo[3], hi[3], *b = c->box_new + (size_t)i * 6u;
-            const sinew_crowd_mesh_bounds *mb = &m->bounds[k];
-            const float *growth = NULL;
-            uint32_t wofs = c->m_wofs ? c->m_wofs[c->first_instance[i] + k] : UINT32_MAX;
-            int moved = 0; /* all weights 0: the base mesh is skinned */
-            for (uint32_t t = 0; wofs != UINT32_MAX && t < m->morphs[k].target_count && !moved; t++)
-                moved = c->mw[wofs + t] != 0.0f;
-            if (moved) { /* morphed this frame: rest vertices within growth[a] of the base's */
-                if (!mb->morph_deltas ||
-                    sinew_joint_bounds_morph_growth(mb->morph_deltas, m->joint_count, mb->morph_target_count,
-                                                    c->mw + wofs, s->growth) != SINEW_OK) {
-                    box = 0;
-                    break;
-                }
-                growth = s->growth;
-            }
-            r = sinew_character_bounds_morphed(mb->joints, mb->neighbors, m->joint_count, ch->method, ch->flags, pal,
-                                               growth, lo, hi);
-            for (int a = 0; r == SINEW_OK && a < 3; a++) {
-                b[a] = k == 0 || lo[a] < b[a] ? lo[a] : b[a];
-                b[3 + a] = k == 0 || hi[a] > b[3 + a] ? hi[a] : b[3 + a];
-            }
-        }
-        if (box && r == SINEW_OK) c->box_new_ok[i] = 1;
-        if (r != SINEW_OK) {
-            if (i < s->err_index) {
-                s->err_index = i;
-                s->err = r;
-            }
-            return; /* later characters of this chunk cannot hold an earlier error */
-        }
-    }
+    uint32_t n = c->job_count - begin < c->job_chunk ? c->job_count - begin : c->job_chunk;
+    (void)crowd_range(c, &c->scratch[worker], begin, n, NULL);
 }
 
-static sinew_result crowd_run(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                              float *dst, uint32_t *bad)
+/* Every character of the started job on the crowd's pool (chunks of up to 256). */
+static sinew_result crowd_run_pool(sinew_crowd *c, sinew_error_info *err)
 {
-    for (uint32_t w = 0; w < c->scratch_count; w++) {
-        c->scratch[w].err_index = UINT32_MAX;
-        c->scratch[w].err = SINEW_OK;
-    }
-    uint32_t workers = c->scratch_count;
-    uint32_t chunk = count / (workers * 8u);
+    uint32_t count = c->job_count;
+    uint32_t chunk = count / (sinew_thread_pool_size(c->pool) * 8u);
     if (chunk < 1) chunk = 1;
     if (chunk > 256) chunk = 256;
-    c->job_chars = chars;
-    c->job_count = count;
     c->job_chunk = chunk;
-    c->job_dst = dst;
-    sinew_thread_pool_run(c->pool, (count + chunk - 1) / chunk, crowd_task, c);
-    c->job_chars = NULL;
-    c->job_dst = NULL;
-    uint32_t first = UINT32_MAX;
-    sinew_result r = SINEW_OK;
-    for (uint32_t w = 0; w < workers; w++)
-        if (c->scratch[w].err_index < first) {
-            first = c->scratch[w].err_index;
-            r = c->scratch[w].err;
-        }
-    if (r != SINEW_OK) *bad = first;
-    return r;
+    sinew_result r = sinew_thread_pool_run(c->pool, (count + chunk - 1) / chunk, crowd_task, c);
+    if (r != SINEW_OK) /* IN_USE: called from a task of the same pool (a pose callback of another crowd) */
+        return snw_fail(err, r, SINEW_ITEM_CALL_ORDER, UINT32_MAX, "the crowd's thread pool: sinew_thread_pool_run: %s",
+                        sinew_result_string(r));
+    return SINEW_OK;
 }
 
 static sinew_result build_palettes(sinew_crowd *c, const sinew_crowd_character *chars,
                                    uint32_t count, float *dst, uint32_t dst_capacity_vec4,
-                                   uint32_t *palette_offsets, uint32_t *bad_character)
+                                   uint32_t *palette_offsets, sinew_error_info *err)
 {
-    uint32_t bad = UINT32_MAX;
-    if (bad_character) *bad_character = UINT32_MAX;
-    if (!chars || !dst || count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (count > c->max_characters) return SINEW_ERROR_CAPACITY;
-    uint64_t slots, joints, verts;
+    if (!chars || !dst || count == 0)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s",
+                        !chars ? "chars is NULL" : !dst ? "dst is NULL" : "count is 0");
+    if (count > c->max_characters)
+        return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, "max_characters (%u): count is %u",
+                        c->max_characters, count);
+    uint64_t slots, verts;
     uint32_t ninst;
-    sinew_result r = crowd_layout(c, chars, count, 0, &slots, &joints, &verts, &ninst, &bad);
-    if (r == SINEW_OK && slots > dst_capacity_vec4) r = SINEW_ERROR_CAPACITY;
-    if (r == SINEW_OK) r = crowd_run(c, chars, count, dst, &bad);
-    if (r != SINEW_OK) {
-        if (bad_character) *bad_character = bad;
-        return r;
-    }
+    sinew_result r = crowd_layout(c, chars, count, 0, &slots, &verts, &ninst, err);
+    if (r != SINEW_OK) return r;
+    if (slots > dst_capacity_vec4)
+        return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                        "dst_capacity_vec4 (%u): the palettes need %llu slots", dst_capacity_vec4, (unsigned long long)slots);
+    crowd_job_start(c, chars, count, dst, 0);
+    r = crowd_run_pool(c, err);
+    uint32_t bad = __atomic_load_n(&c->err_first, __ATOMIC_ACQUIRE);
+    if (r == SINEW_OK && bad != UINT32_MAX) r = crowd_character_error(c, bad, err);
+    crowd_job_stop(c);
+    if (r != SINEW_OK) return r;
     if (palette_offsets) memcpy(palette_offsets, c->palette_offsets, sizeof(uint32_t) * count);
     return SINEW_OK;
 }
 
 sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_character *chars,
                                         uint32_t count, float *dst, uint32_t dst_capacity_vec4,
-                                        uint32_t *palette_offsets, uint32_t *bad_character)
+                                        uint32_t *palette_offsets, sinew_error_info *err)
 {
-    if (!c) {
-        if (bad_character) *bad_character = UINT32_MAX;
-        return SINEW_ERROR_INVALID_ARGUMENT;
-    }
-    if (!crowd_enter(c)) return SINEW_ERROR_IN_USE;
-    sinew_result r = build_palettes(c, chars, count, dst, dst_capacity_vec4, palette_offsets, bad_character);
+    snw_error_clear(err);
+    if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
+    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_build_palettes", err);
+    sinew_result r = build_palettes(c, chars, count, dst, dst_capacity_vec4, palette_offsets, err);
     crowd_leave(c);
     return r;
 }
@@ -616,61 +845,125 @@ static void crowd_abandon(sinew_crowd *c)
     sinew_skinner_end_frame(c->skinner, VK_NULL_HANDLE);
 }
 
-static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                            sinew_crowd_stats *stats, uint32_t *bad_character)
+/* set_instances refused the frame: which character? Each character's instances
+ * alone (they are validated before anything is written; the frame is abandoned
+ * afterwards anyway). */
+static sinew_result crowd_instances_error(sinew_crowd *c, sinew_result r, uint32_t nskin, uint64_t skin_verts,
+                                          sinew_error_info *err)
 {
-    uint32_t bad = UINT32_MAX;
-    if (bad_character) *bad_character = UINT32_MAX;
+    const sinew_crowd_character *chars = c->job_chars;
+    for (uint32_t i = 0; i < c->job_count; i++) {
+        if (crowd_skipped(&chars[i], i, c->frame)) continue;
+        for (uint32_t k = c->first_instance[i]; k < c->first_instance[i + 1]; k++) {
+            sinew_error_info se;
+            sinew_result ri = sinew_skinner_set_instances(c->skinner, &c->instances[k], 1, &se);
+            if (ri == SINEW_OK) continue;
+            uint32_t mk = k - c->first_instance[i];
+            const sinew_instance *in = &c->instances[k];
+            if (ri == SINEW_ERROR_CAPACITY)
+                return snw_fail_entry(err, ri, SINEW_ITEM_CAPACITY, i, mk,
+                                      "the skinner's max_output_vertices: character %u mesh %u writes output vertices %u..%u",
+                                      i, mk, in->output_offset, in->output_offset + c->instance_vertices[k]);
+            if (ri == SINEW_ERROR_INVALID_ARGUMENT && sinew_method_uses_centers(in->method))
+                return snw_fail_entry(err, ri, SINEW_ITEM_CHARACTER, i, mk,
+                                      "character %u mesh %u: the skinner refused method %s on its mesh %u: it has no centers "
+                                      "of rotation (sinew_skinner_mesh_desc.cor_centers)",
+                                      i, mk, sinew_method_name(in->method), in->mesh.value);
+            return snw_fail_entry(err, ri, SINEW_ITEM_CHARACTER, i, mk, "character %u mesh %u: the skinner refused it: %s", i,
+                                  mk, se.message);
+        }
+    }
+    if (r == SINEW_ERROR_CAPACITY)
+        return snw_fail(err, r, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                        "the skinner's max_instances, max_output_vertices or work capacity: %u instances, %llu output vertices",
+                        nskin, (unsigned long long)skin_verts);
+    return snw_fail(err, r, SINEW_ITEM_NONE, UINT32_MAX, "sinew_skinner_set_instances: %s", sinew_result_string(r));
+}
+
+/* Validation, layout, begin_frame, morph weights; the job started (phase). */
+static sinew_result prepare_begin(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                  sinew_crowd_stats *stats, int phase, sinew_error_info *err)
+{
     if (stats) memset(stats, 0, sizeof *stats);
-    if (!c->skinner || !chars || count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
-    if (count > c->max_characters) return SINEW_ERROR_CAPACITY;
+    if (!c->skinner)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "the crowd has no skinner (sinew_crowd_desc.skinner): use sinew_crowd_build_palettes");
+    if (!chars || count == 0)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s",
+                        !chars ? "chars is NULL" : "count is 0");
+    if (count > c->max_characters)
+        return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, "max_characters (%u): count is %u",
+                        c->max_characters, count);
     c->instance_count = 0;
     c->character_count = 0;
-    uint64_t slots, joints, verts;
+    uint64_t slots, verts;
     uint32_t ninst = 0;
-    sinew_result r = crowd_layout(c, chars, count, 1, &slots, &joints, &verts, &ninst, &bad);
-    if (r != SINEW_OK) {
-        if (bad_character) *bad_character = bad;
-        return r;
-    }
+    sinew_result r = crowd_layout(c, chars, count, 1, &slots, &verts, &ninst, err);
+    if (r != SINEW_OK) return r;
     double t0 = now_ms();
     sinew_frame frame;
     r = sinew_skinner_begin_frame(c->skinner, &frame);
-    if (r != SINEW_OK) return r;
+    if (r == SINEW_ERROR_INVALID_ARGUMENT) /* the only other cause, NULL, cannot happen here */
+        return snw_fail(err, r, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                        "the skinner's frame is already begun: prepare called again before sinew_skinner_record + "
+                        "sinew_skinner_end_frame (or sinew_skinner_submit)");
+    if (r != SINEW_OK)
+        return snw_fail(err, r, SINEW_ITEM_NONE, UINT32_MAX, "sinew_skinner_begin_frame: %s", sinew_result_string(r));
     double t1 = now_ms();
     if (slots > frame.palette_capacity_vec4) {
         crowd_abandon(c);
-        return SINEW_ERROR_CAPACITY;
+        return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                        "the skinner's palette slots (max_palette_vec4 = %u): the frame needs %llu",
+                        frame.palette_capacity_vec4, (unsigned long long)slots);
     }
     if (c->morpher) { /* the weights first: the jobs grow morphed meshes' boxes by them */
-        r = crowd_morph_gather(c, chars, count, &bad);
+        r = crowd_morph_gather(c, chars, count, err);
         if (r != SINEW_OK) {
-            if (bad_character) *bad_character = bad;
             crowd_abandon(c);
             return r;
         }
     }
-    c->job_skip = 1;
-    r = crowd_run(c, chars, count, frame.palette, &bad);
-    c->job_skip = 0;
+    crowd_job_start(c, chars, count, frame.palette, 1);
+    c->job_slots = slots;
+    c->job_ninst = ninst;
+    c->job_wait_ms = t1 - t0;
+    c->job_t_begun = now_ms();
+    if (stats) {
+        stats->wait_ms = c->job_wait_ms;
+        stats->characters = count;
+        stats->instances = ninst;
+        stats->palette_vec4 = (uint32_t)slots;
+    }
+    __atomic_store_n(&c->phase, phase, __ATOMIC_RELEASE);
+    return SINEW_OK;
+}
+
+/* Ends the job: CALL_ORDER (job left open) while characters were not run;
+ * else the frame is handed to the skinner or abandoned, and the job closed. */
+static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_error_info *err)
+{
+    if (stats) memset(stats, 0, sizeof *stats);
+    uint32_t count = c->job_count;
+    uint32_t done = __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
+    if (done < count)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                        "sinew_crowd_prepare_end: %u of the %u characters have not been run (run_range every one first)",
+                        count - done, count);
     double t2 = now_ms();
-    if (r != SINEW_OK) {
-        if (bad_character) *bad_character = bad;
-        crowd_abandon(c);
-        return r;
-    }
-    if (c->morpher) {
-        r = crowd_morph_submit(c, &bad);
-        if (r != SINEW_OK) {
-            if (bad_character) *bad_character = bad;
-            crowd_abandon(c);
-            return r;
-        }
-    }
+    const sinew_crowd_character *chars = c->job_chars;
+    uint32_t overlap = __atomic_load_n(&c->overlap, __ATOMIC_ACQUIRE);
+    uint32_t bad = __atomic_load_n(&c->err_first, __ATOMIC_ACQUIRE);
+    sinew_result r = SINEW_OK;
+    if (overlap != UINT32_MAX)
+        r = snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, overlap,
+                     "run_range: character %u was in two ranges", overlap);
+    else if (bad != UINT32_MAX)
+        r = crowd_character_error(c, bad, err);
+    if (r == SINEW_OK && c->morpher) r = crowd_morph_submit(c, err);
     /* The instances of the characters not skipped: only they reach the GPU. */
     uint32_t nskin = 0, skipped = 0;
     uint64_t skin_verts = 0, skin_joints = 0;
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t i = 0; r == SINEW_OK && i < count; i++) {
         if (crowd_skipped(&chars[i], i, c->frame)) {
             skipped++;
             continue;
@@ -687,12 +980,17 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
             skin_verts += c->instance_vertices[k];
         }
     }
-    r = sinew_skinner_set_instances(c->skinner, c->skinned, nskin, NULL);
+    if (r == SINEW_OK) {
+        r = sinew_skinner_set_instances(c->skinner, c->skinned, nskin, NULL);
+        if (r != SINEW_OK) r = crowd_instances_error(c, r, nskin, skin_verts, err);
+    }
     if (r != SINEW_OK) {
         crowd_abandon(c);
+        crowd_job_stop(c);
+        __atomic_store_n(&c->phase, PHASE_NONE, __ATOMIC_RELEASE);
         return r;
     }
-    c->instance_count = ninst;
+    c->instance_count = c->job_ninst;
     c->character_count = count;
     /* Bookkeeping of previous positions, committed with the frame. A skipped
      * character that owed a reset, or whose layout changed, owes one until skinned. */
@@ -714,46 +1012,109 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
     c->last_count = count;
     c->frame++;
     if (stats) {
-        stats->cpu_ms = t2 - t1;
-        stats->wait_ms = t1 - t0;
+        stats->cpu_ms = t2 - c->job_t_begun;
+        stats->wait_ms = c->job_wait_ms;
         stats->characters = count;
-        stats->instances = ninst;
+        stats->instances = c->job_ninst;
         stats->joints = skin_joints;
-        stats->palette_vec4 = (uint32_t)slots;
+        stats->palette_vec4 = (uint32_t)c->job_slots;
         stats->output_vertices = (uint32_t)skin_verts;
         stats->skipped = skipped;
     }
-    (void)joints;
-    (void)verts;
+    crowd_job_stop(c);
+    __atomic_store_n(&c->phase, PHASE_NONE, __ATOMIC_RELEASE);
     return SINEW_OK;
 }
 
-sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                                 sinew_crowd_stats *stats, uint32_t *bad_character)
+/* prepare_begin + every character on the pool + prepare_end. */
+static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                            sinew_crowd_stats *stats, sinew_error_info *err)
 {
-    if (!c) {
-        if (bad_character) *bad_character = UINT32_MAX;
-        if (stats) memset(stats, 0, sizeof *stats);
-        return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_result r = prepare_begin(c, chars, count, stats, PHASE_POOL, err);
+    if (r != SINEW_OK) return r;
+    r = crowd_run_pool(c, err);
+    if (r == SINEW_OK) r = prepare_end(c, stats, err);
+    if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) != PHASE_NONE) { /* the pool failed: close the frame */
+        crowd_abandon(c);
+        crowd_job_stop(c);
+        __atomic_store_n(&c->phase, PHASE_NONE, __ATOMIC_RELEASE);
     }
-    if (!crowd_enter(c)) return SINEW_ERROR_IN_USE;
-    sinew_result r = prepare(c, chars, count, stats, bad_character);
+    return r;
+}
+
+sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                 sinew_crowd_stats *stats, sinew_error_info *err)
+{
+    snw_error_clear(err);
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
+    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_prepare", err);
+    sinew_result r = prepare(c, chars, count, stats, err);
     crowd_leave(c);
     return r;
 }
 
 sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                                sinew_crowd_stats *stats, uint32_t *bad_character)
+                                sinew_crowd_stats *stats, sinew_error_info *err)
 {
-    if (!c) {
-        if (bad_character) *bad_character = UINT32_MAX;
-        if (stats) memset(stats, 0, sizeof *stats);
-        return SINEW_ERROR_INVALID_ARGUMENT;
+    snw_error_clear(err);
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
+    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_update", err);
+    sinew_result r = prepare(c, chars, count, stats, err);
+    if (r == SINEW_OK) {
+        r = sinew_skinner_submit(c->skinner);
+        if (r != SINEW_OK) snw_fail(err, r, SINEW_ITEM_NONE, UINT32_MAX, "sinew_skinner_submit: %s", sinew_result_string(r));
     }
-    if (!crowd_enter(c)) return SINEW_ERROR_IN_USE;
-    sinew_result r = prepare(c, chars, count, stats, bad_character);
-    if (r == SINEW_OK) r = sinew_skinner_submit(c->skinner);
     crowd_leave(c);
+    return r;
+}
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+sinew_result sinew_crowd_prepare_begin(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                       sinew_crowd_stats *stats, sinew_error_info *err)
+{
+    snw_error_clear(err);
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
+    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_prepare_begin", err);
+    /* the crowd stays entered (busy) until prepare_end closes the frame */
+    sinew_result r = prepare_begin(c, chars, count, stats, PHASE_JOBS, err);
+    if (r != SINEW_OK) crowd_leave(c);
+    return r;
+}
+
+sinew_result sinew_crowd_prepare_run_range(sinew_crowd *c, uint32_t first, uint32_t count, sinew_error_info *err)
+{
+    snw_error_clear(err);
+    if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
+    if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) != PHASE_JOBS)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                        "sinew_crowd_prepare_run_range: no frame begun by sinew_crowd_prepare_begin is open");
+    if (count == 0 || first >= c->job_count || count > c->job_count - first)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "range first = %u, count = %u: not inside the frame's %u characters", first, count, c->job_count);
+    uint32_t s = 0;
+    while (s < c->scratch_count && __atomic_exchange_n(&c->scratch_busy[s], 1, __ATOMIC_ACQUIRE)) s++;
+    if (s == c->scratch_count)
+        return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
+                        "range_threads (%u): that many run_range calls are already running", c->scratch_count);
+    sinew_result r = crowd_range(c, &c->scratch[s], first, count, err);
+    __atomic_store_n(&c->scratch_busy[s], 0, __ATOMIC_RELEASE);
+    return r;
+}
+
+sinew_result sinew_crowd_prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_error_info *err)
+{
+    snw_error_clear(err);
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
+    if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) != PHASE_JOBS)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                        "sinew_crowd_prepare_end: no frame begun by sinew_crowd_prepare_begin is open");
+    sinew_result r = prepare_end(c, stats, err);
+    if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) == PHASE_NONE) crowd_leave(c);
     return r;
 }
 

@@ -1,21 +1,38 @@
 /* Sinew crowds: many characters per frame. Poses (local TRS, or clips sampled
  * at a time) are forward-kinematized and turned into palettes on every core by
- * a small thread pool, written straight into the skinner's persistently
- * mapped palette ring, and skinned by ONE compute dispatch for all characters.
+ * a small thread pool (or by the host's own job system, see "Jobs" below),
+ * written straight into the skinner's persistently mapped palette ring, and
+ * skinned by ONE compute dispatch for all characters.
  *
  * Per frame (own queue):      sinew_crowd_update()  (= prepare + sinew_skinner_submit)
  * Per frame (caller's queue): sinew_crowd_prepare(); sinew_skinner_record(sk, cmd);
  *                             submit cmd with a fence; sinew_skinner_end_frame(sk, fence)
+ * Per frame (host's jobs):    sinew_crowd_prepare_begin(); sinew_crowd_prepare_run_range()
+ *                             on any threads for ranges covering [0, count); sinew_crowd_prepare_end();
+ *                             then record or submit as after sinew_crowd_prepare
  * Frames in flight overlap: prepare() for frame N+1 runs while the GPU skins frame N
  * (the skinner's ring has frames_in_flight slots; begin_frame waits only for a slot
  * that is still in use). Nothing here allocates after creation.
  *
- * Threads: a crowd is used by one thread at a time. A call that finds another
- * call of the same crowd running (another thread, or a pose callback calling
- * back into its crowd) returns SINEW_ERROR_IN_USE and changes nothing. The
- * skinner must outlive the crowd: sinew_skinner_destroy refuses (IN_USE) while
- * a crowd made on it exists. Submits: sinew_crowd_update (no wait); prepare
- * waits (bounded) for the ring slot like sinew_skinner_begin_frame. */
+ * Errors: every fallible call takes a last `sinew_error_info *err` (sinew/core.h,
+ * NULL allowed) naming what was at fault: CHARACTER + index (a character of the
+ * array; the skinner's and the morpher's errors about it are forwarded with its
+ * index), MODEL + index (add_model), CAPACITY (the message names which:
+ * max_characters, max_instances, max_joints, max_morph_weights, range_threads,
+ * the skinner's palette slots or output vertices), CALL_ORDER (e.g. prepare
+ * again before the frame was recorded and ended, run_range outside a begun
+ * frame; returned as SINEW_ERROR_INVALID_ARGUMENT, or IN_USE for a call that
+ * found another running), ARGUMENT (a NULL pointer or bad field, named).
+ *
+ * Threads: a crowd is used by one thread at a time, except
+ * sinew_crowd_prepare_run_range, which any threads may call at once for
+ * disjoint ranges between prepare_begin and prepare_end. A call that finds
+ * another call of the same crowd running (another thread, or a pose callback
+ * calling back into its crowd) returns SINEW_ERROR_IN_USE and changes nothing
+ * in the crowd (CALL_ORDER instead while a frame begun by prepare_begin is
+ * open). The skinner must outlive the crowd: sinew_skinner_destroy refuses
+ * (IN_USE) while a crowd made on it exists. Submits: sinew_crowd_update (no
+ * wait); prepare waits (bounded) for the ring slot like sinew_skinner_begin_frame. */
 #ifndef SINEW_CROWD_H
 #define SINEW_CROWD_H
 
@@ -61,6 +78,10 @@ typedef struct sinew_crowd_desc {
      * also the most morph weights of one frame, all characters together). */
     sinew_morpher *morpher;
     uint32_t max_morph_weights;
+    /* Most sinew_crowd_prepare_run_range calls running at once (each takes one
+     * of this many scratch sets made at creation; one more gets CAPACITY).
+     * 0 = the pool's size. */
+    uint32_t range_threads;
 } sinew_crowd_desc;
 
 #define SINEW_CROWD_DEFAULT_MAX_MORPH_WEIGHTS 65536u
@@ -166,7 +187,8 @@ typedef struct sinew_crowd_character {
 
 /* What the last prepare/update did. */
 typedef struct sinew_crowd_stats {
-    double cpu_ms;                   /* wall time: sample + FK + palette + pack, all threads */
+    double cpu_ms;                   /* wall time: sample + FK + palette + pack, all threads
+                                        (jobs: from prepare_begin returning to prepare_end) */
     double wait_ms;                  /* time begin_frame waited for a free ring slot */
     uint32_t characters;
     uint32_t instances;              /* characters x meshes */
@@ -177,8 +199,8 @@ typedef struct sinew_crowd_stats {
 } sinew_crowd_stats;
 
 /* Creates a crowd (and its pool unless one is given); all scratch memory is
- * allocated here. */
-SINEW_API sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out);
+ * allocated here. err (may be NULL) names the field at fault. */
+SINEW_API sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out, sinew_error_info *err);
 /* Frees the crowd (and its own pool); NULL is ignored. Must not run while
  * another thread uses the crowd (not detectable after the memory is gone). */
 SINEW_API void sinew_crowd_destroy(sinew_crowd *c);
@@ -186,32 +208,73 @@ SINEW_API void sinew_crowd_destroy(sinew_crowd *c);
  * (NOT_FOUND), have been uploaded for exactly the skeleton's joint count and
  * have the declared vertex count (INVALID_ARGUMENT). SINEW_ERROR_CAPACITY beyond
  * max_models, SINEW_ERROR_LIMIT_EXCEEDED when its skeleton has more than
- * max_joints joints or too many meshes; meshes without a skinner: INVALID_ARGUMENT. */
-SINEW_API sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc *model, sinew_model_id *model_id);
+ * max_joints joints or too many meshes; meshes without a skinner: INVALID_ARGUMENT.
+ * err (may be NULL): item MODEL with the id the model would have had, the
+ * message naming the mesh and field ("model 3 mesh 1: vertex_counts[1] = 500
+ * but the skinner's mesh 7 has 480 vertices"), or CAPACITY (max_models, max_joints). */
+SINEW_API sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc *model, sinew_model_id *model_id,
+                                             sinew_error_info *err);
 
 /* CPU job: builds the palettes of `count` characters into dst (float32 vec4 slots,
  * sinew_palette_pack layout), character after character from slot 0; writes each
  * character's first slot to palette_offsets (may be NULL). Validates everything
  * before running; the result does not depend on the number of threads.
- * On error *bad_character (may be NULL) names the first character at fault:
- * SINEW_ERROR_NON_FINITE also when a palette value does not fit in float32
- * (palettes are built by sinew_palette_build_f32); a pose callback's non-zero
- * result is returned as is (SINEW_ERROR_IN_USE if it called back into this
- * crowd). SINEW_ERROR_IN_USE, with nothing changed (bad_character included),
- * while another call of this crowd runs. */
+ * On error err (may be NULL) names the first (lowest) character at fault (item
+ * CHARACTER, index): SINEW_ERROR_NON_FINITE also when a palette value does not
+ * fit in float32 (palettes are built by sinew_palette_build_f32); a pose
+ * callback's non-zero result is returned as is (SINEW_ERROR_IN_USE if it
+ * called back into this crowd). SINEW_ERROR_IN_USE, with nothing changed in
+ * the crowd, while another call of this crowd runs. */
 SINEW_API sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_character *chars,
                                         uint32_t count, float *dst, uint32_t dst_capacity_vec4,
-                                        uint32_t *palette_offsets, uint32_t *bad_character);
+                                        uint32_t *palette_offsets, sinew_error_info *err);
 
 /* GPU frame, step 1: sinew_skinner_begin_frame, palettes built into the mapped
  * ring slot, instances (one per character and mesh, characters in order, output
  * packed back to back from vertex 0) given to sinew_skinner_set_instances.
- * Then record or submit. stats and bad_character may be NULL. */
+ * Then record or submit. stats and err may be NULL. The same as prepare_begin,
+ * run_range over [0, count) in chunks on the crowd's pool, prepare_end.
+ * CALL_ORDER when the skinner's frame is already begun (prepare again before
+ * sinew_skinner_record + end_frame, or submit). */
 SINEW_API sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                                 sinew_crowd_stats *stats, uint32_t *bad_character);
+                                 sinew_crowd_stats *stats, sinew_error_info *err);
 /* prepare + sinew_skinner_submit (the skinner's own queue; does not wait for the GPU). */
 SINEW_API sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                                sinew_crowd_stats *stats, uint32_t *bad_character);
+                                sinew_crowd_stats *stats, sinew_error_info *err);
+
+/* ---- jobs: sinew_crowd_prepare on the host's job system ------------------
+ * begin -> run_range for ranges that together cover [0, count) exactly once,
+ * from any threads, in any order, concurrently -> end. The result (palettes,
+ * instances, boxes, output, errors) is bit-identical to sinew_crowd_prepare's
+ * for any split. Rules: begin and end on one thread at a time, end only after
+ * every run_range call has returned (the caller's join or job-counter wait
+ * orders them); chars must stay valid and unchanged until end returns; pose
+ * callbacks run on the thread calling run_range. Between begin and end every
+ * other call of the crowd gets CALL_ORDER. CALL_ORDER errors return
+ * SINEW_ERROR_INVALID_ARGUMENT with item SINEW_ITEM_CALL_ORDER. No allocation. */
+
+/* Validates every character and does the serial part of prepare (the skinner's
+ * begin_frame, palette and output layout, morph weights). On success the
+ * frame is open and its work items are the characters [0, count), to be split
+ * into ranges at will; stats (may be NULL) gets wait_ms,
+ * characters, instances, palette_vec4. On failure nothing is open. CALL_ORDER
+ * if a frame begun here is still open. */
+SINEW_API sinew_result sinew_crowd_prepare_begin(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                                 sinew_crowd_stats *stats, sinew_error_info *err);
+/* Sample, FK, palette, box and pack of characters [first, first + count): callable
+ * concurrently from up to sinew_crowd_desc.range_threads threads (one more:
+ * CAPACITY) for disjoint ranges. CALL_ORDER outside an open frame, ARGUMENT for
+ * a range beyond begin's count or one overlapping another (the frame then fails
+ * at end). A failing character stops its range (the rest of the range counts as
+ * run) and is reported here; end reports the lowest failing character of all ranges. */
+SINEW_API sinew_result sinew_crowd_prepare_run_range(sinew_crowd *c, uint32_t first, uint32_t count,
+                                                     sinew_error_info *err);
+/* Ends the open frame once every range has returned: the morpher's weights,
+ * sinew_skinner_set_instances, stats (may be NULL). CALL_ORDER, with the frame
+ * left open and nothing changed, while characters have not been run (run the
+ * missing ranges, then call end again); any other failure (a character's,
+ * overlapping ranges, the skinner's) closes the frame with nothing handed to the GPU. */
+SINEW_API sinew_result sinew_crowd_prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_error_info *err);
 
 /* The instances of the last successful prepare, skipped characters included (valid until the next one);
  * only those of characters not skipped were handed to the skinner. */
