@@ -5,7 +5,7 @@ BUILD_SAN ?= build-sanitize
 JOBS     ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-sanitize fuzz clean
+.PHONY: all deps build run test test-sanitize fuzz docs clean
 
 all: build
 
@@ -40,6 +40,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_GLTF_SECONDS ?= $(FUZZ_SECONDS)
 fuzz: deps
 	sh tests/fuzz/run_fuzz.sh $(CURDIR) $(CURDIR)/$(BUILD)/fuzz $(FUZZ_SECONDS) $(FUZZ_GLTF_SECONDS)
+
+# API reference from the public headers (Doxyfile) into $(BUILD)/docs/html.
+# Needs doxygen (Debian package doxygen), which make test does not install.
+DOXYGEN ?= doxygen
+docs:
+	@command -v $(DOXYGEN) >/dev/null 2>&1 || { echo "make docs: doxygen not found; install it with 'apt-get install doxygen' (or set DOXYGEN=/path/to/doxygen)" >&2; exit 1; }
+	@mkdir -p $(BUILD)/docs
+	SINEW_DOCS_DIR=$(BUILD)/docs $(DOXYGEN) Doxyfile
+	@echo "API reference: $(BUILD)/docs/html/index.html (warnings: $(BUILD)/docs/warnings.txt)"
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)
