@@ -208,13 +208,96 @@ static void check_errors(const sinew_skeleton *skel, case_data *c)
     sinew_rest_mesh_destroy(m);
 }
 
+/* A crowd model given the rest mesh (vertex counts and culling data from it)
+ * and one given the recipe's bounds: the same boxes and the same output. */
+static void check_crowd(sinew_skinner *sk, const sinew_skeleton *skel, const sinew_rest_mesh *m, sinew_mesh_id a,
+                        sinew_mesh_id b, tu_rng *r)
+{
+    sinew_crowd_desc cd = { 0 };
+    cd.skinner = sk;
+    cd.max_characters = 4;
+    cd.max_joints = NJ;
+    cd.threads = 2;
+    sinew_crowd *crowd = NULL;
+    sinew_error_info e;
+    TU_CHECK_OK(sinew_crowd_create(&cd, &crowd, &e));
+    if (!crowd) return;
+    const sinew_rest_mesh *rms[1] = { m };
+    sinew_crowd_model_desc ma = { 0 };
+    ma.skeleton = skel;
+    ma.mesh_count = 1;
+    ma.meshes = &a;
+    ma.rest_meshes = rms;
+    sinew_model_id ida, idb;
+    TU_CHECK_OK(sinew_crowd_add_model(crowd, &ma, &ida, &e));
+    static sinew_joint_bounds jb[NJ];
+    static uint16_t nb[NJ * NJ];
+    uint32_t nn = 0;
+    TU_CHECK_OK(sinew_joint_bounds_build(sinew_rest_mesh_vertices(m), sinew_rest_mesh_vertices8(m), NV, NJ, jb, nb,
+                                         NJ * NJ, &nn));
+    TU_CHECK_OK(sinew_joint_bounds_add_centers(sinew_rest_mesh_vertices(m), sinew_rest_mesh_vertices8(m), NV, NJ,
+                                               sinew_rest_mesh_centers(m), jb));
+    sinew_crowd_mesh_bounds mb = { jb, nb, NULL, 0 };
+    const uint32_t nv = NV;
+    sinew_crowd_model_desc mbd = { 0 };
+    mbd.skeleton = skel;
+    mbd.mesh_count = 1;
+    mbd.meshes = &b;
+    mbd.vertex_counts = &nv;
+    mbd.bounds = &mb;
+    TU_CHECK_OK(sinew_crowd_add_model(crowd, &mbd, &idb, &e));
+    /* A rest mesh that does not match the mesh's vertex count is named. */
+    const uint32_t wrong = NV + 1;
+    ma.vertex_counts = &wrong;
+    TU_CHECK_RESULT(sinew_crowd_add_model(crowd, &ma, NULL, &e), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(e.item == SINEW_ITEM_MODEL && strstr(e.message, "rest_meshes[0]"));
+    static sinew_transform pose[NJ];
+    for (uint32_t j = 0; j < NJ; j++) {
+        pose[j] = sinew_skeleton_rest_pose(skel)[j];
+        pose[j].rotation = sinew_quat_mul(pose[j].rotation, tu_quat_axis_angle_random(r, tu_uniform(r, 0, 1.0)));
+    }
+    sinew_crowd_character ch[4];
+    memset(ch, 0, sizeof ch);
+    const sinew_method methods[2] = { SINEW_METHOD_DQS, SINEW_METHOD_COR };
+    for (int k = 0; k < 4; k++) {
+        ch[k].model = k % 2 ? idb : ida;
+        ch[k].method = methods[k / 2];
+        ch[k].pose = pose;
+    }
+    TU_CHECK_OK(sinew_crowd_update(crowd, ch, 4, NULL, &e));
+    if (e.result != SINEW_OK) fprintf(stderr, "crowd: %s\n", e.message);
+    TU_CHECK_OK(sinew_skinner_wait(sk));
+    for (int k = 0; k < 4; k += 2) {
+        float lo[2][3], hi[2][3];
+        TU_CHECK_OK(sinew_crowd_character_bounds(crowd, (uint32_t)k, lo[0], hi[0]));
+        TU_CHECK_OK(sinew_crowd_character_bounds(crowd, (uint32_t)k + 1, lo[1], hi[1]));
+        TU_CHECK(memcmp(lo[0], lo[1], sizeof lo[0]) == 0 && memcmp(hi[0], hi[1], sizeof hi[0]) == 0);
+        uint32_t f0, n0, f1, n1;
+        TU_CHECK_OK(sinew_crowd_character_output(crowd, (uint32_t)k, 0, &f0, &n0));
+        TU_CHECK_OK(sinew_crowd_character_output(crowd, (uint32_t)k + 1, 0, &f1, &n1));
+        static float p0[3 * NV], p1[3 * NV];
+        TU_CHECK_OK(sinew_skinner_read_output(sk, f0, n0, p0, NULL));
+        TU_CHECK_OK(sinew_skinner_read_output(sk, f1, n1, p1, NULL));
+        TU_CHECK(n0 == NV && n1 == NV && memcmp(p0, p1, sizeof p0) == 0);
+        /* every skinned vertex inside the box */
+        double out = 0;
+        for (uint32_t i = 0; i < NV; i++)
+            for (int c = 0; c < 3; c++) {
+                double d = fmax(lo[0][c] - p0[3 * i + c], p0[3 * i + c] - hi[0][c]);
+                if (d > out) out = d;
+            }
+        TU_CHECK_MSG(out == 0, "%s: a vertex %.3g outside the box", sinew_method_name(methods[k / 2]), out);
+    }
+    sinew_crowd_destroy(crowd);
+}
+
 /* The rest mesh and the recipe's arrays, skinned in one dispatch: identical bytes. */
 static void check_gpu(sinew_gpu *gpu, const sinew_skeleton *skel, sinew_rest_mesh *m, tu_rng *r)
 {
     sinew_skinner_desc sd = { 0 };
     sd.max_rest_vertices = 4 * NV;
-    sd.max_output_vertices = 2 * NV;
-    sd.max_instances = 2;
+    sd.max_output_vertices = 4 * NV;
+    sd.max_instances = 4;
     sd.max_meshes = 2;
     sd.max_palette_vec4 = 256;
     sd.tangents = true;
@@ -269,6 +352,7 @@ static void check_gpu(sinew_gpu *gpu, const sinew_skeleton *skel, sinew_rest_mes
         free(pal);
         free(tmp);
     }
+    check_crowd(sk, skel, m, a, b, r);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
     TU_CHECK_OK(sinew_skinner_destroy(sk));
 }

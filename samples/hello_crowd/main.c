@@ -16,20 +16,24 @@
 #define CHARACTERS 100
 #define FRAMES 4
 
-#define CHECK(call)                                                                 \
-    do {                                                                            \
-        sinew_result r_ = (call);                                                   \
-        if (r_ != SINEW_OK) {                                                       \
-            fprintf(stderr, "hello_crowd: %s: %s\n", #call, sinew_result_string(r_)); \
-            status = 1;                                                             \
-            goto done;                                                              \
-        }                                                                           \
+/* Calls that take &err say what and which item was at fault. */
+#define CHECK(call)                                                                                      \
+    do {                                                                                                 \
+        err.message[0] = 0;                                                                              \
+        sinew_result r_ = (call);                                                                        \
+        if (r_ != SINEW_OK) {                                                                            \
+            fprintf(stderr, "hello_crowd: %s: %s %s\n", #call, sinew_result_string(r_), err.message);    \
+            status = 1;                                                                                  \
+            goto done;                                                                                   \
+        }                                                                                                \
     } while (0)
 
 int main(void)
 {
     int status = 0;
+    sinew_error_info err;
     sinew_skeleton *skel = NULL;
+    sinew_rest_mesh *tube = NULL;
     sinew_gpu *gpu = NULL;
     sinew_skinner *sk = NULL;
     sinew_crowd *crowd = NULL;
@@ -59,30 +63,30 @@ int main(void)
             weights[JOINTS * v + j] = (float)fmax(0.0, 1.0 - fabs(x - 0.5 * j) / 0.5);
         }
     }
-    sinew_influences inf = { .per_vertex = JOINTS, .joints = joints, .weights = weights };
-    static sinew_vertex verts[NV];
-    CHECK(sinew_pack_vertices(NV, pos, nrm, &inf, JOINTS, verts, NULL, NULL));
+    sinew_rest_mesh_desc rd = { .skeleton = skel, .vertex_count = NV, .positions = pos, .normals = nrm,
+                                .influences = { .per_vertex = JOINTS, .joints = joints, .weights = weights } };
+    CHECK(sinew_rest_mesh_create(&rd, &tube, &err));
 
     /* GPU (SINEW_DEVICE picks one; validation with SINEW_VALIDATION=1) and a
      * skinner sized for the crowd: capacities are fixed at creation. */
     sinew_gpu_desc gd = { 0 };
-    CHECK(sinew_gpu_create(&gd, &gpu));
+    CHECK(sinew_gpu_create(&gd, &gpu, &err));
     printf("hello_crowd: Sinew %s on %s, validation %s\n", sinew_version_string(), sinew_gpu_info(gpu)->name,
            sinew_debug_validation_enabled(gpu) ? "on" : "off");
     sinew_skinner_desc kd = { .max_rest_vertices = NV, .max_output_vertices = NV * CHARACTERS,
                               .max_palette_vec4 = 8 * JOINTS * CHARACTERS, .max_instances = CHARACTERS };
-    CHECK(sinew_skinner_create(gpu, &kd, &sk));
+    CHECK(sinew_skinner_create(gpu, &kd, &sk, &err));
     sinew_mesh_id mesh;
-    sinew_skinner_mesh_desc md = { .vertices = verts, .vertex_count = NV, .joint_count = JOINTS };
-    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh));
+    CHECK(sinew_skinner_add_rest_mesh(sk, tube, &mesh, &err));
 
     /* Crowd: one model (the skeleton and its mesh), palettes built on all cores. */
     sinew_crowd_desc cd = { .skinner = sk, .max_characters = CHARACTERS, .max_joints = JOINTS };
-    CHECK(sinew_crowd_create(&cd, &crowd));
-    const uint32_t nv = NV;
-    sinew_crowd_model_desc model = { .skeleton = skel, .mesh_count = 1, .meshes = &mesh, .vertex_counts = &nv };
+    CHECK(sinew_crowd_create(&cd, &crowd, &err));
+    /* The rest mesh gives the vertex count and the culling data (boxes per character). */
+    const sinew_rest_mesh *rest_meshes[1] = { tube };
+    sinew_crowd_model_desc model = { .skeleton = skel, .mesh_count = 1, .meshes = &mesh, .rest_meshes = rest_meshes };
     sinew_model_id model_id;
-    CHECK(sinew_crowd_add_model(crowd, &model, &model_id));
+    CHECK(sinew_crowd_add_model(crowd, &model, &model_id, &err));
 
     /* Characters on a 10 x 10 grid, each bending its chain by its own angle. */
     static sinew_transform poses[CHARACTERS][JOINTS];
@@ -101,7 +105,7 @@ int main(void)
                 poses[c][j].rotation = sinew_quat_from_axis_angle(sinew_v3(0, 0, 1), angle);
             }
         sinew_crowd_stats stats;
-        CHECK(sinew_crowd_update(crowd, chars, CHARACTERS, &stats, NULL));
+        CHECK(sinew_crowd_update(crowd, chars, CHARACTERS, &stats, &err));
         printf("frame %d: %u characters, %u vertices, palettes %.3f ms\n", f, stats.characters,
                stats.output_vertices, stats.cpu_ms);
     }
@@ -112,8 +116,10 @@ int main(void)
         float p[3], n[3];
         CHECK(sinew_crowd_character_output(crowd, c, 0, &first, &count));
         CHECK(sinew_skinner_read_output(sk, first + count - SECTORS, 1, p, n));
-        printf("character %2u: tip (%7.4f %7.4f %7.4f) normal (%6.3f %6.3f %6.3f)\n", c, p[0], p[1], p[2], n[0],
-               n[1], n[2]);
+        float lo[3], hi[3];
+        CHECK(sinew_crowd_character_bounds(crowd, c, lo, hi));
+        printf("character %2u: tip (%7.4f %7.4f %7.4f) normal (%6.3f %6.3f %6.3f), box x %.2f..%.2f\n", c, p[0], p[1],
+               p[2], n[0], n[1], n[2], lo[0], hi[0]);
     }
     if (sinew_debug_validation_message_count(gpu) != 0) {
         fprintf(stderr, "hello_crowd: %u validation messages\n", sinew_debug_validation_message_count(gpu));
@@ -124,6 +130,7 @@ done:
     sinew_crowd_destroy(crowd); /* the crowd before its skinner */
     if (sinew_skinner_destroy(sk) != SINEW_OK) status = 1;
     sinew_gpu_destroy(gpu);
+    sinew_rest_mesh_destroy(tube);
     sinew_skeleton_destroy(skel);
     return status;
 }

@@ -292,13 +292,35 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
 
 #define MFAIL(r, ...) snw_fail(err, r, SINEW_ITEM_MODEL, id, __VA_ARGS__)
 
-static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *m, sinew_model_id *model_id,
+static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *md, sinew_model_id *model_id,
                               sinew_error_info *err)
 {
     uint32_t id = c->model_count; /* the id it would get */
-    if (m->mesh_count > SINEW_CROWD_MAX_MESHES)
+    if (md->mesh_count > SINEW_CROWD_MAX_MESHES)
         return MFAIL(SINEW_ERROR_LIMIT_EXCEEDED, "model %u: mesh_count = %u exceeds SINEW_CROWD_MAX_MESHES (%u)", id,
-                     m->mesh_count, (unsigned)SINEW_CROWD_MAX_MESHES);
+                     md->mesh_count, (unsigned)SINEW_CROWD_MAX_MESHES);
+    /* Rest meshes give the vertex counts and, without bounds, the culling data. */
+    sinew_crowd_model_desc mr = *md;
+    uint32_t rm_counts[SINEW_CROWD_MAX_MESHES];
+    sinew_crowd_mesh_bounds rm_bounds[SINEW_CROWD_MAX_MESHES];
+    if (md->rest_meshes && md->mesh_count) {
+        for (uint32_t i = 0; i < md->mesh_count; i++) {
+            const sinew_rest_mesh *rm = md->rest_meshes[i];
+            if (!rm) return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u mesh %u: rest_meshes[%u] is NULL", id, i, i);
+            if (sinew_rest_mesh_joint_count(rm) != sinew_skeleton_joint_count(md->skeleton))
+                return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u mesh %u: rest_meshes[%u] was made for %u joints, the skeleton has %u",
+                             id, i, i, sinew_rest_mesh_joint_count(rm), sinew_skeleton_joint_count(md->skeleton));
+            if (md->vertex_counts && md->vertex_counts[i] != sinew_rest_mesh_vertex_count(rm))
+                return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u mesh %u: vertex_counts[%u] = %u but rest_meshes[%u] has %u vertices",
+                             id, i, i, md->vertex_counts[i], i, sinew_rest_mesh_vertex_count(rm));
+            rm_counts[i] = sinew_rest_mesh_vertex_count(rm);
+            memset(&rm_bounds[i], 0, sizeof rm_bounds[i]);
+            rm_bounds[i].joints = sinew_rest_mesh_joint_bounds(rm, &rm_bounds[i].neighbors);
+        }
+        mr.vertex_counts = rm_counts;
+        if (!md->bounds) mr.bounds = rm_bounds;
+    }
+    const sinew_crowd_model_desc *m = &mr;
     if (m->mesh_count > 0 && (!m->meshes || !m->vertex_counts))
         return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u: %s is NULL with mesh_count = %u", id,
                      !m->meshes ? "meshes" : "vertex_counts", m->mesh_count);

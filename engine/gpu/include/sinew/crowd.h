@@ -121,12 +121,17 @@ typedef struct sinew_crowd_model_desc {
     const sinew_skeleton *skeleton;  /* not copied: must outlive the crowd */
     uint32_t mesh_count;             /* 0 .. SINEW_CROWD_MAX_MESHES (0: palettes only) */
     const sinew_mesh_id *meshes;     /* skinner meshes, uploaded for the skeleton's joint count */
-    const uint32_t *vertex_counts;   /* rest vertices of each mesh: must equal the skinner's */
+    const uint32_t *vertex_counts;   /* rest vertices of each mesh: must equal the skinner's (NULL with rest_meshes) */
     /* NULL, or one per mesh: then prepare/update compute every skinned
      * character's box (sinew_crowd_character_bounds) on the pool threads. */
     const sinew_crowd_mesh_bounds *bounds;
     /* NULL, or one per mesh: its morph targets' weights in a clip (see above). */
     const sinew_crowd_mesh_morph *morphs;
+    /* NULL, or one per mesh: the rest mesh each skinner mesh was uploaded from
+     * (sinew_skinner_add_rest_mesh). Gives the vertex counts and, when bounds is
+     * NULL, the culling data (its joint bounds, with the CoR data once its
+     * centers exist; no morph growth). Not copied: must outlive the crowd. */
+    const sinew_rest_mesh *const *rest_meshes;
 } sinew_crowd_model_desc;
 
 /* Produces a character's local pose (joint_count TRS). Called on pool threads,
