@@ -37,13 +37,16 @@
 # add vulkan-validationlayers there to run the tests with validation). Then one
 # device call, carrying .gl and the build folder (64 MiB in all):
 #   run(carry=[".gl", "build-gpu"], timeout_s=560,
-#       command="SINEW_COMMIT=<hash> bash tools/gpu-check.sh build-gpu")
+#       command="SINEW_COMMIT=<hash> CTEST_ARGS='-E viewer' bash tools/gpu-check.sh build-gpu")
+# (-E viewer: the viewer needs GLFW and ImGui libraries that machine lacks, and
+# viewer_lab fails in any SINEW_WITH_ASSIMP=OFF build: its panel script loads a model.)
 # The script unpacks .gl/*.deb itself when no libvulkan.so.1 is installed and it
 # runs as root, and links the build's original absolute paths (CTest files hold
-# them) to where the tree is now when those paths do not exist.
+# them) to where the tree is now when those paths do not exist (and the cmake
+# the build was configured with to the cmake on PATH).
 set -u
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -u/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; }
 
 QUICK=${SINEW_GPU_CHECK_QUICK:-0}
 RUN_CTEST=1
@@ -115,6 +118,11 @@ link_path() { # link_path <original absolute path> <where it is now>
 }
 link_path "$ORIG_SRC" "$ROOT"
 link_path "$ORIG_BUILD" "$BUILD"
+# The script tests run the cmake the build was configured with, by its path.
+ORIG_CMAKE=$(cache_get CMAKE_COMMAND)
+if [ -n "$ORIG_CMAKE" ] && [ ! -e "$ORIG_CMAKE" ] && command -v cmake >/dev/null 2>&1; then
+  link_path "$ORIG_CMAKE" "$(command -v cmake)"
+fi
 
 if [ -n "${SINEW_COMMIT:-}" ]; then COMMIT=$SINEW_COMMIT
 elif COMMIT=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null); then
