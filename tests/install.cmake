@@ -30,6 +30,9 @@ if(SINEW_NM AND SINEW_PKG_CONFIG AND NOT SINEW_SANITIZE)
       ENVIRONMENT "SINEW_VALIDATION=1")
   endforeach()
   set_property(TEST install_components_gpu APPEND PROPERTY LABELS gpu)
+  # `cmake --install` of one build writes the build's install_manifest.txt: one at a time.
+  set_tests_properties(install_consume install_components_gpu install_components_errors PROPERTIES
+    RESOURCE_LOCK sinew_install_manifest)
 endif()
 
 # A host that links the Vulkan loader itself (prototypes, libvulkan.so) beside
