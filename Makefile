@@ -5,7 +5,7 @@ BUILD_SAN ?= build-sanitize
 JOBS     ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-sanitize fuzz docs clean
+.PHONY: all deps build run test test-sanitize fuzz docs gpu-check clean
 
 all: build
 
@@ -49,6 +49,14 @@ docs:
 	@mkdir -p $(BUILD)/docs
 	SINEW_DOCS_DIR=$(BUILD)/docs $(DOXYGEN) Doxyfile
 	@echo "API reference: $(BUILD)/docs/html/index.html (warnings: $(BUILD)/docs/warnings.txt)"
+
+# tools/gpu-check.sh on an existing build (never rebuilds; the lent GPU machine
+# may have no compiler): ctest, kernel A/B, 10k x 10k crowd (DQS with scale +
+# bulge), copy roofline, one results file (BUILD/gpu-check/, or $OUT/gpu-check).
+# GPU_CHECK_FLAGS=--quick for a CPU device (lavapipe).
+GPU_CHECK_FLAGS ?=
+gpu-check:
+	bash tools/gpu-check.sh $(GPU_CHECK_FLAGS) $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)

@@ -36,8 +36,12 @@ static const variant VARIANTS[] = {
     { "cor-scale", SINEW_METHOD_COR_SCALE, 0 },
     { "cor-scale-local", SINEW_METHOD_COR_SCALE_LOCAL, 0 },
     { "cor-scale-mixed", SINEW_METHOD_COR_SCALE_MIXED, 0 },
+    /* only when named by --methods (not in the default sweep) */
+    { "dqs-scale+bulge", SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION },
+    { "dqs+bulge+inner", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION | SINEW_SKIN_BULGE_INNER },
 };
 #define NVAR ((int)(sizeof VARIANTS / sizeof VARIANTS[0]))
+#define NVAR_DEFAULT 10 /* the default sweep: VARIANTS[0 .. NVAR_DEFAULT - 1] */
 
 typedef struct row {
     char model[64];
@@ -72,6 +76,10 @@ typedef struct options {
     const char *kernel_cases;             /* comma-separated kernel A/B case names, NULL = all */
     int kernels_only;
     int cpu_only;                         /* --cpu-only: bench_cpu.c, no GPU */
+    const char *methods;                  /* --methods: comma-separated VARIANTS names, NULL = the default sweep */
+    uint32_t tube_vertices;               /* --tube-vertices: tube of about this many vertices, 0 = 32 x 16 */
+    int device_info;                      /* --device-info: the device, driver and limits, then exit */
+    int roofline_only;                    /* --roofline-only: the device and the copy roofline, then exit */
 } options;
 
 static double reference_rate(const demo_model *m, const variant *v)
@@ -205,6 +213,14 @@ static int parse_sizes(const char *s, options *o)
     return o->nsizes > 0;
 }
 
+static int kb_selected(const char *list, const char *name);
+
+/* Whether the crowd sweep runs VARIANTS[vi]. */
+static int variant_selected(const options *o, int vi)
+{
+    return o->methods ? kb_selected(o->methods, VARIANTS[vi].name) : vi < NVAR_DEFAULT;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
@@ -213,12 +229,22 @@ static void usage(void)
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
             "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
             "                   [--kernels-only] [--cpu-only] [--cor-precompute]\n"
+            "                   [--methods lbs,dqs,...] [--tube-vertices N] [--device-info] [--roofline-only]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
             "  devices (larger sizes are capped and marked *), --full: no cap.\n"
             "  --cpu-only: CPU palette throughput only (64 and 40 joints, 1..10000 characters, every\n"
             "  method, 1 and all threads, per-step breakdown, float64 before vs float32 after).\n"
             "  --cor-precompute: cost of sinew_cor_compute (centers of rotation) on 10k and 100k vertex\n"
-            "  tubes, 1 and 2 threads, ring weights (shared per ring) and per-vertex jittered weights.\n");
+            "  tubes, 1 and 2 threads, ring weights (shared per ring) and per-vertex jittered weights.\n"
+            "  --methods: the crowd sweep's methods (default lbs,dqs,dqs-scale,dqs-scale-local,\n"
+            "  dqs-scale-mixed,dqs+bulge,cor,cor-scale,cor-scale-local,cor-scale-mixed; also\n"
+            "  dqs-scale+bulge, dqs+bulge+inner). --tube-vertices N: the tube model with about N\n"
+            "  vertices (16 sectors, N / 16 rings; default 32 x 16 = 514).\n"
+            "  e.g. 10,000 characters x 10,000 vertices, DQS with scale + bulge, nothing else:\n"
+            "    sinew-bench --model none --tube-vertices 10000 --sizes 10000 --methods dqs-scale+bulge\n"
+            "                --kernel-rounds 0 --no-variants\n"
+            "  --device-info: the Vulkan device, driver version and buffer limits, then exit.\n"
+            "  --roofline-only: the device and the copy roofline (as measured before the sweep), then exit.\n");
 }
 
 /* Skinner + crowd sized for `max_chars` characters of model m. */
@@ -682,6 +708,18 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
         else if (!strcmp(a, "--kernel-cases") && next) o.kernel_cases = argv[++i];
         else if (!strcmp(a, "--kernels-only")) o.kernels_only = 1;
+        else if (!strcmp(a, "--device-info")) o.device_info = 1;
+        else if (!strcmp(a, "--roofline-only")) o.roofline_only = 1;
+        else if (!strcmp(a, "--methods") && next) {
+            o.methods = argv[++i];
+            int any = 0;
+            for (int vi = 0; vi < NVAR; vi++) any |= variant_selected(&o, vi);
+            if (!any) { fprintf(stderr, "--methods %s: no such method\n", o.methods); usage(); return 2; }
+        } else if (!strcmp(a, "--tube-vertices") && next) {
+            unsigned long n = strtoul(argv[++i], NULL, 10);
+            if (n < 34 || n > 100000000ul) { fprintf(stderr, "--tube-vertices: 34 .. 100000000\n"); return 2; }
+            o.tube_vertices = (uint32_t)n;
+        }
         else if (!strcmp(a, "--cor-precompute")) return cor_precompute_bench();
         else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
         else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
@@ -720,6 +758,25 @@ int main(int argc, char **argv)
     double t_begin = now_s();
     printf("sinew-bench: device %s (%s), %u CPU threads for palettes\n", info->name,
            slow ? "CPU device" : "GPU", sinew_cpu_count());
+    if (o.device_info || o.roofline_only) {
+        const VkPhysicalDeviceProperties *pp = sinew_gpu_properties(gpu);
+        uint32_t dv = pp->driverVersion;
+        char drv[64];
+        if (pp->vendorID == 0x10DE) /* NVIDIA packs 10.8.8.6 bits */
+            snprintf(drv, sizeof drv, "%u.%u.%u.%u", dv >> 22, (dv >> 14) & 0xffu, (dv >> 6) & 0xffu, dv & 0x3fu);
+        else
+            snprintf(drv, sizeof drv, "%u.%u.%u", VK_API_VERSION_MAJOR(dv), VK_API_VERSION_MINOR(dv), VK_API_VERSION_PATCH(dv));
+        printf("device: %s\nvendor id: 0x%04x, device id: 0x%04x\nVulkan API: %u.%u.%u\ndriver version: %s (raw 0x%08x)\n"
+               "maxStorageBufferRange: %u, maxMemoryAllocationSize: %llu, maxComputeWorkGroupCount[0]: %u\n",
+               info->name, pp->vendorID, pp->deviceID, VK_API_VERSION_MAJOR(pp->apiVersion),
+               VK_API_VERSION_MINOR(pp->apiVersion), VK_API_VERSION_PATCH(pp->apiVersion), drv, dv,
+               pp->limits.maxStorageBufferRange, (unsigned long long)sinew_gpu_max_allocation(gpu),
+               pp->limits.maxComputeWorkGroupCount[0]);
+        if (o.device_info) {
+            sinew_gpu_destroy(gpu);
+            return 0;
+        }
+    }
 
     /* roofline: compute-shader copy (the kernel's read path) and vkCmdCopyBuffer, aimed beyond the LLC,
      * the same measurement as sinew-demo (sinew_debug_measure_roofline) */
@@ -733,6 +790,10 @@ int main(int argc, char **argv)
            sinew_debug_roofline_describe(&roof, roof_what, sizeof roof_what),
            roof.read_path == SINEW_READ_TEXEL ? "texel" : "storage", roof.shader_copy_gbps, roof.transfer_copy_gbps);
     double roof_first = roof.shader_copy_gbps;
+    if (o.roofline_only) {
+        sinew_gpu_destroy(gpu);
+        return r == SINEW_OK ? 0 : 1;
+    }
     if (o.kernel_rounds > 0) kernel_compare(gpu, o.kernel_rounds, o.kernel_cases);
     if (o.kernels_only) {
         sinew_gpu_destroy(gpu);
@@ -747,7 +808,9 @@ int main(int argc, char **argv)
     demo_model models[2];
     int nmodels = 0;
     memset(models, 0, sizeof models);
-    if (demo_tube(32, 16, &models[0]) != SINEW_OK) {
+    uint32_t tube_rings = 32, tube_sectors = 16; /* rings * sectors + 2 cap centers */
+    if (o.tube_vertices) tube_rings = (o.tube_vertices - 2 + tube_sectors / 2) / tube_sectors;
+    if (demo_tube(tube_rings, tube_sectors, &models[0]) != SINEW_OK) {
         fprintf(stderr, "tube failed\n");
         return 1;
     }
@@ -792,6 +855,7 @@ int main(int argc, char **argv)
                read_path_name(used_path), used_ob.stride);
         print_header();
         for (int vi = 0; vi < NVAR; vi++) {
+            if (!variant_selected(&o, vi)) continue;
             double ref = reference_rate(m, &VARIANTS[vi]);
             uint32_t last = 0;
             for (int s = 0; s < o.nsizes && nrows < MAX_ROWS; s++) {
@@ -923,6 +987,7 @@ int main(int argc, char **argv)
     if (gp) {
         for (int mi = 0; mi < nmodels; mi++)
             for (int vi = 0; vi < NVAR; vi++) {
+                if (!variant_selected(&o, vi)) continue;
                 fprintf(gp, "$m%dv%d << EOD\n", mi, vi);
                 for (int i = 0; i < nrows; i++)
                     if (!rows[i].error && rows[i].var == &VARIANTS[vi] && !strcmp(rows[i].model, models[mi].name))
@@ -936,9 +1001,13 @@ int main(int argc, char **argv)
                     "set xlabel 'characters'\nset ylabel 'skinned vertices / s (millions)'\n");
         for (int mi = 0; mi < nmodels; mi++) {
             fprintf(gp, "set title '%s (%u vertices/character)'\nplot ", models[mi].name, models[mi].vertex_count);
+            int last_vi = 0;
             for (int vi = 0; vi < NVAR; vi++)
-                fprintf(gp, "$m%dv%d using 1:2 with linespoints lw 2 title '%s'%s", mi, vi, VARIANTS[vi].name,
-                        vi + 1 < NVAR ? ", " : "\n");
+                if (variant_selected(&o, vi)) last_vi = vi;
+            for (int vi = 0; vi < NVAR; vi++)
+                if (variant_selected(&o, vi))
+                    fprintf(gp, "$m%dv%d using 1:2 with linespoints lw 2 title '%s'%s", mi, vi, VARIANTS[vi].name,
+                            vi < last_vi ? ", " : "\n");
         }
         fprintf(gp, "unset multiplot\n");
         fclose(gp);

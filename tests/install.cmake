@@ -17,6 +17,22 @@ if(SINEW_NM AND SINEW_PKG_CONFIG AND NOT SINEW_SANITIZE)
             -DCC=${CMAKE_C_COMPILER} -P ${CMAKE_CURRENT_LIST_DIR}/scripts/subproject_consume.cmake)
   set_tests_properties(subproject_consume PROPERTIES LABELS "gpu;install" TIMEOUT 900
     ENVIRONMENT "SINEW_VALIDATION=1")
+
+  # The package's components (cmake/sinewConfig.cmake.in) with assimp and json-c
+  # unfindable: a core + gpu consumer builds and runs; missing components fail
+  # with a message that names them.
+  foreach(_mode gpu errors)
+    add_test(NAME install_components_${_mode}
+      COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+              -DWORK_DIR=${PROJECT_BINARY_DIR}/install-components-${_mode} -DCC=${CMAKE_C_COMPILER} -DMODE=${_mode}
+              -P ${CMAKE_CURRENT_LIST_DIR}/scripts/install_components.cmake)
+    set_tests_properties(install_components_${_mode} PROPERTIES LABELS "install" TIMEOUT 600
+      ENVIRONMENT "SINEW_VALIDATION=1")
+  endforeach()
+  set_property(TEST install_components_gpu APPEND PROPERTY LABELS gpu)
+  # `cmake --install` of one build writes the build's install_manifest.txt: one at a time.
+  set_tests_properties(install_consume install_components_gpu install_components_errors PROPERTIES
+    RESOURCE_LOCK sinew_install_manifest)
 endif()
 
 # A host that links the Vulkan loader itself (prototypes, libvulkan.so) beside

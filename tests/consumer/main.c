@@ -1,6 +1,11 @@
 /* Consumer of an installed Sinew: skins a small two-joint tube on the default
  * Vulkan device (lavapipe in CI) and checks every vertex against the float64
  * reference, using only the installed headers and libraries. Exit 0 = pass. */
+#ifdef SINEW_CONSUMER_GPU_HEADER_FIRST
+/* tests/consumer_gpu: the gpu layer's header alone first; its <vulkan/vulkan.h>
+ * comes through sinew::gpu's usage requirements (Vulkan::Headers). */
+#include <sinew/gpu.h>
+#endif
 #include <sinew/sinew.h>
 
 #include <math.h>
