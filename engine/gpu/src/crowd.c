@@ -28,6 +28,7 @@ typedef struct crowd_model {
     int has_cor_bounds; /* every mesh's bounds hold centers (sinew_joint_bounds_add_centers) */
     sinew_crowd_mesh_morph morphs[SINEW_CROWD_MAX_MESHES];
     int has_morphs;
+    int live;           /* 0: removed (sinew_crowd_remove_model); the id may be handed out again */
 } crowd_model;
 
 typedef struct crowd_scratch {          /* one per worker */
@@ -129,6 +130,9 @@ void sinew_crowd_destroy(sinew_crowd *c)
 {
     if (!c) return;
     const sinew_allocator *a = &c->alloc;
+    for (uint32_t k = 0; c->models && k < c->model_count; k++)
+        for (uint32_t i = 0; c->models[k].live && i < c->models[k].mesh_count; i++)
+            snw_skinner_mesh_ref(c->skinner, c->models[k].meshes[i].value, -1);
     if (c->scratch) {
         for (uint32_t i = 0; i < c->scratch_count; i++) {
             snw_free(a, c->scratch[i].local);
@@ -295,7 +299,12 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
 static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *md, sinew_model_id *model_id,
                               sinew_error_info *err)
 {
-    uint32_t id = c->model_count; /* the id it would get */
+    uint32_t id = c->model_count; /* the id it would get: the lowest removed one, else the next */
+    for (uint32_t k = 0; k < c->model_count; k++)
+        if (!c->models[k].live) {
+            id = k;
+            break;
+        }
     if (md->mesh_count > SINEW_CROWD_MAX_MESHES)
         return MFAIL(SINEW_ERROR_LIMIT_EXCEEDED, "model %u: mesh_count = %u exceeds SINEW_CROWD_MAX_MESHES (%u)", id,
                      md->mesh_count, (unsigned)SINEW_CROWD_MAX_MESHES);
@@ -382,10 +391,11 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *md, 
             return MFAIL(SINEW_ERROR_INVALID_ARGUMENT, "model %u mesh %u: vertex_counts[%u] = %u but the skinner's mesh %u has %u vertices",
                          id, i, i, m->vertex_counts[i], m->meshes[i].value, have);
     }
-    if (c->model_count >= c->max_models)
+    if (id >= c->max_models)
         return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, "max_models (%u) reached", c->max_models);
-    crowd_model *cm = &c->models[c->model_count];
+    crowd_model *cm = &c->models[id];
     memset(cm, 0, sizeof *cm);
+    cm->live = 1;
     cm->skeleton = m->skeleton;
     cm->joint_count = joints;
     cm->mesh_count = m->mesh_count;
@@ -401,8 +411,9 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *md, 
         for (uint32_t a = 0; a < joints; a++)
             if (!m->bounds[i].joints[a].has_centers) cm->has_cor_bounds = 0;
     cm->has_morphs = m->morphs != NULL;
-    if (model_id) model_id->value = c->model_count;
-    c->model_count++;
+    for (uint32_t i = 0; i < m->mesh_count; i++) snw_skinner_mesh_ref(c->skinner, m->meshes[i].value, +1);
+    if (model_id) model_id->value = id;
+    if (id == c->model_count) c->model_count++;
     return SINEW_OK;
 }
 
@@ -430,9 +441,31 @@ sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc 
     return r;
 }
 
+sinew_result sinew_crowd_remove_model(sinew_crowd *c, sinew_model_id model, sinew_error_info *err)
+{
+    snw_error_clear(err);
+    if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
+    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_remove_model", err);
+    sinew_result r = SINEW_OK;
+    if (model.value >= c->model_count || !c->models[model.value].live) {
+        r = snw_fail(err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_MODEL, model.value, "model %u %s", model.value,
+                     model.value < c->model_count ? "was already removed" : "is not registered");
+    } else {
+        crowd_model *cm = &c->models[model.value];
+        for (uint32_t i = 0; i < cm->mesh_count; i++) snw_skinner_mesh_ref(c->skinner, cm->meshes[i].value, -1);
+        cm->live = 0;
+        /* A later model with this id at the same character index starts with fresh previous positions. */
+        for (uint32_t i = 0; i < c->last_count; i++)
+            if (c->last_model[i] == model.value) c->last_model[i] = UINT32_MAX;
+    }
+    crowd_leave(c);
+    return r;
+}
+
 uint32_t sinew_crowd_palette_vec4(const sinew_crowd *c, sinew_model_id model, sinew_method method, uint32_t flags)
 {
-    if (!c || model.value >= c->model_count || (unsigned)method >= SINEW_METHOD_COUNT) return 0;
+    if (!c || model.value >= c->model_count || !c->models[model.value].live || (unsigned)method >= SINEW_METHOD_COUNT)
+        return 0;
     return c->models[model.value].joint_count * sinew_palette_gpu_stride(method, flags);
 }
 
@@ -458,9 +491,9 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
     uint32_t inst = 0;
     for (uint32_t i = 0; i < count; i++) {
         const sinew_crowd_character *ch = &chars[i];
-        if (ch->model.value >= c->model_count)
-            return CFAIL(SINEW_ERROR_NOT_FOUND, i, "character %u: model %u is not registered (the crowd has %u models)", i,
-                         ch->model.value, c->model_count);
+        if (ch->model.value >= c->model_count || !c->models[ch->model.value].live)
+            return CFAIL(SINEW_ERROR_NOT_FOUND, i, "character %u: model %u %s", i, ch->model.value,
+                         ch->model.value < c->model_count ? "was removed" : "is not registered");
         if ((unsigned)ch->method >= SINEW_METHOD_COUNT)
             return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: method = %d is not a sinew_method", i, (int)ch->method);
         if (ch->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL)

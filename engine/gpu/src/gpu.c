@@ -381,6 +381,7 @@ static sinew_result gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sine
                         "desc.allocator: alloc and free must both be set or both be NULL");
     sinew_gpu *gpu = gpu_new(&a, d.log, d.log_user);
     if (!gpu) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    gpu->memory_callbacks = d.device_memory;
     sinew_result r = SINEW_OK;
 
     gpu->gipa = d.get_instance_proc_addr ? d.get_instance_proc_addr : open_loader(&gpu->loader);
@@ -485,6 +486,7 @@ static sinew_result gpu_create_external(const sinew_gpu_external_desc *desc, sin
                         "desc.allocator: alloc and free must both be set or both be NULL");
     sinew_gpu *gpu = gpu_new(&a, desc->log, desc->log_user);
     if (!gpu) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    gpu->memory_callbacks = desc->device_memory;
     gpu->external = 1;
     sinew_result r = SINEW_OK;
     gpu->gipa = desc->get_instance_proc_addr;

@@ -261,7 +261,11 @@ void sinew_morpher_destroy(sinew_morpher *m)
         snw_gpu_free(gpu, m->msets[i].tfirst);
         snw_gpu_free(gpu, m->msets[i].tcount);
     }
-    for (uint32_t i = 0; m->slots && i < m->slot_count; i++) snw_gpu_free(gpu, m->slots[i].baked);
+    for (uint32_t i = 0; m->slots && i < m->slot_count; i++) {
+        snw_gpu_free(gpu, m->slots[i].baked);
+        snw_skinner_release_copy(m->sk, m->slots[i].copy);
+    }
+    for (uint32_t i = 0; m->msets && i < m->set_count; i++) snw_skinner_mesh_ref(m->sk, m->msets[i].base, -1);
     snw_gpu_free(gpu, m->msets);
     snw_gpu_free(gpu, m->slots);
     snw_gpu_free(gpu, m->frame_slots);
@@ -382,6 +386,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     }
     morph_set *s = &m->msets[m->set_count];
     s->base = base.value;
+    snw_skinner_mesh_ref(m->sk, base.value, +1);
     s->targets = target_count;
     s->row_first = row_first;
     s->rows = rows;

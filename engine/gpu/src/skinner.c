@@ -20,6 +20,9 @@ typedef struct mesh_rec {
     uint32_t influences;    /* 4 or 8 */
     uint32_t has_tangents;
     uint32_t has_cor;       /* centers of rotation uploaded (sinew_skinner_mesh_desc.cor_centers) */
+    uint32_t live;          /* 0: removed (sinew_skinner_remove_mesh), the id is free for a later add */
+    uint32_t refs;          /* crowd models and morph sets using it (snw_skinner_mesh_ref) */
+    uint32_t owned;         /* a morpher's copy: not removable by the host */
 } mesh_rec;
 
 /* Variants of skin.comp: kernel kind x bulge (none, outer, outer + inner) x influences (4, 8), then x
@@ -123,7 +126,8 @@ struct sinew_skinner {
     double last_ms;
     int have_last_ms;
     mesh_rec *meshes;
-    uint32_t mesh_count, rest_used;   /* rest_used: uvec4 slots */
+    uint32_t mesh_count, rest_used;   /* ids handed out (live or removed); rest_used: uvec4 slots, high-water mark */
+    uint32_t *free_first, *free_slots, free_count; /* freed rest ranges below rest_used, sorted, coalesced */
     int texel_ok;
     sinew_read_path path;
     uint32_t max_grid_x;    /* sinew_debug_set_max_grid_x; 0 = the device limit */
@@ -604,7 +608,9 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     sk->wg_size = sk->wg_default;
     sinew_result r = SINEW_OK;
     sk->meshes = (mesh_rec *)snw_gpu_alloc(gpu, sizeof(mesh_rec) * d.max_meshes);
-    if (!sk->meshes) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sk->free_first = (uint32_t *)snw_gpu_alloc(gpu, sizeof(uint32_t) * ((size_t)d.max_meshes + 2));
+    sk->free_slots = (uint32_t *)snw_gpu_alloc(gpu, sizeof(uint32_t) * ((size_t)d.max_meshes + 2));
+    if (!sk->meshes || !sk->free_first || !sk->free_slots) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
 
     const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
@@ -757,9 +763,81 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     snw_vk_buffer_destroy(gpu, &sk->palette);
     snw_vk_buffer_destroy(gpu, &sk->frame);
     snw_gpu_free(gpu, sk->meshes);
+    snw_gpu_free(gpu, sk->free_first);
+    snw_gpu_free(gpu, sk->free_slots);
     snw_gpu_free(gpu, sk);
     return SINEW_OK;
 }
+
+/* Rest slots for a new mesh: the first freed range that fits, else above the
+ * high-water mark. 0 when max_rest_vertices is reached. */
+static int rest_alloc(sinew_skinner *sk, uint64_t slots, uint32_t *first)
+{
+    for (uint32_t i = 0; i < sk->free_count; i++) {
+        if (sk->free_slots[i] < slots) continue;
+        *first = sk->free_first[i];
+        sk->free_first[i] += (uint32_t)slots;
+        sk->free_slots[i] -= (uint32_t)slots;
+        if (sk->free_slots[i] == 0) {
+            memmove(sk->free_first + i, sk->free_first + i + 1, sizeof(uint32_t) * (sk->free_count - i - 1));
+            memmove(sk->free_slots + i, sk->free_slots + i + 1, sizeof(uint32_t) * (sk->free_count - i - 1));
+            sk->free_count--;
+        }
+        return 1;
+    }
+    if ((uint64_t)sk->rest_used + slots > (uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u)) return 0;
+    *first = sk->rest_used;
+    sk->rest_used += (uint32_t)slots;
+    return 1;
+}
+
+/* The most slots one allocation can get now. */
+static uint64_t rest_largest(const sinew_skinner *sk)
+{
+    uint64_t best = (uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u) - sk->rest_used;
+    for (uint32_t i = 0; i < sk->free_count; i++)
+        if (sk->free_slots[i] > best) best = sk->free_slots[i];
+    return best;
+}
+
+/* Gives a range back: merged with its neighbours; a range ending at the
+ * high-water mark lowers it. At most max_meshes + 1 ranges exist. */
+static void rest_free(sinew_skinner *sk, uint32_t first, uint32_t slots)
+{
+    uint32_t i = 0;
+    while (i < sk->free_count && sk->free_first[i] < first) i++;
+    memmove(sk->free_first + i + 1, sk->free_first + i, sizeof(uint32_t) * (sk->free_count - i));
+    memmove(sk->free_slots + i + 1, sk->free_slots + i, sizeof(uint32_t) * (sk->free_count - i));
+    sk->free_first[i] = first;
+    sk->free_slots[i] = slots;
+    sk->free_count++;
+    if (i + 1 < sk->free_count && sk->free_first[i] + sk->free_slots[i] == sk->free_first[i + 1]) {
+        sk->free_slots[i] += sk->free_slots[i + 1];
+        memmove(sk->free_first + i + 1, sk->free_first + i + 2, sizeof(uint32_t) * (sk->free_count - i - 2));
+        memmove(sk->free_slots + i + 1, sk->free_slots + i + 2, sizeof(uint32_t) * (sk->free_count - i - 2));
+        sk->free_count--;
+    }
+    if (i > 0 && sk->free_first[i - 1] + sk->free_slots[i - 1] == sk->free_first[i]) {
+        sk->free_slots[i - 1] += sk->free_slots[i];
+        memmove(sk->free_first + i, sk->free_first + i + 1, sizeof(uint32_t) * (sk->free_count - i - 1));
+        memmove(sk->free_slots + i, sk->free_slots + i + 1, sizeof(uint32_t) * (sk->free_count - i - 1));
+        sk->free_count--;
+    }
+    if (sk->free_count && sk->free_first[sk->free_count - 1] + sk->free_slots[sk->free_count - 1] == sk->rest_used) {
+        sk->rest_used = sk->free_first[sk->free_count - 1];
+        sk->free_count--;
+    }
+}
+
+/* The id a new mesh gets: the lowest removed one, else the next. */
+static uint32_t next_mesh_id(const sinew_skinner *sk)
+{
+    for (uint32_t i = 0; i < sk->mesh_count; i++)
+        if (!sk->meshes[i].live) return i;
+    return sk->mesh_count;
+}
+
+static int mesh_live(const sinew_skinner *sk, uint32_t id) { return id < sk->mesh_count && sk->meshes[id].live; }
 
 /* Checks rest vertex v: finite position, joints < joint_count, weights summing to 65535. */
 static sinew_result check_vertex(sinew_skinner *sk, sinew_error_info *err, uint32_t v, const float *pos,
@@ -800,17 +878,19 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     if (mesh->joint_count > SINEW_MAX_JOINTS)
         return sk_fail(sk, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                        "mesh.joint_count %u, at most %u", mesh->joint_count, (unsigned)SINEW_MAX_JOINTS);
-    if (sk->mesh_count >= sk->d.max_meshes)
+    const uint32_t new_id = next_mesh_id(sk);
+    if (new_id >= sk->d.max_meshes)
         return sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
                        "max_meshes (%u) reached", sk->d.max_meshes);
     uint32_t K = mesh->vertices8 ? 8u : 4u, slots = SINEW_REST_SLOTS(K);
-    if ((uint64_t)sk->rest_used + (uint64_t)mesh->vertex_count * slots >
-        (uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u))
+    uint32_t first = 0; /* uvec4 slot, allocated once the mesh is validated */
+    uint64_t largest = rest_largest(sk);
+    if ((uint64_t)mesh->vertex_count * slots > largest)
         return sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
-                       "max_rest_vertices (%u): %u vertices%s do not fit in the %llu 4-influence vertices left",
+                       "max_rest_vertices (%u): %u vertices%s do not fit in the largest free range (%llu "
+                       "4-influence vertices)",
                        sk->d.max_rest_vertices, mesh->vertex_count, K == 8u ? " of 8 influences (1.5 each)" : "",
-                       (unsigned long long)(((uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u) - sk->rest_used) /
-                                            SINEW_REST_SLOTS(4u)));
+                       (unsigned long long)(largest / SINEW_REST_SLOTS(4u)));
     if (mesh->tangents && !sk->d.tangents)
         return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                        "mesh.tangents given, but the skinner was created without desc.tangents");
@@ -834,7 +914,9 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
                                    isfinite(mesh->cor_centers[3 * (size_t)i + 2])))
             return sk_fail(sk, err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_VERTEX, i, "vertex %u: center of rotation is not finite", i);
     }
-    uint32_t first = sk->rest_used; /* uvec4 slot */
+    if (!rest_alloc(sk, (uint64_t)mesh->vertex_count * slots, &first))
+        return sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, "max_rest_vertices (%u) reached",
+                       sk->d.max_rest_vertices);
     const void *src = K == 8u ? (const void *)mesh->vertices8 : (const void *)mesh->vertices;
     sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, src,
                                    (VkDeviceSize)mesh->vertex_count * slots * 16u);
@@ -847,7 +929,10 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
                               (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
         } else {
             float *tmp = (float *)snw_gpu_alloc(sk->gpu, sizeof(float) * (b1 - b0 + 1u));
-            if (!tmp) return sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
+            if (!tmp) {
+                rest_free(sk, first, mesh->vertex_count * slots);
+                return sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
+            }
             memset(tmp, 0, sizeof(float) * (b1 - b0 + 1u));
             for (uint32_t i = 0; i < mesh->vertex_count; i++)
                 tmp[SINEW_BULGE_INDEX(first + slots * i) - b0] = mesh->bulge_rest[i];
@@ -860,7 +945,10 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
         /* Vertex i's tangent at SINEW_BULGE_INDEX(first + slots * i), like the bulge distance. */
         uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
         sinew_tangent *tmp = (sinew_tangent *)snw_gpu_alloc(sk->gpu, sizeof(sinew_tangent) * (b1 - b0 + 1u));
-        if (!tmp) return sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
+        if (!tmp) {
+            rest_free(sk, first, mesh->vertex_count * slots);
+            return sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
+        }
         memset(tmp, 0, sizeof(sinew_tangent) * (b1 - b0 + 1u));
         for (uint32_t i = 0; i < mesh->vertex_count; i++) tmp[SINEW_BULGE_INDEX(first + slots * i) - b0] = mesh->tangents[i];
         r = snw_vk_upload(sk->gpu, sk->tan_rest.buffer, (VkDeviceSize)b0 * SINEW_TANGENT_REST_BYTES, tmp,
@@ -871,7 +959,10 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
         /* Vertex i's center (xyz, w = 0) at SINEW_BULGE_INDEX(first + slots * i), like the bulge distance. */
         uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
         float *tmp = (float *)snw_gpu_alloc(sk->gpu, SINEW_COR_BYTES * (size_t)(b1 - b0 + 1u));
-        if (!tmp) return sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
+        if (!tmp) {
+            rest_free(sk, first, mesh->vertex_count * slots);
+            return sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
+        }
         memset(tmp, 0, SINEW_COR_BYTES * (size_t)(b1 - b0 + 1u));
         for (uint32_t i = 0; i < mesh->vertex_count; i++)
             memcpy(tmp + 4u * (size_t)(SINEW_BULGE_INDEX(first + slots * i) - b0), mesh->cor_centers + 3 * (size_t)i,
@@ -880,8 +971,13 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
                           (VkDeviceSize)(b1 - b0 + 1u) * SINEW_COR_BYTES);
         snw_gpu_free(sk->gpu, tmp);
     }
-    if (r != SINEW_OK) return sk_fail_plain(sk, err, r, "add_mesh upload");
-    mesh_rec *m = &sk->meshes[sk->mesh_count];
+    if (r != SINEW_OK) {
+        rest_free(sk, first, mesh->vertex_count * slots);
+        return sk_fail_plain(sk, err, r, "add_mesh upload");
+    }
+    mesh_rec *m = &sk->meshes[new_id];
+    memset(m, 0, sizeof *m);
+    m->live = 1;
     m->has_tangents = mesh->tangents != NULL;
     m->has_cor = mesh->cor_centers != NULL;
     m->first = SINEW_BULGE_INDEX(first); /* the baseline kernel's vertex index (4 influences, even slot) */
@@ -890,8 +986,8 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     m->has_bulge = mesh->bulge_rest != NULL;
     m->first_slot = first;
     m->influences = K;
-    sk->rest_used += mesh->vertex_count * slots;
-    mesh_id->value = sk->mesh_count++;
+    mesh_id->value = new_id;
+    if (new_id == sk->mesh_count) sk->mesh_count++;
     return SINEW_OK;
 }
 
@@ -913,19 +1009,86 @@ sinew_result sinew_skinner_add_rest_mesh(sinew_skinner *sk, const sinew_rest_mes
     return sinew_skinner_add_mesh(sk, &md, mesh_id, err);
 }
 
+void snw_skinner_mesh_ref(sinew_skinner *sk, uint32_t mesh, int delta)
+{
+    if (mesh < sk->mesh_count) sk->meshes[mesh].refs = (uint32_t)((int)sk->meshes[mesh].refs + delta);
+}
+
+void snw_skinner_release_copy(sinew_skinner *sk, uint32_t mesh)
+{
+    if (!mesh_live(sk, mesh) || !sk->meshes[mesh].owned) return;
+    mesh_rec *m = &sk->meshes[mesh];
+    rest_free(sk, m->first_slot, m->count * SINEW_REST_SLOTS(m->influences));
+    m->live = 0;
+    m->owned = 0;
+}
+
+sinew_result sinew_skinner_remove_mesh(sinew_skinner *sk, sinew_mesh_id mesh, sinew_error_info *err)
+{
+    snw_error_clear(err);
+    if (!sk) return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "skinner is NULL");
+    if (!mesh_live(sk, mesh.value))
+        return sk_fail(sk, err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_MESH, mesh.value, "mesh %u %s", mesh.value,
+                       mesh.value < sk->mesh_count ? "was already removed" : "is not a mesh of the skinner");
+    mesh_rec *m = &sk->meshes[mesh.value];
+    if (m->owned)
+        return sk_fail(sk, err, SINEW_ERROR_IN_USE, SINEW_ITEM_MESH, mesh.value,
+                       "mesh %u is a morphed copy owned by the morpher", mesh.value);
+    if (m->refs)
+        return sk_fail(sk, err, SINEW_ERROR_IN_USE, SINEW_ITEM_MESH, mesh.value,
+                       "mesh %u is used by %u crowd model(s) or morph set(s): remove those first", mesh.value, m->refs);
+    if (sk->in_frame)
+        return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                       "remove_mesh while a frame is open: end it first");
+    /* Frames in flight may still read it: wait for them (bounded, as sinew_skinner_wait). */
+    sinew_result r = wait_all(sk);
+    if (r != SINEW_OK)
+        return sk_fail(sk, err, r, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                       "remove_mesh: waiting for the frames in flight failed (%s)", sinew_result_string(r));
+    rest_free(sk, m->first_slot, m->count * SINEW_REST_SLOTS(m->influences));
+    m->live = 0;
+    return SINEW_OK;
+}
+
+void sinew_skinner_memory(const sinew_skinner *sk, sinew_skinner_memory_report *out)
+{
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    if (!sk) return;
+    out->rest_bytes = sk->rest.size;
+    out->rest_used_bytes = (uint64_t)sk->rest_used * 16u;
+    for (uint32_t i = 0; i < sk->free_count; i++) out->rest_used_bytes -= (uint64_t)sk->free_slots[i] * 16u;
+    out->bulge_bytes = sk->bulge.size;
+    out->tangent_rest_bytes = sk->d.tangents ? sk->tan_rest.size : 0;
+    out->center_bytes = sk->d.cor_centers ? sk->cor.size : 0;
+    out->output_bytes = sk->ext_out ? 0 : sk->output.size;
+    out->previous_bytes = sk->d.keep_previous && !sk->ext_prev ? sk->previous.size : 0;
+    out->tangent_output_bytes = sk->d.tangents && !sk->ext_tan ? sk->tan_out.size : 0;
+    out->palette_ring_bytes = sk->palette.size;
+    out->frame_ring_bytes = sk->frame.size;
+    out->host_buffer_bytes = (sk->ext_out ? sk->output.size : 0) + (sk->ext_prev ? sk->previous.size : 0) +
+                             (sk->ext_tan ? sk->tan_out.size : 0);
+    out->device_bytes = out->rest_bytes + out->bulge_bytes + sk->tan_rest.size + sk->cor.size +
+                        (sk->ext_out ? 0 : sk->output.size) + (sk->ext_prev ? 0 : sk->previous.size) +
+                        (sk->ext_tan ? 0 : sk->tan_out.size) + out->palette_ring_bytes + out->frame_ring_bytes;
+    uint32_t live = 0;
+    for (uint32_t i = 0; i < sk->mesh_count; i++) live += sk->meshes[i].live;
+    out->meshes = live;
+}
+
 uint32_t sinew_skinner_mesh_influences(const sinew_skinner *sk, sinew_mesh_id mesh)
 {
-    return sk && mesh.value < sk->mesh_count ? sk->meshes[mesh.value].influences : 0;
+    return sk && mesh_live(sk, mesh.value) ? sk->meshes[mesh.value].influences : 0;
 }
 
 uint32_t sinew_skinner_mesh_vertex_count(const sinew_skinner *sk, sinew_mesh_id mesh)
 {
-    return sk && mesh.value < sk->mesh_count ? sk->meshes[mesh.value].count : 0;
+    return sk && mesh_live(sk, mesh.value) ? sk->meshes[mesh.value].count : 0;
 }
 
 uint32_t sinew_skinner_mesh_joint_count(const sinew_skinner *sk, sinew_mesh_id mesh)
 {
-    return sk && mesh.value < sk->mesh_count ? sk->meshes[mesh.value].joints : 0;
+    return sk && mesh_live(sk, mesh.value) ? sk->meshes[mesh.value].joints : 0;
 }
 
 sinew_result sinew_debug_set_max_grid_x(sinew_skinner *sk, uint32_t max_grid_x)
@@ -1177,10 +1340,9 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
     uint32_t texel = sk->path == SINEW_READ_TEXEL ? 1u : 0u;
     for (uint32_t i = 0; i < count; i++) {
         const sinew_instance *in = &instances[i];
-        if (in->mesh.value >= sk->mesh_count)
-            return sk_fail(sk, err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: mesh %u is not a mesh of the skinner (%u added)", i, in->mesh.value,
-                           sk->mesh_count);
+        if (!mesh_live(sk, in->mesh.value))
+            return sk_fail(sk, err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_INSTANCE, i, "instance %u: mesh %u %s", i,
+                           in->mesh.value, in->mesh.value < sk->mesh_count ? "was removed" : "is not a mesh of the skinner");
         if ((unsigned)in->method >= SINEW_METHOD_COUNT)
             return sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
                            "instance %u: method %u is not a sinew_method", i, (unsigned)in->method);
@@ -1651,7 +1813,7 @@ void snw_skinner_rest_buffer(const sinew_skinner *sk, VkBuffer *buffer, VkDevice
 
 sinew_result snw_skinner_mesh_layout(const sinew_skinner *sk, uint32_t mesh, snw_mesh_layout *out)
 {
-    if (mesh >= sk->mesh_count) return SINEW_ERROR_NOT_FOUND;
+    if (!mesh_live(sk, mesh)) return SINEW_ERROR_NOT_FOUND;
     const mesh_rec *m = &sk->meshes[mesh];
     out->first_slot = m->first_slot;
     out->vertex_count = m->count;
@@ -1684,19 +1846,22 @@ uint32_t snw_skinner_frames_in_flight(const sinew_skinner *sk) { return sk->d.fr
 
 sinew_result snw_skinner_add_copy(sinew_skinner *sk, uint32_t base, uint32_t *copy)
 {
-    if (base >= sk->mesh_count) return SINEW_ERROR_NOT_FOUND;
-    if (sk->mesh_count >= sk->d.max_meshes) return SINEW_ERROR_CAPACITY;
+    if (!mesh_live(sk, base)) return SINEW_ERROR_NOT_FOUND;
+    const uint32_t new_id = next_mesh_id(sk);
+    if (new_id >= sk->d.max_meshes) return SINEW_ERROR_CAPACITY;
     mesh_rec b = sk->meshes[base];
     uint64_t slots = (uint64_t)b.count * SINEW_REST_SLOTS(b.influences);
-    if ((uint64_t)sk->rest_used + slots > (uint64_t)sk->d.max_rest_vertices * SINEW_REST_SLOTS(4u))
-        return SINEW_ERROR_CAPACITY;
-    uint32_t first = sk->rest_used;
+    uint32_t first;
+    if (!rest_alloc(sk, slots, &first)) return SINEW_ERROR_CAPACITY;
     /* The copy starts as the base: rest vertices and bulge distances (the
      * morph pass later rewrites only the positions/normals of moved vertices). */
     sinew_gpu *gpu = sk->gpu;
     VkCommandBuffer cmd;
     sinew_result r = snw_vk_oneshot_begin(gpu, &cmd);
-    if (r != SINEW_OK) return r;
+    if (r != SINEW_OK) {
+        rest_free(sk, first, (uint32_t)slots);
+        return r;
+    }
     VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -1727,13 +1892,18 @@ sinew_result snw_skinner_add_copy(sinew_skinner *sk, uint32_t base, uint32_t *co
     gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
                                  &mb, 0, NULL, 0, NULL);
     r = snw_vk_oneshot_end(gpu, cmd);
-    if (r != SINEW_OK) return r;
-    mesh_rec *m = &sk->meshes[sk->mesh_count];
+    if (r != SINEW_OK) {
+        rest_free(sk, first, (uint32_t)slots);
+        return r;
+    }
+    mesh_rec *m = &sk->meshes[new_id];
     *m = b;
     m->first = SINEW_BULGE_INDEX(first);
     m->first_slot = first;
-    sk->rest_used += (uint32_t)slots;
-    *copy = sk->mesh_count++;
+    m->refs = 0;
+    m->owned = 1; /* the morpher's: the host cannot remove it */
+    *copy = new_id;
+    if (new_id == sk->mesh_count) sk->mesh_count++;
     return SINEW_OK;
 }
 

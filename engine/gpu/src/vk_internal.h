@@ -107,6 +107,7 @@ typedef struct sinew_vki {
 
 struct sinew_gpu {
     sinew_allocator alloc;              /* resolved (snw_allocator_resolve) */
+    sinew_device_memory_callbacks memory_callbacks; /* the desc's, called around vkAllocate/FreeMemory */
     VkAllocationCallbacks vk_alloc;     /* built from alloc (snw_vk_allocator_init); pUserData = &alloc */
     int external;
     void *loader;                       /* dlopen handle of the Vulkan loader, or NULL */
@@ -139,6 +140,8 @@ typedef struct snw_vk_buffer {
     VkDeviceMemory memory;
     VkDeviceSize size;
     void *mapped;                       /* persistently mapped when host visible was required */
+    VkDeviceSize alloc_size;            /* of memory (for the device-memory callbacks) */
+    uint32_t memory_type;
 } snw_vk_buffer;
 
 sinew_result snw_vk_result(VkResult r);
@@ -219,6 +222,10 @@ sinew_gpu *snw_skinner_gpu(const struct sinew_skinner *sk);
 /* A new mesh id whose rest vertices and bulge distances start as a GPU copy of
  * base's (uploads and waits); the morph pass rewrites its moved vertices. */
 sinew_result snw_skinner_add_copy(struct sinew_skinner *sk, uint32_t base, uint32_t *copy);
+/* Users of a mesh (crowd models, morph sets): sinew_skinner_remove_mesh refuses while any. */
+void snw_skinner_mesh_ref(struct sinew_skinner *sk, uint32_t mesh, int delta);
+/* Frees a morpher's copy (the morpher is going away; the skinner waited for it). */
+void snw_skinner_release_copy(struct sinew_skinner *sk, uint32_t mesh);
 
 /* vk_table.c: fills a device table through the given vkGetDeviceProcAddr;
  * VK_ERROR_INITIALIZATION_FAILED if a function is missing. */

@@ -149,6 +149,12 @@ sinew_result snw_vk_buffer_create(sinew_gpu *gpu, VkDeviceSize size, VkBufferUsa
         ai.allocationSize = req.size;
         ai.memoryTypeIndex = (uint32_t)types[k];
         vr = gpu->vk.vkAllocateMemory(gpu->device, &ai, SNW_VKA(gpu), &out->memory);
+        if (vr == VK_SUCCESS) {
+            out->memory_type = ai.memoryTypeIndex;
+            out->alloc_size = req.size;
+            if (gpu->memory_callbacks.allocate)
+                gpu->memory_callbacks.allocate(gpu->memory_callbacks.user, out->memory_type, out->memory, req.size);
+        }
     }
     if (vr != VK_SUCCESS) {
         out->memory = VK_NULL_HANDLE;
@@ -170,6 +176,8 @@ void snw_vk_buffer_destroy(sinew_gpu *gpu, snw_vk_buffer *b)
 {
     if (b->mapped) gpu->vk.vkUnmapMemory(gpu->device, b->memory);
     if (b->buffer) gpu->vk.vkDestroyBuffer(gpu->device, b->buffer, SNW_VKA(gpu));
+    if (b->memory && gpu->memory_callbacks.free)
+        gpu->memory_callbacks.free(gpu->memory_callbacks.user, b->memory_type, b->memory, b->alloc_size);
     if (b->memory) gpu->vk.vkFreeMemory(gpu->device, b->memory, SNW_VKA(gpu));
     memset(b, 0, sizeof *b);
 }

@@ -220,6 +220,14 @@ SINEW_API void sinew_crowd_destroy(sinew_crowd *c);
 SINEW_API sinew_result sinew_crowd_add_model(sinew_crowd *c, const sinew_crowd_model_desc *model, sinew_model_id *model_id,
                                              sinew_error_info *err);
 
+/* Removes a model (hot reload): characters naming it are then refused
+ * (NOT_FOUND); its skinner meshes may be removed once no other model uses them
+ * (sinew_skinner_remove_mesh). Its id may be handed out again by a later
+ * add_model; a character index that last showed it starts with fresh previous
+ * positions. NOT_FOUND (unknown or removed), CALL_ORDER inside a frame begun by
+ * prepare_begin, IN_USE while another call runs. */
+SINEW_API sinew_result sinew_crowd_remove_model(sinew_crowd *c, sinew_model_id model, sinew_error_info *err);
+
 /* CPU job: builds the palettes of `count` characters into dst (float32 vec4 slots,
  * sinew_palette_pack layout), character after character from slot 0; writes each
  * character's first slot to palette_offsets (may be NULL). Validates everything

@@ -42,6 +42,15 @@ typedef struct sinew_gpu sinew_gpu;
 /* Receives validation and driver messages. severity: 0 info, 1 warning, 2 error. */
 typedef void (*sinew_log_fn)(void *user, int severity, const char *message);
 
+/* Device-memory callbacks (as VMA's VmaDeviceMemoryCallbacks): allocate is
+ * called after each vkAllocateMemory Sinew's gpu and skinner layers make, free
+ * before each vkFreeMemory, on the thread making the call. NULL: not called. */
+typedef struct sinew_device_memory_callbacks {
+    void (*allocate)(void *user, uint32_t memory_type, VkDeviceMemory memory, VkDeviceSize size);
+    void (*free)(void *user, uint32_t memory_type, VkDeviceMemory memory, VkDeviceSize size);
+    void *user;
+} sinew_device_memory_callbacks;
+
 /* Own-device creation. Device choice, in order: desc.device, then the
  * SINEW_DEVICE environment variable, then the best by type (discrete GPU,
  * integrated, virtual, CPU). A selection string is a decimal index into the
@@ -57,6 +66,7 @@ typedef struct sinew_gpu_desc {
      * included). NULL or {NULL, NULL} = default; one NULL callback = INVALID_ARGUMENT.
      * Must be thread-safe: drivers allocate from any thread using the gpu. */
     const sinew_allocator *allocator;
+    sinew_device_memory_callbacks device_memory; /* optional */
 } sinew_gpu_desc;
 
 /* The caller's Vulkan objects; Sinew creates no instance or device and
@@ -78,6 +88,7 @@ typedef struct sinew_gpu_external_desc {
     /* The VkApplicationInfo.apiVersion the instance was created with (Vulkan does
      * not report it): at least SINEW_VULKAN_API_VERSION. 0 = INVALID_ARGUMENT. */
     uint32_t api_version;
+    sinew_device_memory_callbacks device_memory; /* optional */
 } sinew_gpu_external_desc;
 
 /* One enumerated device. */

@@ -203,6 +203,26 @@ SINEW_API sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_ski
 SINEW_API sinew_result sinew_skinner_add_rest_mesh(sinew_skinner *sk, const sinew_rest_mesh *m, sinew_mesh_id *mesh_id,
                                                    sinew_error_info *err);
 
+/* Removes a mesh (hot reload): waits for the frames in flight (bounded by
+ * fence_timeout_ns), frees its rest space for later meshes; its id may be
+ * handed out again by a later add. NOT_FOUND (unknown or already removed),
+ * IN_USE while a crowd model or morph set uses it (remove those first) or for a
+ * morpher's copy, CALL_ORDER (INVALID_ARGUMENT) inside a frame. */
+SINEW_API sinew_result sinew_skinner_remove_mesh(sinew_skinner *sk, sinew_mesh_id mesh, sinew_error_info *err);
+
+/* Device memory of a skinner, per buffer kind, in bytes. */
+typedef struct sinew_skinner_memory_report {
+    uint64_t rest_bytes, rest_used_bytes;   /* rest vertex buffer: capacity, in use by live meshes */
+    uint64_t bulge_bytes, tangent_rest_bytes, center_bytes;
+    uint64_t output_bytes, previous_bytes, tangent_output_bytes; /* 0 where the host gave its buffer */
+    uint64_t palette_ring_bytes, frame_ring_bytes;   /* host-visible: palettes; instances + work lists */
+    uint64_t host_buffer_bytes;             /* ranges of the host's own buffers Sinew writes */
+    uint64_t device_bytes;                  /* all buffers Sinew allocated (dummies included) */
+    uint32_t meshes;                        /* live meshes */
+} sinew_skinner_memory_report;
+/* Fills the report (zeros for NULL sk). */
+SINEW_API void sinew_skinner_memory(const sinew_skinner *sk, sinew_skinner_memory_report *out);
+
 /* Starts a frame: waits until the ring slot is free and hands out its palette
  * memory. SINEW_ERROR_TIMEOUT if a caller fence given to end_frame for that slot
  * does not signal within fence_timeout_ns (e.g. it was never submitted): the
