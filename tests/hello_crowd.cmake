@@ -3,5 +3,5 @@
 if(SINEW_BUILD_SAMPLES)
   add_test(NAME sample_hello_crowd COMMAND $<TARGET_FILE:sinew_hello_crowd>)
   set_tests_properties(sample_hello_crowd PROPERTIES LABELS gpu TIMEOUT 300
-    ENVIRONMENT "SINEW_VALIDATION=1")
+    ENVIRONMENT "SINEW_VALIDATION=1;${SINEW_TEST_SANITIZER_ENV}")
 endif()

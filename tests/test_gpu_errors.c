@@ -231,7 +231,7 @@ static void check_meshes_and_instances(sinew_gpu *gpu)
     expect("end_frame without a frame", e.result, &e, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
            "without begin_frame", NULL);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
-    TU_CHECK_OK(sinew_skinner_destroy(sk));
+    sinew_skinner_destroy(sk);
 }
 
 int main(void)

@@ -187,7 +187,7 @@ int main(void)
         TU_CHECK_OK(sinew_skinner_add_rest_mesh(fresh, next, &f, NULL));
         skin_once(fresh, f, pal, want);
         TU_CHECK_MSG(memcmp(got, want, sizeof got) == 0, "cycle %d: reloaded mesh skins differently", cycle);
-        TU_CHECK_OK(sinew_skinner_destroy(fresh));
+        sinew_skinner_destroy(fresh);
     }
     /* The 8-influence mesh still skins as in a fresh skinner after all that. */
     skin_once(sk, b, pal, got);
@@ -197,11 +197,11 @@ int main(void)
     TU_CHECK_OK(sinew_skinner_add_rest_mesh(fresh, m8, &f, NULL));
     skin_once(fresh, f, pal, want);
     TU_CHECK(memcmp(got, want, sizeof got) == 0);
-    TU_CHECK_OK(sinew_skinner_destroy(fresh));
+    sinew_skinner_destroy(fresh);
 
     sinew_crowd_destroy(crowd);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
-    TU_CHECK_OK(sinew_skinner_destroy(sk));
+    sinew_skinner_destroy(sk);
     sinew_rest_mesh_destroy(m4);
     sinew_rest_mesh_destroy(m8);
     sinew_rest_mesh_destroy(m4b);

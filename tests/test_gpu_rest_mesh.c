@@ -354,7 +354,7 @@ static void check_gpu(sinew_gpu *gpu, const sinew_skeleton *skel, sinew_rest_mes
     }
     check_crowd(sk, skel, m, a, b, r);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
-    TU_CHECK_OK(sinew_skinner_destroy(sk));
+    sinew_skinner_destroy(sk);
 }
 
 int main(void)

@@ -719,10 +719,18 @@ void snw_skinner_detach(sinew_skinner *sk)
 
 static sinew_result wait_all(sinew_skinner *sk);
 
-sinew_result sinew_skinner_destroy(sinew_skinner *sk)
+void sinew_skinner_destroy(sinew_skinner *sk)
 {
-    if (!sk) return SINEW_OK;
-    if (__atomic_load_n(&sk->crowds, __ATOMIC_ACQUIRE) > 0) return SINEW_ERROR_IN_USE;
+    if (!sk) return;
+    uint32_t users = __atomic_load_n(&sk->crowds, __ATOMIC_ACQUIRE);
+    if (users > 0) {
+        /* API misuse: freeing it would leave them with dangling memory. Nothing is freed. */
+        sk_fail(sk, NULL, SINEW_ERROR_IN_USE, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
+                "sinew_skinner_destroy: %u crowd(s) or morpher(s) made on it still exist: destroy them first; "
+                "the skinner was not freed", users);
+        snw_gpu_log(sk->gpu, 2, "%s", sk->last_error.message);
+        return;
+    }
     sinew_gpu *gpu = sk->gpu;
     VkDevice dev = gpu->device;
     const VkAllocationCallbacks *vka = SNW_VKA(gpu);
@@ -766,7 +774,7 @@ sinew_result sinew_skinner_destroy(sinew_skinner *sk)
     snw_gpu_free(gpu, sk->free_first);
     snw_gpu_free(gpu, sk->free_slots);
     snw_gpu_free(gpu, sk);
-    return SINEW_OK;
+    return;
 }
 
 /* Rest slots for a new mesh: the first freed range that fits, else above the

@@ -185,10 +185,10 @@ SINEW_API sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_
 /* Waits for the skinner's own submissions and the caller fences it was given
  * (bounded), and frees it. A caller fence that does not signal within
  * fence_timeout_ns is given up on (a warning is logged): destroy then waits for
- * the gpu's queue to go idle instead of hanging, and still frees everything
- * (SINEW_OK). SINEW_ERROR_IN_USE, and nothing freed, while a crowd made on it
- * still exists (destroy the crowd first); NULL is ignored (SINEW_OK). */
-SINEW_API sinew_result sinew_skinner_destroy(sinew_skinner *sk);
+ * the gpu's queue to go idle instead of hanging, and still frees everything.
+ * While a crowd or morpher made on it still exists nothing is freed: the misuse
+ * is logged (severity 2) and sinew_skinner_last_error reports IN_USE. NULL is ignored. */
+SINEW_API void sinew_skinner_destroy(sinew_skinner *sk);
 
 /* Validates (joint indices < joint_count, weights summing to 65535, finite
  * positions) and uploads a rest mesh, in the 4- or 8-influence layout (see
