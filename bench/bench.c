@@ -8,6 +8,13 @@
 #include "bench_cpu.h"
 #include "bench_util.h"
 #include <sinew/debug.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 
 #include <errno.h>
 #include <sys/stat.h>

@@ -14,6 +14,13 @@
 #include "bench_util.h"
 
 #include <sinew/sinew.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

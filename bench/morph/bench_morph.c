@@ -14,6 +14,13 @@
  * vertex, per stored delta and per active target (of one character) of all
  * morphed characters; plain skinning's cost per skinned vertex beside it. */
 #include <sinew/sinew.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include <sinew/debug.h>
 #include "sinew_scene.h"
 

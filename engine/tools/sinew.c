@@ -2,6 +2,13 @@
  * deformed mesh (sinew deform). Imports run in a forked child process so that
  * a crash or hang inside assimp on a malformed file is reported as an error. */
 #define _GNU_SOURCE /* prctl, strsignal */
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include <sinew/sinew.h>
 #include <sinew/anim.h>
 #include <sinew/asset.h>

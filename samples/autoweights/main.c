@@ -18,9 +18,14 @@
  * reproduce the same mesh with both weight sets (a self-check). */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/core.h>
+#include <sinew/linalg.h>
 #include <sinew/mesh.h>
-#include <sinew/palette.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
 #include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
+#include <sinew/palette.h>
 #include <sinew/anim.h>
 #include <sinew/asset.h>
 #include "sinew_scene.h"

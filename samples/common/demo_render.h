@@ -10,6 +10,13 @@
 #include "demo_scene.h"
 #include "scene_psd.h"
 #include <sinew/render.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include <sinew/morpher.h>
 
 /* Morphed copies the scene reserves for the corrected tube: crowd characters

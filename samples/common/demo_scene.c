@@ -1,5 +1,12 @@
 /* Demo content (see demo_scene.h): tube and assimp models, crowd layouts. */
 #include "demo_scene.h"
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 
 void demo_model_free(demo_model *m)
 {

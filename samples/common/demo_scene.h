@@ -7,6 +7,13 @@
 #define SINEW_DEMO_SCENE_H
 
 #include <sinew/sinew.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include "sinew_scene.h"
 #include <sinew/anim.h>
 #include <sinew/crowd.h>

@@ -1,5 +1,12 @@
 /* Pose-space deformation on the tube: see scene_psd.h. */
 #include "scene_psd.h"
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 
 #include <math.h>
 #include <stdio.h>

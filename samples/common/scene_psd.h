@@ -16,6 +16,13 @@
 #define SAMPLES_SCENE_PSD_H
 
 #include <sinew/sinew.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include "sinew_scene.h"
 
 /* Figures of one skinned tube against the target shape. */

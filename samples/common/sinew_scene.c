@@ -3,10 +3,15 @@
  * to bone, pose sweeps, temporal smoothness). */
 #include "sinew_scene.h"
 
-#include <sinew/reference.h>
-#include <sinew/cor.h>
 #ifdef DEMO_WITH_ASSET
 #include <sinew/asset.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include <sinew/anim.h>
 #endif
 #include <math.h>

@@ -4,8 +4,14 @@
 #ifndef SAMPLES_SINEW_SCENE_H
 #define SAMPLES_SINEW_SCENE_H
 
-#include <sinew/mesh.h>
 #include <sinew/palette.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,6 +8,13 @@
  *     roofline measured in the same run (compute-shader copy and vkCmdCopyBuffer). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <sinew/sinew.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include <sinew/debug.h>
 #include "sinew_scene.h"
 #include "scene_psd.h"

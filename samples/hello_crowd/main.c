@@ -4,6 +4,7 @@
  * Every call is checked; the exit status is 0 only if all of them succeeded and
  * the validation layer (SINEW_VALIDATION=1) reported nothing. */
 #include <sinew/sinew.h>
+#include <sinew/linalg.h>
 #include <sinew/debug.h>
 
 #include <math.h>

@@ -17,6 +17,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <volk.h>
 #include <sinew/sinew.h>
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include "sinew_scene.h"
 #include <sinew/crowd.h>
 #include <sinew/debug.h>

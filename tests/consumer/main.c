@@ -7,6 +7,7 @@
 #include <sinew/gpu.h>
 #endif
 #include <sinew/sinew.h>
+#include <sinew/linalg.h>
 
 #include <math.h>
 #include <stdio.h>

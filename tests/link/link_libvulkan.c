@@ -5,6 +5,7 @@
  * Linking at all shows Sinew defines no vk* symbol of its own; running shows
  * the two function tables coexist. Exit 0 = pass. */
 #include <sinew/sinew.h>
+#include <sinew/linalg.h>
 #include <sinew/debug.h>
 #include <vulkan/vulkan.h> /* with prototypes: this host links libvulkan */
 

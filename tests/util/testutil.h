@@ -5,6 +5,14 @@
 
 #include <sinew/sinew.h>
 #include <sinew/debug.h>
+/* Beyond the runtime (sinew.h): math, packing, bounds, the reference, bake and morph layers. */
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/reference.h>
+#include <sinew/cor.h>
+#include <sinew/palette_job.h>
 #include "sinew_scene.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* Accessors of sinew_asset shared by both importers that derive data from what
  * the asset keeps (README, "Assets"): the 8-influence packing of the unpruned
  * influence lists. */
+#include <sinew/linalg.h>
 #include "asset_internal.h"
 #include "error_internal.h"
 

@@ -1,6 +1,7 @@
 /* The folder rule of every import (asset_internal.h): an import opens the
  * model file and regular files inside the model's folder, nothing else. */
 #define _GNU_SOURCE
+#include <sinew/linalg.h>
 #include "asset_internal.h"
 
 #include <errno.h>

@@ -22,6 +22,7 @@
  *    applied to the rest positions and normals; the targets and weight
  *    animations are counted, not kept. */
 #define _POSIX_C_SOURCE 200809L
+#include <sinew/linalg.h>
 #include "asset_internal.h"
 
 #include <json-c/json.h>

@@ -1,6 +1,7 @@
 /* Sinew asset import: assimp scene -> skeleton, packed vertices, indices,
  * clips (see asset.h for the conventions). The only file that includes assimp. */
 #define _POSIX_C_SOURCE 200809L
+#include <sinew/linalg.h>
 #include "asset_internal.h"
 
 #include <assimp/cfileio.h>

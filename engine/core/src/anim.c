@@ -1,4 +1,5 @@
 /* Sinew animation clips: creation, validation and sampling (see anim.h). */
+#include <sinew/linalg.h>
 #include "sinew/anim.h"
 #include "alloc_internal.h"
 #include "fast_internal.h"

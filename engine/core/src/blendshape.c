@@ -1,5 +1,6 @@
 /* Sinew blend shapes: morph target validation, the float64 morph reference,
  * the RBF pose-space driver and SMPL pose features (sinew/blendshape.h). */
+#include <sinew/linalg.h>
 #include "error_internal.h"
 #include "sinew/blendshape.h"
 #include "alloc_internal.h"

@@ -1,5 +1,6 @@
 /* Sinew conservative character bounds (bounds.h): per-joint bind-space
  * spheres of a mesh, and their images under a packed palette. */
+#include <sinew/linalg.h>
 #include "sinew/bounds.h"
 #include "sinew_layout.h" /* shaders/: SINEW_PAL_OFF_* */
 

@@ -3,6 +3,7 @@
  * mesh: count the joint-pair entries, collect and sort their keys into
  * buckets, write the entries in emission order); group vertices by packed
  * weights; evaluate each group's center on the pool; scatter to vertices. */
+#include <sinew/linalg.h>
 #include "sinew/cor.h"
 #include "alloc_internal.h"
 

@@ -1,4 +1,5 @@
 /* Sinew core: result strings and method names. */
+#include <sinew/linalg.h>
 #include "sinew/core.h"
 #include "alloc_internal.h"
 

@@ -9,6 +9,7 @@
  * matrices (glm_mul), which would need a transpose per joint for the
  * row-major GPU layout, and it has no polar decomposition or 3x4 row type. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <sinew/linalg.h>
 #include "core_internal.h"
 #include "fast_internal.h"
 #include "sinew/palette_job.h"

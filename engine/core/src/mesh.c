@@ -2,6 +2,7 @@
  * with largest remainders), automatic weights, bulge-correction rest distances.
  * Nothing here allocates: every function works in place or with fixed-size
  * locals (top-4 lists), writing into arrays the caller provides. */
+#include <sinew/linalg.h>
 #include "sinew/mesh.h"
 
 #include <math.h>

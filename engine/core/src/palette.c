@@ -25,6 +25,7 @@
  * In global mode G_j is ordinary forward kinematics, so X_j = T_j. In local mode
  * with rigid bind matrices this is Kavan's construction: S_j = Ws_j B_j^-1 and
  * R_j = Wr_j (Ws_j Us_j^-1)^-1 with Ws_j = Gs_j, Wr_j = H_j. */
+#include <sinew/linalg.h>
 #include "core_internal.h"
 #include "sinew/palette.h"
 /* The GPU layout's one source (also read by the kernels); core has no shader include path. */

@@ -1,4 +1,5 @@
 /* Sinew float64 reference skinner: the algorithm of reference.h, step by step. */
+#include <sinew/linalg.h>
 #include "sinew/reference.h"
 #include "sinew_layout.h" /* shaders/: SINEW_BULGE_INNER_RAMP, shared with the kernels */
 

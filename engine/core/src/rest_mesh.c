@@ -1,7 +1,11 @@
 /* Sinew rest mesh (sinew/rest_mesh.h): the host's strided arrays gathered,
  * packed (4 or 8 influences), with bulge distances, tangents, triangles, joint
  * bounds and, on request, centers of rotation. */
+#include <sinew/linalg.h>
 #include "sinew/rest_mesh.h"
+#include "sinew/bounds.h"
+#include "sinew/cor.h"
+#include "sinew/mesh.h"
 #include "alloc_internal.h"
 #include "error_internal.h"
 

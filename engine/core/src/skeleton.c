@@ -1,5 +1,6 @@
 /* Sinew skeletons: validation, bind-pose derivation, bone segments and
  * forward kinematics. The only allocation is in sinew_skeleton_create. */
+#include <sinew/linalg.h>
 #include "alloc_internal.h"
 #include "core_internal.h"
 #include "fast_internal.h"

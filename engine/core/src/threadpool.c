@@ -2,6 +2,7 @@
  * task indices through one atomic counter (the calling thread works too).
  * No allocation after creation. */
 #define _POSIX_C_SOURCE 200809L
+#include <sinew/linalg.h>
 #include <sinew/threadpool.h>
 #include "alloc_internal.h"
 

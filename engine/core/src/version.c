@@ -1,5 +1,6 @@
 /* The library's version, as compiled (the header's macros give the version
  * a caller was compiled against). */
+#include <sinew/linalg.h>
 #include "sinew/core.h"
 #include "sinew/version.h"
 

@@ -6,6 +6,10 @@
  * and hand the instance list to the skinner. All memory is allocated at
  * creation. */
 #define _POSIX_C_SOURCE 200809L
+#include <sinew/linalg.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/palette_job.h>
 #include <sinew/crowd.h>
 #include <sinew/palette_job.h>
 #include "vk_internal.h"     /* snw_skinner_attach / detach */

@@ -1,6 +1,7 @@
 /* Debug and test hooks of sinew/debug.h that live with the context: the
  * memory roofline (compute-shader copy and vkCmdCopyBuffer, timestamps). */
 #define _POSIX_C_SOURCE 200809L
+#include <sinew/linalg.h>
 #include "vk_internal.h"
 #include "sinew_layout.h"
 #include <sinew/debug.h>

@@ -2,6 +2,7 @@
  * function tables (no global state of Sinew's own), validation messenger,
  * buffer helpers and the copy roofline. */
 #define _POSIX_C_SOURCE 200809L
+#include <sinew/linalg.h>
 #include "error_internal.h"
 #include "vk_internal.h"
 #include "sinew_layout.h"

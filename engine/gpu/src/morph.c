@@ -2,6 +2,10 @@
  * per-character rest copies in the skinner's rest buffer, one dispatch per
  * frame recorded by the skinner before its skinning dispatches. Layout:
  * shaders/morph_layout.h. */
+#include <sinew/linalg.h>
+#include <sinew/bounds.h>
+#include <sinew/blendshape.h>
+#include <sinew/palette_job.h>
 #include "error_internal.h"
 #include "vk_internal.h"
 #include "morph_layout.h"

@@ -1,6 +1,7 @@
 /* Sinew GPU skinner: rest meshes in one buffer, a ring of palette and
  * instance/work-list slots in persistently mapped memory, one compute dispatch
  * per frame for every character. Layout constants: shaders/sinew_layout.h. */
+#include <sinew/linalg.h>
 #include "vk_internal.h"
 #include "error_internal.h"
 #include "sinew_layout.h"

@@ -1,5 +1,6 @@
 /* Loads the device-level Vulkan functions Sinew uses into a per-device table
  * (no global function pointers: Sinew defines no vk* symbol). */
+#include <sinew/linalg.h>
 #include "vk_internal.h"
 
 VkResult snw_vk_load_device_table(snw_vk_device_table *table, VkDevice device, PFN_vkGetDeviceProcAddr gdpa)

@@ -2,6 +2,7 @@
  * exported by neither): result mapping, host allocation, logging, buffers,
  * one-shot submissions under the gpu's queue lock, uploads, shader modules. */
 #define _POSIX_C_SOURCE 200809L
+#include <sinew/linalg.h>
 #include "vk_internal.h"
 
 #include <stdarg.h>

@@ -3,6 +3,7 @@
  * with per-mesh index buffers, and a ground-plane pipeline without vertex
  * input. Offscreen targets own a color image and a host-visible readback
  * buffer. Uses the gpu's per-device function table. */
+#include <sinew/linalg.h>
 #include "vk_internal.h"
 #include <sinew/render.h>
 

@@ -21,27 +21,6 @@
 extern "C" {
 #endif
 
-/* One morph target, stored sparsely: only the vertices it moves. */
-typedef struct sinew_morph_target {
-    const char *name;              /* for messages (may be NULL) */
-    uint32_t count;                /* entries (vertices moved) */
-    const uint32_t *indices;       /* count vertex indices, each < vertex_count, no repeats */
-    const float *position_deltas;  /* 3 floats per entry */
-    const float *normal_deltas;    /* 3 floats per entry, or NULL (normals unchanged) */
-    const float *tangent_deltas;   /* 3 floats per entry (tangent direction; the bitangent sign is
-                                      not morphed), or NULL; only for meshes with tangent frames */
-} sinew_morph_target;
-
-/* Where a morph or driver call found bad input: sinew_error_info (sinew/core.h)
- * with item MORPH_TARGET (index = target / example / weight index, entry = the
- * entry inside the target) or MORPH_SLOT (index = the position in the items of
- * sinew_morpher_set_frame). The old name is kept for source compatibility. */
-typedef sinew_error_info sinew_morph_error;
-
-/* Most targets per mesh, and the largest delta magnitude accepted (keeps
- * base + sum w d inside float32 for sane weights). */
-#define SINEW_MORPH_MAX_TARGETS 4096u
-#define SINEW_MORPH_MAX_DELTA 1e30
 
 /* Checks targets against a mesh of vertex_count vertices: NULL arrays
  * (INVALID_ARGUMENT), index >= vertex_count (JOINT_INDEX is not used: INVALID_ARGUMENT),

@@ -56,19 +56,6 @@
 extern "C" {
 #endif
 
-/* Bind-space bounds of the vertices one joint influences. */
-typedef struct sinew_joint_bounds {
-    float center[3];            /* centre of the bounding box of those vertices */
-    float radius;               /* largest distance from center to one of them; -1: the joint influences none */
-    float min_major_weight;     /* smallest largest weight among them (>= 1 / influences per vertex) */
-    uint32_t first_neighbor;    /* N(a) = neighbors[first_neighbor .. first_neighbor + neighbor_count - 1] */
-    uint32_t neighbor_count;
-    /* For the CoR methods, set by sinew_joint_bounds_add_centers (0 from sinew_joint_bounds_build): */
-    uint32_t has_centers;       /* 1: the three fields below describe the mesh's centers of rotation */
-    float cor_center[3];        /* centre of the bounding box of those vertices' centers of rotation */
-    float cor_radius;           /* largest distance from cor_center to one of those centers */
-    float cor_offset;           /* largest distance from one of those vertices to its own center */
-} sinew_joint_bounds;
 
 /* Builds the joint bounds of a mesh of n vertices, given as v (4 influences) or
  * v8 (8; exactly one non-NULL), for a skeleton of joint_count joints. neighbors

@@ -12,24 +12,12 @@
 #ifndef SINEW_LINALG_H
 #define SINEW_LINALG_H
 
-#include <sinew/core.h>
+#include <sinew/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct sinew_vec3 { double x, y, z; } sinew_vec3;
-typedef struct sinew_quat { double x, y, z, w; } sinew_quat;
-typedef struct sinew_dualquat { sinew_quat real, dual; } sinew_dualquat;
-typedef struct sinew_mat3 { double m[3][3]; } sinew_mat3;   /* m[col][row] */
-typedef struct sinew_mat4 { double m[4][4]; } sinew_mat4;   /* m[col][row] */
-
-/* Translation, rotation, scale; the matrix is T * R * S. */
-typedef struct sinew_transform {
-    sinew_vec3 translation;
-    sinew_quat rotation;
-    sinew_vec3 scale;
-} sinew_transform;
 
 /* ---- vectors ---- */
 SINEW_API sinew_vec3 sinew_v3(double x, double y, double z);
@@ -119,7 +107,6 @@ SINEW_API sinew_vec3     sinew_dq_transform_normal(sinew_dualquat dq, sinew_vec3
  * decode is closest to n (angle error below 5e-5 rad). A zero or non-finite n
  * encodes as 0x80008000 (both halves -32768, never produced otherwise), which
  * decodes to the zero vector. */
-#define SINEW_OCT_ZERO 0x80008000u
 SINEW_API uint32_t   sinew_oct_encode(sinew_vec3 n);
 SINEW_API sinew_vec3 sinew_oct_decode(uint32_t packed);
 

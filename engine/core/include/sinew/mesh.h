@@ -10,36 +10,6 @@
 extern "C" {
 #endif
 
-/* One rest vertex, exactly as the GPU reads it (32 bytes).
- * weights are unorm16 (w = q / 65535), sorted by decreasing weight, summing to
- * exactly 65535; joints[0] is the vertex's major joint; unused slots have
- * weight 0 and repeat joints[0]. normal_oct: sinew_oct_encode(). */
-typedef struct sinew_vertex {
-    float position[3];
-    uint32_t normal_oct;
-    uint16_t joints[4];
-    uint16_t weights[4];
-} sinew_vertex;
-
-/* A rest vertex with up to 8 influences (48 bytes), for meshes whose vertices
- * need more than 4 (sinew_pack_vertices8; the GPU layout is chosen per mesh at
- * sinew_skinner_add_mesh). Same rules as sinew_vertex: weights unorm16 sorted
- * by decreasing weight, summing to exactly 65535; unused slots weight 0 and
- * joints[0]. */
-typedef struct sinew_vertex8 {
-    float position[3];
-    uint32_t normal_oct;
-    uint16_t joints[8];
-    uint16_t weights[8];
-} sinew_vertex8;
-
-/* A rest tangent frame (8 bytes, optional, per vertex, alongside the vertex):
- * the tangent direction sinew_oct_encode()d and the bitangent sign, exactly
- * +1.0f or -1.0f (bitangent = sign * cross(normal, tangent)). */
-typedef struct sinew_tangent {
-    uint32_t tangent_oct;
-    float sign;
-} sinew_tangent;
 
 /* Packs n tangents given as 4 floats each (xyz direction, need not be unit; w:
  * bitangent sign, w < 0 gives -1, else +1; glTF TANGENT layout). A zero
@@ -48,22 +18,6 @@ typedef struct sinew_tangent {
  * NULL, names it). */
 SINEW_API sinew_result sinew_pack_tangents(uint32_t n, const float *tangents4, sinew_tangent *out, uint32_t *bad_vertex);
 
-/* Variable-length influence lists. Either CSR (offsets != NULL: vertex i owns
- * entries offsets[i] .. offsets[i+1]-1) or fixed (offsets == NULL:
- * per_vertex entries per vertex). */
-typedef struct sinew_influences {
-    const uint32_t *offsets;     /* vertex_count + 1 entries, or NULL */
-    uint32_t per_vertex;         /* used when offsets == NULL */
-    const uint32_t *joints;
-    const float *weights;
-} sinew_influences;
-
-/* What packing did, for reporting. */
-typedef struct sinew_pack_stats {
-    uint32_t max_influences;     /* longest list seen (non-zero weights) */
-    uint32_t vertices_pruned;    /* vertices that had more than 4 (8 for sinew_pack_vertices8) non-zero influences */
-    uint32_t influences_pruned;  /* influences dropped in total */
-} sinew_pack_stats;
 
 /* Packs n vertices: positions and normals (3 floats each; normals need not be
  * unit, a zero normal stays zero), influences pruned to the 4 largest,

@@ -10,9 +10,8 @@
 #ifndef SINEW_REST_MESH_H
 #define SINEW_REST_MESH_H
 
-#include <sinew/bounds.h>
-#include <sinew/cor.h>
-#include <sinew/mesh.h>
+#include <sinew/skeleton.h>
+#include <sinew/threadpool.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,14 +3,12 @@
 #ifndef SINEW_SKELETON_H
 #define SINEW_SKELETON_H
 
-#include <sinew/linalg.h>
+#include <sinew/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Largest joint count a skeleton may have (joint indices are 16-bit on the GPU). */
-#define SINEW_MAX_JOINTS 65535u
 
 typedef struct sinew_skeleton sinew_skeleton;
 

@@ -37,7 +37,6 @@
 #define SINEW_CROWD_H
 
 #include <sinew/anim.h>
-#include <sinew/bounds.h>
 #include <sinew/morpher.h>
 #include <sinew/palette.h>
 #include <sinew/skinner.h>

@@ -30,7 +30,7 @@
 #ifndef SINEW_MORPHER_H
 #define SINEW_MORPHER_H
 
-#include <sinew/blendshape.h>
+#include <sinew/types.h>
 #include <sinew/skinner.h>
 
 #ifdef __cplusplus

@@ -15,7 +15,6 @@
 #define SINEW_SKINNER_H
 
 #include <sinew/gpu.h>
-#include <sinew/mesh.h>
 #include <sinew/rest_mesh.h>
 
 #ifdef __cplusplus
