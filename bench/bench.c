@@ -14,6 +14,8 @@
 #include <sinew/blendshape.h>
 #include <sinew/reference.h>
 #include <sinew/cor.h>
+#include <sinew/rbf.h>
+#include <sinew/autoweights.h>
 #include <sinew/palette_job.h>
 
 #include <errno.h>

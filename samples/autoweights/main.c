@@ -24,6 +24,8 @@
 #include <sinew/blendshape.h>
 #include <sinew/reference.h>
 #include <sinew/cor.h>
+#include <sinew/rbf.h>
+#include <sinew/autoweights.h>
 #include <sinew/palette_job.h>
 #include <sinew/palette.h>
 #include <sinew/anim.h>

@@ -6,6 +6,8 @@
 #include <sinew/blendshape.h>
 #include <sinew/reference.h>
 #include <sinew/cor.h>
+#include <sinew/rbf.h>
+#include <sinew/autoweights.h>
 #include <sinew/palette_job.h>
 
 void demo_model_free(demo_model *m)

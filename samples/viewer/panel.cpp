@@ -5,13 +5,6 @@
 // frame Sinew rendered and framebuffers over the swapchain views.
 #include "panel.h"
 #include <sinew/core.h>
-#include <sinew/linalg.h>
-#include <sinew/mesh.h>
-#include <sinew/bounds.h>
-#include <sinew/blendshape.h>
-#include <sinew/reference.h>
-#include <sinew/cor.h>
-#include <sinew/palette_job.h>
 
 #include <imgui.h>
 #include <imgui_impl_glfw.h>

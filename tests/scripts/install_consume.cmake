@@ -18,11 +18,11 @@ run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
 # 1. symbol hygiene of every installed library
 file(GLOB_RECURSE libs ${PREFIX}/*.a ${PREFIX}/*.so)
 list(LENGTH libs nlibs)
-# core, gpu, render, and asset unless built with SINEW_WITH_ASSIMP=OFF
-set(min_libs 3)
+# core, bake, reference, gpu, render, and asset unless built with SINEW_WITH_ASSIMP=OFF
+set(min_libs 5)
 file(GLOB_RECURSE asset_targets ${PREFIX}/sinewTargets-asset.cmake)
 if(asset_targets)
-  set(min_libs 4)
+  set(min_libs 6)
 endif()
 if(nlibs LESS min_libs)
   message(FATAL_ERROR "expected at least ${min_libs} installed libraries, found: ${libs}")

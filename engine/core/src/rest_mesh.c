@@ -4,7 +4,6 @@
 #include <sinew/linalg.h>
 #include "sinew/rest_mesh.h"
 #include "sinew/bounds.h"
-#include "sinew/cor.h"
 #include "sinew/mesh.h"
 #include "alloc_internal.h"
 #include "error_internal.h"
@@ -267,44 +266,6 @@ static sinew_result install_centers(sinew_rest_mesh *m, float *centers, sinew_er
     m->bounds = b;
     m->centers = centers;
     return SINEW_OK;
-}
-
-sinew_result sinew_rest_mesh_compute_centers(sinew_rest_mesh *m, const sinew_rest_mesh_centers_desc *desc,
-                                             sinew_error_info *err)
-{
-    snw_error_clear(err);
-    if (!m) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "mesh is NULL");
-    if (!m->triangles)
-        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                        "centers of rotation need the triangles: the rest mesh was created without them");
-    sinew_rest_mesh_centers_desc d;
-    memset(&d, 0, sizeof d);
-    if (desc) d = *desc;
-    float *c = (float *)snw_alloc(&m->alloc, sizeof(float) * 3 * (size_t)m->vertex_count);
-    if (!c) return snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "rest mesh: out of host memory");
-    sinew_cor_desc cd;
-    memset(&cd, 0, sizeof cd);
-    cd.vertex_count = m->vertex_count;
-    cd.vertices = m->v;
-    cd.vertices8 = m->v8;
-    cd.joint_count = m->joint_count;
-    cd.triangle_count = m->triangle_count;
-    cd.triangles = m->triangles;
-    cd.sigma = d.sigma;
-    cd.epsilon = d.epsilon;
-    cd.max_depth = d.max_depth;
-    cd.pool = d.pool;
-    cd.allocator = &m->alloc;
-    cd.progress = d.progress;
-    cd.progress_user = d.progress_user;
-    sinew_result r = sinew_cor_compute(&cd, c, NULL);
-    if (r != SINEW_OK) {
-        snw_free(&m->alloc, c);
-        if (r == SINEW_ERROR_CANCELLED)
-            return snw_fail(err, r, SINEW_ITEM_NONE, UINT32_MAX, "centers of rotation: cancelled by the progress callback");
-        return snw_fail(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, "centers of rotation: %s", sinew_result_string(r));
-    }
-    return install_centers(m, c, err);
 }
 
 sinew_result sinew_rest_mesh_set_centers(sinew_rest_mesh *m, const float *centers, sinew_error_info *err)

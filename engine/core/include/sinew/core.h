@@ -94,6 +94,11 @@ typedef struct sinew_error_info {
 /* Name of an item kind ("vertex", "mesh", "capacity", ...; "unknown" out of range). */
 SINEW_API const char *sinew_item_kind_name(sinew_item_kind kind);
 
+/* Progress of a long computation (imports, precomputes): fraction in [0, 1];
+ * return false to cancel (SINEW_ERROR_CANCELLED, nothing changed). Called on
+ * the calling thread between batches of work. */
+typedef bool (*sinew_progress_fn)(void *user, double fraction);
+
 /* Optional allocator callbacks. One rule for every create call: a NULL
  * sinew_allocator*, or one whose alloc and free are both NULL, means the C
  * library's aligned_alloc/free; one with exactly one of them NULL is refused

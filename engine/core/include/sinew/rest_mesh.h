@@ -68,26 +68,9 @@ SINEW_API const uint32_t *sinew_rest_mesh_triangles(const sinew_rest_mesh *m, ui
  * the CoR data once centers exist) and their neighbor lists. */
 SINEW_API const sinew_joint_bounds *sinew_rest_mesh_joint_bounds(const sinew_rest_mesh *m, const uint16_t **neighbors);
 
-/* Returns false to cancel a long computation; fraction in [0, 1]. Called on the
- * calling thread between batches of work. */
-typedef bool (*sinew_progress_fn)(void *user, double fraction);
-
-/* Options of sinew_rest_mesh_compute_centers; zero fields take the defaults of sinew_cor_desc. */
-typedef struct sinew_rest_mesh_centers_desc {
-    double sigma, epsilon;
-    uint32_t max_depth;
-    sinew_thread_pool *pool;          /* NULL: the calling thread only */
-    sinew_progress_fn progress;       /* NULL: none */
-    void *progress_user;
-} sinew_rest_mesh_centers_desc;
-
-/* Computes the centers of rotation (sinew_cor_compute on the packed vertices
- * and triangles) and adds them to the joint bounds. SINEW_ERROR_CANCELLED, and
- * the mesh unchanged, when progress returns false. INVALID_ARGUMENT without
- * triangles. desc may be NULL (defaults). */
-SINEW_API sinew_result sinew_rest_mesh_compute_centers(sinew_rest_mesh *m, const sinew_rest_mesh_centers_desc *desc,
-                                                       sinew_error_info *err);
-/* Sets centers computed earlier (a cache): 3 floats per vertex, finite. */
+/* Sets the centers of rotation: computed by sinew_rest_mesh_compute_centers
+ * (sinew/cor.h, bake layer) or loaded from a cache; 3 floats per vertex,
+ * finite. Adds their CoR data to the joint bounds. */
 SINEW_API sinew_result sinew_rest_mesh_set_centers(sinew_rest_mesh *m, const float *centers, sinew_error_info *err);
 /* The centers of rotation (3 floats per vertex), or NULL before they are computed or set. */
 SINEW_API const float *sinew_rest_mesh_centers(const sinew_rest_mesh *m);

@@ -34,6 +34,7 @@
 #define SINEW_COR_H
 
 #include <sinew/mesh.h>
+#include <sinew/rest_mesh.h>
 #include <sinew/threadpool.h>
 
 #ifdef __cplusplus
@@ -63,7 +64,7 @@ typedef struct sinew_cor_desc {
     /* Called on the calling thread between batches of vertex groups with the
      * fraction done; returning false stops the computation (SINEW_ERROR_CANCELLED,
      * nothing written). NULL: none. Batching does not change the result. */
-    bool (*progress)(void *user, double fraction);
+    sinew_progress_fn progress;
     void *progress_user;
 } sinew_cor_desc;
 
@@ -86,6 +87,24 @@ typedef struct sinew_cor_stats {
  * 65535), OUT_OF_HOST_MEMORY. Cost: see README, "Optimized centers of rotation". */
 SINEW_API sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, sinew_cor_stats *stats);
 
+/* ---- rest meshes (sinew/rest_mesh.h) ---- */
+
+/* Options of sinew_rest_mesh_compute_centers; zero fields take the defaults of sinew_cor_desc. */
+typedef struct sinew_rest_mesh_centers_desc {
+    double sigma, epsilon;
+    uint32_t max_depth;
+    sinew_thread_pool *pool;          /* NULL: the calling thread only */
+    sinew_progress_fn progress;       /* NULL: none */
+    void *progress_user;
+    const sinew_allocator *allocator; /* scratch; NULL = default */
+} sinew_rest_mesh_centers_desc;
+
+/* Computes the centers of rotation of a rest mesh (sinew_cor_compute on its
+ * packed vertices and triangles) and sets them (sinew_rest_mesh_set_centers). SINEW_ERROR_CANCELLED, and
+ * the mesh unchanged, when progress returns false. INVALID_ARGUMENT without
+ * triangles. desc may be NULL (defaults). */
+SINEW_API sinew_result sinew_rest_mesh_compute_centers(sinew_rest_mesh *m, const sinew_rest_mesh_centers_desc *desc,
+                                                       sinew_error_info *err);
 #ifdef __cplusplus
 }
 #endif

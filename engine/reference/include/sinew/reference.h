@@ -98,6 +98,7 @@
 
 #include <sinew/palette.h>
 #include <sinew/mesh.h>
+#include <sinew/blendshape.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -163,6 +164,26 @@ SINEW_API sinew_result sinew_reference_skin_rest(uint32_t n, const sinew_vertex 
                                                  const sinew_palette_joint *palette, uint32_t joint_count,
                                                  sinew_method method, uint32_t flags, double *pos_out,
                                                  double *nrm_out);
+
+/* ---- morph targets ---- */
+
+/* Float64 reference of the morph rule: the morphed rest positions and unit
+ * normals of n vertices (3 doubles each; nrm_out may be NULL). Validates like
+ * sinew_morph_validate and sinew_morph_check_weights. */
+SINEW_API sinew_result sinew_morph_reference(uint32_t n, const sinew_vertex *v, const sinew_morph_target *targets,
+                                             uint32_t target_count, const float *weights,
+                                             double *pos_out, double *nrm_out, sinew_morph_error *err);
+
+/* Float64 reference of the tangent rule: for each of n vertices the unit
+ * direction normalize(decode(tangents[i].tangent_oct) + sum_t w_t dt_t) (zero
+ * if shorter than 1e-30; targets without tangent_deltas add nothing), 3
+ * doubles per vertex in dir_out; the bitangent signs stay tangents[i].sign.
+ * The GPU morph pass stores the direction re-encoded to 16-bit octahedral:
+ * sinew_pack_tangents of (dir, sign) gives the sinew_tangent array it holds,
+ * for sinew_reference_tangents. Validates like sinew_morph_reference. */
+SINEW_API sinew_result sinew_morph_reference_tangents(uint32_t n, const sinew_tangent *tangents,
+                                                      const sinew_morph_target *targets, uint32_t target_count,
+                                                      const float *weights, double *dir_out, sinew_morph_error *err);
 
 #ifdef __cplusplus
 }
