@@ -20,13 +20,15 @@ command -v "$CC" >/dev/null 2>&1 || { echo "fuzz: $CC not found, skipped"; exit 
 mkdir -p "$WORK/corpus" "$WORK/artifacts" "$WORK/gltf_corpus" "$WORK/gltf_artifacts"
 CORE_SRC=$(ls "$SRC"/engine/core/src/*.c | grep -v '/version.c$')
 ASSET_SRC=$(ls "$SRC"/engine/asset/src/*.c)
+# the reference layer: the harnesses skin what they import with the float64 reference
+REF_SRC=$(ls "$SRC"/engine/reference/src/*.c)
 build() {
   echo "fuzz: building $WORK/$1"
   # shellcheck disable=SC2086
   $CC -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-      -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/core/src" -I"$SRC/engine/asset/src" \
+      -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/reference/include" -I"$SRC/engine/core/src" -I"$SRC/engine/asset/src" \
       -I"$SRC/shaders" $(pkg-config --cflags json-c) \
-      "$SRC/tests/fuzz/$1.c" $ASSET_SRC $CORE_SRC \
+      "$SRC/tests/fuzz/$1.c" $ASSET_SRC $REF_SRC $CORE_SRC \
       -lassimp $(pkg-config --libs json-c) -lstdc++ -lm -o "$WORK/$1" || { echo "fuzz: build of $1 failed"; exit 1; }
 }
 build fuzz_import
