@@ -32,16 +32,6 @@ typedef struct reentry {
 } reentry;
 
 
-/* sinew_skinner_destroy with a crowd or morpher still made on it: nothing freed,
- * the misuse reported through sinew_skinner_last_error (IN_USE) and the log. */
-static void check_destroy_refused(sinew_skinner *sk)
-{
-    sinew_skinner_destroy(sk);
-    sinew_error_info e;
-    sinew_skinner_last_error(sk, &e);
-    TU_CHECK(e.result == SINEW_ERROR_IN_USE && e.item == SINEW_ITEM_CALL_ORDER && strstr(e.message, "still exist"));
-    TU_CHECK(sinew_skinner_frames_in_flight(sk) > 0); /* still alive (ASan would see a freed one) */
-}
 
 static sinew_result reentrant_pose(void *user, const sinew_skeleton *skel, uint32_t character, double time,
                                    sinew_transform *out)
@@ -191,11 +181,11 @@ int main(void)
     }
 
     /* ---- the skinner must outlive its crowds ---- */
-    check_destroy_refused(sk);
+    tu_check_destroy_refused(sk);
     sinew_crowd *c2 = NULL;
     TU_CHECK_OK(sinew_crowd_create(&cd, &c2, NULL));
     sinew_crowd_destroy(c2);
-    check_destroy_refused(sk); /* c still exists */
+    tu_check_destroy_refused(sk); /* c still exists */
 
     /* ---- float64-finite palettes that overflow float32 ---- */
     sinew_crowd_character chars[NCHARS];

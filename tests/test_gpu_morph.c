@@ -68,16 +68,6 @@ typedef struct character {
 } character;
 
 
-/* sinew_skinner_destroy with a crowd or morpher still made on it: nothing freed,
- * the misuse reported through sinew_skinner_last_error (IN_USE) and the log. */
-static void check_destroy_refused(sinew_skinner *sk)
-{
-    sinew_skinner_destroy(sk);
-    sinew_error_info e;
-    sinew_skinner_last_error(sk, &e);
-    TU_CHECK(e.result == SINEW_ERROR_IN_USE && e.item == SINEW_ITEM_CALL_ORDER && strstr(e.message, "still exist"));
-    TU_CHECK(sinew_skinner_frames_in_flight(sk) > 0); /* still alive (ASan would see a freed one) */
-}
 
 static const uint32_t JC[NMESH] = { 8, 24, 40 };
 static const uint32_t NV[NMESH] = { 400, 1500, 900 };
@@ -204,7 +194,7 @@ static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_mor
     TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, out, &err), SINEW_ERROR_NOT_FOUND);
     TU_CHECK_OK(sinew_morpher_set_frame(mo, NULL, 0, NULL, &err));
     TU_CHECK_OK(sinew_skinner_end_frame(sk, VK_NULL_HANDLE));
-    check_destroy_refused(sk);
+    tu_check_destroy_refused(sk);
     sinew_morpher *second = NULL;
     TU_CHECK_RESULT(sinew_morpher_create(sk, NULL, &second), SINEW_ERROR_IN_USE);
     TU_CHECK_RESULT(sinew_morpher_set_pass(mo, (sinew_morph_pass)3), SINEW_ERROR_INVALID_ARGUMENT);

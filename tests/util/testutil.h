@@ -282,4 +282,15 @@ static inline double tu_normal_condition(const sinew_palette_joint *pal, const s
 /* Ends main(): prints PASS/FAIL and returns the exit code. */
 int tu_finish(const char *name);
 
+/* sinew_skinner_destroy with a crowd or morpher still made on it: nothing freed,
+ * the misuse reported through sinew_skinner_last_error (IN_USE) and the log. */
+static inline void tu_check_destroy_refused(sinew_skinner *sk)
+{
+    sinew_skinner_destroy(sk);
+    sinew_error_info e;
+    sinew_skinner_last_error(sk, &e);
+    TU_CHECK(e.result == SINEW_ERROR_IN_USE && e.item == SINEW_ITEM_CALL_ORDER && strstr(e.message, "still exist"));
+    TU_CHECK(sinew_skinner_frames_in_flight(sk) > 0); /* still alive (ASan would see a freed one) */
+}
+
 #endif

@@ -10,23 +10,7 @@
 #include <string.h>
 #include "sinew/rbf.h"
 
-static sinew_result fail(sinew_morph_error *err, sinew_result r, sinew_item_kind item, uint32_t index, uint32_t entry,
-                         const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        err->result = r;
-        err->item = item;
-        err->index = index;
-        err->entry = entry;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return r;
-}
 
-static void clear_err(sinew_morph_error *err) { snw_error_clear(err); }
 
 /* ---- RBF driver ------------------------------------------------------------ */
 
@@ -131,33 +115,33 @@ static void lu_solve(const double *a, uint32_t n, const uint32_t *piv, double *b
 
 sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_morph_error *err)
 {
-    clear_err(err);
-    if (!out) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out is NULL");
+    snw_error_clear(err);
+    if (!out) return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out is NULL");
     *out = NULL;
     if (!d || !d->example_rotations)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL desc or example rotations");
+        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL desc or example rotations");
     sinew_allocator al;
     if (snw_allocator_resolve(d->allocator, &al) != SINEW_OK)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "allocator with one NULL callback");
+        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "allocator with one NULL callback");
     uint32_t D = d->driver_count, E = d->example_count, O = d->output_count;
-    if (D == 0 || O == 0) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "zero drivers or outputs");
+    if (D == 0 || O == 0) return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "zero drivers or outputs");
     if ((unsigned)d->kernel > SINEW_RBF_MULTIQUADRIC)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "unknown kernel %d", (int)d->kernel);
+        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "unknown kernel %d", (int)d->kernel);
     if (!(d->width >= 0.0) || !isfinite(d->width) || !(d->regularization >= 0.0) || !isfinite(d->regularization) ||
         !(d->max_condition >= 0.0))
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
+        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
                     "width, regularization and max_condition must be finite and >= 0");
-    if (E < 2) return fail(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "%u example(s): at least 2 needed", E);
+    if (E < 2) return snw_fail_entry(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "%u example(s): at least 2 needed", E);
     if (E > 4096 || D > 1024 || O > SINEW_MORPH_MAX_TARGETS * 4u)
-        return fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "too many examples, drivers or outputs");
+        return snw_fail_entry(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "too many examples, drivers or outputs");
     if (!d->example_outputs && O != E)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
+        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
                     "identity outputs need output_count (%u) == example_count (%u)", O, E);
     if (d->example_outputs)
         for (uint32_t e = 0; e < E; e++)
             for (uint32_t o = 0; o < O; o++)
                 if (!isfinite(d->example_outputs[(size_t)e * O + o]))
-                    return fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, e, o, "example %u: output %u is not finite", e, o);
+                    return snw_fail_entry(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, e, o, "example %u: output %u is not finite", e, o);
 
     sinew_rbf *rb = (sinew_rbf *)snw_calloc(&al, 1, sizeof *rb);
     double *a = NULL;
@@ -171,7 +155,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
     }
     sinew_result r = SINEW_OK;
     if (!rb || !rb->ex || !rb->w || !a || !piv) {
-        r = fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out of host memory");
+        r = snw_fail_entry(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out of host memory");
         goto done;
     }
     rb->drivers = D;
@@ -181,7 +165,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
     for (uint32_t e = 0; e < E && r == SINEW_OK; e++)
         for (uint32_t j = 0; j < D; j++)
             if (!quat_normalize(d->example_rotations[(size_t)e * D + j], &rb->ex[(size_t)e * D + j])) {
-                r = fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, e, j,
+                r = snw_fail_entry(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_TARGET, e, j,
                          "example %u: rotation of driver %u is non-finite or zero-length", e, j);
                 break;
             }
@@ -196,7 +180,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
             if (k > i) {
                 sum += dd;
                 if (dd < 1e-9) {
-                    r = fail(err, SINEW_ERROR_SINGULAR, SINEW_ITEM_MORPH_TARGET, k, i, "example %u duplicates example %u (pose distance %g rad)",
+                    r = snw_fail_entry(err, SINEW_ERROR_SINGULAR, SINEW_ITEM_MORPH_TARGET, k, i, "example %u duplicates example %u (pose distance %g rad)",
                              k, i, dd);
                     goto done;
                 }
@@ -231,7 +215,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
         if (s > norm) norm = s;
     }
     if (!lu_factor(a, E, piv)) {
-        r = fail(err, SINEW_ERROR_SINGULAR, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "the RBF system is singular (ill-conditioned beyond float64)");
+        r = snw_fail_entry(err, SINEW_ERROR_SINGULAR, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "the RBF system is singular (ill-conditioned beyond float64)");
         goto done;
     }
     /* 1-norm of the inverse, column by column (dist is free again). */
@@ -248,7 +232,7 @@ sinew_result sinew_rbf_create(const sinew_rbf_desc *d, sinew_rbf **out, sinew_mo
     rb->condition = norm * inorm;
     double maxc = d->max_condition > 0.0 ? d->max_condition : 1e12;
     if (!(rb->condition <= maxc)) {
-        r = fail(err, SINEW_ERROR_SINGULAR, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
+        r = snw_fail_entry(err, SINEW_ERROR_SINGULAR, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
                  "the RBF system is ill-conditioned (condition number %g > %g): spread the examples, change the "
                  "width or add regularization",
                  rb->condition, maxc);

@@ -59,21 +59,6 @@ struct sinew_morpher {
     uint64_t serial;
 };
 
-static sinew_result fail(sinew_morph_error *err, sinew_result r, sinew_item_kind item, uint32_t index, uint32_t entry,
-                         const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        err->result = r;
-        err->item = item;
-        err->index = index;
-        err->entry = entry;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return r;
-}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -281,21 +266,21 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
                                        uint32_t target_count, sinew_morph_set_id *set, sinew_morph_error *err)
 {
     snw_error_clear(err);
-    if (!m || !set) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL morpher or set");
+    if (!m || !set) return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL morpher or set");
     snw_mesh_layout ml;
     if (snw_skinner_mesh_layout(m->sk, base.value, &ml) != SINEW_OK)
-        return fail(err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "mesh %u is not a mesh of the skinner", base.value);
-    if (target_count == 0) return fail(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "no targets");
+        return snw_fail_entry(err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "mesh %u is not a mesh of the skinner", base.value);
+    if (target_count == 0) return snw_fail_entry(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "no targets");
     sinew_result r = sinew_morph_validate(ml.vertex_count, targets, target_count, err);
     if (r != SINEW_OK) return r;
     if (m->set_count >= m->d.max_sets)
-        return fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX, "more than max_sets (%u) sets", m->d.max_sets);
+        return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX, "more than max_sets (%u) sets", m->d.max_sets);
     /* Tangent deltas need the mesh's tangent frames (the pass rewrites them). */
     uint32_t stride = SINEW_MORPH_ENTRY_SLOTS;
     for (uint32_t t = 0; t < target_count; t++) {
         if (!targets[t].tangent_deltas || !targets[t].count) continue;
         if (!ml.has_tangents)
-            return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_MORPH_TARGET, t, UINT32_MAX,
+            return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_MORPH_TARGET, t, UINT32_MAX,
                         "target %u has tangent deltas but mesh %u has no tangent frames", t, base.value);
         stride = SINEW_MORPH_ENTRY_SLOTS_TANGENT;
     }
@@ -303,7 +288,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     uint64_t nnz = 0;
     for (uint32_t t = 0; t < target_count; t++) nnz += targets[t].count;
     uint32_t *cnt = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * ((size_t)ml.vertex_count + 1));
-    if (!cnt) return fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out of host memory");
+    if (!cnt) return snw_fail_entry(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out of host memory");
     memset(cnt, 0, sizeof(uint32_t) * ((size_t)ml.vertex_count + 1));
     for (uint32_t t = 0; t < target_count; t++)
         for (uint32_t e = 0; e < targets[t].count; e++) cnt[targets[t].indices[e]]++;
@@ -313,7 +298,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     uint64_t need = (uint64_t)rows + nnz * stride + list_vec4;
     if ((uint64_t)m->data_used + need > m->d.max_data_vec4) {
         snw_gpu_free(m->gpu, cnt);
-        return fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX,
+        return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX,
                     "targets need %llu data vec4, %u left of max_data_vec4", (unsigned long long)need,
                     m->d.max_data_vec4 - m->data_used);
     }
@@ -328,7 +313,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         snw_gpu_free(m->gpu, tfirst);
         snw_gpu_free(m->gpu, tcount);
         snw_gpu_free(m->gpu, rowof);
-        return fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out of host memory");
+        return snw_fail_entry(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out of host memory");
     }
     if (need) memset(data, 0, (size_t)need * 16u);
     /* Rows in vertex order; cnt becomes each vertex's next entry (absolute uvec4 index). */
@@ -385,7 +370,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         if (r != SINEW_OK) {
             snw_gpu_free(m->gpu, tfirst);
             snw_gpu_free(m->gpu, tcount);
-            return fail(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "upload failed");
+            return snw_fail_entry(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "upload failed");
         }
     }
     morph_set *s = &m->msets[m->set_count];
@@ -490,32 +475,32 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
 {
     snw_error_clear(err);
     if (!m || (count && (!items || !meshes_out)))
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL morpher, items or meshes_out");
+        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL morpher, items or meshes_out");
     uint32_t fs;
     sinew_result wr = snw_skinner_frame_slot(m->sk, &fs);
     if (wr != SINEW_OK)
-        return fail(err, wr, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "waiting for the ring slot of the next frame failed");
+        return snw_fail_entry(err, wr, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "waiting for the ring slot of the next frame failed");
     /* Validate everything first. */
     uint64_t serial = ++m->serial;
     uint64_t weights = 0;
     for (uint32_t i = 0; i < count; i++) {
         const sinew_morph_item *it = &items[i];
         if (it->slot.value >= m->slot_count)
-            return fail(err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_MORPH_SLOT, i, UINT32_MAX, "item %u: unknown morph slot %u", i, it->slot.value);
+            return snw_fail_entry(err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_MORPH_SLOT, i, UINT32_MAX, "item %u: unknown morph slot %u", i, it->slot.value);
         morph_slot *sl = &m->slots[it->slot.value];
         if (sl->used_serial == serial)
-            return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_MORPH_SLOT, i, UINT32_MAX, "item %u: morph slot %u named twice", i,
+            return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_MORPH_SLOT, i, UINT32_MAX, "item %u: morph slot %u named twice", i,
                         it->slot.value);
         sl->used_serial = serial;
         const morph_set *st = &m->msets[sl->set];
         sinew_morph_error we;
         sinew_result r = sinew_morph_check_weights(it->weights, it->weight_count, st->targets, &we);
         if (r != SINEW_OK)
-            return fail(err, r, SINEW_ITEM_MORPH_SLOT, i, we.index, "item %u (slot %u): %s", i, it->slot.value, we.message);
+            return snw_fail_entry(err, r, SINEW_ITEM_MORPH_SLOT, i, we.index, "item %u (slot %u): %s", i, it->slot.value, we.message);
         weights += st->targets;
     }
     if (weights > m->d.max_weights)
-        return fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX, "%llu weights this frame, max_weights %u",
+        return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX, "%llu weights this frame, max_weights %u",
                     (unsigned long long)weights, m->d.max_weights);
     /* Write the slot's weights and items. */
     uint8_t *base = (uint8_t *)m->frame.mapped + fs * m->slot_stride;

@@ -9,33 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 
-static sinew_result fail(sinew_morph_error *err, sinew_result r, sinew_item_kind item, uint32_t index, uint32_t entry,
-                         const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        err->result = r;
-        err->item = item;
-        err->index = index;
-        err->entry = entry;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return r;
-}
 
-static void clear_err(sinew_morph_error *err) { snw_error_clear(err); }
 
-static const char *tname(const sinew_morph_target *t) { return t->name ? t->name : "(unnamed)"; }
 
 sinew_result sinew_morph_reference(uint32_t n, const sinew_vertex *v, const sinew_morph_target *targets,
                                    uint32_t target_count, const float *weights, double *pos_out, double *nrm_out,
                                    sinew_morph_error *err)
 {
-    clear_err(err);
-    if (!v || !pos_out) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL vertices or output");
-    if (n == 0) return fail(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "no vertices");
+    snw_error_clear(err);
+    if (!v || !pos_out) return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL vertices or output");
+    if (n == 0) return snw_fail_entry(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "no vertices");
     sinew_result r = sinew_morph_validate(n, targets, target_count, err);
     if (r == SINEW_OK) r = sinew_morph_check_weights(weights, target_count, target_count, err);
     if (r != SINEW_OK) return r;
@@ -80,10 +63,10 @@ sinew_result sinew_morph_reference_tangents(uint32_t n, const sinew_tangent *tan
                                             const sinew_morph_target *targets, uint32_t target_count,
                                             const float *weights, double *dir_out, sinew_morph_error *err)
 {
-    clear_err(err);
+    snw_error_clear(err);
     if (!tangents || !dir_out)
-        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL tangents or output");
-    if (n == 0) return fail(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "no vertices");
+        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "NULL tangents or output");
+    if (n == 0) return snw_fail_entry(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "no vertices");
     sinew_result r = sinew_morph_validate(n, targets, target_count, err);
     if (r == SINEW_OK) r = sinew_morph_check_weights(weights, target_count, target_count, err);
     if (r != SINEW_OK) return r;
