@@ -57,7 +57,7 @@ if(MODE STREQUAL "gpu")
   message(STATUS "core + gpu consumer: ${RUN_OUT}")
 elseif(MODE STREQUAL "errors")
   # A component that does not exist: not found, and the message names it.
-  consume(unknown fail "required components missing:.*component 'nonexistent': no such component \\(Sinew's components: core, bake, reference, gpu, render, asset"
+  consume(unknown fail "required components missing:.*component 'nonexistent': no such component \\(Sinew's components: core, bake, reference, gpu, debug, render, asset"
           "-DREQ=core\\;nonexistent")
   # The same as an optional component: found, sinew_nonexistent_FOUND false.
   consume(unknown_optional ok "sinew components: core=TRUE;gpu=;render=;asset=;nonexistent=FALSE"
