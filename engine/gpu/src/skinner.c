@@ -577,7 +577,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         if (!hb[i].allowed)
             return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                            "desc.%s given without %s", hb[i].name, hb[i].needs);
-        uint64_t al = lim->minStorageBufferOffsetAlignment;
+        uint64_t al = lim->minStorageBufferOffsetAlignment > 16 ? lim->minStorageBufferOffsetAlignment : 16;
         if (i == 0 && lim->minTexelBufferOffsetAlignment > al) al = lim->minTexelBufferOffsetAlignment;
         if (al && b->offset % al)
             return sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,

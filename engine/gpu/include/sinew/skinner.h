@@ -58,8 +58,8 @@ typedef enum sinew_read_path {
 /* A range of a VkBuffer the host owns (sinew_skinner_desc.output_buffer, ...). */
 typedef struct sinew_buffer_range {
     VkBuffer buffer;                /* VK_NULL_HANDLE: Sinew allocates the buffer itself */
-    VkDeviceSize offset;            /* a multiple of minStorageBufferOffsetAlignment (output: and of
-                                       minTexelBufferOffsetAlignment) */
+    VkDeviceSize offset;            /* a multiple of 16 and of minStorageBufferOffsetAlignment
+                                       (output: and of minTexelBufferOffsetAlignment) */
     VkDeviceSize size;              /* at least max_output_vertices x the stride (CAPACITY otherwise) */
 } sinew_buffer_range;
 
