@@ -1,0 +1,143 @@
+/* sinew-bench-bounds: the cost of per-character culling boxes against the
+ * palette work they follow, on one thread, as the crowd does them (palette
+ * by sinew_palette_build_f32, then sinew_character_bounds on that palette).
+ * Model: a real character when assimp's test models are installed
+ * (X/Testwuson.X, 40 joints, 11,196 vertices; X/BCN_Epileptic.X, 58 joints,
+ * 15,378 vertices), packed by sinew_asset_rest_mesh with its joint bounds.
+ * Poses: random local rotations up to 0.6 rad on every joint, and for the
+ * scale methods real non-uniform scale (0.7..1.3 per axis) on a quarter of the
+ * joints. Per method: ns per character for the palette and for the box, and
+ * their ratio; median of 5 rounds of N characters.
+ * Usage: sinew-bench-bounds [--characters N] [--model PATH]... */
+#define _POSIX_C_SOURCE 200809L
+#include <sinew/rest_mesh.h>
+#include <sinew/asset.h>
+#include <sinew/bounds.h>
+#include <sinew/linalg.h>
+#include <sinew/palette_job.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static uint64_t rs = 0x0b0dd5u;
+static double rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return (double)(rs >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void bench_model(const char *path, uint32_t chars)
+{
+    sinew_asset_desc d = { 0 };
+    d.path = path;
+    sinew_asset *a = NULL;
+    if (sinew_asset_load(&d, &a) != SINEW_OK) {
+        printf("%s: not found or not loadable, skipped\n", path);
+        return;
+    }
+    const sinew_skeleton *skel = sinew_asset_skeleton(a);
+    uint32_t nj = sinew_skeleton_joint_count(skel);
+    sinew_rest_mesh *rm = NULL;
+    sinew_error_info e;
+    if (sinew_asset_rest_mesh(a, SINEW_ASSET_ALL_MESHES, 4, &rm, &e) != SINEW_OK) {
+        printf("%s: %s\n", path, e.message);
+        sinew_asset_destroy(a);
+        return;
+    }
+    const uint16_t *nb = NULL;
+    const sinew_joint_bounds *jb = sinew_rest_mesh_joint_bounds(rm, &nb);
+    uint64_t neighbors = 0;
+    for (uint32_t j = 0; j < nj; j++) neighbors += jb[j].neighbor_count;
+    printf("%s: %u joints, %u vertices, %.1f neighbours per joint, %u characters\n", path, nj,
+           sinew_rest_mesh_vertex_count(rm), (double)neighbors / nj, chars);
+    printf("  %-16s %12s %12s %8s\n", "method", "palette ns", "bounds ns", "ratio");
+
+    size_t sb = sinew_palette_scratch_bytes(nj);
+    void *scratch = aligned_alloc(16, (sb + 15) / 16 * 16);
+    float *pal = aligned_alloc(16, sizeof(float) * 4 * 8 * nj);
+    sinew_transform *poses = malloc(sizeof(sinew_transform) * nj * (size_t)chars);
+    const sinew_method methods[] = { SINEW_METHOD_LBS, SINEW_METHOD_DQS, SINEW_METHOD_DQS_SCALE };
+    for (int mi = 0; mi < 3; mi++) {
+        sinew_method m = methods[mi];
+        int scaled = m == SINEW_METHOD_DQS_SCALE;
+        for (uint32_t c = 0; c < chars; c++)
+            for (uint32_t j = 0; j < nj; j++) {
+                sinew_transform *t = &poses[(size_t)c * nj + j];
+                *t = sinew_skeleton_rest_pose(skel)[j];
+                sinew_vec3 axis = sinew_v3_normalize(sinew_v3(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5));
+                t->rotation = sinew_quat_mul(t->rotation, sinew_quat_from_axis_angle(axis, 0.6 * rnd()));
+                if (scaled && j % 4 == 1) t->scale = sinew_v3(0.7 + 0.6 * rnd(), 0.7 + 0.6 * rnd(), 0.7 + 0.6 * rnd());
+            }
+        double tp[5], tb[5];
+        for (int round = 0; round < 5; round++) {
+            double p = 0, b = 0;
+            for (uint32_t c = 0; c < chars; c++) {
+                sinew_palette_character ch = { 0 };
+                ch.skeleton = skel;
+                ch.method = m;
+                ch.pose = &poses[(size_t)c * nj];
+                double t0 = now_ns();
+                sinew_result r = sinew_palette_build_f32(&ch, scratch, sb, pal);
+                double t1 = now_ns();
+                float lo[3], hi[3];
+                sinew_result rb = sinew_character_bounds(jb, nb, nj, m, 0, pal, lo, hi);
+                double t2 = now_ns();
+                if (r != SINEW_OK || rb != SINEW_OK) {
+                    printf("  %s: %s / %s\n", sinew_method_name(m), sinew_result_string(r), sinew_result_string(rb));
+                    break;
+                }
+                p += t1 - t0;
+                b += t2 - t1;
+            }
+            tp[round] = p / chars;
+            tb[round] = b / chars;
+        }
+        qsort(tp, 5, sizeof(double), cmp_d);
+        qsort(tb, 5, sizeof(double), cmp_d);
+        printf("  %-16s %12.0f %12.0f %7.2fx\n", sinew_method_name(m), tp[2], tb[2], tb[2] / tp[2]);
+    }
+    free(scratch);
+    free(pal);
+    free(poses);
+    sinew_rest_mesh_destroy(rm);
+    sinew_asset_destroy(a);
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t chars = 1000;
+    const char *models[8];
+    int nm = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--characters") && i + 1 < argc) chars = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--model") && i + 1 < argc && nm < 8) models[nm++] = argv[++i];
+        else {
+            fprintf(stderr, "usage: sinew-bench-bounds [--characters N] [--model PATH]...\n");
+            return 2;
+        }
+    }
+    if (!nm) {
+        models[nm++] = "/usr/share/assimp/models/X/Testwuson.X";
+        models[nm++] = "/usr/share/assimp/models/X/BCN_Epileptic.X";
+    }
+    if (chars == 0) chars = 1;
+    for (int i = 0; i < nm; i++) bench_model(models[i], chars);
+    return 0;
+}
