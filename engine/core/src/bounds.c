@@ -164,38 +164,40 @@ sinew_result sinew_joint_bounds_add_centers(const sinew_vertex *v, const sinew_v
     return SINEW_OK;
 }
 
-/* An upper bound of the spectral norm of the 3x3 of rows r: sqrt of the largest
- * eigenvalue of M = A^T A by the closed form for symmetric 3x3 matrices, raised by
- * 1e-9 relative, and never above the Frobenius norm (the fallback). */
+/* An upper bound of the spectral norm of the 3x3 A of rows r, without
+ * transcendental functions: lambda_max(A^T A) = lambda_max(A A^T) is at most the
+ * largest Gershgorin row sum of either (diagonal + |off-diagonals|) and at most
+ * ||A||_F^2; the smallest of the three is taken, raised by 1e-9 relative. Exact for
+ * A = R diag(s) (A^T A diagonal) and diag(s) R (A A^T diagonal): rotations with
+ * uniform or per-axis scale, the common skin matrices. */
 static double spectral_norm(const float *r)
 {
-    double a[3][3], m[3][3], fro = 0;
+    double a[3][3], fro = 0;
     for (int i = 0; i < 3; i++)
         for (int c = 0; c < 3; c++) {
             a[i][c] = r[4 * i + c];
             fro += a[i][c] * a[i][c];
         }
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) m[i][j] = a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j];
-    double p1 = m[0][1] * m[0][1] + m[0][2] * m[0][2] + m[1][2] * m[1][2];
-    double q = (m[0][0] + m[1][1] + m[2][2]) / 3.0, lmax;
-    double p2 = (m[0][0] - q) * (m[0][0] - q) + (m[1][1] - q) * (m[1][1] - q) + (m[2][2] - q) * (m[2][2] - q) + 2 * p1;
-    if (p2 <= 1e-300 * (q * q + 1e-300)) {
-        lmax = q;
-    } else {
-        double pp = sqrt(p2 / 6.0), b[3][3];
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) b[i][j] = (m[i][j] - (i == j ? q : 0.0)) / pp;
-        double det = b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) - b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
-                     b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0]);
-        double rr = det / 2.0;
-        double phi = rr <= -1.0 ? 1.0471975511965976 /* pi / 3 */ : rr >= 1.0 ? 0.0 : acos(rr) / 3.0;
-        lmax = q + 2.0 * pp * cos(phi);
+    double g1 = 0, g2 = 0;
+    for (int i = 0; i < 3; i++) {
+        double s1 = 0, s2 = 0;
+        for (int j = 0; j < 3; j++) {
+            /* (A^T A)_ij = col i . col j, (A A^T)_ij = row i . row j */
+            double c = a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j];
+            double w = a[i][0] * a[j][0] + a[i][1] * a[j][1] + a[i][2] * a[j][2];
+            s1 += fabs(c);
+            s2 += fabs(w);
+        }
+        g1 = s1 > g1 ? s1 : g1;
+        g2 = s2 > g2 ? s2 : g2;
     }
-    double s = sqrt(lmax > 0 ? lmax : 0) * (1.0 + 1e-9) + 1e-300;
-    double f = sqrt(fro);
-    return s < f ? s : f;
+    double l = g1 < g2 ? g1 : g2;
+    l = l < fro ? l : fro;
+    return sqrt(l) * (1.0 + 1e-9) + 1e-300;
 }
+
+/* Joints whose per-joint terms sinew_character_bounds keeps on the stack. */
+#define BOUNDS_CACHE 128u
 
 /* Affine rows (LBS skin or S of the scale methods) applied to p; a bound of the 3x3's spectral norm. */
 static bv3 rows_apply(const float *r, bv3 p, double *norm)
@@ -219,33 +221,58 @@ static bv3 dq_apply(const float *q, bv3 p)
               p.z + 2 * vz + 2 * (rw * dz - dw * rz + cz));
 }
 
+/* A unit dual quaternion (as dq_apply normalizes it) as the rigid map
+ * p -> R p + t, 12 doubles (rows of R, then t): the same map as dq_apply up to
+ * rounding, without its square root and divisions per point. */
+static void dq_matrix(const float *q, double *m)
+{
+    double rx = q[0], ry = q[1], rz = q[2], rw = q[3], dx = q[4], dy = q[5], dz = q[6], dw = q[7];
+    double l = sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
+    rx /= l; ry /= l; rz /= l; rw /= l; dx /= l; dy /= l; dz /= l; dw /= l;
+    /* R = I + 2 [r]x^2 + 2 w [r]x; t = 2 (w d - dw r + r x d) */
+    m[0] = 1 - 2 * (ry * ry + rz * rz); m[1] = 2 * (rx * ry - rw * rz); m[2] = 2 * (rx * rz + rw * ry);
+    m[3] = 2 * (rx * ry + rw * rz); m[4] = 1 - 2 * (rx * rx + rz * rz); m[5] = 2 * (ry * rz - rw * rx);
+    m[6] = 2 * (rx * rz - rw * ry); m[7] = 2 * (ry * rz + rw * rx); m[8] = 1 - 2 * (rx * rx + ry * ry);
+    m[9] = 2 * (rw * dx - dw * rx + ry * dz - rz * dy);
+    m[10] = 2 * (rw * dy - dw * ry + rz * dx - rx * dz);
+    m[11] = 2 * (rw * dz - dw * rz + rx * dy - ry * dx);
+}
+
+static bv3 matrix_apply(const double *m, bv3 p)
+{
+    return b3(m[0] * p.x + m[1] * p.y + m[2] * p.z + m[9], m[3] * p.x + m[4] * p.y + m[5] * p.z + m[10],
+              m[6] * p.x + m[7] * p.y + m[8] * p.z + m[11]);
+}
+
 /* Over a joint's neighbours j (joints sharing a vertex with it): the largest distance
  * from x's image under j's affine rows to xa, and in *norm the largest bound of their
  * 3x3's spectral norm. */
 static double rows_spread(const float *pal, uint32_t stride, const uint16_t *nb, uint32_t n, bv3 x, bv3 xa,
-                          double *norm)
+                          const double *norms, double *norm)
 {
-    double spread = 0;
+    double spread2 = 0;
     *norm = 0;
     for (uint32_t k = 0; k < n; k++) {
-        double f;
-        double d = blen(bsub(rows_apply(pal + (size_t)stride * nb[k], x, &f), xa));
-        spread = d > spread ? d : spread;
+        bv3 d = bsub(rows_apply(pal + (size_t)stride * nb[k], x, NULL), xa);
+        double d2 = d.x * d.x + d.y * d.y + d.z * d.z;
+        double f = norms ? norms[nb[k]] : spectral_norm(pal + (size_t)stride * nb[k]);
+        spread2 = d2 > spread2 ? d2 : spread2;
         *norm = f > *norm ? f : *norm;
     }
-    return spread;
+    return sqrt(spread2) * (1.0 + 1e-12);
 }
 
 /* The same for the neighbours' dual quaternions (at dq_off floats in each joint's slots). */
 static double dq_spread(const float *pal, uint32_t stride, uint32_t dq_off, const uint16_t *nb, uint32_t n, bv3 x,
-                        bv3 xa)
+                        bv3 xa, const double *mats)
 {
-    double spread = 0;
+    double spread2 = 0;
     for (uint32_t k = 0; k < n; k++) {
-        double d = blen(bsub(dq_apply(pal + (size_t)stride * nb[k] + dq_off, x), xa));
-        spread = d > spread ? d : spread;
+        bv3 d = bsub(mats ? matrix_apply(mats + 12u * nb[k], x) : dq_apply(pal + (size_t)stride * nb[k] + dq_off, x), xa);
+        double d2 = d.x * d.x + d.y * d.y + d.z * d.z;
+        spread2 = d2 > spread2 ? d2 : spread2;
     }
-    return spread;
+    return sqrt(spread2) * (1.0 + 1e-12);
 }
 
 /* p mapped back by the inverse of a joint's transform as packed (reference.c
@@ -386,6 +413,22 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
     uint32_t bulge_off = SINEW_PAL_OFF_BULGE((uint32_t)method) * 4u;
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     int any = 0;
+    /* Per joint, once per call rather than once per (joint, neighbour) pair: the
+     * spectral-norm bound of the affine rows and the rigid map of the dual
+     * quaternion. On the stack up to BOUNDS_CACHE joints (13 KiB), computed in
+     * the neighbour loops beyond (no allocation either way). */
+    double norm_cache[BOUNDS_CACHE], mat_cache[12u * BOUNDS_CACHE];
+    const double *norms = NULL, *mats = NULL;
+    if (joint_count <= BOUNDS_CACHE) {
+        if (method == SINEW_METHOD_LBS || scale) {
+            for (uint32_t a = 0; a < joint_count; a++) norm_cache[a] = spectral_norm(packed_palette + (size_t)stride * a);
+            norms = norm_cache;
+        }
+        if (method != SINEW_METHOD_LBS) {
+            for (uint32_t a = 0; a < joint_count; a++) dq_matrix(packed_palette + (size_t)stride * a + dq_off, mat_cache + 12u * a);
+            mats = mat_cache;
+        }
+    }
     for (uint32_t a = 0; a < joint_count; a++) {
         const sinew_joint_bounds *jb = &joints[a];
         if (!(jb->radius >= 0.0f)) continue;
@@ -407,26 +450,26 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
             double q = jb->cor_radius, o = jb->cor_offset + G, e1 = q, norm = 1.0;
             if (scale) { /* stage 1: c1 = sum w_k S_k c within e1 of S_a g; |p1 - c1| <= max ||A_k|| o */
                 bv3 Ga = rows_apply(pa, g, NULL);
-                e1 = rows_spread(packed_palette, stride, nb, nn, g, Ga, &norm) + norm * q;
+                e1 = rows_spread(packed_palette, stride, nb, nn, g, Ga, norms, &norm) + norm * q;
                 g = Ga;
             }
             /* c' = sum w_k R_k c1 (T_k c for plain CoR): within e1 + max_k |R_k g - R_a g| of R_a g */
-            bv3 Ra = dq_apply(pa + dq_off, g);
+            bv3 Ra = mats ? matrix_apply(mats + 12u * a, g) : dq_apply(pa + dq_off, g);
             P = Ra; /* p' = R (p1 - c1) + c', R a rotation */
-            e = e1 + dq_spread(packed_palette, stride, dq_off, nb, nn, g, Ra) + norm * o;
+            e = e1 + dq_spread(packed_palette, stride, dq_off, nb, nn, g, Ra, mats) + norm * o;
         } else if (method == SINEW_METHOD_LBS || scale) {
             /* LBS (or stage 1): around T_a c (S_a c) */
             double norm;
             P = rows_apply(pa, c, NULL);
-            e = rows_spread(packed_palette, stride, nb, nn, c, P, &norm) + norm * r;
+            e = rows_spread(packed_palette, stride, nb, nn, c, P, norms, &norm) + norm * r;
             if (scale) { /* stage 2: DQS of the R_k around S_a c with radius e */
-                bv3 Ra = dq_apply(pa + dq_off, P);
-                e = e + dq_spread(packed_palette, stride, dq_off, nb, nn, P, Ra) / wmin;
+                bv3 Ra = mats ? matrix_apply(mats + 12u * a, P) : dq_apply(pa + dq_off, P);
+                e = e + dq_spread(packed_palette, stride, dq_off, nb, nn, P, Ra, mats) / wmin;
                 P = Ra;
             }
         } else { /* DQS */
-            P = dq_apply(pa + dq_off, c);
-            e = r + dq_spread(packed_palette, stride, dq_off, nb, nn, c, P) / wmin;
+            P = mats ? matrix_apply(mats + 12u * a, c) : dq_apply(pa + dq_off, c);
+            e = r + dq_spread(packed_palette, stride, dq_off, nb, nn, c, P, mats) / wmin;
         }
         grow(lo, hi, P, e);
         if (flags & SINEW_SKIN_BULGE_CORRECTION) {
