@@ -196,6 +196,19 @@ static double spectral_norm(const float *r)
     return sqrt(l) * (1.0 + 1e-9) + 1e-300;
 }
 
+/* 1 when no value of p[0..n) is NaN or infinite: an exponent of all ones,
+ * found with integer operations (branch-free, vectorizable). */
+static int palette_finite(const float *p, size_t n)
+{
+    uint32_t flag = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, p + i, sizeof b);
+        flag |= (b & 0x7f800000u) + 0x00800000u; /* bit 31 set only for exponent 0xff */
+    }
+    return (flag & 0x80000000u) == 0;
+}
+
 /* Joints whose per-joint terms sinew_character_bounds keeps on the stack. */
 #define BOUNDS_CACHE 128u
 
@@ -406,8 +419,7 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
     for (uint32_t a = 0; cor && a < joint_count; a++)
         if (joints[a].radius >= 0.0f && !joints[a].has_centers) return SINEW_ERROR_NOT_FOUND;
     uint32_t stride = sinew_palette_gpu_stride(method, flags) * 4u; /* floats per joint */
-    for (uint64_t i = 0; i < (uint64_t)stride * joint_count; i++)
-        if (!isfinite(packed_palette[i])) return SINEW_ERROR_NON_FINITE;
+    if (!palette_finite(packed_palette, (size_t)stride * joint_count)) return SINEW_ERROR_NON_FINITE;
     int scale = method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS && method != SINEW_METHOD_COR;
     uint32_t dq_off = SINEW_PAL_OFF_DQ((uint32_t)method) * 4u; /* floats */
     uint32_t bulge_off = SINEW_PAL_OFF_BULGE((uint32_t)method) * 4u;

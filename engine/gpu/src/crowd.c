@@ -40,6 +40,8 @@ typedef struct crowd_scratch {          /* one per worker */
     void *fast;                         /* sinew_palette_scratch_bytes(max_joints), 16-aligned */
     float *growth;                      /* max_joints: a morphed mesh's per-joint bounds growth */
     size_t fast_bytes;
+    float *pal;                         /* a palette in cached memory for its box (see crowd_character) */
+    void *pal_block;                    /* the allocation pal lies in (4 bytes past a 16-byte boundary) */
 } crowd_scratch;
 
 /* What failed for a character in a range (crowd.char_stage). */
@@ -141,6 +143,7 @@ void sinew_crowd_destroy(sinew_crowd *c)
         for (uint32_t i = 0; i < c->scratch_count; i++) {
             snw_free(a, c->scratch[i].local);
             snw_free(a, c->scratch[i].fast);
+            snw_free(a, c->scratch[i].pal_block);
             snw_free(a, c->scratch[i].growth);
         }
     }
@@ -289,7 +292,12 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
         s->fast_bytes = sinew_palette_scratch_bytes(max_joints);
         s->fast = snw_calloc(a, 1, s->fast_bytes); /* snw_alloc blocks are 16-byte aligned or more */
         s->growth = (float *)snw_calloc(a, max_joints, sizeof(float));
-        if (!s->local || !s->fast || !s->growth) {
+        /* the largest palette per joint: 8 vec4 (scale methods with bulge); 4 bytes
+         * past 16-byte alignment, so sinew_palette_build_f32 writes it with plain
+         * (cached) stores rather than streaming ones */
+        s->pal_block = snw_calloc(a, 1, sizeof(float) * 4u * 8u * (size_t)max_joints + 16u);
+        s->pal = s->pal_block ? (float *)((char *)s->pal_block + 4) : NULL;
+        if (!s->local || !s->fast || !s->growth || !s->pal_block) {
             sinew_crowd_destroy(c);
             return OOM("thread scratch");
         }
@@ -710,10 +718,19 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     if (r != SINEW_OK) return r;
     /* float32 palette straight into the destination; NON_FINITE when a
      * value does not fit in float32 */
-    float *pal = c->job_dst + (size_t)c->palette_offsets[i] * 4u;
+    float *dst = c->job_dst + (size_t)c->palette_offsets[i] * 4u;
+    int want_box = c->job_skip && m->has_bounds;
+    /* With a box to compute, the palette is built in cached scratch, boxed there
+     * and then copied to the destination: the destination is the mapped ring
+     * (write-combined on discrete GPUs, uncached to read) and is written with
+     * streaming stores, so reading it back would go to memory. Without a box it
+     * is built straight into the destination. */
+    float *pal = want_box ? s->pal : dst;
     *stage = STAGE_PALETTE;
     r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, pal);
     if (r != SINEW_OK) return r;
+    if (want_box)
+        memcpy(dst, pal, sizeof(float) * 4u * (size_t)m->joint_count * sinew_palette_gpu_stride(ch->method, ch->flags));
     /* the box from the packed palette just written (the data the GPU reads);
      * none (NOT_FOUND) for CoR methods without centers in the bounds data, a
      * mesh given in ch->meshes other than the model's, or a morphed mesh without
