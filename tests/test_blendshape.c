@@ -133,11 +133,13 @@ static void test_rbf(tu_rng *r)
                 neg[j].x = -neg[j].x; neg[j].y = -neg[j].y; neg[j].z = -neg[j].z; neg[j].w = -neg[j].w;
             }
             float yf[O];
+            double yn[O];
             TU_CHECK_OK(sinew_rbf_evaluate(rb, neg, yf));
-            /* float32 evaluation: error up to 0.72 x 2^-24 x the system's condition number
-             * over 203 random seeds (weights of size ~ condition, summed in float); a flat
-             * 1e-5 failed 3 of 200 (e.g. SINEW_TEST_SEED=761372: 2.2e-5 at condition 5103) */
-            for (int o = 0; o < O; o++) TU_CHECK_NEAR(yf[o], out[e * O + o], fmax(1e-5, 0x1p-22 * sinew_rbf_condition(rb)));
+            TU_CHECK_OK(sinew_rbf_evaluate_f64(rb, neg, yn));
+            /* float32 output: the float64 sums rounded once (accumulated in double), so
+             * as accurate as the float64 path whatever the condition number */
+            for (int o = 0; o < O; o++) TU_CHECK(yf[o] == (float)yn[o]);
+            for (int o = 0; o < O; o++) TU_CHECK_NEAR(yf[o], out[e * O + o], 1e-9 + 0x1p-23 * fabs(out[e * O + o]));
         }
         TU_CHECK_MSG(worst <= 1e-9, "kernel %d: interpolation error %g (condition %g)", k, worst, sinew_rbf_condition(rb));
         sinew_rbf_destroy(rb);
@@ -237,6 +239,53 @@ static void test_rbf(tu_rng *r)
     TU_CHECK_RESULT(sinew_rbf_create(&d, &rb, &err), SINEW_ERROR_INVALID_ARGUMENT);
 }
 
+/* An accepted but ill-conditioned driver (condition 1e7..1e11, under the 1e12
+ * default): the float32 evaluation reproduces its examples as the float64 one
+ * does (it used to accumulate in float: errors of condition x 2^-24). */
+static void test_rbf_ill_conditioned(tu_rng *r)
+{
+    enum { D = 1, E = 8, O = 2 };
+    sinew_quat ex[E * D];
+    double out[E * O];
+    for (int e = 0; e < E; e++) {
+        ex[e] = axis_angle(0, 0, 1, 0.25 * e);
+        for (int o = 0; o < O; o++) out[e * O + o] = tu_uniform(r, -1, 1);
+    }
+    double cond = 0;
+    for (double width = 0.5; width < 1e3 && !(cond >= 1e7); width *= 1.5) {
+        sinew_rbf_desc d = { 0 };
+        d.driver_count = D;
+        d.example_count = E;
+        d.example_rotations = ex;
+        d.output_count = O;
+        d.example_outputs = out;
+        d.kernel = SINEW_RBF_GAUSSIAN;
+        d.width = width;
+        sinew_rbf *rb = NULL;
+        sinew_morph_error err;
+        if (sinew_rbf_create(&d, &rb, &err) != SINEW_OK) break; /* past the accepted condition */
+        cond = sinew_rbf_condition(rb);
+        if (cond >= 1e7) {
+            double worst = 0, worst64 = 0;
+            for (int e = 0; e < E; e++) {
+                float yf[O];
+                double yn[O];
+                TU_CHECK_OK(sinew_rbf_evaluate(rb, &ex[e], yf));
+                TU_CHECK_OK(sinew_rbf_evaluate_f64(rb, &ex[e], yn));
+                for (int o = 0; o < O; o++) {
+                    worst = fmax(worst, fabs(yf[o] - out[e * O + o]));
+                    worst64 = fmax(worst64, fabs(yn[o] - out[e * O + o]));
+                }
+            }
+            fprintf(stderr, "rbf width %.3g condition %.3g: float32 error %.3g, float64 error %.3g\n", width, cond,
+                    worst, worst64);
+            TU_CHECK(worst <= worst64 + 0x1p-23);
+        }
+        sinew_rbf_destroy(rb);
+    }
+    TU_CHECK_MSG(cond >= 1e7, "no accepted driver reached condition 1e7 (%g)", cond);
+}
+
 static void test_smpl(void)
 {
     sinew_quat q[2] = { { 0, 0, 0, 1 }, { 0, 0, 0, 0 } };
@@ -256,6 +305,7 @@ int main(void)
     tu_rng r = tu_rng_seeded(0xB1E5Dull);
     test_reference(&r);
     test_rbf(&r);
+    test_rbf_ill_conditioned(&r);
     test_smpl();
     return tu_finish("test_blendshape");
 }

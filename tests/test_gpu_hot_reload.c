@@ -6,6 +6,7 @@
  *    id and rest space (rest_used_bytes back to the same figure), and skins to
  *    the same bytes as the same mesh in a fresh skinner; many reload cycles do
  *    not grow the rest buffer's use;
+ *  - a crowd frame with no characters is legal (update, begin/end);
  *  - the device-memory callbacks see every vkAllocateMemory / vkFreeMemory of
  *    the gpu and skinner layers: their live total covers the skinner's memory
  *    report, and everything is freed at the end.
@@ -151,6 +152,15 @@ int main(void)
     ch.method = SINEW_METHOD_LBS;
     TU_CHECK_RESULT(sinew_crowd_update(crowd, &ch, 1, NULL, &e), SINEW_ERROR_NOT_FOUND);
     TU_CHECK(e.item == SINEW_ITEM_CHARACTER && e.index == 0 && strstr(e.message, "was removed"));
+    /* A frame with no characters is legal (the crowd emptied by the reload): nothing skinned. */
+    sinew_crowd_stats st;
+    TU_CHECK_OK(sinew_crowd_update(crowd, NULL, 0, &st, &e));
+    TU_CHECK(st.characters == 0 && st.instances == 0 && st.output_vertices == 0);
+    TU_CHECK_OK(sinew_crowd_prepare_begin(crowd, &ch, 0, NULL, &e));
+    TU_CHECK_OK(sinew_crowd_prepare_end(crowd, &st, &e));
+    TU_CHECK_OK(sinew_skinner_submit(sk));
+    TU_CHECK_RESULT(sinew_crowd_update(crowd, NULL, 1, NULL, &e), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(e.item == SINEW_ITEM_ARGUMENT && strstr(e.message, "chars is NULL"));
 
     /* Remove, refuse its instances, reuse its space and id; several cycles. */
     float pal[12 * NJ];

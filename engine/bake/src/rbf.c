@@ -299,23 +299,31 @@ sinew_result sinew_rbf_evaluate_f64(const sinew_rbf *rb, const sinew_quat *rotat
 sinew_result sinew_rbf_evaluate(const sinew_rbf *rb, const sinew_quat *rotations, float *weights_out)
 {
     if (!rb || !rotations || !weights_out) return SINEW_ERROR_INVALID_ARGUMENT;
-    /* Accumulate per output in double without scratch memory. */
+    /* The same sums as sinew_rbf_evaluate_f64, accumulated in double on the stack
+     * (outputs in chunks of RBF_CHUNK; the kernel values are recomputed per chunk),
+     * rounded to float once at the end. */
+    enum { RBF_CHUNK = 64 };
     uint32_t D = rb->drivers, O = rb->outputs;
     for (uint32_t j = 0; j < D; j++) {
         sinew_quat q;
         if (!quat_normalize(rotations[j], &q)) return SINEW_ERROR_NON_FINITE;
     }
-    for (uint32_t o = 0; o < O; o++) weights_out[o] = 0.0f;
-    for (uint32_t e = 0; e < rb->examples; e++) {
-        double s = 0.0;
-        for (uint32_t j = 0; j < D; j++) {
-            sinew_quat q;
-            quat_normalize(rotations[j], &q);
-            double th = pose_distance_n(&q, &rb->ex[(size_t)e * D + j], 1);
-            s += th * th;
+    for (uint32_t o0 = 0; o0 < O; o0 += RBF_CHUNK) {
+        uint32_t no = O - o0 < RBF_CHUNK ? O - o0 : RBF_CHUNK;
+        double acc[RBF_CHUNK];
+        for (uint32_t o = 0; o < no; o++) acc[o] = 0.0;
+        for (uint32_t e = 0; e < rb->examples; e++) {
+            double s = 0.0;
+            for (uint32_t j = 0; j < D; j++) {
+                sinew_quat q;
+                quat_normalize(rotations[j], &q);
+                double th = pose_distance_n(&q, &rb->ex[(size_t)e * D + j], 1);
+                s += th * th;
+            }
+            double f = phi(rb->kernel, sqrt(s), rb->width);
+            for (uint32_t o = 0; o < no; o++) acc[o] += rb->w[(size_t)e * O + o0 + o] * f;
         }
-        double f = phi(rb->kernel, sqrt(s), rb->width);
-        for (uint32_t o = 0; o < O; o++) weights_out[o] = (float)((double)weights_out[o] + rb->w[(size_t)e * O + o] * f);
+        for (uint32_t o = 0; o < no; o++) weights_out[o0 + o] = (float)acc[o];
     }
     for (uint32_t o = 0; o < O; o++)
         if (!isfinite(weights_out[o])) return SINEW_ERROR_NON_FINITE;

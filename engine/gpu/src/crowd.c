@@ -964,12 +964,13 @@ static sinew_result prepare_begin(sinew_crowd *c, const sinew_crowd_character *c
     if (!c->skinner)
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                         "the crowd has no skinner (sinew_crowd_desc.skinner): use sinew_crowd_build_palettes");
-    if (!chars || count == 0)
-        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s",
-                        !chars ? "chars is NULL" : "count is 0");
+    if (!chars && count)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "chars is NULL with count %u",
+                        count);
     if (count > c->max_characters)
         return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, "max_characters (%u): count is %u",
                         c->max_characters, count);
+    /* count 0: an empty frame (nothing skinned), legal like any other */
     c->instance_count = 0;
     c->character_count = 0;
     uint64_t slots, verts;

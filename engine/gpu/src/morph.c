@@ -339,7 +339,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         tcount[t] = targets[t].count;
         for (uint32_t e = 0; e < targets[t].count; e++) lists[lpos + e] = rowof[targets[t].indices[e]];
         /* rows in memory order: neighbouring invocations read neighbouring rows */
-        qsort(lists + lpos, targets[t].count, sizeof(uint32_t), cmp_u32);
+        if (targets[t].count > 1) qsort(lists + lpos, targets[t].count, sizeof(uint32_t), cmp_u32);
         lpos += targets[t].count;
     }
     snw_gpu_free(m->gpu, rowof);
