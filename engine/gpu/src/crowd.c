@@ -73,6 +73,11 @@ struct sinew_crowd {
      * the last successful prepare: model, first output vertex, reset owed. */
     uint32_t *last_model, *last_output;
     uint8_t *reset_owed;
+    /* Per character of the frame being prepared: skinned although update_every would
+     * skip it, because its output range or model changed (insertions or removals
+     * before it) or it owes a reset: a skipped character's output must still be
+     * its own (prepare_begin). */
+    uint8_t *forced;
     uint32_t last_count;                /* characters of the last successful prepare */
     /* Character boxes (models with bounds data): box_new written by the jobs of
      * a prepare, copied to box (box_valid) when it succeeds; 6 floats each. */
@@ -161,6 +166,7 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(a, c->last_model);
     snw_free(a, c->last_output);
     snw_free(a, c->reset_owed);
+    snw_free(a, c->forced);
     snw_free(a, c->box);
     snw_free(a, c->box_new);
     snw_free(a, c->box_valid);
@@ -262,6 +268,7 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
     c->last_model = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->last_output = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->reset_owed = (uint8_t *)snw_calloc(a, max_chars, 1);
+    c->forced = (uint8_t *)snw_calloc(a, max_chars, 1);
     c->box = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
     c->box_new = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
     c->box_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
@@ -281,7 +288,7 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
     }
     if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->skinned ||
         !c->instance_vertices || !c->scratch || !c->scratch_busy || !c->claimed || !c->char_result ||
-        !c->char_stage || !c->last_model || !c->last_output || !c->reset_owed || !c->box || !c->box_new ||
+        !c->char_stage || !c->last_model || !c->last_output || !c->reset_owed || !c->forced || !c->box || !c->box_new ||
         !c->box_valid || !c->box_new_ok) {
         sinew_crowd_destroy(c);
         return OOM("per-character and per-instance arrays");
@@ -615,9 +622,15 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
 }
 
 /* Skipped this frame (sinew_crowd_character.hidden / update_every). */
-static int crowd_skipped(const sinew_crowd_character *ch, uint32_t index, uint64_t frame)
+static int crowd_skipped(const sinew_crowd *c, const sinew_crowd_character *ch, uint32_t index)
 {
-    return ch->hidden || (ch->update_every > 1 && (frame + index) % ch->update_every != 0);
+    return ch->hidden || (!c->forced[index] && ch->update_every > 1 && (c->frame + index) % ch->update_every != 0);
+}
+
+/* First output vertex of character i in this frame's layout (0 without meshes). */
+static uint32_t crowd_first_output(const sinew_crowd *c, uint32_t i)
+{
+    return c->first_instance[i] < c->first_instance[i + 1] ? c->instances[c->first_instance[i]].output_offset : 0u;
 }
 
 /* Clip-driven morph weights of the characters not skipped (serial, inside the
@@ -635,7 +648,7 @@ static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_charact
         const sinew_crowd_character *ch = &chars[i];
         if (!ch->morph_slots) continue;
         c->m_any = 1;
-        if (crowd_skipped(ch, i, c->frame)) continue;
+        if (crowd_skipped(c, ch, i)) continue;
         const crowd_model *m = &c->models[ch->model.value];
         const sinew_clip *clip = !ch->pose ? ch->clip : NULL;
         uint32_t wc = clip ? sinew_clip_weight_count(clip) : 0;
@@ -696,7 +709,7 @@ static sinew_result crowd_morph_submit(sinew_crowd *c, sinew_error_info *err)
 static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i, uint8_t *stage)
 {
     const sinew_crowd_character *ch = &c->job_chars[i];
-    if (c->job_skip && crowd_skipped(ch, i, c->frame)) return SINEW_OK; /* no palette for a skipped character */
+    if (c->job_skip && crowd_skipped(c, ch, i)) return SINEW_OK; /* no palette for a skipped character */
     const crowd_model *m = &c->models[ch->model.value];
     sinew_palette_character pc = { 0 };
     pc.skeleton = m->skeleton;
@@ -929,7 +942,7 @@ static sinew_result crowd_instances_error(sinew_crowd *c, sinew_result r, uint32
 {
     const sinew_crowd_character *chars = c->job_chars;
     for (uint32_t i = 0; i < c->job_count; i++) {
-        if (crowd_skipped(&chars[i], i, c->frame)) continue;
+        if (crowd_skipped(c, &chars[i], i)) continue;
         for (uint32_t k = c->first_instance[i]; k < c->first_instance[i + 1]; k++) {
             sinew_error_info se;
             sinew_result ri = sinew_skinner_set_instances(c->skinner, &c->instances[k], 1, &se);
@@ -977,6 +990,12 @@ static sinew_result prepare_begin(sinew_crowd *c, const sinew_crowd_character *c
     uint32_t ninst = 0;
     sinew_result r = crowd_layout(c, chars, count, 1, &slots, &verts, &ninst, err);
     if (r != SINEW_OK) return r;
+    /* update_every must not leave a character showing another's vertices: one
+     * whose output range or model changed (or that owes a reset) is skinned now. */
+    for (uint32_t i = 0; i < count; i++)
+        c->forced[i] = (uint8_t)(!chars[i].hidden &&
+                                 (chars[i].reset_previous || i >= c->last_count || c->reset_owed[i] ||
+                                  c->last_model[i] != chars[i].model.value || c->last_output[i] != crowd_first_output(c, i)));
     double t0 = now_ms();
     sinew_frame frame;
     r = sinew_skinner_begin_frame(c->skinner, &frame);
@@ -1041,7 +1060,7 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
     uint32_t nskin = 0, skipped = 0;
     uint64_t skin_verts = 0, skin_joints = 0;
     for (uint32_t i = 0; r == SINEW_OK && i < count; i++) {
-        if (crowd_skipped(&chars[i], i, c->frame)) {
+        if (crowd_skipped(c, &chars[i], i)) {
             skipped++;
             continue;
         }
@@ -1075,12 +1094,12 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
         uint32_t first = c->first_instance[i] < c->first_instance[i + 1] ? c->instances[c->first_instance[i]].output_offset : 0u;
         bool changed = chars[i].reset_previous || i >= c->last_count || c->reset_owed[i] ||
                        c->last_model[i] != chars[i].model.value || c->last_output[i] != first;
-        int skip = crowd_skipped(&chars[i], i, c->frame);
+        int skip = crowd_skipped(c, &chars[i], i);
         c->reset_owed[i] = (uint8_t)(changed && skip);
         if (!skip) { /* boxes: skinned characters get this frame's; skipped ones keep theirs */
             c->box_valid[i] = c->box_new_ok[i];
             memcpy(c->box + (size_t)i * 6u, c->box_new + (size_t)i * 6u, sizeof(float) * 6u);
-        } else if (i >= c->last_count) {
+        } else if (changed) { /* hidden and moved: its range and box are no longer its own */
             c->box_valid[i] = 0;
         }
         c->last_model[i] = chars[i].model.value;

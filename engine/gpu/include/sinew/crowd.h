@@ -174,7 +174,12 @@ typedef struct sinew_crowd_character {
      * the crowd's count of successful prepare/update calls before this one (0
      * first) and index its position in the array. A skipped character costs no
      * palette work and no GPU work, and its output vertices keep what they last
-     * held (its layout, palette and output offsets, is unchanged). */
+     * held. An update_every character is skinned anyway (not skipped) on a frame
+     * where its output range or model differs from the last prepare's at its
+     * index (characters inserted or removed before it, the first frame), or with
+     * reset_previous (another character now at its index): its range always holds
+     * its own vertices. A hidden character whose range moved is not skinned: its
+     * range may hold anything and it has no box (NOT_FOUND) until skinned. */
     bool hidden;
     uint32_t update_every;           /* 0 or 1: every frame */
     /* Previous-frame positions (skinner made with keep_previous, see skinner.h):
