@@ -319,6 +319,22 @@ static void test_auto_weights_errors(const sinew_skeleton *sk)
     TU_CHECK_RESULT(sinew_auto_weights(sk, 1, bad, 2.0, jo, we), SINEW_ERROR_NON_FINITE);
     TU_CHECK_RESULT(sinew_auto_weights(NULL, 1, p, 2.0, jo, we), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_RESULT(sinew_auto_weights(sk, 1, p, 2.0, NULL, we), SINEW_ERROR_INVALID_ARGUMENT);
+    /* joints 1e300 apart: refused, never NaN weights with SINEW_OK */
+    int32_t parents[2] = { -1, 0 };
+    sinew_transform rest[2];
+    for (int j = 0; j < 2; j++) {
+        rest[j].translation = sinew_v3(j ? 1e300 : 0, 0, 0);
+        rest[j].rotation = sinew_quat_identity();
+        rest[j].scale = sinew_v3(1, 1, 1);
+    }
+    sinew_skeleton_desc sd = { 0 };
+    sd.joint_count = 2;
+    sd.parents = parents;
+    sd.rest_local = rest;
+    sinew_skeleton *far = NULL;
+    TU_CHECK_OK(sinew_skeleton_create(&sd, &far));
+    if (far) TU_CHECK_RESULT(sinew_auto_weights(far, 1, p, 2.0, jo, we), SINEW_ERROR_LIMIT_EXCEEDED);
+    sinew_skeleton_destroy(far);
 }
 
 /* random skeletons: weights sum to 1, slot 0 is a nearest bone, pack accepts them */

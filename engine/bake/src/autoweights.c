@@ -36,6 +36,8 @@ static sinew_result aw_prepare(const sinew_skeleton *skel, const sinew_auto_weig
         sinew_skeleton_bone_segment(skel, j, &h, &t);
         double c[6] = { h.x, h.y, h.z, t.x, t.y, t.z };
         for (int k = 0; k < 6; k++) {
+            /* squared distances to segments this far overflow to inf - inf = NaN */
+            if (!(fabs(c[k]) <= SINEW_AUTO_WEIGHTS_MAX_COORD)) return SINEW_ERROR_LIMIT_EXCEEDED;
             if (c[k] < lo[k % 3]) lo[k % 3] = c[k];
             if (c[k] > hi[k % 3]) hi[k % 3] = c[k];
         }

@@ -9,6 +9,9 @@
 extern "C" {
 #endif
 
+/* Largest |coordinate| of a bone segment the automatic weights accept. */
+#define SINEW_AUTO_WEIGHTS_MAX_COORD 1e150
+
 /* Automatic weights: w_ij = k(d_ij) / sum_j k(d_ij), k(d) = d^-alpha, with d_ij
  * the distance from vertex i to joint j's bone segment (sinew_skeleton_bone_segment).
  * A vertex within 1e-9 * (skeleton size) of one or more bones gets its weight
@@ -19,7 +22,9 @@ extern "C" {
  * The kernel is evaluated as (d_min / d)^alpha, so far vertices never overflow.
  * "Skeleton size" is the diagonal of the bounding box of every bone segment (1 if 0).
  * Errors: INVALID_ARGUMENT (NULL, alpha not finite and > 0), EMPTY (n == 0),
- * NON_FINITE (a position). Cost: n * joint_count segment distances. */
+ * NON_FINITE (a position), LIMIT_EXCEEDED (a bone segment coordinate beyond
+ * SINEW_AUTO_WEIGHTS_MAX_COORD: distances there overflow). Cost: n * joint_count
+ * segment distances. */
 SINEW_API sinew_result sinew_auto_weights(const sinew_skeleton *skel, uint32_t n, const float *positions,
                                 double alpha, uint32_t *joints4, float *weights4);
 
