@@ -68,15 +68,19 @@ run() {
 run fuzz_import "$WORK/corpus" "$WORK/artifacts" "$SECS" "$WORK/fuzz.log"
 run fuzz_gltf "$WORK/gltf_corpus" "$WORK/gltf_artifacts" "$GSECS" "$WORK/fuzz_gltf.log"
 
-ours=0; theirs=0; hangs=0
+ours=0; theirs=0; hangs=0; unknown=0; unreproduced=0
 for a in "$WORK"/artifacts/crash-* "$WORK"/artifacts/timeout-* "$WORK"/artifacts/oom-*; do
   [ -f "$a" ] || continue
   case "$(basename "$a")" in timeout-*|oom-*) hangs=$((hangs+1)); continue;; esac
-  ASAN_OPTIONS=detect_leaks=0 "$WORK/fuzz_import" "$a" > "$a.trace" 2>&1
-  # the first frame that is Sinew's or assimp's decides
-  first=$(grep -E '^ *#[0-9]+ ' "$a.trace" | grep -E 'engine/(core|asset)/src|libassimp' | head -1)
-  if echo "$first" | grep -qE "engine/(core|asset)/src"; then ours=$((ours+1)); echo "fuzz: CRASH IN SINEW: $a"; head -30 "$a.trace"
-  else theirs=$((theirs+1)); fi
+  # replayed alone: a crash that does not reproduce is nobody's (reported, not blamed)
+  if ASAN_OPTIONS=detect_leaks=0 "$WORK/fuzz_import" "$a" > "$a.trace" 2>&1; then
+    unreproduced=$((unreproduced+1)); echo "fuzz: crash not reproduced alone: $a"; continue
+  fi
+  # the first frame that is Sinew's or assimp's decides; none (an empty stack) blames nobody
+  first=$(grep -E '^ *#[0-9]+ ' "$a.trace" | grep -E 'engine/(core|asset|reference)/src|libassimp' | head -1)
+  if echo "$first" | grep -qE "engine/(core|asset|reference)/src"; then ours=$((ours+1)); echo "fuzz: CRASH IN SINEW: $a"; head -30 "$a.trace"
+  elif echo "$first" | grep -q libassimp; then theirs=$((theirs+1))
+  else unknown=$((unknown+1)); echo "fuzz: CRASH, NO SINEW OR ASSIMP FRAME: $a"; head -30 "$a.trace"; fi
 done
 gcrash=0; ghangs=0
 for a in "$WORK"/gltf_artifacts/crash-* "$WORK"/gltf_artifacts/timeout-* "$WORK"/gltf_artifacts/oom-*; do
@@ -90,15 +94,17 @@ for a in "$WORK"/gltf_artifacts/crash-* "$WORK"/gltf_artifacts/timeout-* "$WORK"
       else ghangs=$((ghangs+1)); echo "fuzz: glTF timeout/oom: $a"; tail -30 "$a.trace"; fi
       continue;;
   esac
-  ASAN_OPTIONS=detect_leaks=0 "$WORK/fuzz_gltf" "$a" > "$a.trace" 2>&1
+  if ASAN_OPTIONS=detect_leaks=0 "$WORK/fuzz_gltf" "$a" > "$a.trace" 2>&1; then
+    unreproduced=$((unreproduced+1)); echo "fuzz: glTF crash not reproduced alone: $a"; continue
+  fi
   # a glTF 1.x file falls back to assimp: the first Sinew-or-assimp frame decides, as above
-  first=$(grep -E '^ *#[0-9]+ ' "$a.trace" | grep -E 'engine/(core|asset)/src|libassimp' | head -1)
+  first=$(grep -E '^ *#[0-9]+ ' "$a.trace" | grep -E 'engine/(core|asset|reference)/src|libassimp' | head -1)
   if echo "$first" | grep -q libassimp; then theirs=$((theirs+1)); continue; fi
   gcrash=$((gcrash+1)); echo "fuzz: CRASH IN THE glTF IMPORTER: $a"; head -30 "$a.trace"
 done
 stats() { echo "total runs $(grep -Eo '#[0-9]+' "$1" | tail -1 | tr -d '#'), last $(grep -Eo 'exec/s:? [0-9]+' "$1" | tail -1)"; }
 echo "fuzz: assimp path: $(stats "$WORK/fuzz.log"), corpus $(ls "$WORK/corpus" | wc -l) files"
-echo "fuzz: assimp path: crashes in Sinew code: $ours; crashes inside assimp (both targets): $theirs; timeouts/ooms: $hangs (artifacts in $WORK/artifacts)"
+echo "fuzz: assimp path: crashes in Sinew code: $ours; crashes inside assimp (both targets): $theirs; with neither frame: $unknown; not reproduced alone (both targets): $unreproduced; timeouts/ooms: $hangs (artifacts in $WORK/artifacts)"
 echo "fuzz: glTF importer: $(stats "$WORK/fuzz_gltf.log"), corpus $(ls "$WORK/gltf_corpus" | wc -l) files"
 echo "fuzz: glTF importer: crashes: $gcrash; timeouts/ooms: $ghangs (artifacts in $WORK/gltf_artifacts)"
-[ "$ours" -eq 0 ] && [ "$gcrash" -eq 0 ] && [ "$ghangs" -eq 0 ]
+[ "$ours" -eq 0 ] && [ "$unknown" -eq 0 ] && [ "$gcrash" -eq 0 ] && [ "$ghangs" -eq 0 ]
