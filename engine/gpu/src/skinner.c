@@ -110,20 +110,10 @@ static sinew_result create_descriptors(sinew_skinner *sk)
         { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 10 * F },
         { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 7 * F },
     };
-    VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
-    pci.maxSets = F;
-    pci.poolSizeCount = 2;
-    pci.pPoolSizes = ps;
-    VkResult vr = gpu->vk.vkCreateDescriptorPool(gpu->device, &pci, SNW_VKA(gpu), &sk->dpool);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkDescriptorSetLayout layouts[MAXF];
-    for (uint32_t s = 0; s < F; s++) layouts[s] = sk->dsl;
-    VkDescriptorSetAllocateInfo ai = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
-    ai.descriptorPool = sk->dpool;
-    ai.descriptorSetCount = F;
-    ai.pSetLayouts = layouts;
-    vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &ai, sk->sets);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    r = snw_vk_descriptor_sets(gpu, SNW_VKA(gpu), sk->dsl, F, ps, 2, &sk->dpool, sk->sets);
+    if (r != SINEW_OK) return r;
+    VkDescriptorType types[SINEW_BIND_COUNT];
+    snw_skinner_binding_types(types);
     for (uint32_t s = 0; s < F; s++) {
         VkDescriptorBufferInfo bi[SINEW_BIND_COUNT] = {
             [SINEW_BIND_REST] = { sk->rest.buffer, 0, sk->rest.size },
@@ -137,40 +127,16 @@ static sinew_result create_descriptors(sinew_skinner *sk)
             [SINEW_BIND_TANGENT_OUT] = { sk->tan_out.buffer, sk->tan_base, sk->tan_out.size },
             [SINEW_BIND_COR] = { sk->cor.buffer, 0, sk->cor.size },
         };
-        VkWriteDescriptorSet w[SINEW_BIND_COUNT];
-        memset(w, 0, sizeof w);
-        for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
-            w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-            w[i].dstSet = sk->sets[s];
-            w[i].dstBinding = i;
-            w[i].descriptorCount = 1;
-            if (i == SINEW_BIND_REST_TEXEL) {
-                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-                w[i].pTexelBufferView = &sk->rest_view;
-            } else if (i == SINEW_BIND_BULGE_TEXEL) {
-                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-                w[i].pTexelBufferView = &sk->bulge_view;
-            } else if (i == SINEW_BIND_TANGENT_REST_TEXEL) {
-                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-                w[i].pTexelBufferView = &sk->tan_rest_view;
-            } else if (i == SINEW_BIND_COR_TEXEL) {
-                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-                w[i].pTexelBufferView = &sk->cor_view;
-            } else if (i == SINEW_BIND_WORK_TEXEL) {
-                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-                w[i].pTexelBufferView = &sk->work_view[s];
-            } else if (i == SINEW_BIND_OUTPUT_TEXEL) {
-                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-                w[i].pTexelBufferView = &sk->out_view;
-            } else if (i == SINEW_BIND_PALETTE_TEXEL) {
-                w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-                w[i].pTexelBufferView = &sk->pal_view[s];
-            } else {
-                w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-                w[i].pBufferInfo = &bi[i];
-            }
-        }
-        gpu->vk.vkUpdateDescriptorSets(gpu->device, SINEW_BIND_COUNT, w, 0, NULL);
+        VkBufferView views[SINEW_BIND_COUNT] = {
+            [SINEW_BIND_REST_TEXEL] = sk->rest_view,
+            [SINEW_BIND_PALETTE_TEXEL] = sk->pal_view[s],
+            [SINEW_BIND_BULGE_TEXEL] = sk->bulge_view,
+            [SINEW_BIND_TANGENT_REST_TEXEL] = sk->tan_rest_view,
+            [SINEW_BIND_COR_TEXEL] = sk->cor_view,
+            [SINEW_BIND_OUTPUT_TEXEL] = sk->out_view,
+            [SINEW_BIND_WORK_TEXEL] = sk->work_view[s],
+        };
+        snw_vk_write_set(gpu, sk->sets[s], SINEW_BIND_COUNT, types, bi, views);
     }
     return SINEW_OK;
 }
@@ -203,6 +169,20 @@ static sinew_result create_commands(sinew_skinner *sk)
         if (vr != VK_SUCCESS) return snw_vk_result(vr);
     }
     return SINEW_OK;
+}
+
+/* An output-side buffer: the host's (desc.*_buffer, used from its offset, never
+ * destroyed here) where given, else a new device-local one if r is still SINEW_OK. */
+static sinew_result host_or_own_buffer(sinew_gpu *gpu, sinew_result r, const sinew_buffer_range *host, VkDeviceSize bytes,
+                                       VkBufferUsageFlags usage, snw_vk_buffer *b, VkDeviceSize *base)
+{
+    if (host->buffer) {
+        b->buffer = host->buffer;
+        b->size = bytes;
+        *base = host->offset;
+        return r;
+    }
+    return r == SINEW_OK ? snw_vk_buffer_create(gpu, bytes, usage, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, b) : r;
 }
 
 sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc, sinew_skinner **out,
@@ -364,34 +344,19 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     sk->ext_out = d.output_buffer.buffer != VK_NULL_HANDLE;
     sk->ext_prev = d.previous_buffer.buffer != VK_NULL_HANDLE;
     sk->ext_tan = d.tangent_buffer.buffer != VK_NULL_HANDLE;
-    if (sk->ext_out) {
-        sk->output.buffer = d.output_buffer.buffer;
-        sk->output.size = out_bytes;
-        sk->out_base = d.output_buffer.offset;
-    } else if (r == SINEW_OK) {
-        r = snw_vk_buffer_create(gpu, out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
-                                   VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | xfer, 0, local, 0, &sk->output);
-    }
-    if (sk->ext_prev) {
-        sk->previous.buffer = d.previous_buffer.buffer;
-        sk->previous.size = prev_bytes;
-        sk->prev_base = d.previous_buffer.offset;
-    } else if (r == SINEW_OK) {
-        r = snw_vk_buffer_create(gpu, prev_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->previous);
-    }
+    r = host_or_own_buffer(gpu, r, &d.output_buffer, out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | xfer,
+                           &sk->output, &sk->out_base);
+    r = host_or_own_buffer(gpu, r, &d.previous_buffer, prev_bytes,
+                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, &sk->previous,
+                           &sk->prev_base);
     if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, tan_rest_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                    xfer, 0, local, 0,
                                  &sk->tan_rest);
-    if (sk->ext_tan) {
-        sk->tan_out.buffer = d.tangent_buffer.buffer;
-        sk->tan_out.size = tan_out_bytes;
-        sk->tan_base = d.tangent_buffer.offset;
-    } else if (r == SINEW_OK) {
-        r = snw_vk_buffer_create(gpu, tan_out_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, 0, local, 0, &sk->tan_out);
-    }
+    r = host_or_own_buffer(gpu, r, &d.tangent_buffer, tan_out_bytes,
+                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | xfer, &sk->tan_out,
+                           &sk->tan_base);
     if (r == SINEW_OK)
         r = snw_vk_buffer_create(gpu, cor_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | xfer,
                                  0, local, 0, &sk->cor);
@@ -596,6 +561,28 @@ static sinew_result check_vertex(sinew_skinner *sk, sinew_error_info *err, uint3
     return SINEW_OK;
 }
 
+/* Uploads count per-vertex records to buf, vertex i's at element SINEW_BULGE_INDEX(first + slots * i)
+ * (elem bytes each, gaps zeroed): src_bytes from src + src_stride * i, the rest of the element zero.
+ * *what names a failed staging allocation. */
+static sinew_result upload_spread(sinew_skinner *sk, VkBuffer buf, size_t elem, const void *src, size_t src_stride,
+                                  size_t src_bytes, uint32_t first, uint32_t slots, uint32_t count, const char **what)
+{
+    uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (count - 1u));
+    size_t n = (size_t)(b1 - b0 + 1u);
+    unsigned char *tmp = (unsigned char *)snw_gpu_alloc(sk->gpu, elem * n);
+    if (!tmp) {
+        *what = "add_mesh staging";
+        return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    memset(tmp, 0, elem * n);
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(tmp + elem * (SINEW_BULGE_INDEX(first + slots * i) - b0), (const unsigned char *)src + src_stride * i,
+               src_bytes);
+    sinew_result r = snw_vk_upload(sk->gpu, buf, (VkDeviceSize)b0 * elem, tmp, (VkDeviceSize)n * elem);
+    snw_gpu_free(sk->gpu, tmp);
+    return r;
+}
+
 sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_desc *mesh, sinew_mesh_id *mesh_id,
                                     sinew_error_info *err)
 {
@@ -656,60 +643,26 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     const void *src = K == 8u ? (const void *)mesh->vertices8 : (const void *)mesh->vertices;
     sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, src,
                                    (VkDeviceSize)mesh->vertex_count * slots * 16u);
+    /* Vertex i's bulge distance, tangent and center (xyz, w = 0) at SINEW_BULGE_INDEX(first + slots * i):
+     * contiguous for 4 influences; for 8, spread over a range no other mesh uses (gaps zero). */
+    const char *what = "add_mesh upload";
     if (r == SINEW_OK && mesh->bulge_rest) {
-        /* Vertex i's distance at SINEW_BULGE_INDEX(first + slots * i): contiguous for 4
-         * influences; for 8, spread over a range no other mesh uses (gaps zero). */
-        uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
-        if (K == 4u) {
-            r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)b0 * SINEW_BULGE_BYTES, mesh->bulge_rest,
-                              (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
-        } else {
-            float *tmp = (float *)snw_gpu_alloc(sk->gpu, sizeof(float) * (b1 - b0 + 1u));
-            if (!tmp) {
-                rest_free(sk, first, mesh->vertex_count * slots);
-                return snw_sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
-            }
-            memset(tmp, 0, sizeof(float) * (b1 - b0 + 1u));
-            for (uint32_t i = 0; i < mesh->vertex_count; i++)
-                tmp[SINEW_BULGE_INDEX(first + slots * i) - b0] = mesh->bulge_rest[i];
-            r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)b0 * SINEW_BULGE_BYTES, tmp,
-                              (VkDeviceSize)(b1 - b0 + 1u) * SINEW_BULGE_BYTES);
-            snw_gpu_free(sk->gpu, tmp);
-        }
+        if (K == 4u)
+            r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)SINEW_BULGE_INDEX(first) * SINEW_BULGE_BYTES,
+                              mesh->bulge_rest, (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
+        else
+            r = upload_spread(sk, sk->bulge.buffer, SINEW_BULGE_BYTES, mesh->bulge_rest, sizeof(float), sizeof(float),
+                              first, slots, mesh->vertex_count, &what);
     }
-    if (r == SINEW_OK && mesh->tangents) {
-        /* Vertex i's tangent at SINEW_BULGE_INDEX(first + slots * i), like the bulge distance. */
-        uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
-        sinew_tangent *tmp = (sinew_tangent *)snw_gpu_alloc(sk->gpu, sizeof(sinew_tangent) * (b1 - b0 + 1u));
-        if (!tmp) {
-            rest_free(sk, first, mesh->vertex_count * slots);
-            return snw_sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
-        }
-        memset(tmp, 0, sizeof(sinew_tangent) * (b1 - b0 + 1u));
-        for (uint32_t i = 0; i < mesh->vertex_count; i++) tmp[SINEW_BULGE_INDEX(first + slots * i) - b0] = mesh->tangents[i];
-        r = snw_vk_upload(sk->gpu, sk->tan_rest.buffer, (VkDeviceSize)b0 * SINEW_TANGENT_REST_BYTES, tmp,
-                          (VkDeviceSize)(b1 - b0 + 1u) * SINEW_TANGENT_REST_BYTES);
-        snw_gpu_free(sk->gpu, tmp);
-    }
-    if (r == SINEW_OK && mesh->cor_centers) {
-        /* Vertex i's center (xyz, w = 0) at SINEW_BULGE_INDEX(first + slots * i), like the bulge distance. */
-        uint32_t b0 = SINEW_BULGE_INDEX(first), b1 = SINEW_BULGE_INDEX(first + slots * (mesh->vertex_count - 1u));
-        float *tmp = (float *)snw_gpu_alloc(sk->gpu, SINEW_COR_BYTES * (size_t)(b1 - b0 + 1u));
-        if (!tmp) {
-            rest_free(sk, first, mesh->vertex_count * slots);
-            return snw_sk_fail_plain(sk, err, SINEW_ERROR_OUT_OF_HOST_MEMORY, "add_mesh staging");
-        }
-        memset(tmp, 0, SINEW_COR_BYTES * (size_t)(b1 - b0 + 1u));
-        for (uint32_t i = 0; i < mesh->vertex_count; i++)
-            memcpy(tmp + 4u * (size_t)(SINEW_BULGE_INDEX(first + slots * i) - b0), mesh->cor_centers + 3 * (size_t)i,
-                   3 * sizeof(float));
-        r = snw_vk_upload(sk->gpu, sk->cor.buffer, (VkDeviceSize)b0 * SINEW_COR_BYTES, tmp,
-                          (VkDeviceSize)(b1 - b0 + 1u) * SINEW_COR_BYTES);
-        snw_gpu_free(sk->gpu, tmp);
-    }
+    if (r == SINEW_OK && mesh->tangents)
+        r = upload_spread(sk, sk->tan_rest.buffer, SINEW_TANGENT_REST_BYTES, mesh->tangents, sizeof(sinew_tangent),
+                          sizeof(sinew_tangent), first, slots, mesh->vertex_count, &what);
+    if (r == SINEW_OK && mesh->cor_centers)
+        r = upload_spread(sk, sk->cor.buffer, SINEW_COR_BYTES, mesh->cor_centers, 3 * sizeof(float),
+                          3 * sizeof(float), first, slots, mesh->vertex_count, &what);
     if (r != SINEW_OK) {
         rest_free(sk, first, mesh->vertex_count * slots);
-        return snw_sk_fail_plain(sk, err, r, "add_mesh upload");
+        return snw_sk_fail_plain(sk, err, r, what);
     }
     mesh_rec *m = &sk->meshes[new_id];
     memset(m, 0, sizeof *m);

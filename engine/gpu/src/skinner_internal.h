@@ -66,6 +66,7 @@ typedef struct snw_pipe_key {
 } snw_pipe_key;
 
 #define MAXF SINEW_MAX_FRAMES_IN_FLIGHT
+_Static_assert(MAXF <= SNW_VK_MAX_SETS && SINEW_BIND_COUNT <= SNW_VK_MAX_BINDINGS, "descriptor sets and bindings");
 
 struct sinew_skinner {
     sinew_gpu *gpu;
@@ -151,6 +152,8 @@ static inline uint32_t snw_grid_row(const sinew_skinner *sk)
 
 /* ---- skinner_pipelines.c ---- */
 
+/* The descriptor type of each binding of set 0 (sinew_layout.h SINEW_BIND_*). */
+void snw_skinner_binding_types(VkDescriptorType types[SINEW_BIND_COUNT]);
 /* Shader modules, descriptor set layout and pipeline layout (at create). */
 sinew_result snw_skinner_create_pipelines(sinew_skinner *sk);
 /* Every pipeline, the layouts and the shader modules (at destroy). */

@@ -3,26 +3,11 @@
  * workgroup size), each created at its first use; the baseline kernel's two. */
 #include "skinner_internal.h"
 
-#include <string.h>
-
 static sinew_result make_pipeline(sinew_skinner *sk, VkShaderModule module, const uint32_t *spec,
                                   const VkSpecializationMapEntry *me, uint32_t n, VkPipeline *out)
 {
-    sinew_gpu *gpu = sk->gpu;
     VkSpecializationInfo si = { n, me, n * sizeof(uint32_t), spec };
-    VkComputePipelineCreateInfo ci = { VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO };
-    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = module;
-    ci.stage.pName = "main";
-    ci.stage.pSpecializationInfo = &si;
-    ci.layout = sk->layout;
-    VkResult vr = gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &ci, SNW_VKA(gpu), out);
-    if (vr != VK_SUCCESS) {
-        *out = VK_NULL_HANDLE;
-        return snw_vk_result(vr);
-    }
-    return SINEW_OK;
+    return snw_vk_compute_pipeline(sk->gpu, SNW_VKA(sk->gpu), module, sk->layout, &si, out);
 }
 
 /* What a variant of skin.comp is specialized on, besides the skinner's output
@@ -115,39 +100,27 @@ uint32_t snw_default_wg_size(const sinew_gpu *gpu)
     return gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 64u : 64u;
 }
 
+void snw_skinner_binding_types(VkDescriptorType types[SINEW_BIND_COUNT])
+{
+    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
+        types[i] = (i == SINEW_BIND_REST_TEXEL || i == SINEW_BIND_PALETTE_TEXEL || i == SINEW_BIND_BULGE_TEXEL ||
+                    i == SINEW_BIND_TANGENT_REST_TEXEL || i == SINEW_BIND_COR_TEXEL || i == SINEW_BIND_OUTPUT_TEXEL ||
+                    i == SINEW_BIND_WORK_TEXEL)
+                       ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                       : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    }
+}
+
 sinew_result snw_skinner_create_pipelines(sinew_skinner *sk)
 {
     sinew_gpu *gpu = sk->gpu;
-    VkDevice dev = gpu->device;
     sinew_result r = snw_vk_shader(gpu, snw_spv_skin_comp, snw_spv_skin_comp_size, &sk->shader);
     if (r == SINEW_OK)
         r = snw_vk_shader(gpu, snw_spv_skin_baseline_comp, snw_spv_skin_baseline_comp_size, &sk->shader_base);
     if (r != SINEW_OK) return r;
-    VkDescriptorSetLayoutBinding b[SINEW_BIND_COUNT];
-    memset(b, 0, sizeof b);
-    for (uint32_t i = 0; i < SINEW_BIND_COUNT; i++) {
-        b[i].binding = i;
-        b[i].descriptorCount = 1;
-        b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-        b[i].descriptorType = (i == SINEW_BIND_REST_TEXEL || i == SINEW_BIND_PALETTE_TEXEL || i == SINEW_BIND_BULGE_TEXEL ||
-                               i == SINEW_BIND_TANGENT_REST_TEXEL || i == SINEW_BIND_COR_TEXEL || i == SINEW_BIND_OUTPUT_TEXEL ||
-                               i == SINEW_BIND_WORK_TEXEL)
-                                  ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
-                                  : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    }
-    VkDescriptorSetLayoutCreateInfo dci = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO };
-    dci.bindingCount = SINEW_BIND_COUNT;
-    dci.pBindings = b;
-    VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(dev, &dci, SNW_VKA(gpu), &sk->dsl);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_PUSH_BYTES };
-    VkPipelineLayoutCreateInfo pci = { VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
-    pci.setLayoutCount = 1;
-    pci.pSetLayouts = &sk->dsl;
-    pci.pushConstantRangeCount = 1;
-    pci.pPushConstantRanges = &pcr;
-    vr = gpu->vk.vkCreatePipelineLayout(dev, &pci, SNW_VKA(gpu), &sk->layout);
-    return snw_vk_result(vr);
+    VkDescriptorType types[SINEW_BIND_COUNT];
+    snw_skinner_binding_types(types);
+    return snw_vk_compute_layout(gpu, SNW_VKA(gpu), types, SINEW_BIND_COUNT, SINEW_PUSH_BYTES, &sk->dsl, &sk->layout);
 }
 
 sinew_result snw_skinner_baseline_pipeline(sinew_skinner *sk, uint32_t texel, VkPipeline *out)
