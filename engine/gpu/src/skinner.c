@@ -204,16 +204,16 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     if (!d.fence_timeout_ns) d.fence_timeout_ns = SINEW_SKINNER_DEFAULT_FENCE_TIMEOUT_NS;
     if ((unsigned)d.output_format > SINEW_OUTPUT_PACKED)
         return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                       "desc.output_format %u is not a sinew_output_format", (unsigned)d.output_format);
+                           "desc.output_format %u is not a sinew_output_format", (unsigned)d.output_format);
     if ((unsigned)d.read_path > SINEW_READ_TEXEL)
         return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                       "desc.read_path %u is not a sinew_read_path", (unsigned)d.read_path);
+                           "desc.read_path %u is not a sinew_read_path", (unsigned)d.read_path);
     if (d.frames_in_flight > MAXF)
         return snw_sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                       "desc.frames_in_flight %u, at most %u", d.frames_in_flight, MAXF);
+                           "desc.frames_in_flight %u, at most %u", d.frames_in_flight, MAXF);
     if (d.max_meshes > (1u << 24))
         return snw_sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                       "desc.max_meshes %u, at most %u", d.max_meshes, 1u << 24);
+                           "desc.max_meshes %u, at most %u", d.max_meshes, 1u << 24);
 
     /* Sizes and device limits, all checked before anything is allocated. */
     const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
@@ -255,17 +255,17 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         if (sizes[i].bytes > range)
             return snw_sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_DEVICE, UINT32_MAX,
-                           "%s: %llu bytes, beyond the device's maxStorageBufferRange (%llu)", sizes[i].what,
-                           (unsigned long long)sizes[i].bytes, (unsigned long long)range);
+                               "%s: %llu bytes, beyond the device's maxStorageBufferRange (%llu)", sizes[i].what,
+                               (unsigned long long)sizes[i].bytes, (unsigned long long)range);
         if (sizes[i].alloc > maxa)
             return snw_sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_DEVICE, UINT32_MAX,
-                           "%s: %llu bytes in one allocation, beyond the device's maxMemoryAllocationSize (%llu)",
-                           sizes[i].what, (unsigned long long)sizes[i].alloc, (unsigned long long)maxa);
+                               "%s: %llu bytes in one allocation, beyond the device's maxMemoryAllocationSize (%llu)",
+                               sizes[i].what, (unsigned long long)sizes[i].alloc, (unsigned long long)maxa);
     }
     if (max_work > groups || max_work > UINT32_MAX)
         return snw_sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_DEVICE, UINT32_MAX,
-                       "%llu workgroups (max_output_vertices, max_instances), beyond the device's "
-                       "maxComputeWorkGroupCount x*y (%llu)", (unsigned long long)max_work, (unsigned long long)groups);
+                           "%llu workgroups (max_output_vertices, max_instances), beyond the device's "
+                           "maxComputeWorkGroupCount x*y (%llu)", (unsigned long long)max_work, (unsigned long long)groups);
     int texel_ok = rest_bytes / 16 <= lim->maxTexelBufferElements && pal_bytes / 16 <= lim->maxTexelBufferElements &&
                    bulge_bytes / SINEW_BULGE_BYTES <= lim->maxTexelBufferElements &&
                    tan_rest_bytes / SINEW_TANGENT_REST_BYTES <= lim->maxTexelBufferElements &&
@@ -274,8 +274,8 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
                    work_bytes / SINEW_GROUP_BYTES <= lim->maxTexelBufferElements;
     if (d.read_path == SINEW_READ_TEXEL && !texel_ok)
         return snw_sk_fail(NULL, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_DEVICE, UINT32_MAX,
-                       "desc.read_path TEXEL: a buffer exceeds the device's maxTexelBufferElements (%u)",
-                       lim->maxTexelBufferElements);
+                           "desc.read_path TEXEL: a buffer exceeds the device's maxTexelBufferElements (%u)",
+                           lim->maxTexelBufferElements);
 
     /* The host's own output buffers: size and alignment (their usage flags cannot be
      * queried in Vulkan: skinner.h lists what they need; validation layers check it). */
@@ -289,22 +289,22 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
         if (!b->buffer) {
             if (b->offset || b->size)
                 return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                               "desc.%s: offset/size given without a buffer", hb[i].name);
+                                   "desc.%s: offset/size given without a buffer", hb[i].name);
             continue;
         }
         if (!hb[i].allowed)
             return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                           "desc.%s given without %s", hb[i].name, hb[i].needs);
+                               "desc.%s given without %s", hb[i].name, hb[i].needs);
         uint64_t al = lim->minStorageBufferOffsetAlignment;
         if (i == 0 && lim->minTexelBufferOffsetAlignment > al) al = lim->minTexelBufferOffsetAlignment;
         if (al && b->offset % al)
             return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                           "desc.%s.offset %llu is not a multiple of the device's buffer offset alignment (%llu)",
-                           hb[i].name, (unsigned long long)b->offset, (unsigned long long)al);
+                               "desc.%s.offset %llu is not a multiple of the device's buffer offset alignment (%llu)",
+                               hb[i].name, (unsigned long long)b->offset, (unsigned long long)al);
         if (b->size < hb[i].need)
             return snw_sk_fail(NULL, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
-                           "desc.%s.size %llu bytes, the capacities need %llu (max_output_vertices %u)", hb[i].name,
-                           (unsigned long long)b->size, (unsigned long long)hb[i].need, d.max_output_vertices);
+                               "desc.%s.size %llu bytes, the capacities need %llu (max_output_vertices %u)", hb[i].name,
+                               (unsigned long long)b->size, (unsigned long long)hb[i].need, d.max_output_vertices);
     }
 
     sinew_skinner *sk = (sinew_skinner *)snw_gpu_alloc(gpu, sizeof *sk);
@@ -428,8 +428,8 @@ void sinew_skinner_destroy(sinew_skinner *sk)
     if (users > 0) {
         /* API misuse: freeing it would leave them with dangling memory. Nothing is freed. */
         snw_sk_fail(sk, NULL, SINEW_ERROR_IN_USE, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
-                "sinew_skinner_destroy: %u crowd(s) or morpher(s) made on it still exist: destroy them first; "
-                "the skinner was not freed", users);
+                    "sinew_skinner_destroy: %u crowd(s) or morpher(s) made on it still exist: destroy them first; "
+                    "the skinner was not freed", users);
         snw_gpu_log(sk->gpu, 2, "%s", sk->last_error.message);
         return;
     }
@@ -546,18 +546,18 @@ static sinew_result check_vertex(sinew_skinner *sk, sinew_error_info *err, uint3
 {
     if (!isfinite(pos[0]) || !isfinite(pos[1]) || !isfinite(pos[2]))
         return snw_sk_fail(sk, err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_VERTEX, v, "vertex %u: position (%g, %g, %g) is not finite",
-                       v, pos[0], pos[1], pos[2]);
+                           v, pos[0], pos[1], pos[2]);
     uint32_t sum = 0;
     for (uint32_t k = 0; k < K; k++) {
         if (joints[k] >= joint_count)
             return snw_sk_fail(sk, err, SINEW_ERROR_JOINT_INDEX, SINEW_ITEM_VERTEX, v,
-                           "vertex %u: influence %u names joint %u, the mesh has joint_count %u", v, k, joints[k],
-                           joint_count);
+                               "vertex %u: influence %u names joint %u, the mesh has joint_count %u", v, k, joints[k],
+                               joint_count);
         sum += weights[k];
     }
     if (sum != 65535u)
         return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_WEIGHT, SINEW_ITEM_VERTEX, v,
-                       "vertex %u: weights sum to %u, not 65535 (pack them with sinew_pack_vertices)", v, sum);
+                           "vertex %u: weights sum to %u, not 65535 (pack them with sinew_pack_vertices)", v, sum);
     return SINEW_OK;
 }
 
@@ -590,36 +590,36 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     if (!sk) return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "skinner is NULL");
     if (!mesh || !mesh_id)
         return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s is NULL",
-                       !mesh ? "mesh" : "mesh_id");
+                           !mesh ? "mesh" : "mesh_id");
     if (mesh->vertex_count == 0 || mesh->joint_count == 0)
         return snw_sk_fail(sk, err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, "mesh.%s is 0",
-                       mesh->vertex_count == 0 ? "vertex_count" : "joint_count");
+                           mesh->vertex_count == 0 ? "vertex_count" : "joint_count");
     if (!mesh->vertices == !mesh->vertices8)
         return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                       "exactly one of mesh.vertices and mesh.vertices8 must be set (%s)",
-                       mesh->vertices ? "both are" : "neither is");
+                           "exactly one of mesh.vertices and mesh.vertices8 must be set (%s)",
+                           mesh->vertices ? "both are" : "neither is");
     if (mesh->joint_count > SINEW_MAX_JOINTS)
         return snw_sk_fail(sk, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                       "mesh.joint_count %u, at most %u", mesh->joint_count, (unsigned)SINEW_MAX_JOINTS);
+                           "mesh.joint_count %u, at most %u", mesh->joint_count, (unsigned)SINEW_MAX_JOINTS);
     const uint32_t new_id = next_mesh_id(sk);
     if (new_id >= sk->d.max_meshes)
         return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
-                       "max_meshes (%u) reached", sk->d.max_meshes);
+                           "max_meshes (%u) reached", sk->d.max_meshes);
     uint32_t K = mesh->vertices8 ? 8u : 4u, slots = SINEW_REST_SLOTS(K);
     uint32_t first = 0; /* uvec4 slot, allocated once the mesh is validated */
     uint64_t largest = rest_largest(sk);
     if ((uint64_t)mesh->vertex_count * slots > largest)
         return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
-                       "max_rest_vertices (%u): %u vertices%s do not fit in the largest free range (%llu "
-                       "4-influence vertices)",
-                       sk->d.max_rest_vertices, mesh->vertex_count, K == 8u ? " of 8 influences (1.5 each)" : "",
-                       (unsigned long long)(largest / SINEW_REST_SLOTS(4u)));
+                           "max_rest_vertices (%u): %u vertices%s do not fit in the largest free range (%llu "
+                           "4-influence vertices)",
+                           sk->d.max_rest_vertices, mesh->vertex_count, K == 8u ? " of 8 influences (1.5 each)" : "",
+                           (unsigned long long)(largest / SINEW_REST_SLOTS(4u)));
     if (mesh->tangents && !sk->d.tangents)
         return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                       "mesh.tangents given, but the skinner was created without desc.tangents");
+                           "mesh.tangents given, but the skinner was created without desc.tangents");
     if (mesh->cor_centers && !sk->d.cor_centers)
         return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                       "mesh.cor_centers given, but the skinner was created without desc.cor_centers");
+                           "mesh.cor_centers given, but the skinner was created without desc.cor_centers");
     for (uint32_t i = 0; i < mesh->vertex_count; i++) {
         sinew_result r = K == 8u ? check_vertex(sk, err, i, mesh->vertices8[i].position, mesh->vertices8[i].joints,
                                                 mesh->vertices8[i].weights, 8u, mesh->joint_count)
@@ -628,18 +628,18 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
         if (r != SINEW_OK) return r;
         if (mesh->bulge_rest && !(isfinite(mesh->bulge_rest[i]) && mesh->bulge_rest[i] >= 0.0f))
             return snw_sk_fail(sk, err, mesh->bulge_rest[i] < 0.0f ? SINEW_ERROR_INVALID_ARGUMENT : SINEW_ERROR_NON_FINITE,
-                           SINEW_ITEM_VERTEX, i, "vertex %u: bulge rest distance %g (must be finite and >= 0)", i,
-                           mesh->bulge_rest[i]);
+                               SINEW_ITEM_VERTEX, i, "vertex %u: bulge rest distance %g (must be finite and >= 0)", i,
+                               mesh->bulge_rest[i]);
         if (mesh->tangents && mesh->tangents[i].sign != 1.0f && mesh->tangents[i].sign != -1.0f)
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_VERTEX, i,
-                           "vertex %u: tangent sign %g (must be exactly 1 or -1)", i, mesh->tangents[i].sign);
+                               "vertex %u: tangent sign %g (must be exactly 1 or -1)", i, mesh->tangents[i].sign);
         if (mesh->cor_centers && !(isfinite(mesh->cor_centers[3 * (size_t)i]) && isfinite(mesh->cor_centers[3 * (size_t)i + 1]) &&
                                    isfinite(mesh->cor_centers[3 * (size_t)i + 2])))
             return snw_sk_fail(sk, err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_VERTEX, i, "vertex %u: center of rotation is not finite", i);
     }
     if (!rest_alloc(sk, (uint64_t)mesh->vertex_count * slots, &first))
         return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, "max_rest_vertices (%u) reached",
-                       sk->d.max_rest_vertices);
+                           sk->d.max_rest_vertices);
     const void *src = K == 8u ? (const void *)mesh->vertices8 : (const void *)mesh->vertices;
     sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, src,
                                    (VkDeviceSize)mesh->vertex_count * slots * 16u);
@@ -718,22 +718,22 @@ sinew_result sinew_skinner_remove_mesh(sinew_skinner *sk, sinew_mesh_id mesh, si
     if (!sk) return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "skinner is NULL");
     if (!snw_mesh_live(sk, mesh.value))
         return snw_sk_fail(sk, err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_MESH, mesh.value, "mesh %u %s", mesh.value,
-                       mesh.value < sk->mesh_count ? "was already removed" : "is not a mesh of the skinner");
+                           mesh.value < sk->mesh_count ? "was already removed" : "is not a mesh of the skinner");
     mesh_rec *m = &sk->meshes[mesh.value];
     if (m->owned)
         return snw_sk_fail(sk, err, SINEW_ERROR_IN_USE, SINEW_ITEM_MESH, mesh.value,
-                       "mesh %u is a morphed copy owned by the morpher", mesh.value);
+                           "mesh %u is a morphed copy owned by the morpher", mesh.value);
     if (m->refs)
         return snw_sk_fail(sk, err, SINEW_ERROR_IN_USE, SINEW_ITEM_MESH, mesh.value,
-                       "mesh %u is used by %u crowd model(s) or morph set(s): remove those first", mesh.value, m->refs);
+                           "mesh %u is used by %u crowd model(s) or morph set(s): remove those first", mesh.value, m->refs);
     if (sk->in_frame)
         return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
-                       "remove_mesh while a frame is open: end it first");
+                           "remove_mesh while a frame is open: end it first");
     /* Frames in flight may still read it: wait for them (bounded, as sinew_skinner_wait). */
     sinew_result r = snw_skinner_wait_all(sk);
     if (r != SINEW_OK)
         return snw_sk_fail(sk, err, r, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
-                       "remove_mesh: waiting for the frames in flight failed (%s)", sinew_result_string(r));
+                           "remove_mesh: waiting for the frames in flight failed (%s)", sinew_result_string(r));
     rest_free(sk, m->first_slot, m->count * SINEW_REST_SLOTS(m->influences));
     m->live = 0;
     return SINEW_OK;

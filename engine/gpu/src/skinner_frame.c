@@ -79,13 +79,13 @@ sinew_result sinew_skinner_begin_frame(sinew_skinner *sk, sinew_frame *frame)
     if (!frame) return snw_sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "frame is NULL");
     if (sk->in_frame)
         return snw_sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
-                       "begin_frame while the frame in ring slot %u is open: end it with end_frame or submit first",
-                       sk->slot);
+                           "begin_frame while the frame in ring slot %u is open: end it with end_frame or submit first",
+                           sk->slot);
     sinew_result r = wait_slot(sk, sk->slot);
     if (r == SINEW_ERROR_TIMEOUT)
         return snw_sk_fail(sk, NULL, r, SINEW_ITEM_CALL_ORDER, sk->slot,
-                       "the fence given to end_frame for ring slot %u did not signal within fence_timeout_ns "
-                       "(never submitted? sinew_skinner_forget_fence drops it)", sk->slot);
+                           "the fence given to end_frame for ring slot %u did not signal within fence_timeout_ns "
+                           "(never submitted? sinew_skinner_forget_fence drops it)", sk->slot);
     if (r != SINEW_OK) return snw_sk_fail_plain(sk, NULL, r, "waiting for the ring slot");
     frame->palette = (float *)((char *)sk->palette.mapped + sk->slot * sk->pal_slot_stride);
     frame->palette_capacity_vec4 = sk->d.max_palette_vec4;
@@ -229,13 +229,13 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
     if (!sk) return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "skinner is NULL");
     if (count && !instances)
         return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
-                       "instances is NULL with count %u", count);
+                           "instances is NULL with count %u", count);
     if (!sk->in_frame)
         return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
-                       "set_instances outside a frame: call begin_frame first");
+                           "set_instances outside a frame: call begin_frame first");
     if (count > sk->d.max_instances)
         return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
-                       "max_instances (%u): %u instances given", sk->d.max_instances, count);
+                           "max_instances (%u): %u instances given", sk->d.max_instances, count);
     int base = sk->kernel == SINEW_DEBUG_KERNEL_BASELINE;
     uint64_t work = 0, work_base = 0;
     uint32_t texel = sk->path == SINEW_READ_TEXEL ? 1u : 0u;
@@ -243,42 +243,42 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
         const sinew_instance *in = &instances[i];
         if (!snw_mesh_live(sk, in->mesh.value))
             return snw_sk_fail(sk, err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_INSTANCE, i, "instance %u: mesh %u %s", i,
-                           in->mesh.value, in->mesh.value < sk->mesh_count ? "was removed" : "is not a mesh of the skinner");
+                               in->mesh.value, in->mesh.value < sk->mesh_count ? "was removed" : "is not a mesh of the skinner");
         if ((unsigned)in->method >= SINEW_METHOD_COUNT)
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: method %u is not a sinew_method", i, (unsigned)in->method);
+                               "instance %u: method %u is not a sinew_method", i, (unsigned)in->method);
         if (in->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL)
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: unknown flags 0x%x", i, in->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL);
+                               "instance %u: unknown flags 0x%x", i, in->flags & ~(uint32_t)SINEW_SKIN_FLAGS_ALL);
         if ((in->flags & SINEW_SKIN_BULGE_INNER) && !(in->flags & SINEW_SKIN_BULGE_CORRECTION))
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: SINEW_SKIN_BULGE_INNER without SINEW_SKIN_BULGE_CORRECTION", i);
+                               "instance %u: SINEW_SKIN_BULGE_INNER without SINEW_SKIN_BULGE_CORRECTION", i);
         const mesh_rec *m = &sk->meshes[in->mesh.value];
         if ((in->flags & SINEW_SKIN_BULGE_CORRECTION) && !m->has_bulge)
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: bulge correction, but mesh %u was added without bulge_rest distances", i,
-                           in->mesh.value);
+                               "instance %u: bulge correction, but mesh %u was added without bulge_rest distances", i,
+                               in->mesh.value);
         /* CoR needs the mesh's centers; the baseline debug kernel has no CoR code */
         if (sinew_method_uses_centers(in->method) && !m->has_cor)
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: method %s needs centers of rotation, but mesh %u was added without cor_centers",
-                           i, sinew_method_name(in->method), in->mesh.value);
+                               "instance %u: method %s needs centers of rotation, but mesh %u was added without cor_centers",
+                               i, sinew_method_name(in->method), in->mesh.value);
         if (sinew_method_uses_centers(in->method) && base)
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: method %s: the baseline debug kernel has no centers of rotation", i,
-                           sinew_method_name(in->method));
+                               "instance %u: method %s: the baseline debug kernel has no centers of rotation", i,
+                               sinew_method_name(in->method));
         if (base && (m->influences != 4u || (m->first_slot & 1u)))
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: the baseline debug kernel reads only 4-influence meshes at even slots (mesh %u)",
-                           i, in->mesh.value);
+                               "instance %u: the baseline debug kernel reads only 4-influence meshes at even slots (mesh %u)",
+                               i, in->mesh.value);
         uint64_t pal_end = (uint64_t)in->palette_offset + (uint64_t)m->joints * sinew_palette_gpu_stride(in->method, in->flags);
         if (pal_end > sk->d.max_palette_vec4)
             return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: palette slots [%u, %llu) beyond max_palette_vec4 (%u)", i, in->palette_offset,
+                               "instance %u: palette slots [%u, %llu) beyond max_palette_vec4 (%u)", i, in->palette_offset,
                            (unsigned long long)pal_end, sk->d.max_palette_vec4);
         if ((uint64_t)in->output_offset + m->count > sk->d.max_output_vertices)
             return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_INSTANCE, i,
-                           "instance %u: output vertices [%u, %llu) beyond max_output_vertices (%u)", i,
+                               "instance %u: output vertices [%u, %llu) beyond max_output_vertices (%u)", i,
                            in->output_offset, (unsigned long long)in->output_offset + m->count,
                            sk->d.max_output_vertices);
         work += (m->count + sk->wg_size - 1) / sk->wg_size;
@@ -286,8 +286,8 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
     }
     if (work > sk->max_work || work_base > sk->max_work)
         return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
-                       "work list: %llu workgroups this frame, the skinner holds %u (max_output_vertices and "
-                       "max_instances set it)", (unsigned long long)(work > work_base ? work : work_base), sk->max_work);
+                           "work list: %llu workgroups this frame, the skinner holds %u (max_output_vertices and "
+                           "max_instances set it)", (unsigned long long)(work > work_base ? work : work_base), sk->max_work);
     /* Plan, then the pipelines in use (each created once, at its first use). */
     variant_plan plan[SNW_VARIANTS];
     snw_dispatch disp[SNW_VARIANTS];
@@ -316,7 +316,7 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
     if (!cmd) return snw_sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "cmd is VK_NULL_HANDLE");
     if (!sk->in_frame || !sk->instances_set)
         return snw_sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
-                       "record %s: call begin_frame, then set_instances", !sk->in_frame ? "outside a frame" : "before set_instances");
+                           "record %s: call begin_frame, then set_instances", !sk->in_frame ? "outside a frame" : "before set_instances");
     sinew_gpu *gpu = sk->gpu;
     uint32_t s = sk->slot;
     uint32_t texel = sk->path == SINEW_READ_TEXEL ? 1u : 0u;
@@ -376,7 +376,7 @@ sinew_result sinew_skinner_end_frame(sinew_skinner *sk, VkFence caller_fence)
     if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
     if (!sk->in_frame)
         return snw_sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
-                       "end_frame without begin_frame");
+                           "end_frame without begin_frame");
     sk->caller_fence[sk->slot] = caller_fence;
     sk->serial[sk->slot] = ++sk->serial_next;
     sk->last_slot = (int)sk->slot;
@@ -391,7 +391,7 @@ sinew_result sinew_skinner_submit(sinew_skinner *sk)
     if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
     if (!sk->in_frame || !sk->instances_set)
         return snw_sk_fail(sk, NULL, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
-                       "submit %s: call begin_frame, then set_instances", !sk->in_frame ? "outside a frame" : "before set_instances");
+                           "submit %s: call begin_frame, then set_instances", !sk->in_frame ? "outside a frame" : "before set_instances");
     sinew_gpu *gpu = sk->gpu;
     uint32_t s = sk->slot;
     VkCommandBuffer cmd = sk->cmd[s];
