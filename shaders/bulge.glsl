@@ -1,5 +1,5 @@
 /* Bulge correction (reference.h step 4, README "Bulge correction"), shared by
- * skin.comp and skin_baseline.comp; included after load_pal and safe_normalize.
+ * skin.comp and skin_baseline.comp; included after common.glsl and load_pal.
  * float32 versions of reference.c's rest_radial / bulge_normal. */
 
 /* g before skinning, the gradient of the rest distance: the unit vector from the
@@ -45,17 +45,15 @@ float bulge_scale(vec3 m0, vec3 m1, vec3 m2, vec3 u0, float a0, inout vec3 g)
 /* g through the LBS stage as a gradient: A^-T g = cof(A) g / det(A), 0 if det is 0. */
 vec3 bulge_cofactor(vec4 r0, vec4 r1, vec4 r2, vec3 g)
 {
-    vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
-    vec3 x12 = cross(c1, c2);
-    float det = dot(c0, x12);
-    vec3 cg = x12 * g.x + cross(c2, c0) * g.y + cross(c0, c1) * g.z;
+    float det;
+    vec3 cg = cofactor_mul(r0, r1, r2, g, det);
     return abs(det) > 0.0 ? cg / det : vec3(0.0);
 }
 
 /* g through the DQS stage: rotated by the normalized blended rotation br. */
 vec3 bulge_rotate(vec4 br, vec3 g)
 {
-    return g + 2.0 * cross(br.xyz, cross(br.xyz, g) + br.w * g);
+    return quat_rotate(br, g);
 }
 
 /* The correction of a skinned (p, n): segment [sa, sb], rest distance d0r and the

@@ -13,6 +13,7 @@
  * follows the touched targets' deltas. */
 #include "morph_layout.h"
 #include "sinew_layout.h"
+#include "common.glsl"
 layout(local_size_x = SINEW_MORPH_WG_SIZE) in;
 
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_REST) buffer RestBuf { uvec4 rest[]; };
@@ -25,48 +26,6 @@ layout(std430, set = 0, binding = SINEW_MORPH_BIND_TANGENT) buffer TangentBuf { 
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_BULGE) buffer BulgeBuf { float bulge_rest[]; };
 
 layout(push_constant) uniform Push { uint words[SINEW_MORPH_PUSH_WORDS]; } pc;
-
-/* Same steps as sinew_oct_decode (linalg.c) and skin.comp. */
-vec3 oct_decode(uint p)
-{
-    float fx = clamp(float(int(p << 16) >> 16) / 32767.0, -1.0, 1.0);
-    float fy = clamp(float(int(p) >> 16) / 32767.0, -1.0, 1.0);
-    float nz = 1.0 - abs(fx) - abs(fy);
-    float t = max(-nz, 0.0);
-    vec3 n = vec3(fx + (fx >= 0.0 ? -t : t), fy + (fy >= 0.0 ? -t : t), nz);
-    n = n / sqrt(dot(n, n));
-    return p == SINEW_OCT_ZERO_CODE ? vec3(0.0) : n;
-}
-
-/* Same steps as sinew_oct_encode (linalg.c): the best of the four neighbouring
- * grid points by |n x d|. */
-uint oct_encode(vec3 n)
-{
-    float m = max(max(abs(n.x), abs(n.y)), abs(n.z));
-    if (!(m >= 1e-30)) return SINEW_OCT_ZERO_CODE;
-    n = n / m;
-    float l1 = abs(n.x) + abs(n.y) + abs(n.z);
-    float px = n.x / l1, py = n.y / l1;
-    if (n.z < 0.0) {
-        float ox = px, oy = py;
-        px = (1.0 - abs(oy)) * (ox >= 0.0 ? 1.0 : -1.0);
-        py = (1.0 - abs(ox)) * (oy >= 0.0 ? 1.0 : -1.0);
-    }
-    vec3 nn = normalize(n);
-    float bx = floor(px * 32767.0), by = floor(py * 32767.0);
-    uint best = SINEW_OCT_ZERO_CODE;
-    float best_err = 3.0e38;
-    for (int i = 0; i < 4; i++) {
-        int qx = int(clamp(bx + float(i & 1), -32767.0, 32767.0));
-        int qy = int(clamp(by + float(i >> 1), -32767.0, 32767.0));
-        uint p = (uint(qx) & 0xffffu) | ((uint(qy) & 0xffffu) << 16);
-        vec3 d = oct_decode(p);
-        vec3 c = cross(d, nn);
-        float err = dot(d, nn) > 0.0 ? dot(c, c) : 2.0e38;
-        if (err < best_err) { best_err = err; best = p; }
-    }
-    return best;
-}
 
 /* Same steps as sinew_distance_to_segment (mesh.c), in float32. */
 float segment_distance(vec3 p, vec3 a, vec3 b)

@@ -57,7 +57,4 @@
 #define SINEW_MORPH_PUSH_WORDS 4
 #define SINEW_MORPH_PUSH_BYTES (SINEW_MORPH_PUSH_WORDS * 4)
 
-/* The zero normal's octahedral code (sinew_oct_encode of a zero vector). */
-#define SINEW_OCT_ZERO_CODE 0x80008000u
-
 #endif

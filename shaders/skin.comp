@@ -15,6 +15,7 @@
  *               instance z * ROWS + y, everything else from push constants;
  *   record mode: one SINEW_GROUP_* uvec4 per workgroup (any mix of meshes). */
 #include "sinew_layout.h"
+#include "common.glsl"
 layout(local_size_x_id = SINEW_SPEC_WG_SIZE) in;
 
 layout(constant_id = SINEW_SPEC_OUTPUT_PACKED) const bool OUTPUT_PACKED = false;
@@ -87,37 +88,34 @@ vec3 load_cor(uint i)
     return cor_center[i].xyz;
 }
 
-/* Same steps as sinew_oct_decode (math.c), branch-free. */
-vec3 oct_decode(uint p)
-{
-    float fx = clamp(float(int(p << 16) >> 16) / 32767.0, -1.0, 1.0);
-    float fy = clamp(float(int(p) >> 16) / 32767.0, -1.0, 1.0);
-    float nz = 1.0 - abs(fx) - abs(fy);
-    float t = max(-nz, 0.0);
-    vec3 n = vec3(fx + (fx >= 0.0 ? -t : t), fy + (fy >= 0.0 ? -t : t), nz);
-    n = n / sqrt(dot(n, n));
-    return p == 0x80008000u ? vec3(0.0) : n;
-}
-
-/* Unit vector as snorm 10:10:10 (x in the low bits; VK_FORMAT_A2B10G10R10_SNORM_PACK32
- * without its 2-bit w). */
-uint pack_snorm10(vec3 n)
-{
-    ivec3 q = ivec3(round(clamp(n, -1.0, 1.0) * 511.0));
-    return (uint(q.x) & 1023u) | ((uint(q.y) & 1023u) << 10) | ((uint(q.z) & 1023u) << 20);
-}
-
-/* n / |n|, or zero when n is (numerically) zero; scaled first so tiny
- * vectors do not underflow. */
-vec3 safe_normalize(vec3 n)
-{
-    float m = max(max(abs(n.x), abs(n.y)), abs(n.z));
-    vec3 s = n / m;
-    s = s / sqrt(dot(s, s));
-    return m >= 1e-30 ? s : vec3(0.0);
-}
-
 #include "bulge.glsl"
+
+/* The LBS stage: the influences' blended 3x4 skin rows r0..r2 applied to p, the
+ * normal through the cofactor (sign of det), g (BULGE) as a gradient and the
+ * tangent (TANGENTS) as a direction, its sign flipped with det < 0. */
+void blend_rows(uint pbase, uint js[8], float wf[8], out vec4 r0, out vec4 r1, out vec4 r2)
+{
+    r0 = vec4(0.0); r1 = vec4(0.0); r2 = vec4(0.0);
+    for (uint k = 0u; k < INFLUENCES; k++) {
+        uint s = pbase + js[k] * STRIDE + SINEW_PAL_OFF_AFFINE;
+        r0 += wf[k] * load_pal(s);
+        r1 += wf[k] * load_pal(s + 1u);
+        r2 += wf[k] * load_pal(s + 2u);
+    }
+}
+
+void lbs_apply(vec4 r0, vec4 r1, vec4 r2, inout vec3 p, inout vec3 n, inout vec3 gb, inout vec3 tg, inout float tsign)
+{
+    p = affine_point(r0, r1, r2, p);
+    float det;
+    vec3 cn = cofactor_mul(r0, r1, r2, n, det);
+    n = safe_normalize(det < 0.0 ? -cn : cn);
+    if (BULGE) gb = bulge_cofactor(r0, r1, r2, gb);
+    if (TANGENTS) {
+        tg = safe_normalize(vec3(dot(r0.xyz, tg), dot(r1.xyz, tg), dot(r2.xyz, tg)));
+        tsign = det < 0.0 ? -tsign : tsign;
+    }
+}
 
 void main()
 {
@@ -194,24 +192,9 @@ void main()
     }
     if (METHOD == SINEW_KK_LBS) {
         /* LBS: blended 3x4 rows; normal through the cofactor, sign of det. */
-        vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
-        for (uint k = 0u; k < INFLUENCES; k++) {
-            uint s = pbase + js[k] * STRIDE + SINEW_PAL_OFF_AFFINE;
-            r0 += wf[k] * load_pal(s);
-            r1 += wf[k] * load_pal(s + 1u);
-            r2 += wf[k] * load_pal(s + 2u);
-        }
-        p = vec3(dot(r0.xyz, p) + r0.w, dot(r1.xyz, p) + r1.w, dot(r2.xyz, p) + r2.w);
-        vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
-        vec3 x12 = cross(c1, c2);
-        float det = dot(c0, x12);
-        vec3 cn = x12 * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
-        n = safe_normalize(det < 0.0 ? -cn : cn);
-        if (BULGE) gb = bulge_cofactor(r0, r1, r2, gb);
-        if (TANGENTS) {
-            tg = safe_normalize(vec3(dot(r0.xyz, tg), dot(r1.xyz, tg), dot(r2.xyz, tg)));
-            tsign = det < 0.0 ? -tsign : tsign;
-        }
+        vec4 r0, r1, r2;
+        blend_rows(pbase, js, wf, r0, r1, r2);
+        lbs_apply(r0, r1, r2, p, n, gb, tg, tsign);
     }
     if (METHOD == SINEW_KK_DQS_SCALE) {
         /* Stage 1 of the scale methods: S_j = [P_j | t_j] with P_j symmetric
@@ -260,13 +243,11 @@ void main()
         float il = 1.0 / sqrt(dot(br, br));
         br *= il;
         bd *= il;
-        vec3 rv = br.xyz;
-        p = p + 2.0 * cross(rv, cross(rv, p) + br.w * p)
-              + 2.0 * (br.w * bd.xyz - bd.w * rv + cross(rv, bd.xyz));
-        n = n + 2.0 * cross(rv, cross(rv, n) + br.w * n);
+        p = dq_transform(br, bd, p);
+        n = quat_rotate(br, n);
         n = safe_normalize(n);
         if (BULGE) gb = bulge_rotate(br, gb);
-        if (TANGENTS) tg = safe_normalize(tg + 2.0 * cross(rv, cross(rv, tg) + br.w * tg));
+        if (TANGENTS) tg = safe_normalize(quat_rotate(br, tg));
     }
     if (COR) {
         /* Optimized centers of rotation (reference.h, steps 5 and 6): the blended rotation
@@ -278,51 +259,25 @@ void main()
         vec4 br = vec4(0.0);
         vec3 cm = vec3(0.0);
         if (METHOD == SINEW_KK_COR_SCALE) {
-            vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
-            for (uint k = 0u; k < INFLUENCES; k++) {
-                uint s = pbase + js[k] * STRIDE + SINEW_PAL_OFF_AFFINE;
-                r0 += wf[k] * load_pal(s);
-                r1 += wf[k] * load_pal(s + 1u);
-                r2 += wf[k] * load_pal(s + 2u);
-            }
-            cm = vec3(dot(r0.xyz, c) + r0.w, dot(r1.xyz, c) + r1.w, dot(r2.xyz, c) + r2.w);
-            p = vec3(dot(r0.xyz, p) + r0.w, dot(r1.xyz, p) + r1.w, dot(r2.xyz, p) + r2.w);
-            vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
-            vec3 x12 = cross(c1, c2);
-            float det = dot(c0, x12);
-            vec3 cn = x12 * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
-            n = safe_normalize(det < 0.0 ? -cn : cn);
-            if (BULGE) gb = bulge_cofactor(r0, r1, r2, gb);
-            if (TANGENTS) {
-                tg = safe_normalize(vec3(dot(r0.xyz, tg), dot(r1.xyz, tg), dot(r2.xyz, tg)));
-                tsign = det < 0.0 ? -tsign : tsign;
-            }
-            c = cm;
-            cm = vec3(0.0);
-            for (uint k = 0u; k < INFLUENCES; k++) {
-                uint s = pbase + js[k] * STRIDE + OFF_DQ;
-                vec4 rk = load_pal(s), dk = load_pal(s + 1u);
-                cm += wf[k] * (c + 2.0 * cross(rk.xyz, cross(rk.xyz, c) + rk.w * c)
-                               + 2.0 * (rk.w * dk.xyz - dk.w * rk.xyz + cross(rk.xyz, dk.xyz)));
-                br += (dot(rk, real0) < 0.0 ? -wf[k] : wf[k]) * rk;
-            }
-        } else {
-            /* c' = sum_k w_k T_k c with each rigid T_k applied as its dual quaternion
-             * (2 palette reads per influence instead of 3 rows + 1) */
-            for (uint k = 0u; k < INFLUENCES; k++) {
-                uint s = pbase + js[k] * STRIDE + OFF_DQ;
-                vec4 rk = load_pal(s), dk = load_pal(s + 1u);
-                cm += wf[k] * (c + 2.0 * cross(rk.xyz, cross(rk.xyz, c) + rk.w * c)
-                               + 2.0 * (rk.w * dk.xyz - dk.w * rk.xyz + cross(rk.xyz, dk.xyz)));
-                br += (dot(rk, real0) < 0.0 ? -wf[k] : wf[k]) * rk;
-            }
+            vec4 r0, r1, r2;
+            blend_rows(pbase, js, wf, r0, r1, r2);
+            c = affine_point(r0, r1, r2, c);
+            lbs_apply(r0, r1, r2, p, n, gb, tg, tsign);
+        }
+        /* c' = sum_k w_k T_k c with each rigid T_k applied as its dual quaternion
+         * (2 palette reads per influence instead of 3 rows + 1) */
+        for (uint k = 0u; k < INFLUENCES; k++) {
+            uint s = pbase + js[k] * STRIDE + OFF_DQ;
+            vec4 rk = load_pal(s), dk = load_pal(s + 1u);
+            cm += wf[k] * dq_transform(rk, dk, c);
+            br += (dot(rk, real0) < 0.0 ? -wf[k] : wf[k]) * rk;
         }
         br *= 1.0 / sqrt(dot(br, br));
-        vec3 rv = br.xyz, d = p - c;
-        p = d + 2.0 * cross(rv, cross(rv, d) + br.w * d) + cm;
-        n = safe_normalize(n + 2.0 * cross(rv, cross(rv, n) + br.w * n));
+        vec3 d = p - c;
+        p = quat_rotate(br, d) + cm;
+        n = safe_normalize(quat_rotate(br, n));
         if (BULGE) gb = bulge_rotate(br, gb);
-        if (TANGENTS) tg = safe_normalize(tg + 2.0 * cross(rv, cross(rv, tg) + br.w * tg));
+        if (TANGENTS) tg = safe_normalize(quat_rotate(br, tg));
     }
     if (BULGE) bulge_correct(sa, sb, load_bulge(SINEW_BULGE_INDEX(slot)), sig, gb, BULGE_INNER, p, n);
 

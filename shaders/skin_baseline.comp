@@ -5,6 +5,7 @@
  * LBS, DQS, DQS with scale (LBS of S, then DQS of R), bulge correction,
  * zero-weight-sum and zero-normal rules. All arithmetic is float32. */
 #include "sinew_layout.h"
+#include "common.glsl"
 layout(local_size_x = SINEW_WG_SIZE) in;
 
 layout(constant_id = SINEW_SPEC_OUTPUT_PACKED) const bool OUTPUT_PACKED = false;
@@ -53,41 +54,14 @@ vec4 load_pal(uint i)
     return palette[i];
 }
 
-/* Same steps as sinew_oct_decode (math.c). */
-vec3 oct_decode(uint p)
-{
-    if (p == 0x80008000u) return vec3(0.0);
-    float fx = clamp(float(int(p << 16) >> 16) / 32767.0, -1.0, 1.0);
-    float fy = clamp(float(int(p) >> 16) / 32767.0, -1.0, 1.0);
-    float nx = fx, ny = fy;
-    float nz = 1.0 - abs(fx) - abs(fy);
-    float t = max(-nz, 0.0);
-    nx += nx >= 0.0 ? -t : t;
-    ny += ny >= 0.0 ? -t : t;
-    vec3 n = vec3(nx, ny, nz);
-    return n / sqrt(dot(n, n));
-}
-
-/* n / |n|, or zero when n is (numerically) zero; scaled first so tiny
- * vectors do not underflow. */
-vec3 safe_normalize(vec3 n)
-{
-    float m = max(max(abs(n.x), abs(n.y)), abs(n.z));
-    if (!(m >= 1e-30)) return vec3(0.0);
-    n /= m;
-    return n / sqrt(dot(n, n));
-}
-
 #include "bulge.glsl"
 
 /* Blended rows r0..r2 of a 3x4 affine transform: position and cofactor normal. */
 void apply_affine(vec4 r0, vec4 r1, vec4 r2, inout vec3 p, inout vec3 n)
 {
-    p = vec3(dot(r0.xyz, p) + r0.w, dot(r1.xyz, p) + r1.w, dot(r2.xyz, p) + r2.w);
-    vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
-    vec3 x12 = cross(c1, c2);
-    float det = dot(c0, x12);
-    vec3 cn = x12 * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
+    p = affine_point(r0, r1, r2, p);
+    float det;
+    vec3 cn = cofactor_mul(r0, r1, r2, n, det);
     n = safe_normalize(det < 0.0 ? -cn : cn);
 }
 
@@ -165,10 +139,8 @@ void main()
             float len = sqrt(dot(br, br));
             br /= len;
             bd /= len;
-            vec3 rv = br.xyz;
-            p = p + 2.0 * cross(rv, cross(rv, p) + br.w * p)
-                  + 2.0 * (br.w * bd.xyz - bd.w * rv + cross(rv, bd.xyz));
-            n = n + 2.0 * cross(rv, cross(rv, n) + br.w * n);
+            p = dq_transform(br, bd, p);
+            n = quat_rotate(br, n);
             n = safe_normalize(n);
             if (bulge) g = bulge_rotate(br, g);
         }
@@ -177,8 +149,7 @@ void main()
 
     uint o = I.output_offset + local;
     if (OUTPUT_PACKED) {
-        ivec3 q = ivec3(round(clamp(n, -1.0, 1.0) * 511.0));
-        uint nw = (uint(q.x) & 1023u) | ((uint(q.y) & 1023u) << 10) | ((uint(q.z) & 1023u) << 20);
+        uint nw = pack_snorm10(n);
         out_words[4u * o + 0u] = floatBitsToUint(p.x);
         out_words[4u * o + 1u] = floatBitsToUint(p.y);
         out_words[4u * o + 2u] = floatBitsToUint(p.z);

@@ -1138,27 +1138,25 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
     return r;
 }
 
-sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                                 sinew_crowd_stats *stats, sinew_error_info *err)
+/* The start of sinew_crowd_prepare, _update and _prepare_begin (call): err and
+ * stats cleared, then the crowd entered (SINEW_OK) or the refusal returned. */
+static sinew_result prepare_enter(sinew_crowd *c, sinew_crowd_stats *stats, const char *call, sinew_error_info *err)
 {
     snw_error_clear(err);
     if (stats) memset(stats, 0, sizeof *stats);
     if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
-    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_prepare", err);
-    sinew_result r = prepare(c, chars, count, stats, err);
-    crowd_leave(c);
-    return r;
+    if (!crowd_enter(c)) return crowd_busy(c, call, err);
+    return SINEW_OK;
 }
 
-sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
-                                sinew_crowd_stats *stats, sinew_error_info *err)
+/* sinew_crowd_prepare, and with submit sinew_crowd_update (call: its name). */
+static sinew_result prepare_call(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                 sinew_crowd_stats *stats, sinew_error_info *err, const char *call, int submit)
 {
-    snw_error_clear(err);
-    if (stats) memset(stats, 0, sizeof *stats);
-    if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
-    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_update", err);
-    sinew_result r = prepare(c, chars, count, stats, err);
-    if (r == SINEW_OK) {
+    sinew_result r = prepare_enter(c, stats, call, err);
+    if (r != SINEW_OK) return r;
+    r = prepare(c, chars, count, stats, err);
+    if (r == SINEW_OK && submit) {
         r = sinew_skinner_submit(c->skinner);
         if (r != SINEW_OK) snw_fail(err, r, SINEW_ITEM_NONE, UINT32_MAX, "sinew_skinner_submit: %s", sinew_result_string(r));
     }
@@ -1166,17 +1164,27 @@ sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_character *cha
     return r;
 }
 
+sinew_result sinew_crowd_prepare(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                 sinew_crowd_stats *stats, sinew_error_info *err)
+{
+    return prepare_call(c, chars, count, stats, err, "sinew_crowd_prepare", 0);
+}
+
+sinew_result sinew_crowd_update(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
+                                sinew_crowd_stats *stats, sinew_error_info *err)
+{
+    return prepare_call(c, chars, count, stats, err, "sinew_crowd_update", 1);
+}
+
 /* ---- jobs ---------------------------------------------------------------- */
 
 sinew_result sinew_crowd_prepare_begin(sinew_crowd *c, const sinew_crowd_character *chars, uint32_t count,
                                        sinew_crowd_stats *stats, sinew_error_info *err)
 {
-    snw_error_clear(err);
-    if (stats) memset(stats, 0, sizeof *stats);
-    if (!c) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "crowd is NULL");
-    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_prepare_begin", err);
+    sinew_result r = prepare_enter(c, stats, "sinew_crowd_prepare_begin", err);
+    if (r != SINEW_OK) return r;
     /* the crowd stays entered (busy) until prepare_end closes the frame */
-    sinew_result r = prepare_begin(c, chars, count, stats, PHASE_JOBS, err);
+    r = prepare_begin(c, chars, count, stats, PHASE_JOBS, err);
     if (r != SINEW_OK) crowd_leave(c);
     return r;
 }

@@ -89,35 +89,15 @@ static sinew_result copy_create_pipeline(sinew_gpu *gpu, copy_bench *b)
 {
     sinew_result r = snw_vk_shader(gpu, snw_spv_copy_comp, snw_spv_copy_comp_size, &b->sm);
     if (r != SINEW_OK) return r;
-    VkDescriptorSetLayoutBinding bind[3] = {
-        { SINEW_COPY_BIND_SRC, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
-        { SINEW_COPY_BIND_DST, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
-        { SINEW_COPY_BIND_SRC_TEXEL, VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
-    };
-    VkDescriptorSetLayoutCreateInfo dci = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO };
-    dci.bindingCount = 3;
-    dci.pBindings = bind;
-    VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(gpu->device, &dci, NULL, &b->dsl);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_COPY_PUSH_BYTES };
-    VkPipelineLayoutCreateInfo lci = { VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
-    lci.setLayoutCount = 1;
-    lci.pSetLayouts = &b->dsl;
-    lci.pushConstantRangeCount = 1;
-    lci.pPushConstantRanges = &pcr;
-    vr = gpu->vk.vkCreatePipelineLayout(gpu->device, &lci, NULL, &b->pl);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkComputePipelineCreateInfo pci = { VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO };
-    pci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    pci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    pci.stage.module = b->sm;
-    pci.stage.pName = "main";
+    VkDescriptorType types[3];
+    types[SINEW_COPY_BIND_SRC] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    types[SINEW_COPY_BIND_DST] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    types[SINEW_COPY_BIND_SRC_TEXEL] = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    r = snw_vk_compute_layout(gpu, NULL, types, 3, SINEW_COPY_PUSH_BYTES, &b->dsl, &b->pl);
+    if (r != SINEW_OK) return r;
     VkSpecializationMapEntry me = { SINEW_COPY_SPEC_READ_TEXEL, 0, 4 };
     VkSpecializationInfo si = { 1, &me, 4, &b->texel };
-    pci.stage.pSpecializationInfo = &si;
-    pci.layout = b->pl;
-    vr = gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &pci, NULL, &b->pipe);
-    return snw_vk_result(vr);
+    return snw_vk_compute_pipeline(gpu, NULL, b->sm, b->pl, &si, &b->pipe);
 }
 
 /* One descriptor set from its own pool, pointing at src and dst. */
@@ -125,18 +105,8 @@ static sinew_result copy_create_descriptors(sinew_gpu *gpu, copy_bench *b)
 {
     VkDescriptorPoolSize ps[2] = { { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 },
                                    { VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 1 } };
-    VkDescriptorPoolCreateInfo ci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
-    ci.maxSets = 1;
-    ci.poolSizeCount = 2;
-    ci.pPoolSizes = ps;
-    VkResult vr = gpu->vk.vkCreateDescriptorPool(gpu->device, &ci, NULL, &b->dp);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkDescriptorSetAllocateInfo ai = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
-    ai.descriptorPool = b->dp;
-    ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &b->dsl;
-    vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &ai, &b->set);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    sinew_result r = snw_vk_descriptor_sets(gpu, NULL, b->dsl, 1, ps, 2, &b->dp, &b->set);
+    if (r != SINEW_OK) return r;
     VkDescriptorBufferInfo bi[2] = { { b->src.buffer, 0, b->bytes }, { b->dst.buffer, 0, b->bytes } };
     VkWriteDescriptorSet w[3];
     memset(w, 0, sizeof w);

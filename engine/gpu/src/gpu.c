@@ -355,6 +355,21 @@ static sinew_result gpu_fail(sinew_error_info *err, sinew_result r, const char *
 static sinew_result gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sinew_error_info *err);
 static sinew_result gpu_create_external(const sinew_gpu_external_desc *desc, sinew_gpu **out, sinew_error_info *err);
 
+/* The end of both creates: the device table, the queue (own device; an external
+ * one's is the desc's), finish_setup; *out on success, else the gpu destroyed. */
+static sinew_result finish_create(sinew_gpu *gpu, sinew_gpu **out)
+{
+    sinew_result r = load_device(gpu);
+    if (r == SINEW_OK && !gpu->external) gpu->vk.vkGetDeviceQueue(gpu->device, gpu->queue_family, 0, &gpu->queue);
+    if (r == SINEW_OK) r = finish_setup(gpu);
+    if (r != SINEW_OK) {
+        sinew_gpu_destroy(gpu);
+        return r;
+    }
+    *out = gpu;
+    return SINEW_OK;
+}
+
 sinew_result sinew_gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sinew_error_info *err)
 {
     snw_error_clear(err);
@@ -451,13 +466,7 @@ static sinew_result gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sine
         r = snw_vk_result(vr);
         goto fail;
     }
-    r = load_device(gpu);
-    if (r != SINEW_OK) goto fail;
-    gpu->vk.vkGetDeviceQueue(gpu->device, gpu->queue_family, 0, &gpu->queue);
-    r = finish_setup(gpu);
-    if (r != SINEW_OK) goto fail;
-    *out = gpu;
-    return SINEW_OK;
+    return finish_create(gpu, out);
 fail:
     sinew_gpu_destroy(gpu);
     return r;
@@ -525,12 +534,7 @@ static sinew_result gpu_create_external(const sinew_gpu_external_desc *desc, sin
         }
         gpu->validation = 1;
     }
-    r = load_device(gpu);
-    if (r != SINEW_OK) goto fail;
-    r = finish_setup(gpu);
-    if (r != SINEW_OK) goto fail;
-    *out = gpu;
-    return SINEW_OK;
+    return finish_create(gpu, out);
 fail:
     sinew_gpu_destroy(gpu);
     return r;

@@ -75,39 +75,12 @@ static sinew_result create_pipeline(sinew_morpher *m)
     sinew_gpu *gpu = m->gpu;
     sinew_result r = snw_vk_shader(gpu, snw_spv_morph_comp, snw_spv_morph_comp_size, &m->shader);
     if (r != SINEW_OK) return r;
-    VkDescriptorSetLayoutBinding b[SINEW_MORPH_BIND_COUNT];
-    memset(b, 0, sizeof b);
-    for (uint32_t i = 0; i < SINEW_MORPH_BIND_COUNT; i++) {
-        b[i].binding = i;
-        b[i].descriptorCount = 1;
-        b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-        b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    }
-    VkDescriptorSetLayoutCreateInfo dci = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO };
-    dci.bindingCount = SINEW_MORPH_BIND_COUNT;
-    dci.pBindings = b;
-    VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(gpu->device, &dci, SNW_VKA(gpu), &m->dsl);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_MORPH_PUSH_BYTES };
-    VkPipelineLayoutCreateInfo pci = { VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
-    pci.setLayoutCount = 1;
-    pci.pSetLayouts = &m->dsl;
-    pci.pushConstantRangeCount = 1;
-    pci.pPushConstantRanges = &pcr;
-    vr = gpu->vk.vkCreatePipelineLayout(gpu->device, &pci, SNW_VKA(gpu), &m->layout);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkComputePipelineCreateInfo ci = { VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO };
-    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = m->shader;
-    ci.stage.pName = "main";
-    ci.layout = m->layout;
-    vr = gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &ci, SNW_VKA(gpu), &m->pipe);
-    if (vr != VK_SUCCESS) {
-        m->pipe = VK_NULL_HANDLE;
-        return snw_vk_result(vr);
-    }
-    return SINEW_OK;
+    VkDescriptorType types[SINEW_MORPH_BIND_COUNT];
+    for (uint32_t i = 0; i < SINEW_MORPH_BIND_COUNT; i++) types[i] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    r = snw_vk_compute_layout(gpu, SNW_VKA(gpu), types, SINEW_MORPH_BIND_COUNT, SINEW_MORPH_PUSH_BYTES, &m->dsl,
+                              &m->layout);
+    if (r != SINEW_OK) return r;
+    return snw_vk_compute_pipeline(gpu, SNW_VKA(gpu), m->shader, m->layout, NULL, &m->pipe);
 }
 
 static sinew_result create_descriptors(sinew_morpher *m)
@@ -115,20 +88,10 @@ static sinew_result create_descriptors(sinew_morpher *m)
     sinew_gpu *gpu = m->gpu;
     uint32_t F = m->frames;
     VkDescriptorPoolSize ps = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SINEW_MORPH_BIND_COUNT * F };
-    VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
-    pci.maxSets = F;
-    pci.poolSizeCount = 1;
-    pci.pPoolSizes = &ps;
-    VkResult vr = gpu->vk.vkCreateDescriptorPool(gpu->device, &pci, SNW_VKA(gpu), &m->dpool);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
-    VkDescriptorSetLayout layouts[MAXF];
-    for (uint32_t s = 0; s < F; s++) layouts[s] = m->dsl;
-    VkDescriptorSetAllocateInfo ai = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
-    ai.descriptorPool = m->dpool;
-    ai.descriptorSetCount = F;
-    ai.pSetLayouts = layouts;
-    vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &ai, m->sets);
-    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    sinew_result r = snw_vk_descriptor_sets(gpu, SNW_VKA(gpu), m->dsl, F, &ps, 1, &m->dpool, m->sets);
+    if (r != SINEW_OK) return r;
+    VkDescriptorType types[SINEW_MORPH_BIND_COUNT];
+    for (uint32_t i = 0; i < SINEW_MORPH_BIND_COUNT; i++) types[i] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     VkBuffer rest;
     VkDeviceSize rest_size;
     snw_skinner_rest_buffer(m->sk, &rest, &rest_size);
@@ -149,17 +112,7 @@ static sinew_result create_descriptors(sinew_morpher *m)
             [SINEW_MORPH_BIND_TANGENT] = { tan, 0, tan_size },
             [SINEW_MORPH_BIND_BULGE] = { blg, 0, blg_size },
         };
-        VkWriteDescriptorSet w[SINEW_MORPH_BIND_COUNT];
-        memset(w, 0, sizeof w);
-        for (uint32_t i = 0; i < SINEW_MORPH_BIND_COUNT; i++) {
-            w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-            w[i].dstSet = m->sets[s];
-            w[i].dstBinding = i;
-            w[i].descriptorCount = 1;
-            w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-            w[i].pBufferInfo = &bi[i];
-        }
-        gpu->vk.vkUpdateDescriptorSets(gpu->device, SINEW_MORPH_BIND_COUNT, w, 0, NULL);
+        snw_vk_write_set(gpu, m->sets[s], SINEW_MORPH_BIND_COUNT, types, bi, NULL);
     }
     return SINEW_OK;
 }

@@ -188,6 +188,29 @@ sinew_result snw_vk_upload(sinew_gpu *gpu, VkBuffer dst, VkDeviceSize offset, co
 sinew_result snw_vk_shader(sinew_gpu *gpu, const uint32_t *code, size_t bytes, VkShaderModule *out);
 void snw_vk_shader_destroy(sinew_gpu *gpu, VkShaderModule module);
 
+/* Compute pipelines (skinner, morph pass, copy roofline). vka: the allocation
+ * callbacks their objects are created with (SNW_VKA(gpu), or NULL). */
+#define SNW_VK_MAX_BINDINGS 32u
+#define SNW_VK_MAX_SETS 8u
+/* Set layout 0 with binding i of types[i] (count <= SNW_VK_MAX_BINDINGS, one
+ * descriptor each, compute stage) and a pipeline layout with it and push
+ * constants [0, push_bytes). */
+sinew_result snw_vk_compute_layout(sinew_gpu *gpu, const VkAllocationCallbacks *vka, const VkDescriptorType *types,
+                                   uint32_t count, uint32_t push_bytes, VkDescriptorSetLayout *dsl,
+                                   VkPipelineLayout *layout);
+/* The compute pipeline of module's "main" (spec may be NULL); VK_NULL_HANDLE on failure. */
+sinew_result snw_vk_compute_pipeline(sinew_gpu *gpu, const VkAllocationCallbacks *vka, VkShaderModule module,
+                                     VkPipelineLayout layout, const VkSpecializationInfo *spec, VkPipeline *out);
+/* A descriptor pool of the given sizes for count (<= SNW_VK_MAX_SETS) sets of
+ * layout dsl, and those sets. */
+sinew_result snw_vk_descriptor_sets(sinew_gpu *gpu, const VkAllocationCallbacks *vka, VkDescriptorSetLayout dsl,
+                                    uint32_t count, const VkDescriptorPoolSize *sizes, uint32_t size_count,
+                                    VkDescriptorPool *pool, VkDescriptorSet *sets);
+/* Writes binding i (< count <= SNW_VK_MAX_BINDINGS) of set: a uniform texel buffer
+ * views[i] where types[i] is one, else the buffer range buffers[i]. */
+void snw_vk_write_set(sinew_gpu *gpu, VkDescriptorSet set, uint32_t count, const VkDescriptorType *types,
+                      const VkDescriptorBufferInfo *buffers, const VkBufferView *views);
+
 /* Crowds made on a skinner (crowd.c): create attaches, destroy detaches;
  * sinew_skinner_destroy refuses (IN_USE) while any is attached. Atomic. */
 struct sinew_skinner;

@@ -296,3 +296,87 @@ void snw_vk_shader_destroy(sinew_gpu *gpu, VkShaderModule module)
 {
     if (module) gpu->vk.vkDestroyShaderModule(gpu->device, module, SNW_VK_SHADER_ALLOC(gpu));
 }
+
+sinew_result snw_vk_compute_layout(sinew_gpu *gpu, const VkAllocationCallbacks *vka, const VkDescriptorType *types,
+                                   uint32_t count, uint32_t push_bytes, VkDescriptorSetLayout *dsl,
+                                   VkPipelineLayout *layout)
+{
+    VkDescriptorSetLayoutBinding b[SNW_VK_MAX_BINDINGS];
+    if (count > SNW_VK_MAX_BINDINGS) return SINEW_ERROR_INVALID_ARGUMENT;
+    memset(b, 0, sizeof b);
+    for (uint32_t i = 0; i < count; i++) {
+        b[i].binding = i;
+        b[i].descriptorType = types[i];
+        b[i].descriptorCount = 1;
+        b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    VkDescriptorSetLayoutCreateInfo dci = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO };
+    dci.bindingCount = count;
+    dci.pBindings = b;
+    VkResult vr = gpu->vk.vkCreateDescriptorSetLayout(gpu->device, &dci, vka, dsl);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes };
+    VkPipelineLayoutCreateInfo pci = { VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+    pci.setLayoutCount = 1;
+    pci.pSetLayouts = dsl;
+    pci.pushConstantRangeCount = 1;
+    pci.pPushConstantRanges = &pcr;
+    vr = gpu->vk.vkCreatePipelineLayout(gpu->device, &pci, vka, layout);
+    return snw_vk_result(vr);
+}
+
+sinew_result snw_vk_compute_pipeline(sinew_gpu *gpu, const VkAllocationCallbacks *vka, VkShaderModule module,
+                                     VkPipelineLayout layout, const VkSpecializationInfo *spec, VkPipeline *out)
+{
+    VkComputePipelineCreateInfo ci = { VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO };
+    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = module;
+    ci.stage.pName = "main";
+    ci.stage.pSpecializationInfo = spec;
+    ci.layout = layout;
+    VkResult vr = gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &ci, vka, out);
+    if (vr != VK_SUCCESS) *out = VK_NULL_HANDLE;
+    return snw_vk_result(vr);
+}
+
+sinew_result snw_vk_descriptor_sets(sinew_gpu *gpu, const VkAllocationCallbacks *vka, VkDescriptorSetLayout dsl,
+                                    uint32_t count, const VkDescriptorPoolSize *sizes, uint32_t size_count,
+                                    VkDescriptorPool *pool, VkDescriptorSet *sets)
+{
+    VkDescriptorSetLayout layouts[SNW_VK_MAX_SETS];
+    if (count > SNW_VK_MAX_SETS) return SINEW_ERROR_INVALID_ARGUMENT;
+    VkDescriptorPoolCreateInfo pci = { VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
+    pci.maxSets = count;
+    pci.poolSizeCount = size_count;
+    pci.pPoolSizes = sizes;
+    VkResult vr = gpu->vk.vkCreateDescriptorPool(gpu->device, &pci, vka, pool);
+    if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    for (uint32_t s = 0; s < count; s++) layouts[s] = dsl;
+    VkDescriptorSetAllocateInfo ai = { VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
+    ai.descriptorPool = *pool;
+    ai.descriptorSetCount = count;
+    ai.pSetLayouts = layouts;
+    vr = gpu->vk.vkAllocateDescriptorSets(gpu->device, &ai, sets);
+    return snw_vk_result(vr);
+}
+
+void snw_vk_write_set(sinew_gpu *gpu, VkDescriptorSet set, uint32_t count, const VkDescriptorType *types,
+                      const VkDescriptorBufferInfo *buffers, const VkBufferView *views)
+{
+    VkWriteDescriptorSet w[SNW_VK_MAX_BINDINGS];
+    if (count > SNW_VK_MAX_BINDINGS) return;
+    memset(w, 0, sizeof w);
+    for (uint32_t i = 0; i < count; i++) {
+        w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        w[i].dstSet = set;
+        w[i].dstBinding = i;
+        w[i].descriptorCount = 1;
+        w[i].descriptorType = types[i];
+        if (types[i] == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER)
+            w[i].pTexelBufferView = &views[i];
+        else
+            w[i].pBufferInfo = &buffers[i];
+    }
+    gpu->vk.vkUpdateDescriptorSets(gpu->device, count, w, 0, NULL);
+}

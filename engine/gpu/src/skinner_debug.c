@@ -1,0 +1,139 @@
+/* The skinner's debug and test hooks of sinew/debug.h: the grid row limit,
+ * the kernel choice (variants or the baseline kernel, whose instance records,
+ * work list and dispatch are here), the workgroup size, the dispatch count and
+ * the poison fills of the output buffers. The context's hooks: debug.c. */
+#include "skinner_internal.h"
+
+#include <string.h>
+
+/* Stages of Sinew's own one-shot submissions that touch the output (read-backs, poison). */
+static VkPipelineStageFlags queue_stages(const sinew_gpu *gpu)
+{
+    VkPipelineStageFlags s = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    if (gpu->queue_flags & VK_QUEUE_GRAPHICS_BIT)
+        s |= VK_PIPELINE_STAGE_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT;
+    return s;
+}
+
+sinew_result sinew_debug_set_max_grid_x(sinew_skinner *sk, uint32_t max_grid_x)
+{
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    const VkPhysicalDeviceLimits *lim = &sk->gpu->props.limits;
+    uint64_t row = lim->maxComputeWorkGroupCount[0];
+    if (max_grid_x && max_grid_x < row) row = max_grid_x;
+    if ((uint64_t)sk->max_work > row * lim->maxComputeWorkGroupCount[1]) return SINEW_ERROR_LIMIT_EXCEEDED;
+    sk->max_grid_x = max_grid_x;
+    return SINEW_OK;
+}
+
+void snw_skinner_write_baseline(sinew_skinner *sk, const sinew_instance *instances, uint32_t count)
+{
+    char *base = (char *)sk->frame.mapped + sk->slot * sk->frame_slot_stride;
+    gpu_instance *gi = (gpu_instance *)base;
+    uint32_t *wl = (uint32_t *)(base + sk->work_offset);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_instance *in = &instances[i];
+        const mesh_rec *m = &sk->meshes[in->mesh.value];
+        gpu_instance g = { m->first, m->count, in->palette_offset, in->output_offset,
+                           m->joints, (uint32_t)in->method, in->flags, sinew_palette_gpu_stride(in->method, in->flags) };
+        gi[i] = g;
+        for (uint32_t v = 0; v < m->count; v += SINEW_WG_SIZE) {
+            wl[2 * w] = i;
+            wl[2 * w + 1] = v;
+            w++;
+        }
+    }
+    sk->work_count[sk->slot] = w;
+    sk->disp_count[sk->slot] = w ? 1u : 0u;
+    sk->baseline[sk->slot] = 1;
+}
+
+void snw_skinner_record_baseline(sinew_skinner *sk, VkCommandBuffer cmd, VkPipeline pipe, uint32_t s)
+{
+    sinew_gpu *gpu = sk->gpu;
+    uint32_t work = sk->work_count[s];
+    uint32_t row = snw_grid_row(sk);
+    uint32_t gx = work < row ? work : row;
+    uint32_t gy = (work + gx - 1) / gx;
+    gpu_push push;
+    memset(&push, 0, sizeof push);
+    push.work_count = work;
+    push.grid_x = gx;
+    gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    gpu->vk.vkCmdPushConstants(cmd, sk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+    gpu->vk.vkCmdDispatch(cmd, gx, gy, 1);
+}
+
+sinew_result sinew_debug_set_kernel(sinew_skinner *sk, sinew_debug_kernel kernel)
+{
+    if (!sk || (unsigned)kernel > SINEW_DEBUG_KERNEL_BASELINE) return SINEW_ERROR_INVALID_ARGUMENT;
+    sk->kernel = kernel;
+    return SINEW_OK;
+}
+
+sinew_result sinew_debug_set_workgroup_size(sinew_skinner *sk, uint32_t size)
+{
+    if (!sk || (size != 0 && size != 64u && size != 128u && size != 256u)) return SINEW_ERROR_INVALID_ARGUMENT;
+    sk->wg_size = size ? size : sk->wg_default;
+    return SINEW_OK;
+}
+
+uint32_t sinew_debug_workgroup_size(const sinew_skinner *sk) { return sk ? sk->wg_size : 0; }
+
+uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t *grid_dispatches)
+{
+    uint32_t n = 0, g = 0;
+    if (sk && sk->last_slot >= 0) {
+        uint32_t s = (uint32_t)sk->last_slot;
+        n = sk->disp_count[s];
+        if (!sk->baseline[s])
+            for (uint32_t i = 0; i < n; i++) g += sk->disp[s][i].grid;
+    }
+    if (grid_dispatches) *grid_dispatches = g;
+    return n;
+}
+
+static sinew_result poison(sinew_skinner *sk, int prev, uint32_t first, uint32_t count, uint32_t pattern);
+
+sinew_result sinew_debug_poison_output(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern)
+{
+    return poison(sk, 0, first, count, pattern);
+}
+
+sinew_result sinew_debug_poison_tangents(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern)
+{
+    if (sk && !sk->d.tangents) return SINEW_ERROR_INVALID_ARGUMENT;
+    return poison(sk, 2, first, count, pattern);
+}
+
+sinew_result sinew_debug_poison_previous(sinew_skinner *sk, uint32_t first, uint32_t count, uint32_t pattern)
+{
+    if (sk && !sk->d.keep_previous) return SINEW_ERROR_INVALID_ARGUMENT;
+    return poison(sk, 1, first, count, pattern);
+}
+
+static sinew_result poison(sinew_skinner *sk, int prev, uint32_t first, uint32_t count, uint32_t pattern)
+{
+    if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_result r = snw_skinner_check_range(sk, first, count);
+    if (r != SINEW_OK) return r;
+    sinew_gpu *gpu = sk->gpu;
+    VkCommandBuffer cmd;
+    r = snw_vk_oneshot_begin(gpu, &cmd);
+    if (r != SINEW_OK) return r;
+    VkPipelineStageFlags cons = queue_stages(gpu);
+    VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, cons, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    uint32_t stride = prev == 2 ? sk->tan_stride : prev ? SINEW_PREV_BYTES : sk->out_stride;
+    VkDeviceSize base = prev == 2 ? sk->tan_base : prev ? sk->prev_base : sk->out_base;
+    gpu->vk.vkCmdFillBuffer(cmd, prev == 2 ? sk->tan_out.buffer : prev ? sk->previous.buffer : sk->output.buffer,
+                            base + (VkDeviceSize)first * stride,
+                            (VkDeviceSize)count * stride, pattern);
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, cons, 0, 1, &mb, 0, NULL, 0, NULL);
+    return snw_vk_oneshot_end(gpu, cmd);
+}
