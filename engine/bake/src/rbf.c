@@ -273,15 +273,12 @@ void sinew_rbf_destroy(sinew_rbf *rb)
     snw_free(&al, rb);
 }
 
-sinew_result sinew_rbf_evaluate_f64(const sinew_rbf *rb, const sinew_quat *rotations, double *out)
+/* acc[0..no) += sum over examples of w[e][o0 + o] * phi(d(rotations, example e)),
+ * in example order (the same sums for the float64 and float32 entry points).
+ * The rotations were checked normalizable. */
+static void rbf_accumulate(const sinew_rbf *rb, const sinew_quat *rotations, uint32_t o0, uint32_t no, double *acc)
 {
-    if (!rb || !rotations || !out) return SINEW_ERROR_INVALID_ARGUMENT;
     uint32_t D = rb->drivers, O = rb->outputs;
-    for (uint32_t o = 0; o < O; o++) out[o] = 0.0;
-    for (uint32_t j = 0; j < D; j++) {
-        sinew_quat q;
-        if (!quat_normalize(rotations[j], &q)) return SINEW_ERROR_NON_FINITE;
-    }
     for (uint32_t e = 0; e < rb->examples; e++) {
         double s = 0.0;
         for (uint32_t j = 0; j < D; j++) {
@@ -291,41 +288,43 @@ sinew_result sinew_rbf_evaluate_f64(const sinew_rbf *rb, const sinew_quat *rotat
             s += th * th;
         }
         double f = phi(rb->kernel, sqrt(s), rb->width);
-        for (uint32_t o = 0; o < O; o++) out[o] += rb->w[(size_t)e * O + o] * f;
+        for (uint32_t o = 0; o < no; o++) acc[o] += rb->w[(size_t)e * O + o0 + o] * f;
     }
+}
+
+static int rotations_ok(const sinew_rbf *rb, const sinew_quat *rotations)
+{
+    for (uint32_t j = 0; j < rb->drivers; j++) {
+        sinew_quat q;
+        if (!quat_normalize(rotations[j], &q)) return 0;
+    }
+    return 1;
+}
+
+sinew_result sinew_rbf_evaluate_f64(const sinew_rbf *rb, const sinew_quat *rotations, double *out)
+{
+    if (!rb || !rotations || !out) return SINEW_ERROR_INVALID_ARGUMENT;
+    for (uint32_t o = 0; o < rb->outputs; o++) out[o] = 0.0;
+    if (!rotations_ok(rb, rotations)) return SINEW_ERROR_NON_FINITE;
+    rbf_accumulate(rb, rotations, 0, rb->outputs, out);
     return SINEW_OK;
 }
 
 sinew_result sinew_rbf_evaluate(const sinew_rbf *rb, const sinew_quat *rotations, float *weights_out)
 {
     if (!rb || !rotations || !weights_out) return SINEW_ERROR_INVALID_ARGUMENT;
-    /* The same sums as sinew_rbf_evaluate_f64, accumulated in double on the stack
-     * (outputs in chunks of RBF_CHUNK; the kernel values are recomputed per chunk),
-     * rounded to float once at the end. */
+    if (!rotations_ok(rb, rotations)) return SINEW_ERROR_NON_FINITE;
+    /* The float64 sums on the stack (outputs in chunks of RBF_CHUNK; the kernel
+     * values are recomputed per chunk), rounded to float once. */
     enum { RBF_CHUNK = 64 };
-    uint32_t D = rb->drivers, O = rb->outputs;
-    for (uint32_t j = 0; j < D; j++) {
-        sinew_quat q;
-        if (!quat_normalize(rotations[j], &q)) return SINEW_ERROR_NON_FINITE;
-    }
-    for (uint32_t o0 = 0; o0 < O; o0 += RBF_CHUNK) {
-        uint32_t no = O - o0 < RBF_CHUNK ? O - o0 : RBF_CHUNK;
+    for (uint32_t o0 = 0; o0 < rb->outputs; o0 += RBF_CHUNK) {
+        uint32_t no = rb->outputs - o0 < RBF_CHUNK ? rb->outputs - o0 : RBF_CHUNK;
         double acc[RBF_CHUNK];
         for (uint32_t o = 0; o < no; o++) acc[o] = 0.0;
-        for (uint32_t e = 0; e < rb->examples; e++) {
-            double s = 0.0;
-            for (uint32_t j = 0; j < D; j++) {
-                sinew_quat q;
-                quat_normalize(rotations[j], &q);
-                double th = pose_distance_n(&q, &rb->ex[(size_t)e * D + j], 1);
-                s += th * th;
-            }
-            double f = phi(rb->kernel, sqrt(s), rb->width);
-            for (uint32_t o = 0; o < no; o++) acc[o] += rb->w[(size_t)e * O + o0 + o] * f;
-        }
+        rbf_accumulate(rb, rotations, o0, no, acc);
         for (uint32_t o = 0; o < no; o++) weights_out[o0 + o] = (float)acc[o];
     }
-    for (uint32_t o = 0; o < O; o++)
+    for (uint32_t o = 0; o < rb->outputs; o++)
         if (!isfinite(weights_out[o])) return SINEW_ERROR_NON_FINITE;
     return SINEW_OK;
 }
