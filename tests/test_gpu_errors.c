@@ -234,6 +234,58 @@ static void check_meshes_and_instances(sinew_gpu *gpu)
     sinew_skinner_destroy(sk);
 }
 
+/* The final barrier's variants record validation-clean frames that skin right:
+ * default consumers, fragment-shader consumers, and none (host_final_barrier,
+ * Sinew's read-back then orders itself). */
+static void check_barrier_variants(sinew_gpu *gpu)
+{
+    static sinew_vertex v[NV];
+    make_vertices(v, NV);
+    for (int variant = 0; variant < 3; variant++) {
+        sinew_skinner_desc d = { 0 };
+        d.max_rest_vertices = NV;
+        d.max_output_vertices = NV;
+        d.max_instances = 1;
+        d.max_meshes = 1;
+        d.max_palette_vec4 = 64;
+        if (variant == 1) {
+            d.consumer_stages = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+            d.consumer_access = VK_ACCESS_SHADER_READ_BIT;
+        }
+        d.host_final_barrier = variant == 2;
+        sinew_skinner *sk = NULL;
+        TU_CHECK_OK(sinew_skinner_create(gpu, &d, &sk, NULL));
+        if (!sk) continue;
+        sinew_skinner_mesh_desc md = { 0 };
+        md.vertices = v;
+        md.vertex_count = NV;
+        md.joint_count = NJ;
+        sinew_mesh_id id;
+        TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &id, NULL));
+        TU_CHECK_OK(sinew_debug_poison_output(sk, 0, NV, 0x7fc00000u));
+        sinew_frame fr;
+        TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
+        /* every joint translates by (1, 2, 3): every vertex moves by it */
+        for (int j = 0; j < NJ; j++)
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 4; c++) fr.palette[12 * j + 4 * r + c] = c == r ? 1.0f : c == 3 ? (float)(r + 1) : 0.0f;
+        sinew_instance in = { id, SINEW_METHOD_LBS, 0, 0, 0, false };
+        TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1, NULL));
+        TU_CHECK_OK(sinew_skinner_submit(sk));
+        static float pos[3 * NV];
+        TU_CHECK_OK(sinew_skinner_read_output(sk, 0, NV, pos, NULL));
+        double worst = 0;
+        for (uint32_t i = 0; i < NV; i++)
+            for (int k = 0; k < 3; k++) {
+                double dlt = fabs(pos[3 * i + k] - (v[i].position[k] + (k + 1)));
+                worst = dlt <= worst ? worst : (isnan(dlt) ? INFINITY : dlt);
+            }
+        TU_CHECK_MSG(worst <= 1e-6, "barrier variant %d: error %g", variant, worst);
+        sinew_skinner_destroy(sk);
+    }
+    TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
+}
+
 int main(void)
 {
     check_gpu_create();
@@ -247,6 +299,7 @@ int main(void)
     check_external(gpu);
     check_skinner_create(gpu);
     check_meshes_and_instances(gpu);
+    check_barrier_variants(gpu);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
     sinew_gpu_destroy(gpu);
     return tu_finish("test_gpu_errors");
