@@ -51,7 +51,7 @@ static void bench_model(const char *path, uint32_t chars)
     sinew_asset_desc d = { 0 };
     d.path = path;
     sinew_asset *a = NULL;
-    if (sinew_asset_load(&d, &a) != SINEW_OK) {
+    if (sinew_asset_load(&d, &a, NULL) != SINEW_OK) {
         printf("%s: not found or not loadable, skipped\n", path);
         return;
     }

@@ -8,6 +8,7 @@
  * scenes imported once with assimp). assimp's own allocations are not
  * counted: they cannot be redirected. */
 #include "testutil.h"
+#include "tu_asset.h"
 #include "count_alloc.h"
 #include <sinew/anim.h>
 #include <sinew/asset.h>
@@ -27,9 +28,8 @@ static sinew_result import(const char *path, const struct aiScene *scene, uint32
     d.path = path;
     d.flags = flags;
     d.allocator = al;
-    d.message = msg;
-    d.message_size = msg_size;
-    return scene ? sinew_asset_from_scene(scene, &d, out) : sinew_asset_load(&d, out);
+   
+    return scene ? tu_asset_from_scene(scene, &d, out, msg, msg_size) : tu_asset_load(&d, out, msg, msg_size);
 }
 
 /* Counting allocator used, balanced; a consistent asset; OOM for every N. */

@@ -7,6 +7,7 @@
  * naming the reference; the same files with the reference inside load. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+#include "tu_asset.h"
 #include <sinew/asset.h>
 
 #include <stdlib.h>
@@ -45,10 +46,9 @@ static sinew_result load_path(const char *path, char *msg, size_t msg_size)
 {
     sinew_asset_desc d = { 0 };
     d.path = path;
-    d.message = msg;
-    d.message_size = msg_size;
+   
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, msg_size);
     sinew_asset_destroy(a);
     return r;
 }
@@ -148,13 +148,13 @@ int main(void)
     if (f) fclose(f);
     sinew_asset_desc d = { 0 };
     sinew_asset *a = NULL;
-    d.data = gltf_mem; d.size = n; d.hint = "gltf"; d.message = msg; d.message_size = sizeof msg;
-    r = sinew_asset_load(&d, &a);
+    d.data = gltf_mem; d.size = n; d.hint = "gltf";
+    r = tu_asset_load(&d, &a, msg, sizeof msg);
     printf("memory, no base directory -> %s: %s\n", sinew_result_string(r), msg);
     TU_CHECK_RESULT(r, SINEW_ERROR_IO);
     TU_CHECK(strstr(msg, "inside.bin") && strstr(msg, "without a base directory"));
     d.base_directory = model_dir;
-    r = sinew_asset_load(&d, &a);
+    r = tu_asset_load(&d, &a, msg, sizeof msg);
     TU_CHECK_MSG(r == SINEW_OK, "memory import with base directory: %s", msg);
     TU_CHECK(a && sinew_asset_vertex_count(a) == 3);
     sinew_asset_destroy(a); a = NULL;
@@ -165,11 +165,11 @@ int main(void)
     n = f ? fread(gltf_mem, 1, sizeof gltf_mem, f) : 0;
     if (f) fclose(f);
     d.size = n;
-    TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_IO);
+    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_IO);
     TU_CHECK(strstr(msg, "../secret.bin") != NULL);
     /* an OBJ from memory naming a material library: refused without a base directory */
     d.data = obj; d.size = strlen(obj); d.hint = "obj"; d.base_directory = NULL;
-    TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_IO);
+    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_IO);
     TU_CHECK(strstr(msg, "secret.mtl") != NULL);
 
     char cmd[600];

@@ -10,6 +10,7 @@
  * the rest mesh (1e-6 x size: assimp composes the node matrix in float) and the
  * float64 morph reference at weights (0.3, -0.7) and (1, 2.5) (1e-6 x size). */
 #include "testutil.h"
+#include "tu_asset.h"
 #include <sinew/asset.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,9 @@ int main(void)
     char msg[256] = "";
     sinew_asset_desc d = { 0 };
     d.path = path;
-    d.message = msg;
-    d.message_size = sizeof msg;
+   
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
     TU_CHECK_MSG(r == SINEW_OK, "load %s: %s (%s)", path, sinew_result_string(r), msg);
     if (r != SINEW_OK) return tu_finish("test_asset_fbx_morph");
     TU_CHECK(sinew_asset_mesh_count(a) == 1);

@@ -21,6 +21,7 @@
  * decoded data; weights compared as the float32 Sinew stores). Times on keys, between keys and outside the keys. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+#include "tu_asset.h"
 #include "gltf_writer.h"
 #include <sinew/anim.h>
 #include <sinew/asset.h>
@@ -476,9 +477,9 @@ static sinew_asset *load(const char *path, const char *label)
 {
     char msg[512];
     sinew_asset_desc d = { 0 };
-    d.path = path; d.message = msg; d.message_size = sizeof msg;
+    d.path = path;
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
     TU_CHECK_MSG(r == SINEW_OK, "%s: %s", label, msg);
     return a;
 }
@@ -545,9 +546,9 @@ static void test_many_skins(void)
     free(b64);
     char msg[512];
     sinew_asset_desc d = { 0 };
-    d.data = js; d.size = strlen(js); d.hint = "gltf"; d.message = msg; d.message_size = sizeof msg;
+    d.data = js; d.size = strlen(js); d.hint = "gltf";
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
     TU_CHECK_MSG(r == SINEW_OK, "84 skins: %s", msg);
     if (!a) return;
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
@@ -632,9 +633,9 @@ int main(void)
     /* the same bytes from memory (no external file needed) */
     sinew_asset_desc d = { 0 };
     char msg[256];
-    d.data = glb; d.size = total; d.message = msg; d.message_size = sizeof msg;
+    d.data = glb; d.size = total;
     sinew_asset *a4 = NULL;
-    TU_CHECK_OK(sinew_asset_load(&d, &a4));
+    TU_CHECK_OK(tu_asset_load(&d, &a4, msg, sizeof msg));
     if (a4) check_asset("glb from memory", a4);
     /* identical rest data all ways */
     if (a1 && a2 && a3)

@@ -8,6 +8,7 @@
  *     the same. Deterministic seed. */
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
+#include "tu_asset.h"
 #include <sinew/asset.h>
 
 #include <ftw.h>
@@ -39,10 +40,10 @@ static const char *edit(const char *from, const char *to)
 static sinew_result load_mem(const void *data, size_t size, const char *hint, char *msg, size_t msg_size)
 {
     sinew_asset_desc d = { 0 };
-    d.data = data; d.size = size; d.hint = hint; d.message = msg; d.message_size = msg_size;
+    d.data = data; d.size = size; d.hint = hint;
     d.max_vertices = 1u << 20;
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, msg_size);
     if (r == SINEW_OK) {
         /* what an import returns is consistent */
         uint32_t nv = sinew_asset_vertex_count(a), nj = sinew_skeleton_joint_count(sinew_asset_skeleton(a));
@@ -100,9 +101,9 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
     if (!dot || (strcasecmp(dot, ".gltf") && strcasecmp(dot, ".glb"))) return 0;
     char msg[512];
     sinew_asset_desc d = { 0 };
-    d.path = path; d.message = msg; d.message_size = sizeof msg;
+    d.path = path;
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
     if (r) { files_err++; TU_CHECK_MSG(msg[0] != 0, "%s: no message", path); }
     else files_ok++;
     printf("  %s: %s%s%s\n", path + strlen("/usr/share/assimp/models/glTF2/"), sinew_result_string(r), r ? ": " : "", r ? msg : "");

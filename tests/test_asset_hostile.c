@@ -12,6 +12,7 @@
  *  3. sinew_asset_load argument and file errors. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+#include "tu_asset.h"
 #include <sinew/anim.h>
 #include <sinew/asset.h>
 #include <assimp/scene.h>
@@ -103,10 +104,9 @@ static int import_isolated(const char *path)
         char msg[512] = "";
         sinew_asset_desc d = { 0 };
         d.path = path;
-        d.message = msg;
-        d.message_size = sizeof msg;
+       
         sinew_asset *a = NULL;
-        sinew_result r = sinew_asset_load(&d, &a);
+        sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
         if (r == SINEW_OK) {
             /* exercise the result: sampling and reference skinning at the bind pose */
             const sinew_skeleton *sk = sinew_asset_skeleton(a);
@@ -331,10 +331,9 @@ static sinew_result kit_import(scene_kit *k, const sinew_asset_desc *d0, const c
     char msg[512] = "";
     sinew_asset_desc d = { 0 };
     if (d0) d = *d0;
-    d.message = msg;
-    d.message_size = sizeof msg;
+   
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_from_scene(&k->scene, &d, &a);
+    sinew_result r = tu_asset_from_scene(&k->scene, &d, &a, msg, sizeof msg);
     if (r) {
         TU_CHECK(a == NULL);
         TU_CHECK_MSG(msg[0] != 0, "no message for %s", sinew_result_string(r));
@@ -350,10 +349,9 @@ static void test_valid_scene(void)
     kit_init(&k);
     char msg[256] = "";
     sinew_asset_desc d = { 0 };
-    d.message = msg;
-    d.message_size = sizeof msg;
+   
     sinew_asset *a = NULL;
-    TU_CHECK_OK(sinew_asset_from_scene(&k.scene, &d, &a));
+    TU_CHECK_OK(tu_asset_from_scene(&k.scene, &d, &a, msg, sizeof msg));
     if (!a) { fprintf(stderr, "message: %s\n", msg); return; }
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     const sinew_asset_import_stats *st = sinew_asset_stats(a);
@@ -415,10 +413,10 @@ static scene_kit k;
 static void test_scene_null_args(void)
 {
     sinew_asset *a = NULL;
-    TU_CHECK_RESULT(sinew_asset_from_scene(NULL, NULL, &a), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_asset_from_scene(NULL, NULL, &a, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     kit_init(&k);
-    TU_CHECK_RESULT(sinew_asset_from_scene(&k.scene, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_OK(sinew_asset_from_scene(&k.scene, NULL, &a)); /* desc may be NULL */
+    TU_CHECK_RESULT(sinew_asset_from_scene(&k.scene, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_OK(sinew_asset_from_scene(&k.scene, NULL, &a, NULL)); /* desc may be NULL */
     sinew_asset_destroy(a);
 }
 
@@ -434,8 +432,7 @@ static void test_scene_missing_bone(void)
     {
         char msg[256];
         sinew_asset_desc dd = d;
-        dd.message = msg; dd.message_size = sizeof msg;
-        TU_CHECK_OK(sinew_asset_from_scene(&k.scene, &dd, &a));
+        TU_CHECK_OK(tu_asset_from_scene(&k.scene, &dd, &a, msg, sizeof msg));
         if (a) {
             TU_CHECK(sinew_asset_stats(a)->missing_bones == 1 && sinew_asset_stats(a)->missing_bone_weights == 2);
             /* vertex 2 lost its only weight: bound to body; vertex 1 keeps bone0 only */
@@ -576,23 +573,22 @@ static void test_load_errors(void)
 {
     char msg[256] = "";
     sinew_asset_desc d = { 0 };
-    d.message = msg;
-    d.message_size = sizeof msg;
+   
     sinew_asset *a = NULL;
-    TU_CHECK_RESULT(sinew_asset_load(NULL, &a), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(sinew_asset_load(&d, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_asset_load(NULL, &a, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(tu_asset_load(&d, NULL, msg, sizeof msg), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(msg[0] != 0);
     d.path = "/nonexistent/model.gltf";
-    TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_IO);
+    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_IO);
     TU_CHECK(strstr(msg, "/nonexistent/model.gltf") != NULL);
     d.path = MODELS "invalid/empty.x";
-    TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_FORMAT);
+    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_FORMAT);
     TU_CHECK(strstr(msg, "assimp") != NULL);
     d.path = MODELS "invalid/readme.txt";
-    TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_FORMAT);
+    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_FORMAT);
     d.path = MODELS "BVH/01_01.bvh";   /* skeleton and motion only */
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
     TU_CHECK_MSG(r == SINEW_ERROR_EMPTY || r == SINEW_ERROR_FORMAT, "BVH: %s", sinew_result_string(r));
     TU_CHECK(a == NULL);
     /* from memory: the glTF with its embedded buffers */
@@ -600,12 +596,12 @@ static void test_load_errors(void)
     unsigned char *buf = read_all(MODELS "glTF2/simple_skin/simple_skin.gltf", &n);
     TU_CHECK(buf != NULL);
     d.path = NULL; d.data = buf; d.size = n; d.hint = "gltf";
-    TU_CHECK_OK(sinew_asset_load(&d, &a));
+    TU_CHECK_OK(tu_asset_load(&d, &a, msg, sizeof msg));
     TU_CHECK(a && sinew_asset_vertex_count(a) == 10 && sinew_asset_clip_count(a) == 1);
     TU_CHECK(a && sinew_asset_mesh(a, 0)->normals_generated == 1);  /* the file has no normals */
     sinew_asset_destroy(a); a = NULL;
     d.size = n / 2;
-    TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_FORMAT);
+    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_FORMAT);
     free(buf);
     /* getters on NULL */
     TU_CHECK(sinew_asset_vertex_count(NULL) == 0 && sinew_asset_clip(NULL, 0) == NULL && sinew_asset_mesh(NULL, 0) == NULL);

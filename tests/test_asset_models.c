@@ -7,6 +7,7 @@
  *   GPU vs reference positions: 2e-5 * s (float32 arithmetic on both stages)
  *   GPU vs reference normals: 2e-3 (unit vectors, absolute per component). */
 #include "testutil.h"
+#include "tu_asset.h"
 #include <sinew/anim.h>
 #include <sinew/asset.h>
 #include <string.h>
@@ -207,10 +208,9 @@ static void check_model(const model_case *mc)
     sinew_asset_desc d = { 0 };
     d.path = mc->path;
     d.flags = mc->flags;
-    d.message = msg;
-    d.message_size = sizeof msg;
+   
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
     TU_CHECK_MSG(r == SINEW_OK, "%s: %s (%s)", mc->path, sinew_result_string(r), msg);
     if (r) return;
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
@@ -310,10 +310,9 @@ int main(void)
         char msg[512] = "";
         sinew_asset_desc d = { 0 };
         d.path = MODELS "X/anim_test.x";
-        d.message = msg;
-        d.message_size = sizeof msg;
+       
         sinew_asset *a = NULL;
-        TU_CHECK_RESULT(sinew_asset_load(&d, &a), SINEW_ERROR_NOT_FOUND);
+        TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_NOT_FOUND);
         TU_CHECK(a == NULL);
         TU_CHECK_MSG(strstr(msg, "joint3") != NULL, "message: %s", msg);
     }

@@ -9,6 +9,7 @@
  * weights (1e-9 x size); the float64 morph reference with w - default
  * reproduces the spec evaluation at other weights (1e-6 x size). */
 #include "testutil.h"
+#include "tu_asset.h"
 #include <sinew/asset.h>
 #include <string.h>
 
@@ -64,10 +65,9 @@ int main(void)
     d.data = json;
     d.size = strlen(json);
     d.hint = "gltf";
-    d.message = msg;
-    d.message_size = sizeof msg;
+   
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
     TU_CHECK_MSG(r == SINEW_OK, "%s: %s", sinew_result_string(r), msg);
     if (!a) return tu_finish("test_asset_morph");
     TU_CHECK(sinew_asset_mesh_count(a) == 1 && sinew_asset_vertex_count(a) == NV);

@@ -17,6 +17,7 @@
  *     independently from the .bin (json-c for the accessors) and interpolated
  *     here, against the clip at 40 times (1e-6). */
 #include "testutil.h"
+#include "tu_asset.h"
 #include <sinew/asset.h>
 #include <json-c/json.h>
 #include <string.h>
@@ -202,9 +203,9 @@ static void test_file(void)
              "\"bufferViews\":[%s],\"accessors\":[%s]}", o, uri, views, accs);
     char msg[512] = "";
     sinew_asset_desc ad = { 0 };
-    ad.data = json; ad.size = strlen(json); ad.hint = "gltf"; ad.message = msg; ad.message_size = sizeof msg;
+    ad.data = json; ad.size = strlen(json); ad.hint = "gltf";
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&ad, &a);
+    sinew_result r = tu_asset_load(&ad, &a, msg, sizeof msg);
     TU_CHECK_MSG(r == SINEW_OK, "authored file: %s (%s)", sinew_result_string(r), msg);
     if (!a) return;
     const sinew_asset_import_stats *st = sinew_asset_stats(a);
@@ -304,9 +305,9 @@ static void test_cube(void)
     if (nk <= 1 || nw != 2 * nk) return;
     char msg[512] = "";
     sinew_asset_desc ad = { 0 };
-    ad.path = AMC_DIR "AnimatedMorphCube.gltf"; ad.message = msg; ad.message_size = sizeof msg;
+    ad.path = AMC_DIR "AnimatedMorphCube.gltf";
     sinew_asset *a = NULL;
-    TU_CHECK_MSG(sinew_asset_load(&ad, &a) == SINEW_OK, "%s", msg);
+    TU_CHECK_MSG(tu_asset_load(&ad, &a, msg, sizeof msg) == SINEW_OK, "%s", msg);
     if (!a) return;
     TU_CHECK(sinew_asset_stats(a)->weight_channels == 1 && sinew_asset_stats(a)->ignored_weight_channels == 0);
     const sinew_clip *c = sinew_asset_clip(a, 0);

@@ -25,6 +25,7 @@
  *  - the assimp path on a real FBX: every tangent across its normal (2e-4). */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include "testutil.h"
+#include "tu_asset.h"
 #include "gltf_writer.h"
 #include <sinew/asset.h>
 #include <sinew/palette.h>
@@ -47,9 +48,9 @@ static sinew_asset *load_json(const char *json, const char *label)
     close(fd);
     char msg[512];
     sinew_asset_desc d = { 0 };
-    d.path = path; d.message = msg; d.message_size = sizeof msg;
+    d.path = path;
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
     TU_CHECK_MSG(r == SINEW_OK, "%s: %s", label, msg);
     unlink(path);
     return a;
@@ -270,9 +271,9 @@ int main(void)
             close(fd);
             char msg[512];
             sinew_asset_desc d = { 0 };
-            d.path = path; d.message = msg; d.message_size = sizeof msg;
+            d.path = path;
             sinew_asset *c = NULL;
-            TU_CHECK_MSG(sinew_asset_load(&d, &c) == SINEW_OK, "dae: %s", msg);
+            TU_CHECK_MSG(tu_asset_load(&d, &c, msg, sizeof msg) == SINEW_OK, "dae: %s", msg);
             unlink(path);
             const sinew_tangent *ct = c ? sinew_asset_tangents(c) : NULL;
             TU_CHECK(ct != NULL && sinew_asset_vertex_count(c) == 6 && sinew_asset_stats(c)->gltf == 0);
@@ -297,9 +298,9 @@ int main(void)
     if (access(fbx, R_OK) == 0) {
         char msg[512];
         sinew_asset_desc d = { 0 };
-        d.path = fbx; d.message = msg; d.message_size = sizeof msg;
+        d.path = fbx;
         sinew_asset *c = NULL;
-        TU_CHECK_MSG(sinew_asset_load(&d, &c) == SINEW_OK, "fbx: %s", msg);
+        TU_CHECK_MSG(tu_asset_load(&d, &c, msg, sizeof msg) == SINEW_OK, "fbx: %s", msg);
         if (c) {
             const sinew_tangent *ct = sinew_asset_tangents(c);
             const double *rn = sinew_asset_rest_normals(c);

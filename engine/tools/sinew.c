@@ -334,10 +334,10 @@ static sinew_asset *load_ex(const char *path, uint32_t flags, int quiet, sinew_r
     d.flags = flags;
     struct rlimit saved;
     int limited = limit_memory(g_opts->max_memory_mb, &saved);
-    d.message = msg;
-    d.message_size = sizeof msg;
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_error_info aerr;
+    sinew_result r = sinew_asset_load(&d, &a, &aerr);
+    snprintf(msg, sizeof msg, "%s", aerr.message);
     if (limited) setrlimit(RLIMIT_DATA, &saved);
     if (res) *res = r;
     if (msg_out && msg_out_size) snprintf(msg_out, msg_out_size, "%s", msg);

@@ -82,11 +82,11 @@ static int run_model(const char *path, const double *alphas, int na, uint32_t fr
     sinew_asset_desc ad;
     memset(&ad, 0, sizeof ad);
     ad.path = path;
-    ad.message = msg;
-    ad.message_size = sizeof msg;
     ad.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&ad, &a);
+    sinew_error_info aerr;
+    sinew_result r = sinew_asset_load(&ad, &a, &aerr);
+    snprintf(msg, sizeof msg, "%s", aerr.message);
     if (r != SINEW_OK) {
         fprintf(stderr, "%s: %s (%s)\n", path, sinew_result_string(r), msg);
         return 1;
@@ -182,11 +182,11 @@ static int run_quality(const char *path, uint32_t frames)
     sinew_asset_desc ad;
     memset(&ad, 0, sizeof ad);
     ad.path = path;
-    ad.message = msg;
-    ad.message_size = sizeof msg;
     ad.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&ad, &a);
+    sinew_error_info aerr;
+    sinew_result r = sinew_asset_load(&ad, &a, &aerr);
+    snprintf(msg, sizeof msg, "%s", aerr.message);
     if (r != SINEW_OK) {
         fprintf(stderr, "%s: %s (%s)\n", path, sinew_result_string(r), msg);
         return 1;

@@ -132,10 +132,10 @@ sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_s
     memset(m, 0, sizeof *m);
     sinew_asset_desc d = {0};
     d.path = path;
-    d.message = msg;
-    d.message_size = msg_size;
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
+    sinew_error_info aerr;
+    sinew_result r = sinew_asset_load(&d, &a, &aerr);
+    if (msg && msg_size) snprintf(msg, msg_size, "%s", aerr.message);
     if (r != SINEW_OK) return r;
     m->asset = a;
     m->skel = sinew_asset_skeleton(a);

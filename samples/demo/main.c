@@ -275,10 +275,11 @@ static void model_quality(const char *const *paths, int count, uint32_t frames)
         base = base ? base + 1 : paths[i];
         memset(&ad, 0, sizeof ad);
         ad.path = paths[i];
-        ad.message = msg;
-        ad.message_size = sizeof msg;
         ad.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
-        if (sinew_asset_load(&ad, &a) != SINEW_OK) {
+        sinew_error_info aerr;
+        sinew_result lr = sinew_asset_load(&ad, &a, &aerr);
+        snprintf(msg, sizeof msg, "%s", aerr.message);
+        if (lr != SINEW_OK) {
             printf("  %-28s not loaded (%s), skipped\n", base, msg);
             continue;
         }

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,12 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     d.data = data + 1;
     d.size = size - 1;
     d.hint = data[0] & 1 ? "glb" : "gltf";
-    d.message = msg;
-    d.message_size = sizeof msg;
     d.max_vertices = 1u << 18;
     d.max_keys = 1u << 18;
     sinew_asset *a = NULL;
-    if (sinew_asset_load(&d, &a) != SINEW_OK) {
+    sinew_error_info aerr;
+    sinew_result lr = sinew_asset_load(&d, &a, &aerr);
+    snprintf(msg, sizeof msg, "%s", aerr.message);
+    if (lr != SINEW_OK) {
         if (!msg[0]) abort(); /* every error has a message */
         return 0;
     }

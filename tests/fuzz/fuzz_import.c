@@ -110,13 +110,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     d.hint = hints[data[0] % NHINTS];
     /* glTF 2.0 goes to Sinew's own importer (gltf.c); everything else to assimp */
     if (!snw_gltf_wanted(&d) && !assimp_consistent(d.data, d.size, d.hint)) return 0;
-    d.message = msg;
-    d.message_size = sizeof msg;
     /* small bounds keep each run quick */
     d.max_vertices = 1u << 18;
     d.max_keys = 1u << 18;
     sinew_asset *a = NULL;
-    if (sinew_asset_load(&d, &a) != SINEW_OK) {
+    sinew_error_info aerr;
+    sinew_result lr = sinew_asset_load(&d, &a, &aerr);
+    snprintf(msg, sizeof msg, "%s", aerr.message);
+    if (lr != SINEW_OK) {
         if (!msg[0]) abort(); /* every error has a message */
         return 0;
     }

@@ -35,13 +35,15 @@ struct sinew_asset {
     char *morph_names;      /* assimp path: target names, NUL separated (glTF targets have none) */
 };
 
-/* One import's context: the description, its message buffer, its allocator. */
+/* One import's context: the description, the caller's error detail, its allocator. */
 typedef struct snw_import_ctx {
     const sinew_asset_desc *desc;
-    char *msg;
-    size_t msg_size;
+    sinew_error_info *err;  /* may be NULL */
     sinew_allocator alloc;  /* resolved from desc->allocator */
 } snw_import_ctx;
+
+/* 1 when an error detail was already written (the first, most precise, wins). */
+#define SNW_ASSET_HAS_MESSAGE(c) ((c)->err && (c)->err->message[0])
 
 /* Writes the message (printf format) and returns r. */
 sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)

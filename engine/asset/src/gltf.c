@@ -1643,7 +1643,7 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
     if (r) snw_asset_free(a);
     else *out = a;
 out:
-    if (r && c->msg && c->msg_size && !c->msg[0]) fail(c, r, "glTF: %s", sinew_result_string(r));
+    if (r && !SNW_ASSET_HAS_MESSAGE(c)) fail(c, r, "glTF: %s", sinew_result_string(r));
     gl_release(&g);
     return r;
 }

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/linalg.h>
 #include "asset_internal.h"
+#include "error_internal.h"
 
 #include <assimp/cfileio.h>
 
@@ -25,11 +26,14 @@ typedef snw_import_ctx ctx;
 
 sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)
 {
-    if (c->msg && c->msg_size) {
+    if (c->err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(c->msg, c->msg_size, fmt, ap);
+        vsnprintf(c->err->message, sizeof c->err->message, fmt, ap);
         va_end(ap);
+        c->err->result = r;
+        c->err->item = SINEW_ITEM_FILE;
+        c->err->index = c->err->entry = UINT32_MAX;
     }
     return r;
 }
@@ -1335,7 +1339,7 @@ static sinew_result from_scene(ctx *c, const struct aiScene *scene, const uint8_
     a->alloc = c->alloc;
     sinew_result r = convert(c, scene, had_normals, a);
     if (r) {
-        if (c->msg && c->msg_size && !c->msg[0]) fail(c, r, "%s", sinew_result_string(r));
+        if (!SNW_ASSET_HAS_MESSAGE(c)) fail(c, r, "%s", sinew_result_string(r));
         sinew_asset_destroy(a);
         return r;
     }
@@ -1343,23 +1347,23 @@ static sinew_result from_scene(ctx *c, const struct aiScene *scene, const uint8_
     return SINEW_OK;
 }
 
-/* Starts an import: message buffer cleared, allocator resolved (the rule of
+/* Starts an import: error detail cleared, allocator resolved (the rule of
  * sinew/core.h; a bad one is INVALID_ARGUMENT). */
-static sinew_result ctx_init(ctx *c, const sinew_asset_desc *desc)
+static sinew_result ctx_init(ctx *c, const sinew_asset_desc *desc, sinew_error_info *err)
 {
     c->desc = desc;
-    c->msg = desc ? desc->message : NULL;
-    c->msg_size = desc ? desc->message_size : 0;
-    if (c->msg && c->msg_size) c->msg[0] = 0;
+    c->err = err;
+    snw_error_clear(err);
     if (snw_allocator_resolve(desc ? desc->allocator : NULL, &c->alloc) != SINEW_OK)
         return fail(c, SINEW_ERROR_INVALID_ARGUMENT, "the allocator has exactly one of alloc and free");
     return SINEW_OK;
 }
 
-sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_asset_desc *desc, sinew_asset **out)
+sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_asset_desc *desc, sinew_asset **out,
+                                    sinew_error_info *err)
 {
     ctx c;
-    sinew_result r = ctx_init(&c, desc);
+    sinew_result r = ctx_init(&c, desc, err);
     if (out) *out = NULL;
     if (r) return r;
     if (!out) return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
@@ -1430,10 +1434,10 @@ static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
     return r;
 }
 
-sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out)
+sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, sinew_error_info *err)
 {
     ctx c;
-    sinew_result r = ctx_init(&c, desc);
+    sinew_result r = ctx_init(&c, desc, err);
     if (out) *out = NULL;
     if (r) return r;
     if (!desc || !out) return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "desc or out is NULL");
@@ -1447,7 +1451,7 @@ sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out)
     if (!r) {
         int g = snw_gltf_wanted(desc) ? snw_gltf_load(&c, cf, out) : SNW_GLTF_NOT_V2;
         if (g == SNW_GLTF_NOT_V2) {
-            if (c.msg && c.msg_size) c.msg[0] = 0;
+            snw_error_clear(c.err);
             r = load_assimp(&c, cf, out);
         } else {
             r = (sinew_result)g;
