@@ -65,10 +65,18 @@ int main(void)
             w[2 * v] = (float)(1.0 - t);
             w[2 * v + 1] = (float)t;
         }
-    sinew_influences inf = { NULL, 2, joints, w };
-    sinew_vertex verts[NV];
-    r = sinew_pack_vertices(NV, pos, nrm, &inf, 2, verts, NULL, NULL);
-    if (r != SINEW_OK) return fail("pack", r);
+    sinew_rest_mesh_desc rd = { 0 };
+    rd.skeleton = skel;
+    rd.vertex_count = NV;
+    rd.positions = pos;
+    rd.normals = nrm;
+    rd.influences.per_vertex = 2;
+    rd.influences.joints = joints;
+    rd.influences.weights = w;
+    sinew_rest_mesh *tube = NULL;
+    r = sinew_rest_mesh_create(&rd, &tube, NULL);
+    if (r != SINEW_OK) return fail("rest mesh", r);
+    const sinew_vertex *verts = sinew_rest_mesh_vertices(tube);
 
     /* Pose: the child bent 60 degrees about z. */
     sinew_transform pose[2] = { rest[0], rest[1] };
@@ -95,8 +103,7 @@ int main(void)
     sinew_skinner *sk = NULL;
     r = sinew_skinner_create(gpu, &kd, &sk, NULL);
     sinew_mesh_id mesh = { 0 };
-    sinew_skinner_mesh_desc md = { verts, NV, 2, NULL };
-    if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &md, &mesh, NULL);
+    if (r == SINEW_OK) r = sinew_skinner_add_rest_mesh(sk, tube, &mesh, NULL);
     sinew_frame fr;
     if (r == SINEW_OK) r = sinew_skinner_begin_frame(sk, &fr);
     if (r == SINEW_OK) {
@@ -114,6 +121,7 @@ int main(void)
     }
     sinew_skinner_destroy(sk);
     sinew_gpu_destroy(gpu);
+    sinew_rest_mesh_destroy(tube);
     sinew_skeleton_destroy(skel);
     if (r != SINEW_OK) return fail("skinning", r);
     /* Tube of size ~1: float32 skinning lands within 1e-5 of the reference. */
