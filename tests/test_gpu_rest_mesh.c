@@ -173,6 +173,49 @@ static void check_cpu(const sinew_skeleton *skel, const case_data *c, uint32_t m
     TU_CHECK(memcmp(sinew_rest_mesh_centers(m), centers, sizeof centers) == 0);
 }
 
+/* Already packed vertices: copied bit for bit, with the same bulge distances,
+ * joint bounds and layout as the mesh they came from; bad ones named. */
+static void check_packed(const sinew_skeleton *skel, const sinew_rest_mesh *from)
+{
+    sinew_rest_mesh_desc d = { 0 };
+    d.skeleton = skel;
+    d.vertex_count = NV;
+    d.packed_vertices = sinew_rest_mesh_vertices(from);
+    d.packed_vertices8 = sinew_rest_mesh_vertices8(from);
+    d.packed_tangents = sinew_rest_mesh_tangents(from);
+    uint32_t nt = 0;
+    d.triangles = sinew_rest_mesh_triangles(from, &nt);
+    d.triangle_count = nt;
+    sinew_rest_mesh *m = NULL;
+    sinew_error_info e;
+    TU_CHECK_OK(sinew_rest_mesh_create(&d, &m, &e));
+    if (!m) return;
+    uint32_t k = sinew_rest_mesh_influences(from);
+    TU_CHECK(sinew_rest_mesh_influences(m) == k);
+    TU_CHECK(k == 8 ? memcmp(sinew_rest_mesh_vertices8(m), d.packed_vertices8, sizeof(sinew_vertex8) * NV) == 0
+                    : memcmp(sinew_rest_mesh_vertices(m), d.packed_vertices, sizeof(sinew_vertex) * NV) == 0);
+    TU_CHECK(memcmp(sinew_rest_mesh_bulge_distances(m), sinew_rest_mesh_bulge_distances(from), sizeof(float) * NV) == 0);
+    const sinew_joint_bounds *b0 = sinew_rest_mesh_joint_bounds(from, NULL), *b1 = sinew_rest_mesh_joint_bounds(m, NULL);
+    for (uint32_t j = 0; j < NJ; j++) /* the same bounds (`from` also has its centers' CoR data) */
+        TU_CHECK(memcmp(b0[j].center, b1[j].center, sizeof b0[j].center) == 0 && b0[j].radius == b1[j].radius &&
+                 b0[j].min_major_weight == b1[j].min_major_weight && b0[j].neighbor_count == b1[j].neighbor_count);
+    TU_CHECK(memcmp(sinew_rest_mesh_tangents(m), d.packed_tangents, sizeof(sinew_tangent) * NV) == 0);
+    sinew_rest_mesh_destroy(m);
+    /* a bad packed vertex is named */
+    if (k == 4) {
+        static sinew_vertex bad[NV];
+        memcpy(bad, d.packed_vertices, sizeof bad);
+        bad[33].weights[0] = (uint16_t)(bad[33].weights[0] - 1);
+        d.packed_vertices = bad;
+        TU_CHECK_RESULT(sinew_rest_mesh_create(&d, &m, &e), SINEW_ERROR_INVALID_WEIGHT);
+        TU_CHECK(e.item == SINEW_ITEM_VERTEX && e.index == 33 && m == NULL);
+        float pos[3] = { 0, 0, 0 };
+        d.positions = pos;
+        TU_CHECK_RESULT(sinew_rest_mesh_create(&d, &m, &e), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK(strstr(e.message, "leave them NULL") != NULL);
+    }
+}
+
 static void check_errors(const sinew_skeleton *skel, case_data *c)
 {
     sinew_error_info e;
@@ -372,6 +415,8 @@ int main(void)
     check_cpu(skel, &c6, 6, 4, &m6as4);
     check_cpu(skel, &c4, 4, 8, &m4as8);
     check_errors(skel, &c6);
+    check_packed(skel, m6as4);
+    check_packed(skel, m6);
     sinew_gpu *gpu = NULL;
     TU_CHECK_OK(sinew_gpu_create(NULL, &gpu, NULL));
     if (gpu) {

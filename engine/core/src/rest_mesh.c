@@ -57,14 +57,50 @@ void sinew_rest_mesh_destroy(sinew_rest_mesh *m)
     snw_free(&a, m);
 }
 
+/* Already packed vertices: finite positions, joints < the skeleton's count, weights summing to 65535. */
+static sinew_result check_packed(const sinew_rest_mesh_desc *d, sinew_error_info *err)
+{
+    const uint32_t J = sinew_skeleton_joint_count(d->skeleton), K = d->packed_vertices8 ? 8u : 4u;
+    for (uint32_t i = 0; i < d->vertex_count; i++) {
+        const float *p = K == 8u ? d->packed_vertices8[i].position : d->packed_vertices[i].position;
+        const uint16_t *jo = K == 8u ? d->packed_vertices8[i].joints : d->packed_vertices[i].joints;
+        const uint16_t *w = K == 8u ? d->packed_vertices8[i].weights : d->packed_vertices[i].weights;
+        if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
+            return snw_fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_VERTEX, i, "vertex %u: position is not finite", i);
+        uint32_t sum = 0;
+        for (uint32_t k = 0; k < K; k++) {
+            if (jo[k] >= J)
+                return snw_fail(err, SINEW_ERROR_JOINT_INDEX, SINEW_ITEM_VERTEX, i,
+                                "vertex %u: influence %u names joint %u, the skeleton has %u", i, k, jo[k], J);
+            sum += w[k];
+        }
+        if (sum != 65535u)
+            return snw_fail(err, SINEW_ERROR_INVALID_WEIGHT, SINEW_ITEM_VERTEX, i,
+                            "vertex %u: weights sum to %u, not 65535", i, sum);
+    }
+    return SINEW_OK;
+}
+
 static sinew_result check_desc(const sinew_rest_mesh_desc *d, sinew_error_info *err)
 {
     if (!d->skeleton)
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "desc.skeleton is NULL");
     if (d->vertex_count == 0)
         return snw_fail(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, "desc.vertex_count is 0");
-    if (!d->positions)
+    if (d->packed_vertices && d->packed_vertices8)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.packed_vertices and desc.packed_vertices8 are both set");
+    int packed = d->packed_vertices || d->packed_vertices8;
+    if (packed && (d->positions || d->normals || d->influences.joints || d->influences.weights))
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.packed_vertices%s replaces positions, normals and influences: leave them NULL",
+                        d->packed_vertices8 ? "8" : "");
+    if (packed) {
+        sinew_result r = check_packed(d, err);
+        if (r != SINEW_OK) return r;
+    } else if (!d->positions) {
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "desc.positions is NULL");
+    }
     if ((d->position_stride && d->position_stride < 12) || (d->normal_stride && d->normal_stride < 12) ||
         (d->tangent_stride && d->tangent_stride < 16))
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
@@ -84,7 +120,7 @@ static sinew_result check_desc(const sinew_rest_mesh_desc *d, sinew_error_info *
     if (d->max_influences != 0 && d->max_influences != 4 && d->max_influences != 8)
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                         "desc.max_influences %u (0, 4 or 8)", d->max_influences);
-    if (!d->influences.joints || !d->influences.weights)
+    if (!packed && (!d->influences.joints || !d->influences.weights))
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                         "desc.influences.%s is NULL", !d->influences.joints ? "joints" : "weights");
     if (d->triangle_count && !d->triangles)
@@ -111,24 +147,43 @@ sinew_result sinew_rest_mesh_create(const sinew_rest_mesh_desc *desc, sinew_rest
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                         "desc.allocator: alloc and free must both be set or both be NULL");
     const uint32_t n = desc->vertex_count, J = sinew_skeleton_joint_count(desc->skeleton);
+    const int packed = desc->packed_vertices || desc->packed_vertices8;
     sinew_rest_mesh *m = (sinew_rest_mesh *)snw_calloc(&a, 1, sizeof *m);
-    float *pos = (float *)snw_alloc(&a, sizeof(float) * 3 * (size_t)n);
-    float *nrm = (float *)snw_calloc(&a, 3 * (size_t)n, sizeof(float));
+    float *pos = packed ? NULL : (float *)snw_alloc(&a, sizeof(float) * 3 * (size_t)n);
+    float *nrm = packed ? NULL : (float *)snw_calloc(&a, 3 * (size_t)n, sizeof(float));
     float *tan4 = desc->tangents ? (float *)snw_alloc(&a, sizeof(float) * 4 * (size_t)n) : NULL;
-    if (!m || !pos || !nrm || (desc->tangents && !tan4)) {
+    if (!m || (!packed && (!pos || !nrm)) || (desc->tangents && !tan4)) {
         r = snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "rest mesh: out of host memory");
         goto fail;
     }
     m->alloc = a;
     m->vertex_count = n;
     m->joint_count = J;
-    gather(pos, desc->positions, desc->position_stride, n, 3);
-    if (desc->normals) gather(nrm, desc->normals, desc->normal_stride, n, 3);
+    if (!packed) gather(pos, desc->positions, desc->position_stride, n, 3);
+    if (!packed && desc->normals) gather(nrm, desc->normals, desc->normal_stride, n, 3);
     if (tan4) gather(tan4, desc->tangents, desc->tangent_stride, n, 4);
 
-    /* Packing: 8 slots first unless 4 are forced; back to 4 when no vertex needs more. */
+    /* Packing: 8 slots first unless 4 are forced; back to 4 when no vertex needs more.
+     * Already packed vertices are copied as they are. */
     uint32_t bad = UINT32_MAX;
-    if (desc->max_influences != 4) {
+    if (packed) {
+        size_t bytes = desc->packed_vertices8 ? sizeof(sinew_vertex8) * (size_t)n : sizeof(sinew_vertex) * (size_t)n;
+        void *v = snw_alloc(&a, bytes);
+        if (!v) {
+            r = snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "rest mesh: out of host memory");
+            goto fail;
+        }
+        memcpy(v, desc->packed_vertices8 ? (const void *)desc->packed_vertices8 : (const void *)desc->packed_vertices, bytes);
+        if (desc->packed_vertices8) m->v8 = (sinew_vertex8 *)v;
+        else m->v = (sinew_vertex *)v;
+        m->influences = desc->packed_vertices8 ? 8 : 4;
+        for (uint32_t i = 0; i < n; i++) { /* what the layout holds: non-zero weights per vertex */
+            uint32_t k = 0;
+            for (uint32_t s = 0; s < m->influences; s++)
+                k += (m->v8 ? m->v8[i].weights[s] : m->v[i].weights[s]) != 0;
+            if (k > m->stats.max_influences) m->stats.max_influences = k;
+        }
+    } else if (desc->max_influences != 4) {
         m->v8 = (sinew_vertex8 *)snw_alloc(&a, sizeof(sinew_vertex8) * (size_t)n);
         if (!m->v8) {
             r = snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "rest mesh: out of host memory");
@@ -141,7 +196,7 @@ sinew_result sinew_rest_mesh_create(const sinew_rest_mesh_desc *desc, sinew_rest
         }
         m->influences = 8;
     }
-    if (desc->max_influences == 4 || (desc->max_influences == 0 && m->stats.max_influences <= 4)) {
+    if (!packed && (desc->max_influences == 4 || (desc->max_influences == 0 && m->stats.max_influences <= 4))) {
         snw_free(&a, m->v8);
         m->v8 = NULL;
         m->v = (sinew_vertex *)snw_alloc(&a, sizeof(sinew_vertex) * (size_t)n);

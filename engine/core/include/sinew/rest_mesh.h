@@ -35,6 +35,12 @@ typedef struct sinew_rest_mesh_desc {
     /* Influences kept per vertex: 0 = 4 when no vertex has more than 4 non-zero
      * influences, else 8; 4 or 8 = that layout (more are pruned, see stats). */
     uint32_t max_influences;
+    /* Instead of positions, normals and influences: vertices already packed
+     * (sinew_pack_vertices / sinew_pack_vertices8; exactly one, or neither).
+     * They are copied as they are (checked: finite positions, joints below the
+     * skeleton's count, weights summing to 65535); max_influences is ignored. */
+    const sinew_vertex *packed_vertices;
+    const sinew_vertex8 *packed_vertices8;
     const uint32_t *triangles;        /* 3 indices per triangle, or NULL (centers of rotation need them) */
     uint32_t triangle_count;
     const sinew_allocator *allocator; /* the mesh's memory; NULL = default */
