@@ -275,7 +275,8 @@ int main(void)
     ed.api_version = VK_API_VERSION_1_1;
     ed.debug_utils_enabled = h.validation;
     sinew_gpu *gpu = NULL;
-    SCHECK(sinew_gpu_create_external(&ed, &gpu, NULL));
+    sinew_error_info serr;
+    SCHECK_ERR(sinew_gpu_create_external(&ed, &gpu, &serr), serr);
     printf("device: %s (host-created, wrapped)\n", sinew_gpu_info(gpu)->name);
 
     scene_tube_desc td = { 24, 16, 0.1, 2 };
@@ -283,15 +284,21 @@ int main(void)
     scene_tube_counts(&td, &nv, &ni);
     float *pos = malloc(12 * nv), *nrm = malloc(12 * nv), *w4 = malloc(16 * nv);
     uint32_t *j4 = malloc(16 * nv), *idx = malloc(4 * ni);
-    sinew_vertex *verts = malloc(sizeof *verts * nv);
     sinew_skeleton *skel = NULL;
     SCHECK(scene_tube_build(&td, pos, nrm, j4, w4, idx));
     SCHECK(scene_tube_skeleton(NULL, &skel));
-    sinew_influences inf = { 0 };
-    inf.per_vertex = 4;
-    inf.joints = j4;
-    inf.weights = w4;
-    SCHECK(sinew_pack_vertices(nv, pos, nrm, &inf, 3, verts, NULL, NULL));
+    /* the rest mesh: packed vertices (4 influences), bulge distances, culling bounds */
+    sinew_rest_mesh_desc rd = { 0 };
+    rd.skeleton = skel;
+    rd.vertex_count = nv;
+    rd.positions = pos;
+    rd.normals = nrm;
+    rd.influences.per_vertex = 4;
+    rd.influences.joints = j4;
+    rd.influences.weights = w4;
+    sinew_rest_mesh *rm = NULL;
+    SCHECK_ERR(sinew_rest_mesh_create(&rd, &rm, &serr), serr);
+    const sinew_vertex *verts = sinew_rest_mesh_vertices(rm);
 
     sinew_skinner_desc sd = { 0 };
     sd.max_instances = NCHAR;
@@ -300,18 +307,21 @@ int main(void)
     sd.max_meshes = 1;
     sd.frames_in_flight = FRAMES;
     sinew_skinner *sk = NULL;
-    SCHECK(sinew_skinner_create(gpu, &sd, &sk, NULL));
-    sinew_skinner_mesh_desc md = { verts, nv, 3, NULL };
+    SCHECK_ERR(sinew_skinner_create(gpu, &sd, &sk, &serr), serr);
     sinew_mesh_id mesh = { 0 };
-    SCHECK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL));
+    SCHECK_ERR(sinew_skinner_add_rest_mesh(sk, rm, &mesh, &serr), serr);
     sinew_crowd_desc cd = { 0 };
     cd.skinner = sk;
     cd.max_characters = NCHAR;
     cd.max_joints = 3;
     sinew_crowd *crowd = NULL;
-    sinew_error_info serr;
     SCHECK_ERR(sinew_crowd_create(&cd, &crowd, &serr), serr);
-    sinew_crowd_model_desc cm = { skel, 1, &mesh, &nv };
+    const sinew_rest_mesh *rest_meshes[1] = { rm };
+    sinew_crowd_model_desc cm = { 0 };
+    cm.skeleton = skel;
+    cm.mesh_count = 1;
+    cm.meshes = &mesh;
+    cm.rest_meshes = rest_meshes; /* the vertex count (and culling bounds) */
     sinew_model_id model = { 0 };
     SCHECK_ERR(sinew_crowd_add_model(crowd, &cm, &model, &serr), serr);
 
@@ -559,8 +569,9 @@ int main(void)
     vkFreeMemory(h.dev, depth_mem, NULL);
     vkDestroyDevice(h.dev, NULL);
     vkDestroyInstance(h.inst, NULL);
+    sinew_rest_mesh_destroy(rm);
     sinew_skeleton_destroy(skel);
-    free(pos); free(nrm); free(w4); free(j4); free(idx); free(verts);
+    free(pos); free(nrm); free(w4); free(j4); free(idx);
     printf("%s\n", failures ? "FAIL" : "PASS");
     return failures ? 1 : 0;
 }

@@ -64,10 +64,16 @@ int main(void)
             w[2 * v] = (float)(1.0 - t);
             w[2 * v + 1] = (float)t;
         }
-    sinew_influences inf = { NULL, 2, joints, w };
-    sinew_vertex verts[NV];
-    r = sinew_pack_vertices(NV, pos, nrm, &inf, 2, verts, NULL, NULL);
-    if (r != SINEW_OK) return fail("pack", r);
+    sinew_rest_mesh_desc rd = { 0 };
+    rd.skeleton = skel;
+    rd.vertex_count = NV;
+    rd.positions = pos;
+    rd.normals = nrm;
+    rd.influences = (sinew_influences){ NULL, 2, joints, w };
+    sinew_rest_mesh *rm = NULL;
+    r = sinew_rest_mesh_create(&rd, &rm, NULL);
+    if (r != SINEW_OK) return fail("rest mesh", r);
+    const sinew_vertex *verts = sinew_rest_mesh_vertices(rm); /* 4 influences: no vertex has more */
 
     /* Pose: the child bent 60 degrees about z. */
     sinew_transform pose[2] = { rest[0], rest[1] };
@@ -94,8 +100,7 @@ int main(void)
     sinew_skinner *sk = NULL;
     r = sinew_skinner_create(gpu, &kd, &sk, NULL);
     sinew_mesh_id mesh = { 0 };
-    sinew_skinner_mesh_desc md = { verts, NV, 2, NULL };
-    if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &md, &mesh, NULL);
+    if (r == SINEW_OK) r = sinew_skinner_add_rest_mesh(sk, rm, &mesh, NULL);
     sinew_frame fr;
     if (r == SINEW_OK) r = sinew_skinner_begin_frame(sk, &fr);
     if (r == SINEW_OK) {
@@ -113,6 +118,7 @@ int main(void)
     }
     sinew_skinner_destroy(sk);
     sinew_gpu_destroy(gpu);
+    sinew_rest_mesh_destroy(rm);
     sinew_skeleton_destroy(skel);
     if (r != SINEW_OK) return fail("skinning", r);
     /* Tube of size ~1: float32 skinning lands within 1e-5 of the reference. */
