@@ -80,12 +80,13 @@ int main(int argc, char **argv)
     float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv);
     uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * nv), *idx = malloc(sizeof(uint32_t) * ni);
     float *w4 = malloc(sizeof(float) * 4 * nv);
-    sinew_vertex *v = malloc(sizeof(sinew_vertex) * nv);
     CHECK(scene_tube_build(&d, pos, nrm, j4, w4, idx));
-    sinew_influences inf = { NULL, 4, j4, w4 };
-    CHECK(sinew_pack_vertices(nv, pos, nrm, &inf, 3, v, NULL, NULL));
     sinew_skeleton *skel = NULL;
     CHECK(scene_tube_skeleton(NULL, &skel));
+    sinew_rest_mesh_desc rd = { .skeleton = skel, .vertex_count = nv, .positions = pos, .normals = nrm,
+                                .influences = { NULL, 4, j4, w4 } };
+    sinew_rest_mesh *rm = NULL;
+    CHECK(sinew_rest_mesh_create(&rd, &rm, NULL));
 
     sinew_gpu_desc gd = { 0 };
     sinew_gpu *gpu = NULL;
@@ -97,9 +98,8 @@ int main(int argc, char **argv)
     sd.max_instances = NCHAR;
     sinew_skinner *sk = NULL;
     CHECK(sinew_skinner_create(gpu, &sd, &sk, NULL));
-    sinew_skinner_mesh_desc md = { v, nv, 3, NULL };
     sinew_mesh_id mesh;
-    CHECK(sinew_skinner_add_mesh(sk, &md, &mesh, NULL));
+    CHECK(sinew_skinner_add_rest_mesh(sk, rm, &mesh, NULL));
     sinew_morpher_desc mdsc = { 0 };
     mdsc.max_slots = NCHAR * NSET;
     mdsc.max_data_vec4 = 1u << 22;
@@ -225,7 +225,8 @@ int main(int argc, char **argv)
     sinew_morpher_destroy(mo);
     sinew_skinner_destroy(sk);
     sinew_gpu_destroy(gpu);
+    sinew_rest_mesh_destroy(rm);
     sinew_skeleton_destroy(skel);
-    free(pos); free(nrm); free(j4); free(idx); free(w4); free(v); free(used); free(pal); free(w); free(ms); free(tmp);
+    free(pos); free(nrm); free(j4); free(idx); free(w4); free(used); free(pal); free(w); free(ms); free(tmp);
     return 0;
 }

@@ -357,28 +357,52 @@ static sinew_asset *load(const char *path)
     return load_ex(path, g_opts->allow_missing ? SINEW_ASSET_ALLOW_MISSING_BONES : 0, 0, NULL, NULL, 0);
 }
 
-/* --auto-weights: a copy of the asset's vertices with automatic weights over the joints
- * the file weights (all joints when it weights fewer than 2); NULL after an error. */
-static sinew_vertex *auto_weighted(const sinew_asset *a, double alpha, uint32_t *eligible)
+/* --auto-weights: the rest mesh of the asset's vertices (the same float32 positions and
+ * normals, its tangents and triangles) with automatic weights over the joints the file
+ * weights (all joints when it weights fewer than 2); NULL after an error. */
+static sinew_rest_mesh *auto_weighted(const sinew_asset *a, double alpha, uint32_t *eligible)
 {
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     uint32_t nv = sinew_asset_vertex_count(a), jc = sinew_skeleton_joint_count(sk), used = 0;
     const sinew_vertex *src = sinew_asset_vertices(a);
-    sinew_vertex *v = malloc(sizeof *v * (nv ? nv : 1));
+    const double *rn = sinew_asset_rest_normals(a);
+    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * (nv ? nv : 1));
+    float *w4 = malloc(sizeof(float) * 4 * (nv ? nv : 1)), *pos = malloc(sizeof(float) * 3 * (nv ? nv : 1));
+    float *nrm = malloc(sizeof(float) * 3 * (nv ? nv : 1));
     uint8_t *mask = calloc(jc ? jc : 1, 1);
+    sinew_rest_mesh *m = NULL;
     sinew_auto_weights_desc d = { 0 };
-    if (!v || !mask) { err("out of memory"); free(v); free(mask); return NULL; }
-    memcpy(v, src, sizeof *v * nv);
+    sinew_result r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_error_info e = { 0 };
+    if (!j4 || !w4 || !pos || !nrm || !mask) { err("out of memory"); goto out; }
     for (uint32_t i = 0; i < nv; i++)
         for (int k = 0; k < 4; k++)
             if (src[i].weights[k] && src[i].joints[k] < jc && !mask[src[i].joints[k]]) { mask[src[i].joints[k]] = 1; used++; }
+    for (size_t k = 0; k < (size_t)nv * 3; k++) {
+        pos[k] = src[k / 3].position[k % 3]; /* as packed */
+        nrm[k] = (float)rn[k];               /* what the packed normals were made from */
+    }
     d.alpha = alpha;
     d.joint_mask = used >= 2 ? mask : NULL;
     *eligible = used >= 2 ? used : jc;
-    sinew_result r = sinew_auto_weights_packed(sk, &d, nv, v);
-    free(mask);
-    if (r) { err("automatic weights: %s", sinew_result_string(r)); free(v); return NULL; }
-    return v;
+    r = sinew_auto_weights_ex(sk, &d, nv, pos, j4, w4);
+    if (r) { err("automatic weights: %s", sinew_result_string(r)); goto out; }
+    sinew_rest_mesh_desc rd = { 0 };
+    rd.skeleton = sk;
+    rd.vertex_count = nv;
+    rd.positions = pos;
+    rd.normals = nrm;
+    rd.packed_tangents = sinew_asset_tangents(a);
+    rd.influences.per_vertex = 4;
+    rd.influences.joints = j4;
+    rd.influences.weights = w4;
+    rd.max_influences = 4;
+    rd.triangles = sinew_asset_indices(a);
+    rd.triangle_count = sinew_asset_index_count(a) / 3;
+    if ((r = sinew_rest_mesh_create(&rd, &m, &e))) err("automatic weights: %s: %s", sinew_result_string(r), e.message);
+out:
+    free(j4); free(w4); free(pos); free(nrm); free(mask);
+    return m;
 }
 
 static int cmd_info(const opts *o)
@@ -478,8 +502,9 @@ static int cmd_info(const opts *o)
     if (o->auto_alpha > 0) {
         uint32_t eligible = 0, nv = sinew_asset_vertex_count(a), hist[5] = { 0 }, major_same = 0;
         double l1 = 0;
-        sinew_vertex *v = auto_weighted(a, o->auto_alpha, &eligible);
-        if (!v) { sinew_asset_destroy(a); return EXIT_ERR; }
+        sinew_rest_mesh *rm = auto_weighted(a, o->auto_alpha, &eligible);
+        if (!rm) { sinew_asset_destroy(a); return EXIT_ERR; }
+        const sinew_vertex *v = sinew_rest_mesh_vertices(rm);
         const sinew_vertex *f = sinew_asset_vertices(a);
         for (uint32_t i = 0; i < nv; i++) {
             uint32_t ids[8];
@@ -509,7 +534,7 @@ static int cmd_info(const opts *o)
                o->auto_alpha, eligible, hist[1], hist[2], hist[3], hist[4]);
         printf("auto vs file weights: same major joint on %u of %u vertices (%.1f%%), mean L1 weight distance %.3f (0..2)\n",
                major_same, nv, nv ? 100.0 * major_same / nv : 0.0, nv ? l1 / nv : 0.0);
-        free(v);
+        sinew_rest_mesh_destroy(rm);
     }
     sinew_asset_destroy(a);
     fflush(stdout);
@@ -557,13 +582,12 @@ static int write_mesh(const char *path, const sinew_asset *a, const double *pos,
     return 0;
 }
 
-static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *verts, const sinew_vertex8 *v8,
-                    const float *centers, const sinew_palette_joint *pal,
-                    uint32_t flags, const float *bulge, double *pos, double *nrm, char *device_name, size_t dn_size,
-                    const sinew_morph_target *mt, uint32_t n_mt, const float *mw, const sinew_tangent *tan, double *tng)
+static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_rest_mesh *rm, const sinew_palette_joint *pal,
+                    uint32_t flags, double *pos, double *nrm, char *device_name, size_t dn_size,
+                    const sinew_morph_target *mt, uint32_t n_mt, const float *mw, double *tng)
 {
     sinew_morpher *mo = NULL;
-    uint32_t nv = sinew_asset_vertex_count(a);
+    uint32_t nv = sinew_rest_mesh_vertex_count(rm);
     uint32_t joints = sinew_skeleton_joint_count(sinew_asset_skeleton(a));
     uint32_t stride = sinew_palette_gpu_stride(o->method, flags);
     sinew_gpu *gpu = NULL;
@@ -578,26 +602,23 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     snprintf(device_name, dn_size, "%s", sinew_gpu_info(gpu)->name);
     sinew_skinner_desc sd = { 0 };
     /* an 8-influence vertex takes 1.5 rest vertices */
-    uint32_t rest = v8 ? nv + (nv + 1) / 2 : nv;
+    uint32_t rest = sinew_rest_mesh_vertices8(rm) ? nv + (nv + 1) / 2 : nv;
     sd.max_rest_vertices = n_mt ? 2 * rest : rest;
     sd.max_meshes = n_mt ? 2 : 1;
     sd.max_instances = 1;
     sd.max_output_vertices = nv;
     sd.max_palette_vec4 = joints * stride;
     sd.frames_in_flight = 1;
-    sd.tangents = tan != NULL;
-    sd.cor_centers = centers != NULL;
-    if ((r = sinew_skinner_create(gpu, &sd, &sk, NULL))) { err("skinner: %s", sinew_result_string(r)); goto out; }
-    sinew_skinner_mesh_desc md = { 0 };
-    md.vertices = v8 ? NULL : verts;
-    md.vertices8 = v8;
-    md.vertex_count = nv;
-    md.joint_count = joints;
-    md.bulge_rest = bulge;
-    md.tangents = tan;
-    md.cor_centers = centers; /* morphed copies keep these (centers of the unmorphed rest mesh) */
+    sd.tangents = sinew_rest_mesh_tangents(rm) != NULL;
+    sd.cor_centers = sinew_rest_mesh_centers(rm) != NULL;
+    sinew_error_info e = { 0 };
+    if ((r = sinew_skinner_create(gpu, &sd, &sk, &e))) { err("skinner: %s: %s", sinew_result_string(r), e.message); goto out; }
+    /* vertices, bulge distances, tangents and centers (morphed copies keep the unmorphed rest mesh's) */
     sinew_mesh_id mesh_id;
-    if ((r = sinew_skinner_add_mesh(sk, &md, &mesh_id, NULL))) { err("uploading the mesh: %s", sinew_result_string(r)); goto out; }
+    if ((r = sinew_skinner_add_rest_mesh(sk, rm, &mesh_id, &e))) {
+        err("uploading the mesh: %s: %s", sinew_result_string(r), e.message);
+        goto out;
+    }
     sinew_morph_slot_id slot = { 0 };
     sinew_morph_error merr;
     merr.message[0] = 0;
@@ -612,7 +633,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
         sinew_morph_set_id set;
         if ((r = sinew_morpher_create(sk, &mdsc, &mo)) || (r = sinew_morpher_add_targets(mo, mesh_id, mt, n_mt, &set, &merr)) ||
             (r = sinew_morpher_add_slot(mo, set, &slot)) ||
-            (bulge && (r = sinew_morpher_set_skeleton(mo, set, sinew_asset_skeleton(a))))) {
+            (o->bulge && (r = sinew_morpher_set_skeleton(mo, set, sinew_asset_skeleton(a))))) {
             err("morph targets on the GPU: %s%s%s", sinew_result_string(r), merr.message[0] ? ": " : "", merr.message);
             goto out;
         }
@@ -640,7 +661,7 @@ static int skin_gpu(const opts *o, const sinew_asset *a, const sinew_vertex *ver
     if (!p3 || !n3) { err("out of memory"); goto out; }
     if ((r = sinew_skinner_read_output(sk, 0, nv, p3, n3))) { err("reading the GPU output: %s", sinew_result_string(r)); goto out; }
     for (size_t i = 0; i < (size_t)nv * 3; i++) { pos[i] = p3[i]; nrm[i] = n3[i]; }
-    if (tan) {
+    if (sd.tangents) {
         if (!(t4 = malloc((size_t)nv * 4 * sizeof *t4))) { err("out of memory"); goto out; }
         if ((r = sinew_skinner_read_tangents(sk, 0, nv, t4))) {
             err("reading the GPU tangents: %s", sinew_result_string(r));
@@ -659,6 +680,15 @@ out:
     return rc;
 }
 
+/* Progress of the centers of rotation on a terminal: the percentage, on one line. */
+static bool cor_progress(void *user, double fraction)
+{
+    int *last = user, percent = (int)(100.0 * fraction);
+    if (percent != *last) fprintf(stderr, "\rcenters of rotation: %3d%%", percent);
+    *last = percent;
+    return true;
+}
+
 static int cmd_deform(const opts *o)
 {
     sinew_asset *a = load(o->model);
@@ -669,29 +699,31 @@ static int cmd_deform(const opts *o)
     sinew_transform *local = calloc(joints, sizeof *local);
     sinew_mat4 *scratch = calloc(sinew_palette_scratch_count(joints), sizeof *scratch);
     sinew_palette_joint *pal = calloc(joints, sizeof *pal);
-    float *bulge = calloc(nv, sizeof *bulge);
+    float *bulge = NULL; /* the morphed rest's (--cpu with morph targets and bulge) */
     double *pos = calloc((size_t)nv * 3, sizeof *pos), *nrm = calloc((size_t)nv * 3, sizeof *nrm);
     const sinew_tangent *tan = sinew_asset_tangents(a); /* NULL: the file has none */
     double *tng = tan ? calloc((size_t)nv * 4, sizeof *tng) : NULL;
     char what[1024], device_name[256] = "";
-    sinew_vertex *auto_v = NULL;
-    sinew_vertex8 *v8 = NULL, *mv8 = NULL;
-    const sinew_vertex *verts = sinew_asset_vertices(a);
+    sinew_vertex8 *mv8 = NULL;
+    sinew_rest_mesh *rm = NULL;
     sinew_morph_target *mt = NULL;
-    float *mw = NULL, *centers = NULL;
+    float *mw = NULL;
     sinew_vertex *mv4 = NULL;
     uint32_t n_mt = 0, **gidx = NULL;
-    if (!local || !scratch || !pal || !bulge || !pos || !nrm || (tan && !tng)) { err("out of memory"); goto out; }
+    if (!local || !scratch || !pal || !pos || !nrm || (tan && !tng)) { err("out of memory"); goto out; }
     if (o->auto_alpha > 0) {
         uint32_t eligible;
-        if (!(auto_v = auto_weighted(a, o->auto_alpha, &eligible))) goto out;
-        verts = auto_v;
-    } else if (sinew_asset_stats(a)->max_influences > 4) {
-        /* more than 4 influences somewhere: the whole model in the 8-influence layout */
-        sinew_result r8 = (v8 = malloc(sizeof *v8 * (nv ? nv : 1))) ? sinew_asset_vertices8(a, v8, NULL)
-                                                                   : SINEW_ERROR_OUT_OF_HOST_MEMORY;
-        if (r8) { err("packing 8 influences: %s", sinew_result_string(r8)); goto out; }
+        if (!(rm = auto_weighted(a, o->auto_alpha, &eligible))) goto out;
+    } else {
+        /* the 8-influence layout when some vertex has more than 4 influences */
+        sinew_error_info e = { 0 };
+        sinew_result r = sinew_asset_rest_mesh(a, SINEW_ASSET_ALL_MESHES, 0, &rm, &e);
+        if (r) { err("the rest mesh: %s: %s", sinew_result_string(r), e.message); goto out; }
     }
+    /* exactly one of verts and v8 is set */
+    const sinew_vertex *verts = sinew_rest_mesh_vertices(rm);
+    const sinew_vertex8 *v8 = sinew_rest_mesh_vertices8(rm);
+    const float *rest_bulge = o->bulge ? sinew_rest_mesh_bulge_distances(rm) : NULL;
 
     const sinew_clip *clip = NULL;
     char pose_desc[300];
@@ -743,35 +775,40 @@ static int cmd_deform(const opts *o)
             }
         }
     }
-    if (o->bulge && (r = v8 ? sinew_bulge_rest_distances8(sk, nv, v8, bulge) : sinew_bulge_rest_distances(sk, nv, verts, bulge))) {
-        err("bulge rest distances: %s", sinew_result_string(r));
-        goto out;
-    }
     char cor_note[128] = "";
+    const float *centers = NULL;
     if (sinew_method_uses_centers(o->method)) {
-        /* the centers of rotation from the rest triangles and the weights used here */
+        /* the centers of rotation from the rest triangles and the weights used here,
+         * with progress on a terminal */
         sinew_thread_pool *pool = NULL;
-        sinew_cor_stats cst;
-        sinew_cor_desc cd = { 0 };
-        cd.vertex_count = nv;
-        cd.vertices = v8 ? NULL : verts;
-        cd.vertices8 = v8;
-        cd.joint_count = joints;
-        cd.triangle_count = sinew_asset_index_count(a) / 3;
-        cd.triangles = sinew_asset_indices(a);
+        sinew_rest_mesh_centers_desc cd = { 0 };
+        sinew_error_info e = { 0 };
+        int last_percent = -1;
         cd.sigma = o->cor_sigma;
-        if (!(centers = malloc(sizeof(float) * 3 * (nv ? nv : 1)))) { err("out of memory"); goto out; }
+        if (isatty(STDERR_FILENO)) {
+            cd.progress = cor_progress;
+            cd.progress_user = &last_percent;
+        }
         r = sinew_thread_pool_create(NULL, &pool);
         cd.pool = pool;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (r == SINEW_OK) r = sinew_cor_compute(&cd, centers, &cst);
+        if (r == SINEW_OK) r = sinew_rest_mesh_compute_centers(rm, &cd, &e);
         clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (last_percent >= 0) fputs("\r\033[K", stderr); /* clears the progress line */
         uint32_t threads = sinew_thread_pool_size(pool);
         sinew_thread_pool_destroy(pool);
-        if (r) { err("centers of rotation: %s", sinew_result_string(r)); goto out; }
+        if (r) { err("centers of rotation: %s%s%s", sinew_result_string(r), e.message[0] ? ": " : "", e.message); goto out; }
+        centers = sinew_rest_mesh_centers(rm);
+        /* fallbacks: vertices whose center is their rest position (no similar triangle) */
+        uint32_t fallbacks = 0;
+        for (uint32_t i = 0; i < nv; i++) {
+            const float *p = v8 ? v8[i].position : verts[i].position;
+            fallbacks += centers[3 * (size_t)i] == p[0] && centers[3 * (size_t)i + 1] == p[1] &&
+                         centers[3 * (size_t)i + 2] == p[2];
+        }
         snprintf(cor_note, sizeof cor_note, ", centers of rotation in %.0f ms (%u threads, %u fallbacks)",
-                 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6, threads, cst.fallback_vertices);
+                 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6, threads, fallbacks);
     }
     /* --morph: every target of every mesh, indices made global; weight = given - file default (the rest
      * mesh already includes the defaults), 0 for targets not named. */
@@ -847,7 +884,11 @@ static int cmd_deform(const opts *o)
     if (o->cpu && n_mt) {
         sinew_morph_error merr;
         double *mp = malloc((size_t)nv * 3 * sizeof *mp), *mn = malloc((size_t)nv * 3 * sizeof *mn);
-        r = mp && mn ? sinew_morph_reference(nv, verts, mt, n_mt, mw, mp, mn, &merr) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        /* the morph reference reads positions and normals: the asset's 4-influence vertices with 8 */
+        r = mp && mn ? sinew_morph_reference(nv, verts ? verts : sinew_asset_vertices(a), mt, n_mt, mw, mp, mn, &merr)
+                     : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (r == SINEW_OK && o->bulge && !(rest_bulge = bulge = malloc(sizeof *bulge * (nv ? nv : 1))))
+            r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
         if (r == SINEW_OK && o->bulge) {
             /* bulge correction keeps the morphed rest's distances to the bone segments (as the GPU morph
              * pass recomputes them after sinew_morpher_set_skeleton) */
@@ -867,7 +908,7 @@ static int cmd_deform(const opts *o)
                 mv8[i].normal_oct = sinew_oct_encode(sinew_v3(mn[i * 3], mn[i * 3 + 1], mn[i * 3 + 2]));
             }
             if (r == SINEW_OK)
-                r = sinew_reference_skin_cor(nv, NULL, mv8, centers, o->bulge ? bulge : NULL, pal, joints, o->method,
+                r = sinew_reference_skin_cor(nv, NULL, mv8, centers, rest_bulge, pal, joints, o->method,
                                              flags, pos, nrm);
         } else if (r == SINEW_OK && centers) {
             /* CoR: no float64-rest variant either; the rounded morphed rest, as above */
@@ -878,22 +919,21 @@ static int cmd_deform(const opts *o)
                 mv4[i].normal_oct = sinew_oct_encode(sinew_v3(mn[i * 3], mn[i * 3 + 1], mn[i * 3 + 2]));
             }
             if (r == SINEW_OK)
-                r = sinew_reference_skin_cor(nv, mv4, NULL, centers, o->bulge ? bulge : NULL, pal, joints, o->method,
+                r = sinew_reference_skin_cor(nv, mv4, NULL, centers, rest_bulge, pal, joints, o->method,
                                              flags, pos, nrm);
         } else if (r == SINEW_OK)
-            r = sinew_reference_skin_rest(nv, verts, mp, mn, o->bulge ? bulge : NULL, pal, joints, o->method, flags,
+            r = sinew_reference_skin_rest(nv, verts, mp, mn, rest_bulge, pal, joints, o->method, flags,
                                           pos, nrm);
         free(mp);
         free(mn);
         if (r) { err("reference morph + skinning: %s", sinew_result_string(r)); goto out; }
         snprintf(device_name, sizeof device_name, "CPU float64 reference");
     } else if (o->cpu) {
-        r = sinew_reference_skin_cor(nv, v8 ? NULL : verts, v8, centers, o->bulge ? bulge : NULL, pal, joints, o->method,
+        r = sinew_reference_skin_cor(nv, v8 ? NULL : verts, v8, centers, rest_bulge, pal, joints, o->method,
                                      flags, pos, nrm);
         if (r) { err("reference skinning: %s", sinew_result_string(r)); goto out; }
         snprintf(device_name, sizeof device_name, "CPU float64 reference");
-    } else if (skin_gpu(o, a, verts, v8, centers, pal, flags, o->bulge ? bulge : NULL, pos, nrm, device_name, sizeof device_name, mt,
-                        n_mt, mw, tan, tng)) {
+    } else if (skin_gpu(o, a, rm, pal, flags, pos, nrm, device_name, sizeof device_name, mt, n_mt, mw, tng)) {
         goto out;
     }
     /* tangents on the CPU: the float64 rules (morph TANGENT deltas move the rest tangent,
@@ -926,7 +966,7 @@ static int cmd_deform(const opts *o)
     }
     for (size_t i = 0; i < (size_t)nv * 3; i++)
         if (!(fabs(pos[i]) <= FLT_MAX) || !(fabs(nrm[i]) <= FLT_MAX)) {
-            uint32_t v = (uint32_t)(i / 3), j = verts[v].joints[0];
+            uint32_t v = (uint32_t)(i / 3), j = v8 ? v8[v].joints[0] : verts[v].joints[0];
             err("vertex %u (major joint %u '%s'): deformed position or normal beyond float32 range (%g, %g)", v, j, sinew_skeleton_name(sk, j), pos[i], nrm[i]);
             goto out;
         }
@@ -944,8 +984,8 @@ static int cmd_deform(const opts *o)
            !tng ? "" : ply ? "; skinned tangents (tx ty tz tw)" : "; tangents left out (OBJ has no tangent field)");
     rc = 0;
 out:
-    free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(tng); free(auto_v); free(v8); free(mv8);
-    free(centers); free(mv4);
+    free(local); free(scratch); free(pal); free(bulge); free(pos); free(nrm); free(tng); free(mv8); free(mv4);
+    sinew_rest_mesh_destroy(rm);
     if (gidx) for (uint32_t k = 0; k < n_mt; k++) free(gidx[k]);
     free(gidx); free(mt); free(mw);
     sinew_asset_destroy(a);

@@ -13,15 +13,23 @@
 void demo_model_free(demo_model *m)
 {
     if (!m) return;
+    sinew_rest_mesh_destroy(m->rest);
 #ifdef DEMO_WITH_ASSET
     if (m->asset) sinew_asset_destroy((sinew_asset *)m->asset);
 #endif
     if (m->skeleton) sinew_skeleton_destroy(m->skeleton);
-    free(m->vertices);
-    free(m->indices);
-    free(m->bulge);
-    free(m->centers);
     memset(m, 0, sizeof *m);
+}
+
+/* Points the model's arrays into its rest mesh. */
+static void use_rest_mesh(demo_model *m)
+{
+    uint32_t tc = 0;
+    m->vertices = sinew_rest_mesh_vertices(m->rest);
+    m->vertex_count = sinew_rest_mesh_vertex_count(m->rest);
+    m->indices = sinew_rest_mesh_triangles(m->rest, &tc);
+    m->index_count = 3 * tc;
+    m->bulge = sinew_rest_mesh_bulge_distances(m->rest);
 }
 
 sinew_result demo_tube(uint32_t rings, uint32_t sectors, demo_model *m)
@@ -39,33 +47,58 @@ sinew_result demo_model_auto_weights(const demo_model *src, double alpha, demo_m
     memset(m, 0, sizeof *m);
     uint32_t jc = sinew_skeleton_joint_count(src->skel), used = 0, nv = src->vertex_count;
     uint8_t *mask = calloc(jc ? jc : 1, 1);
-    m->vertices = malloc(sizeof(sinew_vertex) * (nv ? nv : 1));
-    m->indices = malloc(sizeof(uint32_t) * (src->index_count ? src->index_count : 1));
-    m->bulge = malloc(sizeof(float) * (nv ? nv : 1));
-    sinew_result r = mask && m->vertices && m->indices && m->bulge ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * (nv ? nv : 1));
+    float *w4 = malloc(sizeof(float) * 4 * (nv ? nv : 1)), *pos = malloc(sizeof(float) * 3 * (nv ? nv : 1));
+    float *nrm = calloc(3 * (size_t)(nv ? nv : 1), sizeof(float));
+    sinew_result r = mask && j4 && w4 && pos && nrm ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+#ifdef DEMO_WITH_ASSET
+    /* the float32 normals src's packed vertices were made from (the packed ones are oct-encoded) */
+    const double *rn = src->asset ? sinew_asset_rest_normals((const sinew_asset *)src->asset) : NULL;
+#else
+    const double *rn = NULL;
+#endif
+    if (r == SINEW_OK && !rn) r = SINEW_ERROR_INVALID_ARGUMENT; /* an imported model only */
     if (r == SINEW_OK) {
-        memcpy(m->vertices, src->vertices, sizeof(sinew_vertex) * nv);
-        memcpy(m->indices, src->indices, sizeof(uint32_t) * src->index_count);
         for (uint32_t i = 0; i < nv; i++)
             for (int k = 0; k < 4; k++) {
                 uint32_t j = src->vertices[i].joints[k];
                 if (src->vertices[i].weights[k] && j < jc && !mask[j]) { mask[j] = 1; used++; }
             }
+        for (size_t k = 0; k < 3 * (size_t)nv; k++) {
+            pos[k] = src->vertices[k / 3].position[k % 3];
+            nrm[k] = (float)rn[k];
+        }
         sinew_auto_weights_desc d = {0};
         d.alpha = alpha;
         d.joint_mask = used >= 2 ? mask : NULL;
-        r = sinew_auto_weights_packed(src->skel, &d, nv, m->vertices);
+        r = sinew_auto_weights_ex(src->skel, &d, nv, pos, j4, w4);
     }
-    if (r == SINEW_OK) r = sinew_bulge_rest_distances(src->skel, nv, m->vertices, m->bulge);
+    if (r == SINEW_OK) {
+        sinew_rest_mesh_desc rd = {0};
+        rd.skeleton = src->skel;
+        rd.vertex_count = nv;
+        rd.positions = pos;
+        rd.normals = nrm;
+        rd.influences.per_vertex = 4;
+        rd.influences.joints = j4;
+        rd.influences.weights = w4;
+        rd.max_influences = 4;
+        rd.triangles = src->index_count >= 3 ? src->indices : NULL;
+        rd.triangle_count = src->index_count / 3;
+        r = sinew_rest_mesh_create(&rd, &m->rest, NULL);
+    }
     free(mask);
+    free(j4);
+    free(w4);
+    free(pos);
+    free(nrm);
     if (r != SINEW_OK) {
         demo_model_free(m);
         return r;
     }
+    use_rest_mesh(m);
     snprintf(m->name, sizeof m->name, "%.40s, auto weights %.2g", src->name, alpha);
     m->skel = src->skel;
-    m->vertex_count = nv;
-    m->index_count = src->index_count;
     m->clip = src->clip;
     m->clip_duration = src->clip_duration;
     m->size = src->size;
@@ -88,36 +121,37 @@ sinew_result demo_shape_alpha(uint32_t rings, uint32_t sectors, scene_shape shap
     scene_tube_counts(&td, &nv, &ni);
     if (nv == 0) return SINEW_ERROR_INVALID_ARGUMENT;
     float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv);
-    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * nv);
+    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * nv), *idx = malloc(sizeof(uint32_t) * ni);
     float *w4 = malloc(sizeof(float) * 4 * nv);
-    m->indices = malloc(sizeof(uint32_t) * ni);
-    m->vertices = malloc(sizeof(sinew_vertex) * nv);
-    m->bulge = malloc(sizeof(float) * nv);
-    sinew_result r = (pos && nrm && j4 && w4 && m->indices && m->vertices && m->bulge) ? SINEW_OK
-                                                                                        : SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (r == SINEW_OK) r = scene_tube_build(&td, pos, nrm, j4, w4, m->indices);
+    sinew_result r = (pos && nrm && j4 && w4 && idx) ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = scene_tube_build(&td, pos, nrm, j4, w4, idx);
     if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &m->skeleton);
     if (r == SINEW_OK) {
-        sinew_influences inf = {0};
-        inf.per_vertex = 4;
-        inf.joints = j4;
-        inf.weights = w4;
-        r = sinew_pack_vertices(nv, pos, nrm, &inf, 3, m->vertices, NULL, NULL);
+        sinew_rest_mesh_desc rd = {0};
+        rd.skeleton = m->skeleton;
+        rd.vertex_count = nv;
+        rd.positions = pos;
+        rd.normals = nrm;
+        rd.influences.per_vertex = 4;
+        rd.influences.joints = j4;
+        rd.influences.weights = w4;
+        rd.triangles = idx;
+        rd.triangle_count = ni / 3;
+        r = sinew_rest_mesh_create(&rd, &m->rest, NULL);
     }
-    if (r == SINEW_OK) r = sinew_bulge_rest_distances(m->skeleton, nv, m->vertices, m->bulge);
     free(pos);
     free(nrm);
     free(j4);
     free(w4);
+    free(idx);
     if (r != SINEW_OK) {
         demo_model_free(m);
         return r;
     }
+    use_rest_mesh(m);
     snprintf(m->name, sizeof m->name, "%s %ux%u, alpha %.2g", shape == SCENE_SHAPE_BAR ? "bar" : "tube", rings, sectors,
              alpha);
     m->skel = m->skeleton;
-    m->vertex_count = nv;
-    m->index_count = ni;
     m->size = sqrt(1.0 + 0.04 + 0.04);
     m->height = 1.0;
     m->lift = 0.0;
@@ -139,22 +173,17 @@ sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_s
     if (r != SINEW_OK) return r;
     m->asset = a;
     m->skel = sinew_asset_skeleton(a);
-    m->vertex_count = sinew_asset_vertex_count(a);
-    m->index_count = sinew_asset_index_count(a);
-    m->vertices = malloc(sizeof(sinew_vertex) * m->vertex_count);
-    m->indices = malloc(sizeof(uint32_t) * (m->index_count ? m->index_count : 1));
-    m->bulge = malloc(sizeof(float) * m->vertex_count);
-    if (!m->vertices || !m->indices || !m->bulge) {
-        demo_model_free(m);
-        return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    memcpy(m->vertices, sinew_asset_vertices(a), sizeof(sinew_vertex) * m->vertex_count);
-    if (m->index_count) memcpy(m->indices, sinew_asset_indices(a), sizeof(uint32_t) * m->index_count);
-    r = sinew_bulge_rest_distances(m->skel, m->vertex_count, m->vertices, m->bulge);
+    /* 4 influences, as sinew_asset_vertices (more are pruned) */
+    sinew_error_info e;
+    r = sinew_asset_rest_mesh(a, SINEW_ASSET_ALL_MESHES, 4, &m->rest, &e);
     if (r != SINEW_OK) {
+        if (msg && msg_size) snprintf(msg, msg_size, "%s", e.message);
         demo_model_free(m);
         return r;
     }
+    use_rest_mesh(m);
+    m->indices = sinew_asset_indices(a);
+    m->index_count = sinew_asset_index_count(a);
     m->clip = sinew_asset_clip_count(a) ? sinew_asset_clip(a, 0) : NULL;
     m->clip_duration = m->clip ? sinew_clip_duration(m->clip) : 0;
     m->size = sinew_asset_size(a);
@@ -186,35 +215,19 @@ sinew_result demo_model_centers(demo_model *m)
 {
     if (m->centers || m->index_count < 3) return SINEW_OK;
     sinew_thread_pool *pool = NULL;
-    sinew_cor_desc cd = {0};
-    cd.vertex_count = m->vertex_count;
-    cd.vertices = m->vertices;
-    cd.joint_count = sinew_skeleton_joint_count(m->skel);
-    cd.triangle_count = m->index_count / 3;
-    cd.triangles = m->indices;
-    m->centers = malloc(sizeof(float) * 3 * (m->vertex_count ? m->vertex_count : 1));
-    sinew_result r = m->centers ? sinew_thread_pool_create(NULL, &pool) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_rest_mesh_centers_desc cd = {0};
+    sinew_result r = sinew_thread_pool_create(NULL, &pool);
     cd.pool = pool;
-    if (r == SINEW_OK) r = sinew_cor_compute(&cd, m->centers, NULL);
+    if (r == SINEW_OK) r = sinew_rest_mesh_compute_centers(m->rest, &cd, NULL);
     sinew_thread_pool_destroy(pool);
-    if (r != SINEW_OK) {
-        free(m->centers);
-        m->centers = NULL;
-    }
+    if (r == SINEW_OK) m->centers = sinew_rest_mesh_centers(m->rest);
     return r;
 }
 
 sinew_result demo_model_upload(demo_model *m, sinew_skinner *sk, sinew_renderer *rnd)
 {
-    sinew_skinner_mesh_desc md = {0};
-    md.vertices = m->vertices;
-    md.vertex_count = m->vertex_count;
-    md.joint_count = sinew_skeleton_joint_count(m->skel);
-    md.bulge_rest = m->bulge;
     sinew_result r = demo_model_centers(m);
-    if (r != SINEW_OK) return r;
-    md.cor_centers = m->centers;
-    r = sinew_skinner_add_mesh(sk, &md, &m->mesh_id, NULL);
+    if (r == SINEW_OK) r = sinew_skinner_add_rest_mesh(sk, m->rest, &m->mesh_id, NULL);
     if (r == SINEW_OK && rnd && m->index_count)
         r = sinew_renderer_set_mesh(rnd, m->mesh_id, m->indices, m->index_count, m->vertex_count);
     return r;

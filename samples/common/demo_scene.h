@@ -38,12 +38,13 @@ typedef struct demo_model {
     char name[64];
     sinew_skeleton *skeleton;        /* owned unless asset */
     const sinew_skeleton *skel;      /* the one to use */
-    sinew_vertex *vertices;          /* owned copy */
+    sinew_rest_mesh *rest;           /* owned: vertices, triangles, bulge distances, centers */
+    const sinew_vertex *vertices;    /* the rest mesh's (4 influences) */
     uint32_t vertex_count;
-    uint32_t *indices;               /* owned copy */
+    const uint32_t *indices;         /* the rest mesh's triangles (an asset's own indices) */
     uint32_t index_count;
-    float *bulge;                    /* rest distances, owned */
-    float *centers;                  /* centers of rotation (CoR methods), owned; made by demo_model_upload */
+    const float *bulge;              /* the rest mesh's bulge distances */
+    const float *centers;            /* the rest mesh's centers of rotation (CoR methods); made by demo_model_upload */
     const sinew_clip *clip;          /* NULL = procedural tube motion */
     double clip_duration;
     double size;                     /* bounding-box diagonal */
@@ -78,12 +79,12 @@ sinew_result demo_model_auto_weights(const demo_model *src, double alpha, demo_m
 sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_size);
 #endif
 
-/* Computes the model's centers of rotation (m->centers) unless made: sinew_cor_compute
- * from its triangles on all cores; nothing for a model without triangles. */
+/* Computes the model's centers of rotation (m->centers) unless made:
+ * sinew_rest_mesh_compute_centers on all cores; nothing for a model without triangles. */
 sinew_result demo_model_centers(demo_model *m);
 /* Uploads the model's rest mesh to the skinner (and its indices to the renderer).
  * The skinner must have cor_centers: the model's centers of rotation are computed
- * here (sinew_cor_compute from its triangles, all cores) unless already made. */
+ * here (demo_model_centers) unless already made. */
 sinew_result demo_model_upload(demo_model *m, sinew_skinner *sk, sinew_renderer *rnd);
 
 /* Registers the model with a crowd. */

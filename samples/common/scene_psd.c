@@ -24,8 +24,9 @@
 typedef struct psd_ctx {
     scene_tube_desc d;
     uint32_t nv, ni;
-    sinew_vertex *v;
-    float *bulge;
+    sinew_rest_mesh *rm;       /* scene_psd_run's tube: v and bulge are its */
+    const sinew_vertex *v;
+    const float *bulge;
     uint32_t *idx;
     sinew_skeleton *skel;
     double *a, *b, *c, *m; /* 3 nv doubles each */
@@ -129,8 +130,7 @@ static sinew_result gpu_rows(sinew_gpu *gpu, const psd_ctx *x, const sinew_morph
     md.max_slots = rows;
     if (r == SINEW_OK) r = sinew_morpher_create(sk, &md, &mo);
     sinew_mesh_id mesh;
-    sinew_skinner_mesh_desc mdsc = { x->v, x->nv, 3, x->bulge };
-    if (r == SINEW_OK) r = sinew_skinner_add_mesh(sk, &mdsc, &mesh, NULL);
+    if (r == SINEW_OK) r = sinew_skinner_add_rest_mesh(sk, x->rm, &mesh, NULL);
     sinew_morph_set_id set;
     sinew_morph_error err;
     if (r == SINEW_OK) r = sinew_morpher_add_targets(mo, mesh, t, NEX, &set, &err);
@@ -220,7 +220,7 @@ sinew_result scene_psd_correctives(uint32_t nv, const sinew_vertex *v, psd_corre
     memset(out, 0, sizeof *out);
     if (!nv || !v) return SINEW_ERROR_INVALID_ARGUMENT;
     x.nv = nv;
-    x.v = (sinew_vertex *)v;  /* read only */
+    x.v = v;
     x.a = malloc(sizeof(double) * 3 * nv);
     x.b = malloc(sizeof(double) * 3 * nv);
     sinew_result r = x.a && x.b ? scene_tube_skeleton(NULL, &x.skel) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -261,8 +261,6 @@ sinew_result scene_psd_run(psd_report *out, sinew_gpu *gpu)
     uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * x.nv);
     float *w4 = malloc(sizeof(float) * 4 * x.nv);
     x.idx = malloc(sizeof(uint32_t) * x.ni);
-    x.v = malloc(sizeof(sinew_vertex) * x.nv);
-    x.bulge = malloc(sizeof(float) * x.nv);
     x.a = malloc(sizeof(double) * 3 * x.nv);
     x.b = malloc(sizeof(double) * 3 * x.nv);
     x.c = malloc(sizeof(double) * 3 * x.nv);
@@ -274,14 +272,24 @@ sinew_result scene_psd_run(psd_report *out, sinew_gpu *gpu)
     memset(&pc, 0, sizeof pc);
     const sinew_rbf *rbf = NULL;
     sinew_result r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (!pos || !nrm || !j4 || !w4 || !x.idx || !x.v || !x.bulge || !x.a || !x.b || !x.c || !x.m ||
+    if (!pos || !nrm || !j4 || !w4 || !x.idx || !x.a || !x.b || !x.c || !x.m ||
         !wrow || !prow || !psdrow)
         goto done;
     r = scene_tube_build(&x.d, pos, nrm, j4, w4, x.idx);
-    sinew_influences inf = { NULL, 4, j4, w4 };
-    if (r == SINEW_OK) r = sinew_pack_vertices(x.nv, pos, nrm, &inf, 3, x.v, NULL, NULL);
     if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &x.skel);
-    if (r == SINEW_OK) r = sinew_bulge_rest_distances(x.skel, x.nv, x.v, x.bulge);
+    if (r == SINEW_OK) {
+        sinew_rest_mesh_desc rd = { 0 };
+        rd.skeleton = x.skel;
+        rd.vertex_count = x.nv;
+        rd.positions = pos;
+        rd.normals = nrm;
+        rd.influences = (sinew_influences){ NULL, 4, j4, w4 };
+        r = sinew_rest_mesh_create(&rd, &x.rm, NULL);
+    }
+    if (r == SINEW_OK) {
+        x.v = sinew_rest_mesh_vertices(x.rm);
+        x.bulge = sinew_rest_mesh_bulge_distances(x.rm);
+    }
     if (r != SINEW_OK) goto done;
 
     /* Correctives at the examples, and the driver. */
@@ -327,7 +335,8 @@ sinew_result scene_psd_run(psd_report *out, sinew_gpu *gpu)
 done:
     scene_psd_correctives_free(&pc);
     sinew_skeleton_destroy(x.skel);
-    free(pos); free(nrm); free(j4); free(w4); free(x.idx); free(x.v); free(x.bulge);
+    sinew_rest_mesh_destroy(x.rm);
+    free(pos); free(nrm); free(j4); free(w4); free(x.idx);
     free(x.a); free(x.b); free(x.c); free(x.m); free(wrow); free(prow); free(psdrow);
     return r;
 }

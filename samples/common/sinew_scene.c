@@ -3,8 +3,6 @@
  * to bone, pose sweeps, temporal smoothness). */
 #include "sinew_scene.h"
 
-#ifdef DEMO_WITH_ASSET
-#include <sinew/asset.h>
 #include <sinew/linalg.h>
 #include <sinew/mesh.h>
 #include <sinew/bounds.h>
@@ -14,6 +12,9 @@
 #include <sinew/rbf.h>
 #include <sinew/autoweights.h>
 #include <sinew/palette_job.h>
+#include <sinew/rest_mesh.h>
+#ifdef DEMO_WITH_ASSET
+#include <sinew/asset.h>
 #include <sinew/anim.h>
 #endif
 #include <math.h>
@@ -412,20 +413,38 @@ double scene_jump_ratio(const double *frames, uint32_t frame_count, uint32_t nv,
     return worst;
 }
 
-/* Centers of rotation of n packed vertices (the CoR methods; default sigma and
- * epsilon, the calling thread), malloc'd into *out. */
-static sinew_result scene_centers(uint32_t n, const sinew_vertex *v, uint32_t joints, const uint32_t *tri, uint32_t nt,
-                                  float **out)
+/* The tube's skeleton and rest mesh (4 influences, bulge distances, triangles for
+ * the centers of rotation); the packed vertices and distances through v and bulge. */
+static sinew_result scene_tube_rest(const scene_tube_desc *d, sinew_skeleton **sk, sinew_rest_mesh **rm,
+                                    const sinew_vertex **v, const float **bulge)
 {
-    sinew_cor_desc cd = { 0 };
-    *out = malloc(sizeof(float) * 3 * (n ? n : 1));
-    if (!*out) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    cd.vertex_count = n;
-    cd.vertices = v;
-    cd.joint_count = joints;
-    cd.triangle_count = nt;
-    cd.triangles = tri;
-    return sinew_cor_compute(&cd, *out, NULL);
+    uint32_t nv = 0, ni = 0;
+    scene_tube_counts(d, &nv, &ni);
+    float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv);
+    float *w4 = malloc(sizeof(float) * 4 * nv);
+    uint32_t *j4 = malloc(sizeof(uint32_t) * 4 * nv), *tri = malloc(sizeof(uint32_t) * (ni ? ni : 1));
+    sinew_result r = pos && nrm && w4 && j4 && tri ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = scene_tube_build(d, pos, nrm, j4, w4, tri);
+    if (r == SINEW_OK) r = scene_tube_skeleton(NULL, sk);
+    if (r == SINEW_OK) {
+        sinew_rest_mesh_desc rd = {0};
+        rd.skeleton = *sk;
+        rd.vertex_count = nv;
+        rd.positions = pos;
+        rd.normals = nrm;
+        rd.influences.per_vertex = 4;
+        rd.influences.joints = j4;
+        rd.influences.weights = w4;
+        rd.triangles = tri;
+        rd.triangle_count = ni / 3;
+        r = sinew_rest_mesh_create(&rd, rm, NULL);
+    }
+    if (r == SINEW_OK) {
+        *v = sinew_rest_mesh_vertices(*rm);
+        *bulge = sinew_rest_mesh_bulge_distances(*rm);
+    }
+    free(pos); free(nrm); free(w4); free(j4); free(tri);
+    return r;
 }
 
 sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint32_t flags, scene_sweep_kind kind,
@@ -433,9 +452,9 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
 {
     scene_tube_desc d;
     uint32_t nv = 0, ni = 0;
-    float *pos = NULL, *nrm = NULL, *w4 = NULL, *bulge = NULL;
-    uint32_t *j4 = NULL;
-    sinew_vertex *v = NULL;
+    const float *bulge = NULL;
+    const sinew_vertex *v = NULL;
+    sinew_rest_mesh *rm = NULL;
     double *frames = NULL, *nrm_out = NULL;
     sinew_mat4 *scratch = NULL;
     sinew_skeleton *sk = NULL;
@@ -444,31 +463,16 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
         (kind != SCENE_SWEEP_BEND && kind != SCENE_SWEEP_TWIST))
         return SINEW_ERROR_INVALID_ARGUMENT;
     scene_tube_counts(&d, &nv, &ni);
-    pos = malloc(sizeof(float) * 3 * nv);
-    nrm = malloc(sizeof(float) * 3 * nv);
-    w4 = malloc(sizeof(float) * 4 * nv);
-    j4 = malloc(sizeof(uint32_t) * 4 * nv);
-    bulge = malloc(sizeof(float) * nv);
-    v = malloc(sizeof(sinew_vertex) * nv);
     frames = malloc(sizeof(double) * 3 * (size_t)nv * (steps + 1));
     nrm_out = malloc(sizeof(double) * 3 * (size_t)nv);
     scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(3));
-    if (!pos || !nrm || !w4 || !j4 || !bulge || !v || !frames || !scratch || !nrm_out)
+    if (!frames || !scratch || !nrm_out)
         r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (r == SINEW_OK) r = scene_tube_build(&d, pos, nrm, j4, w4, NULL);
-    if (r == SINEW_OK) {
-        sinew_influences inf = {0};
-        inf.per_vertex = 4; inf.joints = j4; inf.weights = w4;
-        r = sinew_pack_vertices(nv, pos, nrm, &inf, 3, v, NULL, NULL);
-    }
-    if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &sk);
-    if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
-    float *centers = NULL;
-    if (r == SINEW_OK && sinew_method_uses_centers(m)) { /* from the tube's own triangles */
-        uint32_t *tri = malloc(sizeof(uint32_t) * (ni ? ni : 1));
-        r = tri ? scene_tube_build(&d, NULL, NULL, NULL, NULL, tri) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
-        if (r == SINEW_OK) r = scene_centers(nv, v, 3, tri, ni / 3, &centers);
-        free(tri);
+    if (r == SINEW_OK) r = scene_tube_rest(&d, &sk, &rm, &v, &bulge);
+    const float *centers = NULL;
+    if (r == SINEW_OK && sinew_method_uses_centers(m)) { /* from the tube's own triangles, this thread */
+        r = sinew_rest_mesh_compute_centers(rm, NULL, NULL);
+        centers = sinew_rest_mesh_centers(rm);
     }
     if (r == SINEW_OK) {
         out->volume_min = INFINITY;
@@ -507,8 +511,8 @@ sinew_result scene_tube_sweep(const scene_tube_desc *desc, sinew_method m, uint3
         if (out->jump_ratio < 0) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
     sinew_skeleton_destroy(sk);
-    free(pos); free(nrm); free(w4); free(j4); free(bulge); free(v); free(frames); free(scratch);
-    free(nrm_out); free(centers);
+    sinew_rest_mesh_destroy(rm);
+    free(frames); free(scratch); free(nrm_out);
     return r;
 }
 
@@ -517,10 +521,10 @@ sinew_result scene_tube_bulge_normals(const scene_tube_desc *desc, double bend_r
 {
     scene_tube_desc d;
     uint32_t nv = 0, ni = 0;
-    float *pos = NULL, *nrm = NULL, *w4 = NULL, *bulge = NULL;
-    uint32_t *j4 = NULL;
+    const float *bulge = NULL;
     uint8_t *mask = NULL;
-    sinew_vertex *v = NULL;
+    const sinew_vertex *v = NULL;
+    sinew_rest_mesh *rm = NULL;
     double *p0 = NULL, *n0 = NULL, *p1 = NULL, *n1 = NULL;
     sinew_mat4 *scratch = NULL;
     sinew_skeleton *sk = NULL;
@@ -530,22 +534,13 @@ sinew_result scene_tube_bulge_normals(const scene_tube_desc *desc, double bend_r
     if (!out || tube_resolve(desc, &d) != 0) return SINEW_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     scene_tube_counts(&d, &nv, &ni);
-    pos = malloc(sizeof(float) * 3 * nv); nrm = malloc(sizeof(float) * 3 * nv);
-    w4 = malloc(sizeof(float) * 4 * nv); j4 = malloc(sizeof(uint32_t) * 4 * nv);
-    bulge = malloc(sizeof(float) * nv); v = malloc(sizeof(sinew_vertex) * nv); mask = calloc(nv, 1);
+    mask = calloc(nv, 1);
     p0 = malloc(sizeof(double) * 3 * nv); n0 = malloc(sizeof(double) * 3 * nv);
     p1 = malloc(sizeof(double) * 3 * nv); n1 = malloc(sizeof(double) * 3 * nv);
     scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(3));
-    if (!pos || !nrm || !w4 || !j4 || !bulge || !v || !mask || !p0 || !n0 || !p1 || !n1 || !scratch)
+    if (!mask || !p0 || !n0 || !p1 || !n1 || !scratch)
         r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (r == SINEW_OK) r = scene_tube_build(&d, pos, nrm, j4, w4, NULL);
-    if (r == SINEW_OK) {
-        sinew_influences inf = {0};
-        inf.per_vertex = 4; inf.joints = j4; inf.weights = w4;
-        r = sinew_pack_vertices(nv, pos, nrm, &inf, 3, v, NULL, NULL);
-    }
-    if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &sk);
-    if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
+    if (r == SINEW_OK) r = scene_tube_rest(&d, &sk, &rm, &v, &bulge);
     if (r == SINEW_OK) {
         scene_tube_pose(bend_rad, twist_rad, NULL, local);
         r = sinew_palette_build(sk, SINEW_METHOD_DQS, local, NULL, scratch, pal);
@@ -567,7 +562,8 @@ sinew_result scene_tube_bulge_normals(const scene_tube_desc *desc, double bend_r
         if (out->before_max < 0 || out->after_max < 0 || out->dqs_max < 0) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
     sinew_skeleton_destroy(sk);
-    free(pos); free(nrm); free(w4); free(j4); free(bulge); free(v); free(mask);
+    sinew_rest_mesh_destroy(rm);
+    free(mask);
     free(p0); free(n0); free(p1); free(n1); free(scratch);
     return r;
 }
@@ -577,9 +573,9 @@ sinew_result scene_tube_inner_volume(const scene_tube_desc *desc, uint32_t flags
 {
     scene_tube_desc d;
     uint32_t nv = 0, ni = 0;
-    float *pos = NULL, *nrm = NULL, *w4 = NULL, *bulge = NULL;
-    uint32_t *j4 = NULL;
-    sinew_vertex *v = NULL;
+    const float *bulge = NULL;
+    const sinew_vertex *v = NULL;
+    sinew_rest_mesh *rm = NULL;
     double *cur = NULL, *prev = NULL, rest_vol, best90 = INFINITY;
     sinew_mat4 *scratch = NULL;
     sinew_skeleton *sk = NULL;
@@ -588,20 +584,10 @@ sinew_result scene_tube_inner_volume(const scene_tube_desc *desc, uint32_t flags
     memset(out, 0, sizeof *out);
     out->volume_min = INFINITY;
     scene_tube_counts(&d, &nv, &ni);
-    pos = malloc(sizeof(float) * 3 * nv); nrm = malloc(sizeof(float) * 3 * nv);
-    w4 = malloc(sizeof(float) * 4 * nv); j4 = malloc(sizeof(uint32_t) * 4 * nv);
-    bulge = malloc(sizeof(float) * nv); v = malloc(sizeof(sinew_vertex) * nv);
     cur = malloc(sizeof(double) * 3 * nv); prev = malloc(sizeof(double) * 3 * nv);
     scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(3));
-    if (!pos || !nrm || !w4 || !j4 || !bulge || !v || !cur || !prev || !scratch) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (r == SINEW_OK) r = scene_tube_build(&d, pos, nrm, j4, w4, NULL);
-    if (r == SINEW_OK) {
-        sinew_influences inf = {0};
-        inf.per_vertex = 4; inf.joints = j4; inf.weights = w4;
-        r = sinew_pack_vertices(nv, pos, nrm, &inf, 3, v, NULL, NULL);
-    }
-    if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &sk);
-    if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
+    if (!cur || !prev || !scratch) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = scene_tube_rest(&d, &sk, &rm, &v, &bulge);
     rest_vol = r == SINEW_OK ? tube_volume(&d, NULL, v) : 1.0;
     for (uint32_t k = 0; r == SINEW_OK && k <= steps; k++) {
         double a = max_rad * (double)k / (double)steps, vol;
@@ -634,7 +620,8 @@ sinew_result scene_tube_inner_volume(const scene_tube_desc *desc, uint32_t flags
         memcpy(prev, cur, sizeof(double) * 3 * nv);
     }
     sinew_skeleton_destroy(sk);
-    free(pos); free(nrm); free(w4); free(j4); free(bulge); free(v); free(cur); free(prev); free(scratch);
+    sinew_rest_mesh_destroy(rm);
+    free(cur); free(prev); free(scratch);
     return r;
 }
 
@@ -649,7 +636,8 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
     double size, dur, worst = 0.0, push = 0.0, *pb = NULL;
     uint32_t intruded = 0;
     int inner = (qm && (qm->flags & SINEW_SKIN_BULGE_INNER)) != 0;
-    float *bulge = NULL;
+    const float *bulge = NULL;
+    sinew_rest_mesh *rm = NULL;
     sinew_transform *local = NULL;
     sinew_mat4 *scratch = NULL;
     sinew_palette_joint *pal = NULL;
@@ -659,7 +647,6 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
     size_t n = 0;
     if (!a || !qm || !out || frames < 3) return SINEW_ERROR_INVALID_ARGUMENT;
     sk = sinew_asset_skeleton(a);
-    v = sinew_asset_vertices(a);
     nv = sinew_asset_vertex_count(a);
     jc = sinew_skeleton_joint_count(sk);
     size = sinew_asset_size(a);
@@ -667,18 +654,22 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
     if (!clip) return SINEW_ERROR_EMPTY;
     dur = sinew_clip_duration(clip);
     m = qm->method;
-    bulge = malloc(sizeof(float) * (nv ? nv : 1));
     local = malloc(sizeof *local * jc);
     scratch = malloc(sizeof *scratch * sinew_palette_scratch_count(jc));
     pal = malloc(sizeof *pal * jc);
     fr = malloc(sizeof(double) * 3 * (size_t)nv * frames);
     inc = malloc(sizeof(double) * (size_t)nv * frames);
     if (inner) pb = malloc(sizeof(double) * 3 * (size_t)(nv ? nv : 1));
-    if (!bulge || !local || !scratch || !pal || !fr || !inc || (inner && !pb)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (r == SINEW_OK) r = sinew_bulge_rest_distances(sk, nv, v, bulge);
-    float *centers = NULL;
-    if (r == SINEW_OK && sinew_method_uses_centers(m))
-        r = scene_centers(nv, v, jc, sinew_asset_indices(a), sinew_asset_index_count(a) / 3, &centers);
+    if (!local || !scratch || !pal || !fr || !inc || (inner && !pb)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    /* 4 influences, as sinew_asset_vertices */
+    if (r == SINEW_OK) r = sinew_asset_rest_mesh(a, SINEW_ASSET_ALL_MESHES, 4, &rm, NULL);
+    v = sinew_rest_mesh_vertices(rm);
+    bulge = sinew_rest_mesh_bulge_distances(rm);
+    const float *centers = NULL;
+    if (r == SINEW_OK && sinew_method_uses_centers(m)) { /* this thread */
+        r = sinew_rest_mesh_compute_centers(rm, NULL, NULL);
+        centers = sinew_rest_mesh_centers(rm);
+    }
     for (uint32_t f = 0; f < frames && r == SINEW_OK; f++) {
         double *p = fr + 3 * (size_t)nv * f;
         r = sinew_clip_sample(clip, sk, dur * f / frames, SINEW_WRAP_LOOP, local);
@@ -728,7 +719,8 @@ sinew_result scene_model_quality(const struct sinew_asset *a, const scene_qualit
         out->intruded = intruded;
         if (out->jump_ratio < 0) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
-    free(bulge); free(local); free(scratch); free(pal); free(fr); free(inc); free(centers); free(pb);
+    sinew_rest_mesh_destroy(rm);
+    free(local); free(scratch); free(pal); free(fr); free(inc); free(pb);
     return r;
 }
 #endif

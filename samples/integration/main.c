@@ -17,15 +17,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <volk.h>
 #include <sinew/sinew.h>
-#include <sinew/linalg.h>
-#include <sinew/mesh.h>
-#include <sinew/bounds.h>
-#include <sinew/blendshape.h>
-#include <sinew/reference.h>
-#include <sinew/cor.h>
-#include <sinew/rbf.h>
-#include <sinew/autoweights.h>
-#include <sinew/palette_job.h>
 #include "sinew_scene.h"
 #include <sinew/crowd.h>
 #include <sinew/debug.h>
@@ -284,7 +275,8 @@ int main(void)
     ed.api_version = VK_API_VERSION_1_1;
     ed.debug_utils_enabled = h.validation;
     sinew_gpu *gpu = NULL;
-    SCHECK(sinew_gpu_create_external(&ed, &gpu, NULL));
+    sinew_error_info serr;
+    SCHECK_ERR(sinew_gpu_create_external(&ed, &gpu, &serr), serr);
     printf("device: %s (host-created, wrapped)\n", sinew_gpu_info(gpu)->name);
 
     scene_tube_desc td = { 24, 16, 0.1, 2 };
@@ -295,7 +287,7 @@ int main(void)
     sinew_skeleton *skel = NULL;
     SCHECK(scene_tube_build(&td, pos, nrm, j4, w4, idx));
     SCHECK(scene_tube_skeleton(NULL, &skel));
-    /* the rest mesh: packed vertices, bulge distances, joint bounds (culling) */
+    /* the rest mesh: packed vertices (4 influences), bulge distances, culling bounds */
     sinew_rest_mesh_desc rd = { 0 };
     rd.skeleton = skel;
     rd.vertex_count = nv;
@@ -304,12 +296,9 @@ int main(void)
     rd.influences.per_vertex = 4;
     rd.influences.joints = j4;
     rd.influences.weights = w4;
-    rd.triangles = idx;
-    rd.triangle_count = ni / 3;
-    sinew_rest_mesh *tube = NULL;
-    sinew_error_info rerr;
-    SCHECK_ERR(sinew_rest_mesh_create(&rd, &tube, &rerr), rerr);
-    const sinew_vertex *verts = sinew_rest_mesh_vertices(tube);
+    sinew_rest_mesh *rm = NULL;
+    SCHECK_ERR(sinew_rest_mesh_create(&rd, &rm, &serr), serr);
+    const sinew_vertex *verts = sinew_rest_mesh_vertices(rm);
 
     sinew_skinner_desc sd = { 0 };
     sd.max_instances = NCHAR;
@@ -318,22 +307,21 @@ int main(void)
     sd.max_meshes = 1;
     sd.frames_in_flight = FRAMES;
     sinew_skinner *sk = NULL;
-    SCHECK(sinew_skinner_create(gpu, &sd, &sk, NULL));
+    SCHECK_ERR(sinew_skinner_create(gpu, &sd, &sk, &serr), serr);
     sinew_mesh_id mesh = { 0 };
-    SCHECK_ERR(sinew_skinner_add_rest_mesh(sk, tube, &mesh, &rerr), rerr);
+    SCHECK_ERR(sinew_skinner_add_rest_mesh(sk, rm, &mesh, &serr), serr);
     sinew_crowd_desc cd = { 0 };
     cd.skinner = sk;
     cd.max_characters = NCHAR;
     cd.max_joints = 3;
     sinew_crowd *crowd = NULL;
-    sinew_error_info serr;
     SCHECK_ERR(sinew_crowd_create(&cd, &crowd, &serr), serr);
-    const sinew_rest_mesh *rest_meshes[1] = { tube };
+    const sinew_rest_mesh *rest_meshes[1] = { rm };
     sinew_crowd_model_desc cm = { 0 };
     cm.skeleton = skel;
     cm.mesh_count = 1;
     cm.meshes = &mesh;
-    cm.rest_meshes = rest_meshes;
+    cm.rest_meshes = rest_meshes; /* the vertex count (and culling bounds) */
     sinew_model_id model = { 0 };
     SCHECK_ERR(sinew_crowd_add_model(crowd, &cm, &model, &serr), serr);
 
@@ -581,9 +569,9 @@ int main(void)
     vkFreeMemory(h.dev, depth_mem, NULL);
     vkDestroyDevice(h.dev, NULL);
     vkDestroyInstance(h.inst, NULL);
+    sinew_rest_mesh_destroy(rm);
     sinew_skeleton_destroy(skel);
     free(pos); free(nrm); free(w4); free(j4); free(idx);
-    sinew_rest_mesh_destroy(tube);
     printf("%s\n", failures ? "FAIL" : "PASS");
     return failures ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 #endif
 #include <sinew/sinew.h>
 #include <sinew/linalg.h>
+#include <sinew/reference.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -70,13 +71,11 @@ int main(void)
     rd.vertex_count = NV;
     rd.positions = pos;
     rd.normals = nrm;
-    rd.influences.per_vertex = 2;
-    rd.influences.joints = joints;
-    rd.influences.weights = w;
-    sinew_rest_mesh *tube = NULL;
-    r = sinew_rest_mesh_create(&rd, &tube, NULL);
+    rd.influences = (sinew_influences){ NULL, 2, joints, w };
+    sinew_rest_mesh *rm = NULL;
+    r = sinew_rest_mesh_create(&rd, &rm, NULL);
     if (r != SINEW_OK) return fail("rest mesh", r);
-    const sinew_vertex *verts = sinew_rest_mesh_vertices(tube);
+    const sinew_vertex *verts = sinew_rest_mesh_vertices(rm); /* 4 influences: no vertex has more */
 
     /* Pose: the child bent 60 degrees about z. */
     sinew_transform pose[2] = { rest[0], rest[1] };
@@ -103,7 +102,7 @@ int main(void)
     sinew_skinner *sk = NULL;
     r = sinew_skinner_create(gpu, &kd, &sk, NULL);
     sinew_mesh_id mesh = { 0 };
-    if (r == SINEW_OK) r = sinew_skinner_add_rest_mesh(sk, tube, &mesh, NULL);
+    if (r == SINEW_OK) r = sinew_skinner_add_rest_mesh(sk, rm, &mesh, NULL);
     sinew_frame fr;
     if (r == SINEW_OK) r = sinew_skinner_begin_frame(sk, &fr);
     if (r == SINEW_OK) {
@@ -121,7 +120,7 @@ int main(void)
     }
     sinew_skinner_destroy(sk);
     sinew_gpu_destroy(gpu);
-    sinew_rest_mesh_destroy(tube);
+    sinew_rest_mesh_destroy(rm);
     sinew_skeleton_destroy(skel);
     if (r != SINEW_OK) return fail("skinning", r);
     /* Tube of size ~1: float32 skinning lands within 1e-5 of the reference. */
