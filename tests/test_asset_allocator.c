@@ -21,15 +21,13 @@
 
 /* Loads path (or converts scene when not NULL) with the allocator al. */
 static sinew_result import(const char *path, const struct aiScene *scene, uint32_t flags,
-                           const sinew_allocator *al, sinew_asset **out, char *msg, size_t msg_size)
+                           const sinew_allocator *al, sinew_asset **out, sinew_error_info *err)
 {
     sinew_asset_desc d = { 0 };
     d.path = path;
     d.flags = flags;
     d.allocator = al;
-    d.message = msg;
-    d.message_size = msg_size;
-    return scene ? sinew_asset_from_scene(scene, &d, out) : sinew_asset_load(&d, out);
+    return scene ? sinew_asset_from_scene(scene, &d, out, err) : sinew_asset_load(&d, out, err);
 }
 
 /* Counting allocator used, balanced; a consistent asset; OOM for every N. */
@@ -38,10 +36,10 @@ static void check_import(const char *what, const char *path, const struct aiScen
     count_alloc ca;
     ca_init(&ca);
     sinew_allocator al = ca_allocator(&ca);
-    char msg[256] = "";
+    sinew_error_info err;
     sinew_asset *a = NULL;
-    sinew_result r = import(path, scene, flags, &al, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "%s: %s (%s)", what, sinew_result_string(r), msg);
+    sinew_result r = import(path, scene, flags, &al, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "%s: %s (%s)", what, sinew_result_string(r), err.message);
     if (r) return;
     long needed = ca.allocs;
     TU_CHECK_MSG(needed > 0 && ca.live_blocks > 0, "%s: the allocator was not used", what);
@@ -58,27 +56,26 @@ static void check_import(const char *what, const char *path, const struct aiScen
                  what, ca.live_blocks, ca.live_bytes);
     TU_CHECK(ca.bad_align == 0 && ca.bad_free == 0);
     fprintf(stderr, "%s: %ld allocation(s) through the allocator\n", what, needed);
-
     /* every N below what the import needs */
     long failures = 0;
     for (long n = 0; n < needed; n++) {
         ca_init(&ca);
         ca.fail_after = n;
         a = (sinew_asset *)&ca;
-        msg[0] = 0;
-        r = import(path, scene, flags, &al, &a, msg, sizeof msg);
+        err.message[0] = 0;
+        r = import(path, scene, flags, &al, &a, &err);
         if (r != SINEW_ERROR_OUT_OF_HOST_MEMORY || a != NULL || ca.live_blocks != 0) {
             if (failures++ < 5)
                 fprintf(stderr, "%s failing after %ld: %s (%s), *out %p, %ld blocks left\n", what, n,
-                        sinew_result_string(r), msg, (void *)a, ca.live_blocks);
+                        sinew_result_string(r), err.message, (void *)a, ca.live_blocks);
             if (r == SINEW_OK) sinew_asset_destroy(a);
         }
-        TU_CHECK_MSG(msg[0] != 0, "%s failing after %ld: no message", what, n);
+        TU_CHECK_MSG(err.message[0] != 0, "%s failing after %ld: no message", what, n);
     }
     TU_CHECK_MSG(failures == 0, "%s: %ld of %ld failure points misbehaved", what, failures, needed);
     ca_init(&ca);
     ca.fail_after = needed;
-    TU_CHECK_OK(import(path, scene, flags, &al, &a, NULL, 0));
+    TU_CHECK_OK(import(path, scene, flags, &al, &a, NULL));
     sinew_asset_destroy(a);
     TU_CHECK(ca.live_blocks == 0);
 }
@@ -91,18 +88,18 @@ static void check_rule(const char *path, const struct aiScene *scene)
     sinew_allocator none = { NULL, NULL, &ca };
     sinew_allocator half1 = { ca_alloc, NULL, &ca }, half2 = { NULL, ca_free, &ca };
     sinew_asset *a = NULL;
-    char msg[256];
-    TU_CHECK_OK(import(path, scene, 0, &none, &a, msg, sizeof msg));
+    sinew_error_info err;
+    TU_CHECK_OK(import(path, scene, 0, &none, &a, &err));
     TU_CHECK(a != NULL);
     sinew_asset_destroy(a);
-    TU_CHECK_OK(import(path, scene, 0, NULL, &a, msg, sizeof msg));
+    TU_CHECK_OK(import(path, scene, 0, NULL, &a, &err));
     sinew_asset_destroy(a);
     const sinew_allocator *bad[2] = { &half1, &half2 };
     for (int i = 0; i < 2; i++) {
         a = (sinew_asset *)&ca;
-        msg[0] = 0;
-        TU_CHECK_RESULT(import(path, scene, 0, bad[i], &a, msg, sizeof msg), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK(a == NULL && msg[0] != 0);
+        err.message[0] = 0;
+        TU_CHECK_RESULT(import(path, scene, 0, bad[i], &a, &err), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK(a == NULL && err.message[0] != 0);
     }
     TU_CHECK_MSG(ca.allocs == 0, "a refused or empty allocator was used (%ld allocations)", ca.allocs);
 }
@@ -131,6 +128,7 @@ typedef struct wide_scene {
     struct aiNodeAnim *channels[1];
     struct aiVectorKey pos[3];
 } wide_scene;
+
 
 static struct aiMatrix4x4 ai_translate(double x, double y, double z)
 {

@@ -123,11 +123,13 @@ sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_s
     memset(m, 0, sizeof *m);
     sinew_asset_desc d = {0};
     d.path = path;
-    d.message = msg;
-    d.message_size = msg_size;
     sinew_asset *a = NULL;
-    sinew_result r = sinew_asset_load(&d, &a);
-    if (r != SINEW_OK) return r;
+    sinew_error_info e;
+    sinew_result r = sinew_asset_load(&d, &a, &e);
+    if (r != SINEW_OK) {
+        if (msg && msg_size) snprintf(msg, msg_size, "%s", e.message);
+        return r;
+    }
     m->asset = a;
     m->skel = sinew_asset_skeleton(a);
     m->vertex_count = sinew_asset_vertex_count(a);

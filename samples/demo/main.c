@@ -259,18 +259,16 @@ static void model_quality(const char *const *paths, int count, uint32_t frames)
     printf("  %-28s %6s %-18s %10s %10s %8s %10s %10s %9s\n", "model", "verts", "method", "max dist+", "p99 dist+", "jump",
            "max jump", "inner push", "intruded");
     for (int i = 0; i < count; i++) {
-        char msg[256] = "";
+        sinew_error_info e;
         sinew_asset_desc ad;
         sinew_asset *a = NULL;
         const char *base = strrchr(paths[i], '/');
         base = base ? base + 1 : paths[i];
         memset(&ad, 0, sizeof ad);
         ad.path = paths[i];
-        ad.message = msg;
-        ad.message_size = sizeof msg;
         ad.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
-        if (sinew_asset_load(&ad, &a) != SINEW_OK) {
-            printf("  %-28s not loaded (%s), skipped\n", base, msg);
+        if (sinew_asset_load(&ad, &a, &e) != SINEW_OK) {
+            printf("  %-28s not loaded (%s), skipped\n", base, e.message);
             continue;
         }
         for (uint32_t k = 0; k < scene_quality_method_count; k++) {

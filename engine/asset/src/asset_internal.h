@@ -35,17 +35,21 @@ struct sinew_asset {
     char *morph_names;      /* assimp path: target names, NUL separated (glTF targets have none) */
 };
 
-/* One import's context: the description, its message buffer, its allocator. */
+/* One import's context: the description, its error detail, its allocator. */
 typedef struct snw_import_ctx {
     const sinew_asset_desc *desc;
-    char *msg;
-    size_t msg_size;
+    sinew_error_info err;   /* filled by the first failure; copied to the caller's at the end */
     sinew_allocator alloc;  /* resolved from desc->allocator */
 } snw_import_ctx;
 
-/* Writes the message (printf format) and returns r. */
+/* Records a file-level error (SINEW_ITEM_FILE; the message names the file,
+ * offset or accessor) and returns r. */
 sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same for an item at fault (SINEW_ITEM_MESH / JOINT / CLIP / VERTEX /
+ * ARGUMENT / NONE, its index, an entry inside it or UINT32_MAX). */
+sinew_result snw_asset_fail_at(snw_import_ctx *c, sinew_result r, sinew_item_kind item, uint32_t index, uint32_t entry,
+                               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* ---- the folder rule (confine.c) ------------------------------------------
  * An import may open: the model file itself (a regular file), and regular

@@ -35,6 +35,7 @@
 #include <strings.h>
 
 #define fail snw_asset_fail
+#define fail_at snw_asset_fail_at
 
 /* Largest element count of any accessor (vertex attributes are bounded by
  * max_vertices, keys by max_keys as well). */
@@ -658,7 +659,7 @@ static sinew_result candidate(gl *g, uint32_t node, const sinew_mat4 *ibm, int32
         if (mat_max_diff(&g->cands[k].ibm, ibm) <= tol) { *out = k; return SINEW_OK; }
         last = k;
     }
-    if (g->n_cands >= g->max_joints) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u joints", g->max_joints);
+    if (g->n_cands >= g->max_joints) return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_JOINT, UINT32_MAX, UINT32_MAX, "glTF: more than %u joints", g->max_joints);
     if (!grow_to(g, (void **)&g->cands, &g->cap_cands, g->n_cands + 1, sizeof *g->cands)) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t k = g->n_cands++;
     g->cands[k].ibm = *ibm; g->cands[k].next = -1; g->cands[k].rank = n->cand_count++; g->cands[k].node = node;
@@ -751,7 +752,7 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         snprintf(what, sizeof what, "mesh %u primitive %u NORMAL", mi, pi);
         if ((r = jint(g, attr, "NORMAL", 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, nrm_t, 3, g->max_vertices, &p->nrm, &cnt, NULL, what))) return r;
-        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u normals for %u positions", what, cnt, p->count);
+        if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u normals for %u positions", what, cnt, p->count);
     }
     if (jget(attr, "TANGENT")) {
         /* VEC4: float, or normalized byte / short (KHR_mesh_quantization); w = bitangent sign */
@@ -759,7 +760,7 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         snprintf(what, sizeof what, "mesh %u primitive %u TANGENT", mi, pi);
         if ((r = jint(g, attr, "TANGENT", 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, tan_t, 4, g->max_vertices, &p->tan, &cnt, NULL, what))) return r;
-        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u tangents for %u positions", what, cnt, p->count);
+        if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u tangents for %u positions", what, cnt, p->count);
     }
     for (uint32_t s = 0; s < 4; s++) {
         char jn[16], wn[16];
@@ -767,13 +768,13 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         snprintf(wn, sizeof wn, "WEIGHTS_%u", s);
         if (!jget(attr, jn) && !jget(attr, wn)) break;
         snprintf(what, sizeof what, "mesh %u primitive %u %s/%s", mi, pi, jn, wn);
-        if (!jget(attr, jn) || !jget(attr, wn)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: one without the other", what);
+        if (!jget(attr, jn) || !jget(attr, wn)) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: one without the other", what);
         if ((r = jint(g, attr, jn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, jnt_t, 4, g->max_vertices, &p->joints[s], &cnt, NULL, what))) return r;
-        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
+        if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
         if ((r = jint(g, attr, wn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, wgt_t, 4, g->max_vertices, &p->weights[s], &cnt, NULL, what))) return r;
-        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
+        if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
         p->sets = s + 1;
     }
     if (jget(prim, "indices")) {
@@ -781,13 +782,13 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         if ((r = jint(g, prim, "indices", 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, ind_t, 1, g->max_indices, &p->ind, &p->n_ind, NULL, what))) return r;
         for (uint32_t k = 0; k < p->n_ind; k++)
-            if (p->ind[k] >= p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: index %g of %u vertices", what, p->ind[k], p->count);
+            if (p->ind[k] >= p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: index %g of %u vertices", what, p->ind[k], p->count);
     }
     /* morph targets: default weights applied to the rest mesh */
     json_object *targets; uint32_t nt;
     if ((r = jarray(g, prim, "targets", &targets, &nt, "primitive"))) return r;
     a->stats.morph_targets += nt;
-    if (nt > GL_MAX_TARGETS) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u has %u morph targets (limit %u)", mi, pi, nt, GL_MAX_TARGETS);
+    if (nt > GL_MAX_TARGETS) return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u has %u morph targets (limit %u)", mi, pi, nt, GL_MAX_TARGETS);
     for (uint32_t t = 0; t < nt; t++) {
         json_object *tj = json_object_array_get_idx(targets, t);
         static const int64_t tp_t[] = { 5126, 5120, 5122, 0 };
@@ -801,7 +802,7 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
             snprintf(what, sizeof what, "mesh %u primitive %u target %u %s", mi, pi, t, key);
             if ((r = jint(g, tj, key, 0, INT32_MAX, -1, &ai, what, 0))) return r;
             if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
-            if (cnt != p->count) { snw_free(g->al, d); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
+            if (cnt != p->count) { snw_free(g->al, d); return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
             for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += p->tw[t] * d[k];
             if (which) p->tdn[t] = d; else p->tdp[t] = d;
         }
@@ -812,7 +813,7 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
             snprintf(what, sizeof what, "mesh %u primitive %u target %u TANGENT", mi, pi, t);
             if ((r = jint(g, tj, "TANGENT", 0, INT32_MAX, -1, &ai, what, 0))) return r;
             if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
-            if (cnt != p->count) { snw_free(g->al, d); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
+            if (cnt != p->count) { snw_free(g->al, d); return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
             for (size_t v = 0; v < cnt; v++)
                 for (int e = 0; e < 3; e++) p->tan[v * 4 + e] += p->tw[t] * d[v * 3 + e];
             p->tdt[t] = d;
@@ -915,7 +916,7 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         for (int e = 0; e < 4; e++) tan[v * 4 + e] = tt[e];
         for (int e = 0; e < 3; e++) {
             if (!(fabs(qq[e]) <= GL_FLOAT_LIMIT))
-                return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u: vertex %u (node %u '%s') lies beyond float32 range",
+                return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, v, "glTF: mesh %u primitive %u: vertex %u (node %u '%s') lies beyond float32 range",
                             mi, pi, v, node, gn->name ? gn->name : "");
             pos[v * 3 + e] = qq[e];
             nrm[v * 3 + e] = nn[e];
@@ -958,7 +959,7 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
             if (mt->has_tangents) for (int e = 0; e < 3; e++) dt[e] = p->tdt[t][v * 3 + e];
             if (!dp[0] && !dp[1] && !dp[2] && !dn[0] && !dn[1] && !dn[2] && !dt[0] && !dt[1] && !dt[2]) continue;
             for (int e = 0; e < 3; e++)
-                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT)) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
+                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT)) return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
             uint32_t *ix = vec_push(g, &g->m_idx, 1);
             float *fp = vec_push(g, &g->m_dp, 1), *fn = vec_push(g, &g->m_dn, 1), *ft = vec_push(g, &g->m_dt, 1);
             if (!ix || !fp || !fn || !ft) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -977,9 +978,9 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
             for (uint32_t s = 0; s < p->sets; s++)
                 for (uint32_t k = 0; k < 4; k++) {
                     double w = p->weights[s][(size_t)v * 4 + k], j = p->joints[s][(size_t)v * 4 + k];
-                    if (!(w >= 0)) return fail(g->c, SINEW_ERROR_INVALID_WEIGHT, "glTF: mesh %u primitive %u: vertex %u has weight %g", mi, pi, v, w);
+                    if (!(w >= 0)) return fail_at(g->c, SINEW_ERROR_INVALID_WEIGHT, SINEW_ITEM_MESH, mi, v, "glTF: mesh %u primitive %u: vertex %u has weight %g", mi, pi, v, w);
                     if (w == 0) continue;
-                    if (j >= nj) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u primitive %u: vertex %u names joint %g of skin %d's %u", mi, pi, v, j, skin, nj);
+                    if (j >= nj) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, v, "glTF: mesh %u primitive %u: vertex %u names joint %g of skin %d's %u", mi, pi, v, j, skin, nj);
                     uint32_t cand = (uint32_t)g->skin_cands[skin][(uint32_t)j];
                     /* repeated joints merge */
                     if (kept) {
@@ -1035,14 +1036,14 @@ static sinew_result append_instance(gl *g, sinew_asset *a, uint32_t node, uint32
         n_mw = (uint32_t)json_object_array_length(wj);
         if (n_mw > 64) n_mw = 64;
         for (uint32_t k = 0; k < n_mw; k++)
-            if (!jnum(json_object_array_get_idx(wj, k), &mw[k])) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u: bad morph weight %u", mi, k);
+            if (!jnum(json_object_array_get_idx(wj, k), &mw[k])) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u: bad morph weight %u", mi, k);
     }
     const gl_node *gn = &g->nodes[node];
     int32_t node_cand = -1;
     if (skin < 0) {
         sinew_mat4 inv;
         if (sinew_mat4_inverse(&gn->global, &inv))
-            return fail(g->c, SINEW_ERROR_SINGULAR, "glTF: node %u '%s' holds a mesh and has a singular transform", node, gn->name ? gn->name : "");
+            return fail_at(g->c, SINEW_ERROR_SINGULAR, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: node %u '%s' holds a mesh and has a singular transform", node, gn->name ? gn->name : "");
         if ((r = candidate(g, node, &inv, &node_cand))) return r;
     } else {
         if ((r = skin_candidates(g, (uint32_t)skin, a))) return r;
@@ -1056,7 +1057,7 @@ static sinew_result append_instance(gl *g, sinew_asset *a, uint32_t node, uint32
         prim_in p;
         memset(&p, 0, sizeof p);
         r = read_primitive(g, prim, mi, pi, mw, n_mw, &p, a);
-        if (!r && skin >= 0 && !p.sets) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u primitive %u: skinned (node %u) but has no JOINTS_0/WEIGHTS_0", mi, pi, node);
+        if (!r && skin >= 0 && !p.sets) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: skinned (node %u) but has no JOINTS_0/WEIGHTS_0", mi, pi, node);
         if (!r) r = append_primitive(g, a, node, mi, pi, mode, &p, skin, node_cand, mname);
         prim_free(g, &p);
     }
@@ -1094,7 +1095,7 @@ static sinew_result build_skeleton(gl *g, sinew_asset *a, uint32_t *cand_joint)
         n->first_joint = joints;
         n->joint_count = n->cand_count ? n->cand_count : 1;
         joints += n->joint_count;
-        if (joints > g->max_joints) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u joints", g->max_joints);
+        if (joints > g->max_joints) return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_JOINT, UINT32_MAX, UINT32_MAX, "glTF: more than %u joints", g->max_joints);
         if (n->cand_count > 1) a->stats.duplicated_joints += n->cand_count - 1;
     }
     g->joints = joints;
@@ -1120,7 +1121,7 @@ static sinew_result build_skeleton(gl *g, sinew_asset *a, uint32_t *cand_joint)
         if (n->cand_count) {
             for (int32_t q = n->first_cand; q >= 0; q = g->cands[q].next) ibm[cand_joint[q]] = g->cands[q].ibm;
         } else if (sinew_mat4_inverse(&n->global, &ibm[n->first_joint])) {
-            r = fail(g->c, SINEW_ERROR_SINGULAR, "glTF: node %u '%s' has a singular global transform", i, n->name ? n->name : "");
+            r = fail_at(g->c, SINEW_ERROR_SINGULAR, SINEW_ITEM_JOINT, n->first_joint, UINT32_MAX, "glTF: node %u '%s' has a singular global transform", i, n->name ? n->name : "");
         }
     }
     if (r) goto out;
@@ -1135,7 +1136,7 @@ static sinew_result build_skeleton(gl *g, sinew_asset *a, uint32_t *cand_joint)
             for (int cc = 0; cc < 3; cc++) for (int rr = 0; rr < 3; rr++) if (!(fabs(t3.m[cc][rr]) <= m3)) m3 = fabs(t3.m[cc][rr]);
             /* normals use cofactors (products of two entries): the 3x3 part within 1e18 */
             if (!sinew_mat4_is_finite(&t) || mat_max_abs(&t) > GL_FLOAT_LIMIT || !(m3 <= 1e18))
-                r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: joint %u '%s' (node %u): rest skinning transform beyond float32 range",
+                r = fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_JOINT, n->first_joint + q, UINT32_MAX, "glTF: joint %u '%s' (node %u): rest skinning transform beyond float32 range",
                          n->first_joint + q, names[n->first_joint + q], g->order[k]);
         }
     }
@@ -1148,7 +1149,7 @@ static sinew_result build_skeleton(gl *g, sinew_asset *a, uint32_t *cand_joint)
     sd.rest_local = rest;
     sd.allocator = g->al;
     r = sinew_skeleton_create(&sd, &a->skel);
-    if (r) { r = fail(g->c, r, "glTF: the skeleton is invalid: %s", sinew_result_string(r)); goto out; }
+    if (r) { r = fail_at(g->c, r, SINEW_ITEM_JOINT, UINT32_MAX, UINT32_MAX, "glTF: the skeleton is invalid: %s", sinew_result_string(r)); goto out; }
     for (uint32_t j = 0; j < joints; j++) {
         sinew_mat4 rm = sinew_mat4_from_transform(&rest[j]);
         double e = mat_max_diff(sinew_skeleton_bind_local(a->skel, j), &rm);
@@ -1244,7 +1245,7 @@ static sinew_result finish_mesh(gl *g, sinew_asset *a)
     uint32_t bad = 0;
     r = sinew_pack_vertices(nv, fp, fn, &inf, g->joints, a->vertices, &ps, &bad);
     snw_free(g->al, fp); snw_free(g->al, fn);
-    if (r) return fail(g->c, r, "glTF: vertex %u cannot be packed: %s", bad, sinew_result_string(r));
+    if (r) return fail_at(g->c, r, SINEW_ITEM_VERTEX, bad, UINT32_MAX, "glTF: vertex %u cannot be packed: %s", bad, sinew_result_string(r));
     a->stats.tangent_meshes = g->tangent_instances;
     if (g->tangent_instances) {
         float *ft = gz(g, (size_t)nv * 4, sizeof(float));
@@ -1254,7 +1255,7 @@ static sinew_result finish_mesh(gl *g, sinew_asset *a)
         for (size_t k = 0; k < (size_t)nv * 4; k++) ft[k] = (float)dt[k];
         r = sinew_pack_tangents(nv, ft, a->tangents, &bad);
         snw_free(g->al, ft);
-        if (r) return fail(g->c, r, "glTF: tangent of vertex %u cannot be packed: %s", bad, sinew_result_string(r));
+        if (r) return fail_at(g->c, r, SINEW_ITEM_VERTEX, bad, UINT32_MAX, "glTF: tangent of vertex %u cannot be packed: %s", bad, sinew_result_string(r));
     }
     a->stats.max_influences = ps.max_influences;
     a->stats.vertices_pruned = ps.vertices_pruned;
@@ -1287,13 +1288,13 @@ static sinew_result read_sampler_input(gl *g, json_object *samplers, uint32_t n_
                                        char *what, size_t what_size, double **in, uint32_t *nin)
 {
     static const int64_t time_t_[] = { 5126, 0 };
-    if (si < 0 || si >= n_samplers) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u names sampler %lld of %u", ani, (long long)si, n_samplers);
+    if (si < 0 || si >= n_samplers) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u names sampler %lld of %u", ani, (long long)si, n_samplers);
     json_object *s = json_object_array_get_idx(samplers, (size_t)si);
     *ip = jstr(s, "interpolation");
     *mode = SINEW_INTERPOLATION_LINEAR;
     if (*ip && !strcmp(*ip, "STEP")) *mode = SINEW_INTERPOLATION_STEP;
     else if (*ip && !strcmp(*ip, "CUBICSPLINE")) *mode = SINEW_INTERPOLATION_CUBICSPLINE;
-    else if (*ip && strcmp(*ip, "LINEAR")) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u sampler %lld: unknown interpolation '%s'", ani, (long long)si, *ip);
+    else if (*ip && strcmp(*ip, "LINEAR")) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u sampler %lld: unknown interpolation '%s'", ani, (long long)si, *ip);
     int64_t in_a;
     sinew_result r;
     if ((r = jint(g, s, "input", 0, INT32_MAX, -1, &in_a, "animation sampler", (uint32_t)si)) ||
@@ -1320,7 +1321,7 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
         while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
         if (mt[k].node == node) {
             if (width && width != e - k)
-                return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %u: its primitives have different morph target counts (%u, %u)", node, width, e - k);
+                return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: node %u: its primitives have different morph target counts (%u, %u)", node, width, e - k);
             width = e - k;
         }
         k = e;
@@ -1338,13 +1339,13 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
     if (r) { snw_free(g->al, in); return r; }
     uint32_t per = mode == SINEW_INTERPOLATION_CUBICSPLINE ? 3 : 1;
     if ((uint64_t)nin * per * width != nout)
-        r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u weight outputs for %u inputs x %u targets (%s)", what, nout, nin, width, ip ? ip : "LINEAR");
+        r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: %u weight outputs for %u inputs x %u targets (%s)", what, nout, nin, width, ip ? ip : "LINEAR");
     for (uint32_t k = 1; k < nin && !r; k++)
-        if (!(in[k] >= in[k - 1])) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: key times decrease at key %u", what, k);
+        if (!(in[k] >= in[k - 1])) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: key times decrease at key %u", what, k);
     for (uint32_t k = 0; k < nout && !r; k++)
-        if (!(fabs(out[k]) <= 1e6)) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: morph weight %u is not finite or beyond 1e6", what, k);
+        if (!(fabs(out[k]) <= 1e6)) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: morph weight %u is not finite or beyond 1e6", what, k);
     *keys_total += nin;
-    if (!r && *keys_total > g->max_keys) r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: animation %u has more than %u keys", ani, g->max_keys);
+    if (!r && *keys_total > g->max_keys) r = fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u has more than %u keys", ani, g->max_keys);
     if (!r) {
         w->values = gz(g, (size_t)nin * width, sizeof(double));
         w->tangents = per == 3 ? gz(g, (size_t)nin * 2 * width, sizeof(double)) : NULL;
@@ -1394,11 +1395,11 @@ static sinew_result read_track(gl *g, json_object *samplers, uint32_t n_samplers
     r = read_accessor(g, out_a, path == 1 ? rot_t : vec_t, comps, g->max_keys * 3u > g->max_keys ? g->max_keys * 3u : g->max_keys, &out, &nout, NULL, what);
     if (r) { snw_free(g->al, in); return r; }
     uint32_t per = mode == SINEW_INTERPOLATION_CUBICSPLINE ? 3 : 1;
-    if ((uint64_t)nin * per != nout) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u outputs for %u inputs (%s)", what, nout, nin, ip ? ip : "LINEAR");
+    if ((uint64_t)nin * per != nout) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: %u outputs for %u inputs (%s)", what, nout, nin, ip ? ip : "LINEAR");
     for (uint32_t k = 1; k < nin && !r; k++)
-        if (!(in[k] >= in[k - 1])) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: key times decrease at key %u", what, k);
+        if (!(in[k] >= in[k - 1])) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: key times decrease at key %u", what, k);
     *keys_total += nin;
-    if (!r && *keys_total > g->max_keys) r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: animation %u has more than %u keys", ani, g->max_keys);
+    if (!r && *keys_total > g->max_keys) r = fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u has more than %u keys", ani, g->max_keys);
     if (!r) {
         size_t ksz = path == 1 ? sizeof(sinew_quat_key) : sizeof(sinew_vec3_key);
         size_t tsz = path == 1 ? sizeof(sinew_quat) : sizeof(sinew_vec3);
@@ -1415,7 +1416,7 @@ static sinew_result read_track(gl *g, json_object *samplers, uint32_t n_samplers
                 sinew_quat_key *qk = (sinew_quat_key *)t->keys + k;
                 qk->time = in[k];
                 qk->value.x = v[0]; qk->value.y = v[1]; qk->value.z = v[2]; qk->value.w = v[3];
-                if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: zero rotation at key %u", what, k); break; }
+                if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0) { r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: zero rotation at key %u", what, k); break; }
             } else {
                 sinew_vec3_key *vk = (sinew_vec3_key *)t->keys + k;
                 vk->time = in[k];
@@ -1460,7 +1461,7 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
         const char *path = jstr(tg, "path");
         int64_t node = -1, si;
         if ((r = jint(g, ch, "sampler", 0, INT32_MAX, -1, &si, "animation channel", k))) break;
-        if (!path) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u channel %u has no target path", ani, k); break; }
+        if (!path) { r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u channel %u has no target path", ani, k); break; }
         if (!strcmp(path, "weights")) {
             if (!jget(tg, "node")) { a->stats.ignored_weight_channels++; continue; }
             if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
@@ -1519,7 +1520,7 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
         d.weight_track_count = n_wtd;
         d.weight_tracks = wtd;
         r = sinew_clip_create(&d, &a->clips[ani]);
-        if (r) r = fail(g->c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT, "glTF: animation %u '%s': invalid keys (%s)", ani, nm, sinew_result_string(r));
+        if (r) r = fail_at(g->c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u '%s': invalid keys (%s)", ani, nm, sinew_result_string(r));
         else a->clip_count = ani + 1;
     }
     (void)used_nodes;
@@ -1624,7 +1625,7 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
         int fd = snw_confine_open(cf, d->path, &violation);
         if (fd < 0) { r = fail(c, SINEW_ERROR_IO, "cannot open '%s'", d->path); goto out; }
         int rr = snw_read_fd(fd, g.al, GL_MAX_FILE_BYTES, &g.file, &g.file_size);
-        if (rr == -3) { r = fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory"); goto out; }
+        if (rr == -3) { r = fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory"); goto out; }
         if (rr) { r = fail(c, rr == -2 ? SINEW_ERROR_LIMIT_EXCEEDED : SINEW_ERROR_IO, "cannot read '%s'", d->path); goto out; }
         data = g.file; size = g.file_size;
     } else {
@@ -1634,7 +1635,7 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
     if ((r = parse_file(&g, data, size)) || (r = check_header(&g, &not_v2))) goto out;
     if (not_v2) { gl_release(&g); return SNW_GLTF_NOT_V2; }
     sinew_asset *a = gz(&g, 1, sizeof *a);
-    if (!a) { r = fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory"); goto out; }
+    if (!a) { r = fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory"); goto out; }
     a->alloc = c->alloc;
     a->stats.gltf = 1;
     if (!(r = load_buffers(&g)) && !(r = read_nodes(&g)) && !(r = collect_instances(&g, a)) && !(r = finish_mesh(&g, a)))
@@ -1642,7 +1643,7 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
     if (r) snw_asset_free(a);
     else *out = a;
 out:
-    if (r && c->msg && c->msg_size && !c->msg[0]) fail(c, r, "glTF: %s", sinew_result_string(r));
+    if (r && c->err.result == SINEW_OK) snw_asset_fail_at(c, r, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "glTF: %s", sinew_result_string(r));
     gl_release(&g);
     return r;
 }

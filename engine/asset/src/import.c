@@ -2,6 +2,7 @@
  * clips (see asset.h for the conventions). The only file that includes assimp. */
 #define _POSIX_C_SOURCE 200809L
 #include "asset_internal.h"
+#include "error_internal.h"
 
 #include <assimp/cfileio.h>
 
@@ -21,15 +22,31 @@
 
 typedef snw_import_ctx ctx;
 #define fail snw_asset_fail
+#define fail_at snw_asset_fail_at
 
 sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)
 {
-    if (c->msg && c->msg_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->msg, c->msg_size, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    c->err.result = r;
+    c->err.item = SINEW_ITEM_FILE;
+    c->err.index = c->err.entry = UINT32_MAX;
+    va_start(ap, fmt);
+    vsnprintf(c->err.message, sizeof c->err.message, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+sinew_result snw_asset_fail_at(snw_import_ctx *c, sinew_result r, sinew_item_kind item, uint32_t index, uint32_t entry,
+                               const char *fmt, ...)
+{
+    va_list ap;
+    c->err.result = r;
+    c->err.item = item;
+    c->err.index = index;
+    c->err.entry = entry;
+    va_start(ap, fmt);
+    vsnprintf(c->err.message, sizeof c->err.message, fmt, ap);
+    va_end(ap);
     return r;
 }
 
@@ -365,7 +382,7 @@ static sinew_result bind_candidate(conv *v, uint32_t node, const sinew_mat4 *ib,
         last = k;
     }
     if (v->cand_count >= v->max_joints)
-        return fail(v->c, SINEW_ERROR_LIMIT_EXCEEDED, "more than %u joints", v->max_joints);
+        return fail_at(v->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_JOINT, UINT32_MAX, UINT32_MAX, "more than %u joints", v->max_joints);
     if (v->cand_count == v->cand_cap) {
         uint32_t nc = v->cand_cap ? v->cand_cap * 2 : 64;
         cand *n = grow(v->al, v->cands, (size_t)v->cand_cap * sizeof *n, (size_t)nc * sizeof *n);
@@ -446,25 +463,25 @@ static sinew_result validate_meshes(conv *v, sinew_asset *a)
     uint64_t nv = 0, ntri = 0, nweights = 0;
     for (uint32_t i = 0; i < v->ref_count; i++) {
         const struct aiMesh *m = s->mMeshes[v->refs[i].mesh];
-        if (!m) return fail(c, SINEW_ERROR_FORMAT, "mesh %u is NULL", v->refs[i].mesh);
+        if (!m) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh %u is NULL", v->refs[i].mesh);
         size_t ml; const char *mn = ai_str(&m->mName, &ml);
-        if (m->mNumVertices == 0 || !m->mVertices) return fail(c, SINEW_ERROR_FORMAT, "mesh %u '%.*s' has no vertices", v->refs[i].mesh, (int)ml, mn);
-        if (m->mNumVertices > v->max_vertices) return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "mesh '%.*s' has %u vertices (limit %u)", (int)ml, mn, m->mNumVertices, v->max_vertices);
-        if (m->mNumFaces && !m->mFaces) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s' has a NULL face list", (int)ml, mn);
-        if (m->mNumBones && !m->mBones) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s' has a NULL bone list", (int)ml, mn);
+        if (m->mNumVertices == 0 || !m->mVertices) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh %u '%.*s' has no vertices", v->refs[i].mesh, (int)ml, mn);
+        if (m->mNumVertices > v->max_vertices) return fail_at(c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh '%.*s' has %u vertices (limit %u)", (int)ml, mn, m->mNumVertices, v->max_vertices);
+        if (m->mNumFaces && !m->mFaces) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh '%.*s' has a NULL face list", (int)ml, mn);
+        if (m->mNumBones && !m->mBones) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh '%.*s' has a NULL bone list", (int)ml, mn);
         nv += m->mNumVertices;
         if (nv > v->max_vertices) return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "more than %u vertices", v->max_vertices);
         for (uint32_t f = 0; f < m->mNumFaces; f++) {
             if (m->mFaces[f].mNumIndices == 3) {
-                if (!m->mFaces[f].mIndices) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s': face %u has no index list", (int)ml, mn, f);
+                if (!m->mFaces[f].mIndices) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, f, "mesh '%.*s': face %u has no index list", (int)ml, mn, f);
                 ntri++;
             }
         }
         if (ntri * 3 > v->max_indices) return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "more than %u indices", v->max_indices);
         for (uint32_t b = 0; b < m->mNumBones; b++) {
             const struct aiBone *bone = m->mBones[b];
-            if (!bone) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s': bone %u is NULL", (int)ml, mn, b);
-            if (bone->mNumWeights && !bone->mWeights) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s': bone %u has a NULL weight list", (int)ml, mn, b);
+            if (!bone) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, b, "mesh '%.*s': bone %u is NULL", (int)ml, mn, b);
+            if (bone->mNumWeights && !bone->mWeights) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, b, "mesh '%.*s': bone %u has a NULL weight list", (int)ml, mn, b);
             nweights += bone->mNumWeights;
             a->stats.bones++;
             if (a->stats.bones > (1u << 24) || nweights > (1u << 28))
@@ -493,7 +510,7 @@ static sinew_result bind_bones(conv *v, sinew_asset *a)
         size_t ml; const char *mn = ai_str(&m->mName, &ml);
         sinew_mat4 mesh_inv;
         if (sinew_mat4_inverse(&v->global[v->refs[i].node], &mesh_inv))
-            return fail(c, SINEW_ERROR_SINGULAR, "skinned mesh '%.*s': its node's transform is singular", (int)ml, mn);
+            return fail_at(c, SINEW_ERROR_SINGULAR, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "skinned mesh '%.*s': its node's transform is singular", (int)ml, mn);
         for (uint32_t b = 0; b < m->mNumBones; b++) {
             const struct aiBone *bone = m->mBones[b];
             size_t bl; const char *bn = ai_str(&bone->mName, &bl);
@@ -504,13 +521,13 @@ static sinew_result bind_bones(conv *v, sinew_asset *a)
                     a->stats.missing_bones++;
                     continue;
                 }
-                return fail(c, SINEW_ERROR_NOT_FOUND, "mesh '%.*s': bone '%.*s' names no node of the scene "
+                return fail_at(c, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_MESH, v->refs[i].mesh, b, "mesh '%.*s': bone '%.*s' names no node of the scene "
                             "(SINEW_ASSET_ALLOW_MISSING_BONES / --allow-missing-bones drops its weights)", (int)ml, mn, (int)bl, bn);
             }
             sinew_mat4 off = mat_from_ai(&bone->mOffsetMatrix);
-            if (!sinew_mat4_is_finite(&off)) return fail(c, SINEW_ERROR_FORMAT, "bone '%.*s': non-finite offset matrix", (int)bl, bn);
+            if (!sinew_mat4_is_finite(&off)) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, b, "bone '%.*s': non-finite offset matrix", (int)bl, bn);
             sinew_mat4 ib = sinew_mat4_mul(&off, &mesh_inv);
-            if (!sinew_mat4_is_finite(&ib)) return fail(c, SINEW_ERROR_FORMAT, "bone '%.*s': bind matrix overflows", (int)bl, bn);
+            if (!sinew_mat4_is_finite(&ib)) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, b, "bone '%.*s': bind matrix overflows", (int)bl, bn);
             mark_needed(v, (uint32_t)node);
             sinew_result r = bind_candidate(v, (uint32_t)node, &ib, &v->ref_cand[bi++]);
             if (r) return r;
@@ -538,10 +555,10 @@ static sinew_result count_weights(conv *v, sinew_asset *a)
             for (uint32_t w = 0; w < bone->mNumWeights; w++) {
                 const struct aiVertexWeight *vw = &bone->mWeights[w];
                 if (vw->mVertexId >= m->mNumVertices)
-                    return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s', bone '%.*s': weight names vertex %u of %u",
+                    return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, vw->mVertexId, "mesh '%.*s', bone '%.*s': weight names vertex %u of %u",
                                 (int)ml, mn, (int)bl, bn, vw->mVertexId, m->mNumVertices);
                 if (!isfinite(vw->mWeight) || vw->mWeight < 0)
-                    return fail(c, SINEW_ERROR_INVALID_WEIGHT, "mesh '%.*s', bone '%.*s': weight %g on vertex %u",
+                    return fail_at(c, SINEW_ERROR_INVALID_WEIGHT, SINEW_ITEM_MESH, v->refs[i].mesh, vw->mVertexId, "mesh '%.*s', bone '%.*s': weight %g on vertex %u",
                                 (int)ml, mn, (int)bl, bn, (double)vw->mWeight, vw->mVertexId);
                 if (vw->mWeight > 0) v->offsets[base + vw->mVertexId + 1]++;
             }
@@ -571,7 +588,7 @@ static sinew_result number_joints(conv *v, sinew_asset *a)
             sinew_mat4 inv;
             uint32_t ci;
             if (sinew_mat4_inverse(&v->global[v->refs[i].node], &inv))
-                return fail(c, SINEW_ERROR_SINGULAR, "mesh node '%.*s' has a singular transform",
+                return fail_at(c, SINEW_ERROR_SINGULAR, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh node '%.*s' has a singular transform",
                             (int)v->nodes[v->refs[i].node].name_len, v->nodes[v->refs[i].node].name);
             sinew_result r = bind_candidate(v, v->refs[i].node, &inv, &ci);
             if (r) return r;
@@ -585,7 +602,7 @@ static sinew_result number_joints(conv *v, sinew_asset *a)
         ni->first_joint = joints;
         v->node_joint_count[i] = ni->cand_count ? ni->cand_count : 1;
         joints += v->node_joint_count[i];
-        if (joints > v->max_joints) return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "more than %u joints", v->max_joints);
+        if (joints > v->max_joints) return fail_at(c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_JOINT, UINT32_MAX, UINT32_MAX, "more than %u joints", v->max_joints);
         if (ni->cand_count > 1) a->stats.duplicated_joints += ni->cand_count - 1;
     }
     v->joints = joints;
@@ -727,7 +744,7 @@ static sinew_result convert_mesh_vertices(conv *v, sinew_asset *a, uint32_t ref,
         sinew_vec3 p = sinew_v3(m->mVertices[k].x, m->mVertices[k].y, m->mVertices[k].z);
         p = sinew_mat4_transform_point(G, p);
         if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z) || fabs(p.x) > 1e30 || fabs(p.y) > 1e30 || fabs(p.z) > 1e30)
-            return fail(v->c, SINEW_ERROR_FORMAT, "mesh '%.*s': vertex %u has a non-finite or huge position", (int)ml, mn, k);
+            return fail_at(v->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[ref].mesh, k, "mesh '%.*s': vertex %u has a non-finite or huge position", (int)ml, mn, k);
         sinew_vec3 n = sinew_v3(0, 0, 0);
         if (m->mNormals) {
             n = sinew_v3(m->mNormals[k].x, m->mNormals[k].y, m->mNormals[k].z);
@@ -782,7 +799,7 @@ static sinew_result convert_mesh_faces(conv *v, sinew_asset *a, uint32_t ref, me
         if (face->mNumIndices != 3) { a->stats.dropped_faces++; continue; }
         for (int e = 0; e < 3; e++) {
             if (face->mIndices[e] >= m->mNumVertices)
-                return fail(v->c, SINEW_ERROR_FORMAT, "mesh '%.*s': face %u names vertex %u of %u", (int)ml, mn, f, face->mIndices[e], m->mNumVertices);
+                return fail_at(v->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[ref].mesh, f, "mesh '%.*s': face %u names vertex %u of %u", (int)ml, mn, f, face->mIndices[e], m->mNumVertices);
             a->indices[cur->index++] = cur->base + face->mIndices[e];
         }
     }
@@ -884,7 +901,7 @@ static sinew_result convert_morphs(conv *v, sinew_asset *a)
                 double dp[3], dn[3];
                 int hn;
                 if (morph_delta(v, i, am, k, dp, dn, &hn))
-                    return fail(v->c, SINEW_ERROR_FORMAT, "mesh '%.*s': blend shape %u moves vertex %u by a non-finite or huge delta", (int)ml, mn, t, k);
+                    return fail_at(v->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, k, "mesh '%.*s': blend shape %u moves vertex %u by a non-finite or huge delta", (int)ml, mn, t, k);
                 ne += dp[0] != 0 || dp[1] != 0 || dp[2] != 0 || dn[0] != 0 || dn[1] != 0 || dn[2] != 0;
             }
             if (ne > SNW_MAX_ASSIMP_MORPH_ENTRIES)
@@ -965,7 +982,7 @@ static sinew_result fill_skeleton_arrays(conv *v, sinew_asset *a, skel_arrays *k
         double err = 0;
         sinew_result tr = sinew_transform_from_mat4(&local, &t, &err);
         if (tr)
-            return fail(c, SINEW_ERROR_FORMAT, "node '%.*s': its transform cannot be split into T R S (%s)",
+            return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_JOINT, ni->first_joint, UINT32_MAX, "node '%.*s': its transform cannot be split into T R S (%s)",
                         (int)ni->name_len, ni->name, sinew_result_string(tr));
         if (err > a->stats.rest_shear_error) a->stats.rest_shear_error = err;
         sinew_mat4 natural;
@@ -982,7 +999,7 @@ static sinew_result fill_skeleton_arrays(conv *v, sinew_asset *a, skel_arrays *k
             for (int32_t q = ni->first_cand; q >= 0; q = v->cands[q].next) k->ibind[v->cand_joint[q]] = v->cands[q].inverse_bind;
         } else {
             if (!have_natural)
-                return fail(c, SINEW_ERROR_SINGULAR, "node '%.*s' has a singular global transform", (int)ni->name_len, ni->name);
+                return fail_at(c, SINEW_ERROR_SINGULAR, SINEW_ITEM_JOINT, ni->first_joint, UINT32_MAX, "node '%.*s' has a singular global transform", (int)ni->name_len, ni->name);
             k->ibind[ni->first_joint] = natural;
         }
     }
@@ -1014,7 +1031,7 @@ static sinew_result build_skeleton(conv *v, sinew_asset *a)
     sd.rest_local = k.rest;
     sd.allocator = al;
     r = sinew_skeleton_create(&sd, &a->skel);
-    if (r) { r = fail(v->c, r, "the skeleton is invalid: %s", sinew_result_string(r)); goto out; }
+    if (r) { r = fail_at(v->c, r, SINEW_ITEM_JOINT, UINT32_MAX, UINT32_MAX, "the skeleton is invalid: %s", sinew_result_string(r)); goto out; }
     for (uint32_t j = 0; j < joints; j++) {
         sinew_mat4 rm = sinew_mat4_from_transform(&k.rest[j]);
         double e = mat_max_diff(sinew_skeleton_bind_local(a->skel, j), &rm);
@@ -1036,7 +1053,7 @@ static sinew_result pack(conv *v, sinew_asset *a)
     sinew_pack_stats ps = { 0 };
     uint32_t bad = 0;
     sinew_result r = sinew_pack_vertices(v->total_v, v->fpos, v->fnrm, &inf, v->joints, a->vertices, &ps, &bad);
-    if (r) return fail(v->c, r, "vertex %u cannot be packed: %s", bad, sinew_result_string(r));
+    if (r) return fail_at(v->c, r, SINEW_ITEM_VERTEX, bad, UINT32_MAX, "vertex %u cannot be packed: %s", bad, sinew_result_string(r));
     a->stats.max_influences = ps.max_influences;
     /* the asset keeps the lists before pruning (sinew_asset_influences) */
     a->infl_offsets = v->poff; a->infl_joints = v->ijoints; a->infl_weights = v->iweights;
@@ -1047,7 +1064,7 @@ static sinew_result pack(conv *v, sinew_asset *a)
         a->tangents = zalloc(v->al, v->total_v, sizeof *a->tangents);
         if (!a->tangents) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
         r = sinew_pack_tangents(v->total_v, v->ftan, a->tangents, &bad);
-        if (r) return fail(v->c, r, "tangent of vertex %u cannot be packed: %s", bad, sinew_result_string(r));
+        if (r) return fail_at(v->c, r, SINEW_ITEM_VERTEX, bad, UINT32_MAX, "tangent of vertex %u cannot be packed: %s", bad, sinew_result_string(r));
     }
     return SINEW_OK;
 }
@@ -1073,6 +1090,7 @@ static int keys_ordered(const double *t0, size_t stride, uint32_t n)
 
 /* The animation and channel being converted, for messages. */
 typedef struct anim_names {
+    uint32_t index;          /* the animation's */
     const char *anim, *node;
     size_t anim_len, node_len;
 } anim_names;
@@ -1084,7 +1102,7 @@ static sinew_result sort_track(conv *v, void *keys, size_t size, uint32_t n, con
     if (keys_ordered(keys, size, n)) return SINEW_OK;
     for (uint32_t i = 0; i < n; i++)
         if (isnan(*(double *)((char *)keys + i * size)))
-            return fail(v->c, SINEW_ERROR_FORMAT, "animation '%.*s', channel '%.*s': NaN key time",
+            return fail_at(v->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, nm->index, UINT32_MAX, "animation '%.*s', channel '%.*s': NaN key time",
                         (int)nm->anim_len, nm->anim, (int)nm->node_len, nm->node);
     key_sort *ks = zalloc(v->al, n, sizeof *ks);
     char *tmp = zalloc(v->al, n, size);
@@ -1126,10 +1144,10 @@ static sinew_result count_channels(conv *v, sinew_asset *a, const struct aiAnima
     for (uint32_t j = 0; j < joints; j++) used[j] = 0;
     for (uint32_t k = 0; k < an->mNumChannels; k++) {
         const struct aiNodeAnim *ch = an->mChannels[k];
-        if (!ch) return fail(c, SINEW_ERROR_FORMAT, "animation '%.*s': channel %u is NULL", (int)anm->anim_len, anm->anim, k);
+        if (!ch) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, anm->index, UINT32_MAX, "animation '%.*s': channel %u is NULL", (int)anm->anim_len, anm->anim, k);
         if ((ch->mNumPositionKeys && !ch->mPositionKeys) || (ch->mNumRotationKeys && !ch->mRotationKeys) ||
             (ch->mNumScalingKeys && !ch->mScalingKeys))
-            return fail(c, SINEW_ERROR_FORMAT, "animation '%.*s': channel %u has a NULL key list", (int)anm->anim_len, anm->anim, k);
+            return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, anm->index, UINT32_MAX, "animation '%.*s': channel %u has a NULL key list", (int)anm->anim_len, anm->anim, k);
         anim_names nm = *anm;
         int32_t node = channel_node(v, ch, used, &nm);
         if (node < 0) { a->stats.ignored_channels++; continue; }
@@ -1137,7 +1155,7 @@ static sinew_result count_channels(conv *v, sinew_asset *a, const struct aiAnima
         nch += nj;
         keys += (uint64_t)nj * ((uint64_t)ch->mNumPositionKeys + ch->mNumRotationKeys + ch->mNumScalingKeys);
         if (keys > v->max_keys)
-            return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "animation '%.*s' has more than %u keys", (int)anm->anim_len, anm->anim, v->max_keys);
+            return fail_at(c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CLIP, anm->index, UINT32_MAX, "animation '%.*s' has more than %u keys", (int)anm->anim_len, anm->anim, v->max_keys);
     }
     *nch_out = nch;
     *keys_out = keys;
@@ -1200,14 +1218,15 @@ static sinew_result build_clip(conv *v, sinew_asset *a, uint32_t ai, int32_t *us
 {
     ctx *c = v->c;
     const struct aiAnimation *an = v->scene->mAnimations[ai];
-    if (!an) return fail(c, SINEW_ERROR_FORMAT, "animation %u is NULL", ai);
+    if (!an) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ai, UINT32_MAX, "animation %u is NULL", ai);
     anim_names anm = { 0 };
+    anm.index = ai;
     anm.anim = ai_str(&an->mName, &anm.anim_len);
     if (!isfinite(an->mDuration) || an->mDuration < 0 || !isfinite(an->mTicksPerSecond) || an->mTicksPerSecond < 0)
-        return fail(c, SINEW_ERROR_FORMAT, "animation '%.*s': invalid duration %g or ticks per second %g",
+        return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ai, UINT32_MAX, "animation '%.*s': invalid duration %g or ticks per second %g",
                     (int)anm.anim_len, anm.anim, an->mDuration, an->mTicksPerSecond);
     if (an->mNumChannels && !an->mChannels)
-        return fail(c, SINEW_ERROR_FORMAT, "animation '%.*s' has a NULL channel list", (int)anm.anim_len, anm.anim);
+        return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ai, UINT32_MAX, "animation '%.*s' has a NULL channel list", (int)anm.anim_len, anm.anim);
     uint64_t nch = 0, keys = 0;
     sinew_result r = count_channels(v, a, an, &anm, used, &nch, &keys);
     if (r) return r;
@@ -1236,7 +1255,7 @@ static sinew_result build_clip(conv *v, sinew_asset *a, uint32_t ai, int32_t *us
     cd.channels = b.chs;
     cd.allocator = v->al;
     r = sinew_clip_create(&cd, &a->clips[ai]);
-    if (r) r = fail(c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT,
+    if (r) r = fail_at(c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ai, UINT32_MAX,
                     "animation '%.*s': invalid keys (%s)", (int)anm.anim_len, anm.anim, sinew_result_string(r));
     else a->clip_count = ai + 1;
 out:
@@ -1330,11 +1349,10 @@ void snw_asset_free(sinew_asset *a) { sinew_asset_destroy(a); }
 static sinew_result from_scene(ctx *c, const struct aiScene *scene, const uint8_t *had_normals, sinew_asset **out)
 {
     sinew_asset *a = zalloc(&c->alloc, 1, sizeof *a);
-    if (!a) return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    if (!a) return snw_asset_fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
     a->alloc = c->alloc;
     sinew_result r = convert(c, scene, had_normals, a);
     if (r) {
-        if (c->msg && c->msg_size && !c->msg[0]) fail(c, r, "%s", sinew_result_string(r));
         sinew_asset_destroy(a);
         return r;
     }
@@ -1342,28 +1360,41 @@ static sinew_result from_scene(ctx *c, const struct aiScene *scene, const uint8_
     return SINEW_OK;
 }
 
-/* Starts an import: message buffer cleared, allocator resolved (the rule of
+/* Starts an import: error detail cleared, allocator resolved (the rule of
  * sinew/core.h; a bad one is INVALID_ARGUMENT). */
 static sinew_result ctx_init(ctx *c, const sinew_asset_desc *desc)
 {
     c->desc = desc;
-    c->msg = desc ? desc->message : NULL;
-    c->msg_size = desc ? desc->message_size : 0;
-    if (c->msg && c->msg_size) c->msg[0] = 0;
+    snw_error_clear(&c->err);
     if (snw_allocator_resolve(desc ? desc->allocator : NULL, &c->alloc) != SINEW_OK)
-        return fail(c, SINEW_ERROR_INVALID_ARGUMENT, "the allocator has exactly one of alloc and free");
+        return snw_asset_fail_at(c, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
+                                 "the allocator has exactly one of alloc and free");
     return SINEW_OK;
 }
 
-sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_asset_desc *desc, sinew_asset **out)
+/* Ends an import: an error without a message gets the result's name; the
+ * detail goes to the caller's err (may be NULL). */
+static sinew_result ctx_end(ctx *c, sinew_result r, sinew_error_info *err)
+{
+    if (r && c->err.result == SINEW_OK)
+        snw_asset_fail_at(c, r, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "%s", sinew_result_string(r));
+    if (r) c->err.result = r;
+    else snw_error_clear(&c->err);
+    if (err) *err = c->err;
+    return r;
+}
+
+sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_asset_desc *desc, sinew_asset **out,
+                                    sinew_error_info *err)
 {
     ctx c;
     sinew_result r = ctx_init(&c, desc);
     if (out) *out = NULL;
-    if (r) return r;
-    if (!out) return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
-    if (!scene) return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "scene is NULL");
-    return from_scene(&c, scene, NULL, out);
+    if (r) return ctx_end(&c, r, err);
+    if (!out) r = snw_asset_fail_at(&c, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out is NULL");
+    else if (!scene) r = snw_asset_fail_at(&c, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "scene is NULL");
+    else r = from_scene(&c, scene, NULL, out);
+    return ctx_end(&c, r, err);
 }
 
 /* Refused references win over assimp's own message: the error names the URI. */
@@ -1378,7 +1409,7 @@ static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
     const sinew_asset_desc *desc = c->desc;
     sinew_result r;
     struct aiPropertyStore *props = aiCreatePropertyStore();
-    if (!props) return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    if (!props) return fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
     /* no fake "skeleton meshes" for skeleton-only files */
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
     unsigned int flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure;
@@ -1394,7 +1425,7 @@ static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
     if (cf->refused[0] || io.out_of_memory) {
         if (scene) aiReleaseImport(scene);
         aiReleasePropertyStore(props);
-        if (io.out_of_memory) return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+        if (io.out_of_memory) return fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
         return refused_error(c, cf);
     }
     if (!scene) {
@@ -1408,7 +1439,7 @@ static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
     if (!had) {
         aiReleaseImport(scene);
         aiReleasePropertyStore(props);
-        return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+        return fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
     }
     for (uint32_t i = 0; i < scene->mNumMeshes; i++)
         had[i] = scene->mMeshes && scene->mMeshes[i] && scene->mMeshes[i]->mNormals != NULL;
@@ -1429,31 +1460,36 @@ static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
     return r;
 }
 
-sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out)
+sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, sinew_error_info *err)
 {
     ctx c;
     sinew_result r = ctx_init(&c, desc);
     if (out) *out = NULL;
-    if (r) return r;
-    if (!desc || !out) return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "desc or out is NULL");
+    if (r) return ctx_end(&c, r, err);
+    if (!desc || !out)
+        return ctx_end(&c, snw_asset_fail_at(&c, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
+                                             "desc or out is NULL"), err);
     if (!desc->path && (!desc->data || desc->size == 0))
-        return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "neither a path nor data was given");
+        return ctx_end(&c, snw_asset_fail_at(&c, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
+                                             "neither a path nor data was given"), err);
     if (!desc->path && desc->size > 0x7fffffffu)
-        return fail(&c, SINEW_ERROR_LIMIT_EXCEEDED, "in-memory file larger than 2 GiB");
+        return ctx_end(&c, fail(&c, SINEW_ERROR_LIMIT_EXCEEDED, "in-memory file larger than 2 GiB"), err);
     snw_confine *cf = snw_alloc(&c.alloc, sizeof *cf);
-    if (!cf) return fail(&c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    if (!cf)
+        return ctx_end(&c, snw_asset_fail_at(&c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX,
+                                             "out of memory"), err);
     r = snw_confine_init(cf, &c);
     if (!r) {
         int g = snw_gltf_wanted(desc) ? snw_gltf_load(&c, cf, out) : SNW_GLTF_NOT_V2;
         if (g == SNW_GLTF_NOT_V2) {
-            if (c.msg && c.msg_size) c.msg[0] = 0;
+            snw_error_clear(&c.err);
             r = load_assimp(&c, cf, out);
         } else {
             r = (sinew_result)g;
         }
     }
     snw_free(&c.alloc, cf);
-    return r;
+    return ctx_end(&c, r, err);
 }
 
 const sinew_skeleton *sinew_asset_skeleton(const sinew_asset *a) { return a ? a->skel : NULL; }

@@ -81,8 +81,6 @@ typedef struct sinew_asset_desc {
     uint32_t max_clips;         /* [SINEW_ASSET_DEFAULT_MAX_CLIPS] */
     uint32_t max_keys;          /* per clip [SINEW_MAX_CLIP_KEYS] */
     uint32_t max_nodes;         /* scene nodes visited [SINEW_ASSET_DEFAULT_MAX_NODES] */
-    char *message;              /* optional: receives a one-line description of any error */
-    size_t message_size;
     /* Optional (rule of sinew/core.h: NULL or {NULL, NULL} = default, exactly one
      * callback NULL = INVALID_ARGUMENT). Everything Sinew allocates for the import
      * comes from it: the asset and its arrays, its skeleton and clips, and the
@@ -143,13 +141,21 @@ typedef struct sinew_asset_import_stats {
  * EMPTY (no mesh with vertices), LIMIT_EXCEEDED (a limit above), and those of
  * sinew_skeleton_create / sinew_clip_create / sinew_pack_vertices; INVALID_ARGUMENT
  * also for an allocator with exactly one callback NULL. OUT_OF_HOST_MEMORY when
- * the allocator fails; nothing allocated by Sinew is left behind on any error. */
-SINEW_API sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out);
+ * the allocator fails; nothing allocated by Sinew is left behind on any error.
+ * err (NULL allowed; sinew/core.h) receives the detail: item SINEW_ITEM_FILE for
+ * file-level problems (the message names the file, offset, accessor, node or
+ * limit), SINEW_ITEM_MESH (index: the file's mesh, sinew_asset_mesh_info.source_mesh;
+ * entry: a vertex, face or bone of it when one is at fault), SINEW_ITEM_JOINT,
+ * SINEW_ITEM_CLIP (index: the file's animation), SINEW_ITEM_VERTEX (index: the
+ * character's vertex, when packing fails), SINEW_ITEM_ARGUMENT (desc, out,
+ * allocator), SINEW_ITEM_NONE (out of memory). */
+SINEW_API sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, sinew_error_info *err);
 /* Converts a scene the caller imported (or built) with assimp; desc may be NULL
  * (its path/data fields are ignored; its allocator and limits apply). The scene must hold triangles (non-triangle
- * faces are dropped) and normals for normals to be meaningful (zero otherwise). */
+ * faces are dropped) and normals for normals to be meaningful (zero otherwise).
+ * err as for sinew_asset_load. */
 SINEW_API sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_asset_desc *desc,
-                                    sinew_asset **out);
+                                              sinew_asset **out, sinew_error_info *err);
 /* Frees an asset; NULL is ignored. */
 SINEW_API void sinew_asset_destroy(sinew_asset *a);
 
