@@ -6,7 +6,8 @@
  * and leaks nothing, for every N below what a successful import needs (on
  * sinew_asset_load of a small glTF and on sinew_asset_from_scene of larger
  * scenes imported once with assimp). assimp's own allocations are not
- * counted: they cannot be redirected. */
+ * counted: they cannot be redirected. A progress callback that cancels at any
+ * of its calls leaves nothing allocated either. */
 #include "testutil.h"
 #include "count_alloc.h"
 #include <sinew/anim.h>
@@ -78,6 +79,52 @@ static void check_import(const char *what, const char *path, const struct aiScen
     TU_CHECK_OK(import(path, scene, flags, &al, &a, NULL));
     sinew_asset_destroy(a);
     TU_CHECK(ca.live_blocks == 0);
+}
+
+/* Progress and cancel (sinew_asset_desc.progress): fractions rise within
+ * [0, 1]; stopping at every call in turn gives CANCELLED, *out NULL, an error
+ * item NONE with a message, and nothing left allocated. */
+typedef struct progress_state { int calls, stop_at, bad; double last; } progress_state;
+
+static bool on_progress(void *user, double f)
+{
+    progress_state *p = user;
+    p->calls++;
+    if (!(f >= p->last && f <= 1.0)) p->bad++;
+    p->last = f;
+    return p->stop_at == 0 || p->calls < p->stop_at;
+}
+
+static void check_cancel(const char *what, const char *path, const struct aiScene *scene, uint32_t flags)
+{
+    count_alloc ca;
+    ca_init(&ca);
+    sinew_allocator al = ca_allocator(&ca);
+    progress_state ps = { 0, 0, 0, 0.0 };
+    sinew_asset_desc d = { 0 };
+    d.path = path;
+    d.flags = flags;
+    d.allocator = &al;
+    d.progress = on_progress;
+    d.progress_user = &ps;
+    sinew_error_info err;
+    sinew_asset *a = NULL;
+    sinew_result r = scene ? sinew_asset_from_scene(scene, &d, &a, &err) : sinew_asset_load(&d, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "%s: %s (%s)", what, sinew_result_string(r), err.message);
+    sinew_asset_destroy(a);
+    int total = ps.calls;
+    TU_CHECK_MSG(total >= 2 && ps.bad == 0, "%s: %d progress calls, %d out of order", what, total, ps.bad);
+    for (int stop = 1; stop <= total; stop++) {
+        ca_init(&ca);
+        ps.calls = 0; ps.bad = 0; ps.last = 0; ps.stop_at = stop;
+        a = (sinew_asset *)&ca;
+        r = scene ? sinew_asset_from_scene(scene, &d, &a, &err) : sinew_asset_load(&d, &a, &err);
+        TU_CHECK_MSG(r == SINEW_ERROR_CANCELLED && a == NULL && ca.live_blocks == 0 && ps.calls == stop,
+                     "%s: stop at call %d of %d: %s, *out %p, %ld blocks left, %d calls", what, stop, total,
+                     sinew_result_string(r), (void *)a, ca.live_blocks, ps.calls);
+        TU_CHECK(err.result == SINEW_ERROR_CANCELLED && err.item == SINEW_ITEM_NONE && strstr(err.message, "cancelled"));
+    }
+    printf("%s: cancelled at each of %d progress calls, nothing leaked\n", what, total);
 }
 
 /* The allocator rule on both entry points. */
@@ -209,6 +256,9 @@ int main(void)
     }
     check_rule(small, NULL);
     check_import("load simple_skin.gltf", small, NULL, 0);
+    check_cancel("cancel simple_skin.gltf", small, NULL, 0);
+    check_cancel("cancel huesitos.fbx", MODELS "FBX/huesitos.fbx", NULL, 0);
+    check_cancel("cancel MotionCaptureROM.ase (26 meshes)", MODELS "ASE/MotionCaptureROM.ase", NULL, 0);
 
     /* larger scenes through sinew_asset_from_scene: assimp reads each once */
     static const struct { const char *path; uint32_t flags; } scenes[] = {
@@ -230,5 +280,6 @@ int main(void)
     static wide_scene wide;
     wide_init(&wide);
     check_import("hand-built wide scene", NULL, &wide.scene, 0);
+    check_cancel("cancel hand-built wide scene", NULL, &wide.scene, 0);
     return tu_finish("test_asset_allocator");
 }

@@ -40,6 +40,17 @@ sinew_result snw_asset_fail_at(snw_import_ctx *c, sinew_result r, sinew_item_kin
     return r;
 }
 
+sinew_result snw_asset_progress(snw_import_ctx *c, double fraction)
+{
+    const sinew_asset_desc *d = c->desc;
+    if (!d || !d->progress) return SINEW_OK;
+    if (!(fraction >= 0)) fraction = 0;
+    if (fraction > 1) fraction = 1;
+    if (d->progress(d->progress_user, fraction)) return SINEW_OK;
+    return snw_asset_fail_at(c, SINEW_ERROR_CANCELLED, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX,
+                             "import cancelled by the progress callback at %.0f%%", fraction * 100.0);
+}
+
 /* ---- entry points ------------------------------------------------------------ */
 
 /* Starts an import: error detail cleared, allocator resolved (the rule of

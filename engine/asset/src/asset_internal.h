@@ -54,6 +54,10 @@ sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, 
 sinew_result snw_asset_fail_at(snw_import_ctx *c, sinew_result r, sinew_item_kind item, uint32_t index, uint32_t entry,
                                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* Reports progress (desc->progress, fraction 0..1): SINEW_OK, or CANCELLED
+ * (recorded in c->err) when the callback asks to stop. */
+sinew_result snw_asset_progress(snw_import_ctx *c, double fraction);
+
 /* ---- the folder rule (confine.c) ------------------------------------------
  * An import may open: the model file itself (a regular file), and regular
  * files inside one folder (the model's folder, or desc->base_directory for a

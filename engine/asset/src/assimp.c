@@ -199,6 +199,9 @@ typedef struct conv {
     /* step 8: packing input */
     uint32_t *ijoints, *poff;
     float *iweights, *ftan;      /* ftan: 4 per vertex, NULL when no mesh had tangents */
+    /* progress: pbase + (1 - pbase) * (step + done within it) / nsteps */
+    double pbase;
+    uint32_t step, nsteps;
 } conv;
 
 static void conv_release(conv *v)
@@ -210,6 +213,11 @@ static void conv_release(conv *v)
     snw_free(al, v->mcount);
     snw_free(al, v->ijoints); snw_free(al, v->poff); snw_free(al, v->iweights);
     snw_free(al, v->ftan);
+}
+
+static sinew_result step_progress(conv *v, double within)
+{
+    return snw_asset_progress(v->c, v->pbase + (1.0 - v->pbase) * ((double)v->step + within) / (double)v->nsteps);
 }
 
 static int32_t find_node(const conv *v, const char *name, size_t len)
@@ -698,6 +706,8 @@ static sinew_result convert_meshes(conv *v, sinew_asset *a)
     for (uint32_t i = 0; i < v->ref_count; i++) {
         const struct aiMesh *m = v->scene->mMeshes[v->refs[i].mesh];
         sinew_asset_mesh_info *am = &a->meshes[i];
+        sinew_result pr = step_progress(v, (double)i / (double)v->ref_count);
+        if (pr) return pr;
         size_t ml; const char *mn = ai_str(&m->mName, &ml);
         memcpy(a->names + cur.name_off, mn, ml);
         am->name = a->names + cur.name_off;
@@ -1106,7 +1116,13 @@ static sinew_result convert(ctx *c, const struct aiScene *s, const uint8_t *had_
     sinew_result r = SINEW_OK;
     if (s->mNumMeshes == 0 || !s->mMeshes) r = fail(c, SINEW_ERROR_EMPTY, "the file holds no mesh");
     else if (s->mNumMeshes > v.max_meshes) r = fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "%u meshes (limit %u)", s->mNumMeshes, v.max_meshes);
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0] && !r; i++) r = steps[i](&v, a);
+    /* progress: a load has done assimp's parse (the first half) by now */
+    v.pbase = had_normals ? 0.5 : 0.0; /* had_normals: a load, not a caller's scene */
+    v.nsteps = (uint32_t)(sizeof steps / sizeof steps[0]);
+    for (v.step = 0; v.step < v.nsteps && !r; v.step++) {
+        r = step_progress(&v, 0.0);
+        if (!r) r = steps[v.step](&v, a);
+    }
     conv_release(&v);
     return r;
 }

@@ -1034,7 +1034,8 @@ static sinew_result collect_instances(gl *g, sinew_asset *a)
         json_object *o = g->nodes[i].obj;
         if (!jget(o, "mesh")) continue;
         int64_t mi, si = -1;
-        sinew_result r;
+        sinew_result r = snw_asset_progress(g->c, 0.1 + 0.6 * (double)k / (double)g->n_order);
+        if (r) return r;
         if ((r = jint(g, o, "mesh", 0, (int64_t)g->n_meshes - 1, -1, &mi, "node", i))) return r;
         if (jget(o, "skin") && (r = jint(g, o, "skin", 0, (int64_t)g->n_skins - 1, -1, &si, "node", i))) return r;
         if ((r = append_instance(g, a, i, (uint32_t)mi, (int32_t)si))) return r;
@@ -1399,7 +1400,10 @@ static sinew_result build_clips(gl *g, sinew_asset *a)
     if (r) return r;
     anim_node *an = gz(g, g->n_nodes, sizeof *an);
     if (!an) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    for (uint32_t i = 0; i < g->n_anims && !r; i++) r = build_clip(g, a, i, an);
+    for (uint32_t i = 0; i < g->n_anims && !r; i++) {
+        r = snw_asset_progress(g->c, 0.8 + 0.2 * (double)i / (double)g->n_anims);
+        if (!r) r = build_clip(g, a, i, an);
+    }
     snw_free(g->al, an);
     return r;
 }

@@ -89,6 +89,12 @@ typedef struct sinew_asset_desc {
      * redirected: assimp's C API takes no allocator, so they use assimp's
      * new/delete. sinew_asset_destroy frees through the same allocator. */
     const sinew_allocator *allocator;
+    /* Optional: called during sinew_asset_load / sinew_asset_from_scene with the
+     * fraction done (0..1; between meshes, mesh instances, conversion steps and
+     * clips; assimp's own parse is one step). Returning false stops the import:
+     * SINEW_ERROR_CANCELLED (err item NONE), *out NULL, nothing left allocated. */
+    bool (*progress)(void *user, double fraction);
+    void *progress_user;
 } sinew_asset_desc;
 
 /* One mesh of the character: its ranges in the shared arrays. */
@@ -141,7 +147,8 @@ typedef struct sinew_asset_import_stats {
  * EMPTY (no mesh with vertices), LIMIT_EXCEEDED (a limit above), and those of
  * sinew_skeleton_create / sinew_clip_create / sinew_pack_vertices; INVALID_ARGUMENT
  * also for an allocator with exactly one callback NULL. OUT_OF_HOST_MEMORY when
- * the allocator fails; nothing allocated by Sinew is left behind on any error.
+ * the allocator fails; CANCELLED when desc->progress returned false; nothing
+ * allocated by Sinew is left behind on any error.
  * err (NULL allowed; sinew/core.h) receives the detail: item SINEW_ITEM_FILE for
  * file-level problems (the message names the file, offset, accessor, node or
  * limit), SINEW_ITEM_MESH (index: the file's mesh, sinew_asset_mesh_info.source_mesh;
