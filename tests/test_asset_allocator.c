@@ -6,9 +6,9 @@
  * and leaks nothing, for every N below what a successful import needs (on
  * sinew_asset_load of a small glTF and on sinew_asset_from_scene of larger
  * scenes imported once with assimp). assimp's own allocations are not
- * counted: they cannot be redirected. */
+ * counted: they cannot be redirected. A progress callback that cancels at any
+ * of its calls leaves nothing allocated either. */
 #include "testutil.h"
-#include "tu_asset.h"
 #include "count_alloc.h"
 #include <sinew/anim.h>
 #include <sinew/asset.h>
@@ -22,14 +22,13 @@
 
 /* Loads path (or converts scene when not NULL) with the allocator al. */
 static sinew_result import(const char *path, const struct aiScene *scene, uint32_t flags,
-                           const sinew_allocator *al, sinew_asset **out, char *msg, size_t msg_size)
+                           const sinew_allocator *al, sinew_asset **out, sinew_error_info *err)
 {
     sinew_asset_desc d = { 0 };
     d.path = path;
     d.flags = flags;
     d.allocator = al;
-   
-    return scene ? tu_asset_from_scene(scene, &d, out, msg, msg_size) : tu_asset_load(&d, out, msg, msg_size);
+    return scene ? sinew_asset_from_scene(scene, &d, out, err) : sinew_asset_load(&d, out, err);
 }
 
 /* Counting allocator used, balanced; a consistent asset; OOM for every N. */
@@ -38,10 +37,10 @@ static void check_import(const char *what, const char *path, const struct aiScen
     count_alloc ca;
     ca_init(&ca);
     sinew_allocator al = ca_allocator(&ca);
-    char msg[256] = "";
+    sinew_error_info err;
     sinew_asset *a = NULL;
-    sinew_result r = import(path, scene, flags, &al, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "%s: %s (%s)", what, sinew_result_string(r), msg);
+    sinew_result r = import(path, scene, flags, &al, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "%s: %s (%s)", what, sinew_result_string(r), err.message);
     if (r) return;
     long needed = ca.allocs;
     TU_CHECK_MSG(needed > 0 && ca.live_blocks > 0, "%s: the allocator was not used", what);
@@ -58,29 +57,74 @@ static void check_import(const char *what, const char *path, const struct aiScen
                  what, ca.live_blocks, ca.live_bytes);
     TU_CHECK(ca.bad_align == 0 && ca.bad_free == 0);
     fprintf(stderr, "%s: %ld allocation(s) through the allocator\n", what, needed);
-
     /* every N below what the import needs */
     long failures = 0;
     for (long n = 0; n < needed; n++) {
         ca_init(&ca);
         ca.fail_after = n;
         a = (sinew_asset *)&ca;
-        msg[0] = 0;
-        r = import(path, scene, flags, &al, &a, msg, sizeof msg);
+        err.message[0] = 0;
+        r = import(path, scene, flags, &al, &a, &err);
         if (r != SINEW_ERROR_OUT_OF_HOST_MEMORY || a != NULL || ca.live_blocks != 0) {
             if (failures++ < 5)
                 fprintf(stderr, "%s failing after %ld: %s (%s), *out %p, %ld blocks left\n", what, n,
-                        sinew_result_string(r), msg, (void *)a, ca.live_blocks);
+                        sinew_result_string(r), err.message, (void *)a, ca.live_blocks);
             if (r == SINEW_OK) sinew_asset_destroy(a);
         }
-        TU_CHECK_MSG(msg[0] != 0, "%s failing after %ld: no message", what, n);
+        TU_CHECK_MSG(err.message[0] != 0, "%s failing after %ld: no message", what, n);
     }
     TU_CHECK_MSG(failures == 0, "%s: %ld of %ld failure points misbehaved", what, failures, needed);
     ca_init(&ca);
     ca.fail_after = needed;
-    TU_CHECK_OK(import(path, scene, flags, &al, &a, NULL, 0));
+    TU_CHECK_OK(import(path, scene, flags, &al, &a, NULL));
     sinew_asset_destroy(a);
     TU_CHECK(ca.live_blocks == 0);
+}
+
+/* Progress and cancel (sinew_asset_desc.progress): fractions rise within
+ * [0, 1]; stopping at every call in turn gives CANCELLED, *out NULL, an error
+ * item NONE with a message, and nothing left allocated. */
+typedef struct progress_state { int calls, stop_at, bad; double last; } progress_state;
+
+static bool on_progress(void *user, double f)
+{
+    progress_state *p = user;
+    p->calls++;
+    if (!(f >= p->last && f <= 1.0)) p->bad++;
+    p->last = f;
+    return p->stop_at == 0 || p->calls < p->stop_at;
+}
+
+static void check_cancel(const char *what, const char *path, const struct aiScene *scene, uint32_t flags)
+{
+    count_alloc ca;
+    ca_init(&ca);
+    sinew_allocator al = ca_allocator(&ca);
+    progress_state ps = { 0, 0, 0, 0.0 };
+    sinew_asset_desc d = { 0 };
+    d.path = path;
+    d.flags = flags;
+    d.allocator = &al;
+    d.progress = on_progress;
+    d.progress_user = &ps;
+    sinew_error_info err;
+    sinew_asset *a = NULL;
+    sinew_result r = scene ? sinew_asset_from_scene(scene, &d, &a, &err) : sinew_asset_load(&d, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "%s: %s (%s)", what, sinew_result_string(r), err.message);
+    sinew_asset_destroy(a);
+    int total = ps.calls;
+    TU_CHECK_MSG(total >= 2 && ps.bad == 0, "%s: %d progress calls, %d out of order", what, total, ps.bad);
+    for (int stop = 1; stop <= total; stop++) {
+        ca_init(&ca);
+        ps.calls = 0; ps.bad = 0; ps.last = 0; ps.stop_at = stop;
+        a = (sinew_asset *)&ca;
+        r = scene ? sinew_asset_from_scene(scene, &d, &a, &err) : sinew_asset_load(&d, &a, &err);
+        TU_CHECK_MSG(r == SINEW_ERROR_CANCELLED && a == NULL && ca.live_blocks == 0 && ps.calls == stop,
+                     "%s: stop at call %d of %d: %s, *out %p, %ld blocks left, %d calls", what, stop, total,
+                     sinew_result_string(r), (void *)a, ca.live_blocks, ps.calls);
+        TU_CHECK(err.result == SINEW_ERROR_CANCELLED && err.item == SINEW_ITEM_NONE && strstr(err.message, "cancelled"));
+    }
+    printf("%s: cancelled at each of %d progress calls, nothing leaked\n", what, total);
 }
 
 /* The allocator rule on both entry points. */
@@ -91,18 +135,18 @@ static void check_rule(const char *path, const struct aiScene *scene)
     sinew_allocator none = { NULL, NULL, &ca };
     sinew_allocator half1 = { ca_alloc, NULL, &ca }, half2 = { NULL, ca_free, &ca };
     sinew_asset *a = NULL;
-    char msg[256];
-    TU_CHECK_OK(import(path, scene, 0, &none, &a, msg, sizeof msg));
+    sinew_error_info err;
+    TU_CHECK_OK(import(path, scene, 0, &none, &a, &err));
     TU_CHECK(a != NULL);
     sinew_asset_destroy(a);
-    TU_CHECK_OK(import(path, scene, 0, NULL, &a, msg, sizeof msg));
+    TU_CHECK_OK(import(path, scene, 0, NULL, &a, &err));
     sinew_asset_destroy(a);
     const sinew_allocator *bad[2] = { &half1, &half2 };
     for (int i = 0; i < 2; i++) {
         a = (sinew_asset *)&ca;
-        msg[0] = 0;
-        TU_CHECK_RESULT(import(path, scene, 0, bad[i], &a, msg, sizeof msg), SINEW_ERROR_INVALID_ARGUMENT);
-        TU_CHECK(a == NULL && msg[0] != 0);
+        err.message[0] = 0;
+        TU_CHECK_RESULT(import(path, scene, 0, bad[i], &a, &err), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK(a == NULL && err.message[0] != 0);
     }
     TU_CHECK_MSG(ca.allocs == 0, "a refused or empty allocator was used (%ld allocations)", ca.allocs);
 }
@@ -131,6 +175,7 @@ typedef struct wide_scene {
     struct aiNodeAnim *channels[1];
     struct aiVectorKey pos[3];
 } wide_scene;
+
 
 static struct aiMatrix4x4 ai_translate(double x, double y, double z)
 {
@@ -211,6 +256,9 @@ int main(void)
     }
     check_rule(small, NULL);
     check_import("load simple_skin.gltf", small, NULL, 0);
+    check_cancel("cancel simple_skin.gltf", small, NULL, 0);
+    check_cancel("cancel huesitos.fbx", MODELS "FBX/huesitos.fbx", NULL, 0);
+    check_cancel("cancel MotionCaptureROM.ase (26 meshes)", MODELS "ASE/MotionCaptureROM.ase", NULL, 0);
 
     /* larger scenes through sinew_asset_from_scene: assimp reads each once */
     static const struct { const char *path; uint32_t flags; } scenes[] = {
@@ -232,5 +280,6 @@ int main(void)
     static wide_scene wide;
     wide_init(&wide);
     check_import("hand-built wide scene", NULL, &wide.scene, 0);
+    check_cancel("cancel hand-built wide scene", NULL, &wide.scene, 0);
     return tu_finish("test_asset_allocator");
 }

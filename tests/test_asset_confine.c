@@ -7,7 +7,6 @@
  * naming the reference; the same files with the reference inside load. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
-#include "tu_asset.h"
 #include <sinew/asset.h>
 
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 static char dir[256], model_dir[300];
+
 
 static void write_file(const char *path, const void *data, size_t n)
 {
@@ -42,13 +42,13 @@ static void write_gltf(const char *path, const char *uri)
 
 static const float tri[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
 
-static sinew_result load_path(const char *path, char *msg, size_t msg_size)
+
+static sinew_result load_path(const char *path, sinew_error_info *err)
 {
     sinew_asset_desc d = { 0 };
     d.path = path;
-   
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&d, &a, msg, msg_size);
+    sinew_result r = sinew_asset_load(&d, &a, err);
     sinew_asset_destroy(a);
     return r;
 }
@@ -56,14 +56,15 @@ static sinew_result load_path(const char *path, char *msg, size_t msg_size)
 /* The model at model_dir/name referencing uri must fail with IO naming uri. */
 static void expect_refused(const char *name, const char *uri, const char *why)
 {
-    char path[512], msg[1024];
+    char path[512];
+    sinew_error_info err;
     snprintf(path, sizeof path, "%s/%s", model_dir, name);
     write_gltf(path, uri);
-    sinew_result r = load_path(path, msg, sizeof msg);
-    printf("%-14s uri %-28s -> %s: %s\n", name, uri, sinew_result_string(r), msg);
+    sinew_result r = load_path(path, &err);
+    printf("%-14s uri %-28s -> %s: %s\n", name, uri, sinew_result_string(r), err.message);
     TU_CHECK_MSG(r == SINEW_ERROR_IO, "%s: %s", uri, sinew_result_string(r));
-    TU_CHECK_MSG(strstr(msg, "refused to open") && strstr(msg, uri), "message '%s' does not name '%s'", msg, uri);
-    TU_CHECK_MSG(strstr(msg, why) != NULL, "message '%s' does not say '%s'", msg, why);
+    TU_CHECK_MSG(strstr(err.message, "refused to open") && strstr(err.message, uri), "message '%s' does not name '%s'", err.message, uri);
+    TU_CHECK_MSG(strstr(err.message, why) != NULL, "message '%s' does not say '%s'", err.message, why);
 }
 
 int main(void)
@@ -72,8 +73,8 @@ int main(void)
     TU_CHECK(mkdtemp(dir) != NULL);
     snprintf(model_dir, sizeof model_dir, "%s/model", dir);
     TU_CHECK(mkdir(model_dir, 0700) == 0);
-    char p[512], q[512], msg[1024];
-
+    char p[512], q[512];
+    sinew_error_info err;
     /* a secret outside the model's folder, with the bytes of a valid triangle */
     snprintf(p, sizeof p, "%s/secret.bin", dir);
     write_file(p, tri, sizeof tri);
@@ -87,14 +88,13 @@ int main(void)
      * "sub/../" path that stays inside */
     snprintf(p, sizeof p, "%s/ok.gltf", model_dir);
     write_gltf(p, "inside.bin");
-    TU_CHECK_OK(load_path(p, msg, sizeof msg));
+    TU_CHECK_OK(load_path(p, &err));
     snprintf(q, sizeof q, "%s/link_in.bin", model_dir);
     TU_CHECK(symlink("inside.bin", q) == 0);
     write_gltf(p, "link_in.bin");
-    TU_CHECK_OK(load_path(p, msg, sizeof msg));
+    TU_CHECK_OK(load_path(p, &err));
     write_gltf(p, "sub/../inside.bin");
-    TU_CHECK_OK(load_path(p, msg, sizeof msg));
-
+    TU_CHECK_OK(load_path(p, &err));
     /* 1. "../" escapes (existing and missing targets) */
     expect_refused("up.gltf", "../secret.bin", "");
     expect_refused("up2.gltf", "sub/../../secret.bin", "");
@@ -117,13 +117,11 @@ int main(void)
     expect_refused("fifo.gltf", "fifo.bin", "not a regular file");
     /* 5. a folder as a buffer */
     expect_refused("dir.gltf", "sub", "not a regular file");
-
     /* 6. the model itself must be a regular file */
-    TU_CHECK_RESULT(load_path("/dev/zero", msg, sizeof msg), SINEW_ERROR_IO);
-    TU_CHECK(strstr(msg, "not a regular file") != NULL);
-    TU_CHECK_RESULT(load_path(q, msg, sizeof msg), SINEW_ERROR_IO); /* the FIFO */
-    TU_CHECK(strstr(msg, "not a regular file") != NULL);
-
+    TU_CHECK_RESULT(load_path("/dev/zero", &err), SINEW_ERROR_IO);
+    TU_CHECK(strstr(err.message, "not a regular file") != NULL);
+    TU_CHECK_RESULT(load_path(q, &err), SINEW_ERROR_IO); /* the FIFO */
+    TU_CHECK(strstr(err.message, "not a regular file") != NULL);
     /* 7. assimp's formats go through the same rule: an OBJ whose material
      * library lies outside */
     snprintf(q, sizeof q, "%s/secret.mtl", dir);
@@ -131,13 +129,13 @@ int main(void)
     const char *obj = "mtllib ../secret.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl m\nf 1 2 3\n";
     snprintf(p, sizeof p, "%s/up.obj", model_dir);
     write_file(p, obj, strlen(obj));
-    sinew_result r = load_path(p, msg, sizeof msg);
-    printf("up.obj (assimp) -> %s: %s\n", sinew_result_string(r), msg);
+    sinew_result r = load_path(p, &err);
+    printf("up.obj (assimp) -> %s: %s\n", sinew_result_string(r), err.message);
     TU_CHECK_RESULT(r, SINEW_ERROR_IO);
-    TU_CHECK(strstr(msg, "refused to open") && strstr(msg, "secret.mtl"));
+    TU_CHECK(strstr(err.message, "refused to open") && strstr(err.message, "secret.mtl"));
     const char *obj_ok = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
     write_file(p, obj_ok, strlen(obj_ok));
-    TU_CHECK_OK(load_path(p, msg, sizeof msg));
+    TU_CHECK_OK(load_path(p, &err));
 
     /* 8. memory imports: no file at all without a base directory */
     char gltf_mem[2048];
@@ -149,13 +147,13 @@ int main(void)
     sinew_asset_desc d = { 0 };
     sinew_asset *a = NULL;
     d.data = gltf_mem; d.size = n; d.hint = "gltf";
-    r = tu_asset_load(&d, &a, msg, sizeof msg);
-    printf("memory, no base directory -> %s: %s\n", sinew_result_string(r), msg);
+    r = sinew_asset_load(&d, &a, &err);
+    printf("memory, no base directory -> %s: %s\n", sinew_result_string(r), err.message);
     TU_CHECK_RESULT(r, SINEW_ERROR_IO);
-    TU_CHECK(strstr(msg, "inside.bin") && strstr(msg, "without a base directory"));
+    TU_CHECK(strstr(err.message, "inside.bin") && strstr(err.message, "without a base directory"));
     d.base_directory = model_dir;
-    r = tu_asset_load(&d, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "memory import with base directory: %s", msg);
+    r = sinew_asset_load(&d, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "memory import with base directory: %s", err.message);
     TU_CHECK(a && sinew_asset_vertex_count(a) == 3);
     sinew_asset_destroy(a); a = NULL;
     /* with a base directory, "../" still cannot leave it */
@@ -165,13 +163,12 @@ int main(void)
     n = f ? fread(gltf_mem, 1, sizeof gltf_mem, f) : 0;
     if (f) fclose(f);
     d.size = n;
-    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_IO);
-    TU_CHECK(strstr(msg, "../secret.bin") != NULL);
+    TU_CHECK_RESULT(sinew_asset_load(&d, &a, &err), SINEW_ERROR_IO);
+    TU_CHECK(strstr(err.message, "../secret.bin") != NULL);
     /* an OBJ from memory naming a material library: refused without a base directory */
     d.data = obj; d.size = strlen(obj); d.hint = "obj"; d.base_directory = NULL;
-    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_IO);
-    TU_CHECK(strstr(msg, "secret.mtl") != NULL);
-
+    TU_CHECK_RESULT(sinew_asset_load(&d, &a, &err), SINEW_ERROR_IO);
+    TU_CHECK(strstr(err.message, "secret.mtl") != NULL);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

@@ -10,7 +10,6 @@
  * the rest mesh (1e-6 x size: assimp composes the node matrix in float) and the
  * float64 morph reference at weights (0.3, -0.7) and (1, 2.5) (1e-6 x size). */
 #include "testutil.h"
-#include "tu_asset.h"
 #include <sinew/asset.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +27,12 @@ int main(void)
     const char *src = getenv("SINEW_SOURCE_DIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/tests/data/fbx/blendshape_quad.fbx", src ? src : ".");
-    char msg[256] = "";
+    sinew_error_info err;
     sinew_asset_desc d = { 0 };
     d.path = path;
-   
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "load %s: %s (%s)", path, sinew_result_string(r), msg);
+    sinew_result r = sinew_asset_load(&d, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "load %s: %s (%s)", path, sinew_result_string(r), err.message);
     if (r != SINEW_OK) return tu_finish("test_asset_fbx_morph");
     TU_CHECK(sinew_asset_mesh_count(a) == 1);
     const sinew_asset_mesh_info *mi = sinew_asset_mesh(a, 0);

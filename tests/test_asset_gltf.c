@@ -21,7 +21,6 @@
  * decoded data; weights compared as the float32 Sinew stores). Times on keys, between keys and outside the keys. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
-#include "tu_asset.h"
 #include "gltf_writer.h"
 #include <sinew/anim.h>
 #include <sinew/asset.h>
@@ -31,7 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static tu_gltf G;   /* the document being authored (tests/util/gltf_writer.h) */
+static tu_gltf G;
+   /* the document being authored (tests/util/gltf_writer.h) */
 
 /* ---- the scene --------------------------------------------------------------------- */
 
@@ -42,6 +42,7 @@ static double rest_t[NNODES][3] = {
     { 0, 0, 3 }, { 0, 0, 0 }, { 0, 1, 0 }, { 0, -1, 0 }, { 0, 0, 1 }, { 0, 0, -1 } };
 static double rest_r[NNODES][4]; /* set in main: identity except node 4 */
 static double rest_s[NNODES][3];
+
 
 /* mesh 0: 4 vertices (vertex 2 comes from the sparse part) + 1 morph target */
 static const float m0_pos_base[12] = { 0, 0, 0, 1, 0, 0, 99, 99, 99, 0, 1, 0 };
@@ -67,15 +68,20 @@ static const float ibm0[32] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
                                 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 1 };
 /* animation */
 static const float tin3[3] = { 0, 1, 2 }, tin_step[3] = { 0, 0.5f, 1.5f }, tin2[2] = { 0, 2 };
-static float rot_lin[12];            /* node 1: about z by 0, 60, 120 degrees */
-static const float tr_step[9] = { 1, 0, 0, 1, 0.5f, 0, 1.5f, 0.5f, 0.25f };  /* node 2 */
+static float rot_lin[12];
+            /* node 1: about z by 0, 60, 120 degrees */
+static const float tr_step[9] = { 1, 0, 0, 1, 0.5f, 0, 1.5f, 0.5f, 0.25f };
+  /* node 2 */
 static const float tr_cubic[27] = {  /* node 4: (in, value, out) per key */
     0, 0, 0, 0, 2, 0, 1, 0.5f, 0,
     -1, 1, 0, 0.5f, 2.5f, 0.5f, 2, -1, 0,
     0.5f, 0.5f, 0.5f, 1, 2, 1, 0, 0, 0 };
-static float rot_cubic[24];          /* node 6: 2 keys x (in, value, out) */
-static const float sc_lin[6] = { 1, 1, 1, 2, 1, 0.5f };  /* node 5 */
-static const float w_out[2] = { 0, 1 };                  /* node 3 morph weights */
+static float rot_cubic[24];
+          /* node 6: 2 keys x (in, value, out) */
+static const float sc_lin[6] = { 1, 1, 1, 2, 1, 0.5f };
+  /* node 5 */
+static const float w_out[2] = { 0, 1 };
+                  /* node 3 morph weights */
 
 /* float64 samplers from the glTF 2.0 spec (Appendix C), n keys of comps components.
  * Rotation key values are unit quaternions in glTF; the float32 values here are
@@ -247,6 +253,7 @@ static int expected_positions(double t, double *out)
 
 static char json[1 << 17];
 
+
 static void build_json(const char *buffer_uri)
 {
     tu_gltf_reset(&G);
@@ -396,7 +403,7 @@ static void check_asset(const char *label, const sinew_asset *a)
     const double *rn = sinew_asset_rest_normals(a);
     TU_CHECK_NEAR(rn[11 * 3 + 2], 1.0, 1e-12);
     /* the morph target of "body" (instances 0 and 1) kept: sparse, default weights 0.25 / 0.75;
-     * morphing the rest mesh by w - default gives the file's base + w * delta (here w = 1) */
+    * morphing the rest mesh by w - default gives the file's base + w * delta (here w = 1) */
     for (uint32_t mi = 0; mi < 2; mi++) {
         uint32_t nt = 0;
         const float *w0 = NULL;
@@ -475,12 +482,12 @@ static void check_asset(const char *label, const sinew_asset *a)
 
 static sinew_asset *load(const char *path, const char *label)
 {
-    char msg[512];
+    sinew_error_info err;
     sinew_asset_desc d = { 0 };
     d.path = path;
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "%s: %s", label, msg);
+    sinew_result r = sinew_asset_load(&d, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "%s: %s", label, err.message);
     return a;
 }
 
@@ -544,12 +551,12 @@ static void test_many_skins(void)
              NJ, NJ, NJ, NJ, sizeof pos, sizeof pos, sizeof jn, sizeof pos + sizeof jn, sizeof w,
              sizeof pos + sizeof jn + sizeof w, sizeof ib, sizeof buf, b64);
     free(b64);
-    char msg[512];
+    sinew_error_info err;
     sinew_asset_desc d = { 0 };
     d.data = js; d.size = strlen(js); d.hint = "gltf";
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "84 skins: %s", msg);
+    sinew_result r = sinew_asset_load(&d, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "84 skins: %s", err.message);
     if (!a) return;
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     uint32_t nj = sinew_skeleton_joint_count(sk);
@@ -595,7 +602,6 @@ int main(void)
     char dir[] = "/tmp/sinew_gltf_XXXXXX";
     TU_CHECK(mkdtemp(dir) != NULL);
     char path[512], bpath[512];
-
     /* 1. .gltf + external buffer (percent-encoded URI) */
     build_json("my%20data.bin");
     snprintf(path, sizeof path, "%s/ext.gltf", dir);
@@ -604,7 +610,6 @@ int main(void)
     write_file(bpath, G.bin, G.binlen);
     sinew_asset *a1 = load(path, "external buffer");
     if (a1) check_asset("external buffer", a1);
-
     /* 2. .gltf with a data URI */
     build_json(NULL);
     char *b64 = tu_base64(G.bin, G.binlen);
@@ -632,10 +637,10 @@ int main(void)
     if (a3) check_asset("glb", a3);
     /* the same bytes from memory (no external file needed) */
     sinew_asset_desc d = { 0 };
-    char msg[256];
+    sinew_error_info err;
     d.data = glb; d.size = total;
     sinew_asset *a4 = NULL;
-    TU_CHECK_OK(tu_asset_load(&d, &a4, msg, sizeof msg));
+    TU_CHECK_OK(sinew_asset_load(&d, &a4, &err));
     if (a4) check_asset("glb from memory", a4);
     /* identical rest data all ways */
     if (a1 && a2 && a3)
@@ -644,7 +649,6 @@ int main(void)
                  memcmp(sinew_asset_vertices(a1), sinew_asset_vertices(a3), 17 * sizeof(sinew_vertex)) == 0);
     sinew_asset_destroy(a1); sinew_asset_destroy(a2); sinew_asset_destroy(a3); sinew_asset_destroy(a4);
     free(glb);
-
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

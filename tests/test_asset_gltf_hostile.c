@@ -8,7 +8,6 @@
  *     the same. Deterministic seed. */
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
-#include "tu_asset.h"
 #include <sinew/asset.h>
 
 #include <ftw.h>
@@ -37,13 +36,13 @@ static const char *edit(const char *from, const char *to)
     return edited;
 }
 
-static sinew_result load_mem(const void *data, size_t size, const char *hint, char *msg, size_t msg_size)
+static sinew_result load_mem(const void *data, size_t size, const char *hint, sinew_error_info *err)
 {
     sinew_asset_desc d = { 0 };
     d.data = data; d.size = size; d.hint = hint;
     d.max_vertices = 1u << 20;
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&d, &a, msg, msg_size);
+    sinew_result r = sinew_asset_load(&d, &a, err);
     if (r == SINEW_OK) {
         /* what an import returns is consistent */
         uint32_t nv = sinew_asset_vertex_count(a), nj = sinew_skeleton_joint_count(sinew_asset_skeleton(a));
@@ -53,7 +52,7 @@ static sinew_result load_mem(const void *data, size_t size, const char *hint, ch
         for (uint32_t v = 0; v < nv; v++)
             for (uint32_t k = off[v]; k < off[v + 1]; k++) TU_CHECK(jn[k] < nj && w[k] > 0);
     } else {
-        TU_CHECK_MSG(msg[0] != 0, "an error without a message (%s)", sinew_result_string(r));
+        TU_CHECK_MSG(err->message[0] != 0, "an error without a message (%s)", sinew_result_string(r));
     }
     sinew_asset_destroy(a);
     return r;
@@ -61,24 +60,25 @@ static sinew_result load_mem(const void *data, size_t size, const char *hint, ch
 
 static void expect(const char *label, const char *json, sinew_result want, const char *want_msg)
 {
-    char msg[512];
-    sinew_result r = load_mem(json, strlen(json), "gltf", msg, sizeof msg);
-    printf("%-28s -> %s: %s\n", label, sinew_result_string(r), msg);
+    sinew_error_info err;
+    sinew_result r = load_mem(json, strlen(json), "gltf", &err);
+    printf("%-28s -> %s: %s\n", label, sinew_result_string(r), err.message);
     TU_CHECK_MSG(r == want, "%s: got %s, expected %s", label, sinew_result_string(r), sinew_result_string(want));
-    TU_CHECK_MSG(strstr(msg, want_msg) != NULL, "%s: message '%s' lacks '%s'", label, msg, want_msg);
+    TU_CHECK_MSG(strstr(err.message, want_msg) != NULL, "%s: message '%s' lacks '%s'", label, err.message, want_msg);
 }
 
 static int files_ok, files_err;
 static tu_rng rng;
 
+
 static void mutate_and_load(const unsigned char *data, size_t n, const char *hint)
 {
-    char msg[512];
+    sinew_error_info err;
     unsigned char *b = malloc(n + 1);
     for (int t = 0; t < 24; t++) {
         size_t cut = (size_t)(tu_uniform(&rng, 0, 1) * (double)n);
         memcpy(b, data, cut);
-        (void)load_mem(b, cut ? cut : 1, hint, msg, sizeof msg);
+        (void)load_mem(b, cut ? cut : 1, hint, &err);
     }
     for (int t = 0; t < 48; t++) {
         memcpy(b, data, n);
@@ -88,7 +88,7 @@ static void mutate_and_load(const unsigned char *data, size_t n, const char *hin
             static const char repl[] = "0123456789-\"[]{},:e.9";
             b[at] = tu_range(&rng, 2) ? (unsigned char)repl[tu_range(&rng, sizeof repl - 1)] : (unsigned char)tu_range(&rng, 256);
         }
-        (void)load_mem(b, n, hint, msg, sizeof msg);
+        (void)load_mem(b, n, hint, &err);
     }
     free(b);
 }
@@ -99,14 +99,14 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
     if (type != FTW_F) return 0;
     const char *dot = strrchr(path, '.');
     if (!dot || (strcasecmp(dot, ".gltf") && strcasecmp(dot, ".glb"))) return 0;
-    char msg[512];
+    sinew_error_info err;
     sinew_asset_desc d = { 0 };
     d.path = path;
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
-    if (r) { files_err++; TU_CHECK_MSG(msg[0] != 0, "%s: no message", path); }
+    sinew_result r = sinew_asset_load(&d, &a, &err);
+    if (r) { files_err++; TU_CHECK_MSG(err.message[0] != 0, "%s: no message", path); }
     else files_ok++;
-    printf("  %s: %s%s%s\n", path + strlen("/usr/share/assimp/models/glTF2/"), sinew_result_string(r), r ? ": " : "", r ? msg : "");
+    printf("  %s: %s%s%s\n", path + strlen("/usr/share/assimp/models/glTF2/"), sinew_result_string(r), r ? ": " : "", r ? err.message : "");
     sinew_asset_destroy(a);
     if (st->st_size > 0 && st->st_size < 65536) {
         FILE *fp = fopen(path, "rb");
@@ -122,9 +122,9 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 int main(void)
 {
     rng = tu_rng_seeded(11);
-    char msg[512];
+    sinew_error_info err;
     /* 1. the valid base loads */
-    TU_CHECK_OK(load_mem(base, strlen(base), "gltf", msg, sizeof msg));
+    TU_CHECK_OK(load_mem(base, strlen(base), "gltf", &err));
     expect("JSON syntax", edit("\"scene\":0,", "\"scene\":0,,"), SINEW_ERROR_FORMAT, "JSON error at byte");
     expect("truncated JSON", edit("\"buffers\"", "\"buffers\": [ {"), SINEW_ERROR_FORMAT, "JSON error");
     expect("not version 2", edit("\"version\":\"2.0\"", "\"version\":\"3.0\""), SINEW_ERROR_FORMAT, "asset.version '3.0': only glTF 2.x is read");
@@ -180,16 +180,16 @@ int main(void)
     expect("zero rotation", edit("{\"name\":\"hip\"}", "{\"name\":\"hip\",\"rotation\":[0,0,0,0]}"), SINEW_ERROR_FORMAT, "zero rotation quaternion");
     expect("no mesh", edit("\"mesh\":0,", ""), SINEW_ERROR_EMPTY, "the scene holds no triangle mesh");
     static const unsigned char glb_bad[24] = { 'g', 'l', 'T', 'F', 1, 0, 0, 0, 24, 0, 0, 0, 4, 0, 0, 0, 'J', 'S', 'O', 'N', '{', '}', ' ', ' ' };
-    TU_CHECK_RESULT(load_mem(glb_bad, sizeof glb_bad, "glb", msg, sizeof msg), SINEW_ERROR_FORMAT);
-    TU_CHECK(strstr(msg, "GLB: version 1") != NULL);
+    TU_CHECK_RESULT(load_mem(glb_bad, sizeof glb_bad, "glb", &err), SINEW_ERROR_FORMAT);
+    TU_CHECK(strstr(err.message, "GLB: version 1") != NULL);
     /* header length shorter than the headers, JSON chunk length far past the file
      * (found by fuzz_gltf: total - 20 wrapped around before this check) */
     static const unsigned char glb_short[24] = { 'g', 'l', 'T', 'F', 2, 0, 0, 0, 12, 0, 0, 0, 0, 0, 8, 0, 'J', 'S', 'O', 'N', '{', '}', ' ', ' ' };
-    TU_CHECK_RESULT(load_mem(glb_short, sizeof glb_short, "glb", msg, sizeof msg), SINEW_ERROR_FORMAT);
-    TU_CHECK(strstr(msg, "GLB: header length 12 shorter than the 20 header bytes") != NULL);
+    TU_CHECK_RESULT(load_mem(glb_short, sizeof glb_short, "glb", &err), SINEW_ERROR_FORMAT);
+    TU_CHECK(strstr(err.message, "GLB: header length 12 shorter than the 20 header bytes") != NULL);
     static const unsigned char glb_long_json[24] = { 'g', 'l', 'T', 'F', 2, 0, 0, 0, 24, 0, 0, 0, 0, 0, 8, 0, 'J', 'S', 'O', 'N', '{', '}', ' ', ' ' };
-    TU_CHECK_RESULT(load_mem(glb_long_json, sizeof glb_long_json, "glb", msg, sizeof msg), SINEW_ERROR_FORMAT);
-    TU_CHECK(strstr(msg, "GLB: JSON chunk runs past the file") != NULL);
+    TU_CHECK_RESULT(load_mem(glb_long_json, sizeof glb_long_json, "glb", &err), SINEW_ERROR_FORMAT);
+    TU_CHECK(strstr(err.message, "GLB: JSON chunk runs past the file") != NULL);
     /* 3. mutations of the base */
     mutate_and_load((const unsigned char *)base, strlen(base), "gltf");
     /* 2. every glTF file of assimp-testmodels (and mutations of the small ones) */

@@ -12,7 +12,6 @@
  *  3. sinew_asset_load argument and file errors. */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
-#include "tu_asset.h"
 #include <sinew/anim.h>
 #include <sinew/asset.h>
 #include <assimp/scene.h>
@@ -101,12 +100,11 @@ static int import_isolated(const char *path)
     if (pid < 0) return 2;
     if (pid == 0) {
         alarm(30);
-        char msg[512] = "";
+        sinew_error_info err;
         sinew_asset_desc d = { 0 };
         d.path = path;
-       
         sinew_asset *a = NULL;
-        sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
+        sinew_result r = sinew_asset_load(&d, &a, &err);
         if (r == SINEW_OK) {
             /* exercise the result: sampling and reference skinning at the bind pose */
             const sinew_skeleton *sk = sinew_asset_skeleton(a);
@@ -125,7 +123,7 @@ static int import_isolated(const char *path)
             _exit(0);
         }
         /* a clean error must come with a message */
-        _exit(msg[0] ? 10 : 11);
+        _exit(err.message[0] ? 10 : 11);
     }
     int st;
     while (waitpid(pid, &st, 0) < 0) {}
@@ -163,7 +161,8 @@ static void test_damaged_files(tu_rng *rng)
             size_t len = n;
             memcpy(buf, orig, n);
             if (v < 12) {
-                len = n * (size_t)v / 12;                      /* truncated: 0, 1/12, ... 11/12 */
+                len = n * (size_t)v / 12;
+                /* truncated: 0, 1/12, ... 11/12 */
             } else {
                 int flips = 1 + (int)tu_range(rng, v < 24 ? 4 : 64);  /* few or many bit flips */
                 for (int k = 0; k < flips; k++) buf[tu_range(rng, (uint32_t)n)] ^= (unsigned char)(1u << tu_range(rng, 8));
@@ -246,6 +245,7 @@ typedef struct scene_kit {
     struct aiQuatKey rot[2];
 } scene_kit;
 
+
 static void kit_init(scene_kit *k)
 {
     memset(k, 0, sizeof *k);
@@ -265,7 +265,6 @@ static void kit_init(scene_kit *k)
     k->bone1.mParent = &k->bone0;
     k->body.mNumMeshes = 2; k->body.mMeshes = k->body_meshes;
     k->body_meshes[0] = 0; k->body_meshes[1] = 1;
-
     for (int i = 0; i < 4; i++) {
         k->verts[i].x = (ai_real)i; k->verts[i].y = (ai_real)(i % 2); k->verts[i].z = 0;
         k->normals[i].x = 0; k->normals[i].y = 0; k->normals[i].z = 1;
@@ -320,7 +319,6 @@ static void kit_init(scene_kit *k)
     k->channels[0] = &k->ch0; k->channels[1] = &k->ch1;
     k->anim.mNumChannels = 2; k->anim.mChannels = k->channels;
     k->anims[0] = &k->anim;
-
     k->scene.mRootNode = &k->root;
     k->scene.mNumMeshes = 2; k->scene.mMeshes = k->meshes;
     k->scene.mNumAnimations = 1; k->scene.mAnimations = k->anims;
@@ -328,16 +326,15 @@ static void kit_init(scene_kit *k)
 
 static sinew_result kit_import(scene_kit *k, const sinew_asset_desc *d0, const char *expect_in_msg)
 {
-    char msg[512] = "";
+    sinew_error_info err;
     sinew_asset_desc d = { 0 };
     if (d0) d = *d0;
-   
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_from_scene(&k->scene, &d, &a, msg, sizeof msg);
+    sinew_result r = sinew_asset_from_scene(&k->scene, &d, &a, &err);
     if (r) {
         TU_CHECK(a == NULL);
-        TU_CHECK_MSG(msg[0] != 0, "no message for %s", sinew_result_string(r));
-        if (expect_in_msg) TU_CHECK_MSG(strstr(msg, expect_in_msg) != NULL, "message '%s' lacks '%s'", msg, expect_in_msg);
+        TU_CHECK_MSG(err.message[0] != 0, "no message for %s", sinew_result_string(r));
+        if (expect_in_msg) TU_CHECK_MSG(strstr(err.message, expect_in_msg) != NULL, "message '%s' lacks '%s'", err.message, expect_in_msg);
     }
     sinew_asset_destroy(a);
     return r;
@@ -347,12 +344,11 @@ static void test_valid_scene(void)
 {
     static scene_kit k;
     kit_init(&k);
-    char msg[256] = "";
+    sinew_error_info err;
     sinew_asset_desc d = { 0 };
-   
     sinew_asset *a = NULL;
-    TU_CHECK_OK(tu_asset_from_scene(&k.scene, &d, &a, msg, sizeof msg));
-    if (!a) { fprintf(stderr, "message: %s\n", msg); return; }
+    TU_CHECK_OK(sinew_asset_from_scene(&k.scene, &d, &a, &err));
+    if (!a) { fprintf(stderr, "message: %s\n", err.message); return; }
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     const sinew_asset_import_stats *st = sinew_asset_stats(a);
     /* joints: root, body, bone0, bone1 + bone1's duplicate */
@@ -389,7 +385,7 @@ static void test_valid_scene(void)
     for (int i = 0; i < 24; i++) e = fmax(e, fabs(pos[i] - rp[i]));
     TU_CHECK_MSG(e < 1e-6, "bind pose error %g", e);
     /* animation: keys were sorted; at 10 ticks (0.4 s at the default 25/s) bone1 is at x = 2;
-     * moving bone1 by +0.5 moves vertex 2 (all on bone1) by +0.5 in x */
+    * moving bone1 by +0.5 moves vertex 2 (all on bone1) by +0.5 in x */
     TU_CHECK(sinew_asset_clip_count(a) == 1);
     const sinew_clip *clip = sinew_asset_clip(a, 0);
     TU_CHECK(strcmp(sinew_clip_name(clip), "wave") == 0 && sinew_asset_find_clip(a, "wave") == 0 && sinew_asset_find_clip(a, "x") == -1);
@@ -409,14 +405,21 @@ static void test_valid_scene(void)
 /* The kit every case below starts from (kit_init), static: it is large. */
 static scene_kit k;
 
+
 /* NULL scene or out; a NULL desc is fine. */
 static void test_scene_null_args(void)
 {
     sinew_asset *a = NULL;
-    TU_CHECK_RESULT(sinew_asset_from_scene(NULL, NULL, &a, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    sinew_error_info err;
+    TU_CHECK_RESULT(sinew_asset_from_scene(NULL, NULL, &a, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(err.result == SINEW_ERROR_INVALID_ARGUMENT && err.item == SINEW_ITEM_ARGUMENT && strstr(err.message, "scene"));
     kit_init(&k);
-    TU_CHECK_RESULT(sinew_asset_from_scene(&k.scene, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_OK(sinew_asset_from_scene(&k.scene, NULL, &a, NULL)); /* desc may be NULL */
+    TU_CHECK_RESULT(sinew_asset_from_scene(&k.scene, NULL, NULL, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(err.item == SINEW_ITEM_ARGUMENT && strstr(err.message, "out"));
+    TU_CHECK_OK(sinew_asset_from_scene(&k.scene, NULL, &a, &err)); /* desc may be NULL */
+    TU_CHECK(err.result == SINEW_OK && err.item == SINEW_ITEM_NONE && err.message[0] == 0);
+    sinew_asset_destroy(a);
+    TU_CHECK_OK(sinew_asset_from_scene(&k.scene, NULL, &a, NULL)); /* err may be NULL */
     sinew_asset_destroy(a);
 }
 
@@ -430,9 +433,9 @@ static void test_scene_missing_bone(void)
     TU_CHECK_RESULT(kit_import(&k, NULL, "ghost"), SINEW_ERROR_NOT_FOUND);
     d.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
     {
-        char msg[256];
+        sinew_error_info err;
         sinew_asset_desc dd = d;
-        TU_CHECK_OK(tu_asset_from_scene(&k.scene, &dd, &a, msg, sizeof msg));
+        TU_CHECK_OK(sinew_asset_from_scene(&k.scene, &dd, &a, &err));
         if (a) {
             TU_CHECK(sinew_asset_stats(a)->missing_bones == 1 && sinew_asset_stats(a)->missing_bone_weights == 2);
             /* vertex 2 lost its only weight: bound to body; vertex 1 keeps bone0 only */
@@ -571,24 +574,23 @@ static void test_bad_scenes(void)
 
 static void test_load_errors(void)
 {
-    char msg[256] = "";
+    sinew_error_info err;
     sinew_asset_desc d = { 0 };
-   
     sinew_asset *a = NULL;
-    TU_CHECK_RESULT(sinew_asset_load(NULL, &a, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(tu_asset_load(&d, NULL, msg, sizeof msg), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_INVALID_ARGUMENT);
-    TU_CHECK(msg[0] != 0);
+    TU_CHECK_RESULT(sinew_asset_load(NULL, &a, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_asset_load(&d, NULL, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_asset_load(&d, &a, &err), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(err.message[0] != 0);
     d.path = "/nonexistent/model.gltf";
-    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_IO);
-    TU_CHECK(strstr(msg, "/nonexistent/model.gltf") != NULL);
+    TU_CHECK_RESULT(sinew_asset_load(&d, &a, &err), SINEW_ERROR_IO);
+    TU_CHECK(strstr(err.message, "/nonexistent/model.gltf") != NULL);
     d.path = MODELS "invalid/empty.x";
-    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_FORMAT);
-    TU_CHECK(strstr(msg, "assimp") != NULL);
+    TU_CHECK_RESULT(sinew_asset_load(&d, &a, &err), SINEW_ERROR_FORMAT);
+    TU_CHECK(strstr(err.message, "assimp") != NULL);
     d.path = MODELS "invalid/readme.txt";
-    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_FORMAT);
+    TU_CHECK_RESULT(sinew_asset_load(&d, &a, &err), SINEW_ERROR_FORMAT);
     d.path = MODELS "BVH/01_01.bvh";   /* skeleton and motion only */
-    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
+    sinew_result r = sinew_asset_load(&d, &a, &err);
     TU_CHECK_MSG(r == SINEW_ERROR_EMPTY || r == SINEW_ERROR_FORMAT, "BVH: %s", sinew_result_string(r));
     TU_CHECK(a == NULL);
     /* from memory: the glTF with its embedded buffers */
@@ -596,12 +598,12 @@ static void test_load_errors(void)
     unsigned char *buf = read_all(MODELS "glTF2/simple_skin/simple_skin.gltf", &n);
     TU_CHECK(buf != NULL);
     d.path = NULL; d.data = buf; d.size = n; d.hint = "gltf";
-    TU_CHECK_OK(tu_asset_load(&d, &a, msg, sizeof msg));
+    TU_CHECK_OK(sinew_asset_load(&d, &a, &err));
     TU_CHECK(a && sinew_asset_vertex_count(a) == 10 && sinew_asset_clip_count(a) == 1);
     TU_CHECK(a && sinew_asset_mesh(a, 0)->normals_generated == 1);  /* the file has no normals */
     sinew_asset_destroy(a); a = NULL;
     d.size = n / 2;
-    TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_FORMAT);
+    TU_CHECK_RESULT(sinew_asset_load(&d, &a, &err), SINEW_ERROR_FORMAT);
     free(buf);
     /* getters on NULL */
     TU_CHECK(sinew_asset_vertex_count(NULL) == 0 && sinew_asset_clip(NULL, 0) == NULL && sinew_asset_mesh(NULL, 0) == NULL);

@@ -7,7 +7,6 @@
  *   GPU vs reference positions: 2e-5 * s (float32 arithmetic on both stages)
  *   GPU vs reference normals: 2e-3 (unit vectors, absolute per component). */
 #include "testutil.h"
-#include "tu_asset.h"
 #include <sinew/anim.h>
 #include <sinew/asset.h>
 #include <string.h>
@@ -19,6 +18,7 @@ typedef struct model_case {
     uint32_t flags;
     uint32_t meshes, vertices, joints, clips;
 } model_case;
+
 
 static const model_case cases[] = {
     { MODELS "X/BCN_Epileptic.X", 0, 3, 15378, 58, 1 },
@@ -35,8 +35,10 @@ static const model_case cases[] = {
     { MODELS "ASE/MotionCaptureROM.ase", 0, 26, 6048, 28, 1 },   /* rigid parts, node animation */
 };
 
+
 static sinew_gpu *gpu;
 static double worst_pos_rel, worst_nrm, worst_bind_rel;
+
 
 static double max_pos_diff(uint32_t n, const double *a, const double *b)
 {
@@ -204,14 +206,13 @@ out:
 
 static void check_model(const model_case *mc)
 {
-    char msg[512] = "";
+    sinew_error_info err;
     sinew_asset_desc d = { 0 };
     d.path = mc->path;
     d.flags = mc->flags;
-   
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "%s: %s (%s)", mc->path, sinew_result_string(r), msg);
+    sinew_result r = sinew_asset_load(&d, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "%s: %s (%s)", mc->path, sinew_result_string(r), err.message);
     if (r) return;
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     uint32_t nj = sinew_skeleton_joint_count(sk), nv = sinew_asset_vertex_count(a);
@@ -243,7 +244,6 @@ static void check_model(const model_case *mc)
     for (int k = 0; k < 9; k++) hist_total += st->influence_histogram[k];
     TU_CHECK(hist_total == nv);
     TU_CHECK(st->influence_histogram[0] == st->unweighted_vertices);
-
     /* bind pose reproduces the rest mesh */
     sinew_transform *pose = calloc(nj, sizeof *pose);
     sinew_mat4 *scratch = calloc(sinew_palette_scratch_count(nj), sizeof *scratch);
@@ -307,14 +307,13 @@ int main(void)
     if (!gpu) return tu_finish("test_asset_models");
     /* anim_test.x references bones that are not in its frame hierarchy: by default an error naming the bone */
     {
-        char msg[512] = "";
+        sinew_error_info err;
         sinew_asset_desc d = { 0 };
         d.path = MODELS "X/anim_test.x";
-       
         sinew_asset *a = NULL;
-        TU_CHECK_RESULT(tu_asset_load(&d, &a, msg, sizeof msg), SINEW_ERROR_NOT_FOUND);
+        TU_CHECK_RESULT(sinew_asset_load(&d, &a, &err), SINEW_ERROR_NOT_FOUND);
         TU_CHECK(a == NULL);
-        TU_CHECK_MSG(strstr(msg, "joint3") != NULL, "message: %s", msg);
+        TU_CHECK_MSG(strstr(err.message, "joint3") != NULL, "message: %s", err.message);
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_model(&cases[i]);
     fprintf(stderr, "worst: bind pose %.3g * size; GPU vs reference positions %.3g * size, normals %.3g\n",

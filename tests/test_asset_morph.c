@@ -9,7 +9,6 @@
  * weights (1e-9 x size); the float64 morph reference with w - default
  * reproduces the spec evaluation at other weights (1e-6 x size). */
 #include "testutil.h"
-#include "tu_asset.h"
 #include <sinew/asset.h>
 #include <string.h>
 
@@ -60,15 +59,14 @@ int main(void)
              "{\"bufferView\":3,\"componentType\":5126,\"count\":6,\"type\":\"VEC3\"},"
              "{\"bufferView\":4,\"componentType\":5126,\"count\":6,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[0,0,2]}]}",
              (int)sizeof data, uri, L, L, L, 2 * L, L, 3 * L, L, 4 * L, L);
-    char msg[256] = "";
+    sinew_error_info ae;
     sinew_asset_desc d = { 0 };
     d.data = json;
     d.size = strlen(json);
     d.hint = "gltf";
-   
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "%s: %s", sinew_result_string(r), msg);
+    sinew_result r = sinew_asset_load(&d, &a, &ae);
+    TU_CHECK_MSG(r == SINEW_OK, "%s: %s", sinew_result_string(r), ae.message);
     if (!a) return tu_finish("test_asset_morph");
     TU_CHECK(sinew_asset_mesh_count(a) == 1 && sinew_asset_vertex_count(a) == NV);
     uint32_t nmt = 0;

@@ -17,7 +17,6 @@
  *     independently from the .bin (json-c for the accessors) and interpolated
  *     here, against the clip at 40 times (1e-6). */
 #include "testutil.h"
-#include "tu_asset.h"
 #include <sinew/asset.h>
 #include <json-c/json.h>
 #include <string.h>
@@ -53,8 +52,10 @@ static void test_api(void)
     /* at 2 ticks (1 s): between key 1 (t 1) and key 2 (t 3), s = 0.5, d = 2 */
     TU_CHECK_OK(sinew_clip_sample_weights(c, 1.0, SINEW_WRAP_CLAMP, def, 8, w));
     TU_CHECK_NEAR(w[0], 1.5, 0); TU_CHECK_NEAR(w[1], -0.75, 0);                 /* STEP: key 1 */
-    TU_CHECK_NEAR(w[2], 0.25, 1e-15); TU_CHECK_NEAR(w[3], 0.625, 1e-15);        /* LINEAR: (1.5-1)/2, (-0.75+2)/2 */
-    TU_CHECK_NEAR(w[4], 14, 0); TU_CHECK_NEAR(w[7], 17, 0);                     /* defaults */
+    TU_CHECK_NEAR(w[2], 0.25, 1e-15); TU_CHECK_NEAR(w[3], 0.625, 1e-15);
+    /* LINEAR: (1.5-1)/2, (-0.75+2)/2 */
+    TU_CHECK_NEAR(w[4], 14, 0); TU_CHECK_NEAR(w[7], 17, 0);
+    /* defaults */
     /* CUBICSPLINE s = 0.5: h = (0.5, 0.125, 0.5, -0.125); v1 + d*0.125*out1 + v2 - d*0.125*in2... */
     {
         double hv0 = 0.5, hb = 0.125, hv1 = 0.5, ha = -0.125, dd = 2;
@@ -138,6 +139,7 @@ static const float f_lin[6] = { 0, 1, 1.5f, -0.75f, -1, 2 };
 static const float f_cub[18] = { 9, 9, 0, 1, 0.5f, -1,   2, 0.25f, 1.5f, -0.75f, 1, -3,   0.75f, 0.5f, -1, 2, 9, 9 };
 static const double f_default[2] = { 0.5, -0.25 };
 
+
 /* glTF 2.0 Appendix C sampler, float64, for 2 weights. */
 static void spec_weights(int mode, double t, double *w)
 {
@@ -201,12 +203,12 @@ static void test_file(void)
              "{\"name\":\"cubic\",\"samplers\":[{\"input\":6,\"output\":8,\"interpolation\":\"CUBICSPLINE\"}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}]}],"
              "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
              "\"bufferViews\":[%s],\"accessors\":[%s]}", o, uri, views, accs);
-    char msg[512] = "";
+    sinew_error_info err;
     sinew_asset_desc ad = { 0 };
     ad.data = json; ad.size = strlen(json); ad.hint = "gltf";
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&ad, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "authored file: %s (%s)", sinew_result_string(r), msg);
+    sinew_result r = sinew_asset_load(&ad, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "authored file: %s (%s)", sinew_result_string(r), err.message);
     if (!a) return;
     const sinew_asset_import_stats *st = sinew_asset_stats(a);
     TU_CHECK(st->weight_channels == 3);
@@ -303,11 +305,11 @@ static void test_cube(void)
     json_object_put(root);
     TU_CHECK(nk > 1 && nw == 2 * nk);
     if (nk <= 1 || nw != 2 * nk) return;
-    char msg[512] = "";
+    sinew_error_info err;
     sinew_asset_desc ad = { 0 };
     ad.path = AMC_DIR "AnimatedMorphCube.gltf";
     sinew_asset *a = NULL;
-    TU_CHECK_MSG(tu_asset_load(&ad, &a, msg, sizeof msg) == SINEW_OK, "%s", msg);
+    TU_CHECK_MSG(sinew_asset_load(&ad, &a, &err) == SINEW_OK, "%s", err.message);
     if (!a) return;
     TU_CHECK(sinew_asset_stats(a)->weight_channels == 1 && sinew_asset_stats(a)->ignored_weight_channels == 0);
     const sinew_clip *c = sinew_asset_clip(a, 0);

@@ -25,7 +25,6 @@
  *  - the assimp path on a real FBX: every tangent across its normal (2e-4). */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include "testutil.h"
-#include "tu_asset.h"
 #include "gltf_writer.h"
 #include <sinew/asset.h>
 #include <sinew/palette.h>
@@ -35,7 +34,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static tu_gltf G;   /* the document being authored (tests/util/gltf_writer.h) */
+static tu_gltf G;
+   /* the document being authored (tests/util/gltf_writer.h) */
 
 static sinew_asset *load_json(const char *json, const char *label)
 {
@@ -46,12 +46,12 @@ static sinew_asset *load_json(const char *json, const char *label)
     size_t n = strlen(json);
     TU_CHECK(write(fd, json, n) == (ssize_t)n);
     close(fd);
-    char msg[512];
+    sinew_error_info err;
     sinew_asset_desc d = { 0 };
     d.path = path;
     sinew_asset *a = NULL;
-    sinew_result r = tu_asset_load(&d, &a, msg, sizeof msg);
-    TU_CHECK_MSG(r == SINEW_OK, "%s: %s", label, msg);
+    sinew_result r = sinew_asset_load(&d, &a, &err);
+    TU_CHECK_MSG(r == SINEW_OK, "%s: %s", label, err.message);
     unlink(path);
     return a;
 }
@@ -64,6 +64,7 @@ static const float p1[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }, n1[9] = { 0, 0, 1, 0, 
 static int16_t t1[12], t1_sparse[4];
 static const uint16_t t1_sparse_idx[1] = { 1 };
 static const uint16_t i12[3] = { 0, 1, 2 };
+
 
 static double deq16(int16_t c) { double x = c / 32767.0; return x < -1 ? -1 : x; }
 
@@ -232,7 +233,6 @@ int main(void)
         sinew_asset_destroy(b);
     }
     TU_CHECK(sinew_asset_tangents(NULL) == NULL);
-
     /* the assimp path with known values: Collada with TEXTANGENT / TEXBINORMAL */
     {
         static const char dae[] =
@@ -269,11 +269,11 @@ int main(void)
         if (fd >= 0) {
             TU_CHECK(write(fd, dae, sizeof dae - 1) == (ssize_t)(sizeof dae - 1));
             close(fd);
-            char msg[512];
+            sinew_error_info err;
             sinew_asset_desc d = { 0 };
             d.path = path;
             sinew_asset *c = NULL;
-            TU_CHECK_MSG(tu_asset_load(&d, &c, msg, sizeof msg) == SINEW_OK, "dae: %s", msg);
+            TU_CHECK_MSG(sinew_asset_load(&d, &c, &err) == SINEW_OK, "dae: %s", err.message);
             unlink(path);
             const sinew_tangent *ct = c ? sinew_asset_tangents(c) : NULL;
             TU_CHECK(ct != NULL && sinew_asset_vertex_count(c) == 6 && sinew_asset_stats(c)->gltf == 0);
@@ -296,11 +296,11 @@ int main(void)
      * nodes; tangents must stay across the (cofactor-transformed) normals */
     const char *fbx = "/usr/share/assimp/models/FBX/cubes_with_mirroring_and_pivot.fbx";
     if (access(fbx, R_OK) == 0) {
-        char msg[512];
+        sinew_error_info err;
         sinew_asset_desc d = { 0 };
         d.path = fbx;
         sinew_asset *c = NULL;
-        TU_CHECK_MSG(tu_asset_load(&d, &c, msg, sizeof msg) == SINEW_OK, "fbx: %s", msg);
+        TU_CHECK_MSG(sinew_asset_load(&d, &c, &err) == SINEW_OK, "fbx: %s", err.message);
         if (c) {
             const sinew_tangent *ct = sinew_asset_tangents(c);
             const double *rn = sinew_asset_rest_normals(c);

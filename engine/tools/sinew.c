@@ -328,16 +328,15 @@ static const opts *g_opts;
  * NULL, with the result in *res when res is not NULL and quiet set (no print). */
 static sinew_asset *load_ex(const char *path, uint32_t flags, int quiet, sinew_result *res, char *msg_out, size_t msg_out_size)
 {
-    char msg[512] = "";
+    sinew_error_info e;
+    const char *msg = e.message;
     sinew_asset_desc d = { 0 };
     d.path = path;
     d.flags = flags;
     struct rlimit saved;
     int limited = limit_memory(g_opts->max_memory_mb, &saved);
     sinew_asset *a = NULL;
-    sinew_error_info aerr;
-    sinew_result r = sinew_asset_load(&d, &a, &aerr);
-    snprintf(msg, sizeof msg, "%s", aerr.message);
+    sinew_result r = sinew_asset_load(&d, &a, &e);
     if (limited) setrlimit(RLIMIT_DATA, &saved);
     if (res) *res = r;
     if (msg_out && msg_out_size) snprintf(msg_out, msg_out_size, "%s", msg);

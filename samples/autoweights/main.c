@@ -18,16 +18,9 @@
  * reproduce the same mesh with both weight sets (a self-check). */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/core.h>
-#include <sinew/linalg.h>
 #include <sinew/mesh.h>
-#include <sinew/bounds.h>
-#include <sinew/blendshape.h>
-#include <sinew/reference.h>
-#include <sinew/cor.h>
-#include <sinew/rbf.h>
-#include <sinew/autoweights.h>
-#include <sinew/palette_job.h>
 #include <sinew/palette.h>
+#include <sinew/reference.h>
 #include <sinew/anim.h>
 #include <sinew/asset.h>
 #include "sinew_scene.h"
@@ -78,17 +71,15 @@ static uint32_t weighted_joints(const sinew_vertex *v, uint32_t nv, uint32_t jc,
 
 static int run_model(const char *path, const double *alphas, int na, uint32_t frames, sinew_method method)
 {
-    char msg[256] = "";
+    sinew_error_info e;
     sinew_asset_desc ad;
     memset(&ad, 0, sizeof ad);
     ad.path = path;
     ad.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
     sinew_asset *a = NULL;
-    sinew_error_info aerr;
-    sinew_result r = sinew_asset_load(&ad, &a, &aerr);
-    snprintf(msg, sizeof msg, "%s", aerr.message);
+    sinew_result r = sinew_asset_load(&ad, &a, &e);
     if (r != SINEW_OK) {
-        fprintf(stderr, "%s: %s (%s)\n", path, sinew_result_string(r), msg);
+        fprintf(stderr, "%s: %s (%s)\n", path, sinew_result_string(r), e.message);
         return 1;
     }
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
@@ -178,17 +169,15 @@ static int run_model(const char *path, const double *alphas, int na, uint32_t fr
 /* --quality: every variant of scene_quality_methods over the clip with the file's weights. */
 static int run_quality(const char *path, uint32_t frames)
 {
-    char msg[256] = "";
+    sinew_error_info e;
     sinew_asset_desc ad;
     memset(&ad, 0, sizeof ad);
     ad.path = path;
     ad.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
     sinew_asset *a = NULL;
-    sinew_error_info aerr;
-    sinew_result r = sinew_asset_load(&ad, &a, &aerr);
-    snprintf(msg, sizeof msg, "%s", aerr.message);
+    sinew_result r = sinew_asset_load(&ad, &a, &e);
     if (r != SINEW_OK) {
-        fprintf(stderr, "%s: %s (%s)\n", path, sinew_result_string(r), msg);
+        fprintf(stderr, "%s: %s (%s)\n", path, sinew_result_string(r), e.message);
         return 1;
     }
     uint32_t nv = sinew_asset_vertex_count(a);

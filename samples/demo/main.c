@@ -8,15 +8,6 @@
  *     roofline measured in the same run (compute-shader copy and vkCmdCopyBuffer). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <sinew/sinew.h>
-#include <sinew/linalg.h>
-#include <sinew/mesh.h>
-#include <sinew/bounds.h>
-#include <sinew/blendshape.h>
-#include <sinew/reference.h>
-#include <sinew/cor.h>
-#include <sinew/rbf.h>
-#include <sinew/autoweights.h>
-#include <sinew/palette_job.h>
 #include <sinew/debug.h>
 #include "sinew_scene.h"
 #include "scene_psd.h"
@@ -268,7 +259,7 @@ static void model_quality(const char *const *paths, int count, uint32_t frames)
     printf("  %-28s %6s %-18s %10s %10s %8s %10s %10s %9s\n", "model", "verts", "method", "max dist+", "p99 dist+", "jump",
            "max jump", "inner push", "intruded");
     for (int i = 0; i < count; i++) {
-        char msg[256] = "";
+        sinew_error_info e;
         sinew_asset_desc ad;
         sinew_asset *a = NULL;
         const char *base = strrchr(paths[i], '/');
@@ -276,11 +267,8 @@ static void model_quality(const char *const *paths, int count, uint32_t frames)
         memset(&ad, 0, sizeof ad);
         ad.path = paths[i];
         ad.flags = SINEW_ASSET_ALLOW_MISSING_BONES;
-        sinew_error_info aerr;
-        sinew_result lr = sinew_asset_load(&ad, &a, &aerr);
-        snprintf(msg, sizeof msg, "%s", aerr.message);
-        if (lr != SINEW_OK) {
-            printf("  %-28s not loaded (%s), skipped\n", base, msg);
+        if (sinew_asset_load(&ad, &a, &e) != SINEW_OK) {
+            printf("  %-28s not loaded (%s), skipped\n", base, e.message);
             continue;
         }
         for (uint32_t k = 0; k < scene_quality_method_count; k++) {

@@ -1,9 +1,15 @@
-/* Internals shared by the importers of sinew_asset (import.c: assimp,
- * gltf.c: glTF 2.0, confine.c: the folder rule for every file an import opens). */
+/* Internals of sinew_asset: asset.c (the front door: sinew_asset_load
+ * dispatches by file type; accessors), the importers (assimp.c: assimp's
+ * formats and sinew_asset_from_scene; gltf.c: glTF 2.0), builder.c (what both
+ * importers share to build the asset) and confine.c (the folder rule for every
+ * file an import opens). */
 #ifndef SNW_ASSET_INTERNAL_H
 #define SNW_ASSET_INTERNAL_H
 
 #include "sinew/asset.h"
+#include <sinew/linalg.h>
+#include <sinew/mesh.h>
+#include <sinew/blendshape.h>
 #include "alloc_internal.h"
 
 #include <stddef.h>
@@ -35,19 +41,25 @@ struct sinew_asset {
     char *morph_names;      /* assimp path: target names, NUL separated (glTF targets have none) */
 };
 
-/* One import's context: the description, the caller's error detail, its allocator. */
+/* One import's context: the description, its error detail, its allocator. */
 typedef struct snw_import_ctx {
     const sinew_asset_desc *desc;
-    sinew_error_info *err;  /* may be NULL */
+    sinew_error_info err;   /* filled by the first failure; copied to the caller's at the end */
     sinew_allocator alloc;  /* resolved from desc->allocator */
 } snw_import_ctx;
 
-/* 1 when an error detail was already written (the first, most precise, wins). */
-#define SNW_ASSET_HAS_MESSAGE(c) ((c)->err && (c)->err->message[0])
-
-/* Writes the message (printf format) and returns r. */
+/* Records a file-level error (SINEW_ITEM_FILE; the message names the file,
+ * offset or accessor) and returns r. */
 sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same for an item at fault (SINEW_ITEM_MESH / JOINT / CLIP / VERTEX /
+ * ARGUMENT / NONE, its index, an entry inside it or UINT32_MAX). */
+sinew_result snw_asset_fail_at(snw_import_ctx *c, sinew_result r, sinew_item_kind item, uint32_t index, uint32_t entry,
+                               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Reports progress (desc->progress, fraction 0..1): SINEW_OK, or CANCELLED
+ * (recorded in c->err) when the callback asks to stop. */
+sinew_result snw_asset_progress(snw_import_ctx *c, double fraction);
 
 /* ---- the folder rule (confine.c) ------------------------------------------
  * An import may open: the model file itself (a regular file), and regular
@@ -89,6 +101,81 @@ int snw_confine_open_relative(snw_confine *cf, const char *rel, int *violation);
  * out of memory. */
 int snw_read_fd(int fd, const sinew_allocator *al, size_t max_bytes, uint8_t **data, size_t *size);
 
+/* ---- the asset builder (builder.c) -------------------------------------------
+ * What both importers do alike: the joint graph (nodes with their parents,
+ * rest transforms and bind candidates: one joint per distinct inverse bind of
+ * a node), joint numbering, the skeleton, packing the vertices and tangents,
+ * and the clips. An importer fills b->nodes (snw_builder_init), adds bind
+ * candidates and marks the nodes it needs, numbers the joints, and fills the
+ * asset's rest positions, normals and influence lists (CSR, joint numbers);
+ * snw_builder_skeleton, snw_builder_pack and snw_builder_clip finish it.
+ * Messages start with b->prefix ("glTF: " or ""). */
+
+/* 4x4 helpers: largest |element| (NaN counts as largest) and largest |a - b| element. */
+double snw_mat_max_abs(const sinew_mat4 *a);
+double snw_mat_max_diff(const sinew_mat4 *a, const sinew_mat4 *b);
+
+typedef struct snw_bnode {
+    int32_t parent;          /* node index, -1 for a root; parents come before children in the order */
+    int needed;              /* the node is a joint */
+    const char *name;        /* NULL: "node<index>" */
+    size_t name_len;
+    sinew_mat4 local;        /* rest local */
+    sinew_mat4 global;       /* rest global */
+    sinew_transform rest;    /* rest local as T R S, when has_rest (else split from local by the skeleton) */
+    int has_rest;
+    int32_t first_cand;      /* its bind candidates (linked list), -1 = none */
+    uint32_t cand_count;
+    uint32_t first_joint, joint_count; /* set by snw_builder_number_joints */
+} snw_bnode;
+
+typedef struct snw_bcand {
+    sinew_mat4 inverse_bind;
+    int32_t next;
+    uint32_t rank;           /* order within the node */
+    uint32_t node;
+} snw_bcand;
+
+typedef struct snw_builder {
+    snw_import_ctx *c;
+    const sinew_allocator *al;
+    sinew_asset *a;
+    const char *prefix;      /* of every message */
+    int gltf;                /* messages name nodes as glTF does ("node 3 'arm'"), else "node 'arm'" */
+    double cand_tol;         /* relative tolerance of equal inverse binds */
+    uint32_t max_joints;
+    int check_range;         /* the rest skinning transforms must stay in float32 range */
+    snw_bnode *nodes;
+    uint32_t node_count;
+    const uint32_t *order;   /* nodes in depth-first order (NULL: 0 .. node_count-1) */
+    uint32_t order_count;
+    snw_bcand *cands;
+    uint32_t cand_count, cand_cap;
+    uint32_t *cand_joint;    /* candidate -> joint (snw_builder_number_joints) */
+    uint32_t joints;
+} snw_builder;
+
+/* Sets the builder up with node_count nodes (parent -1, no candidates). */
+sinew_result snw_builder_init(snw_builder *b, snw_import_ctx *c, sinew_asset *a, uint32_t node_count);
+void snw_builder_release(snw_builder *b);
+/* Marks a node and its ancestors needed. */
+void snw_builder_mark_needed(snw_builder *b, uint32_t node);
+/* The candidate of (node, inverse bind), added if new (the node is marked needed). */
+sinew_result snw_builder_candidate(snw_builder *b, uint32_t node, const sinew_mat4 *inverse_bind, uint32_t *out);
+/* Numbers the joints: needed nodes in order, one joint per candidate (at least one). */
+sinew_result snw_builder_number_joints(snw_builder *b);
+/* Creates the asset's skeleton (parents, names, rest T R S, inverse binds:
+ * the candidates', else the inverse of the node's rest global) and measures
+ * how far the node pose is from the bind pose. */
+sinew_result snw_builder_skeleton(snw_builder *b);
+/* Packs the asset's vertices from its rest positions, normals and influence
+ * lists (and tangents: 4 floats per vertex, or NULL); the model's size. */
+sinew_result snw_builder_pack(snw_builder *b, const float *tangents);
+/* Room for n clips (limit max_clips). */
+sinew_result snw_builder_clips(snw_builder *b, uint32_t n, uint32_t max_clips);
+/* Creates clip i from d (allocator and joint count set here); label names it in messages. */
+sinew_result snw_builder_clip(snw_builder *b, uint32_t i, sinew_clip_desc *d, const char *label);
+
 /* ---- glTF (gltf.c) --------------------------------------------------------- */
 
 /* 1 if the desc names a glTF 2.0 file (.gltf / .glb path or hint, or GLB magic in memory). */
@@ -97,6 +184,14 @@ int snw_gltf_wanted(const sinew_asset_desc *desc);
  * or a sinew_result. */
 #define SNW_GLTF_NOT_V2 (-1000)
 int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out);
+
+/* ---- assimp (assimp.c) ------------------------------------------------------ */
+
+struct aiScene;
+/* Imports the file (or memory) of the desc with assimp under the folder rule. */
+sinew_result snw_assimp_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out);
+/* Converts a caller's scene (sinew_asset_from_scene). */
+sinew_result snw_assimp_from_scene(snw_import_ctx *c, const struct aiScene *scene, sinew_asset **out);
 
 /* Frees an asset (sinew_asset_destroy). */
 void snw_asset_free(sinew_asset *a);

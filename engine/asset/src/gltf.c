@@ -22,7 +22,6 @@
  *    applied to the rest positions and normals; the targets and weight
  *    animations are counted, not kept. */
 #define _POSIX_C_SOURCE 200809L
-#include <sinew/linalg.h>
 #include "asset_internal.h"
 
 #include <json-c/json.h>
@@ -36,6 +35,7 @@
 #include <strings.h>
 
 #define fail snw_asset_fail
+#define fail_at snw_asset_fail_at
 
 /* Largest element count of any accessor (vertex attributes are bounded by
  * max_vertices, keys by max_keys as well). */
@@ -47,21 +47,13 @@
 /* Morph targets kept per primitive. */
 #define GL_MAX_TARGETS 64
 
-typedef struct gl_cand {
-    sinew_mat4 ibm;
-    int32_t next;
-    uint32_t rank, node;
-} gl_cand;
-
 typedef struct gl_node {
     json_object *obj;
     int32_t parent;
-    int needed, in_scene;
+    int in_scene;
     int has_matrix;
     sinew_transform trs;     /* rest local as T R S */
     sinew_mat4 local, global;
-    int32_t first_cand;
-    uint32_t cand_count, first_joint, joint_count;
     const char *name;
 } gl_node;
 
@@ -84,11 +76,9 @@ typedef struct gl {
     gl_buffer *buffers;
     gl_node *nodes;
     uint32_t *order, n_order;          /* scene nodes, depth-first */
-    gl_cand *cands;
-    uint32_t n_cands, cap_cands;
+    snw_builder b;                     /* joint graph: nodes' rest transforms, bind candidates, joints */
     int32_t **skin_cands;              /* per skin: candidate per joint (NULL = unused) */
     uint32_t *skin_joint_count;
-    uint32_t joints;
     /* growing arrays */
     vec pos, nrm;            /* 3 doubles per vertex */
     vec tan;                 /* 4 doubles per vertex: model-space tangent xyz, bitangent sign (0 0 0 1: none) */
@@ -204,26 +194,6 @@ static const char *jstr(json_object *o, const char *key)
 {
     json_object *v = jget(o, key);
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-static double mat_max_abs(const sinew_mat4 *a)
-{
-    double e = 0;
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++)
-            if (!(fabs(a->m[c][r]) <= e)) e = fabs(a->m[c][r]);
-    return e;
-}
-
-static double mat_max_diff(const sinew_mat4 *a, const sinew_mat4 *b)
-{
-    double e = 0;
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++) {
-            double d = fabs(a->m[c][r] - b->m[c][r]);
-            if (!(d <= e)) e = d;
-        }
-    return e;
 }
 
 /* ---- files, GLB, JSON, buffers ------------------------------------------------ */
@@ -564,7 +534,7 @@ static sinew_result read_nodes(gl *g)
     g->nodes = gz(g, g->n_nodes, sizeof *g->nodes);
     g->order = gz(g, g->n_nodes, sizeof *g->order);
     if (!g->nodes || !g->order) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    for (uint32_t i = 0; i < g->n_nodes; i++) { g->nodes[i].parent = -1; g->nodes[i].first_cand = -1; }
+    for (uint32_t i = 0; i < g->n_nodes; i++) g->nodes[i].parent = -1;
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         gl_node *n = &g->nodes[i];
         n->obj = json_object_array_get_idx(g->nodes_j, i);
@@ -599,7 +569,7 @@ static sinew_result read_nodes(gl *g)
             n->trs.scale = sinew_v3(s[0], s[1], s[2]);
             n->local = sinew_mat4_from_transform(&n->trs);
         }
-        if (!sinew_mat4_is_finite(&n->local) || mat_max_abs(&n->local) > GL_FLOAT_LIMIT)
+        if (!sinew_mat4_is_finite(&n->local) || snw_mat_max_abs(&n->local) > GL_FLOAT_LIMIT)
             return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: node %u '%s': transform beyond float32 range", i, n->name ? n->name : "");
     }
     /* the scene: its roots, depth-first */
@@ -632,7 +602,7 @@ static sinew_result read_nodes(gl *g)
         g->order[g->n_order++] = i;
         n->in_scene = 1;
         n->global = n->parent < 0 ? n->local : sinew_mat4_mul(&g->nodes[n->parent].global, &n->local);
-        if (!sinew_mat4_is_finite(&n->global) || mat_max_abs(&n->global) > GL_FLOAT_LIMIT) {
+        if (!sinew_mat4_is_finite(&n->global) || snw_mat_max_abs(&n->global) > GL_FLOAT_LIMIT) {
             r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: node %u '%s': global transform beyond float32 range", i, n->name ? n->name : "");
             goto out;
         }
@@ -640,33 +610,18 @@ static sinew_result read_nodes(gl *g)
         size_t nch = ch ? json_object_array_length(ch) : 0;
         for (size_t k = nch; k-- > 0;) stack[sp++] = (uint32_t)json_object_get_int64(json_object_array_get_idx(ch, k));
     }
+    /* the joint graph: every node, the scene's in depth-first order */
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        snw_bnode *bn = &g->b.nodes[i];
+        const gl_node *n = &g->nodes[i];
+        bn->parent = n->parent; bn->name = n->name; bn->name_len = n->name ? strlen(n->name) : 0;
+        bn->local = n->local; bn->global = n->global; bn->rest = n->trs; bn->has_rest = 1;
+    }
+    g->b.order = g->order;
+    g->b.order_count = g->n_order;
 out:
     snw_free(g->al, stack);
     return r;
-}
-
-static void mark_needed(gl *g, uint32_t node)
-{
-    for (int32_t i = (int32_t)node; i >= 0 && !g->nodes[i].needed; i = g->nodes[i].parent) g->nodes[i].needed = 1;
-}
-
-static sinew_result candidate(gl *g, uint32_t node, const sinew_mat4 *ibm, int32_t *out)
-{
-    gl_node *n = &g->nodes[node];
-    double tol = 1e-9 * (1.0 + mat_max_abs(ibm));
-    int32_t last = -1;
-    for (int32_t k = n->first_cand; k >= 0; k = g->cands[k].next) {
-        if (mat_max_diff(&g->cands[k].ibm, ibm) <= tol) { *out = k; return SINEW_OK; }
-        last = k;
-    }
-    if (g->n_cands >= g->max_joints) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u joints", g->max_joints);
-    if (!grow_to(g, (void **)&g->cands, &g->cap_cands, g->n_cands + 1, sizeof *g->cands)) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    uint32_t k = g->n_cands++;
-    g->cands[k].ibm = *ibm; g->cands[k].next = -1; g->cands[k].rank = n->cand_count++; g->cands[k].node = node;
-    if (last < 0) n->first_cand = (int32_t)k; else g->cands[last].next = (int32_t)k;
-    mark_needed(g, node);
-    *out = (int32_t)k;
-    return SINEW_OK;
 }
 
 /* The candidates of skin si's joints (once per skin). */
@@ -698,8 +653,10 @@ static sinew_result skin_candidates(gl *g, uint32_t si, sinew_asset *a)
         if (!g->nodes[node].in_scene) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: skin %u: joint %u (node %lld) is not in the scene", si, k, (long long)node); break; }
         sinew_mat4 m = sinew_mat4_identity();
         if (ibm) for (int c = 0; c < 4; c++) for (int rr = 0; rr < 4; rr++) m.m[c][rr] = ibm[(size_t)k * 16 + c * 4 + rr];
-        if (mat_max_abs(&m) > GL_FLOAT_LIMIT) { r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: skin %u: inverse bind matrix of joint %u (node %lld) beyond float32 range", si, k, (long long)node); break; }
-        r = candidate(g, (uint32_t)node, &m, &sc[k]);
+        if (snw_mat_max_abs(&m) > GL_FLOAT_LIMIT) { r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: skin %u: inverse bind matrix of joint %u (node %lld) beyond float32 range", si, k, (long long)node); break; }
+        uint32_t ck = 0;
+        r = snw_builder_candidate(&g->b, (uint32_t)node, &m, &ck);
+        sc[k] = (int32_t)ck;
     }
     snw_free(g->al, ibm);
     if (r) { snw_free(g->al, sc); return r; }
@@ -752,7 +709,7 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         snprintf(what, sizeof what, "mesh %u primitive %u NORMAL", mi, pi);
         if ((r = jint(g, attr, "NORMAL", 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, nrm_t, 3, g->max_vertices, &p->nrm, &cnt, NULL, what))) return r;
-        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u normals for %u positions", what, cnt, p->count);
+        if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u normals for %u positions", what, cnt, p->count);
     }
     if (jget(attr, "TANGENT")) {
         /* VEC4: float, or normalized byte / short (KHR_mesh_quantization); w = bitangent sign */
@@ -760,7 +717,7 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         snprintf(what, sizeof what, "mesh %u primitive %u TANGENT", mi, pi);
         if ((r = jint(g, attr, "TANGENT", 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, tan_t, 4, g->max_vertices, &p->tan, &cnt, NULL, what))) return r;
-        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u tangents for %u positions", what, cnt, p->count);
+        if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u tangents for %u positions", what, cnt, p->count);
     }
     for (uint32_t s = 0; s < 4; s++) {
         char jn[16], wn[16];
@@ -768,13 +725,13 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         snprintf(wn, sizeof wn, "WEIGHTS_%u", s);
         if (!jget(attr, jn) && !jget(attr, wn)) break;
         snprintf(what, sizeof what, "mesh %u primitive %u %s/%s", mi, pi, jn, wn);
-        if (!jget(attr, jn) || !jget(attr, wn)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: one without the other", what);
+        if (!jget(attr, jn) || !jget(attr, wn)) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: one without the other", what);
         if ((r = jint(g, attr, jn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, jnt_t, 4, g->max_vertices, &p->joints[s], &cnt, NULL, what))) return r;
-        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
+        if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
         if ((r = jint(g, attr, wn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, wgt_t, 4, g->max_vertices, &p->weights[s], &cnt, NULL, what))) return r;
-        if (cnt != p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
+        if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
         p->sets = s + 1;
     }
     if (jget(prim, "indices")) {
@@ -782,13 +739,13 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         if ((r = jint(g, prim, "indices", 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, ind_t, 1, g->max_indices, &p->ind, &p->n_ind, NULL, what))) return r;
         for (uint32_t k = 0; k < p->n_ind; k++)
-            if (p->ind[k] >= p->count) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: index %g of %u vertices", what, p->ind[k], p->count);
+            if (p->ind[k] >= p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: index %g of %u vertices", what, p->ind[k], p->count);
     }
     /* morph targets: default weights applied to the rest mesh */
     json_object *targets; uint32_t nt;
     if ((r = jarray(g, prim, "targets", &targets, &nt, "primitive"))) return r;
     a->stats.morph_targets += nt;
-    if (nt > GL_MAX_TARGETS) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u has %u morph targets (limit %u)", mi, pi, nt, GL_MAX_TARGETS);
+    if (nt > GL_MAX_TARGETS) return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u has %u morph targets (limit %u)", mi, pi, nt, GL_MAX_TARGETS);
     for (uint32_t t = 0; t < nt; t++) {
         json_object *tj = json_object_array_get_idx(targets, t);
         static const int64_t tp_t[] = { 5126, 5120, 5122, 0 };
@@ -802,7 +759,7 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
             snprintf(what, sizeof what, "mesh %u primitive %u target %u %s", mi, pi, t, key);
             if ((r = jint(g, tj, key, 0, INT32_MAX, -1, &ai, what, 0))) return r;
             if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
-            if (cnt != p->count) { snw_free(g->al, d); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
+            if (cnt != p->count) { snw_free(g->al, d); return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
             for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += p->tw[t] * d[k];
             if (which) p->tdn[t] = d; else p->tdp[t] = d;
         }
@@ -813,7 +770,7 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
             snprintf(what, sizeof what, "mesh %u primitive %u target %u TANGENT", mi, pi, t);
             if ((r = jint(g, tj, "TANGENT", 0, INT32_MAX, -1, &ai, what, 0))) return r;
             if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
-            if (cnt != p->count) { snw_free(g->al, d); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
+            if (cnt != p->count) { snw_free(g->al, d); return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
             for (size_t v = 0; v < cnt; v++)
                 for (int e = 0; e < 3; e++) p->tan[v * 4 + e] += p->tw[t] * d[v * 3 + e];
             p->tdt[t] = d;
@@ -916,7 +873,7 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         for (int e = 0; e < 4; e++) tan[v * 4 + e] = tt[e];
         for (int e = 0; e < 3; e++) {
             if (!(fabs(qq[e]) <= GL_FLOAT_LIMIT))
-                return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u: vertex %u (node %u '%s') lies beyond float32 range",
+                return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, v, "glTF: mesh %u primitive %u: vertex %u (node %u '%s') lies beyond float32 range",
                             mi, pi, v, node, gn->name ? gn->name : "");
             pos[v * 3 + e] = qq[e];
             nrm[v * 3 + e] = nn[e];
@@ -959,7 +916,7 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
             if (mt->has_tangents) for (int e = 0; e < 3; e++) dt[e] = p->tdt[t][v * 3 + e];
             if (!dp[0] && !dp[1] && !dp[2] && !dn[0] && !dn[1] && !dn[2] && !dt[0] && !dt[1] && !dt[2]) continue;
             for (int e = 0; e < 3; e++)
-                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT)) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
+                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT)) return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
             uint32_t *ix = vec_push(g, &g->m_idx, 1);
             float *fp = vec_push(g, &g->m_dp, 1), *fn = vec_push(g, &g->m_dn, 1), *ft = vec_push(g, &g->m_dt, 1);
             if (!ix || !fp || !fn || !ft) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -978,9 +935,9 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
             for (uint32_t s = 0; s < p->sets; s++)
                 for (uint32_t k = 0; k < 4; k++) {
                     double w = p->weights[s][(size_t)v * 4 + k], j = p->joints[s][(size_t)v * 4 + k];
-                    if (!(w >= 0)) return fail(g->c, SINEW_ERROR_INVALID_WEIGHT, "glTF: mesh %u primitive %u: vertex %u has weight %g", mi, pi, v, w);
+                    if (!(w >= 0)) return fail_at(g->c, SINEW_ERROR_INVALID_WEIGHT, SINEW_ITEM_MESH, mi, v, "glTF: mesh %u primitive %u: vertex %u has weight %g", mi, pi, v, w);
                     if (w == 0) continue;
-                    if (j >= nj) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u primitive %u: vertex %u names joint %g of skin %d's %u", mi, pi, v, j, skin, nj);
+                    if (j >= nj) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, v, "glTF: mesh %u primitive %u: vertex %u names joint %g of skin %d's %u", mi, pi, v, j, skin, nj);
                     uint32_t cand = (uint32_t)g->skin_cands[skin][(uint32_t)j];
                     /* repeated joints merge */
                     if (kept) {
@@ -1036,15 +993,17 @@ static sinew_result append_instance(gl *g, sinew_asset *a, uint32_t node, uint32
         n_mw = (uint32_t)json_object_array_length(wj);
         if (n_mw > 64) n_mw = 64;
         for (uint32_t k = 0; k < n_mw; k++)
-            if (!jnum(json_object_array_get_idx(wj, k), &mw[k])) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u: bad morph weight %u", mi, k);
+            if (!jnum(json_object_array_get_idx(wj, k), &mw[k])) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u: bad morph weight %u", mi, k);
     }
     const gl_node *gn = &g->nodes[node];
     int32_t node_cand = -1;
     if (skin < 0) {
         sinew_mat4 inv;
         if (sinew_mat4_inverse(&gn->global, &inv))
-            return fail(g->c, SINEW_ERROR_SINGULAR, "glTF: node %u '%s' holds a mesh and has a singular transform", node, gn->name ? gn->name : "");
-        if ((r = candidate(g, node, &inv, &node_cand))) return r;
+            return fail_at(g->c, SINEW_ERROR_SINGULAR, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: node %u '%s' holds a mesh and has a singular transform", node, gn->name ? gn->name : "");
+        uint32_t ck = 0;
+        if ((r = snw_builder_candidate(&g->b, node, &inv, &ck))) return r;
+        node_cand = (int32_t)ck;
     } else {
         if ((r = skin_candidates(g, (uint32_t)skin, a))) return r;
         a->stats.skinned_instances++;
@@ -1057,7 +1016,7 @@ static sinew_result append_instance(gl *g, sinew_asset *a, uint32_t node, uint32
         prim_in p;
         memset(&p, 0, sizeof p);
         r = read_primitive(g, prim, mi, pi, mw, n_mw, &p, a);
-        if (!r && skin >= 0 && !p.sets) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: mesh %u primitive %u: skinned (node %u) but has no JOINTS_0/WEIGHTS_0", mi, pi, node);
+        if (!r && skin >= 0 && !p.sets) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: skinned (node %u) but has no JOINTS_0/WEIGHTS_0", mi, pi, node);
         if (!r) r = append_primitive(g, a, node, mi, pi, mode, &p, skin, node_cand, mname);
         prim_free(g, &p);
     }
@@ -1075,7 +1034,8 @@ static sinew_result collect_instances(gl *g, sinew_asset *a)
         json_object *o = g->nodes[i].obj;
         if (!jget(o, "mesh")) continue;
         int64_t mi, si = -1;
-        sinew_result r;
+        sinew_result r = snw_asset_progress(g->c, 0.1 + 0.6 * (double)k / (double)g->n_order);
+        if (r) return r;
         if ((r = jint(g, o, "mesh", 0, (int64_t)g->n_meshes - 1, -1, &mi, "node", i))) return r;
         if (jget(o, "skin") && (r = jint(g, o, "skin", 0, (int64_t)g->n_skins - 1, -1, &si, "node", i))) return r;
         if ((r = append_instance(g, a, i, (uint32_t)mi, (int32_t)si))) return r;
@@ -1086,107 +1046,29 @@ static sinew_result collect_instances(gl *g, sinew_asset *a)
 
 /* ---- joints, skeleton, packing ------------------------------------------------------ */
 
-static sinew_result build_skeleton(gl *g, sinew_asset *a, uint32_t *cand_joint)
-{
-    uint32_t joints = 0;
-    for (uint32_t k = 0; k < g->n_order; k++) {
-        gl_node *n = &g->nodes[g->order[k]];
-        if (!n->needed) continue;
-        n->first_joint = joints;
-        n->joint_count = n->cand_count ? n->cand_count : 1;
-        joints += n->joint_count;
-        if (joints > g->max_joints) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u joints", g->max_joints);
-        if (n->cand_count > 1) a->stats.duplicated_joints += n->cand_count - 1;
-    }
-    g->joints = joints;
-    for (uint32_t k = 0; k < g->n_cands; k++) cand_joint[k] = g->nodes[g->cands[k].node].first_joint + g->cands[k].rank;
-    int32_t *parents = gz(g, joints, sizeof *parents);
-    const char **names = gz(g, joints, sizeof *names);
-    sinew_mat4 *ibm = gz(g, joints, sizeof *ibm);
-    sinew_transform *rest = gz(g, joints, sizeof *rest);
-    char (*tmpnames)[24] = gz(g, joints, sizeof *tmpnames);
-    sinew_result r = SINEW_OK;
-    if (!parents || !names || !ibm || !rest || !tmpnames) { r = SINEW_ERROR_OUT_OF_HOST_MEMORY; goto out; }
-    for (uint32_t k = 0; k < g->n_order && !r; k++) {
-        uint32_t i = g->order[k];
-        gl_node *n = &g->nodes[i];
-        if (!n->needed) continue;
-        for (uint32_t q = 0; q < n->joint_count; q++) {
-            uint32_t j = n->first_joint + q;
-            parents[j] = n->parent < 0 ? -1 : (int32_t)g->nodes[n->parent].first_joint;
-            if (n->name) names[j] = n->name;
-            else { snprintf(tmpnames[j], sizeof tmpnames[j], "node%u", i); names[j] = tmpnames[j]; }
-            rest[j] = n->trs;
-        }
-        if (n->cand_count) {
-            for (int32_t q = n->first_cand; q >= 0; q = g->cands[q].next) ibm[cand_joint[q]] = g->cands[q].ibm;
-        } else if (sinew_mat4_inverse(&n->global, &ibm[n->first_joint])) {
-            r = fail(g->c, SINEW_ERROR_SINGULAR, "glTF: node %u '%s' has a singular global transform", i, n->name ? n->name : "");
-        }
-    }
-    if (r) goto out;
-    /* float32 range of the rest pose's skinning transforms (global x inverse bind) */
-    for (uint32_t k = 0; k < g->n_order && !r; k++) {
-        gl_node *n = &g->nodes[g->order[k]];
-        if (!n->needed) continue;
-        for (uint32_t q = 0; q < n->joint_count; q++) {
-            sinew_mat4 t = sinew_mat4_mul(&n->global, &ibm[n->first_joint + q]);
-            sinew_mat3 t3 = sinew_mat4_upper3(&t);
-            double m3 = 0;
-            for (int cc = 0; cc < 3; cc++) for (int rr = 0; rr < 3; rr++) if (!(fabs(t3.m[cc][rr]) <= m3)) m3 = fabs(t3.m[cc][rr]);
-            /* normals use cofactors (products of two entries): the 3x3 part within 1e18 */
-            if (!sinew_mat4_is_finite(&t) || mat_max_abs(&t) > GL_FLOAT_LIMIT || !(m3 <= 1e18))
-                r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: joint %u '%s' (node %u): rest skinning transform beyond float32 range",
-                         n->first_joint + q, names[n->first_joint + q], g->order[k]);
-        }
-    }
-    if (r) goto out;
-    sinew_skeleton_desc sd = { 0 };
-    sd.joint_count = joints;
-    sd.parents = parents;
-    sd.names = names;
-    sd.inverse_bind = ibm;
-    sd.rest_local = rest;
-    sd.allocator = g->al;
-    r = sinew_skeleton_create(&sd, &a->skel);
-    if (r) { r = fail(g->c, r, "glTF: the skeleton is invalid: %s", sinew_result_string(r)); goto out; }
-    for (uint32_t j = 0; j < joints; j++) {
-        sinew_mat4 rm = sinew_mat4_from_transform(&rest[j]);
-        double e = mat_max_diff(sinew_skeleton_bind_local(a->skel, j), &rm);
-        if (e > a->stats.bind_rest_error) a->stats.bind_rest_error = e;
-    }
-out:
-    snw_free(g->al, parents); snw_free(g->al, (void *)names); snw_free(g->al, ibm); snw_free(g->al, rest); snw_free(g->al, tmpnames);
-    return r;
-}
-
 static sinew_result finish_mesh(gl *g, sinew_asset *a)
 {
-    uint32_t *cand_joint = gz(g, g->n_cands, sizeof *cand_joint);
-    if (!cand_joint) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    sinew_result r = build_skeleton(g, a, cand_joint);
-    if (r) { snw_free(g->al, cand_joint); return r; }
+    sinew_result r;
+    if ((r = snw_builder_number_joints(&g->b)) || (r = snw_builder_skeleton(&g->b))) return r;
+    const uint32_t *cand_joint = g->b.cand_joint;
     uint32_t nv = g->pos.n, ninf = g->infl_joint.n;
     uint32_t *jl = g->infl_joint.p;
     for (uint32_t k = 0; k < ninf; k++) jl[k] = cand_joint[jl[k]];
     sinew_asset_mesh_info *im = g->inst.p;
     for (uint32_t k = 0; k < g->inst.n; k++) im[k].node_joint = cand_joint[im[k].node_joint];
-    snw_free(g->al, cand_joint);
     a->vertex_count = nv;
     a->index_count = g->idx.n;
     a->mesh_count = g->inst.n;
     a->rest_pos = gz(g, (size_t)nv * 3, sizeof(double));
     a->rest_nrm = gz(g, (size_t)nv * 3, sizeof(double));
-    a->vertices = gz(g, nv, sizeof *a->vertices);
     a->infl_offsets = gz(g, (size_t)nv + 1, sizeof *a->infl_offsets);
     a->infl_joints = gz(g, ninf, sizeof *a->infl_joints);
     a->infl_weights = gz(g, ninf, sizeof *a->infl_weights);
     a->indices = gz(g, g->idx.n, sizeof *a->indices);
     a->meshes = gz(g, g->inst.n, sizeof *a->meshes);
     a->names = gz(g, g->inst_name.n, 1);
-    float *fp = gz(g, (size_t)nv * 3, sizeof(float)), *fn = gz(g, (size_t)nv * 3, sizeof(float));
-    if (!a->rest_pos || !a->rest_nrm || !a->vertices || !a->infl_offsets || !a->infl_joints || !a->infl_weights ||
-        !a->indices || !a->meshes || !a->names || !fp || !fn) { snw_free(g->al, fp); snw_free(g->al, fn); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
+    if (!a->rest_pos || !a->rest_nrm || !a->infl_offsets || !a->infl_joints || !a->infl_weights ||
+        !a->indices || !a->meshes || !a->names) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     memcpy(a->rest_pos, g->pos.p, (size_t)nv * 3 * sizeof(double));
     memcpy(a->rest_nrm, g->nrm.p, (size_t)nv * 3 * sizeof(double));
     memcpy(a->infl_offsets, g->infl_off.p, (size_t)nv * sizeof(uint32_t));
@@ -1208,9 +1090,8 @@ static sinew_result finish_mesh(gl *g, sinew_asset *a)
         a->morph_dp = gz(g, (size_t)ne * 3, sizeof *a->morph_dp);
         a->morph_dn = gz(g, (size_t)ne * 3, sizeof *a->morph_dn);
         a->morph_dt = gz(g, (size_t)ne * 3, sizeof *a->morph_dt);
-        if (!a->morphs || !a->morph_default || !a->morph_idx || !a->morph_dp || !a->morph_dn || !a->morph_dt) {
-            snw_free(g->al, fp); snw_free(g->al, fn); return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-        }
+        if (!a->morphs || !a->morph_default || !a->morph_idx || !a->morph_dp || !a->morph_dn || !a->morph_dt)
+            return SINEW_ERROR_OUT_OF_HOST_MEMORY;
         if (ne) {
             memcpy(a->morph_idx, g->m_idx.p, (size_t)ne * sizeof(uint32_t));
             memcpy(a->morph_dp, g->m_dp.p, (size_t)ne * 3 * sizeof(float));
@@ -1231,36 +1112,17 @@ static sinew_result finish_mesh(gl *g, sinew_asset *a)
             a->morphs[k].name = mt[k].name == GL_NO_NAME ? NULL : a->names + mt[k].name;
         }
     }
-    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    for (size_t k = 0; k < (size_t)nv * 3; k++) {
-        fp[k] = (float)a->rest_pos[k]; fn[k] = (float)a->rest_nrm[k];
-        if (a->rest_pos[k] < lo[k % 3]) lo[k % 3] = a->rest_pos[k];
-        if (a->rest_pos[k] > hi[k % 3]) hi[k % 3] = a->rest_pos[k];
-    }
-    double dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
-    a->size = sqrt(dx * dx + dy * dy + dz * dz);
-    sinew_influences inf = { 0 };
-    inf.offsets = a->infl_offsets; inf.joints = a->infl_joints; inf.weights = a->infl_weights;
-    sinew_pack_stats ps = { 0 };
-    uint32_t bad = 0;
-    r = sinew_pack_vertices(nv, fp, fn, &inf, g->joints, a->vertices, &ps, &bad);
-    snw_free(g->al, fp); snw_free(g->al, fn);
-    if (r) return fail(g->c, r, "glTF: vertex %u cannot be packed: %s", bad, sinew_result_string(r));
     a->stats.tangent_meshes = g->tangent_instances;
+    float *ft = NULL;
     if (g->tangent_instances) {
-        float *ft = gz(g, (size_t)nv * 4, sizeof(float));
-        a->tangents = gz(g, nv, sizeof *a->tangents);
-        if (!ft || !a->tangents) { snw_free(g->al, ft); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
+        ft = gz(g, (size_t)nv * 4, sizeof(float));
+        if (!ft) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
         const double *dt = g->tan.p;
         for (size_t k = 0; k < (size_t)nv * 4; k++) ft[k] = (float)dt[k];
-        r = sinew_pack_tangents(nv, ft, a->tangents, &bad);
-        snw_free(g->al, ft);
-        if (r) return fail(g->c, r, "glTF: tangent of vertex %u cannot be packed: %s", bad, sinew_result_string(r));
     }
-    a->stats.max_influences = ps.max_influences;
-    a->stats.vertices_pruned = ps.vertices_pruned;
-    a->stats.influences_pruned = ps.influences_pruned;
-    return SINEW_OK;
+    r = snw_builder_pack(&g->b, ft);
+    snw_free(g->al, ft);
+    return r;
 }
 
 /* ---- animations ------------------------------------------------------------------------ */
@@ -1288,13 +1150,13 @@ static sinew_result read_sampler_input(gl *g, json_object *samplers, uint32_t n_
                                        char *what, size_t what_size, double **in, uint32_t *nin)
 {
     static const int64_t time_t_[] = { 5126, 0 };
-    if (si < 0 || si >= n_samplers) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u names sampler %lld of %u", ani, (long long)si, n_samplers);
+    if (si < 0 || si >= n_samplers) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u names sampler %lld of %u", ani, (long long)si, n_samplers);
     json_object *s = json_object_array_get_idx(samplers, (size_t)si);
     *ip = jstr(s, "interpolation");
     *mode = SINEW_INTERPOLATION_LINEAR;
     if (*ip && !strcmp(*ip, "STEP")) *mode = SINEW_INTERPOLATION_STEP;
     else if (*ip && !strcmp(*ip, "CUBICSPLINE")) *mode = SINEW_INTERPOLATION_CUBICSPLINE;
-    else if (*ip && strcmp(*ip, "LINEAR")) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u sampler %lld: unknown interpolation '%s'", ani, (long long)si, *ip);
+    else if (*ip && strcmp(*ip, "LINEAR")) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u sampler %lld: unknown interpolation '%s'", ani, (long long)si, *ip);
     int64_t in_a;
     sinew_result r;
     if ((r = jint(g, s, "input", 0, INT32_MAX, -1, &in_a, "animation sampler", (uint32_t)si)) ||
@@ -1321,7 +1183,7 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
         while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
         if (mt[k].node == node) {
             if (width && width != e - k)
-                return fail(g->c, SINEW_ERROR_FORMAT, "glTF: node %u: its primitives have different morph target counts (%u, %u)", node, width, e - k);
+                return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: node %u: its primitives have different morph target counts (%u, %u)", node, width, e - k);
             width = e - k;
         }
         k = e;
@@ -1339,13 +1201,13 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
     if (r) { snw_free(g->al, in); return r; }
     uint32_t per = mode == SINEW_INTERPOLATION_CUBICSPLINE ? 3 : 1;
     if ((uint64_t)nin * per * width != nout)
-        r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u weight outputs for %u inputs x %u targets (%s)", what, nout, nin, width, ip ? ip : "LINEAR");
+        r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: %u weight outputs for %u inputs x %u targets (%s)", what, nout, nin, width, ip ? ip : "LINEAR");
     for (uint32_t k = 1; k < nin && !r; k++)
-        if (!(in[k] >= in[k - 1])) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: key times decrease at key %u", what, k);
+        if (!(in[k] >= in[k - 1])) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: key times decrease at key %u", what, k);
     for (uint32_t k = 0; k < nout && !r; k++)
-        if (!(fabs(out[k]) <= 1e6)) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: morph weight %u is not finite or beyond 1e6", what, k);
+        if (!(fabs(out[k]) <= 1e6)) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: morph weight %u is not finite or beyond 1e6", what, k);
     *keys_total += nin;
-    if (!r && *keys_total > g->max_keys) r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: animation %u has more than %u keys", ani, g->max_keys);
+    if (!r && *keys_total > g->max_keys) r = fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u has more than %u keys", ani, g->max_keys);
     if (!r) {
         w->values = gz(g, (size_t)nin * width, sizeof(double));
         w->tangents = per == 3 ? gz(g, (size_t)nin * 2 * width, sizeof(double)) : NULL;
@@ -1395,11 +1257,11 @@ static sinew_result read_track(gl *g, json_object *samplers, uint32_t n_samplers
     r = read_accessor(g, out_a, path == 1 ? rot_t : vec_t, comps, g->max_keys * 3u > g->max_keys ? g->max_keys * 3u : g->max_keys, &out, &nout, NULL, what);
     if (r) { snw_free(g->al, in); return r; }
     uint32_t per = mode == SINEW_INTERPOLATION_CUBICSPLINE ? 3 : 1;
-    if ((uint64_t)nin * per != nout) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: %u outputs for %u inputs (%s)", what, nout, nin, ip ? ip : "LINEAR");
+    if ((uint64_t)nin * per != nout) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: %u outputs for %u inputs (%s)", what, nout, nin, ip ? ip : "LINEAR");
     for (uint32_t k = 1; k < nin && !r; k++)
-        if (!(in[k] >= in[k - 1])) r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: key times decrease at key %u", what, k);
+        if (!(in[k] >= in[k - 1])) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: key times decrease at key %u", what, k);
     *keys_total += nin;
-    if (!r && *keys_total > g->max_keys) r = fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: animation %u has more than %u keys", ani, g->max_keys);
+    if (!r && *keys_total > g->max_keys) r = fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u has more than %u keys", ani, g->max_keys);
     if (!r) {
         size_t ksz = path == 1 ? sizeof(sinew_quat_key) : sizeof(sinew_vec3_key);
         size_t tsz = path == 1 ? sizeof(sinew_quat) : sizeof(sinew_vec3);
@@ -1416,7 +1278,7 @@ static sinew_result read_track(gl *g, json_object *samplers, uint32_t n_samplers
                 sinew_quat_key *qk = (sinew_quat_key *)t->keys + k;
                 qk->time = in[k];
                 qk->value.x = v[0]; qk->value.y = v[1]; qk->value.z = v[2]; qk->value.w = v[3];
-                if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: zero rotation at key %u", what, k); break; }
+                if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0) { r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: %s: zero rotation at key %u", what, k); break; }
             } else {
                 sinew_vec3_key *vk = (sinew_vec3_key *)t->keys + k;
                 vk->time = in[k];
@@ -1461,7 +1323,7 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
         const char *path = jstr(tg, "path");
         int64_t node = -1, si;
         if ((r = jint(g, ch, "sampler", 0, INT32_MAX, -1, &si, "animation channel", k))) break;
-        if (!path) { r = fail(g->c, SINEW_ERROR_FORMAT, "glTF: animation %u channel %u has no target path", ani, k); break; }
+        if (!path) { r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: animation %u channel %u has no target path", ani, k); break; }
         if (!strcmp(path, "weights")) {
             if (!jget(tg, "node")) { a->stats.ignored_weight_channels++; continue; }
             if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
@@ -1481,22 +1343,22 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
         int pi = !strcmp(path, "translation") ? 0 : !strcmp(path, "rotation") ? 1 : !strcmp(path, "scale") ? 2 : -1;
         if (pi < 0 || !jget(tg, "node")) { a->stats.ignored_channels++; continue; }
         if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
-        if (!g->nodes[node].needed || an[node].t[pi].keys) { a->stats.ignored_channels++; continue; }
+        if (!g->b.nodes[node].needed || an[node].t[pi].keys) { a->stats.ignored_channels++; continue; }
         r = read_track(g, samplers, ns, ani, si, pi, &an[node].t[pi], &duration, &keys);
         if (!r && !an[node].used) { an[node].used = 1; used_nodes++; }
         if (!r && an[node].t[pi].mode == SINEW_INTERPOLATION_STEP) a->stats.step_channels++;
         if (!r && an[node].t[pi].mode == SINEW_INTERPOLATION_CUBICSPLINE) a->stats.cubic_channels++;
     }
     uint32_t nchan = 0;
-    for (uint32_t i = 0; i < g->n_nodes; i++) if (an[i].used) nchan += g->nodes[i].joint_count;
+    for (uint32_t i = 0; i < g->n_nodes; i++) if (an[i].used) nchan += g->b.nodes[i].joint_count;
     sinew_channel_desc *cd = r ? NULL : gz(g, nchan, sizeof *cd);
     if (!r && !cd) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (!r) {
         uint32_t c = 0;
         for (uint32_t i = 0; i < g->n_nodes; i++) {
             if (!an[i].used) continue;
-            for (uint32_t q = 0; q < g->nodes[i].joint_count; q++, c++) {
-                cd[c].joint = g->nodes[i].first_joint + q;
+            for (uint32_t q = 0; q < g->b.nodes[i].joint_count; q++, c++) {
+                cd[c].joint = g->b.nodes[i].first_joint + q;
                 cd[c].translation_count = an[i].t[0].count; cd[c].translations = an[i].t[0].keys;
                 cd[c].translation_interpolation = an[i].t[0].mode; cd[c].translation_tangents = an[i].t[0].tangents;
                 cd[c].rotation_count = an[i].t[1].count; cd[c].rotations = an[i].t[1].keys;
@@ -1508,20 +1370,18 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
         char name[64];
         const char *nm = jstr(anim, "name");
         if (!nm) { snprintf(name, sizeof name, "animation%u", ani); nm = name; }
+        char label[96];
+        snprintf(label, sizeof label, "%u '%s'", ani, nm);
         sinew_clip_desc d = { 0 };
         d.name = nm;
-        d.joint_count = g->joints;
         d.duration = duration;
         d.ticks_per_second = 1.0;
         d.channel_count = nchan;
         d.channels = cd;
-        d.allocator = g->al;
         d.weight_count = a->morph_count;
         d.weight_track_count = n_wtd;
         d.weight_tracks = wtd;
-        r = sinew_clip_create(&d, &a->clips[ani]);
-        if (r) r = fail(g->c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT, "glTF: animation %u '%s': invalid keys (%s)", ani, nm, sinew_result_string(r));
-        else a->clip_count = ani + 1;
+        r = snw_builder_clip(&g->b, ani, &d, label);
     }
     (void)used_nodes;
     snw_free(g->al, cd);
@@ -1536,11 +1396,14 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
 static sinew_result build_clips(gl *g, sinew_asset *a)
 {
     if (!g->n_anims) return SINEW_OK;
-    if (g->n_anims > g->max_clips) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: %u animations (limit %u)", g->n_anims, g->max_clips);
-    a->clips = gz(g, g->n_anims, sizeof *a->clips);
+    sinew_result r = snw_builder_clips(&g->b, g->n_anims, g->max_clips);
+    if (r) return r;
     anim_node *an = gz(g, g->n_nodes, sizeof *an);
-    sinew_result r = a->clips && an ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    for (uint32_t i = 0; i < g->n_anims && !r; i++) r = build_clip(g, a, i, an);
+    if (!an) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; i < g->n_anims && !r; i++) {
+        r = snw_asset_progress(g->c, 0.8 + 0.2 * (double)i / (double)g->n_anims);
+        if (!r) r = build_clip(g, a, i, an);
+    }
     snw_free(g->al, an);
     return r;
 }
@@ -1587,7 +1450,8 @@ static void gl_release(gl *g)
     if (g->buffers) for (uint32_t i = 0; i < g->n_buffers; i++) snw_free(al, g->buffers[i].owned);
     snw_free(al, g->buffers);
     snw_free(al, g->file);
-    snw_free(al, g->nodes); snw_free(al, g->order); snw_free(al, g->cands);
+    snw_free(al, g->nodes); snw_free(al, g->order);
+    if (g->b.al) snw_builder_release(&g->b);
     if (g->skin_cands) for (uint32_t i = 0; i < g->n_skins; i++) snw_free(al, g->skin_cands[i]);
     snw_free(al, g->skin_cands); snw_free(al, g->skin_joint_count);
     vec *vs[] = { &g->pos, &g->nrm, &g->tan, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name,
@@ -1625,7 +1489,7 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
         int fd = snw_confine_open(cf, d->path, &violation);
         if (fd < 0) { r = fail(c, SINEW_ERROR_IO, "cannot open '%s'", d->path); goto out; }
         int rr = snw_read_fd(fd, g.al, GL_MAX_FILE_BYTES, &g.file, &g.file_size);
-        if (rr == -3) { r = fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory"); goto out; }
+        if (rr == -3) { r = fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory"); goto out; }
         if (rr) { r = fail(c, rr == -2 ? SINEW_ERROR_LIMIT_EXCEEDED : SINEW_ERROR_IO, "cannot read '%s'", d->path); goto out; }
         data = g.file; size = g.file_size;
     } else {
@@ -1635,15 +1499,25 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
     if ((r = parse_file(&g, data, size)) || (r = check_header(&g, &not_v2))) goto out;
     if (not_v2) { gl_release(&g); return SNW_GLTF_NOT_V2; }
     sinew_asset *a = gz(&g, 1, sizeof *a);
-    if (!a) { r = fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory"); goto out; }
+    if (!a) { r = fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory"); goto out; }
     a->alloc = c->alloc;
     a->stats.gltf = 1;
+    if (snw_builder_init(&g.b, c, a, g.n_nodes)) {
+        snw_asset_free(a);
+        r = fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
+        goto out;
+    }
+    g.b.prefix = "glTF: ";
+    g.b.gltf = 1;
+    g.b.cand_tol = 1e-9;
+    g.b.max_joints = g.max_joints;
+    g.b.check_range = 1;
     if (!(r = load_buffers(&g)) && !(r = read_nodes(&g)) && !(r = collect_instances(&g, a)) && !(r = finish_mesh(&g, a)))
         r = build_clips(&g, a);
     if (r) snw_asset_free(a);
     else *out = a;
 out:
-    if (r && !SNW_ASSET_HAS_MESSAGE(c)) fail(c, r, "glTF: %s", sinew_result_string(r));
+    if (r && c->err.result == SINEW_OK) snw_asset_fail_at(c, r, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "glTF: %s", sinew_result_string(r));
     gl_release(&g);
     return r;
 }

@@ -89,6 +89,12 @@ typedef struct sinew_asset_desc {
      * redirected: assimp's C API takes no allocator, so they use assimp's
      * new/delete. sinew_asset_destroy frees through the same allocator. */
     const sinew_allocator *allocator;
+    /* Optional: called during sinew_asset_load / sinew_asset_from_scene with the
+     * fraction done (0..1; between meshes, mesh instances, conversion steps and
+     * clips; assimp's own parse is one step). Returning false stops the import:
+     * SINEW_ERROR_CANCELLED (err item NONE), *out NULL, nothing left allocated. */
+    bool (*progress)(void *user, double fraction);
+    void *progress_user;
 } sinew_asset_desc;
 
 /* One mesh of the character: its ranges in the shared arrays. */
@@ -141,15 +147,22 @@ typedef struct sinew_asset_import_stats {
  * EMPTY (no mesh with vertices), LIMIT_EXCEEDED (a limit above), and those of
  * sinew_skeleton_create / sinew_clip_create / sinew_pack_vertices; INVALID_ARGUMENT
  * also for an allocator with exactly one callback NULL. OUT_OF_HOST_MEMORY when
- * the allocator fails; nothing allocated by Sinew is left behind on any error.
- * err (may be NULL) receives the result and a one-line message naming the file
- * and what was wrong in it (item FILE). */
+ * the allocator fails; CANCELLED when desc->progress returned false; nothing
+ * allocated by Sinew is left behind on any error.
+ * err (NULL allowed; sinew/core.h) receives the detail: item SINEW_ITEM_FILE for
+ * file-level problems (the message names the file, offset, accessor, node or
+ * limit), SINEW_ITEM_MESH (index: the file's mesh, sinew_asset_mesh_info.source_mesh;
+ * entry: a vertex, face or bone of it when one is at fault), SINEW_ITEM_JOINT,
+ * SINEW_ITEM_CLIP (index: the file's animation), SINEW_ITEM_VERTEX (index: the
+ * character's vertex, when packing fails), SINEW_ITEM_ARGUMENT (desc, out,
+ * allocator), SINEW_ITEM_NONE (out of memory). */
 SINEW_API sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, sinew_error_info *err);
 /* Converts a scene the caller imported (or built) with assimp; desc may be NULL
  * (its path/data fields are ignored; its allocator and limits apply). The scene must hold triangles (non-triangle
- * faces are dropped) and normals for normals to be meaningful (zero otherwise). */
+ * faces are dropped) and normals for normals to be meaningful (zero otherwise).
+ * err as for sinew_asset_load. */
 SINEW_API sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_asset_desc *desc,
-                                    sinew_asset **out, sinew_error_info *err);
+                                              sinew_asset **out, sinew_error_info *err);
 /* Frees an asset; NULL is ignored. */
 SINEW_API void sinew_asset_destroy(sinew_asset *a);
 

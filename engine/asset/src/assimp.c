@@ -1,7 +1,8 @@
-/* Sinew asset import: assimp scene -> skeleton, packed vertices, indices,
- * clips (see asset.h for the conventions). The only file that includes assimp. */
+/* Sinew asset import through assimp: every format but glTF 2.0 (asset.c
+ * dispatches), and sinew_asset_from_scene: assimp scene -> skeleton, packed
+ * vertices, indices, clips (see asset.h for the conventions), built with the
+ * asset builder (builder.c). The only file that includes assimp. */
 #define _POSIX_C_SOURCE 200809L
-#include <sinew/linalg.h>
 #include "asset_internal.h"
 #include "error_internal.h"
 
@@ -23,20 +24,7 @@
 
 typedef snw_import_ctx ctx;
 #define fail snw_asset_fail
-
-sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)
-{
-    if (c->err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->err->message, sizeof c->err->message, fmt, ap);
-        va_end(ap);
-        c->err->result = r;
-        c->err->item = SINEW_ITEM_FILE;
-        c->err->index = c->err->entry = UINT32_MAX;
-    }
-    return r;
-}
+#define fail_at snw_asset_fail_at
 
 /* n zeroed elements from the import's allocator; n == 0 gives one element, so
  * an empty array is still a valid pointer (snw_calloc returns NULL for 0). */
@@ -80,26 +68,6 @@ static sinew_mat4 mat_from_ai(const struct aiMatrix4x4 *a)
     for (int row = 0; row < 4; row++)
         for (int col = 0; col < 4; col++) m.m[col][row] = (double)r[row * 4 + col];
     return m;
-}
-
-static double mat_max_diff(const sinew_mat4 *a, const sinew_mat4 *b)
-{
-    double e = 0;
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++) {
-            double d = fabs(a->m[c][r] - b->m[c][r]);
-            if (!(d <= e)) e = d;
-        }
-    return e;
-}
-
-static double mat_max_abs(const sinew_mat4 *a)
-{
-    double e = 0;
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++)
-            if (fabs(a->m[c][r]) > e) e = fabs(a->m[c][r]);
-    return e;
 }
 
 
@@ -189,20 +157,9 @@ static void aiio_close(struct aiFileIO *io, struct aiFile *f)
 typedef struct node_info {
     const struct aiNode *node;
     int32_t parent;          /* node index */
-    int needed;
-    int32_t first_cand;      /* bind candidates (linked list), -1 = none */
-    uint32_t cand_count;
-    uint32_t first_joint;    /* joint index of the first candidate */
     const char *name;
     size_t name_len;
 } node_info;
-
-typedef struct cand {
-    sinew_mat4 inverse_bind;
-    int32_t next;
-    uint32_t rank;           /* order within the node */
-    uint32_t node;
-} cand;
 
 typedef struct mesh_ref {
     uint32_t node, mesh;
@@ -224,9 +181,7 @@ typedef struct conv {
     node_info *nodes;
     int32_t *table;              /* name hash table -> node index */
     uint32_t table_mask;
-    sinew_mat4 *global;          /* rest global of every node */
-    cand *cands;
-    uint32_t cand_count, cand_cap;
+    snw_builder b;               /* joint graph (rest globals, bind candidates, joints) */
     /* step 2: mesh references */
     mesh_ref *refs;
     uint32_t ref_count;
@@ -238,26 +193,31 @@ typedef struct conv {
     /* step 5: influences, CSR per global vertex */
     uint32_t *offsets;
     infl *infls;
-    /* step 6: joint numbering */
-    uint32_t *node_joint_count;  /* joints per node (needed nodes) */
-    uint32_t *cand_joint;        /* candidate -> joint */
-    uint32_t joints;
     /* step 7: merged influence counts */
     uint32_t *mcount;
     uint64_t packed_total;
     /* step 8: packing input */
     uint32_t *ijoints, *poff;
-    float *iweights, *fpos, *fnrm, *ftan; /* ftan: 4 per vertex, NULL when no mesh had tangents */
+    float *iweights, *ftan;      /* ftan: 4 per vertex, NULL when no mesh had tangents */
+    /* progress: pbase + (1 - pbase) * (step + done within it) / nsteps */
+    double pbase;
+    uint32_t step, nsteps;
 } conv;
 
 static void conv_release(conv *v)
 {
     const sinew_allocator *al = v->al;
-    snw_free(al, v->nodes); snw_free(al, v->table); snw_free(al, v->global); snw_free(al, v->cands);
+    snw_free(al, v->nodes); snw_free(al, v->table);
+    if (v->b.al) snw_builder_release(&v->b);
     snw_free(al, v->refs); snw_free(al, v->ref_cand); snw_free(al, v->offsets); snw_free(al, v->infls);
-    snw_free(al, v->node_joint_count); snw_free(al, v->cand_joint); snw_free(al, v->mcount);
+    snw_free(al, v->mcount);
     snw_free(al, v->ijoints); snw_free(al, v->poff); snw_free(al, v->iweights);
-    snw_free(al, v->fpos); snw_free(al, v->fnrm); snw_free(al, v->ftan);
+    snw_free(al, v->ftan);
+}
+
+static sinew_result step_progress(conv *v, double within)
+{
+    return snw_asset_progress(v->c, v->pbase + (1.0 - v->pbase) * ((double)v->step + within) / (double)v->nsteps);
 }
 
 static int32_t find_node(const conv *v, const char *name, size_t len)
@@ -300,7 +260,7 @@ static sinew_result walk_nodes(conv *v, sinew_asset *a)
         uint32_t idx = v->node_count++;
         node_info *ni = &v->nodes[idx];
         memset(ni, 0, sizeof *ni);
-        ni->node = n; ni->parent = parent; ni->first_cand = -1;
+        ni->node = n; ni->parent = parent;
         ni->name = ai_str(&n->mName, &ni->name_len);
         if (n->mNumChildren && !n->mChildren) { r = fail(c, SINEW_ERROR_FORMAT, "node '%.*s' has a NULL child list", (int)ni->name_len, ni->name); break; }
         if (n->mNumMeshes && !n->mMeshes) { r = fail(c, SINEW_ERROR_FORMAT, "node '%.*s' has a NULL mesh list", (int)ni->name_len, ni->name); break; }
@@ -333,13 +293,14 @@ out:
  * and every node's rest global transform. */
 static sinew_result index_nodes(conv *v, sinew_asset *a)
 {
-    (void)a;
     ctx *c = v->c;
     uint32_t tsize = 16;
     while (tsize < v->node_count * 2u) tsize *= 2;
     v->table = zalloc(v->al, tsize, sizeof *v->table);
-    v->global = zalloc(v->al, v->node_count, sizeof *v->global);
-    if (!v->table || !v->global) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!v->table || snw_builder_init(&v->b, c, a, v->node_count)) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    v->b.prefix = "";
+    v->b.cand_tol = 1e-5;
+    v->b.max_joints = v->max_joints;
     v->table_mask = tsize - 1;
     for (uint32_t i = 0; i < tsize; i++) v->table[i] = -1;
     for (uint32_t i = 0; i < v->node_count; i++) {
@@ -349,48 +310,16 @@ static sinew_result index_nodes(conv *v, sinew_asset *a)
             while (v->table[h] >= 0) h = (h + 1) & v->table_mask;
             v->table[h] = (int32_t)i;
         }
-        sinew_mat4 local = mat_from_ai(&ni->node->mTransformation);
+        snw_bnode *bn = &v->b.nodes[i];
+        bn->parent = ni->parent; bn->name = ni->name; bn->name_len = ni->name_len;
+        sinew_mat4 local = bn->local = mat_from_ai(&ni->node->mTransformation);
         if (!sinew_mat4_is_finite(&local))
             return fail(c, SINEW_ERROR_FORMAT, "node '%.*s' has a non-finite transform", (int)ni->name_len, ni->name);
-        v->global[i] = ni->parent < 0 ? local : sinew_mat4_mul(&v->global[ni->parent], &local);
-        if (!sinew_mat4_is_finite(&v->global[i]))
+        bn->global = ni->parent < 0 ? local : sinew_mat4_mul(&v->b.nodes[ni->parent].global, &local);
+        if (!sinew_mat4_is_finite(&bn->global))
             return fail(c, SINEW_ERROR_FORMAT, "node '%.*s': global transform overflows", (int)ni->name_len, ni->name);
     }
     return SINEW_OK;
-}
-
-/* Returns the candidate index for (node, inverse bind), adding one if new. */
-static sinew_result bind_candidate(conv *v, uint32_t node, const sinew_mat4 *ib, uint32_t *out)
-{
-    node_info *ni = &v->nodes[node];
-    double tol = 1e-5 * (1.0 + mat_max_abs(ib));
-    int32_t last = -1;
-    for (int32_t k = ni->first_cand; k >= 0; k = v->cands[k].next) {
-        if (mat_max_diff(&v->cands[k].inverse_bind, ib) <= tol) { *out = (uint32_t)k; return SINEW_OK; }
-        last = k;
-    }
-    if (v->cand_count >= v->max_joints)
-        return fail(v->c, SINEW_ERROR_LIMIT_EXCEEDED, "more than %u joints", v->max_joints);
-    if (v->cand_count == v->cand_cap) {
-        uint32_t nc = v->cand_cap ? v->cand_cap * 2 : 64;
-        cand *n = grow(v->al, v->cands, (size_t)v->cand_cap * sizeof *n, (size_t)nc * sizeof *n);
-        if (!n) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-        v->cands = n; v->cand_cap = nc;
-    }
-    uint32_t k = v->cand_count++;
-    v->cands[k].inverse_bind = *ib;
-    v->cands[k].next = -1;
-    v->cands[k].rank = ni->cand_count++;
-    v->cands[k].node = node;
-    if (last < 0) ni->first_cand = (int32_t)k; else v->cands[last].next = (int32_t)k;
-    *out = k;
-    return SINEW_OK;
-}
-
-static void mark_needed(conv *v, uint32_t node)
-{
-    for (int32_t i = (int32_t)node; i >= 0 && !v->nodes[i].needed; i = v->nodes[i].parent)
-        v->nodes[i].needed = 1;
 }
 
 static int cmp_infl(const void *a, const void *b)
@@ -451,32 +380,32 @@ static sinew_result validate_meshes(conv *v, sinew_asset *a)
     uint64_t nv = 0, ntri = 0, nweights = 0;
     for (uint32_t i = 0; i < v->ref_count; i++) {
         const struct aiMesh *m = s->mMeshes[v->refs[i].mesh];
-        if (!m) return fail(c, SINEW_ERROR_FORMAT, "mesh %u is NULL", v->refs[i].mesh);
+        if (!m) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh %u is NULL", v->refs[i].mesh);
         size_t ml; const char *mn = ai_str(&m->mName, &ml);
-        if (m->mNumVertices == 0 || !m->mVertices) return fail(c, SINEW_ERROR_FORMAT, "mesh %u '%.*s' has no vertices", v->refs[i].mesh, (int)ml, mn);
-        if (m->mNumVertices > v->max_vertices) return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "mesh '%.*s' has %u vertices (limit %u)", (int)ml, mn, m->mNumVertices, v->max_vertices);
-        if (m->mNumFaces && !m->mFaces) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s' has a NULL face list", (int)ml, mn);
-        if (m->mNumBones && !m->mBones) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s' has a NULL bone list", (int)ml, mn);
+        if (m->mNumVertices == 0 || !m->mVertices) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh %u '%.*s' has no vertices", v->refs[i].mesh, (int)ml, mn);
+        if (m->mNumVertices > v->max_vertices) return fail_at(c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh '%.*s' has %u vertices (limit %u)", (int)ml, mn, m->mNumVertices, v->max_vertices);
+        if (m->mNumFaces && !m->mFaces) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh '%.*s' has a NULL face list", (int)ml, mn);
+        if (m->mNumBones && !m->mBones) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh '%.*s' has a NULL bone list", (int)ml, mn);
         nv += m->mNumVertices;
         if (nv > v->max_vertices) return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "more than %u vertices", v->max_vertices);
         for (uint32_t f = 0; f < m->mNumFaces; f++) {
             if (m->mFaces[f].mNumIndices == 3) {
-                if (!m->mFaces[f].mIndices) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s': face %u has no index list", (int)ml, mn, f);
+                if (!m->mFaces[f].mIndices) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, f, "mesh '%.*s': face %u has no index list", (int)ml, mn, f);
                 ntri++;
             }
         }
         if (ntri * 3 > v->max_indices) return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "more than %u indices", v->max_indices);
         for (uint32_t b = 0; b < m->mNumBones; b++) {
             const struct aiBone *bone = m->mBones[b];
-            if (!bone) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s': bone %u is NULL", (int)ml, mn, b);
-            if (bone->mNumWeights && !bone->mWeights) return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s': bone %u has a NULL weight list", (int)ml, mn, b);
+            if (!bone) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, b, "mesh '%.*s': bone %u is NULL", (int)ml, mn, b);
+            if (bone->mNumWeights && !bone->mWeights) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, b, "mesh '%.*s': bone %u has a NULL weight list", (int)ml, mn, b);
             nweights += bone->mNumWeights;
             a->stats.bones++;
             if (a->stats.bones > (1u << 24) || nweights > (1u << 28))
                 return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "too many bones or weights (%u bones, %llu weights)", a->stats.bones, (unsigned long long)nweights);
         }
         if (m->mNumBones) a->stats.skinned_meshes++;
-        mark_needed(v, v->refs[i].node);
+        snw_builder_mark_needed(&v->b, v->refs[i].node);
     }
     v->total_v = (uint32_t)nv;
     v->ntri = ntri;
@@ -497,8 +426,8 @@ static sinew_result bind_bones(conv *v, sinew_asset *a)
         if (!m->mNumBones) continue;
         size_t ml; const char *mn = ai_str(&m->mName, &ml);
         sinew_mat4 mesh_inv;
-        if (sinew_mat4_inverse(&v->global[v->refs[i].node], &mesh_inv))
-            return fail(c, SINEW_ERROR_SINGULAR, "skinned mesh '%.*s': its node's transform is singular", (int)ml, mn);
+        if (sinew_mat4_inverse(&v->b.nodes[v->refs[i].node].global, &mesh_inv))
+            return fail_at(c, SINEW_ERROR_SINGULAR, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "skinned mesh '%.*s': its node's transform is singular", (int)ml, mn);
         for (uint32_t b = 0; b < m->mNumBones; b++) {
             const struct aiBone *bone = m->mBones[b];
             size_t bl; const char *bn = ai_str(&bone->mName, &bl);
@@ -509,15 +438,15 @@ static sinew_result bind_bones(conv *v, sinew_asset *a)
                     a->stats.missing_bones++;
                     continue;
                 }
-                return fail(c, SINEW_ERROR_NOT_FOUND, "mesh '%.*s': bone '%.*s' names no node of the scene "
+                return fail_at(c, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_MESH, v->refs[i].mesh, b, "mesh '%.*s': bone '%.*s' names no node of the scene "
                             "(SINEW_ASSET_ALLOW_MISSING_BONES / --allow-missing-bones drops its weights)", (int)ml, mn, (int)bl, bn);
             }
             sinew_mat4 off = mat_from_ai(&bone->mOffsetMatrix);
-            if (!sinew_mat4_is_finite(&off)) return fail(c, SINEW_ERROR_FORMAT, "bone '%.*s': non-finite offset matrix", (int)bl, bn);
+            if (!sinew_mat4_is_finite(&off)) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, b, "bone '%.*s': non-finite offset matrix", (int)bl, bn);
             sinew_mat4 ib = sinew_mat4_mul(&off, &mesh_inv);
-            if (!sinew_mat4_is_finite(&ib)) return fail(c, SINEW_ERROR_FORMAT, "bone '%.*s': bind matrix overflows", (int)bl, bn);
-            mark_needed(v, (uint32_t)node);
-            sinew_result r = bind_candidate(v, (uint32_t)node, &ib, &v->ref_cand[bi++]);
+            if (!sinew_mat4_is_finite(&ib)) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, b, "bone '%.*s': bind matrix overflows", (int)bl, bn);
+            snw_builder_mark_needed(&v->b, (uint32_t)node);
+            sinew_result r = snw_builder_candidate(&v->b, (uint32_t)node, &ib, &v->ref_cand[bi++]);
             if (r) return r;
         }
     }
@@ -543,10 +472,10 @@ static sinew_result count_weights(conv *v, sinew_asset *a)
             for (uint32_t w = 0; w < bone->mNumWeights; w++) {
                 const struct aiVertexWeight *vw = &bone->mWeights[w];
                 if (vw->mVertexId >= m->mNumVertices)
-                    return fail(c, SINEW_ERROR_FORMAT, "mesh '%.*s', bone '%.*s': weight names vertex %u of %u",
+                    return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, vw->mVertexId, "mesh '%.*s', bone '%.*s': weight names vertex %u of %u",
                                 (int)ml, mn, (int)bl, bn, vw->mVertexId, m->mNumVertices);
                 if (!isfinite(vw->mWeight) || vw->mWeight < 0)
-                    return fail(c, SINEW_ERROR_INVALID_WEIGHT, "mesh '%.*s', bone '%.*s': weight %g on vertex %u",
+                    return fail_at(c, SINEW_ERROR_INVALID_WEIGHT, SINEW_ITEM_MESH, v->refs[i].mesh, vw->mVertexId, "mesh '%.*s', bone '%.*s': weight %g on vertex %u",
                                 (int)ml, mn, (int)bl, bn, (double)vw->mWeight, vw->mVertexId);
                 if (vw->mWeight > 0) v->offsets[base + vw->mVertexId + 1]++;
             }
@@ -564,8 +493,6 @@ static sinew_result number_joints(conv *v, sinew_asset *a)
 {
     ctx *c = v->c;
     const struct aiScene *s = v->scene;
-    v->node_joint_count = zalloc(v->al, v->node_count, sizeof *v->node_joint_count);
-    if (!v->node_joint_count) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t base = 0;
     for (uint32_t i = 0; i < v->ref_count; i++) {
         const struct aiMesh *m = s->mMeshes[v->refs[i].mesh];
@@ -575,29 +502,15 @@ static sinew_result number_joints(conv *v, sinew_asset *a)
         if (any_unweighted) {
             sinew_mat4 inv;
             uint32_t ci;
-            if (sinew_mat4_inverse(&v->global[v->refs[i].node], &inv))
-                return fail(c, SINEW_ERROR_SINGULAR, "mesh node '%.*s' has a singular transform",
+            if (sinew_mat4_inverse(&v->b.nodes[v->refs[i].node].global, &inv))
+                return fail_at(c, SINEW_ERROR_SINGULAR, SINEW_ITEM_MESH, v->refs[i].mesh, UINT32_MAX, "mesh node '%.*s' has a singular transform",
                             (int)v->nodes[v->refs[i].node].name_len, v->nodes[v->refs[i].node].name);
-            sinew_result r = bind_candidate(v, v->refs[i].node, &inv, &ci);
+            sinew_result r = snw_builder_candidate(&v->b, v->refs[i].node, &inv, &ci);
             if (r) return r;
         }
         base += m->mNumVertices;
     }
-    uint32_t joints = 0;
-    for (uint32_t i = 0; i < v->node_count; i++) {
-        node_info *ni = &v->nodes[i];
-        if (!ni->needed) continue;
-        ni->first_joint = joints;
-        v->node_joint_count[i] = ni->cand_count ? ni->cand_count : 1;
-        joints += v->node_joint_count[i];
-        if (joints > v->max_joints) return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "more than %u joints", v->max_joints);
-        if (ni->cand_count > 1) a->stats.duplicated_joints += ni->cand_count - 1;
-    }
-    v->joints = joints;
-    v->cand_joint = zalloc(v->al, (size_t)v->cand_count + 1, sizeof *v->cand_joint);
-    if (!v->cand_joint) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    for (uint32_t k = 0; k < v->cand_count; k++) v->cand_joint[k] = v->nodes[v->cands[k].node].first_joint + v->cands[k].rank;
-    return SINEW_OK;
+    return snw_builder_number_joints(&v->b);
 }
 
 /* Step 6b: the influence lists (joint, weight) per vertex, in CSR order. */
@@ -614,7 +527,7 @@ static sinew_result gather_influences(conv *v, sinew_asset *a)
         for (uint32_t b = 0; b < m->mNumBones; b++, bi++) {
             const struct aiBone *bone = m->mBones[b];
             if (v->ref_cand[bi] == UINT32_MAX) continue;
-            uint32_t j = v->cand_joint[v->ref_cand[bi]];
+            uint32_t j = v->b.cand_joint[v->ref_cand[bi]];
             for (uint32_t w = 0; w < bone->mNumWeights; w++) {
                 const struct aiVertexWeight *vw = &bone->mWeights[w];
                 if (!(vw->mWeight > 0)) continue;
@@ -666,9 +579,6 @@ static sinew_result alloc_outputs(conv *v, sinew_asset *a)
     a->vertex_count = v->total_v;
     a->rest_pos = zalloc(al, nv * 3, sizeof(double));
     a->rest_nrm = zalloc(al, nv * 3, sizeof(double));
-    v->fpos = zalloc(al, nv * 3, sizeof(float));
-    v->fnrm = zalloc(al, nv * 3, sizeof(float));
-    a->vertices = zalloc(al, nv, sizeof *a->vertices);
     a->mesh_count = v->ref_count;
     a->meshes = zalloc(al, v->ref_count, sizeof *a->meshes);
     a->index_count = (uint32_t)(v->ntri * 3);
@@ -676,8 +586,8 @@ static sinew_result alloc_outputs(conv *v, sinew_asset *a)
     size_t names_size = 0;
     for (uint32_t i = 0; i < v->ref_count; i++) { size_t ml; ai_str(&s->mMeshes[v->refs[i].mesh]->mName, &ml); names_size += ml + 1; }
     a->names = zalloc(al, names_size, 1);
-    if (!v->ijoints || !v->iweights || !v->poff || !a->rest_pos || !a->rest_nrm || !v->fpos || !v->fnrm ||
-        !a->vertices || !a->meshes || !a->indices || !a->names)
+    if (!v->ijoints || !v->iweights || !v->poff || !a->rest_pos || !a->rest_nrm ||
+        !a->meshes || !a->indices || !a->names)
         return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     /* tangent frames only when the file had them (never generated): xyz w per vertex, 0 0 0 1 = none */
     int any_tan = 0;
@@ -699,19 +609,18 @@ typedef struct mesh_cursor {
     uint32_t index;          /* next index slot */
     uint32_t packed;         /* next packing-input entry */
     size_t name_off;         /* next byte of a->names */
-    double lo[3], hi[3];     /* bounding box of the rest positions */
 } mesh_cursor;
 
 /* The joint a mesh node's unweighted vertices follow: the candidate equal to
  * its natural bind, else its first joint. */
 static uint32_t mesh_node_joint(const conv *v, uint32_t node)
 {
-    uint32_t node_joint = v->nodes[node].first_joint;
+    uint32_t node_joint = v->b.nodes[node].first_joint;
     sinew_mat4 inv;
-    if (!sinew_mat4_inverse(&v->global[node], &inv)) {
-        double tol = 1e-5 * (1.0 + mat_max_abs(&inv));
-        for (int32_t k = v->nodes[node].first_cand; k >= 0; k = v->cands[k].next)
-            if (mat_max_diff(&v->cands[k].inverse_bind, &inv) <= tol) { node_joint = v->cand_joint[k]; break; }
+    if (!sinew_mat4_inverse(&v->b.nodes[node].global, &inv)) {
+        double tol = v->b.cand_tol * (1.0 + snw_mat_max_abs(&inv));
+        for (int32_t k = v->b.nodes[node].first_cand; k >= 0; k = v->b.cands[k].next)
+            if (snw_mat_max_diff(&v->b.cands[k].inverse_bind, &inv) <= tol) { node_joint = v->b.cand_joint[k]; break; }
     }
     return node_joint;
 }
@@ -723,7 +632,7 @@ static sinew_result convert_mesh_vertices(conv *v, sinew_asset *a, uint32_t ref,
     const struct aiMesh *m = v->scene->mMeshes[v->refs[ref].mesh];
     sinew_asset_mesh_info *am = &a->meshes[ref];
     size_t ml; const char *mn = ai_str(&m->mName, &ml);
-    const sinew_mat4 *G = &v->global[v->refs[ref].node];
+    const sinew_mat4 *G = &v->b.nodes[v->refs[ref].node].global;
     sinew_mat3 g3 = sinew_mat4_upper3(G);
     sinew_mat3 nm = sinew_mat3_cofactor(&g3);
     double sgn = sinew_mat3_det(&g3) < 0 ? -1.0 : 1.0;
@@ -732,7 +641,7 @@ static sinew_result convert_mesh_vertices(conv *v, sinew_asset *a, uint32_t ref,
         sinew_vec3 p = sinew_v3(m->mVertices[k].x, m->mVertices[k].y, m->mVertices[k].z);
         p = sinew_mat4_transform_point(G, p);
         if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z) || fabs(p.x) > 1e30 || fabs(p.y) > 1e30 || fabs(p.z) > 1e30)
-            return fail(v->c, SINEW_ERROR_FORMAT, "mesh '%.*s': vertex %u has a non-finite or huge position", (int)ml, mn, k);
+            return fail_at(v->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[ref].mesh, k, "mesh '%.*s': vertex %u has a non-finite or huge position", (int)ml, mn, k);
         sinew_vec3 n = sinew_v3(0, 0, 0);
         if (m->mNormals) {
             n = sinew_v3(m->mNormals[k].x, m->mNormals[k].y, m->mNormals[k].z);
@@ -744,10 +653,6 @@ static sinew_result convert_mesh_vertices(conv *v, sinew_asset *a, uint32_t ref,
         for (int e = 0; e < 3; e++) {
             a->rest_pos[gv * 3 + e] = pp[e];
             a->rest_nrm[gv * 3 + e] = nn[e];
-            v->fpos[gv * 3 + e] = (float)pp[e];
-            v->fnrm[gv * 3 + e] = (float)nn[e];
-            if (pp[e] < cur->lo[e]) cur->lo[e] = pp[e];
-            if (pp[e] > cur->hi[e]) cur->hi[e] = pp[e];
         }
         if (v->ftan && m->mTangents && m->mBitangents && m->mNormals) {
             /* tangent by the node's 3x3; sign = sign(dot(cross(N, T), B)) in model space */
@@ -787,20 +692,22 @@ static sinew_result convert_mesh_faces(conv *v, sinew_asset *a, uint32_t ref, me
         if (face->mNumIndices != 3) { a->stats.dropped_faces++; continue; }
         for (int e = 0; e < 3; e++) {
             if (face->mIndices[e] >= m->mNumVertices)
-                return fail(v->c, SINEW_ERROR_FORMAT, "mesh '%.*s': face %u names vertex %u of %u", (int)ml, mn, f, face->mIndices[e], m->mNumVertices);
+                return fail_at(v->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[ref].mesh, f, "mesh '%.*s': face %u names vertex %u of %u", (int)ml, mn, f, face->mIndices[e], m->mNumVertices);
             a->indices[cur->index++] = cur->base + face->mIndices[e];
         }
     }
     return SINEW_OK;
 }
 
-/* Step 8: every mesh into the shared arrays, and the model's size. */
+/* Step 8: every mesh into the shared arrays. */
 static sinew_result convert_meshes(conv *v, sinew_asset *a)
 {
-    mesh_cursor cur = { 0, 0, 0, 0, { INFINITY, INFINITY, INFINITY }, { -INFINITY, -INFINITY, -INFINITY } };
+    mesh_cursor cur = { 0, 0, 0, 0 };
     for (uint32_t i = 0; i < v->ref_count; i++) {
         const struct aiMesh *m = v->scene->mMeshes[v->refs[i].mesh];
         sinew_asset_mesh_info *am = &a->meshes[i];
+        sinew_result pr = step_progress(v, (double)i / (double)v->ref_count);
+        if (pr) return pr;
         size_t ml; const char *mn = ai_str(&m->mName, &ml);
         memcpy(a->names + cur.name_off, mn, ml);
         am->name = a->names + cur.name_off;
@@ -819,8 +726,6 @@ static sinew_result convert_meshes(conv *v, sinew_asset *a)
         cur.base += m->mNumVertices;
     }
     v->poff[v->total_v] = cur.packed;
-    double dx = cur.hi[0] - cur.lo[0], dy = cur.hi[1] - cur.lo[1], dz = cur.hi[2] - cur.lo[2];
-    a->size = sqrt(dx * dx + dy * dy + dz * dz);
     return SINEW_OK;
 }
 
@@ -843,7 +748,7 @@ static sinew_result morph_delta(const conv *v, uint32_t ref, const struct aiAnim
                                 double dp[3], double dn[3], int *has_n)
 {
     const struct aiMesh *m = v->scene->mMeshes[v->refs[ref].mesh];
-    const sinew_mat4 *G = &v->global[v->refs[ref].node];
+    const sinew_mat4 *G = &v->b.nodes[v->refs[ref].node].global;
     sinew_mat3 g3 = sinew_mat4_upper3(G);
     sinew_vec3 d = sinew_v3((double)am->mVertices[k].x - m->mVertices[k].x, (double)am->mVertices[k].y - m->mVertices[k].y,
                             (double)am->mVertices[k].z - m->mVertices[k].z);
@@ -889,7 +794,7 @@ static sinew_result convert_morphs(conv *v, sinew_asset *a)
                 double dp[3], dn[3];
                 int hn;
                 if (morph_delta(v, i, am, k, dp, dn, &hn))
-                    return fail(v->c, SINEW_ERROR_FORMAT, "mesh '%.*s': blend shape %u moves vertex %u by a non-finite or huge delta", (int)ml, mn, t, k);
+                    return fail_at(v->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, v->refs[i].mesh, k, "mesh '%.*s': blend shape %u moves vertex %u by a non-finite or huge delta", (int)ml, mn, t, k);
                 ne += dp[0] != 0 || dp[1] != 0 || dp[2] != 0 || dn[0] != 0 || dn[1] != 0 || dn[2] != 0;
             }
             if (ne > SNW_MAX_ASSIMP_MORPH_ENTRIES)
@@ -948,113 +853,20 @@ static sinew_result convert_morphs(conv *v, sinew_asset *a)
     return SINEW_OK;
 }
 
-/* The skeleton's description arrays (step 9), one per joint. */
-typedef struct skel_arrays {
-    int32_t *parents;
-    const char **names;
-    sinew_mat4 *ibind;
-    sinew_transform *rest;
-    char *name_buf;
-} skel_arrays;
-
-/* Step 9a: parents, names, rest TRS and inverse binds of every joint. */
-static sinew_result fill_skeleton_arrays(conv *v, sinew_asset *a, skel_arrays *k)
-{
-    ctx *c = v->c;
-    size_t off = 0;
-    for (uint32_t i = 0; i < v->node_count; i++) {
-        node_info *ni = &v->nodes[i];
-        if (!ni->needed) continue;
-        sinew_mat4 local = mat_from_ai(&ni->node->mTransformation);
-        sinew_transform t;
-        double err = 0;
-        sinew_result tr = sinew_transform_from_mat4(&local, &t, &err);
-        if (tr)
-            return fail(c, SINEW_ERROR_FORMAT, "node '%.*s': its transform cannot be split into T R S (%s)",
-                        (int)ni->name_len, ni->name, sinew_result_string(tr));
-        if (err > a->stats.rest_shear_error) a->stats.rest_shear_error = err;
-        sinew_mat4 natural;
-        int have_natural = sinew_mat4_inverse(&v->global[i], &natural) == SINEW_OK;
-        for (uint32_t q = 0; q < v->node_joint_count[i]; q++) {
-            uint32_t j = ni->first_joint + q;
-            k->parents[j] = ni->parent < 0 ? -1 : (int32_t)v->nodes[ni->parent].first_joint;
-            memcpy(k->name_buf + off, ni->name, ni->name_len);
-            k->names[j] = k->name_buf + off;
-            off += ni->name_len + 1;
-            k->rest[j] = t;
-        }
-        if (ni->cand_count) {
-            for (int32_t q = ni->first_cand; q >= 0; q = v->cands[q].next) k->ibind[v->cand_joint[q]] = v->cands[q].inverse_bind;
-        } else {
-            if (!have_natural)
-                return fail(c, SINEW_ERROR_SINGULAR, "node '%.*s' has a singular global transform", (int)ni->name_len, ni->name);
-            k->ibind[ni->first_joint] = natural;
-        }
-    }
-    return SINEW_OK;
-}
-
-/* Step 9: the skeleton (from the import's allocator), and how far the file's
- * node pose is from the bind pose. */
+/* Step 9: the skeleton (builder.c: rest T R S split from the node transforms). */
 static sinew_result build_skeleton(conv *v, sinew_asset *a)
 {
-    const sinew_allocator *al = v->al;
-    const uint32_t joints = v->joints;
-    skel_arrays k;
-    k.parents = zalloc(al, joints, sizeof *k.parents);
-    k.names = zalloc(al, joints, sizeof *k.names);
-    k.ibind = zalloc(al, joints, sizeof *k.ibind);
-    k.rest = zalloc(al, joints, sizeof *k.rest);
-    size_t name_size = 0;
-    for (uint32_t i = 0; i < v->node_count; i++) if (v->nodes[i].needed) name_size += (v->nodes[i].name_len + 1) * v->node_joint_count[i];
-    k.name_buf = zalloc(al, name_size + 1, 1);
-    sinew_result r = SINEW_OK;
-    if (!k.parents || !k.names || !k.ibind || !k.rest || !k.name_buf) { r = SINEW_ERROR_OUT_OF_HOST_MEMORY; goto out; }
-    if ((r = fill_skeleton_arrays(v, a, &k))) goto out;
-    sinew_skeleton_desc sd = { 0 };
-    sd.joint_count = joints;
-    sd.parents = k.parents;
-    sd.names = k.names;
-    sd.inverse_bind = k.ibind;
-    sd.rest_local = k.rest;
-    sd.allocator = al;
-    r = sinew_skeleton_create(&sd, &a->skel);
-    if (r) { r = fail(v->c, r, "the skeleton is invalid: %s", sinew_result_string(r)); goto out; }
-    for (uint32_t j = 0; j < joints; j++) {
-        sinew_mat4 rm = sinew_mat4_from_transform(&k.rest[j]);
-        double e = mat_max_diff(sinew_skeleton_bind_local(a->skel, j), &rm);
-        if (e > a->stats.bind_rest_error) a->stats.bind_rest_error = e;
-    }
-out:
-    snw_free(al, k.parents); snw_free(al, (void *)k.names); snw_free(al, k.ibind);
-    snw_free(al, k.rest); snw_free(al, k.name_buf);
-    return r;
+    (void)a;
+    return snw_builder_skeleton(&v->b);
 }
 
-/* Step 10: packs the vertices (prune to 4, quantize). */
+/* Step 10: packs the vertices (prune to 4, quantize); the asset keeps the
+ * lists before pruning (sinew_asset_influences). */
 static sinew_result pack(conv *v, sinew_asset *a)
 {
-    sinew_influences inf = { 0 };
-    inf.offsets = v->poff;
-    inf.joints = v->ijoints;
-    inf.weights = v->iweights;
-    sinew_pack_stats ps = { 0 };
-    uint32_t bad = 0;
-    sinew_result r = sinew_pack_vertices(v->total_v, v->fpos, v->fnrm, &inf, v->joints, a->vertices, &ps, &bad);
-    if (r) return fail(v->c, r, "vertex %u cannot be packed: %s", bad, sinew_result_string(r));
-    a->stats.max_influences = ps.max_influences;
-    /* the asset keeps the lists before pruning (sinew_asset_influences) */
     a->infl_offsets = v->poff; a->infl_joints = v->ijoints; a->infl_weights = v->iweights;
     v->poff = NULL; v->ijoints = NULL; v->iweights = NULL;
-    a->stats.vertices_pruned = ps.vertices_pruned;
-    a->stats.influences_pruned = ps.influences_pruned;
-    if (v->ftan) {
-        a->tangents = zalloc(v->al, v->total_v, sizeof *a->tangents);
-        if (!a->tangents) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-        r = sinew_pack_tangents(v->total_v, v->ftan, a->tangents, &bad);
-        if (r) return fail(v->c, r, "tangent of vertex %u cannot be packed: %s", bad, sinew_result_string(r));
-    }
-    return SINEW_OK;
+    return snw_builder_pack(&v->b, v->ftan);
 }
 
 /* ---- clips (step 11) ------------------------------------------------------ */
@@ -1078,6 +890,7 @@ static int keys_ordered(const double *t0, size_t stride, uint32_t n)
 
 /* The animation and channel being converted, for messages. */
 typedef struct anim_names {
+    uint32_t index;          /* the animation's */
     const char *anim, *node;
     size_t anim_len, node_len;
 } anim_names;
@@ -1089,7 +902,7 @@ static sinew_result sort_track(conv *v, void *keys, size_t size, uint32_t n, con
     if (keys_ordered(keys, size, n)) return SINEW_OK;
     for (uint32_t i = 0; i < n; i++)
         if (isnan(*(double *)((char *)keys + i * size)))
-            return fail(v->c, SINEW_ERROR_FORMAT, "animation '%.*s', channel '%.*s': NaN key time",
+            return fail_at(v->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, nm->index, UINT32_MAX, "animation '%.*s', channel '%.*s': NaN key time",
                         (int)nm->anim_len, nm->anim, (int)nm->node_len, nm->node);
     key_sort *ks = zalloc(v->al, n, sizeof *ks);
     char *tmp = zalloc(v->al, n, size);
@@ -1113,8 +926,8 @@ static int32_t channel_node(conv *v, const struct aiNodeAnim *ch, int32_t *used,
 {
     nm->node = ai_str(&ch->mNodeName, &nm->node_len);
     int32_t node = find_node(v, nm->node, nm->node_len);
-    if (node < 0 || !v->nodes[node].needed) return -1;
-    uint32_t j0 = v->nodes[node].first_joint;
+    if (node < 0 || !v->b.nodes[node].needed) return -1;
+    uint32_t j0 = v->b.nodes[node].first_joint;
     if (used[j0]) return -1;
     used[j0] = 1;
     return node;
@@ -1131,18 +944,18 @@ static sinew_result count_channels(conv *v, sinew_asset *a, const struct aiAnima
     for (uint32_t j = 0; j < joints; j++) used[j] = 0;
     for (uint32_t k = 0; k < an->mNumChannels; k++) {
         const struct aiNodeAnim *ch = an->mChannels[k];
-        if (!ch) return fail(c, SINEW_ERROR_FORMAT, "animation '%.*s': channel %u is NULL", (int)anm->anim_len, anm->anim, k);
+        if (!ch) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, anm->index, UINT32_MAX, "animation '%.*s': channel %u is NULL", (int)anm->anim_len, anm->anim, k);
         if ((ch->mNumPositionKeys && !ch->mPositionKeys) || (ch->mNumRotationKeys && !ch->mRotationKeys) ||
             (ch->mNumScalingKeys && !ch->mScalingKeys))
-            return fail(c, SINEW_ERROR_FORMAT, "animation '%.*s': channel %u has a NULL key list", (int)anm->anim_len, anm->anim, k);
+            return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, anm->index, UINT32_MAX, "animation '%.*s': channel %u has a NULL key list", (int)anm->anim_len, anm->anim, k);
         anim_names nm = *anm;
         int32_t node = channel_node(v, ch, used, &nm);
         if (node < 0) { a->stats.ignored_channels++; continue; }
-        uint32_t nj = v->node_joint_count[node];
+        uint32_t nj = v->b.nodes[node].joint_count;
         nch += nj;
         keys += (uint64_t)nj * ((uint64_t)ch->mNumPositionKeys + ch->mNumRotationKeys + ch->mNumScalingKeys);
         if (keys > v->max_keys)
-            return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "animation '%.*s' has more than %u keys", (int)anm->anim_len, anm->anim, v->max_keys);
+            return fail_at(c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CLIP, anm->index, UINT32_MAX, "animation '%.*s' has more than %u keys", (int)anm->anim_len, anm->anim, v->max_keys);
     }
     *nch_out = nch;
     *keys_out = keys;
@@ -1189,8 +1002,8 @@ static sinew_result convert_channel(conv *v, const struct aiNodeAnim *ch, uint32
     if ((r = sort_track(v, tk, sizeof *tk, ch->mNumPositionKeys, nm))) return r;
     if ((r = sort_track(v, sk, sizeof *sk, ch->mNumScalingKeys, nm))) return r;
     if ((r = sort_track(v, rk, sizeof *rk, ch->mNumRotationKeys, nm))) return r;
-    uint32_t j0 = v->nodes[node].first_joint;
-    for (uint32_t dup = 0; dup < v->node_joint_count[node]; dup++) {
+    uint32_t j0 = v->b.nodes[node].first_joint;
+    for (uint32_t dup = 0; dup < v->b.nodes[node].joint_count; dup++) {
         sinew_channel_desc *cd = &b->chs[b->ci++];
         cd->joint = j0 + dup;
         cd->translation_count = ch->mNumPositionKeys; cd->translations = tk;
@@ -1205,14 +1018,15 @@ static sinew_result build_clip(conv *v, sinew_asset *a, uint32_t ai, int32_t *us
 {
     ctx *c = v->c;
     const struct aiAnimation *an = v->scene->mAnimations[ai];
-    if (!an) return fail(c, SINEW_ERROR_FORMAT, "animation %u is NULL", ai);
+    if (!an) return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ai, UINT32_MAX, "animation %u is NULL", ai);
     anim_names anm = { 0 };
+    anm.index = ai;
     anm.anim = ai_str(&an->mName, &anm.anim_len);
     if (!isfinite(an->mDuration) || an->mDuration < 0 || !isfinite(an->mTicksPerSecond) || an->mTicksPerSecond < 0)
-        return fail(c, SINEW_ERROR_FORMAT, "animation '%.*s': invalid duration %g or ticks per second %g",
+        return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ai, UINT32_MAX, "animation '%.*s': invalid duration %g or ticks per second %g",
                     (int)anm.anim_len, anm.anim, an->mDuration, an->mTicksPerSecond);
     if (an->mNumChannels && !an->mChannels)
-        return fail(c, SINEW_ERROR_FORMAT, "animation '%.*s' has a NULL channel list", (int)anm.anim_len, anm.anim);
+        return fail_at(c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ai, UINT32_MAX, "animation '%.*s' has a NULL channel list", (int)anm.anim_len, anm.anim);
     uint64_t nch = 0, keys = 0;
     sinew_result r = count_channels(v, a, an, &anm, used, &nch, &keys);
     if (r) return r;
@@ -1232,18 +1046,15 @@ static sinew_result build_clip(conv *v, sinew_asset *a, uint32_t ai, int32_t *us
     char name[MAXLEN + 1];
     memcpy(name, anm.anim, anm.anim_len);
     name[anm.anim_len] = 0;
+    char label[MAXLEN + 3];
+    snprintf(label, sizeof label, "'%s'", name);
     sinew_clip_desc cd = { 0 };
     cd.name = name;
-    cd.joint_count = joints;
     cd.duration = an->mDuration;
     cd.ticks_per_second = an->mTicksPerSecond;
     cd.channel_count = b.ci;
     cd.channels = b.chs;
-    cd.allocator = v->al;
-    r = sinew_clip_create(&cd, &a->clips[ai]);
-    if (r) r = fail(c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT,
-                    "animation '%.*s': invalid keys (%s)", (int)anm.anim_len, anm.anim, sinew_result_string(r));
-    else a->clip_count = ai + 1;
+    r = snw_builder_clip(&v->b, ai, &cd, label);
 out:
     snw_free(v->al, b.chs); snw_free(v->al, b.vk); snw_free(v->al, b.qk);
     return r;
@@ -1258,13 +1069,10 @@ static sinew_result build_clips(conv *v, sinew_asset *a)
     uint32_t max_clips = d && d->max_clips ? d->max_clips : SINEW_ASSET_DEFAULT_MAX_CLIPS;
     if (s->mNumAnimations == 0) return SINEW_OK;
     if (!s->mAnimations) return fail(c, SINEW_ERROR_FORMAT, "scene has a NULL animation list");
-    if (s->mNumAnimations > max_clips)
-        return fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "%u animations (limit %u)", s->mNumAnimations, max_clips);
-    uint32_t joints = sinew_skeleton_joint_count(a->skel);
-    a->clips = zalloc(v->al, s->mNumAnimations, sizeof *a->clips);
-    int32_t *used = zalloc(v->al, joints, sizeof *used);
-    sinew_result r = SINEW_OK;
-    if (!a->clips || !used) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_result r = snw_builder_clips(&v->b, s->mNumAnimations, max_clips);
+    if (r) return r;
+    int32_t *used = zalloc(v->al, v->b.joints, sizeof *used);
+    if (!used) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     for (uint32_t ai = 0; ai < s->mNumAnimations && !r; ai++) r = build_clip(v, a, ai, used);
     snw_free(v->al, used);
     return r;
@@ -1308,67 +1116,31 @@ static sinew_result convert(ctx *c, const struct aiScene *s, const uint8_t *had_
     sinew_result r = SINEW_OK;
     if (s->mNumMeshes == 0 || !s->mMeshes) r = fail(c, SINEW_ERROR_EMPTY, "the file holds no mesh");
     else if (s->mNumMeshes > v.max_meshes) r = fail(c, SINEW_ERROR_LIMIT_EXCEEDED, "%u meshes (limit %u)", s->mNumMeshes, v.max_meshes);
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0] && !r; i++) r = steps[i](&v, a);
+    /* progress: a load has done assimp's parse (the first half) by now */
+    v.pbase = had_normals ? 0.5 : 0.0; /* had_normals: a load, not a caller's scene */
+    v.nsteps = (uint32_t)(sizeof steps / sizeof steps[0]);
+    for (v.step = 0; v.step < v.nsteps && !r; v.step++) {
+        r = step_progress(&v, 0.0);
+        if (!r) r = steps[v.step](&v, a);
+    }
     conv_release(&v);
     return r;
 }
 
-/* ---- public API ---------------------------------------------------------- */
-
-void sinew_asset_destroy(sinew_asset *a)
-{
-    if (!a) return;
-    sinew_allocator al = a->alloc; /* copied out: it lives in the block freed last */
-    sinew_skeleton_destroy(a->skel);
-    snw_free(&al, a->vertices); snw_free(&al, a->rest_pos); snw_free(&al, a->rest_nrm); snw_free(&al, a->tangents); snw_free(&al, a->indices);
-    snw_free(&al, a->meshes); snw_free(&al, a->names);
-    snw_free(&al, a->infl_offsets); snw_free(&al, a->infl_joints); snw_free(&al, a->infl_weights);
-    snw_free(&al, a->morphs); snw_free(&al, a->morph_default); snw_free(&al, a->morph_idx);
-    snw_free(&al, a->morph_dp); snw_free(&al, a->morph_dn); snw_free(&al, a->morph_dt); snw_free(&al, a->morph_names);
-    for (uint32_t i = 0; i < a->clip_count; i++) sinew_clip_destroy(a->clips[i]);
-    snw_free(&al, a->clips);
-    snw_free(&al, a);
-}
-
-void snw_asset_free(sinew_asset *a) { sinew_asset_destroy(a); }
+/* ---- entry points (asset.c) --------------------------------------------- */
 
 static sinew_result from_scene(ctx *c, const struct aiScene *scene, const uint8_t *had_normals, sinew_asset **out)
 {
     sinew_asset *a = zalloc(&c->alloc, 1, sizeof *a);
-    if (!a) return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    if (!a) return snw_asset_fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
     a->alloc = c->alloc;
     sinew_result r = convert(c, scene, had_normals, a);
     if (r) {
-        if (!SNW_ASSET_HAS_MESSAGE(c)) fail(c, r, "%s", sinew_result_string(r));
         sinew_asset_destroy(a);
         return r;
     }
     *out = a;
     return SINEW_OK;
-}
-
-/* Starts an import: error detail cleared, allocator resolved (the rule of
- * sinew/core.h; a bad one is INVALID_ARGUMENT). */
-static sinew_result ctx_init(ctx *c, const sinew_asset_desc *desc, sinew_error_info *err)
-{
-    c->desc = desc;
-    c->err = err;
-    snw_error_clear(err);
-    if (snw_allocator_resolve(desc ? desc->allocator : NULL, &c->alloc) != SINEW_OK)
-        return fail(c, SINEW_ERROR_INVALID_ARGUMENT, "the allocator has exactly one of alloc and free");
-    return SINEW_OK;
-}
-
-sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_asset_desc *desc, sinew_asset **out,
-                                    sinew_error_info *err)
-{
-    ctx c;
-    sinew_result r = ctx_init(&c, desc, err);
-    if (out) *out = NULL;
-    if (r) return r;
-    if (!out) return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
-    if (!scene) return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "scene is NULL");
-    return from_scene(&c, scene, NULL, out);
 }
 
 /* Refused references win over assimp's own message: the error names the URI. */
@@ -1378,12 +1150,12 @@ static sinew_result refused_error(ctx *c, const snw_confine *cf)
                 cf->refused, cf->why);
 }
 
-static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
+sinew_result snw_assimp_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
 {
     const sinew_asset_desc *desc = c->desc;
     sinew_result r;
     struct aiPropertyStore *props = aiCreatePropertyStore();
-    if (!props) return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    if (!props) return fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
     /* no fake "skeleton meshes" for skeleton-only files */
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
     unsigned int flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure;
@@ -1399,7 +1171,7 @@ static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
     if (cf->refused[0] || io.out_of_memory) {
         if (scene) aiReleaseImport(scene);
         aiReleasePropertyStore(props);
-        if (io.out_of_memory) return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+        if (io.out_of_memory) return fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
         return refused_error(c, cf);
     }
     if (!scene) {
@@ -1413,7 +1185,7 @@ static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
     if (!had) {
         aiReleaseImport(scene);
         aiReleasePropertyStore(props);
-        return fail(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+        return fail_at(c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
     }
     for (uint32_t i = 0; i < scene->mNumMeshes; i++)
         had[i] = scene->mMeshes && scene->mMeshes[i] && scene->mMeshes[i]->mNormals != NULL;
@@ -1434,87 +1206,7 @@ static sinew_result load_assimp(ctx *c, snw_confine *cf, sinew_asset **out)
     return r;
 }
 
-sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, sinew_error_info *err)
+sinew_result snw_assimp_from_scene(snw_import_ctx *c, const struct aiScene *scene, sinew_asset **out)
 {
-    ctx c;
-    sinew_result r = ctx_init(&c, desc, err);
-    if (out) *out = NULL;
-    if (r) return r;
-    if (!desc || !out) return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "desc or out is NULL");
-    if (!desc->path && (!desc->data || desc->size == 0))
-        return fail(&c, SINEW_ERROR_INVALID_ARGUMENT, "neither a path nor data was given");
-    if (!desc->path && desc->size > 0x7fffffffu)
-        return fail(&c, SINEW_ERROR_LIMIT_EXCEEDED, "in-memory file larger than 2 GiB");
-    snw_confine *cf = snw_alloc(&c.alloc, sizeof *cf);
-    if (!cf) return fail(&c, SINEW_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
-    r = snw_confine_init(cf, &c);
-    if (!r) {
-        int g = snw_gltf_wanted(desc) ? snw_gltf_load(&c, cf, out) : SNW_GLTF_NOT_V2;
-        if (g == SNW_GLTF_NOT_V2) {
-            snw_error_clear(c.err);
-            r = load_assimp(&c, cf, out);
-        } else {
-            r = (sinew_result)g;
-        }
-    }
-    snw_free(&c.alloc, cf);
-    return r;
-}
-
-const sinew_skeleton *sinew_asset_skeleton(const sinew_asset *a) { return a ? a->skel : NULL; }
-uint32_t sinew_asset_vertex_count(const sinew_asset *a) { return a ? a->vertex_count : 0; }
-const sinew_vertex *sinew_asset_vertices(const sinew_asset *a) { return a ? a->vertices : NULL; }
-const double *sinew_asset_rest_positions(const sinew_asset *a) { return a ? a->rest_pos : NULL; }
-const double *sinew_asset_rest_normals(const sinew_asset *a) { return a ? a->rest_nrm : NULL; }
-const sinew_tangent *sinew_asset_tangents(const sinew_asset *a) { return a ? a->tangents : NULL; }
-uint32_t sinew_asset_index_count(const sinew_asset *a) { return a ? a->index_count : 0; }
-const uint32_t *sinew_asset_indices(const sinew_asset *a) { return a ? a->indices : NULL; }
-uint32_t sinew_asset_mesh_count(const sinew_asset *a) { return a ? a->mesh_count : 0; }
-const sinew_asset_mesh_info *sinew_asset_mesh(const sinew_asset *a, uint32_t i)
-{
-    return a && i < a->mesh_count ? &a->meshes[i] : NULL;
-}
-uint32_t sinew_asset_clip_count(const sinew_asset *a) { return a ? a->clip_count : 0; }
-const sinew_clip *sinew_asset_clip(const sinew_asset *a, uint32_t i)
-{
-    return a && i < a->clip_count ? a->clips[i] : NULL;
-}
-int32_t sinew_asset_find_clip(const sinew_asset *a, const char *name)
-{
-    if (!a || !name) return -1;
-    for (uint32_t i = 0; i < a->clip_count; i++)
-        if (strcmp(sinew_clip_name(a->clips[i]), name) == 0) return (int32_t)i;
-    return -1;
-}
-const sinew_asset_import_stats *sinew_asset_stats(const sinew_asset *a) { return a ? &a->stats : NULL; }
-const sinew_morph_target *sinew_asset_morph_targets(const sinew_asset *a, uint32_t mesh, uint32_t *count,
-                                                   const float **default_weights)
-{
-    if (count) *count = 0;
-    if (default_weights) *default_weights = NULL;
-    if (!a || mesh >= a->mesh_count || !a->meshes[mesh].morph_count) return NULL;
-    const sinew_asset_mesh_info *m = &a->meshes[mesh];
-    if (count) *count = m->morph_count;
-    if (default_weights) *default_weights = a->morph_default + m->first_morph;
-    return a->morphs + m->first_morph;
-}
-
-sinew_result sinew_asset_influences(const sinew_asset *a, const uint32_t **offsets, const uint32_t **joints,
-                                    const float **weights)
-{
-    if (!a || !offsets || !joints || !weights) return SINEW_ERROR_INVALID_ARGUMENT;
-    *offsets = a->infl_offsets; *joints = a->infl_joints; *weights = a->infl_weights;
-    return SINEW_OK;
-}
-double sinew_asset_size(const sinew_asset *a) { return a ? a->size : 0; }
-
-sinew_result sinew_asset_bind_pose(const sinew_asset *a, sinew_transform *local_out)
-{
-    if (!a || !local_out) return SINEW_ERROR_INVALID_ARGUMENT;
-    uint32_t n = sinew_skeleton_joint_count(a->skel);
-    for (uint32_t j = 0; j < n; j++) {
-        sinew_result r = sinew_transform_from_mat4(sinew_skeleton_bind_local(a->skel, j), &local_out[j], NULL);
-        if (r) return r;
-    }
-    return SINEW_OK;
+    return from_scene(c, scene, NULL, out);
 }
