@@ -73,20 +73,8 @@ sinew_result demo_model_auto_weights(const demo_model *src, double alpha, demo_m
         d.joint_mask = used >= 2 ? mask : NULL;
         r = sinew_auto_weights_ex(src->skel, &d, nv, pos, j4, w4);
     }
-    if (r == SINEW_OK) {
-        sinew_rest_mesh_desc rd = {0};
-        rd.skeleton = src->skel;
-        rd.vertex_count = nv;
-        rd.positions = pos;
-        rd.normals = nrm;
-        rd.influences.per_vertex = 4;
-        rd.influences.joints = j4;
-        rd.influences.weights = w4;
-        rd.max_influences = 4;
-        rd.triangles = src->index_count >= 3 ? src->indices : NULL;
-        rd.triangle_count = src->index_count / 3;
-        r = sinew_rest_mesh_create(&rd, &m->rest, NULL);
-    }
+    if (r == SINEW_OK)
+        r = scene_rest_mesh4(src->skel, nv, pos, nrm, j4, w4, src->indices, src->index_count, 4, &m->rest);
     free(mask);
     free(j4);
     free(w4);
@@ -126,19 +114,7 @@ sinew_result demo_shape_alpha(uint32_t rings, uint32_t sectors, scene_shape shap
     sinew_result r = (pos && nrm && j4 && w4 && idx) ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (r == SINEW_OK) r = scene_tube_build(&td, pos, nrm, j4, w4, idx);
     if (r == SINEW_OK) r = scene_tube_skeleton(NULL, &m->skeleton);
-    if (r == SINEW_OK) {
-        sinew_rest_mesh_desc rd = {0};
-        rd.skeleton = m->skeleton;
-        rd.vertex_count = nv;
-        rd.positions = pos;
-        rd.normals = nrm;
-        rd.influences.per_vertex = 4;
-        rd.influences.joints = j4;
-        rd.influences.weights = w4;
-        rd.triangles = idx;
-        rd.triangle_count = ni / 3;
-        r = sinew_rest_mesh_create(&rd, &m->rest, NULL);
-    }
+    if (r == SINEW_OK) r = scene_rest_mesh4(m->skeleton, nv, pos, nrm, j4, w4, idx, ni, 0, &m->rest);
     free(pos);
     free(nrm);
     free(j4);

@@ -415,6 +415,24 @@ double scene_jump_ratio(const double *frames, uint32_t frame_count, uint32_t nv,
 
 /* The tube's skeleton and rest mesh (4 influences, bulge distances, triangles for
  * the centers of rotation); the packed vertices and distances through v and bulge. */
+sinew_result scene_rest_mesh4(const sinew_skeleton *skel, uint32_t nv, const float *pos, const float *nrm,
+                              const uint32_t *j4, const float *w4, const uint32_t *tri, uint32_t ni,
+                              uint32_t max_influences, sinew_rest_mesh **out)
+{
+    sinew_rest_mesh_desc rd = {0};
+    rd.skeleton = skel;
+    rd.vertex_count = nv;
+    rd.positions = pos;
+    rd.normals = nrm;
+    rd.influences.per_vertex = 4;
+    rd.influences.joints = j4;
+    rd.influences.weights = w4;
+    rd.max_influences = max_influences;
+    rd.triangles = ni >= 3 ? tri : NULL;
+    rd.triangle_count = ni / 3;
+    return sinew_rest_mesh_create(&rd, out, NULL);
+}
+
 static sinew_result scene_tube_rest(const scene_tube_desc *d, sinew_skeleton **sk, sinew_rest_mesh **rm,
                                     const sinew_vertex **v, const float **bulge)
 {
@@ -426,19 +444,7 @@ static sinew_result scene_tube_rest(const scene_tube_desc *d, sinew_skeleton **s
     sinew_result r = pos && nrm && w4 && j4 && tri ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (r == SINEW_OK) r = scene_tube_build(d, pos, nrm, j4, w4, tri);
     if (r == SINEW_OK) r = scene_tube_skeleton(NULL, sk);
-    if (r == SINEW_OK) {
-        sinew_rest_mesh_desc rd = {0};
-        rd.skeleton = *sk;
-        rd.vertex_count = nv;
-        rd.positions = pos;
-        rd.normals = nrm;
-        rd.influences.per_vertex = 4;
-        rd.influences.joints = j4;
-        rd.influences.weights = w4;
-        rd.triangles = tri;
-        rd.triangle_count = ni / 3;
-        r = sinew_rest_mesh_create(&rd, rm, NULL);
-    }
+    if (r == SINEW_OK) r = scene_rest_mesh4(*sk, nv, pos, nrm, j4, w4, tri, ni, 0, rm);
     if (r == SINEW_OK) {
         *v = sinew_rest_mesh_vertices(*rm);
         *bulge = sinew_rest_mesh_bulge_distances(*rm);

@@ -7,6 +7,7 @@
 #include <sinew/palette.h>
 #include <sinew/linalg.h>
 #include <sinew/mesh.h>
+#include <sinew/rest_mesh.h>
 #include <sinew/bounds.h>
 #include <sinew/blendshape.h>
 #include <sinew/reference.h>
@@ -54,6 +55,12 @@ sinew_result scene_tube_build(const scene_tube_desc *d, float *positions, float 
 
 /* The tube's 3-joint chain along x: joints at x = 0, 0.5 and 1. */
 sinew_result scene_tube_skeleton(const sinew_allocator *alloc, sinew_skeleton **out);
+/* A rest mesh from packed arrays: nv positions and normals (3 floats), 4 joints and
+ * weights per vertex, ni triangle indices (0: none); max_influences as in
+ * sinew_rest_mesh_desc. */
+sinew_result scene_rest_mesh4(const sinew_skeleton *skel, uint32_t nv, const float *pos, const float *nrm,
+                              const uint32_t *j4, const float *w4, const uint32_t *tri, uint32_t ni,
+                              uint32_t max_influences, sinew_rest_mesh **out);
 
 /* Local pose of the tube chain: the second joint bent by bend_rad about z, then
  * twisted by twist_rad about its bone (x); joint 1 may be scaled by scale (NULL = 1). */
