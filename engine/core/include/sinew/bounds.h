@@ -83,7 +83,9 @@ SINEW_API sinew_result sinew_joint_bounds_add_centers(const sinew_vertex *v, con
  * skinned vertex of the mesh lies inside [box_min, box_max]. Errors:
  * INVALID_ARGUMENT (NULL, bad method or flags), NOT_FOUND (a CoR method on joint
  * bounds without centers: sinew_joint_bounds_add_centers), EMPTY (no joint
- * influences a vertex), NON_FINITE (the palette holds a non-finite value). */
+ * influences a vertex), NON_FINITE (the palette holds a non-finite value).
+ * Allocates nothing; uses about 13 KiB of stack (per-joint terms of up to 128
+ * joints; larger skeletons compute them per neighbour, slower). */
 SINEW_API sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
                                     uint32_t joint_count, sinew_method method, uint32_t flags,
                                     const float *packed_palette, float box_min[3], float box_max[3]);

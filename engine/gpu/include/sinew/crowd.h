@@ -283,7 +283,8 @@ SINEW_API sinew_result sinew_crowd_prepare_begin(sinew_crowd *c, const sinew_cro
  * CAPACITY) for disjoint ranges. CALL_ORDER outside an open frame, ARGUMENT for
  * a range beyond begin's count or one overlapping another (the frame then fails
  * at end). A failing character stops its range (the rest of the range counts as
- * run) and is reported here; end reports the lowest failing character of all ranges. */
+ * run) and is reported here; end reports the lowest failing character of all ranges.
+ * Needs about 16 KiB of the calling thread's stack (culling boxes, bounds.h). */
 SINEW_API sinew_result sinew_crowd_prepare_run_range(sinew_crowd *c, uint32_t first, uint32_t count,
                                                      sinew_error_info *err);
 /* Ends the open frame once every range has returned: the morpher's weights,
