@@ -12,6 +12,20 @@
 
 
 
+/* n directions normalized in place; shorter than 1e-30 (or NaN): zero (blendshape.h's rule). */
+static void normalize_all(double *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        double *m = &v[3 * (size_t)i];
+        double l = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+        if (!(l >= 1e-30)) {
+            m[0] = m[1] = m[2] = 0.0;
+        } else {
+            m[0] /= l; m[1] /= l; m[2] /= l;
+        }
+    }
+}
+
 sinew_result sinew_morph_reference(uint32_t n, const sinew_vertex *v, const sinew_morph_target *targets,
                                    uint32_t target_count, const float *weights, double *pos_out, double *nrm_out,
                                    sinew_morph_error *err)
@@ -46,16 +60,7 @@ sinew_result sinew_morph_reference(uint32_t n, const sinew_vertex *v, const sine
             }
         }
     }
-    if (nrm_out)
-        for (uint32_t i = 0; i < n; i++) {
-            double *m = &nrm_out[3 * (size_t)i];
-            double l = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
-            if (!(l >= 1e-30)) {
-                m[0] = m[1] = m[2] = 0.0;
-            } else {
-                m[0] /= l; m[1] /= l; m[2] /= l;
-            }
-        }
+    if (nrm_out) normalize_all(nrm_out, n);
     return SINEW_OK;
 }
 
@@ -84,15 +89,7 @@ sinew_result sinew_morph_reference_tangents(uint32_t n, const sinew_tangent *tan
             for (int k = 0; k < 3; k++)
                 dir_out[3 * (size_t)g->indices[e] + k] += w * (double)g->tangent_deltas[3 * (size_t)e + k];
     }
-    for (uint32_t i = 0; i < n; i++) {
-        double *m = &dir_out[3 * (size_t)i];
-        double l = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
-        if (!(l >= 1e-30)) {
-            m[0] = m[1] = m[2] = 0.0;
-        } else {
-            m[0] /= l; m[1] /= l; m[2] /= l;
-        }
-    }
+    normalize_all(dir_out, n);
     return SINEW_OK;
 }
 
