@@ -633,6 +633,15 @@ static uint32_t crowd_first_output(const sinew_crowd *c, uint32_t i)
     return c->first_instance[i] < c->first_instance[i + 1] ? c->instances[c->first_instance[i]].output_offset : 0u;
 }
 
+/* Character i's output range no longer holds its own last skinning: a reset was
+ * asked or is owed, the index is new, or its model or first output vertex
+ * differs from the last prepare's at that index (this frame's layout). */
+static bool crowd_changed(const sinew_crowd *c, const sinew_crowd_character *ch, uint32_t i)
+{
+    return ch->reset_previous || i >= c->last_count || c->reset_owed[i] || c->last_model[i] != ch->model.value ||
+           c->last_output[i] != crowd_first_output(c, i);
+}
+
 /* Clip-driven morph weights of the characters not skipped (serial, inside the
  * begun frame, before the palettes so that the jobs can grow the boxes of
  * morphed meshes): the items of this frame's sinew_morpher_set_frame call, and
@@ -993,9 +1002,7 @@ static sinew_result prepare_begin(sinew_crowd *c, const sinew_crowd_character *c
     /* update_every must not leave a character showing another's vertices: one
      * whose output range or model changed (or that owes a reset) is skinned now. */
     for (uint32_t i = 0; i < count; i++)
-        c->forced[i] = (uint8_t)(!chars[i].hidden &&
-                                 (chars[i].reset_previous || i >= c->last_count || c->reset_owed[i] ||
-                                  c->last_model[i] != chars[i].model.value || c->last_output[i] != crowd_first_output(c, i)));
+        c->forced[i] = (uint8_t)(!chars[i].hidden && crowd_changed(c, &chars[i], i));
     double t0 = now_ms();
     sinew_frame frame;
     r = sinew_skinner_begin_frame(c->skinner, &frame);
@@ -1066,9 +1073,7 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
         }
         /* Previous positions: reset where this index's output range held nothing
          * or another character's vertices last time it was skinned. */
-        uint32_t first = c->first_instance[i] < c->first_instance[i + 1] ? c->instances[c->first_instance[i]].output_offset : 0u;
-        bool reset = chars[i].reset_previous || i >= c->last_count || c->reset_owed[i] ||
-                     c->last_model[i] != chars[i].model.value || c->last_output[i] != first;
+        bool reset = crowd_changed(c, &chars[i], i);
         skin_joints += c->models[chars[i].model.value].joint_count;
         for (uint32_t k = c->first_instance[i]; k < c->first_instance[i + 1]; k++) {
             c->instances[k].reset_previous = reset;
@@ -1091,9 +1096,8 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
     /* Bookkeeping of previous positions, committed with the frame. A skipped
      * character that owed a reset, or whose layout changed, owes one until skinned. */
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t first = c->first_instance[i] < c->first_instance[i + 1] ? c->instances[c->first_instance[i]].output_offset : 0u;
-        bool changed = chars[i].reset_previous || i >= c->last_count || c->reset_owed[i] ||
-                       c->last_model[i] != chars[i].model.value || c->last_output[i] != first;
+        uint32_t first = crowd_first_output(c, i);
+        bool changed = crowd_changed(c, &chars[i], i);
         int skip = crowd_skipped(c, &chars[i], i);
         c->reset_owed[i] = (uint8_t)(changed && skip);
         if (!skip) { /* boxes: skinned characters get this frame's; skipped ones keep theirs */
