@@ -321,6 +321,21 @@ static int create_host_device(host_vk *h, uint32_t api)
     return 1;
 }
 
+/* The host's objects for sinew_gpu_create_external, with its debug utils. */
+static sinew_gpu_external_desc host_external_desc(const host_vk *h)
+{
+    sinew_gpu_external_desc ed = { 0 };
+    ed.get_instance_proc_addr = vkGetInstanceProcAddr;
+    ed.instance = h->inst;
+    ed.physical_device = h->pd;
+    ed.device = h->dev;
+    ed.queue = h->queue;
+    ed.queue_family = h->fam;
+    ed.api_version = h->api;
+    ed.debug_utils_enabled = 1;
+    return ed;
+}
+
 /* Sinew destroyed none of the host's objects: they are still usable. */
 static void destroy_host_device(host_vk *h)
 {
@@ -501,15 +516,7 @@ static void check_external(tu_rng *rng)
 {
     host_vk h;
     if (!create_host_device(&h, VK_API_VERSION_1_1)) return;
-    sinew_gpu_external_desc ed = { 0 };
-    ed.get_instance_proc_addr = vkGetInstanceProcAddr;
-    ed.instance = h.inst;
-    ed.physical_device = h.pd;
-    ed.device = h.dev;
-    ed.queue = h.queue;
-    ed.queue_family = h.fam;
-    ed.api_version = VK_API_VERSION_1_1;
-    ed.debug_utils_enabled = 1;
+    sinew_gpu_external_desc ed = host_external_desc(&h);
     test_external_desc_errors(&ed);
     sinew_gpu *gpu = NULL;
     TU_CHECK_OK(sinew_gpu_create_external(&ed, &gpu, NULL));
@@ -565,15 +572,7 @@ static void check_host_output(tu_rng *rng)
         destroy_host_device(&h);
         return;
     }
-    sinew_gpu_external_desc ed = { 0 };
-    ed.get_instance_proc_addr = vkGetInstanceProcAddr;
-    ed.instance = h.inst;
-    ed.physical_device = h.pd;
-    ed.device = h.dev;
-    ed.queue = h.queue;
-    ed.queue_family = h.fam;
-    ed.api_version = h.api;
-    ed.debug_utils_enabled = 1;
+    sinew_gpu_external_desc ed = host_external_desc(&h);
     sinew_gpu *gpu = NULL;
     TU_CHECK_OK(sinew_gpu_create_external(&ed, &gpu, NULL));
     if (!gpu) {
