@@ -253,14 +253,23 @@ sinew_result sinew_rest_mesh_create(const sinew_rest_mesh_desc *desc, sinew_rest
         memcpy(m->triangles, desc->triangles, sizeof(uint32_t) * 3 * (size_t)desc->triangle_count);
         m->triangle_count = desc->triangle_count;
     }
-    /* Joint bounds: ask for the neighbor count first, then build. */
-    uint32_t need = 0;
-    r = sinew_joint_bounds_build(m->v, m->v8, n, J, m->bounds, NULL, 0, &need);
-    if (r == SINEW_ERROR_CAPACITY || r == SINEW_OK) {
-        m->neighbors = (uint16_t *)snw_alloc(&a, sizeof(uint16_t) * (need ? need : 1));
-        r = m->neighbors ? sinew_joint_bounds_build(m->v, m->v8, n, J, m->bounds, m->neighbors, need, &m->neighbor_count)
-                         : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    /* Joint bounds, one O(joints x vertices) pass: into room for every joint pair
+     * (at most joint_count^2 entries, 128 KiB for 256 joints) then kept at the
+     * size used; beyond 256 joints, a first pass asks for the size. */
+    uint32_t need = J <= 256u ? J * J : 0u;
+    if (need == 0) {
+        r = sinew_joint_bounds_build(m->v, m->v8, n, J, m->bounds, NULL, 0, &need);
+        if (r == SINEW_ERROR_CAPACITY) r = SINEW_OK;
     }
+    uint16_t *nb = r == SINEW_OK ? (uint16_t *)snw_alloc(&a, sizeof(uint16_t) * (need ? need : 1)) : NULL;
+    if (r == SINEW_OK && !nb) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) r = sinew_joint_bounds_build(m->v, m->v8, n, J, m->bounds, nb, need, &m->neighbor_count);
+    if (r == SINEW_OK) {
+        m->neighbors = (uint16_t *)snw_alloc(&a, sizeof(uint16_t) * (m->neighbor_count ? m->neighbor_count : 1));
+        if (m->neighbors) memcpy(m->neighbors, nb, sizeof(uint16_t) * m->neighbor_count);
+        else r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    snw_free(&a, nb);
     if (r != SINEW_OK) {
         snw_fail(err, r, SINEW_ITEM_NONE, UINT32_MAX, "joint bounds: %s", sinew_result_string(r));
         goto fail;
