@@ -553,7 +553,10 @@ static void test_misuse(sinew_gpu *gpu, const mesh_data *md)
     in.method = SINEW_METHOD_COR;
     TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1, NULL));
     TU_CHECK_OK(sinew_debug_set_kernel(sk, SINEW_DEBUG_KERNEL_BASELINE)); /* no CoR code there */
-    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    sinew_error_info e;
+    TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1, &e), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK(e.item == SINEW_ITEM_INSTANCE && e.index == 0 && strstr(e.message, "no centers of rotation") &&
+             strstr(e.message, "baseline"));
     TU_CHECK_OK(sinew_debug_set_kernel(sk, SINEW_DEBUG_KERNEL_AUTO));
     TU_CHECK_OK(sinew_skinner_set_instances(sk, &in, 1, NULL));
     TU_CHECK_OK(sinew_skinner_end_frame(sk, VK_NULL_HANDLE));

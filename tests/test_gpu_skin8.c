@@ -475,7 +475,9 @@ int main(void)
         sinew_frame fr;
         TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
         sinew_instance in = { { 0 }, SINEW_METHOD_LBS, 0, 0, 0 };
-        TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        sinew_error_info e;
+        TU_CHECK_RESULT(sinew_skinner_set_instances(sk, &in, 1, &e), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK(e.item == SINEW_ITEM_INSTANCE && e.index == 0 && strstr(e.message, "4-influence"));
         TU_CHECK_OK(sinew_skinner_set_instances(sk, NULL, 0, NULL));
         TU_CHECK_OK(sinew_skinner_end_frame(sk, VK_NULL_HANDLE));
         sinew_skinner_destroy(sk);

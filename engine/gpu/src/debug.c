@@ -342,3 +342,9 @@ sinew_result sinew_debug_measure_roofline(sinew_gpu *gpu, uint32_t repeats, sine
     out->cache = plan.cache;
     return r;
 }
+
+uint32_t sinew_debug_validation_message_count(const sinew_gpu *gpu)
+{
+    return gpu ? __atomic_load_n(&gpu->message_count, __ATOMIC_RELAXED) : 0;
+}
+bool sinew_debug_validation_enabled(const sinew_gpu *gpu) { return gpu ? gpu->validation != 0 : false; }

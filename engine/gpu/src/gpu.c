@@ -606,11 +606,6 @@ sinew_result sinew_gpu_list_devices(sinew_gpu_device_info *out, uint32_t max, ui
 const sinew_gpu_device_info *sinew_gpu_info(const sinew_gpu *gpu) { return gpu ? &gpu->info : NULL; }
 const VkPhysicalDeviceProperties *sinew_gpu_properties(const sinew_gpu *gpu) { return gpu ? &gpu->props : NULL; }
 uint64_t sinew_gpu_max_allocation(const sinew_gpu *gpu) { return gpu ? gpu->max_allocation : 0; }
-uint32_t sinew_debug_validation_message_count(const sinew_gpu *gpu)
-{
-    return gpu ? __atomic_load_n(&gpu->message_count, __ATOMIC_RELAXED) : 0;
-}
-bool sinew_debug_validation_enabled(const sinew_gpu *gpu) { return gpu ? gpu->validation != 0 : false; }
 VkInstance sinew_gpu_instance(const sinew_gpu *gpu) { return gpu ? gpu->instance : VK_NULL_HANDLE; }
 VkPhysicalDevice sinew_gpu_physical_device(const sinew_gpu *gpu) { return gpu ? gpu->phys : VK_NULL_HANDLE; }
 VkDevice sinew_gpu_device(const sinew_gpu *gpu) { return gpu ? gpu->device : VK_NULL_HANDLE; }

@@ -4,7 +4,8 @@
  * This room: create/destroy, meshes (add/remove, the rest-slot allocator),
  * accessors, bindings, the memory report and the morph pass's hooks; frames
  * are in skinner_frame.c, pipelines in skinner_pipelines.c, the debug entry
- * points in skinner_debug.c (shared internals: skinner_internal.h). */
+ * points of sinew/debug.h in the debug layer, debug_skinner.c (shared
+ * internals: skinner_internal.h). */
 #include "skinner_internal.h"
 
 #include <math.h>

@@ -162,7 +162,7 @@ static uint32_t plan_variants(const sinew_skinner *sk, const sinew_instance *ins
         uint32_t gpi = (m->count + wgs - 1) / wgs;
         uint32_t rows = p->count < lim->maxComputeWorkGroupCount[1] ? p->count : lim->maxComputeWorkGroupCount[1];
         uint32_t slices = (p->count + rows - 1) / rows;
-        if (sk->kernel == SINEW_DEBUG_KERNEL_RECORDS || gpi > row || slices > lim->maxComputeWorkGroupCount[2])
+        if (sk->force_records || gpi > row || slices > lim->maxComputeWorkGroupCount[2])
             p->grid = 0;
         snw_dispatch *d = &disp[nd++];
         memset(d, 0, sizeof *d);
@@ -219,7 +219,7 @@ static void write_variants(sinew_skinner *sk, const sinew_instance *instances, u
     }
     memcpy(sk->disp[s], disp, sizeof(snw_dispatch) * nd);
     sk->disp_count[s] = nd;
-    sk->baseline[s] = 0;
+    sk->slot_override[s] = NULL;
 }
 
 sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance *instances, uint32_t count,
@@ -236,7 +236,7 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
     if (count > sk->d.max_instances)
         return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
                            "max_instances (%u): %u instances given", sk->d.max_instances, count);
-    int base = sk->kernel == SINEW_DEBUG_KERNEL_BASELINE;
+    const snw_kernel_override *ov = sk->override;
     uint64_t work = 0, work_base = 0;
     uint32_t texel = sk->path == SINEW_READ_TEXEL ? 1u : 0u;
     for (uint32_t i = 0; i < count; i++) {
@@ -258,19 +258,15 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
                                "instance %u: bulge correction, but mesh %u was added without bulge_rest distances", i,
                                in->mesh.value);
-        /* CoR needs the mesh's centers; the baseline debug kernel has no CoR code */
+        /* CoR needs the mesh's centers */
         if (sinew_method_uses_centers(in->method) && !m->has_cor)
             return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
                                "instance %u: method %s needs centers of rotation, but mesh %u was added without cor_centers",
                                i, sinew_method_name(in->method), in->mesh.value);
-        if (sinew_method_uses_centers(in->method) && base)
-            return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
-                               "instance %u: method %s: the baseline debug kernel has no centers of rotation", i,
-                               sinew_method_name(in->method));
-        if (base && (m->influences != 4u || (m->first_slot & 1u)))
-            return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i,
-                               "instance %u: the baseline debug kernel reads only 4-influence meshes at even slots (mesh %u)",
-                               i, in->mesh.value);
+        const char *why = ov ? ov->refuse(in, m) : NULL;
+        if (why)
+            return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_INSTANCE, i, "instance %u (mesh %u, %s): %s",
+                               i, in->mesh.value, sinew_method_name(in->method), why);
         uint64_t pal_end = (uint64_t)in->palette_offset + (uint64_t)m->joints * sinew_palette_gpu_stride(in->method, in->flags);
         if (pal_end > sk->d.max_palette_vec4)
             return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_INSTANCE, i,
@@ -291,10 +287,10 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
     /* Plan, then the pipelines in use (each created once, at its first use). */
     variant_plan plan[SNW_VARIANTS];
     snw_dispatch disp[SNW_VARIANTS];
-    uint32_t nd = base ? 0 : plan_variants(sk, instances, count, plan, disp);
+    uint32_t nd = ov ? 0 : plan_variants(sk, instances, count, plan, disp);
     VkPipeline pl;
-    if (base && count) {
-        sinew_result r = snw_skinner_baseline_pipeline(sk, texel, &pl);
+    if (ov && count) {
+        sinew_result r = ov->pipeline(sk, texel, &pl);
         if (r != SINEW_OK) return r;
     }
     for (uint32_t i = 0; i < nd; i++) {
@@ -302,9 +298,10 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
         if (r != SINEW_OK) return r;
     }
     /* Valid: write this slot's records and dispatches. */
-    if (base)
-        snw_skinner_write_baseline(sk, instances, count);
-    else
+    if (ov) {
+        ov->write(sk, instances, count);
+        sk->slot_override[sk->slot] = ov;
+    } else
         write_variants(sk, instances, count, plan, disp, nd);
     sk->instances_set = 1;
     return SINEW_OK;
@@ -323,7 +320,7 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
     /* Pipelines first (the read path may have changed since set_instances). */
     VkPipeline pipes[SNW_VARIANTS];
     for (uint32_t i = 0; i < sk->disp_count[s]; i++) {
-        sinew_result r = sk->baseline[s] ? snw_skinner_baseline_pipeline(sk, texel, &pipes[i])
+        sinew_result r = sk->slot_override[s] ? sk->slot_override[s]->pipeline(sk, texel, &pipes[i])
                                          : snw_skinner_pipeline(sk, snw_dispatch_key(sk, &sk->disp[s][i], texel), &pipes[i]);
         if (r != SINEW_OK) return r;
     }
@@ -346,8 +343,8 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
     }
     if (sk->disp_count[s])
         gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->layout, 0, 1, &sk->sets[s], 0, NULL);
-    if (sk->baseline[s] && sk->disp_count[s]) {
-        snw_skinner_record_baseline(sk, cmd, pipes[0], s);
+    if (sk->slot_override[s] && sk->disp_count[s]) {
+        sk->slot_override[s]->record(sk, cmd, pipes[0], s);
     } else {
         /* One dispatch per variant in use; their outputs are disjoint, no barrier between them. */
         for (uint32_t i = 0; i < sk->disp_count[s]; i++) {
@@ -458,13 +455,6 @@ sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms)
     }
     if (!sk->have_last_ms) return SINEW_ERROR_NOT_FOUND;
     *ms = sk->last_ms;
-    return SINEW_OK;
-}
-
-sinew_result snw_skinner_check_range(const sinew_skinner *sk, uint32_t first, uint32_t count)
-{
-    if (count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
-    if ((uint64_t)first + count > sk->d.max_output_vertices) return SINEW_ERROR_CAPACITY;
     return SINEW_OK;
 }
 

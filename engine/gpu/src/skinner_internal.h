@@ -2,7 +2,7 @@
  * meshes and the rest-slot allocator, accessors, bindings, memory report, the
  * morph hooks), skinner_frame.c (frames: begin/set_instances/record/end/submit/
  * wait, GPU time, read-backs), skinner_pipelines.c (shader modules, layouts,
- * variant pipelines by snw_pipe_key) and skinner_debug.c (the sinew_debug_*
+ * variant pipelines by snw_pipe_key) and, in the debug layer, debug_skinner.c (the sinew_debug_*
  * entry points of the skinner, the baseline kernel's records, poison).
  * Layout constants: shaders/sinew_layout.h. Nothing here is exported. */
 #ifndef SINEW_SKINNER_INTERNAL_H
@@ -85,12 +85,13 @@ struct sinew_skinner {
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
     VkPipeline pipe[SNW_PIPES];   /* variant pipelines by snw_pipe_key, created at first use (snw_skinner_pipeline) */
-    VkPipeline pipe_base[2];      /* baseline kernel: [0] storage reads, [1] texel reads */
-    sinew_debug_kernel kernel;    /* sinew_debug_set_kernel */
+    VkPipeline pipe_base[2];      /* override kernel (debug layer): [0] storage reads, [1] texel reads */
+    const struct snw_kernel_override *override; /* NULL: the variant kernels (sinew_debug_set_kernel) */
+    int force_records;            /* variant kernels, group records only (SINEW_DEBUG_KERNEL_RECORDS) */
     uint32_t wg_size, wg_default; /* variant kernels' workgroup size */
     snw_dispatch disp[MAXF][SNW_VARIANTS];
     uint32_t disp_count[MAXF];
-    int baseline[MAXF];           /* the slot's frame uses the baseline kernel */
+    const struct snw_kernel_override *slot_override[MAXF]; /* the kernel of the slot's frame, NULL: variants */
     VkDescriptorPool dpool;
     VkDescriptorSet sets[MAXF];
     VkQueryPool queries;
@@ -168,21 +169,36 @@ uint8_t snw_wg_choice(uint32_t wg_size);
 snw_pipe_key snw_dispatch_key(const sinew_skinner *sk, const snw_dispatch *d, uint32_t texel);
 /* The pipeline of a key, created at its first use (compiled once per skinner). */
 sinew_result snw_skinner_pipeline(sinew_skinner *sk, snw_pipe_key key, VkPipeline *out);
-/* The baseline kernel's pipeline (texel: read path), created at its first use. */
-sinew_result snw_skinner_baseline_pipeline(sinew_skinner *sk, uint32_t texel, VkPipeline *out);
 
 /* ---- skinner_frame.c ---- */
 
 /* Waits for every ring slot, even past a failing one; the first error is returned. */
 sinew_result snw_skinner_wait_all(sinew_skinner *sk);
-/* count output vertices from first: INVALID_ARGUMENT if none, CAPACITY beyond max_output_vertices. */
-sinew_result snw_skinner_check_range(const sinew_skinner *sk, uint32_t first, uint32_t count);
+/* count output vertices from first: INVALID_ARGUMENT if none, CAPACITY beyond max_output_vertices.
+ * (Inline: the debug layer uses it too and cannot call the gpu layer's internals.) */
+static inline sinew_result snw_skinner_check_range(const sinew_skinner *sk, uint32_t first, uint32_t count)
+{
+    if (count == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((uint64_t)first + count > sk->d.max_output_vertices) return SINEW_ERROR_CAPACITY;
+    return SINEW_OK;
+}
 
-/* ---- skinner_debug.c ---- */
-
-/* The baseline kernel's instance records and work list for the frame's slot. */
-void snw_skinner_write_baseline(sinew_skinner *sk, const sinew_instance *instances, uint32_t count);
-/* Records the baseline kernel's one dispatch of slot s with its pipeline. */
-void snw_skinner_record_baseline(sinew_skinner *sk, VkCommandBuffer cmd, VkPipeline pipe, uint32_t s);
+/* ---- kernel override (the debug layer's baseline kernel, debug_skinner.c) ----
+ * A kernel that replaces the variant kernels for whole frames. The runtime
+ * only calls through this table; the kernel, its shader and its records live
+ * in the sinew_debug library, which installs it (sinew_debug_set_kernel).
+ * The debug layer is its own merged object: it reads the skinner's fields but
+ * calls none of the gpu layer's internal functions (only inline ones here and
+ * the Vulkan helpers it is built with). */
+typedef struct snw_kernel_override {
+    /* NULL if it can skin instance in (of mesh m), else why not (for the error message). */
+    const char *(*refuse)(const sinew_instance *in, const mesh_rec *m);
+    /* Its pipeline for the read path (texel), created at first use (sk->pipe_base, sk->shader_base). */
+    sinew_result (*pipeline)(sinew_skinner *sk, uint32_t texel, VkPipeline *out);
+    /* Its records and work list for the frame's slot; sets work_count/disp_count of the slot. */
+    void (*write)(sinew_skinner *sk, const sinew_instance *instances, uint32_t count);
+    /* Records the slot's dispatch with its pipeline (descriptor set already bound). */
+    void (*record)(sinew_skinner *sk, VkCommandBuffer cmd, VkPipeline pipe, uint32_t s);
+} snw_kernel_override;
 
 #endif

@@ -1,6 +1,7 @@
 /* Pipelines of the GPU skinner: shader modules and layouts, and one
  * skin.comp pipeline per snw_pipe_key (variant x grid/records x read path x
- * workgroup size), each created at its first use; the baseline kernel's two. */
+ * workgroup size), each created at its first use. (The debug layer's override kernel creates
+ * its own into sk->pipe_base / shader_base; they are destroyed here.) */
 #include "skinner_internal.h"
 
 static sinew_result make_pipeline(sinew_skinner *sk, VkShaderModule module, const uint32_t *spec,
@@ -115,24 +116,10 @@ sinew_result snw_skinner_create_pipelines(sinew_skinner *sk)
 {
     sinew_gpu *gpu = sk->gpu;
     sinew_result r = snw_vk_shader(gpu, snw_spv_skin_comp, snw_spv_skin_comp_size, &sk->shader);
-    if (r == SINEW_OK)
-        r = snw_vk_shader(gpu, snw_spv_skin_baseline_comp, snw_spv_skin_baseline_comp_size, &sk->shader_base);
     if (r != SINEW_OK) return r;
     VkDescriptorType types[SINEW_BIND_COUNT];
     snw_skinner_binding_types(types);
     return snw_vk_compute_layout(gpu, SNW_VKA(gpu), types, SINEW_BIND_COUNT, SINEW_PUSH_BYTES, &sk->dsl, &sk->layout);
-}
-
-sinew_result snw_skinner_baseline_pipeline(sinew_skinner *sk, uint32_t texel, VkPipeline *out)
-{
-    if (!sk->pipe_base[texel]) {
-        uint32_t spec[2] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel };
-        VkSpecializationMapEntry me[2] = { { SINEW_SPEC_OUTPUT_PACKED, 0, 4 }, { SINEW_SPEC_READ_TEXEL, 4, 4 } };
-        sinew_result r = make_pipeline(sk, sk->shader_base, spec, me, 2, &sk->pipe_base[texel]);
-        if (r != SINEW_OK) return r;
-    }
-    *out = sk->pipe_base[texel];
-    return SINEW_OK;
 }
 
 void snw_skinner_destroy_pipelines(sinew_skinner *sk)

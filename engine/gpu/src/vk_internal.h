@@ -260,6 +260,7 @@ void snw_log_default(void *user, int severity, const char *message);
 /* Embedded SPIR-V (cmake/embed_spirv.cmake). */
 extern const uint32_t snw_spv_skin_comp[];
 extern const size_t snw_spv_skin_comp_size;
+/* debug layer only (debug.c, debug_skinner.c): */
 extern const uint32_t snw_spv_skin_baseline_comp[];
 extern const size_t snw_spv_skin_baseline_comp_size;
 extern const uint32_t snw_spv_copy_comp[];

@@ -1,7 +1,9 @@
-/* The skinner's debug and test hooks of sinew/debug.h: the grid row limit,
- * the kernel choice (variants or the baseline kernel, whose instance records,
- * work list and dispatch are here), the workgroup size, the dispatch count and
- * the poison fills of the output buffers. The context's hooks: debug.c. */
+/* The skinner's debug and test hooks of sinew/debug.h (debug layer, not in
+ * sinew::gpu): the grid row limit, the kernel choice (variants or the baseline
+ * kernel: its shader, pipeline, instance records, work list and dispatch are
+ * here, installed into the skinner as a snw_kernel_override), the workgroup
+ * size, the dispatch count and the poison fills of the output buffers. The
+ * context's hooks and the copy roofline: debug.c. */
 #include "skinner_internal.h"
 
 #include <string.h>
@@ -26,7 +28,7 @@ sinew_result sinew_debug_set_max_grid_x(sinew_skinner *sk, uint32_t max_grid_x)
     return SINEW_OK;
 }
 
-void snw_skinner_write_baseline(sinew_skinner *sk, const sinew_instance *instances, uint32_t count)
+static void baseline_write(sinew_skinner *sk, const sinew_instance *instances, uint32_t count)
 {
     char *base = (char *)sk->frame.mapped + sk->slot * sk->frame_slot_stride;
     gpu_instance *gi = (gpu_instance *)base;
@@ -46,10 +48,9 @@ void snw_skinner_write_baseline(sinew_skinner *sk, const sinew_instance *instanc
     }
     sk->work_count[sk->slot] = w;
     sk->disp_count[sk->slot] = w ? 1u : 0u;
-    sk->baseline[sk->slot] = 1;
 }
 
-void snw_skinner_record_baseline(sinew_skinner *sk, VkCommandBuffer cmd, VkPipeline pipe, uint32_t s)
+static void baseline_record(sinew_skinner *sk, VkCommandBuffer cmd, VkPipeline pipe, uint32_t s)
 {
     sinew_gpu *gpu = sk->gpu;
     uint32_t work = sk->work_count[s];
@@ -65,10 +66,40 @@ void snw_skinner_record_baseline(sinew_skinner *sk, VkCommandBuffer cmd, VkPipel
     gpu->vk.vkCmdDispatch(cmd, gx, gy, 1);
 }
 
+static const char *baseline_refuse(const sinew_instance *in, const mesh_rec *m)
+{
+    if (sinew_method_uses_centers(in->method)) return "the baseline debug kernel has no centers of rotation";
+    if (m->influences != 4u || (m->first_slot & 1u))
+        return "the baseline debug kernel reads only 4-influence meshes at even slots";
+    return NULL;
+}
+
+static sinew_result baseline_pipeline(sinew_skinner *sk, uint32_t texel, VkPipeline *out)
+{
+    if (!sk->shader_base) {
+        sinew_result r = snw_vk_shader(sk->gpu, snw_spv_skin_baseline_comp, snw_spv_skin_baseline_comp_size,
+                                       &sk->shader_base);
+        if (r != SINEW_OK) return r;
+    }
+    if (!sk->pipe_base[texel]) {
+        uint32_t spec[2] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, texel };
+        VkSpecializationMapEntry me[2] = { { SINEW_SPEC_OUTPUT_PACKED, 0, 4 }, { SINEW_SPEC_READ_TEXEL, 4, 4 } };
+        VkSpecializationInfo si = { 2, me, sizeof spec, spec };
+        sinew_result r = snw_vk_compute_pipeline(sk->gpu, SNW_VKA(sk->gpu), sk->shader_base, sk->layout, &si,
+                                                 &sk->pipe_base[texel]);
+        if (r != SINEW_OK) return r;
+    }
+    *out = sk->pipe_base[texel];
+    return SINEW_OK;
+}
+
+static const snw_kernel_override baseline_kernel = { baseline_refuse, baseline_pipeline, baseline_write, baseline_record };
+
 sinew_result sinew_debug_set_kernel(sinew_skinner *sk, sinew_debug_kernel kernel)
 {
     if (!sk || (unsigned)kernel > SINEW_DEBUG_KERNEL_BASELINE) return SINEW_ERROR_INVALID_ARGUMENT;
-    sk->kernel = kernel;
+    sk->override = kernel == SINEW_DEBUG_KERNEL_BASELINE ? &baseline_kernel : NULL;
+    sk->force_records = kernel == SINEW_DEBUG_KERNEL_RECORDS;
     return SINEW_OK;
 }
 
@@ -87,7 +118,7 @@ uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t *grid_disp
     if (sk && sk->last_slot >= 0) {
         uint32_t s = (uint32_t)sk->last_slot;
         n = sk->disp_count[s];
-        if (!sk->baseline[s])
+        if (!sk->slot_override[s])
             for (uint32_t i = 0; i < n; i++) g += sk->disp[s][i].grid;
     }
     if (grid_dispatches) *grid_dispatches = g;
