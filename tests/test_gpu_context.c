@@ -729,11 +729,210 @@ static void check_host_output(tu_rng *rng)
     destroy_host_device(&h);
 }
 
+#ifdef SINEW_TEST_HAVE_ASSET
+#include <sinew/asset.h>
+#include <sinew/crowd.h>
+
+/* What an engine does with a glTF character (Done-means of the 1.0 API): a
+ * crowd of simple_skin.gltf (assimp-testmodels) playing its clip, LBS and DQS,
+ * on the host's own device, skinned into a VkBuffer the host created (at an
+ * offset, with vertex-buffer usage), ended by the host's own barrier and copy
+ * in its own command buffer and fence, three frames two in flight. Output
+ * poisoned first; every character's range is checked against the float64
+ * reference of its pose each frame (tolerance 1e-5 of the model's size). */
+static void check_host_crowd_gltf(void)
+{
+    const char *path = "/usr/share/assimp/models/glTF2/simple_skin/simple_skin.gltf";
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "host crowd: %s missing (package assimp-testmodels); skipped\n", path);
+        return;
+    }
+    host_vk h;
+    if (!create_host_device(&h, VK_API_VERSION_1_1)) return;
+    sinew_gpu_external_desc ed = host_external_desc(&h);
+    sinew_gpu *gpu = NULL;
+    sinew_error_info e;
+    TU_CHECK_OK(sinew_gpu_create_external(&ed, &gpu, &e));
+    sinew_asset_desc ad = { 0 };
+    ad.path = path;
+    sinew_asset *a = NULL;
+    TU_CHECK_OK(sinew_asset_load(&ad, &a, &e));
+    sinew_rest_mesh *rm = NULL;
+    if (a) TU_CHECK_OK(sinew_asset_rest_mesh(a, SINEW_ASSET_ALL_MESHES, 4, &rm, &e));
+    if (!gpu || !rm || sinew_asset_clip_count(a) == 0) {
+        TU_CHECK(!"host crowd: setup failed");
+        sinew_rest_mesh_destroy(rm);
+        sinew_asset_destroy(a);
+        sinew_gpu_destroy(gpu);
+        destroy_host_device(&h);
+        return;
+    }
+    enum { NCH = 5, FRAMES = 3, IN_FLIGHT = 2 };
+    const sinew_skeleton *skel = sinew_asset_skeleton(a);
+    const sinew_clip *clip = sinew_asset_clip(a, 0);
+    const uint32_t nv = sinew_rest_mesh_vertex_count(rm), nj = sinew_rest_mesh_joint_count(rm);
+    const VkDeviceSize base = 768, out_bytes = (VkDeviceSize)NCH * nv * 24u;
+    VkBuffer out_buf, rb_buf;
+    VkDeviceMemory out_mem = host_buffer(&h, base + out_bytes,
+                                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &out_buf);
+    VkDeviceMemory rb_mem = host_buffer(&h, FRAMES * out_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                        &rb_buf);
+    sinew_skinner_desc sd = { 0 };
+    sd.max_rest_vertices = nv;
+    sd.max_output_vertices = NCH * nv;
+    sd.max_instances = NCH;
+    sd.max_meshes = 1;
+    sd.max_palette_vec4 = NCH * nj * 5;
+    sd.frames_in_flight = IN_FLIGHT;
+    sd.output_buffer.buffer = out_buf;
+    sd.output_buffer.offset = base;
+    sd.output_buffer.size = out_bytes;
+    sd.host_final_barrier = true;
+    sinew_skinner *sk = NULL;
+    sinew_mesh_id mesh = { 0 };
+    sinew_crowd *crowd = NULL;
+    sinew_model_id model = { 0 };
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, &e));
+    if (sk) TU_CHECK_OK(sinew_skinner_add_rest_mesh(sk, rm, &mesh, &e));
+    sinew_crowd_desc cd = { 0 };
+    cd.skinner = sk;
+    cd.max_characters = NCH;
+    cd.max_joints = nj;
+    if (sk) TU_CHECK_OK(sinew_crowd_create(&cd, &crowd, &e));
+    const sinew_rest_mesh *rms[1] = { rm };
+    sinew_crowd_model_desc cm = { 0 };
+    cm.skeleton = skel;
+    cm.mesh_count = 1;
+    cm.meshes = &mesh;
+    cm.rest_meshes = rms;
+    if (crowd) TU_CHECK_OK(sinew_crowd_add_model(crowd, &cm, &model, &e));
+    sinew_crowd_character ch[NCH];
+    sinew_mat4 roots[NCH];
+    memset(ch, 0, sizeof ch);
+    const double size = sinew_asset_size(a);
+    for (int i = 0; i < NCH; i++) {
+        roots[i] = sinew_mat4_from_rigid(sinew_quat_from_axis_angle(sinew_v3(0, 1, 0), 0.3 * i),
+                                         sinew_v3(1.5 * size * i, 0, 0));
+        ch[i].model = model;
+        ch[i].method = i % 2 ? SINEW_METHOD_DQS : SINEW_METHOD_LBS;
+        ch[i].root = &roots[i];
+        ch[i].clip = clip;
+    }
+    VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+    pci.queueFamilyIndex = h.fam;
+    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    VkCommandPool pool;
+    TU_CHECK(vkCreateCommandPool(h.dev, &pci, NULL, &pool) == VK_SUCCESS);
+    VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = IN_FLIGHT;
+    VkCommandBuffer cmd[IN_FLIGHT];
+    TU_CHECK(vkAllocateCommandBuffers(h.dev, &ai, cmd) == VK_SUCCESS);
+    VkFence fence[IN_FLIGHT];
+    VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+    fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
+    for (int f = 0; f < IN_FLIGHT; f++) TU_CHECK(vkCreateFence(h.dev, &fci, NULL, &fence[f]) == VK_SUCCESS);
+    double times[FRAMES][NCH];
+    uint32_t first[FRAMES][NCH], count[FRAMES][NCH];
+    int ran = 0;
+    if (crowd) TU_CHECK_OK(sinew_debug_poison_output(sk, 0, NCH * nv, 0x7fc00000u));
+    for (int f = 0; crowd && f < FRAMES; f++) {
+        int k = f % IN_FLIGHT;
+        TU_CHECK(vkWaitForFences(h.dev, 1, &fence[k], VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+        for (int i = 0; i < NCH; i++) ch[i].time = times[f][i] = 0.37 * i + 0.21 * f;
+        if (sinew_crowd_prepare(crowd, ch, NCH, NULL, &e) != SINEW_OK) {
+            TU_CHECK_MSG(0, "prepare: %s", e.message);
+            break;
+        }
+        for (int i = 0; i < NCH; i++)
+            TU_CHECK_OK(sinew_crowd_character_output(crowd, (uint32_t)i, 0, &first[f][i], &count[f][i]));
+        VkCommandBuffer c = cmd[k];
+        vkResetCommandBuffer(c, 0);
+        VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+        bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        vkBeginCommandBuffer(c, &bi);
+        TU_CHECK_OK(sinew_skinner_record(sk, c));
+        /* the host's own final barrier: skinning writes -> its copy (its vertex input would go here too) */
+        VkBufferMemoryBarrier bb = { VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+        bb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+        bb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+        bb.srcQueueFamilyIndex = bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        bb.buffer = out_buf;
+        bb.offset = base;
+        bb.size = out_bytes;
+        vkCmdPipelineBarrier(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 1, &bb,
+                             0, NULL);
+        VkBufferCopy cp = { base, (VkDeviceSize)f * out_bytes, out_bytes };
+        vkCmdCopyBuffer(c, out_buf, rb_buf, 1, &cp);
+        vkEndCommandBuffer(c);
+        TU_CHECK(vkResetFences(h.dev, 1, &fence[k]) == VK_SUCCESS);
+        VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &c;
+        sinew_gpu_lock_queue(gpu);
+        TU_CHECK(vkQueueSubmit(h.queue, 1, &si, fence[k]) == VK_SUCCESS);
+        sinew_gpu_unlock_queue(gpu);
+        TU_CHECK_OK(sinew_skinner_end_frame(sk, fence[k]));
+        ran++;
+    }
+    TU_CHECK(vkDeviceWaitIdle(h.dev) == VK_SUCCESS);
+    TU_CHECK(ran == FRAMES);
+    const float *rb = NULL;
+    TU_CHECK(vkMapMemory(h.dev, rb_mem, 0, VK_WHOLE_SIZE, 0, (void **)&rb) == VK_SUCCESS);
+    sinew_transform *local = malloc(sizeof *local * nj);
+    sinew_palette_joint *pal = malloc(sizeof *pal * nj);
+    sinew_mat4 *scratch = malloc(sizeof *scratch * sinew_palette_scratch_count(nj));
+    double *ref = malloc(sizeof *ref * 3 * nv);
+    double worst = 0;
+    for (int f = 0; rb && f < ran; f++)
+        for (int i = 0; i < NCH; i++) {
+            TU_CHECK(count[f][i] == nv);
+            TU_CHECK_OK(sinew_clip_sample(clip, skel, times[f][i], SINEW_WRAP_LOOP, local));
+            TU_CHECK_OK(sinew_palette_build(skel, ch[i].method, local, &roots[i], scratch, pal));
+            TU_CHECK_OK(sinew_reference_skin(nv, sinew_rest_mesh_vertices(rm), NULL, pal, nj, ch[i].method, 0, ref, NULL));
+            for (uint32_t v = 0; v < nv; v++)
+                for (int c = 0; c < 3; c++) {
+                    double d = fabs((double)rb[(size_t)f * NCH * nv * 6 + 6 * ((size_t)first[f][i] + v) + c] - ref[3 * v + c]);
+                    if (!(d <= worst)) worst = d == d ? d : INFINITY;
+                }
+        }
+    fprintf(stderr, "host crowd (%s, %u vertices, %u joints, %d characters x %d frames): max |gpu - ref| %.3g (size %.3g)\n",
+            path, nv, nj, NCH, ran, worst, size);
+    TU_CHECK(worst <= 1e-5 * size);
+    if (rb) vkUnmapMemory(h.dev, rb_mem);
+    free(local);
+    free(pal);
+    free(scratch);
+    free(ref);
+    sinew_crowd_destroy(crowd);
+    sinew_skinner_destroy(sk);
+    TU_CHECK_MSG(sinew_debug_validation_message_count(gpu) == 0, "%u validation messages",
+                 sinew_debug_validation_message_count(gpu));
+    sinew_gpu_destroy(gpu);
+    sinew_rest_mesh_destroy(rm);
+    sinew_asset_destroy(a);
+    for (int f = 0; f < IN_FLIGHT; f++) vkDestroyFence(h.dev, fence[f], NULL);
+    vkDestroyCommandPool(h.dev, pool, NULL);
+    vkDestroyBuffer(h.dev, out_buf, NULL);
+    vkFreeMemory(h.dev, out_mem, NULL);
+    vkDestroyBuffer(h.dev, rb_buf, NULL);
+    vkFreeMemory(h.dev, rb_mem, NULL);
+    destroy_host_device(&h);
+}
+#endif
+
 int main(void)
 {
     tu_rng rng = tu_rng_seeded(0x5eed0c0e7e57ull);
     check_selection();
     check_external(&rng);
     check_host_output(&rng);
+#ifdef SINEW_TEST_HAVE_ASSET
+    check_host_crowd_gltf();
+#endif
     return tu_finish("test_gpu_context");
 }

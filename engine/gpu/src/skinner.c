@@ -98,8 +98,13 @@ static sinew_result create_descriptors(sinew_skinner *sk)
         r = create_view(gpu, sk->tan_rest.buffer, VK_FORMAT_R32G32_UINT, 0, sk->tan_rest.size, &sk->tan_rest_view);
     if (r == SINEW_OK)
         r = create_view(gpu, sk->cor.buffer, VK_FORMAT_R32G32B32A32_SFLOAT, 0, sk->cor.size, &sk->cor_view);
+    /* The output is read as texels only for previous positions (keep_previous);
+     * otherwise the binding gets a view of the tangent rest buffer (same format,
+     * never read), so a host output buffer needs no texel usage. */
     if (r == SINEW_OK)
-        r = create_view(gpu, sk->output.buffer, VK_FORMAT_R32G32_UINT, sk->out_base, sk->output.size, &sk->out_view);
+        r = sk->d.keep_previous
+                ? create_view(gpu, sk->output.buffer, VK_FORMAT_R32G32_UINT, sk->out_base, sk->output.size, &sk->out_view)
+                : create_view(gpu, sk->tan_rest.buffer, VK_FORMAT_R32G32_UINT, 0, sk->tan_rest.size, &sk->out_view);
     for (uint32_t s = 0; r == SINEW_OK && s < F; s++)
         r = create_view(gpu, sk->palette.buffer, VK_FORMAT_R32G32B32A32_SFLOAT, s * sk->pal_slot_stride,
                         sk->pal_slot_bytes, &sk->pal_view[s]);
@@ -297,7 +302,7 @@ sinew_result sinew_skinner_create(sinew_gpu *gpu, const sinew_skinner_desc *desc
             return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                                "desc.%s given without %s", hb[i].name, hb[i].needs);
         uint64_t al = lim->minStorageBufferOffsetAlignment > 16 ? lim->minStorageBufferOffsetAlignment : 16;
-        if (i == 0 && lim->minTexelBufferOffsetAlignment > al) al = lim->minTexelBufferOffsetAlignment;
+        if (i == 0 && d.keep_previous && lim->minTexelBufferOffsetAlignment > al) al = lim->minTexelBufferOffsetAlignment;
         if (al && b->offset % al)
             return snw_sk_fail(NULL, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                                "desc.%s.offset %llu is not a multiple of the device's buffer offset alignment (%llu)",

@@ -59,7 +59,7 @@ typedef enum sinew_read_path {
 typedef struct sinew_buffer_range {
     VkBuffer buffer;                /* VK_NULL_HANDLE: Sinew allocates the buffer itself */
     VkDeviceSize offset;            /* a multiple of 16 and of minStorageBufferOffsetAlignment
-                                       (output: and of minTexelBufferOffsetAlignment) */
+                                       (output with keep_previous: and of minTexelBufferOffsetAlignment) */
     VkDeviceSize size;              /* at least max_output_vertices x the stride (CAPACITY otherwise) */
 } sinew_buffer_range;
 
@@ -104,7 +104,8 @@ typedef struct sinew_skinner_desc {
      * never frees them, and sinew_skinner_*_binding report them. The host keeps them
      * alive until sinew_skinner_destroy returns. Usage they need: STORAGE_BUFFER,
      * TRANSFER_SRC and TRANSFER_DST (zeroed at creation, read back, poisoned), and
-     * for the output UNIFORM_TEXEL_BUFFER (previous positions read it as texels);
+     * for the output with keep_previous UNIFORM_TEXEL_BUFFER (previous positions
+     * read it as texels);
      * add what the host reads them with (VERTEX_BUFFER,
      * ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR, ...). */
     sinew_buffer_range output_buffer;
