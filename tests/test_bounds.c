@@ -137,7 +137,7 @@ int main(void)
     uint16_t *nb = malloc(sizeof(uint16_t) * ncap);
     float *centers = malloc(sizeof(float) * 3 * n);
     uint32_t cases = 0, outside = 0, shrunk_fail = 0, cor_cases = 0;
-    double worst_ratio = 0, worst_cor_ratio = 0;
+    double worst_ratio = 0, worst_cor_ratio = 0, worst_lbs_ratio = 0;
 
     for (uint32_t s = 0; s < NJC; s++) {
         uint32_t jc = joint_counts[s];
@@ -204,6 +204,8 @@ int main(void)
                         }
                         double ratio = sqrt(db) / (sqrt(dv) > 1e-9 ? sqrt(dv) : 1e-9);
                         worst_ratio = ratio > worst_ratio ? ratio : worst_ratio;
+                        if (method == SINEW_METHOD_LBS && !b)
+                            worst_lbs_ratio = ratio > worst_lbs_ratio ? ratio : worst_lbs_ratio;
                         if (sinew_method_uses_centers(method)) {
                             cor_cases++;
                             worst_cor_ratio = ratio > worst_cor_ratio ? ratio : worst_cor_ratio;
@@ -213,8 +215,8 @@ int main(void)
         sinew_skeleton_destroy(skel);
     }
     fprintf(stderr, "%u cases (%u CoR): %u with a vertex outside; box shrunk 5%% loses vertices in %u; "
-                    "largest box diagonal / vertex box diagonal %.2f (CoR %.2f)\n", cases, cor_cases, outside, shrunk_fail,
-            worst_ratio, worst_cor_ratio);
+                    "largest box diagonal / vertex box diagonal %.2f (CoR %.2f, LBS %.2f)\n", cases, cor_cases, outside,
+            shrunk_fail, worst_ratio, worst_cor_ratio, worst_lbs_ratio);
     TU_CHECK(outside == 0);
     TU_CHECK(cor_cases * SINEW_METHOD_COUNT == cases * 4); /* cor, cor-scale, cor-scale-local, cor-scale-mixed */
 

@@ -172,27 +172,26 @@ sinew_result sinew_joint_bounds_add_centers(const sinew_vertex *v, const sinew_v
  * uniform or per-axis scale, the common skin matrices. */
 static double spectral_norm(const float *r)
 {
-    double a[3][3], fro = 0;
-    for (int i = 0; i < 3; i++)
-        for (int c = 0; c < 3; c++) {
-            a[i][c] = r[4 * i + c];
-            fro += a[i][c] * a[i][c];
-        }
-    double g1 = 0, g2 = 0;
-    for (int i = 0; i < 3; i++) {
-        double s1 = 0, s2 = 0;
-        for (int j = 0; j < 3; j++) {
-            /* (A^T A)_ij = col i . col j, (A A^T)_ij = row i . row j */
-            double c = a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j];
-            double w = a[i][0] * a[j][0] + a[i][1] * a[j][1] + a[i][2] * a[j][2];
-            s1 += fabs(c);
-            s2 += fabs(w);
-        }
-        g1 = s1 > g1 ? s1 : g1;
-        g2 = s2 > g2 ? s2 : g2;
-    }
+    double a00 = r[0], a01 = r[1], a02 = r[2], a10 = r[4], a11 = r[5], a12 = r[6], a20 = r[8], a21 = r[9], a22 = r[10];
+    /* A^T A: column dot products (symmetric: 6 of them); A A^T: row dot products */
+    double c00 = a00 * a00 + a10 * a10 + a20 * a20, c11 = a01 * a01 + a11 * a11 + a21 * a21;
+    double c22 = a02 * a02 + a12 * a12 + a22 * a22;
+    double c01 = fabs(a00 * a01 + a10 * a11 + a20 * a21), c02 = fabs(a00 * a02 + a10 * a12 + a20 * a22);
+    double c12 = fabs(a01 * a02 + a11 * a12 + a21 * a22);
+    double w00 = a00 * a00 + a01 * a01 + a02 * a02, w11 = a10 * a10 + a11 * a11 + a12 * a12;
+    double w22 = a20 * a20 + a21 * a21 + a22 * a22;
+    double w01 = fabs(a00 * a10 + a01 * a11 + a02 * a12), w02 = fabs(a00 * a20 + a01 * a21 + a02 * a22);
+    double w12 = fabs(a10 * a20 + a11 * a21 + a12 * a22);
+    /* (ternaries, not fmax/fmin: libm calls without -ffast-math; the palette is finite) */
+    double s0 = c00 + c01 + c02, s1 = c11 + c01 + c12, s2 = c22 + c02 + c12;
+    double g1 = s0 > s1 ? s0 : s1;
+    g1 = s2 > g1 ? s2 : g1;
+    s0 = w00 + w01 + w02, s1 = w11 + w01 + w12, s2 = w22 + w02 + w12;
+    double g2 = s0 > s1 ? s0 : s1;
+    g2 = s2 > g2 ? s2 : g2;
+    double fro = c00 + c11 + c22; /* ||A||_F^2 */
     double l = g1 < g2 ? g1 : g2;
-    l = l < fro ? l : fro;
+    l = fro < l ? fro : l;
     return sqrt(l) * (1.0 + 1e-9) + 1e-300;
 }
 
@@ -240,8 +239,8 @@ static bv3 dq_apply(const float *q, bv3 p)
 static void dq_matrix(const float *q, double *m)
 {
     double rx = q[0], ry = q[1], rz = q[2], rw = q[3], dx = q[4], dy = q[5], dz = q[6], dw = q[7];
-    double l = sqrt(rx * rx + ry * ry + rz * rz + rw * rw);
-    rx /= l; ry /= l; rz /= l; rw /= l; dx /= l; dy /= l; dz /= l; dw /= l;
+    double il = 1.0 / sqrt(rx * rx + ry * ry + rz * rz + rw * rw); /* one division, not eight */
+    rx *= il; ry *= il; rz *= il; rw *= il; dx *= il; dy *= il; dz *= il; dw *= il;
     /* R = I + 2 [r]x^2 + 2 w [r]x; t = 2 (w d - dw r + r x d) */
     m[0] = 1 - 2 * (ry * ry + rz * rz); m[1] = 2 * (rx * ry - rw * rz); m[2] = 2 * (rx * rz + rw * ry);
     m[3] = 2 * (rx * ry + rw * rz); m[4] = 1 - 2 * (rx * rx + rz * rz); m[5] = 2 * (ry * rz - rw * rx);
@@ -469,16 +468,22 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
             bv3 Ra = mats ? matrix_apply(mats + 12u * a, g) : dq_apply(pa + dq_off, g);
             P = Ra; /* p' = R (p1 - c1) + c', R a rotation */
             e = e1 + dq_spread(packed_palette, stride, dq_off, nb, nn, g, Ra, mats) + norm * o;
-        } else if (method == SINEW_METHOD_LBS || scale) {
-            /* LBS (or stage 1): around T_a c (S_a c) */
+        } else if (method == SINEW_METHOD_LBS) {
+            /* LBS: a skinned vertex is a convex blend of the points T_k p, k its joints,
+             * and each T_k p lies within ||A_k|| r_k of T_k c_k (p is in joint k's
+             * sphere): inside the union of those balls' boxes, a convex set. One
+             * transform and one norm per joint, no neighbour loop. */
+            P = rows_apply(pa, c, NULL);
+            e = (norms ? norms[a] : spectral_norm(pa)) * r;
+        } else if (scale) {
+            /* stage 1: around S_a c, by the neighbour rule (stage 2 needs one center) */
             double norm;
             P = rows_apply(pa, c, NULL);
             e = rows_spread(packed_palette, stride, nb, nn, c, P, norms, &norm) + norm * r;
-            if (scale) { /* stage 2: DQS of the R_k around S_a c with radius e */
-                bv3 Ra = mats ? matrix_apply(mats + 12u * a, P) : dq_apply(pa + dq_off, P);
-                e = e + dq_spread(packed_palette, stride, dq_off, nb, nn, P, Ra, mats) / wmin;
-                P = Ra;
-            }
+            /* stage 2: DQS of the R_k around S_a c with radius e */
+            bv3 Ra = mats ? matrix_apply(mats + 12u * a, P) : dq_apply(pa + dq_off, P);
+            e = e + dq_spread(packed_palette, stride, dq_off, nb, nn, P, Ra, mats) / wmin;
+            P = Ra;
         } else { /* DQS */
             P = mats ? matrix_apply(mats + 12u * a, c) : dq_apply(pa + dq_off, c);
             e = r + dq_spread(packed_palette, stride, dq_off, nb, nn, c, P, mats) / wmin;

@@ -7,8 +7,9 @@
  * (a included) and w_a = the smallest major (largest) weight of those vertices.
  * Each such vertex p, skinned, lies within e_a of a point P_a (proofs: README,
  * "Bounds for culling"):
- *  - LBS: P_a = T_a c_a, e_a = max_{k in N(a)} |T_k c_a - T_a c_a| + max_k ||A_k||_2 r_a
- *    (A_k the 3x3 of T_k, its spectral norm bounded in closed form; a convex blend of the T_k p);
+ *  - LBS: P_a = T_a c_a, e_a = ||A_a||_2 r_a (A_a the 3x3 of T_a, its spectral norm
+ *    bounded in closed form): a skinned vertex is a convex blend of points T_k p, each
+ *    in the ball (T_k c_k, ||A_k||_2 r_k), so inside the union of the balls' boxes;
  *  - DQS: P_a = T_a c_a, e_a = r_a + max_k |T_k c_a - T_a c_a| / w_a (the blend is
  *    equivariant under common translations, and its real part is at least w_a long);
  *  - DQS with scale: stage 1 as LBS with the S_k gives (S_a c_a, e1), then stage 2 as
