@@ -7,6 +7,13 @@
 #include <math.h>
 #include <string.h>
 
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define SNW_BOUNDS_SSE 1
+#else
+#define SNW_BOUNDS_SSE 0
+#endif
+
 typedef struct bv3 { double x, y, z; } bv3;
 
 static bv3 b3(double x, double y, double z) { bv3 r = { x, y, z }; return r; }
@@ -393,6 +400,78 @@ sinew_result sinew_joint_bounds_morph_growth(const float *max_delta, uint32_t jo
     return SINEW_OK;
 }
 
+#if SNW_BOUNDS_SSE
+/* The LBS rule (one ball per joint: P_a = T_a c_a, e_a = ||A_a||_2 (r_a + G_a)) in
+ * SSE float32, widened by bounds of its own rounding so the box still holds the
+ * exact balls: P's error is at most 4u sum_j |a_ij c_j| + |t_i| (u = 2^-24; taken
+ * as 3e-7 x that sum), the Gershgorin and Frobenius sums' at most about 5u ||A||_F^2
+ * each (taken as 2e-6 ||A||_F^2), sqrt's and the products' a few u (1 + 2e-6).
+ * Without bulge correction (its segment ends need the scalar loop). 0 when no
+ * joint has a vertex. */
+static int lbs_boxes_sse(const sinew_joint_bounds *joints, uint32_t joint_count, const float *pal, uint32_t stride,
+                         const float *growth, double lo[3], double hi[3])
+{
+    const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    __m128 vlo = _mm_set1_ps(INFINITY), vhi = _mm_set1_ps(-INFINITY);
+    int any = 0;
+    for (uint32_t a = 0; a < joint_count; a++) {
+        const sinew_joint_bounds *jb = &joints[a];
+        if (!(jb->radius >= 0.0f)) continue;
+        any = 1;
+        const float *pa = pal + (size_t)stride * a;
+        __m128 r0 = _mm_loadu_ps(pa), r1 = _mm_loadu_ps(pa + 4), r2 = _mm_loadu_ps(pa + 8);
+        __m128 c = _mm_set_ps(1.0f, jb->center[2], jb->center[1], jb->center[0]);
+        /* P = T c and sum |a_ij c_j| + |t_i|: rows times (c, 1), lanes summed by a transpose */
+        __m128 m0 = _mm_mul_ps(r0, c), m1 = _mm_mul_ps(r1, c), m2 = _mm_mul_ps(r2, c), m3 = _mm_setzero_ps();
+        __m128 s0 = _mm_and_ps(m0, absm), s1 = _mm_and_ps(m1, absm), s2 = _mm_and_ps(m2, absm), s3 = m3;
+        _MM_TRANSPOSE4_PS(m0, m1, m2, m3);
+        _MM_TRANSPOSE4_PS(s0, s1, s2, s3);
+        __m128 P = _mm_add_ps(_mm_add_ps(m0, m1), _mm_add_ps(m2, m3));
+        __m128 E = _mm_mul_ps(_mm_add_ps(_mm_add_ps(s0, s1), _mm_add_ps(s2, s3)), _mm_set1_ps(3e-7f));
+        /* A^T A from the rows: diagonal (c00, c11, c22) and off-diagonal (c01, c12, c20) */
+        __m128 x0 = _mm_and_ps(r0, xyz), x1 = _mm_and_ps(r1, xyz), x2 = _mm_and_ps(r2, xyz), x3 = _mm_setzero_ps();
+#define SNW_ROT(v) _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 0, 2, 1))
+#define SNW_ROT2(v) _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 1, 0, 2))
+        __m128 d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x0, x0), _mm_mul_ps(x1, x1)), _mm_mul_ps(x2, x2));
+        __m128 o = _mm_and_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x0, SNW_ROT(x0)), _mm_mul_ps(x1, SNW_ROT(x1))),
+                                         _mm_mul_ps(x2, SNW_ROT(x2))), absm);
+        __m128 g1 = _mm_add_ps(_mm_add_ps(d, o), SNW_ROT2(o)); /* Gershgorin row sums of A^T A */
+        /* A A^T the same way from the columns */
+        _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
+        __m128 dw = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x0, x0), _mm_mul_ps(x1, x1)), _mm_mul_ps(x2, x2));
+        __m128 ow = _mm_and_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x0, SNW_ROT(x0)), _mm_mul_ps(x1, SNW_ROT(x1))),
+                                          _mm_mul_ps(x2, SNW_ROT(x2))), absm);
+        __m128 g2 = _mm_add_ps(_mm_add_ps(dw, ow), SNW_ROT2(ow));
+#undef SNW_ROT
+#undef SNW_ROT2
+        float t1[4], t2[4], td[4];
+        _mm_storeu_ps(t1, g1);
+        _mm_storeu_ps(t2, g2);
+        _mm_storeu_ps(td, d);
+        float fro = td[0] + td[1] + td[2];
+        float l1 = t1[0] > t1[1] ? t1[0] : t1[1], l2 = t2[0] > t2[1] ? t2[0] : t2[1];
+        l1 = t1[2] > l1 ? t1[2] : l1;
+        l2 = t2[2] > l2 ? t2[2] : l2;
+        float l = l1 < l2 ? l1 : l2;
+        l = fro < l ? fro : l;
+        float r = growth ? jb->radius + growth[a] : jb->radius;
+        float e = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(l + 2e-6f * fro))) * r * (1.0f + 2e-6f) + 1e-30f;
+        __m128 ev = _mm_add_ps(_mm_set1_ps(e), E);
+        vlo = _mm_min_ps(vlo, _mm_sub_ps(P, ev));
+        vhi = _mm_max_ps(vhi, _mm_add_ps(P, ev));
+    }
+    float fl[4], fh[4];
+    _mm_storeu_ps(fl, vlo);
+    _mm_storeu_ps(fh, vhi);
+    for (int i = 0; i < 3; i++) {
+        lo[i] = fl[i];
+        hi[i] = fh[i];
+    }
+    return any;
+}
+#endif
+
 sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
                                     uint32_t joint_count, sinew_method method, uint32_t flags,
                                     const float *packed_palette, float box_min[3], float box_max[3])
@@ -424,13 +503,20 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
     uint32_t bulge_off = SINEW_PAL_OFF_BULGE((uint32_t)method) * 4u;
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     int any = 0;
+#if SNW_BOUNDS_SSE
+    /* LBS without bulge: the per-joint rule in SIMD (lbs_boxes_sse), nothing else to do */
+    int simd = method == SINEW_METHOD_LBS && !(flags & SINEW_SKIN_BULGE_CORRECTION);
+    if (simd) any = lbs_boxes_sse(joints, joint_count, packed_palette, stride, growth, lo, hi);
+#else
+    int simd = 0;
+#endif
     /* Per joint, once per call rather than once per (joint, neighbour) pair: the
      * spectral-norm bound of the affine rows and the rigid map of the dual
      * quaternion. On the stack up to BOUNDS_CACHE joints (13 KiB), computed in
      * the neighbour loops beyond (no allocation either way). */
     double norm_cache[BOUNDS_CACHE], mat_cache[12u * BOUNDS_CACHE];
     const double *norms = NULL, *mats = NULL;
-    if (joint_count <= BOUNDS_CACHE) {
+    if (!simd && joint_count <= BOUNDS_CACHE) {
         if (method == SINEW_METHOD_LBS || scale) {
             for (uint32_t a = 0; a < joint_count; a++) norm_cache[a] = spectral_norm(packed_palette + (size_t)stride * a);
             norms = norm_cache;
@@ -440,7 +526,7 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
             mats = mat_cache;
         }
     }
-    for (uint32_t a = 0; a < joint_count; a++) {
+    for (uint32_t a = 0; !simd && a < joint_count; a++) {
         const sinew_joint_bounds *jb = &joints[a];
         if (!(jb->radius >= 0.0f)) continue;
         any = 1;
