@@ -14,6 +14,9 @@ converted once (np.ascontiguousarray). Results are NumPy arrays the C code
 writes into directly. Model views (rest_positions, triangles, ...) are
 read-only and zero-copy; they keep the model alive.
 """
+import atexit
+import weakref
+
 import numpy as np
 
 from ._ffi import ffi, lib
@@ -285,11 +288,14 @@ class Gpu:
         self._g = ffi.gc(out[0], lib.sinew_py_gpu_destroy)
         self.name = ffi.string(lib.sinew_py_gpu_name(self._g)).decode(errors="replace")
         self._skinners = {}
+        _live_gpus.add(self)
 
     def skin(self, model, palettes, method, flags=0, batch=64, normals=True):
         """Skins palettes ((joints, 46) or (frames, joints, 46)) on the device,
         `batch` poses per dispatch: positions and normals (..., vertices, 3)
         float32 (normals None when normals=False)."""
+        if self._g is None:
+            raise SinewError(1, 1, message="this Gpu was closed")
         p, n = model._palettes_in(palettes)
         m = _method(method)
         if lib.sinew_method_uses_centers(m):
@@ -312,9 +318,23 @@ class Gpu:
         return pos, nrm
 
     def close(self):
-        """Frees the skinners and the device now (also done when collected)."""
+        """Frees the skinners, then the device, now (also done when collected, and
+        at interpreter exit, before the Vulkan driver's own teardown)."""
+        for _, s in self._skinners.values():
+            ffi.release(s)
         self._skinners.clear()
-        self._g = None
+        if self._g is not None:
+            ffi.release(self._g)
+            self._g = None
+
+
+_live_gpus = weakref.WeakSet()
+
+
+@atexit.register
+def _close_gpus():
+    for g in list(_live_gpus):
+        g.close()
 
 
 # ---- quality metrics (sinew/metrics.h) ----
@@ -393,8 +413,9 @@ def quality(model, positions, normals, palettes):
     dict: volume_min / volume_max (volume / rest volume), radius (mean bone
     distance / rest mean, worst frame), bone_increase_max (largest increase of a
     vertex's distance to its major bone, / model size), jump_ratio and
-    max_jump (/ size), normal_error_max / normal_error_mean (degrees, measured
-    against the skinned triangles, rest error subtracted out per vertex)."""
+    max_jump (/ size), normal_error_max / _p99 / _mean (degrees, over vertices x
+    frames: the change, from the rest mesh, of the angle between a vertex's
+    normal and the normal of the skinned triangles around it)."""
     pos = _in(positions, np.float64)
     bind_pal = model.palettes(model.bind_pose(), "lbs")
     rest = np.asarray(model.rest_positions)
@@ -415,4 +436,5 @@ def quality(model, positions, normals, palettes):
             "radius": float(radius[np.argmax(np.abs(radius - 1))]),
             "bone_increase_max": float((d - d0).max() / model.size),
             "jump_ratio": jr, "max_jump": mj / model.size,
-            "normal_error_max": float(errs.max()), "normal_error_mean": float(errs.mean())}
+            "normal_error_max": float(errs.max()), "normal_error_p99": float(np.percentile(errs, 99)),
+            "normal_error_mean": float(errs.mean())}

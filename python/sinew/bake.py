@@ -1,0 +1,395 @@
+"""sinew bake: deform a clip over a frame range into per-frame point caches,
+deterministically, in one process or sharded over Dask distributed.
+
+    python3 -m sinew.bake MODEL --clip I --frames A:B --method M --out DIR
+        [--shard-frames N] [--local-workers N | --scheduler tcp://host:8786]
+        [--fps F] [--bulge] [--device D | --cpu] [--format npz|h5|both] [--gltf-max-frames N]
+
+Output (docs/python.md, "Bakes"):
+    DIR/frames/000012.npz   frame 12: positions, normals (vertices x 3 float32)
+    DIR/cache.h5            every frame: positions, normals (frames x vertices x 3), frames, times
+    DIR/baked.gltf + .bin   the rest mesh with one morph target per frame and a STEP
+                            animation of the weights that shows frame after frame
+    DIR/manifest.json       inputs' hashes, Sinew version, device, method, outputs' hashes
+    DIR/shards/*.json       one per finished shard: its frames and their files' hashes
+    DIR/run.json            this run's scheduling and timings (the only file that differs)
+
+Every frame is a pure function of (model bytes, clip, frame, fps, method, flags,
+device): frames are skinned independently and written whole, so the files are
+byte-identical whatever the shard size, worker count or completion order. The
+GPU's float32 results are identical on one device type and driver, not across
+devices; --cpu (the float64 reference, rounded to float32) is the same on any
+x86-64 host. A shard's files are written to temporary names and renamed, then
+its marker; a resumed bake skips the shards whose frames the markers of the
+same job cover with intact files.
+"""
+import argparse
+import hashlib
+import io
+import json
+import os
+import sys
+import time
+import zipfile
+
+import numpy as np
+
+JOB_FIELDS = ("model_sha256", "clip", "fps", "method", "flags", "device", "cpu", "sinew_version")
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _atomic_write(path, data):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def npz_bytes(arrays):
+    """A .npz (numpy.load reads it) with fixed member dates and order: the same
+    arrays always give the same bytes (numpy.savez stamps the current time)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for name in sorted(arrays):
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.ascontiguousarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(name + ".npy", date_time=_ZIP_DATE)
+            info.external_attr = 0o644 << 16
+            z.writestr(info, member.getvalue())
+    return buf.getvalue()
+
+
+def frame_name(f):
+    return "frames/%06d.npz" % f
+
+
+# ---- the work of one shard (runs in the worker process) ----
+
+_cache = {}  # per process: models by path, devices by selection
+
+
+def _model(path):
+    import sinew
+    key = ("model", path)
+    if key not in _cache:
+        t = time.perf_counter()
+        _cache[key] = sinew.load(path)
+        _cache[("load_s", path)] = time.perf_counter() - t
+    return _cache[key]
+
+
+def _gpu(device):
+    import sinew
+    key = ("gpu", device)
+    if key not in _cache:
+        _cache[key] = sinew.Gpu(device)
+    return _cache[key]
+
+
+def device_name(job):
+    return "cpu-reference (float64, rounded to float32)" if job["cpu"] else _gpu(job["device"]).name
+
+
+def bake_shard(job, out, first, count):
+    """Skins frames first .. first + count - 1 of the job and writes their files
+    and the shard's marker. Returns the marker (a dict) with this run's timings."""
+    timings = {}
+    t0 = time.perf_counter()
+    m = _model(job["model"])
+    load_s = _cache.pop(("load_s", job["model"]), 0.0)  # counted once per worker process
+    frames = np.arange(first, first + count)
+    times = frames / float(job["fps"])
+    t = time.perf_counter()
+    local = m.sample(job["clip"], times)
+    pal = m.palettes(local, job["method"])
+    timings["sample_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    if job["cpu"]:
+        p, n = m.skin_reference(pal, job["method"], job["flags"])
+        p, n = p.astype(np.float32), n.astype(np.float32)
+    else:
+        p, n = _gpu(job["device"]).skin(m, pal, job["method"], job["flags"], batch=min(count, 64))
+    timings["skin_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    os.makedirs(os.path.join(out, "frames"), exist_ok=True)
+    os.makedirs(os.path.join(out, "shards"), exist_ok=True)
+    files = {}
+    for k, f in enumerate(frames):
+        data = npz_bytes({"positions": p[k], "normals": n[k]})
+        _atomic_write(os.path.join(out, frame_name(int(f))), data)
+        files[frame_name(int(f))] = hashlib.sha256(data).hexdigest()
+    marker = {"job": job["hash"], "first": int(first), "count": int(count), "device": device_name(job), "files": files}
+    _atomic_write(os.path.join(out, "shards", "%s-%06d-%06d.json" % (job["hash"][:16], first, count)),
+                  json.dumps(marker, sort_keys=True, indent=1).encode())
+    timings["write_s"] = time.perf_counter() - t
+    timings["load_s"] = load_s
+    timings["total_s"] = time.perf_counter() - t0 + load_s
+    return dict(marker, timings=timings, pid=os.getpid(), vertices=m.vertex_count)
+
+
+# ---- planning, resume, assembly (the driver) ----
+
+def make_job(model, clip, fps, method, flags, device, cpu):
+    import sinew
+    m = sinew.load(model)  # fails early, in the driver, on a bad model or clip
+    ci = m.clip_index(clip)
+    if not 0 <= ci < len(m.clips):
+        raise sinew.SinewError(20, 13, ci, message="the model has %d clips" % len(m.clips))
+    sinew._method(method)
+    job = {"model": os.path.abspath(model), "model_sha256": sha256_file(model), "clip": ci,
+           "clip_name": m.clips[ci].name, "fps": float(fps), "method": method, "flags": int(flags),
+           "device": device, "cpu": bool(cpu), "sinew_version": sinew.version(), "vertices": m.vertex_count}
+    job["hash"] = hashlib.sha256(json.dumps({k: job[k] for k in JOB_FIELDS}, sort_keys=True).encode()).hexdigest()
+    return job, m
+
+
+def done_frames(job, out):
+    """Frames that finished shards of this job cover, with intact files: {frame: sha256}."""
+    done = {}
+    d = os.path.join(out, "shards")
+    if not os.path.isdir(d):
+        return done
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(d, name)) as f:
+                marker = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if marker.get("job") != job["hash"]:
+            continue
+        for fname, h in marker["files"].items():
+            path = os.path.join(out, fname)
+            if os.path.exists(path) and sha256_file(path) == h:
+                done[int(fname[7:13])] = h
+    return done
+
+
+def plan(frames, shard_frames, done):
+    """Shards (first, count) of shard_frames frames over range(frames), without those fully done."""
+    a, b = frames
+    shards = []
+    for s in range(a, b, shard_frames):
+        c = min(shard_frames, b - s)
+        if not all(f in done for f in range(s, s + c)):
+            shards.append((s, c))
+    return shards
+
+
+def write_h5(out, frames, fps, vertices):
+    import h5py
+    a, b = frames
+    tmp = os.path.join(out, "cache.h5.tmp")
+    with h5py.File(tmp, "w", libver="earliest") as h:
+        pos = h.create_dataset("positions", (b - a, vertices, 3), np.float32, track_times=False)
+        nrm = h.create_dataset("normals", (b - a, vertices, 3), np.float32, track_times=False)
+        h.create_dataset("frames", data=np.arange(a, b, dtype=np.int64), track_times=False)
+        h.create_dataset("times", data=np.arange(a, b) / float(fps), track_times=False)
+        for f in range(a, b):
+            with np.load(os.path.join(out, frame_name(f))) as z:
+                pos[f - a] = z["positions"]
+                nrm[f - a] = z["normals"]
+    os.replace(tmp, os.path.join(out, "cache.h5"))
+
+
+def write_gltf(out, model, frames, fps):
+    """baked.gltf + baked.bin: the rest mesh, one morph target per frame (position
+    deltas from the rest positions), an animation of the weights with STEP
+    interpolation (frame k's weight 1 from its time on, the others 0)."""
+    a, b = frames
+    nf, nv = b - a, model.vertex_count
+    rest = np.asarray(model.rest_positions, np.float32)
+    parts, views, accessors = [], [], []
+
+    def add(arr, target=None, minmax=False, ctype=5126, kind="VEC3"):
+        data = np.ascontiguousarray(arr).tobytes()
+        offset = sum(len(p) for p in parts)
+        parts.append(data + b"\0" * (-len(data) % 4))
+        view = {"buffer": 0, "byteOffset": offset, "byteLength": len(data)}
+        if target:
+            view["target"] = target
+        views.append(view)
+        acc = {"bufferView": len(views) - 1, "componentType": ctype, "count": int(len(arr)), "type": kind}
+        if minmax:
+            acc["min"] = [float(x) for x in np.atleast_1d(np.min(arr, axis=0))]
+            acc["max"] = [float(x) for x in np.atleast_1d(np.max(arr, axis=0))]
+        accessors.append(acc)
+        return len(accessors) - 1
+
+    prim = {"attributes": {"POSITION": add(rest, 34962, True),
+                           "NORMAL": add(np.asarray(model.rest_normals, np.float32), 34962)},
+            "indices": add(np.asarray(model.triangles, np.uint32).reshape(-1), 34963, ctype=5125, kind="SCALAR"),
+            "targets": []}
+    for f in range(a, b):
+        with np.load(os.path.join(out, frame_name(f))) as z:
+            delta = z["positions"] - rest
+        prim["targets"].append({"POSITION": add(delta, 34962, True)})
+    t_in = add((np.arange(a, b) / float(fps)).astype(np.float32), kind="SCALAR", minmax=True)
+    t_out = add(np.eye(nf, dtype=np.float32).reshape(-1), kind="SCALAR")
+    gltf = {"asset": {"version": "2.0", "generator": "sinew bake"},
+            "buffers": [{"uri": "baked.bin", "byteLength": sum(len(p) for p in parts)}],
+            "bufferViews": views, "accessors": accessors,
+            "meshes": [{"primitives": [prim], "weights": [1.0 if k == 0 else 0.0 for k in range(nf)]}],
+            "nodes": [{"mesh": 0, "name": "baked"}], "scenes": [{"nodes": [0]}], "scene": 0,
+            "animations": [{"name": "baked", "samplers": [{"input": t_in, "output": t_out, "interpolation": "STEP"}],
+                            "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}]}]}
+    _atomic_write(os.path.join(out, "baked.bin"), b"".join(parts))
+    _atomic_write(os.path.join(out, "baked.gltf"), json.dumps(gltf, sort_keys=True, indent=1).encode())
+
+
+def _python_path():
+    """Worker processes import sinew from where this process did."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if here not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([here] + paths)
+
+
+def bake(model, clip, frames, method, out, shard_frames=None, client=None, fps=30.0, flags=0, device=None,
+         cpu=False, formats=("npz", "h5"), gltf_max_frames=240, retries=2, log=None):
+    """Runs a bake (see the module's doc) and returns run.json's content. client:
+    a distributed.Client (shards run as its tasks, `retries` retries each), or
+    None (every shard in this process, in order)."""
+    a, b = frames
+    if not (0 <= a < b):
+        raise ValueError("--frames A:B needs 0 <= A < B")
+    shard_frames = shard_frames or (b - a)
+    if shard_frames < 1:
+        raise ValueError("--shard-frames must be >= 1")
+    t_start = time.perf_counter()
+    job, m = make_job(model, clip, fps, method, flags, device, cpu)
+    os.makedirs(out, exist_ok=True)
+    done = done_frames(job, out)
+    shards = plan(frames, shard_frames, done)
+    if log:
+        log("sinew bake: %d frames, %d shards of <= %d frames to run (%d frames already done)" %
+            (b - a, len(shards), shard_frames, sum(1 for f in range(a, b) if f in done)))
+    results = []
+    if client is None:
+        for s, c in shards:
+            results.append(bake_shard(job, out, s, c))
+    else:
+        from distributed import as_completed
+        futures = [client.submit(bake_shard, job, out, s, c, key="sinew-shard-%s-%d-%d" % (job["hash"][:12], s, c),
+                                 retries=retries, pure=False) for s, c in shards]
+        for fut in as_completed(futures):
+            results.append(fut.result())
+    # every frame must now be covered by a marker with an intact file
+    done = done_frames(job, out)
+    missing = [f for f in range(a, b) if f not in done]
+    if missing:
+        raise RuntimeError("frames %s have no finished shard" % missing[:10])
+    t = time.perf_counter()
+    if "h5" in formats:
+        write_h5(out, frames, fps, m.vertex_count)
+    if gltf_max_frames and b - a <= gltf_max_frames:
+        write_gltf(out, m, frames, fps)
+    assemble_s = time.perf_counter() - t
+    devices = set()
+    for name in os.listdir(os.path.join(out, "shards")):
+        with open(os.path.join(out, "shards", name)) as f:
+            mk = json.load(f)
+        if mk.get("job") == job["hash"]:
+            devices.add(mk["device"])
+    outputs = {name: sha256_file(os.path.join(out, name)) for name in ("cache.h5", "baked.gltf", "baked.bin")
+               if os.path.exists(os.path.join(out, name))}
+    outputs.update({frame_name(f): done[f] for f in range(a, b)})
+    manifest = {"sinew_version": job["sinew_version"], "job_hash": job["hash"],
+                "model": {"file": os.path.basename(model), "sha256": job["model_sha256"], "vertices": m.vertex_count},
+                "clip": {"index": job["clip"], "name": job["clip_name"]}, "frames": [a, b], "fps": job["fps"],
+                "method": method, "flags": flags, "device": sorted(devices),
+                "determinism": "every file is a pure function of the inputs above; byte-identical on the same "
+                               "device type and driver (GPU float32), on any host for cpu-reference",
+                "outputs": outputs}
+    if "npz" not in formats:
+        pass  # the per-frame files stay: they are the shards' results and the resume record
+    _atomic_write(os.path.join(out, "manifest.json"), json.dumps(manifest, sort_keys=True, indent=1).encode())
+    wall = time.perf_counter() - t_start
+    per_pid = {}
+    for r in results:
+        w = per_pid.setdefault(r["pid"], {"frames": 0, "load_s": 0.0, "sample_s": 0.0, "skin_s": 0.0, "write_s": 0.0,
+                                          "total_s": 0.0})
+        w["frames"] += r["count"]
+        for k in ("load_s", "sample_s", "skin_s", "write_s", "total_s"):
+            w[k] += r["timings"][k]
+    for w in per_pid.values():
+        busy = w["total_s"] - w["load_s"]
+        w["frames_per_s"] = w["frames"] / busy if busy > 0 else None
+        w["vertices_per_s"] = w["frames"] * m.vertex_count / busy if busy > 0 else None
+    run = {"shards_run": len(results), "shard_frames": shard_frames, "frames_run": sum(r["count"] for r in results),
+           "wall_s": wall, "assemble_s": assemble_s, "workers": list(per_pid.values()),
+           "scheduler": "in-process" if client is None else str(client.scheduler.address)}
+    _atomic_write(os.path.join(out, "run.json"), json.dumps(run, sort_keys=True, indent=1).encode())
+    return run
+
+
+def main(argv=None):
+    import sinew
+    ap = argparse.ArgumentParser(prog="python3 -m sinew.bake", description=__doc__.split("\n\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("--clip", required=True, help="clip index or name")
+    ap.add_argument("--frames", required=True, help="A:B, frames A .. B-1 (frame f at time f / fps)")
+    ap.add_argument("--method", required=True, choices=sorted(sinew.METHODS))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--shard-frames", type=int, default=None, help="frames per shard [all in one]")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--local-workers", type=int, default=None, help="a Dask LocalCluster of N worker processes")
+    g.add_argument("--scheduler", default=None, help="a running Dask scheduler, tcp://host:8786")
+    ap.add_argument("--fps", type=float, default=30.0)
+    ap.add_argument("--bulge", action="store_true", help="bulge correction (SINEW_SKIN_BULGE_CORRECTION)")
+    d = ap.add_mutually_exclusive_group()
+    d.add_argument("--device", default=None, help="Vulkan device index or name substring [the best]")
+    d.add_argument("--cpu", action="store_true", help="the float64 reference instead of the GPU")
+    ap.add_argument("--format", choices=("npz", "h5", "both"), default="both",
+                    help="npz: per-frame files only; h5/both: also cache.h5")
+    ap.add_argument("--gltf-max-frames", type=int, default=240, help="write baked.gltf up to this many frames (0: never)")
+    ap.add_argument("--retries", type=int, default=2)
+    o = ap.parse_args(argv)
+    try:
+        a, b = (int(x) for x in o.frames.split(":"))
+    except ValueError:
+        ap.error("--frames must be A:B")
+    clip = int(o.clip) if o.clip.isdigit() else o.clip
+    client = cluster = None
+    try:
+        if o.local_workers or o.scheduler:
+            from distributed import Client, LocalCluster
+            _python_path()
+            if o.scheduler:
+                client = Client(o.scheduler)
+            else:
+                cluster = LocalCluster(n_workers=o.local_workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+                client = Client(cluster)
+        run = bake(o.model, clip, (a, b), o.method, o.out, o.shard_frames, client, o.fps,
+                   sinew.BULGE if o.bulge else 0, o.device, o.cpu, ("npz",) if o.format == "npz" else ("npz", "h5"),
+                   o.gltf_max_frames, o.retries, log=lambda s: print(s, file=sys.stderr))
+    except (sinew.SinewError, ValueError, OSError, RuntimeError) as e:
+        print("sinew bake: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    print("sinew bake: %d frames in %d shards, %.2f s; manifest %s" %
+          (b - a, run["shards_run"], run["wall_s"], os.path.join(o.out, "manifest.json")))
+    for w in run["workers"]:
+        if w["frames_per_s"]:
+            print("  worker: %d frames, %.1f frames/s, %.3g vertices/s (load %.2f s, sample %.2f s, skin %.2f s, "
+                  "write %.2f s)" % (w["frames"], w["frames_per_s"], w["vertices_per_s"], w["load_s"], w["sample_s"],
+                                     w["skin_s"], w["write_s"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
