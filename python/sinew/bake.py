@@ -283,6 +283,12 @@ def bake(model, clip, frames, method, out, shard_frames=None, client=None, fps=3
                                  retries=retries, pure=False) for s, c in shards]
         for fut in as_completed(futures):
             results.append(fut.result())
+    # temporary files of shards whose worker died mid-write (their shard ran again)
+    for sub in ("frames", "shards"):
+        d = os.path.join(out, sub)
+        for name in os.listdir(d) if os.path.isdir(d) else []:
+            if ".tmp." in name:
+                os.remove(os.path.join(d, name))
     # every frame must now be covered by a marker with an intact file
     done = done_frames(job, out)
     missing = [f for f in range(a, b) if f not in done]
@@ -310,8 +316,6 @@ def bake(model, clip, frames, method, out, shard_frames=None, client=None, fps=3
                 "determinism": "every file is a pure function of the inputs above; byte-identical on the same "
                                "device type and driver (GPU float32), on any host for cpu-reference",
                 "outputs": outputs}
-    if "npz" not in formats:
-        pass  # the per-frame files stay: they are the shards' results and the resume record
     _atomic_write(os.path.join(out, "manifest.json"), json.dumps(manifest, sort_keys=True, indent=1).encode())
     wall = time.perf_counter() - t_start
     per_pid = {}
