@@ -279,7 +279,10 @@ def bake(model, clip, frames, method, out, shard_frames=None, client=None, fps=3
             results.append(bake_shard(job, out, s, c))
     else:
         from distributed import as_completed
-        futures = [client.submit(bake_shard, job, out, s, c, key="sinew-shard-%s-%d-%d" % (job["hash"][:12], s, c),
+        # the key names the job, the output folder and the frames: the same shard of another
+        # bake is another task (Dask would share a key's result)
+        tag = hashlib.sha256((job["hash"] + os.path.abspath(out)).encode()).hexdigest()[:16]
+        futures = [client.submit(bake_shard, job, out, s, c, key="sinew-shard-%s-%d-%d" % (tag, s, c),
                                  retries=retries, pure=False) for s, c in shards]
         for fut in as_completed(futures):
             results.append(fut.result())
