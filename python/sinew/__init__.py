@@ -313,8 +313,13 @@ class Gpu:
         pos = np.empty(shape, np.float32)
         nrm = np.empty(shape, np.float32) if normals else None
         err = _err()
-        _check(lib.sinew_py_skinner_run(entry[1], m, flags, n, _ptr(p, "double *"), _ptr(pos, "float *"),
-                                        _ptr(nrm, "float *") if normals else ffi.NULL, err), err)
+        r = lib.sinew_py_skinner_run(entry[1], m, flags, n, _ptr(p, "double *"), _ptr(pos, "float *"),
+                                     _ptr(nrm, "float *") if normals else ffi.NULL, err)
+        if r != 0:
+            # a failed frame may leave the skinner mid-frame: the next call makes a fresh one
+            del self._skinners[key]
+            ffi.release(entry[1])
+            _check(r, err)
         return pos, nrm
 
     def close(self):

@@ -147,6 +147,15 @@ class ModelTest(unittest.TestCase):
         with self.assertRaises(sinew.SinewError) as e:
             self.m.sample(0, [float("nan")])
         self.assertEqual(e.exception.code, 9)  # NON_FINITE
+        gpu = sinew.Gpu()
+        pal = self.m.palettes(self.m.bind_pose(), "lbs")
+        bad = pal.copy()
+        bad[3, 0] = 1e39                           # finite in float64, not in float32
+        with self.assertRaises(sinew.SinewError) as e:
+            gpu.skin(self.m, bad, "lbs")
+        self.assertEqual(e.exception.code, 9)      # NON_FINITE, nothing sent to the GPU
+        p, _ = gpu.skin(self.m, pal, "lbs")        # the next call works
+        self.assertLess(np.abs(p - self.m.rest_positions).max(), 1e-5 * self.m.size)
         with self.assertRaises(sinew.SinewError) as e:
             sinew.Gpu("no such device, surely")
         self.assertEqual(e.exception.code, 16)  # NO_DEVICE
