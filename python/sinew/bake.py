@@ -4,6 +4,7 @@ deterministically, in one process or sharded over Dask distributed.
     python3 -m sinew.bake MODEL --clip I --frames A:B --method M --out DIR
         [--shard-frames N] [--local-workers N | --scheduler tcp://host:8786]
         [--fps F] [--bulge] [--device D | --cpu] [--format npz|h5|both] [--gltf-max-frames N]
+    python3 -m sinew.bake --jobs JOBS.json [the same options, as defaults]
 
 Output (docs/python.md, "Bakes"):
     DIR/frames/000012.npz   frame 12: positions, normals (vertices x 3 float32)
@@ -254,38 +255,42 @@ def _python_path():
         os.environ["PYTHONPATH"] = os.pathsep.join([here] + paths)
 
 
-def bake(model, clip, frames, method, out, shard_frames=None, client=None, fps=30.0, flags=0, device=None,
-         cpu=False, formats=("npz", "h5"), gltf_max_frames=240, retries=2, log=None):
-    """Runs a bake (see the module's doc) and returns run.json's content. client:
-    a distributed.Client (shards run as its tasks, `retries` retries each), or
-    None (every shard in this process, in order)."""
-    a, b = frames
+def _other_job(job, out):
+    """The hash of another job whose shards DIR holds, or None."""
+    d = os.path.join(out, "shards")
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if name.endswith(".json") and not name.startswith(job["hash"][:16]):
+            return name[:16]
+    return None
+
+
+def _start(spec):
+    """Validates one job (a dict: model, clip, frames, method, out, shard_frames,
+    fps, flags, device, cpu, formats, gltf_max_frames) and plans its shards."""
+    a, b = spec["frames"]
     if not (0 <= a < b):
-        raise ValueError("--frames A:B needs 0 <= A < B")
-    shard_frames = shard_frames or (b - a)
+        raise ValueError("frames A:B needs 0 <= A < B (got %d:%d)" % (a, b))
+    shard_frames = spec.get("shard_frames") or (b - a)
     if shard_frames < 1:
         raise ValueError("--shard-frames must be >= 1")
     t_start = time.perf_counter()
-    job, m = make_job(model, clip, fps, method, flags, device, cpu)
+    job, m = make_job(spec["model"], spec["clip"], spec.get("fps", 30.0), spec["method"], spec.get("flags", 0),
+                      spec.get("device"), spec.get("cpu", False))
+    out = spec["out"]
     os.makedirs(out, exist_ok=True)
+    other = _other_job(job, out)
+    if other:
+        raise ValueError("%s holds the bake of another job (%s...): one folder per job, or remove it" % (out, other))
     done = done_frames(job, out)
-    shards = plan(frames, shard_frames, done)
-    if log:
-        log("sinew bake: %d frames, %d shards of <= %d frames to run (%d frames already done)" %
-            (b - a, len(shards), shard_frames, sum(1 for f in range(a, b) if f in done)))
-    results = []
-    if client is None:
-        for s, c in shards:
-            results.append(bake_shard(job, out, s, c))
-    else:
-        from distributed import as_completed
-        # the key names the job, the output folder and the frames: the same shard of another
-        # bake is another task (Dask would share a key's result)
-        tag = hashlib.sha256((job["hash"] + os.path.abspath(out)).encode()).hexdigest()[:16]
-        futures = [client.submit(bake_shard, job, out, s, c, key="sinew-shard-%s-%d-%d" % (tag, s, c),
-                                 retries=retries, pure=False) for s, c in shards]
-        for fut in as_completed(futures):
-            results.append(fut.result())
+    return {"spec": spec, "job": job, "model": m, "out": out, "frames": (a, b), "shard_frames": shard_frames,
+            "shards": plan((a, b), shard_frames, done), "done_before": sum(1 for f in range(a, b) if f in done),
+            "t_start": t_start}
+
+
+def _finish(st, results, scheduler):
+    spec, job, m, out = st["spec"], st["job"], st["model"], st["out"]
+    a, b = st["frames"]
+    fps = job["fps"]
     # temporary files of shards whose worker died mid-write (their shard ran again)
     for sub in ("frames", "shards"):
         d = os.path.join(out, sub)
@@ -298,10 +303,11 @@ def bake(model, clip, frames, method, out, shard_frames=None, client=None, fps=3
     if missing:
         raise RuntimeError("frames %s have no finished shard" % missing[:10])
     t = time.perf_counter()
-    if "h5" in formats:
-        write_h5(out, frames, fps, m.vertex_count)
-    if gltf_max_frames and b - a <= gltf_max_frames:
-        write_gltf(out, m, frames, fps)
+    if "h5" in spec.get("formats", ("npz", "h5")):
+        write_h5(out, (a, b), fps, m.vertex_count)
+    gmax = spec.get("gltf_max_frames", 240)
+    if gmax and b - a <= gmax:
+        write_gltf(out, m, (a, b), fps)
     assemble_s = time.perf_counter() - t
     devices = set()
     for name in os.listdir(os.path.join(out, "shards")):
@@ -313,14 +319,15 @@ def bake(model, clip, frames, method, out, shard_frames=None, client=None, fps=3
                if os.path.exists(os.path.join(out, name))}
     outputs.update({frame_name(f): done[f] for f in range(a, b)})
     manifest = {"sinew_version": job["sinew_version"], "job_hash": job["hash"],
-                "model": {"file": os.path.basename(model), "sha256": job["model_sha256"], "vertices": m.vertex_count},
-                "clip": {"index": job["clip"], "name": job["clip_name"]}, "frames": [a, b], "fps": job["fps"],
-                "method": method, "flags": flags, "device": sorted(devices),
+                "model": {"file": os.path.basename(job["model"]), "sha256": job["model_sha256"],
+                          "vertices": m.vertex_count},
+                "clip": {"index": job["clip"], "name": job["clip_name"]}, "frames": [a, b], "fps": fps,
+                "method": job["method"], "flags": job["flags"], "device": sorted(devices),
                 "determinism": "every file is a pure function of the inputs above; byte-identical on the same "
                                "device type and driver (GPU float32), on any host for cpu-reference",
                 "outputs": outputs}
     _atomic_write(os.path.join(out, "manifest.json"), json.dumps(manifest, sort_keys=True, indent=1).encode())
-    wall = time.perf_counter() - t_start
+    wall = time.perf_counter() - st["t_start"]
     per_pid = {}
     for r in results:
         w = per_pid.setdefault(r["pid"], {"frames": 0, "load_s": 0.0, "sample_s": 0.0, "skin_s": 0.0, "write_s": 0.0,
@@ -332,21 +339,111 @@ def bake(model, clip, frames, method, out, shard_frames=None, client=None, fps=3
         busy = w["total_s"] - w["load_s"]
         w["frames_per_s"] = w["frames"] / busy if busy > 0 else None
         w["vertices_per_s"] = w["frames"] * m.vertex_count / busy if busy > 0 else None
-    run = {"shards_run": len(results), "shard_frames": shard_frames, "frames_run": sum(r["count"] for r in results),
-           "wall_s": wall, "assemble_s": assemble_s, "workers": list(per_pid.values()),
-           "scheduler": "in-process" if client is None else str(client.scheduler.address)}
+    run = {"out": out, "shards_run": len(results), "shard_frames": st["shard_frames"],
+           "frames_run": sum(r["count"] for r in results), "wall_s": wall, "assemble_s": assemble_s,
+           "workers": list(per_pid.values()), "scheduler": scheduler}
     _atomic_write(os.path.join(out, "run.json"), json.dumps(run, sort_keys=True, indent=1).encode())
     return run
+
+
+def bake_jobs(specs, client=None, retries=2, log=None):
+    """Runs several jobs (dicts as _start takes; one output folder each) and
+    returns their run.json contents. With a client, the shards of every job are
+    Dask tasks at once; without, they run in this process, job after job."""
+    outs = [os.path.abspath(s["out"]) for s in specs]
+    if len(set(outs)) != len(outs):
+        raise ValueError("two jobs write to the same folder")
+    states = [_start(s) for s in specs]   # every job validated before any work
+    for st in states:
+        if log:
+            a, b = st["frames"]
+            log("sinew bake: %s: %d frames, %d shards of <= %d frames to run (%d frames already done)" %
+                (st["out"], b - a, len(st["shards"]), st["shard_frames"], st["done_before"]))
+    results = [[] for _ in states]
+    if client is None:
+        for i, st in enumerate(states):
+            for s, c in st["shards"]:
+                results[i].append(bake_shard(st["job"], st["out"], s, c))
+        scheduler = "in-process"
+    else:
+        from distributed import as_completed
+        subs = []
+        for i, st in enumerate(states):
+            # the key names the job, the output folder and the frames: the same shard of
+            # another bake is another task (Dask would share a key's result)
+            tag = hashlib.sha256((st["job"]["hash"] + os.path.abspath(st["out"])).encode()).hexdigest()[:16]
+            for s, c in st["shards"]:
+                subs.append((client.submit(bake_shard, st["job"], st["out"], s, c, retries=retries, pure=False,
+                                           key="sinew-shard-%s-%d-%d" % (tag, s, c)), i))
+        index = {f.key: i for f, i in subs}
+        for fut in as_completed([f for f, _ in subs]):
+            results[index[fut.key]].append(fut.result())
+        scheduler = str(client.scheduler.address)
+    return [_finish(st, results[i], scheduler) for i, st in enumerate(states)]
+
+
+def bake(model, clip, frames, method, out, shard_frames=None, client=None, fps=30.0, flags=0, device=None,
+         cpu=False, formats=("npz", "h5"), gltf_max_frames=240, retries=2, log=None):
+    """Runs one bake (see the module's doc) and returns run.json's content. client:
+    a distributed.Client (shards run as its tasks, `retries` retries each), or
+    None (every shard in this process, in order)."""
+    spec = {"model": model, "clip": clip, "frames": tuple(frames), "method": method, "out": out,
+            "shard_frames": shard_frames, "fps": fps, "flags": flags, "device": device, "cpu": cpu,
+            "formats": formats, "gltf_max_frames": gltf_max_frames}
+    return bake_jobs([spec], client, retries, log)[0]
+
+
+def _frames(text):
+    a, b = (int(x) for x in str(text).split(":"))
+    return a, b
+
+
+def _jobs_file(path, defaults):
+    """Jobs from a JSON file: a list of objects with model, clip, frames ("A:B"),
+    method, out, and optionally shard_frames, fps, bulge, device, cpu, format,
+    gltf_max_frames (the command line's values otherwise)."""
+    with open(path) as f:
+        items = json.load(f)
+    if not isinstance(items, list) or not items:
+        raise ValueError("%s: expected a non-empty JSON list of jobs" % path)
+    known = {"model", "clip", "frames", "method", "out", "shard_frames", "fps", "bulge", "device", "cpu", "format",
+             "gltf_max_frames"}
+    specs = []
+    base = os.path.dirname(os.path.abspath(path))
+    for k, it in enumerate(items):
+        unknown = set(it) - known if isinstance(it, dict) else {"(not an object)"}
+        missing = {"model", "clip", "frames", "method", "out"} - set(it) if isinstance(it, dict) else set()
+        if unknown or missing:
+            raise ValueError("%s: job %d: %s" % (path, k, "unknown keys %s" % sorted(unknown) if unknown
+                                                  else "missing %s" % sorted(missing)))
+        try:
+            frames = _frames(it["frames"])
+        except ValueError:
+            raise ValueError("%s: job %d: frames must be \"A:B\"" % (path, k))
+        spec = dict(defaults)
+        spec.update({"model": os.path.join(base, it["model"]), "clip": it["clip"], "frames": frames,
+                     "method": it["method"], "out": os.path.join(base, it["out"])})
+        for key in ("shard_frames", "fps", "device", "cpu", "gltf_max_frames"):
+            if key in it:
+                spec[key] = it[key]
+        if "bulge" in it:
+            spec["flags"] = 1 if it["bulge"] else 0
+        if "format" in it:
+            spec["formats"] = ("npz",) if it["format"] == "npz" else ("npz", "h5")
+        specs.append(spec)
+    return specs
 
 
 def main(argv=None):
     import sinew
     ap = argparse.ArgumentParser(prog="python3 -m sinew.bake", description=__doc__.split("\n\n")[0])
-    ap.add_argument("model")
-    ap.add_argument("--clip", required=True, help="clip index or name")
-    ap.add_argument("--frames", required=True, help="A:B, frames A .. B-1 (frame f at time f / fps)")
-    ap.add_argument("--method", required=True, choices=sorted(sinew.METHODS))
-    ap.add_argument("--out", required=True)
+    ap.add_argument("model", nargs="?")
+    ap.add_argument("--clip", help="clip index or name")
+    ap.add_argument("--frames", help="A:B, frames A .. B-1 (frame f at time f / fps)")
+    ap.add_argument("--method", choices=sorted(sinew.METHODS))
+    ap.add_argument("--out")
+    ap.add_argument("--jobs", help="a JSON file of jobs instead of MODEL --clip --frames --method --out "
+                                   "(docs/python.md); the options below are their defaults")
     ap.add_argument("--shard-frames", type=int, default=None, help="frames per shard [all in one]")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--local-workers", type=int, default=None, help="a Dask LocalCluster of N worker processes")
@@ -361,13 +458,27 @@ def main(argv=None):
     ap.add_argument("--gltf-max-frames", type=int, default=240, help="write baked.gltf up to this many frames (0: never)")
     ap.add_argument("--retries", type=int, default=2)
     o = ap.parse_args(argv)
-    try:
-        a, b = (int(x) for x in o.frames.split(":"))
-    except ValueError:
-        ap.error("--frames must be A:B")
-    clip = int(o.clip) if o.clip.isdigit() else o.clip
+    defaults = {"shard_frames": o.shard_frames, "fps": o.fps, "flags": sinew.BULGE if o.bulge else 0,
+                "device": o.device, "cpu": o.cpu, "formats": ("npz",) if o.format == "npz" else ("npz", "h5"),
+                "gltf_max_frames": o.gltf_max_frames}
+    if o.jobs:
+        if o.model or o.clip or o.frames or o.method or o.out:
+            ap.error("--jobs replaces MODEL, --clip, --frames, --method and --out")
+    else:
+        for name in ("model", "clip", "frames", "method", "out"):
+            if getattr(o, name) is None:
+                ap.error("%s is required (or --jobs FILE)" % ("MODEL" if name == "model" else "--" + name))
+        try:
+            frames = _frames(o.frames)
+        except ValueError:
+            ap.error("--frames must be A:B")
     client = cluster = None
     try:
+        if o.jobs:
+            specs = _jobs_file(o.jobs, defaults)
+        else:
+            clip = int(o.clip) if o.clip.isdigit() else o.clip
+            specs = [dict(defaults, model=o.model, clip=clip, frames=frames, method=o.method, out=o.out)]
         if o.local_workers or o.scheduler:
             from distributed import Client, LocalCluster
             _python_path()
@@ -377,9 +488,7 @@ def main(argv=None):
                 cluster = LocalCluster(n_workers=o.local_workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
                 client = Client(cluster)
-        run = bake(o.model, clip, (a, b), o.method, o.out, o.shard_frames, client, o.fps,
-                   sinew.BULGE if o.bulge else 0, o.device, o.cpu, ("npz",) if o.format == "npz" else ("npz", "h5"),
-                   o.gltf_max_frames, o.retries, log=lambda s: print(s, file=sys.stderr))
+        runs = bake_jobs(specs, client, o.retries, log=lambda s: print(s, file=sys.stderr))
     except (sinew.SinewError, ValueError, OSError, RuntimeError) as e:
         print("sinew bake: %s" % e, file=sys.stderr)
         return 1
@@ -388,13 +497,15 @@ def main(argv=None):
             client.close()
         if cluster is not None:
             cluster.close()
-    print("sinew bake: %d frames in %d shards, %.2f s; manifest %s" %
-          (b - a, run["shards_run"], run["wall_s"], os.path.join(o.out, "manifest.json")))
-    for w in run["workers"]:
-        if w["frames_per_s"]:
-            print("  worker: %d frames, %.1f frames/s, %.3g vertices/s (load %.2f s, sample %.2f s, skin %.2f s, "
-                  "write %.2f s)" % (w["frames"], w["frames_per_s"], w["vertices_per_s"], w["load_s"], w["sample_s"],
-                                     w["skin_s"], w["write_s"]))
+    for spec, run in zip(specs, runs):
+        a, b = spec["frames"]
+        print("sinew bake: %d frames in %d shards, %.2f s; manifest %s" %
+              (b - a, run["shards_run"], run["wall_s"], os.path.join(spec["out"], "manifest.json")))
+        for w in run["workers"]:
+            if w["frames_per_s"]:
+                print("  worker: %d frames, %.1f frames/s, %.3g vertices/s (load %.2f s, sample %.2f s, skin %.2f s, "
+                      "write %.2f s)" % (w["frames"], w["frames_per_s"], w["vertices_per_s"], w["load_s"],
+                                         w["sample_s"], w["skin_s"], w["write_s"]))
     return 0
 
 

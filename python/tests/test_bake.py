@@ -56,8 +56,36 @@ class BakeTest(unittest.TestCase):
         self.assertEqual(same_bytes(self.ref, out), [])
         # another shard size over finished frames: nothing to do either
         self.assertEqual(bake.bake(MODEL, 0, FRAMES, "dqs", out, shard_frames=10)["shards_run"], 0)
-        # another method is another job: everything runs
-        self.assertEqual(bake.bake(MODEL, 0, FRAMES, "lbs", out, shard_frames=24)["shards_run"], 1)
+        # another method is another job: refused in this folder, nothing touched
+        with self.assertRaises(ValueError) as e:
+            bake.bake(MODEL, 0, FRAMES, "lbs", out, shard_frames=24)
+        self.assertIn("another job", str(e.exception))
+        self.assertEqual(same_bytes(self.ref, out), [])
+
+    def test_jobs_file(self):
+        jobs = [{"model": MODEL, "clip": 0, "frames": "%d:%d" % FRAMES, "method": "dqs", "out": "j_dqs",
+                 "shard_frames": 4},
+                {"model": MODEL, "clip": "Armature|Action", "frames": "0:5", "method": "lbs", "out": "j_lbs",
+                 "format": "npz"}]
+        path = os.path.join(self.tmp, "jobs.json")
+        with open(path, "w") as f:
+            json.dump(jobs, f)
+        r = subprocess.run([sys.executable, "-m", "sinew.bake", "--jobs", path, "--shard-frames", "2"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(same_bytes(self.ref, os.path.join(self.tmp, "j_dqs")), [])
+        lbs = os.path.join(self.tmp, "lbs_single")
+        bake.bake(MODEL, 0, (0, 5), "lbs", lbs)
+        for f in range(5):
+            self.assertTrue(filecmp.cmp(os.path.join(lbs, bake.frame_name(f)),
+                                        os.path.join(self.tmp, "j_lbs", bake.frame_name(f)), shallow=False))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "j_lbs", "cache.h5")))
+        self.assertEqual(len(os.listdir(os.path.join(self.tmp, "j_lbs", "shards"))), 3)  # the default of 2 frames
+        with open(path, "w") as f:
+            json.dump([dict(jobs[0], colour="red")], f)
+        r = subprocess.run([sys.executable, "-m", "sinew.bake", "--jobs", path], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("unknown keys ['colour']", r.stderr)
 
     def test_contents(self):
         m = sinew.load(MODEL)
