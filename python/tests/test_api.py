@@ -126,7 +126,6 @@ class ModelTest(unittest.TestCase):
     def test_errors(self):
         with self.assertRaises(sinew.SinewError) as e:
             sinew.load("/nonexistent/model.gltf")
-        self.assertIn(e.exception.result, ("I/O error", sinew.SinewError(18).result))
         self.assertEqual(e.exception.code, 18)  # SINEW_ERROR_IO
         self.assertEqual(e.exception.item, "file")
         with self.assertRaises(sinew.SinewError) as e:
