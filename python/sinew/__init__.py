@@ -15,6 +15,7 @@ writes into directly. Model views (rest_positions, triangles, ...) are
 read-only and zero-copy; they keep the model alive.
 """
 import atexit
+import threading
 import weakref
 
 import numpy as np
@@ -122,6 +123,7 @@ class Model:
         err = _err()
         _check(lib.sinew_py_model_load(str(path).encode(), out, err), err)
         self._m = ffi.gc(out[0], lib.sinew_py_model_destroy)
+        self._lock = threading.Lock()  # the centers are computed once, by one thread
         self.path = str(path)
         c = ffi.new("uint32_t[7]")
         lib.sinew_py_model_counts(self._m, c)
@@ -212,7 +214,8 @@ class Model:
         """(vertices, 3) float32 centers of rotation (computed on first use, as
         the CoR methods do); a read-only view."""
         err = _err()
-        _check(lib.sinew_py_compute_centers(self._m, err), err)
+        with self._lock:
+            _check(lib.sinew_py_compute_centers(self._m, err), err)
         return _view(self, lib.sinew_py_centers(self._m), (self.vertex_count, 3), "<f4")
 
     def _palettes_in(self, palettes):
@@ -288,12 +291,18 @@ class Gpu:
         self._g = ffi.gc(out[0], lib.sinew_py_gpu_destroy)
         self.name = ffi.string(lib.sinew_py_gpu_name(self._g)).decode(errors="replace")
         self._skinners = {}
+        self._lock = threading.Lock()  # cffi releases the GIL; a skinner is used by one thread at a time
         _live_gpus.add(self)
 
     def skin(self, model, palettes, method, flags=0, batch=64, normals=True):
         """Skins palettes ((joints, 46) or (frames, joints, 46)) on the device,
         `batch` poses per dispatch: positions and normals (..., vertices, 3)
-        float32 (normals None when normals=False)."""
+        float32 (normals None when normals=False). Calls from several threads
+        take turns."""
+        with self._lock:
+            return self._skin(model, palettes, method, flags, batch, normals)
+
+    def _skin(self, model, palettes, method, flags, batch, normals):
         if self._g is None:
             raise SinewError(1, 1, message="this Gpu was closed")
         p, n = model._palettes_in(palettes)
@@ -325,6 +334,10 @@ class Gpu:
     def close(self):
         """Frees the skinners, then the device, now (also done when collected, and
         at interpreter exit, before the Vulkan driver's own teardown)."""
+        with self._lock:
+            self._close()
+
+    def _close(self):
         for _, s in self._skinners.values():
             ffi.release(s)
         self._skinners.clear()
