@@ -294,27 +294,37 @@ class Gpu:
         self._lock = threading.Lock()  # cffi releases the GIL; a skinner is used by one thread at a time
         _live_gpus.add(self)
 
-    def skin(self, model, palettes, method, flags=0, batch=64, normals=True):
+    def skin(self, model, palettes, method, flags=0, batch=64, normals=True, morph_weights=None):
         """Skins palettes ((joints, 46) or (frames, joints, 46)) on the device,
         `batch` poses per dispatch: positions and normals (..., vertices, 3)
-        float32 (normals None when normals=False). Calls from several threads
-        take turns."""
+        float32 (normals None when normals=False). morph_weights: one weight per
+        morph target ((targets,) for every pose, or (frames, targets)), applied
+        on the GPU before skinning (the defaults give the rest mesh). Calls from
+        several threads take turns."""
         with self._lock:
-            return self._skin(model, palettes, method, flags, batch, normals)
+            return self._skin(model, palettes, method, flags, batch, normals, morph_weights)
 
-    def _skin(self, model, palettes, method, flags, batch, normals):
+    def _skin(self, model, palettes, method, flags, batch, normals, morph_weights):
         if self._g is None:
             raise SinewError(1, 1, message="this Gpu was closed")
         p, n = model._palettes_in(palettes)
         m = _method(method)
+        w = None
+        if morph_weights is not None:
+            w = _in(morph_weights, np.float32)
+            if w.shape == (model.morph_target_count,):
+                w = np.ascontiguousarray(np.broadcast_to(w, (n, model.morph_target_count)))
+            if w.shape != (n, model.morph_target_count) or model.morph_target_count == 0:
+                raise SinewError(1, 1, message="morph_weights must be (%d,) or (%d, %d)" % (
+                    model.morph_target_count, n, model.morph_target_count))
         if lib.sinew_method_uses_centers(m):
             model.centers()
-        key = (id(model), batch, lib.sinew_method_uses_centers(m))
+        key = (id(model), batch, bool(lib.sinew_method_uses_centers(m)), w is not None)
         entry = self._skinners.get(key)
         if entry is None or entry[0] is not model:
             out = ffi.new("sinew_py_skinner **")
             err = _err()
-            _check(lib.sinew_py_skinner_create(self._g, model._m, batch, out, err), err)
+            _check(lib.sinew_py_skinner_create(self._g, model._m, batch, 1 if w is not None else 0, out, err), err)
             # the destructor holds the gpu: a skinner is always destroyed before its device
             entry = (model, ffi.gc(out[0], lambda s, g=self._g: lib.sinew_py_skinner_destroy(s)))
             self._skinners[key] = entry
@@ -322,7 +332,8 @@ class Gpu:
         pos = np.empty(shape, np.float32)
         nrm = np.empty(shape, np.float32) if normals else None
         err = _err()
-        r = lib.sinew_py_skinner_run(entry[1], m, flags, n, _ptr(p, "double *"), _ptr(pos, "float *"),
+        r = lib.sinew_py_skinner_run(entry[1], m, flags, n, _ptr(p, "double *"),
+                                     _ptr(w, "float *") if w is not None else ffi.NULL, _ptr(pos, "float *"),
                                      _ptr(nrm, "float *") if normals else ffi.NULL, err)
         if r != 0:
             # a failed frame may leave the skinner mid-frame: the next call makes a fresh one

@@ -47,11 +47,12 @@ int sinew_py_list_devices(char *names, uint8_t *usable, uint32_t max, uint32_t *
 int sinew_py_gpu_create(const char *device, sinew_gpu **out, sinew_error_info *err);
 void sinew_py_gpu_destroy(sinew_gpu *g);
 const char *sinew_py_gpu_name(const sinew_gpu *g);
-int sinew_py_skinner_create(sinew_gpu *g, const sinew_py_model *m, uint32_t batch,
+int sinew_py_skinner_create(sinew_gpu *g, const sinew_py_model *m, uint32_t batch, int morph,
                             sinew_py_skinner **out, sinew_error_info *err);
 void sinew_py_skinner_destroy(sinew_py_skinner *s);
 int sinew_py_skinner_run(sinew_py_skinner *s, int method, uint32_t flags, uint32_t n,
-                         const double *palettes, float *pos, float *nrm, sinew_error_info *err);
+                         const double *palettes, const float *morph_weights, float *pos, float *nrm,
+                         sinew_error_info *err);
 
 int sinew_metric_volume(uint32_t vertex_count, const double *positions, const uint32_t *indices,
                         uint32_t index_count, double *out, sinew_error_info *err);

@@ -13,6 +13,7 @@
 #include <sinew/reference.h>
 #include <sinew/anim.h>
 #include <sinew/palette.h>
+#include <sinew/morpher.h>
 #include <sinew/skinner.h>
 
 #include <stdio.h>
@@ -317,19 +318,91 @@ typedef struct sinew_py_skinner {
     sinew_mesh_id mesh;
     sinew_instance *inst;
     uint32_t batch, joints, vertices;
+    /* morph targets (sinew_py_skinner_create with morph): the whole character's
+     * targets as one set on the one mesh, one slot per pose of a batch */
+    sinew_morpher *morpher;
+    uint32_t targets;
+    sinew_morph_target *all;      /* targets with indices into the whole character */
+    uint32_t *indices;            /* their index arrays */
+    float *defaults, *weights;    /* default weights; batch x targets scratch */
+    sinew_morph_slot_id *slots;
+    sinew_morph_item *items;
+    sinew_mesh_id *meshes;
 } sinew_py_skinner;
 
 PY_API void sinew_py_skinner_destroy(sinew_py_skinner *s)
 {
     if (!s) return;
+    sinew_morpher_destroy(s->morpher);
     sinew_skinner_destroy(s->sk);
     free(s->inst);
+    free(s->all);
+    free(s->indices);
+    free(s->defaults);
+    free(s->weights);
+    free(s->slots);
+    free(s->items);
+    free(s->meshes);
     free(s);
 }
 
+/* The model's morph targets with whole-character vertex indices, uploaded as one
+ * set, and one slot per pose of the batch. */
+static sinew_result add_morphs(sinew_py_skinner *s, const sinew_py_model *m, sinew_error_info *err)
+{
+    const sinew_asset *a = m->asset;
+    uint64_t entries = 0;
+    uint32_t t = 0, nt = m->morph_targets;
+    for (uint32_t i = 0; i < sinew_asset_mesh_count(a); i++) {
+        uint32_t count;
+        const float *dw;
+        const sinew_morph_target *tg = sinew_asset_morph_targets(a, i, &count, &dw);
+        for (uint32_t k = 0; k < count; k++) entries += tg[k].count;
+    }
+    s->targets = nt;
+    s->all = calloc(nt, sizeof *s->all);
+    s->indices = malloc((entries ? entries : 1) * sizeof *s->indices);
+    s->defaults = calloc(nt, sizeof *s->defaults);
+    s->weights = calloc((size_t)nt * s->batch, sizeof *s->weights);
+    s->slots = calloc(s->batch, sizeof *s->slots);
+    s->items = calloc(s->batch, sizeof *s->items);
+    s->meshes = calloc(s->batch, sizeof *s->meshes);
+    if (!s->all || !s->indices || !s->defaults || !s->weights || !s->slots || !s->items || !s->meshes)
+        return fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "out of memory");
+    uint64_t e = 0;
+    for (uint32_t i = 0; i < sinew_asset_mesh_count(a); i++) {
+        uint32_t count, first = sinew_asset_mesh(a, i)->first_vertex;
+        const float *dw;
+        const sinew_morph_target *tg = sinew_asset_morph_targets(a, i, &count, &dw);
+        for (uint32_t k = 0; k < count; k++, t++) {
+            s->all[t] = tg[k];
+            s->all[t].tangent_deltas = NULL; /* the skinner skins no tangents */
+            s->all[t].indices = s->indices + e;
+            for (uint32_t q = 0; q < tg[k].count; q++) s->indices[e++] = tg[k].indices[q] + first;
+            s->defaults[t] = dw[k];
+        }
+    }
+    sinew_morpher_desc md = { 0 };
+    md.max_sets = 1;
+    md.max_slots = s->batch;
+    md.max_data_vec4 = (uint32_t)(m->vertices + 4 * entries + 1 + 2 * m->joints);
+    md.max_weights = nt * s->batch;
+    sinew_morph_set_id set;
+    sinew_result r = sinew_morpher_create(s->sk, &md, &s->morpher);
+    if (r) return fail(err, r, SINEW_ITEM_CAPACITY, UINT32_MAX, "creating the morph pass failed");
+    if ((r = sinew_morpher_add_targets(s->morpher, s->mesh, s->all, nt, &set, err))) return r;
+    if ((r = sinew_morpher_set_skeleton(s->morpher, set, sinew_asset_skeleton(a))))
+        return fail(err, r, SINEW_ITEM_MODEL, UINT32_MAX, "morphed bulge distances: skeleton refused");
+    for (uint32_t k = 0; k < s->batch; k++)
+        if ((r = sinew_morpher_add_slot(s->morpher, set, &s->slots[k])))
+            return fail(err, r, SINEW_ITEM_CAPACITY, k, "morph slot refused");
+    return SINEW_OK;
+}
+
 /* A skinner holding the model's rest mesh (with its centers when it has them),
- * able to skin `batch` poses in one dispatch. */
-PY_API sinew_result sinew_py_skinner_create(sinew_gpu *g, const sinew_py_model *m, uint32_t batch,
+ * able to skin `batch` poses in one dispatch; with morph (a model with morph
+ * targets), also a morphed copy of the mesh per pose of the batch. */
+PY_API sinew_result sinew_py_skinner_create(sinew_gpu *g, const sinew_py_model *m, uint32_t batch, int morph,
                                             sinew_py_skinner **out, sinew_error_info *err)
 {
     clear(err);
@@ -345,8 +418,10 @@ PY_API sinew_result sinew_py_skinner_create(sinew_gpu *g, const sinew_py_model *
     s->vertices = m->vertices;
     sinew_skinner_desc sd = { 0 };
     uint32_t nv = m->vertices;
+    morph = morph && m->morph_targets;
     sd.max_rest_vertices = sinew_rest_mesh_vertices8(m->rest) ? nv + (nv + 1) / 2 : nv;
-    sd.max_meshes = 1;
+    sd.max_rest_vertices *= morph ? 1 + batch : 1;
+    sd.max_meshes = morph ? 1 + batch : 1;
     sd.max_instances = batch;
     sd.max_output_vertices = nv * batch;
     sd.max_palette_vec4 = m->joints * 8 * batch; /* the largest stride: DQS/CoR with scale + bulge */
@@ -354,6 +429,7 @@ PY_API sinew_result sinew_py_skinner_create(sinew_gpu *g, const sinew_py_model *
     sd.cor_centers = sinew_rest_mesh_centers(m->rest) != NULL;
     sinew_result r = sinew_skinner_create(g, &sd, &s->sk, err);
     if (!r) r = sinew_skinner_add_rest_mesh(s->sk, m->rest, &s->mesh, err);
+    if (!r && morph) r = add_morphs(s, m, err);
     if (r) {
         sinew_py_skinner_destroy(s);
         return r;
@@ -363,13 +439,18 @@ PY_API sinew_result sinew_py_skinner_create(sinew_gpu *g, const sinew_py_model *
 }
 
 /* Skins n palettes on the GPU, batch poses per dispatch: pos (n x vertices x 3
- * floats), nrm likewise or NULL. */
+ * floats), nrm likewise or NULL. morph_weights: n x targets (the file's weights:
+ * the defaults give the rest mesh), or NULL; needs a skinner made with morph. */
 PY_API sinew_result sinew_py_skinner_run(sinew_py_skinner *s, int method, uint32_t flags, uint32_t n,
-                                         const double *palettes, float *pos, float *nrm, sinew_error_info *err)
+                                         const double *palettes, const float *morph_weights, float *pos, float *nrm,
+                                         sinew_error_info *err)
 {
     clear(err);
     uint32_t stride = sinew_palette_gpu_stride((sinew_method)method, flags);
     if (!stride) return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "unknown method");
+    if (morph_weights && !s->morpher)
+        return fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                    "morph weights for a skinner made without morph targets");
     for (uint32_t f0 = 0; f0 < n; f0 += s->batch) {
         uint32_t c = n - f0 < s->batch ? n - f0 : s->batch;
         sinew_frame fr;
@@ -387,6 +468,21 @@ PY_API sinew_result sinew_py_skinner_run(sinew_py_skinner *s, int method, uint32
             in->flags = flags;
             in->palette_offset = k * s->joints * stride;
             in->output_offset = k * s->vertices;
+        }
+        if (morph_weights) {
+            for (uint32_t k = 0; k < c; k++) {
+                float *w = s->weights + (size_t)k * s->targets;
+                for (uint32_t t = 0; t < s->targets; t++)
+                    w[t] = morph_weights[(size_t)(f0 + k) * s->targets + t] - s->defaults[t];
+                s->items[k].slot = s->slots[k];
+                s->items[k].weights = w;
+                s->items[k].weight_count = s->targets;
+            }
+            if ((r = sinew_morpher_set_frame(s->morpher, s->items, c, s->meshes, err))) {
+                if (err) err->index += f0; /* the pose, not its place in the batch */
+                return r;
+            }
+            for (uint32_t k = 0; k < c; k++) s->inst[k].mesh = s->meshes[k];
         }
         if ((r = sinew_skinner_set_instances(s->sk, s->inst, c, err))) return r;
         if ((r = sinew_skinner_submit(s->sk)) || (r = sinew_skinner_wait(s->sk))) {

@@ -251,5 +251,37 @@ class GpuTest(unittest.TestCase):
             self.assertLess(en, 1e-4, method)
 
 
+class GpuMorphTest(unittest.TestCase):
+    def test_morph_weights_on_gpu(self):
+        m = sinew.load(MORPH)
+        rng = np.random.default_rng(7)
+        W = rng.uniform(-1, 2, (12, m.morph_target_count)).astype(np.float32)
+        local = np.stack([random_pose(m, rng, 1.5) for _ in range(12)])
+        gpu = sinew.Gpu()
+        for method in ("lbs", "dqs"):
+            pal = m.palettes(local, method)
+            p, n = gpu.skin(m, pal, method, morph_weights=W, batch=5)   # 3 dispatches, 5 morphed copies
+            for f in range(12):
+                rp, rn = m.skin_reference(pal[f], method, rest=m.morph(W[f]))
+                # as test_gpu_morph: positions 2e-5 of the size, normals 1e-4
+                self.assertLess(np.abs(p[f] - rp).max(), 2e-5 * m.size, (method, f))
+                self.assertLess(np.abs(n[f] - rn).max(), 1e-4, (method, f))
+            # the same weights for every pose; the defaults give the unmorphed skin
+            p1, _ = gpu.skin(m, pal, method, morph_weights=W[3])
+            self.assertLess(np.abs(p1[7] - m.skin_reference(pal[7], method, rest=m.morph(W[3]))[0]).max(), 2e-5 * m.size)
+            p0, _ = gpu.skin(m, pal, method, morph_weights=m.morph_default_weights)
+            self.assertLess(np.abs(p0 - m.skin_reference(pal, method)[0]).max(), 2e-5 * m.size)
+        with self.assertRaises(sinew.SinewError):
+            gpu.skin(m, pal, "lbs", morph_weights=np.zeros((3, m.morph_target_count), np.float32))
+        bad = W.copy()
+        bad[4, 1] = np.nan
+        with self.assertRaises(sinew.SinewError) as e:
+            gpu.skin(m, pal, "lbs", morph_weights=bad)
+        self.assertEqual((e.exception.code, e.exception.index), (9, 4))   # NON_FINITE, pose 4
+        small = sinew.load(SMALL)
+        with self.assertRaises(sinew.SinewError):
+            gpu.skin(small, small.palettes(small.bind_pose(), "lbs"), "lbs", morph_weights=np.zeros(0, np.float32))
+
+
 if __name__ == "__main__":
     unittest.main()
