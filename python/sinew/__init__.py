@@ -192,6 +192,19 @@ class Model:
                                    _ptr(out, "double *"), err), err)
         return out
 
+    def sample_weights(self, clip, times, wrap="loop"):
+        """Morph weights of a clip (index, name, or None) at times in seconds:
+        (len(times), morph targets) float32, the file's weights (its weight
+        tracks; the default weights where it has none), as Model.morph and
+        Gpu.skin(morph_weights=...) take them."""
+        times = _in(np.atleast_1d(times), np.float64)
+        out = np.empty((times.size, self.morph_target_count), np.float32)
+        err = _err()
+        ci = -1 if clip is None else self.clip_index(clip)
+        _check(lib.sinew_py_sample_weights(self._m, ci, times.size, _ptr(times, "double *"),
+                                           1 if wrap == "clamp" else 0, _ptr(out, "float *"), err), err)
+        return out
+
     def bind_pose(self):
         """(joints, 10) local bind pose: skinning it reproduces the rest mesh."""
         return self.sample(None, [0.0])[0]

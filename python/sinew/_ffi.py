@@ -29,6 +29,8 @@ const char *sinew_py_joint_name(const sinew_py_model *m, uint32_t j);
 const char *sinew_py_clip(const sinew_py_model *m, uint32_t i, double *duration);
 int sinew_py_sample(const sinew_py_model *m, int32_t clip, uint32_t n, const double *times, int wrap,
                     double *local_out, sinew_error_info *err);
+int sinew_py_sample_weights(const sinew_py_model *m, int32_t clip, uint32_t n, const double *times, int wrap,
+                            float *out, sinew_error_info *err);
 int sinew_py_palettes(const sinew_py_model *m, int method, uint32_t n, const double *local,
                       double *palette_out, sinew_error_info *err);
 int sinew_py_compute_centers(sinew_py_model *m, sinew_error_info *err);

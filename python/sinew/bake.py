@@ -15,7 +15,8 @@ Output (docs/python.md, "Bakes"):
     DIR/shards/*.json       one per finished shard: its frames and their files' hashes
     DIR/run.json            this run's scheduling and timings (the only file that differs)
 
-Every frame is a pure function of (model bytes, clip, frame, fps, method, flags,
+Models with morph targets follow the clip's weight tracks (morph applied before
+skinning). Every frame is a pure function of (model bytes, clip, frame, fps, method, flags,
 device): frames are skinned independently and written whole, so the files are
 byte-identical whatever the shard size, worker count or completion order. The
 GPU's float32 results are identical on one device type and driver, not across
@@ -111,13 +112,21 @@ def bake_shard(job, out, first, count):
     t = time.perf_counter()
     local = m.sample(job["clip"], times)
     pal = m.palettes(local, job["method"])
+    # morph targets follow the clip's weight tracks (the file's default weights without them)
+    w = m.sample_weights(job["clip"], times) if m.morph_target_count else None
     timings["sample_s"] = time.perf_counter() - t
     t = time.perf_counter()
-    if job["cpu"]:
+    if job["cpu"] and w is not None:
+        p = np.empty((count, m.vertex_count, 3), np.float32)
+        n = np.empty_like(p)
+        for k in range(count):
+            pk, nk = m.skin_reference(pal[k], job["method"], job["flags"], rest=m.morph(w[k]))
+            p[k], n[k] = pk, nk
+    elif job["cpu"]:
         p, n = m.skin_reference(pal, job["method"], job["flags"])
         p, n = p.astype(np.float32), n.astype(np.float32)
     else:
-        p, n = _gpu(job["device"]).skin(m, pal, job["method"], job["flags"], batch=min(count, 64))
+        p, n = _gpu(job["device"]).skin(m, pal, job["method"], job["flags"], batch=min(count, 64), morph_weights=w)
     timings["skin_s"] = time.perf_counter() - t
     t = time.perf_counter()
     os.makedirs(os.path.join(out, "frames"), exist_ok=True)
@@ -138,13 +147,22 @@ def bake_shard(job, out, first, count):
 
 # ---- planning, resume, assembly (the driver) ----
 
+def lib_uses_centers(method):
+    from sinew._ffi import lib
+    return bool(lib.sinew_method_uses_centers(method))
+
+
 def make_job(model, clip, fps, method, flags, device, cpu):
     import sinew
+    sinew._method(method)
     m = sinew.load(model)  # fails early, in the driver, on a bad model or clip
     ci = m.clip_index(clip)
     if not 0 <= ci < len(m.clips):
         raise sinew.SinewError(20, 13, ci, message="the model has %d clips" % len(m.clips))
-    sinew._method(method)
+    if cpu and m.morph_target_count and (m.influences_per_vertex > 4 or
+                                        lib_uses_centers(sinew._method(method))):
+        raise ValueError("--cpu with morph targets: only for models with at most 4 influences and methods "
+                         "without centers of rotation (the GPU path takes every case)")
     job = {"model": os.path.abspath(model), "model_sha256": sha256_file(model), "clip": ci,
            "clip_name": m.clips[ci].name, "fps": float(fps), "method": method, "flags": int(flags),
            "device": device, "cpu": bool(cpu), "sinew_version": sinew.version(), "vertices": m.vertex_count}

@@ -42,6 +42,9 @@ static void clear(sinew_error_info *err)
     if (err) fail(err, SINEW_OK, SINEW_ITEM_NONE, UINT32_MAX, "");
 }
 
+typedef struct sinew_py_model sinew_py_model;
+PY_API const char *sinew_py_morph_target(const sinew_py_model *m, uint32_t t, uint32_t *mesh, float *default_weight);
+
 typedef struct sinew_py_model {
     sinew_asset *asset;
     sinew_rest_mesh *rest;   /* the whole character, 4 or 8 influences, triangles */
@@ -159,6 +162,42 @@ PY_API sinew_result sinew_py_sample(const sinew_py_model *m, int32_t clip, uint3
         if (r) return fail(err, r, SINEW_ITEM_ARGUMENT, f, "sampling failed at this frame (index): a non-finite time?");
     }
     return SINEW_OK;
+}
+
+/* Morph weights of a clip at n times (n x morph targets floats): the clip's
+ * weight tracks, the file's default weights where a target has none (or for
+ * clip -1 / a clip without weight tracks). */
+PY_API sinew_result sinew_py_sample_weights(const sinew_py_model *m, int32_t clip, uint32_t n, const double *times,
+                                            int wrap, float *out, sinew_error_info *err)
+{
+    clear(err);
+    uint32_t nt = m->morph_targets;
+    if (clip >= (int32_t)sinew_asset_clip_count(m->asset) || clip < -1)
+        return fail(err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_CLIP, (uint32_t)clip, "no such clip");
+    if (nt == 0) return SINEW_OK;
+    const sinew_clip *c = clip < 0 ? NULL : sinew_asset_clip(m->asset, (uint32_t)clip);
+    double *d = malloc(2 * (size_t)nt * sizeof *d);
+    if (!d) return fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "out of memory");
+    uint32_t mesh;
+    float dw;
+    for (uint32_t t = 0; t < nt; t++) {
+        sinew_py_morph_target(m, t, &mesh, &dw);
+        d[t] = dw;
+    }
+    if (c && sinew_clip_weight_count(c) == 0) c = NULL; /* no weight tracks: the defaults */
+    if (c && sinew_clip_weight_count(c) != nt) {
+        free(d);
+        return fail(err, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, (uint32_t)clip,
+                    "the clip's weight tracks do not match the model's morph targets");
+    }
+    sinew_result r = SINEW_OK;
+    for (uint32_t f = 0; f < n && !r; f++) {
+        r = sinew_clip_sample_weights(c, times[f], wrap ? SINEW_WRAP_CLAMP : SINEW_WRAP_LOOP, d, nt, d + nt);
+        if (r) fail(err, r, SINEW_ITEM_ARGUMENT, f, "sampling weights failed at this frame (index): a non-finite time?");
+        for (uint32_t t = 0; t < nt; t++) out[(size_t)f * nt + t] = (float)d[nt + t];
+    }
+    free(d);
+    return r;
 }
 
 /* Palettes of n local poses for a method (46 doubles per joint). */

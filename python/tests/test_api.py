@@ -226,6 +226,14 @@ class MorphTest(unittest.TestCase):
         np.testing.assert_allclose(p12, p1 + p2, atol=1e-6 * m.size)
         with self.assertRaises(sinew.SinewError):
             m.morph(np.zeros(m.morph_target_count + 1, np.float32))
+        # the clip's weight tracks: looping, clamping, defaults without a clip
+        d = m.clips[0].duration
+        a = m.sample_weights(0, [0.3 * d, 1.3 * d, 5 * d])
+        np.testing.assert_allclose(a[0], a[1], atol=1e-6)
+        np.testing.assert_array_equal(m.sample_weights(None, [0.0])[0], d0)
+        np.testing.assert_array_equal(m.sample_weights(0, [5 * d], wrap="clamp"),
+                                      m.sample_weights(0, [d], wrap="clamp"))
+        self.assertEqual(m.sample_weights(0, np.linspace(0, d, 7)).shape, (7, m.morph_target_count))
         pal = m.palettes(m.bind_pose(), "lbs")
         sp, sn = m.skin_reference(pal, "lbs", rest=m.morph(w1))
         np.testing.assert_allclose(sp, m.morph(w1)[0], atol=1e-5 * m.size)

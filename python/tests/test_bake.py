@@ -124,6 +124,28 @@ class BakeTest(unittest.TestCase):
         with open(os.path.join(out, "manifest.json")) as f:
             self.assertIn("cpu-reference", json.load(f)["device"][0])
 
+    def test_morph_animation(self):
+        # a glTF whose clip animates morph weights: the frames follow them, GPU and --cpu
+        model = os.path.join(os.environ.get("SINEW_SOURCE_DIR", "."), "tests", "data", "gltf", "morph_anim.gltf")
+        m = sinew.load(model)
+        times = np.arange(0, 12) / 30.0
+        w = m.sample_weights(0, times)
+        self.assertGreater(np.abs(w - m.morph_default_weights).max(), 0.1)   # the clip does move them
+        pal = m.palettes(m.sample(0, times), "lbs")
+        p, _ = sinew.Gpu().skin(m, pal, "lbs", morph_weights=w)
+        for cpu in (False, True):
+            out = os.path.join(self.tmp, "morph%d" % cpu)
+            bake.bake(model, 0, (0, 12), "lbs", out, shard_frames=5, cpu=cpu)
+            for f in (0, 7, 11):
+                with np.load(os.path.join(out, bake.frame_name(f))) as z:
+                    if cpu:  # the float64 reference on the morphed rest, rounded
+                        ref = m.skin_reference(pal[f], "lbs", rest=m.morph(w[f]))[0].astype(np.float32)
+                        self.assertTrue(np.array_equal(z["positions"], ref))
+                    else:
+                        self.assertTrue(np.array_equal(z["positions"], p[f]))
+        with self.assertRaises(ValueError):   # the reference cannot morph for CoR
+            bake.bake(model, 0, (0, 2), "cor", os.path.join(self.tmp, "morphcor"), cpu=True)
+
     def test_cli(self):
         env = dict(os.environ)
         cmd = [sys.executable, "-m", "sinew.bake", MODEL, "--clip", "0", "--method", "dqs"]
