@@ -13,7 +13,8 @@ Output (docs/python.md, "Bakes"):
                             animation of the weights that shows frame after frame
     DIR/manifest.json       inputs' hashes, Sinew version, device, method, outputs' hashes
     DIR/shards/*.json       one per finished shard: its frames and their files' hashes
-    DIR/run.json            this run's scheduling and timings (the only file that differs)
+    DIR/run.json            this run's scheduling and timings (differs between runs, as do
+                            the shard markers' names)
 
 Models with morph targets follow the clip's weight tracks (morph applied before
 skinning). Every frame is a pure function of (model bytes, clip, frame, fps, method, flags,
