@@ -5,7 +5,7 @@ BUILD_SAN ?= build-sanitize
 JOBS     ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-sanitize fuzz docs gpu-check clean
+.PHONY: all deps build python run test test-sanitize fuzz docs gpu-check clean
 
 all: build
 
@@ -17,6 +17,11 @@ $(BUILD)/CMakeCache.txt:
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The Python package into $(BUILD)/python (PYTHONPATH=$(BUILD)/python python3 -c
+# 'import sinew'; python3 -m sinew.bake ...): docs/python.md. make test builds it too.
+python: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target sinew_python sinew_python_files
 
 # Tube quality + kernel throughput vs copy roofline (sinew-demo), then the crowd
 # benchmark (table, CSV, JSON and PNG plot; see sinew-bench --help for --out),

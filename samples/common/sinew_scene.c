@@ -8,6 +8,7 @@
 #include <sinew/bounds.h>
 #include <sinew/blendshape.h>
 #include <sinew/reference.h>
+#include <sinew/metrics.h>
 #include <sinew/cor.h>
 #include <sinew/rbf.h>
 #include <sinew/autoweights.h>
@@ -216,17 +217,15 @@ sinew_result scene_tube_skeleton(const sinew_allocator *alloc, sinew_skeleton **
 
 double scene_mesh_volume(const double *positions, const uint32_t *indices, uint32_t index_count)
 {
+    /* sinew_metric_volume (sinew/metrics.h) over the vertices the triangles name */
+    uint32_t nv = 0;
     double v = 0.0;
     if (!positions || !indices) return 0.0;
-    for (uint32_t t = 0; t + 2 < index_count; t += 3) {
-        const double *a = positions + 3 * (size_t)indices[t];
-        const double *b = positions + 3 * (size_t)indices[t + 1];
-        const double *c = positions + 3 * (size_t)indices[t + 2];
-        /* a . (b x c) / 6: signed volume of the tetrahedron (origin, a, b, c) */
-        v += a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
-             a[2] * (b[0] * c[1] - b[1] * c[0]);
-    }
-    return v / 6.0;
+    index_count -= index_count % 3;
+    for (uint32_t k = 0; k < index_count; k++)
+        if (indices[k] >= nv) nv = indices[k] + 1;
+    if (index_count == 0 || sinew_metric_volume(nv, positions, indices, index_count, &v, NULL)) return 0.0;
+    return v;
 }
 
 double scene_mean_distance_to_segment(const double *positions, const uint32_t *vertex_ids,
@@ -388,26 +387,13 @@ static int cmp_double(const void *a, const void *b)
 double scene_jump_ratio(const double *frames, uint32_t frame_count, uint32_t nv, double min_median,
                         double *max_jump)
 {
-    double worst = 0.0, big = 0.0;
-    double *j;
+    /* sinew_metric_jumps (sinew/metrics.h) with a scratch array */
+    double worst = 0.0, big = 0.0, *j;
     if (max_jump) *max_jump = 0.0;
     if (!frames || frame_count < 2 || nv == 0) return 0.0;
     j = malloc(sizeof(double) * (frame_count - 1));
     if (!j) return -1.0;
-    for (uint32_t i = 0; i < nv; i++) {
-        double med, mx = 0.0;
-        uint32_t n = frame_count - 1;
-        for (uint32_t f = 0; f < n; f++) {
-            const double *a = frames + 3 * ((size_t)nv * f + i), *b = frames + 3 * ((size_t)nv * (f + 1) + i);
-            double dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
-            j[f] = sqrt(dx * dx + dy * dy + dz * dz);
-            if (j[f] > mx) mx = j[f];
-        }
-        if (mx > big) big = mx;
-        qsort(j, n, sizeof(double), cmp_double);
-        med = (n % 2) ? j[n / 2] : 0.5 * (j[n / 2 - 1] + j[n / 2]);
-        if (med > min_median && mx / med > worst) worst = mx / med;
-    }
+    sinew_metric_jumps(frame_count, nv, frames, min_median, j, &worst, &big, NULL);
     free(j);
     if (max_jump) *max_jump = big;
     return worst;
