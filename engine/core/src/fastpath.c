@@ -145,106 +145,7 @@ static inline float ortho_error(const float a[3][4])
     return e;
 }
 
-/* ---- polar decomposition A = Q P (rows; only the 3x3 part is used) ----
- * Returns 0, or 1 when a value is not finite. */
-static int polar_ref(const float a[3][4], float q[3][4], float p[3][4])
-{
-    sinew_mat3 m, r, s;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) m.m[j][i] = a[i][j];
-    if (sinew_polar_decompose(&m, &r, &s) != SINEW_OK) return 1;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            q[i][j] = (float)r.m[j][i];
-            p[i][j] = (float)s.m[j][i];
-        }
-    return 0;
-}
-
-static inline void cross3(const float *a, const float *b, float *o)
-{
-    o[0] = a[1] * b[2] - a[2] * b[1];
-    o[1] = a[2] * b[0] - a[0] * b[2];
-    o[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* Skips the decomposition for a rotation, uses the scaled Newton iteration
- * X <- (g X + X^-T / g) / 2 (Higham) for a proper, well-conditioned matrix,
- * and the float64 reference otherwise. *skipped = 1 when P = I. */
-static int polar_fast(const float a[3][4], float q[3][4], float p[3][4], int *skipped)
-{
-    float d = det3(a);
-    *skipped = 0;
-    if (d > 0 && ortho_error(a) <= 2e-6f) {
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) {
-                q[i][j] = a[i][j];
-                p[i][j] = i == j ? 1.f : 0.f;
-            }
-        *skipped = 1;
-        return 0;
-    }
-    if (!(d > 0)) return polar_ref(a, q, p); /* mirrored, singular or NaN */
-    float x[3][4];
-    int converged = 0;
-    /* Start from A scaled to RMS singular value 1. Each step: while X is far
-     * from orthogonal (|I - X^T X|_F >= 0.9), a scaled Newton step
-     * X <- (g X + X^-T / g) / 2 (Higham; g from Frobenius norms); once within,
-     * Newton-Schulz steps X <- X (3I - X^T X) / 2 (no inverse, no square root,
-     * quadratic convergence there); done one step after |I - X^T X| <= 1e-6. */
-    float tr = 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) tr += a[i][j] * a[i][j];
-    float sc = sqrtf(3.f / tr);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) x[i][j] = a[i][j] * sc;
-    for (int it = 0; it < 24 && !converged; it++) {
-        float y[3][3], e = 0, emax = 0;
-        for (int i = 0; i < 3; i++)
-            for (int j = i; j < 3; j++) {
-                float v = x[0][i] * x[0][j] + x[1][i] * x[1][j] + x[2][i] * x[2][j];
-                y[i][j] = y[j][i] = v;
-                float r = (i == j ? 1.f : 0.f) - v;
-                e += (i == j ? 1.f : 2.f) * r * r;
-                emax = maxf(emax, fabsf(r));
-            }
-        if (e < 0.81f) { /* Newton-Schulz */
-            float nx[3][3];
-            for (int r = 0; r < 3; r++)
-                for (int j = 0; j < 3; j++)
-                    nx[r][j] = 1.5f * x[r][j] - 0.5f * (x[r][0] * y[0][j] + x[r][1] * y[1][j] + x[r][2] * y[2][j]);
-            for (int r = 0; r < 3; r++)
-                for (int j = 0; j < 3; j++) x[r][j] = nx[r][j];
-            converged = emax <= 1e-6f;
-            continue;
-        }
-        float c[3][4];
-        cross3(x[1], x[2], c[0]);
-        cross3(x[2], x[0], c[1]);
-        cross3(x[0], x[1], c[2]);
-        float det = x[0][0] * c[0][0] + x[0][1] * c[0][1] + x[0][2] * c[0][2];
-        if (!(det > 0) || !isfinite(det)) return polar_ref(a, q, p);
-        float nc = 0;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) nc += c[i][j] * c[i][j];
-        /* ||X||_F^2 = trace(Y); ||X^-1||_F = ||C||_F / det */
-        float g = sqrtf(sqrtf(nc) / (det * sqrtf(y[0][0] + y[1][1] + y[2][2])));
-        if (!(g > 0) || !isfinite(g)) return polar_ref(a, q, p);
-        float ga = 0.5f * g, gb = 0.5f / (g * det);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) x[i][j] = ga * x[i][j] + gb * c[i][j];
-    }
-    if (!converged) return polar_ref(a, q, p);
-    /* P = Q^T A, symmetrized */
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) q[i][j] = x[i][j];
-    float pm[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) pm[i][j] = q[0][i] * a[0][j] + q[1][i] * a[1][j] + q[2][i] * a[2][j];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) p[i][j] = 0.5f * (pm[i][j] + pm[j][i]);
-    return 0;
-}
+/* ---- polar decomposition: polar3.c (snw_polar_f32, snw_polar_batch) ---- */
 
 /* ---- the skeleton's float32 table ---- */
 
@@ -444,17 +345,51 @@ static sinew_result stage_fk_scaled(const snw_fast_joint *fj, uint32_t n, const 
     snw_faff ident;
     aff_identity(&ident);
     snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs, *Us = sc->Us;
+    /* U_j = L_j^-1 Local_j does not depend on the parents: all of them first
+     * (in H) with their polar factors (Ur_j in G, Us_j in Us), then the
+     * recurrences, which read U_j, Ur_j before writing H_j, G_j. With a rigid
+     * bind pose and positive finite scales, U_j = (L_j^-1 R_j) diag(s_j) is
+     * already its polar decomposition (unique for a nonsingular U_j): Ur_j =
+     * L_j^-1 R_j, Us_j = diag(s_j). The other joints (listed in idx, the
+     * scratch of a, written only later) go to snw_polar_batch. */
+    const int rigid_bind = fj[0].skel_rigid != 0;
+    uint32_t *idx = (uint32_t *)(void *)sc->a, nidx = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const float *sv = local[j].s;
+        if (rigid_bind && sv[0] > 0 && sv[1] > 0 && sv[2] > 0 && sv[0] <= FLT_MAX && sv[1] <= FLT_MAX &&
+            sv[2] <= FLT_MAX) {
+            snw_ftrs unit = local[j];
+            snw_faff lr;
+            unit.s[0] = unit.s[1] = unit.s[2] = 1.f;
+            aff_from_trs(&unit, &lr);
+            aff_mul(&fj[j].linv, &lr, &G[j]);
+            for (int r = 0; r < 3; r++) {
+                for (int c = 0; c < 3; c++) {
+                    H[j].r[r][c] = G[j].r[r][c] * sv[c];
+                    Us[j].r[r][c] = r == c ? sv[c] : 0.f;
+                }
+                H[j].r[r][3] = G[j].r[r][3];
+                G[j].r[r][3] = Us[j].r[r][3] = 0.f;
+            }
+        } else {
+            snw_faff lm;
+            aff_from_trs(&local[j], &lm);
+            aff_mul(&fj[j].linv, &lm, &H[j]);
+            idx[nidx++] = j;
+        }
+    }
+    if (nidx && snw_polar_batch(H, idx, nidx, G, Us)) return SINEW_ERROR_NON_FINITE;
     for (uint32_t j = 0; j < n; j++) {
         const snw_fast_joint *f = &fj[j];
         const int32_t p = f->parent;
-        snw_faff lm, u, ur, lc = f->bind_local, hlc, hslc, gs;
+        snw_faff lm, u = H[j], ur = G[j], lc = f->bind_local, hlc, hslc, gs;
         aff_from_trs(&local[j], &lm);
-        aff_mul(&f->linv, &lm, &u);
-        int skip;
-        memset(&ur, 0, sizeof ur);
-        memset(&Us[j], 0, sizeof Us[j]);
-        if (polar_fast(u.r, ur.r, Us[j].r, &skip)) return SINEW_ERROR_NON_FINITE;
         ur.r[0][3] = u.r[0][3]; ur.r[1][3] = u.r[1][3]; ur.r[2][3] = u.r[2][3];
+        /* skipped (a rotation): Us_j is exactly I */
+        const snw_faff *us = &Us[j];
+        const int skip = us->r[0][0] == 1.f && us->r[1][1] == 1.f && us->r[2][2] == 1.f && us->r[0][1] == 0.f &&
+                         us->r[0][2] == 0.f && us->r[1][0] == 0.f && us->r[1][2] == 0.f && us->r[2][0] == 0.f &&
+                         us->r[2][1] == 0.f;
 
         const int compensated = p >= 0 && !prop_of(method, &fj[p]);
         if (compensated) {
@@ -486,13 +421,58 @@ static sinew_result stage_fk_scaled(const snw_fast_joint *fj, uint32_t n, const 
 static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, unsigned method,
                                      uint32_t flags, uint32_t stride)
 {
+    /* X_j = G_j B_j^-1 of every joint (in H, free after FK), their polar
+     * factors (Q in Hs, P in Us), then the entries.
+     * Global methods (every joint propagates its scale), rigid bind pose: for
+     * a joint j with parent p and local scale exactly (1, 1, 1), X_j = X_p N_j
+     * with N_j = B_p Local_j B_j^-1 (B_j = B_p L_j) whose 3x3 is the rotation
+     * B_p3 R_j B_j3^-1, so X_j = (Q_p N_j)(N_j^T P_p N_j) is already its polar
+     * decomposition (unique for det X_j > 0): Q_j = Q_p N_j, P_j = N_j^T P_p N_j,
+     * derived in joint order from the parent's. The other joints (roots,
+     * scaled joints, and every joint with det X_j <= 0 or not finite, so the
+     * mirror and singular rules stay the reference's) go to snw_polar_batch,
+     * listed in idx (the scratch of the palette entries, written only later). */
+    snw_faff *X = sc->H, *Q = sc->Hs, *P = sc->Us;
+    const snw_ftrs *local = sc->local;
+    const int derive = fj[0].skel_rigid && (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE);
+    uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
+    unsigned char *derived = (unsigned char *)(idx + n);
+    for (uint32_t j = 0; j < n; j++) {
+        aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
+        const float *sv = local[j].s;
+        derived[j] = (unsigned char)(derive && fj[j].parent >= 0 && sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f &&
+                                     det3(X[j].r) > 0);
+        if (!derived[j]) idx[nidx++] = j;
+    }
+    if (nidx && snw_polar_batch(X, idx, nidx, Q, P)) return SINEW_ERROR_NON_FINITE;
+    for (uint32_t j = 0; j < n; j++) {
+        if (!derived[j]) continue;
+        const uint32_t p = (uint32_t)fj[j].parent;
+        snw_ftrs unit = local[j];
+        snw_faff rj, a, bp, nj, t, nt;
+        unit.t[0] = unit.t[1] = unit.t[2] = 0.f;
+        aff_from_trs(&unit, &rj); /* R_j (scale 1, no translation) */
+        aff_mul(&rj, &fj[j].inv_bind, &a);
+        for (int r = 0; r < 3; r++) { /* B_p3 = (B_p^-1)3^T (rigid); no translations */
+            for (int c = 0; c < 3; c++) bp.r[r][c] = fj[p].inv_bind.r[c][r];
+            bp.r[r][3] = 0.f;
+            a.r[r][3] = 0.f;
+        }
+        aff_mul(&bp, &a, &nj);
+        aff_mul(&Q[p], &nj, &Q[j]);
+        aff_mul(&P[p], &nj, &t);
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 3; c++) nt.r[r][c] = nj.r[c][r];
+            nt.r[r][3] = 0.f;
+        }
+        aff_mul(&nt, &t, &P[j]);
+        for (int r = 0; r < 3; r++) /* symmetric */
+            for (int c = r + 1; c < 3; c++) P[j].r[r][c] = P[j].r[c][r] = 0.5f * (P[j].r[r][c] + P[j].r[c][r]);
+    }
     for (uint32_t j = 0; j < n; j++) {
         const snw_fast_joint *f = &fj[j];
-        snw_faff x;
-        aff_mul(&sc->G[j], &f->inv_bind, &x);
-        float q3[3][4], p3[3][4];
-        int skip;
-        if (polar_fast(x.r, q3, p3, &skip)) return SINEW_ERROR_NON_FINITE;
+        const snw_faff x = X[j];
+        const float(*q3)[4] = (const float(*)[4])Q[j].r, (*p3)[4] = (const float(*)[4])P[j].r;
         const float *a = sc->a + 4u * j;
         float st[3], rt[3];
         for (int r = 0; r < 3; r++) st[r] = a[r] - (p3[r][0] * f->c[0] + p3[r][1] * f->c[1] + p3[r][2] * f->c[2]);
