@@ -337,6 +337,59 @@ static inline int prop_of(unsigned method, const snw_fast_joint *f)
     return (int)f->prop;
 }
 
+/* FK of the global scale methods (DQS_SCALE, COR_SCALE: every joint
+ * propagates its scale, so Lc_j = L_j, H_j = G_j = G_p Local_j and Gs_j =
+ * Gs_p L_j Us_j) with a rigid bind pose: Ur_j is not needed, and for positive
+ * finite scales Us_j = diag(s_j) (see stage_fk_scaled), so only the other
+ * joints (listed in idx, the scratch of the palette entries, unused until the
+ * palette stage) need U_j = L_j^-1 Local_j and a polar decomposition. H holds
+ * Local_j (or U_j for a listed joint) until G_j replaces it. */
+static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local,
+                                           const snw_faff *root, const fast_scratch *sc)
+{
+    snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs, *Us = sc->Us;
+    uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
+    unsigned char *listed = (unsigned char *)(idx + n);
+    for (uint32_t j = 0; j < n; j++) {
+        const float *sv = local[j].s;
+        aff_from_trs(&local[j], &H[j]);
+        listed[j] = !(sv[0] > 0 && sv[1] > 0 && sv[2] > 0 && sv[0] <= FLT_MAX && sv[1] <= FLT_MAX && sv[2] <= FLT_MAX);
+        if (listed[j]) {
+            snw_faff lm = H[j];
+            aff_mul(&fj[j].linv, &lm, &H[j]);
+            idx[nidx++] = j;
+        }
+    }
+    if (nidx && snw_polar_batch(H, idx, nidx, G, Us)) return SINEW_ERROR_NON_FINITE;
+    for (uint32_t j = 0; j < n; j++) {
+        const snw_fast_joint *f = &fj[j];
+        const int32_t p = f->parent;
+        snw_faff lm, hslc, gs;
+        if (listed[j]) aff_from_trs(&local[j], &lm);
+        else lm = H[j];
+        if (p >= 0) aff_mul(&H[p], &lm, &G[j]);
+        else if (root) aff_mul(root, &lm, &G[j]);
+        else G[j] = lm;
+        H[j] = G[j];
+        if (p < 0) hslc = f->bind_local;
+        else aff_mul(&Hs[p], &f->bind_local, &hslc);
+        const float *sv = local[j].s;
+        if (listed[j]) {
+            aff_mul(&hslc, &Us[j], &gs);
+        } else if (sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f) {
+            gs = hslc;
+        } else { /* hslc diag(s_j) */
+            gs = hslc;
+            for (int r = 0; r < 3; r++) {
+                gs.r[r][0] *= sv[0]; gs.r[r][1] *= sv[1]; gs.r[r][2] *= sv[2];
+            }
+        }
+        Hs[j] = gs;
+        put4v(sc->a + 4u * j, gs.r[0][3], gs.r[1][3], gs.r[2][3], 0);
+    }
+    return SINEW_OK;
+}
+
 /* FK of the scale methods (palette.c's recurrences): posed frames G, the
  * frames children hang from H, scaled-rest frames Hs and positions a. */
 static sinew_result stage_fk_scaled(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root,
@@ -416,6 +469,41 @@ static sinew_result stage_fk_scaled(const snw_fast_joint *fj, uint32_t n, const 
     return SINEW_OK;
 }
 
+static inline void qmul(const float *a, const float *b, float *o);
+
+/* rows of the rotation of a unit quaternion (column 3 = 0) */
+static inline void rows_from_quat(const float *q, snw_faff *m)
+{
+    const float x = q[0], y = q[1], z = q[2], w = q[3];
+    const float xx = 2 * x * x, yy = 2 * y * y, zz = 2 * z * z, xy = 2 * x * y, xz = 2 * x * z, yz = 2 * y * z;
+    const float wx = 2 * w * x, wy = 2 * w * y, wz = 2 * w * z;
+    put4v(m->r[0], 1 - (yy + zz), xy - wz, xz + wy, 0);
+    put4v(m->r[1], xy + wz, 1 - (xx + zz), yz - wx, 0);
+    put4v(m->r[2], xz - wy, yz + wx, 1 - (xx + yy), 0);
+}
+
+/* p = sym(Q^T X) (3x3 parts; column 3 = 0) */
+static inline void sym_qt_x(const snw_faff *q, const snw_faff *x, snw_faff *p)
+{
+    float pm[3][4];
+#if SNW_SSE
+    const __m128 x0 = _mm_load_ps(x->r[0]), x1 = _mm_load_ps(x->r[1]), x2 = _mm_load_ps(x->r[2]);
+    for (int i = 0; i < 3; i++) {
+        __m128 v = _mm_mul_ps(_mm_set1_ps(q->r[0][i]), x0);
+        v = _mm_add_ps(v, _mm_mul_ps(_mm_set1_ps(q->r[1][i]), x1));
+        v = _mm_add_ps(v, _mm_mul_ps(_mm_set1_ps(q->r[2][i]), x2));
+        _mm_storeu_ps(pm[i], v);
+    }
+#else
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) pm[i][j] = q->r[0][i] * x->r[0][j] + q->r[1][i] * x->r[1][j] + q->r[2][i] * x->r[2][j];
+#endif
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) p->r[i][j] = 0.5f * (pm[i][j] + pm[j][i]);
+        p->r[i][3] = 0;
+    }
+}
+
 /* Entries of the scale methods: X = G B^-1 = Q P; S = [P | a - P c];
  * R = [Q | t(X) - Q (a - P c)]. */
 static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, unsigned method,
@@ -427,11 +515,14 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
      * a joint j with parent p and local scale exactly (1, 1, 1), X_j = X_p N_j
      * with N_j = B_p Local_j B_j^-1 (B_j = B_p L_j) whose 3x3 is the rotation
      * B_p3 R_j B_j3^-1, so X_j = (Q_p N_j)(N_j^T P_p N_j) is already its polar
-     * decomposition (unique for det X_j > 0): Q_j = Q_p N_j, P_j = N_j^T P_p N_j,
-     * derived in joint order from the parent's. The other joints (roots,
-     * scaled joints, and every joint with det X_j <= 0 or not finite, so the
-     * mirror and singular rules stay the reference's) go to snw_polar_batch,
-     * listed in idx (the scratch of the palette entries, written only later). */
+     * decomposition (unique for det X_j > 0): Q_j = Q_p N_j, derived in joint
+     * order from the parent's as a quaternion (Q_p conj(b_p) r_j b_j, with b the
+     * inverse binds' quaternions), and P_j = sym(Q_j^T X_j). The other joints
+     * (roots, scaled joints, and every joint with det X_j <= 0 or not finite,
+     * so the mirror and singular rules stay the reference's) go to
+     * snw_polar_batch, listed in idx (the scratch of the palette entries,
+     * written only later). The rotation's quaternion of every joint is kept
+     * in G (free once X is formed). */
     snw_faff *X = sc->H, *Q = sc->Hs, *P = sc->Us;
     const snw_ftrs *local = sc->local;
     const int derive = fj[0].skel_rigid && (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE);
@@ -445,42 +536,43 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
         if (!derived[j]) idx[nidx++] = j;
     }
     if (nidx && snw_polar_batch(X, idx, nidx, Q, P)) return SINEW_ERROR_NON_FINITE;
+    float *qj = (float *)sc->G; /* 12 floats per joint; the quaternion in the first 4 */
     for (uint32_t j = 0; j < n; j++) {
-        if (!derived[j]) continue;
-        const uint32_t p = (uint32_t)fj[j].parent;
-        snw_ftrs unit = local[j];
-        snw_faff rj, a, bp, nj, t, nt;
-        unit.t[0] = unit.t[1] = unit.t[2] = 0.f;
-        aff_from_trs(&unit, &rj); /* R_j (scale 1, no translation) */
-        aff_mul(&rj, &fj[j].inv_bind, &a);
-        for (int r = 0; r < 3; r++) { /* B_p3 = (B_p^-1)3^T (rigid); no translations */
-            for (int c = 0; c < 3; c++) bp.r[r][c] = fj[p].inv_bind.r[c][r];
-            bp.r[r][3] = 0.f;
-            a.r[r][3] = 0.f;
+        float *qo = qj + 12u * j;
+        if (!derived[j]) {
+            quat_from_rows((const float(*)[4])Q[j].r, qo);
+            continue;
         }
-        aff_mul(&bp, &a, &nj);
-        aff_mul(&Q[p], &nj, &Q[j]);
-        aff_mul(&P[p], &nj, &t);
-        for (int r = 0; r < 3; r++) {
-            for (int c = 0; c < 3; c++) nt.r[r][c] = nj.r[c][r];
-            nt.r[r][3] = 0.f;
+        const snw_fast_joint *f = &fj[j], *fp = &fj[f->parent];
+        const float *lq = local[j].q;
+        float n2 = lq[0] * lq[0] + lq[1] * lq[1] + lq[2] * lq[2] + lq[3] * lq[3];
+        float r[4] = { 0, 0, 0, 1 }, cb[4] = { -fp->ibq[0], -fp->ibq[1], -fp->ibq[2], fp->ibq[3] }, t1[4], t2[4];
+        if (n2 > 0 && n2 <= FLT_MAX) {
+            float inv = fabsf(n2 - 1) < 1e-4f ? 1.5f - 0.5f * n2 : 1.f / sqrtf(n2);
+            r[0] = lq[0] * inv; r[1] = lq[1] * inv; r[2] = lq[2] * inv; r[3] = lq[3] * inv;
         }
-        aff_mul(&nt, &t, &P[j]);
-        for (int r = 0; r < 3; r++) /* symmetric */
-            for (int c = r + 1; c < 3; c++) P[j].r[r][c] = P[j].r[c][r] = 0.5f * (P[j].r[r][c] + P[j].r[c][r]);
+        qmul(qj + 12u * (uint32_t)f->parent, cb, t1);
+        qmul(t1, r, t2);
+        qmul(t2, f->ibq, t1);
+        /* renormalized (a product chain drifts by rounding), w >= 0 as quat_from_rows */
+        float m2 = t1[0] * t1[0] + t1[1] * t1[1] + t1[2] * t1[2] + t1[3] * t1[3];
+        float s = fabsf(m2 - 1) < 1e-4f ? 1.5f - 0.5f * m2 : 1.f / sqrtf(m2);
+        if (t1[3] < 0) s = -s;
+        put4v(qo, t1[0] * s, t1[1] * s, t1[2] * s, t1[3] * s);
+        rows_from_quat(qo, &Q[j]);
+        sym_qt_x(&Q[j], &X[j], &P[j]);
     }
     for (uint32_t j = 0; j < n; j++) {
         const snw_fast_joint *f = &fj[j];
         const snw_faff x = X[j];
         const float(*q3)[4] = (const float(*)[4])Q[j].r, (*p3)[4] = (const float(*)[4])P[j].r;
-        const float *a = sc->a + 4u * j;
+        const float *a = sc->a + 4u * j, *qq = qj + 12u * j;
         float st[3], rt[3];
         for (int r = 0; r < 3; r++) st[r] = a[r] - (p3[r][0] * f->c[0] + p3[r][1] * f->c[1] + p3[r][2] * f->c[2]);
         for (int r = 0; r < 3; r++) rt[r] = x.r[r][3] - (q3[r][0] * st[0] + q3[r][1] * st[1] + q3[r][2] * st[2]);
         float *d = sc->pal + (size_t)j * stride * 4u;
         for (int r = 0; r < 3; r++) put4v(d + 4 * r, p3[r][0], p3[r][1], p3[r][2], st[r]);
-        float qq[4], du[4];
-        quat_from_rows(q3, qq);
+        float du[4];
         dq_dual(qq, rt[0], rt[1], rt[2], du);
         put4v(d + 12, qq[0], qq[1], qq[2], qq[3]);
         put4v(d + 16, du[0], du[1], du[2], du[3]);
@@ -699,7 +791,10 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
         t2 = step_ns ? ticks_ns() : 0;
         r = stage_pal_rigid(fj, n, sc.G, method, ch->flags, sc.pal, stride);
     } else {
-        r = stage_fk_scaled(fj, n, sc.local, rootp, method, &sc);
+        if (fj[0].skel_rigid && (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE))
+            r = stage_fk_scaled_global(fj, n, sc.local, rootp, &sc);
+        else
+            r = stage_fk_scaled(fj, n, sc.local, rootp, method, &sc);
         t2 = step_ns ? ticks_ns() : 0;
         if (r == SINEW_OK) r = stage_pal_scaled(fj, n, &sc, method, ch->flags, stride);
     }
