@@ -536,25 +536,35 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
         if (!derived[j]) idx[nidx++] = j;
     }
     if (nidx && snw_polar_batch(X, idx, nidx, Q, P)) return SINEW_ERROR_NON_FINITE;
-    float *qj = (float *)sc->G; /* 12 floats per joint; the quaternion in the first 4 */
+    /* Per joint 12 floats in G: the rotation's quaternion (normalized, w >= 0),
+     * the chain value Q_p n_j (not renormalized: unit within rounding), and
+     * n_j = conj(b_p) r_j b_j, which does not depend on the parent and so is
+     * formed first, off the chain of dependent products along the skeleton. */
+    float *qj = (float *)sc->G;
     for (uint32_t j = 0; j < n; j++) {
-        float *qo = qj + 12u * j;
-        if (!derived[j]) {
-            quat_from_rows((const float(*)[4])Q[j].r, qo);
-            continue;
-        }
+        if (!derived[j]) continue;
         const snw_fast_joint *f = &fj[j], *fp = &fj[f->parent];
         const float *lq = local[j].q;
         float n2 = lq[0] * lq[0] + lq[1] * lq[1] + lq[2] * lq[2] + lq[3] * lq[3];
-        float r[4] = { 0, 0, 0, 1 }, cb[4] = { -fp->ibq[0], -fp->ibq[1], -fp->ibq[2], fp->ibq[3] }, t1[4], t2[4];
+        float r[4] = { 0, 0, 0, 1 }, cb[4] = { -fp->ibq[0], -fp->ibq[1], -fp->ibq[2], fp->ibq[3] }, t1[4];
         if (n2 > 0 && n2 <= FLT_MAX) {
             float inv = fabsf(n2 - 1) < 1e-4f ? 1.5f - 0.5f * n2 : 1.f / sqrtf(n2);
             r[0] = lq[0] * inv; r[1] = lq[1] * inv; r[2] = lq[2] * inv; r[3] = lq[3] * inv;
         }
-        qmul(qj + 12u * (uint32_t)f->parent, cb, t1);
-        qmul(t1, r, t2);
-        qmul(t2, f->ibq, t1);
-        /* renormalized (a product chain drifts by rounding), w >= 0 as quat_from_rows */
+        qmul(cb, r, t1);
+        qmul(t1, f->ibq, qj + 12u * j + 8);
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        float *qo = qj + 12u * j;
+        if (!derived[j]) {
+            quat_from_rows((const float(*)[4])Q[j].r, qo);
+            memcpy(qo + 4, qo, 4 * sizeof(float));
+            continue;
+        }
+        float t1[4];
+        qmul(qj + 12u * (uint32_t)fj[j].parent + 4, qo + 8, t1);
+        memcpy(qo + 4, t1, sizeof t1);
+        /* normalized, w >= 0 as quat_from_rows */
         float m2 = t1[0] * t1[0] + t1[1] * t1[1] + t1[2] * t1[2] + t1[3] * t1[3];
         float s = fabsf(m2 - 1) < 1e-4f ? 1.5f - 0.5f * m2 : 1.f / sqrtf(m2);
         if (t1[3] < 0) s = -s;
