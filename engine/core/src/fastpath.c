@@ -343,7 +343,7 @@ static inline int prop_of(unsigned method, const snw_fast_joint *f)
  * finite scales Us_j = diag(s_j) (see stage_fk_scaled), so only the other
  * joints (listed in idx, the scratch of the palette entries, unused until the
  * palette stage) need U_j = L_j^-1 Local_j and a polar decomposition. H holds
- * Local_j (or U_j for a listed joint) until G_j replaces it. */
+ * Local_j (or U_j for a listed joint); children hang from G (H_p = G_p). */
 static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local,
                                            const snw_faff *root, const fast_scratch *sc)
 {
@@ -367,10 +367,9 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
         snw_faff lm, hslc, gs;
         if (listed[j]) aff_from_trs(&local[j], &lm);
         else lm = H[j];
-        if (p >= 0) aff_mul(&H[p], &lm, &G[j]);
+        if (p >= 0) aff_mul(&G[p], &lm, &G[j]); /* H_p = G_p */
         else if (root) aff_mul(root, &lm, &G[j]);
         else G[j] = lm;
-        H[j] = G[j];
         if (p < 0) hslc = f->bind_local;
         else aff_mul(&Hs[p], &f->bind_local, &hslc);
         const float *sv = local[j].s;
