@@ -7,18 +7,22 @@
  * ill-conditioned or non-finite one to the float64 reference
  * (sinew_polar_decompose), which keeps the reference's mirror and singular rules.
  *
- * snw_polar_batch does many at once, four per SSE register (one matrix per
- * lane, structure of arrays): the same skip test, then the Frobenius-scaled
- * Newton iteration X <- (g X + X^-T / g) / 2 (Higham; g = (|X^-1|_F / |X|_F)^1/2,
- * X^-T = cof(X) / det X), each lane stopping on its own once a step moved no
- * entry by more than 1e-4 (Newton converges quadratically: the error after
- * that step is of order 1e-8, below float32 rounding). A lane is handed to
- * snw_polar_f32 (so to the same fallbacks as before) when its det is not
- * positive or not finite, a step's det or g is not positive and finite, it did
- * not converge within 12 steps, or the result's |Q^T Q - I| exceeds 4e-6.
- * Each lane's result depends only on its own matrix (lanes that stopped are
- * held), so a character's palette does not depend on how its joints fall
- * into groups of four. No allocation, no state. */
+ * snw_polar_batch does many at once, eight at a time (two SSE registers of
+ * four per value, one matrix per lane, structure of arrays: two independent
+ * chains of divisions and square roots keep the core busy): the same skip
+ * test, then the Frobenius-scaled Newton iteration X <- (g X + X^-T / g) / 2
+ * (Higham; g = (|X^-1|_F / |X|_F)^1/2, X^-T = cof(X) / det X) from A scaled to
+ * RMS singular value 1, each lane stopping on its own once a step moved no
+ * entry by more than 4e-4 (Newton converges quadratically: the error after
+ * that step is of order 1e-7, float32 rounding), then P = sym(Q^T A). A lane
+ * is handed to snw_polar_f32 (so to the same fallbacks as before) when its
+ * det is not positive or not finite, a step's det or g is not positive and
+ * finite, it did not converge within 12 steps, or the result's |Q^T Q - I|
+ * exceeds 4e-6. Each lane's result depends only on its own matrix (lanes that
+ * stopped are held), so a character's palette does not depend on how its
+ * joints fall into groups. For a rotation times a scale of 0.7 .. 1.4 per
+ * axis a group takes about 4 steps (3.7 on average over random ones). No
+ * allocation, no state. */
 #include <sinew/linalg.h>
 #include "fast_internal.h"
 
