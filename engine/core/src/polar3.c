@@ -181,11 +181,13 @@ static inline __m128 absps(__m128 a) { return _mm_andnot_ps(_mm_set1_ps(-0.f), a
  * the matrices (bits 4h + k) whose results are final (skipped or converged);
  * the others need snw_polar_f32. */
 #define NG 2
-#define FOR_H _Pragma("GCC unroll 2") for (int h = 0; h < NG; h++)
-static int polar_groups(__m128 A[NG][3][3], __m128 Q[NG][3][3], __m128 P[NG][3][3])
+#define FOR_H _Pragma("GCC unroll 2") for (int h = 0; h < ng; h++)
+/* ng: 1 or 2 groups (1 for a batch's last four or fewer) */
+static int polar_groups(__m128 A[NG][3][3], __m128 Q[NG][3][3], __m128 P[NG][3][3], int ng)
 {
     const __m128 one = _mm_set1_ps(1.f), zero = _mm_setzero_ps(), half = _mm_set1_ps(0.5f);
     __m128 proper[NG], skip[NG], act[NG], fail[NG], X[NG][3][3];
+    for (int h = 0; h < NG; h++) proper[h] = skip[h] = act[h] = fail[h] = zero; /* unused groups stay idle */
     int need = 0;
     FOR_H {
         __m128(*a)[3] = A[h];
@@ -302,7 +304,8 @@ int snw_polar_batch(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff
     for (uint32_t j0 = 0; j0 < n; j0 += 4 * NG) {
         const uint32_t cnt = n - j0 < 4 * NG ? n - j0 : 4 * NG;
         __m128 A[NG][3][3], Q[NG][3][3], P[NG][3][3];
-        for (int h = 0; h < NG; h++)
+        const int ng = cnt > 4 ? 2 : 1;
+        for (int h = 0; h < ng; h++)
             for (int r = 0; r < 3; r++) {
                 __m128 v[4];
                 for (uint32_t k = 0; k < 4; k++) {
@@ -313,8 +316,8 @@ int snw_polar_batch(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff
                 _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);
                 A[h][r][0] = v[0]; A[h][r][1] = v[1]; A[h][r][2] = v[2];
             }
-        const int done = polar_groups(A, Q, P);
-        for (int h = 0; h < NG; h++)
+        const int done = polar_groups(A, Q, P, ng);
+        for (int h = 0; h < ng; h++)
             for (int r = 0; r < 3; r++) {
                 __m128 vq[4] = { Q[h][r][0], Q[h][r][1], Q[h][r][2], _mm_setzero_ps() };
                 __m128 vp[4] = { P[h][r][0], P[h][r][1], P[h][r][2], _mm_setzero_ps() };
