@@ -85,6 +85,7 @@ typedef struct options {
     const char *kernel_cases;             /* comma-separated kernel A/B case names, NULL = all */
     int kernels_only;
     int cpu_only;                         /* --cpu-only: bench_cpu.c, no GPU */
+    double scale_fraction;                /* --scale-fraction F (--cpu-only): real scale on a fraction F of the joints */
     const char *methods;                  /* --methods: comma-separated VARIANTS names, NULL = the default sweep */
     uint32_t tube_vertices;               /* --tube-vertices: tube of about this many vertices, 0 = 32 x 16 */
     int device_info;                      /* --device-info: the device, driver and limits, then exit */
@@ -237,12 +238,14 @@ static void usage(void)
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
             "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
-            "                   [--kernels-only] [--cpu-only] [--cor-precompute]\n"
+            "                   [--kernels-only] [--cpu-only [--scale-fraction F]] [--cor-precompute]\n"
             "                   [--methods lbs,dqs,...] [--tube-vertices N] [--device-info] [--roofline-only]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
             "  devices (larger sizes are capped and marked *), --full: no cap.\n"
             "  --cpu-only: CPU palette throughput only (64 and 40 joints, 1..10000 characters, every\n"
-            "  method, 1 and all threads, per-step breakdown, float64 before vs float32 after).\n"
+            "  method, 1 and all threads, per-step breakdown, float64 before vs float32 after; --methods\n"
+            "  and --sizes (up to 10000) narrow it). --scale-fraction F (with --cpu-only): real\n"
+            "  non-uniform scale keys, 0.7 .. 1.4 per axis and animated, on a fraction F of the joints.\n"
             "  --cor-precompute: cost of sinew_cor_compute (centers of rotation) on 10k and 100k vertex\n"
             "  tubes, 1 and 2 threads, ring weights (shared per ring) and per-vertex jittered weights.\n"
             "  --methods: the crowd sweep's methods (default lbs,dqs,dqs-scale,dqs-scale-local,\n"
@@ -707,12 +710,20 @@ int main(int argc, char **argv)
     o.nsizes = 5;
     o.seconds_per_case = 0.8;
     o.kernel_rounds = 7;
-    int budget_given = 0;
+    int budget_given = 0, sizes_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--full")) o.full = 1;
         else if (!strcmp(a, "--cpu-only")) o.cpu_only = 1;
+        else if (!strcmp(a, "--scale-fraction") && next) {
+            char *end = NULL;
+            o.scale_fraction = strtod(argv[++i], &end);
+            if (!end || *end || !(o.scale_fraction >= 0 && o.scale_fraction <= 1)) {
+                fprintf(stderr, "--scale-fraction: a number in 0 .. 1\n");
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
         else if (!strcmp(a, "--kernel-cases") && next) o.kernel_cases = argv[++i];
@@ -732,7 +743,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--cor-precompute")) return cor_precompute_bench();
         else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
         else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
-        else if (!strcmp(a, "--sizes") && next) { if (!parse_sizes(argv[++i], &o)) { usage(); return 2; } }
+        else if (!strcmp(a, "--sizes") && next) { if (!parse_sizes(argv[++i], &o)) { usage(); return 2; } sizes_given = 1; }
         else if (!strcmp(a, "--budget") && next) { o.budget = strtoull(argv[++i], NULL, 10); budget_given = 1; }
         else if (!strcmp(a, "--seconds") && next) o.seconds_per_case = atof(argv[++i]);
         else if (!strcmp(a, "--format") && next) {
@@ -752,7 +763,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot create %s\n", o.out_dir);
         return 1;
     }
-    if (o.cpu_only) return sinew_bench_cpu_only(o.out_dir, o.seconds_per_case < 0.8 ? o.seconds_per_case : 0.3);
+    if (o.cpu_only) {
+        sinew_bench_cpu_options co = { 0 };
+        co.scale_fraction = o.scale_fraction;
+        co.methods = o.methods;
+        if (sizes_given) { co.sizes = o.sizes; co.nsizes = (uint32_t)o.nsizes; }
+        return sinew_bench_cpu_only_opts(o.out_dir, o.seconds_per_case < 0.8 ? o.seconds_per_case : 0.3, &co);
+    }
     sinew_gpu_desc gd = {0};
     sinew_gpu *gpu = NULL;
     sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);

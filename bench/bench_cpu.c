@@ -1,7 +1,10 @@
 /* sinew-bench --cpu-only: palette throughput of the CPU side of the crowd,
  * without any GPU work. For a 64-joint and a 40-joint character, clips of
  * 2 s at 30 keys/s with translation, rotation and scale keys on every joint
- * (LINEAR; scale keys (1,1,1)), every character at its own time, playing
+ * (LINEAR; scale keys (1,1,1), or with --scale-fraction F real non-uniform
+ * scale keys in 0.7..1.4 per axis, animated, on a fraction F of the joints,
+ * so no joint below them takes the unit-scale fast case), every character at
+ * its own time, playing
  * forward frame after frame: frame time and joints/s of the float32 production
  * path (sinew_palette_job_run_range on a sinew_thread_pool, 64 characters per
  * task) for 1..10,000 characters, every method, 1 thread and all threads; the
@@ -53,8 +56,16 @@ typedef struct cpu_model {
 } cpu_model;
 
 /* scaled: every 4th joint gets non-uniform scale keys oscillating in [0.85, 1.15]
- * (the scale methods then take the polar path on those joints and below them) */
-static int make_model(uint32_t n, cpu_model *m, int scaled)
+ * (the scale methods then take the polar path on those joints and below them);
+ * frac > 0 (--scale-fraction): instead, joint j is scaled when floor((j + 1) frac)
+ * > floor(j frac) (exactly round-down(n frac) joints, spread evenly), each axis
+ * 1.05 + 0.35 sin(w t + phase) with its own w and phase: 0.7 .. 1.4, animated. */
+static int is_scaled_joint(uint32_t j, double frac)
+{
+    return frac > 0 && floor((j + 1) * frac + 1e-9) > floor(j * frac + 1e-9);
+}
+
+static int make_model(uint32_t n, cpu_model *m, int scaled, double frac)
 {
     enum { KEYS = 61 }; /* 2 s at 30 keys/s, both ends */
     int32_t *par = malloc(n * sizeof *par);
@@ -82,6 +93,9 @@ static int make_model(uint32_t n, cpu_model *m, int scaled)
                 sk[(size_t)j * KEYS + k].value = sinew_v3(1, 1, 1);
                 if (scaled && j % 4 == 3)
                     sk[(size_t)j * KEYS + k].value = sinew_v3(1 + 0.15 * sin(0.3 * t + j), 1 + 0.1 * cos(0.2 * t), 1);
+                if (!scaled && is_scaled_joint(j, frac))
+                    sk[(size_t)j * KEYS + k].value = sinew_v3(1.05 + 0.35 * sin(0.21 * t + j), 1.05 + 0.35 * sin(0.17 * t + 2.0 * j + 1),
+                                                              1.05 + 0.35 * sin(0.13 * t + 3.0 * j + 2));
             }
             ch[j].translation_count = KEYS; ch[j].translations = tk + (size_t)j * KEYS;
             ch[j].rotation_count = KEYS; ch[j].rotations = rk + (size_t)j * KEYS;
@@ -160,13 +174,38 @@ typedef struct cpu_row {
     double ms, mjps;
 } cpu_row;
 
+/* 1 when name is in the comma-separated list (NULL list: every name) */
+static int method_selected(const char *list, const char *name)
+{
+    if (!list) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
 int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
 {
-    static const uint32_t sizes[] = { 1, 10, 100, 1000, 10000 };
-    const uint32_t nsizes = sizeof sizes / sizeof sizes[0], maxc = 10000;
+    return sinew_bench_cpu_only_opts(out_dir, seconds_per_case, NULL);
+}
+
+int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, const sinew_bench_cpu_options *opt)
+{
+    static const uint32_t def_sizes[] = { 1, 10, 100, 1000, 10000 };
+    const sinew_bench_cpu_options defaults = { 0 };
+    if (!opt) opt = &defaults;
+    const uint32_t *sizes = opt->sizes && opt->nsizes ? opt->sizes : def_sizes;
+    const uint32_t nsizes = opt->sizes && opt->nsizes ? opt->nsizes : (uint32_t)(sizeof def_sizes / sizeof def_sizes[0]);
+    const uint32_t maxc = 10000; /* sizes above are skipped */
+    const double frac = opt->scale_fraction;
     cpu_model models[3];
     memset(models, 0, sizeof models);
-    if (!make_model(64, &models[0], 0) || !make_model(40, &models[1], 0) || !make_model(64, &models[2], 1)) {
+    if (!make_model(64, &models[0], 0, frac) || !make_model(40, &models[1], 0, frac) || !make_model(64, &models[2], 1, 0)) {
         fprintf(stderr, "sinew-bench --cpu-only: model setup failed\n");
         return 1;
     }
@@ -188,10 +227,14 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
     int nrows = 0;
     printf("sinew-bench --cpu-only: float32 palette path, %u CPU threads; clips 2 s at 30 keys/s, T R S keys on every "
            "joint, each character at its own time, playing forward\n", cores);
+    if (frac > 0)
+        printf("--scale-fraction %.3g: real non-uniform scale keys (0.7 .. 1.4 per axis, animated) on %u of 64 and %u of 40 "
+               "joints\n", frac, (unsigned)floor(64 * frac + 1e-9), (unsigned)floor(40 * frac + 1e-9));
     printf("%-7s %-16s %6s %7s %9s %9s\n", "joints", "method", "chars", "threads", "ms/frame", "Mjoint/s");
     for (int mi = 0; mi < 2; mi++) {
         cpu_model *m = &models[mi];
         for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++) {
+            if (!method_selected(opt->methods, sinew_method_name((sinew_method)meth))) continue;
             for (uint32_t i = 0; i < maxc; i++) {
                 memset(&chars[i], 0, sizeof chars[i]);
                 chars[i].skeleton = m->skel;
@@ -202,6 +245,7 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
             sinew_palette_job_layout(chars, maxc, &total);
             for (uint32_t si = 0; si < nsizes; si++) {
                 uint32_t count = sizes[si];
+                if (count > maxc) continue;
                 sinew_palette_job job = { chars, count, dst, total };
                 for (int t = 0; t < nthreads; t++) {
                     double ms[64];
@@ -239,6 +283,7 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
     for (int mi = 0; mi < 2; mi++) {
         cpu_model *m = &models[mi];
         for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++) {
+            if (!method_selected(opt->methods, sinew_method_name((sinew_method)meth))) continue;
             double steps[4] = { 0, 0, 0, 0 };
             uint32_t count = 1000, ns = 0;
             for (uint32_t i = 0; i < count; i++) {
@@ -283,6 +328,7 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
         pals[w] = malloc(64 * sizeof(sinew_palette_joint));
     }
     for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++) {
+        if (!method_selected(opt->methods, sinew_method_name((sinew_method)meth))) continue;
         for (uint32_t i = 0; i < maxc; i++) {
             memset(&chars[i], 0, sizeof chars[i]);
             chars[i].skeleton = models[0].skel;
@@ -318,6 +364,7 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
     printf("\nscale methods with scale keys != 1 on every 4th joint, 10000 characters x 64 joints (float32 path):\n");
     printf("%-16s %7s %9s %9s\n", "method", "threads", "ms/frame", "Mjoint/s");
     for (unsigned meth = SINEW_METHOD_DQS_SCALE; meth < SINEW_METHOD_COUNT; meth++) {
+        if (!method_selected(opt->methods, sinew_method_name((sinew_method)meth))) continue;
         for (uint32_t i = 0; i < maxc; i++) {
             memset(&chars[i], 0, sizeof chars[i]);
             chars[i].skeleton = models[2].skel;
@@ -354,6 +401,7 @@ int sinew_bench_cpu_only(const char *out_dir, double seconds_per_case)
         fprintf(csv, "\njoints,method,sample_ns_per_joint,fk_ns_per_joint,palette_ns_per_joint,pack_ns_per_joint\n");
         for (int mi = 0; mi < 2; mi++)
             for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++)
+                if (method_selected(opt->methods, sinew_method_name((sinew_method)meth)))
                 fprintf(csv, "%u,%s,%.2f,%.2f,%.2f,%.2f\n", models[mi].joints, sinew_method_name((sinew_method)meth),
                         steps_out[mi][meth][0], steps_out[mi][meth][1], steps_out[mi][meth][2], steps_out[mi][meth][3]);
         fclose(csv);

@@ -562,10 +562,80 @@ static void test_job_splits(tu_rng *r)
     for (int k = 0; k < 2; k++) { sinew_clip_destroy(cl[k]); sinew_skeleton_destroy(sk[k]); }
 }
 
+/* The bench's crowd case (sinew-bench --cpu-only --scale-fraction): a rigid
+ * bind pose, chain-heavy skeletons (70 % of joints hang from the previous
+ * one), a fraction of the joints with non-uniform scale, the others at scale
+ * exactly 1, so the global scale methods derive most polar factors from the
+ * parent's (fastpath.c) along long chains, and the rest go through the SIMD
+ * batch; every scale method against the reference with the well-conditioned
+ * tolerance (TOL_WELL x (1 + depth / 16)). Scales 0.8 .. 1.25 per axis keep
+ * every polar input's condition number within the tolerance's premise. */
+static void test_scaled_chains(tu_rng *r)
+{
+    enum { N = 64 };
+    int32_t par[N];
+    sinew_transform rest[N], local[N];
+    size_t scratch_bytes = sinew_palette_scratch_bytes(N);
+    void *scratch = aligned_alloc(16, (scratch_bytes + 15) & ~(size_t)15);
+    sinew_mat4 *mats = (sinew_mat4 *)malloc(sinew_palette_scratch_count(N) * sizeof *mats);
+    sinew_palette_joint *pal = (sinew_palette_joint *)malloc(N * sizeof *pal);
+    float *ref = (float *)malloc(N * 8 * 4 * sizeof(float)), *fast = (float *)malloc(N * 8 * 4 * sizeof(float));
+    double worst = 0, near_rs = 0;
+    uint32_t compared = 0, depth_max = 0;
+    for (int iter = 0; iter < 24; iter++) {
+        for (uint32_t j = 0; j < N; j++) par[j] = j == 0 ? -1 : (tu_range(r, 10) < 7 ? (int32_t)j - 1 : (int32_t)tu_range(r, j));
+        tu_random_bind(r, N, par, rest);
+        sinew_skeleton_desc d = { 0 };
+        d.joint_count = N;
+        d.parents = par;
+        d.rest_local = rest;
+        sinew_skeleton *s = NULL;
+        TU_CHECK_OK(sinew_skeleton_create(&d, &s));
+        if (!s) continue;
+        const double frac = tu_uniform(r, 0.05, 0.5);
+        for (int sample = 0; sample < 3; sample++) {
+            memcpy(local, rest, sizeof local);
+            tu_random_pose(r, N, local, 2.0, 0);
+            for (uint32_t j = 0; j < N; j++) {
+                local[j].scale = sinew_v3(1, 1, 1);
+                if (tu_uniform(r, 0, 1) < frac) local[j].scale = tu_random_vec3(r, 0.8, 1.25);
+            }
+            sinew_mat4 root = sinew_mat4_from_transform(&(sinew_transform){ tu_random_vec3(r, -3, 3), tu_random_quat(r), sinew_v3(1, 1, 1) });
+            sinew_palette_character ch = { 0 };
+            ch.skeleton = s;
+            ch.pose = local;
+            ch.root = sample == 1 ? &root : NULL;
+            for (unsigned m = SINEW_METHOD_DQS_SCALE; m < SINEW_METHOD_COUNT; m++) {
+                if (m == SINEW_METHOD_COR) continue;
+                uint32_t flags = tu_range(r, 2) ? SINEW_SKIN_BULGE_CORRECTION : 0;
+                ch.method = (sinew_method)m;
+                ch.flags = flags;
+                TU_CHECK_OK(sinew_palette_build(s, (sinew_method)m, local, ch.root, mats, pal));
+                TU_CHECK_OK(sinew_palette_pack((sinew_method)m, flags, pal, N, ref));
+                for (size_t k = 0; k < (size_t)N * 8 * 4; k++) fast[k] = NAN;
+                TU_CHECK_OK(sinew_palette_build_f32(&ch, scratch, scratch_bytes, fast));
+                worst = fmax(worst, compare(s, (sinew_method)m, flags, ref, fast, 0, &near_rs, NULL));
+                compared++;
+            }
+        }
+        for (uint32_t j = 0; j < N; j++) depth_max = depth_of(s, j) > depth_max ? depth_of(s, j) : depth_max;
+        sinew_skeleton_destroy(s);
+    }
+    TU_CHECK(compared > 0);
+    fprintf(stderr, "scaled chains (fraction 0.05 .. 0.5 of the joints scaled, depth up to %u): %u palettes, worst "
+            "relative difference %.3g (tolerance %.1g x (1 + depth/16))\n", depth_max, compared, worst, TOL_WELL);
+    free(scratch);
+    free(mats);
+    free(pal);
+    free(ref);
+    free(fast);
+}
+
 int main(void)
 {
     tu_rng rng = tu_rng_seeded(0xFA57FA57ull);
     test_random(&rng);
     test_job_splits(&rng);
+    test_scaled_chains(&rng);
     return tu_finish("test_palette_fast");
 }

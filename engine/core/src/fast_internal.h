@@ -50,4 +50,15 @@ const snw_fast_joint *snw_skeleton_fast(const sinew_skeleton *s);
 void snw_clip_sample_f32(const sinew_clip *clip, const snw_fast_joint *joints, uint32_t n, double time_s,
                          sinew_wrap wrap, snw_ftrs *out);
 
+/* Polar decomposition A = Q P of a 3x3 (rows, column 3 unused) in float32
+ * (polar3.c): *skipped = 1 (Q = A, P = I) for a rotation; the float64
+ * reference for a mirrored, singular or ill-conditioned one. Returns 0, or 1
+ * when a value is not finite. */
+int snw_polar_f32(const float a[3][4], float q[3][4], float p[3][4], int *skipped);
+/* The same for n matrices a[j] into q[j], p[j] (3x3 parts; column 3 set to
+ * 0), j = idx[0..n) (idx NULL: j = 0..n), eight at a time in SIMD; each
+ * result depends only on its own matrix. Returns 0, or 1 when a value is not
+ * finite (q, p then unspecified). */
+int snw_polar_batch(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff *q, snw_faff *p);
+
 #endif

@@ -145,106 +145,7 @@ static inline float ortho_error(const float a[3][4])
     return e;
 }
 
-/* ---- polar decomposition A = Q P (rows; only the 3x3 part is used) ----
- * Returns 0, or 1 when a value is not finite. */
-static int polar_ref(const float a[3][4], float q[3][4], float p[3][4])
-{
-    sinew_mat3 m, r, s;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) m.m[j][i] = a[i][j];
-    if (sinew_polar_decompose(&m, &r, &s) != SINEW_OK) return 1;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            q[i][j] = (float)r.m[j][i];
-            p[i][j] = (float)s.m[j][i];
-        }
-    return 0;
-}
-
-static inline void cross3(const float *a, const float *b, float *o)
-{
-    o[0] = a[1] * b[2] - a[2] * b[1];
-    o[1] = a[2] * b[0] - a[0] * b[2];
-    o[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* Skips the decomposition for a rotation, uses the scaled Newton iteration
- * X <- (g X + X^-T / g) / 2 (Higham) for a proper, well-conditioned matrix,
- * and the float64 reference otherwise. *skipped = 1 when P = I. */
-static int polar_fast(const float a[3][4], float q[3][4], float p[3][4], int *skipped)
-{
-    float d = det3(a);
-    *skipped = 0;
-    if (d > 0 && ortho_error(a) <= 2e-6f) {
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) {
-                q[i][j] = a[i][j];
-                p[i][j] = i == j ? 1.f : 0.f;
-            }
-        *skipped = 1;
-        return 0;
-    }
-    if (!(d > 0)) return polar_ref(a, q, p); /* mirrored, singular or NaN */
-    float x[3][4];
-    int converged = 0;
-    /* Start from A scaled to RMS singular value 1. Each step: while X is far
-     * from orthogonal (|I - X^T X|_F >= 0.9), a scaled Newton step
-     * X <- (g X + X^-T / g) / 2 (Higham; g from Frobenius norms); once within,
-     * Newton-Schulz steps X <- X (3I - X^T X) / 2 (no inverse, no square root,
-     * quadratic convergence there); done one step after |I - X^T X| <= 1e-6. */
-    float tr = 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) tr += a[i][j] * a[i][j];
-    float sc = sqrtf(3.f / tr);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) x[i][j] = a[i][j] * sc;
-    for (int it = 0; it < 24 && !converged; it++) {
-        float y[3][3], e = 0, emax = 0;
-        for (int i = 0; i < 3; i++)
-            for (int j = i; j < 3; j++) {
-                float v = x[0][i] * x[0][j] + x[1][i] * x[1][j] + x[2][i] * x[2][j];
-                y[i][j] = y[j][i] = v;
-                float r = (i == j ? 1.f : 0.f) - v;
-                e += (i == j ? 1.f : 2.f) * r * r;
-                emax = maxf(emax, fabsf(r));
-            }
-        if (e < 0.81f) { /* Newton-Schulz */
-            float nx[3][3];
-            for (int r = 0; r < 3; r++)
-                for (int j = 0; j < 3; j++)
-                    nx[r][j] = 1.5f * x[r][j] - 0.5f * (x[r][0] * y[0][j] + x[r][1] * y[1][j] + x[r][2] * y[2][j]);
-            for (int r = 0; r < 3; r++)
-                for (int j = 0; j < 3; j++) x[r][j] = nx[r][j];
-            converged = emax <= 1e-6f;
-            continue;
-        }
-        float c[3][4];
-        cross3(x[1], x[2], c[0]);
-        cross3(x[2], x[0], c[1]);
-        cross3(x[0], x[1], c[2]);
-        float det = x[0][0] * c[0][0] + x[0][1] * c[0][1] + x[0][2] * c[0][2];
-        if (!(det > 0) || !isfinite(det)) return polar_ref(a, q, p);
-        float nc = 0;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) nc += c[i][j] * c[i][j];
-        /* ||X||_F^2 = trace(Y); ||X^-1||_F = ||C||_F / det */
-        float g = sqrtf(sqrtf(nc) / (det * sqrtf(y[0][0] + y[1][1] + y[2][2])));
-        if (!(g > 0) || !isfinite(g)) return polar_ref(a, q, p);
-        float ga = 0.5f * g, gb = 0.5f / (g * det);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) x[i][j] = ga * x[i][j] + gb * c[i][j];
-    }
-    if (!converged) return polar_ref(a, q, p);
-    /* P = Q^T A, symmetrized */
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) q[i][j] = x[i][j];
-    float pm[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) pm[i][j] = q[0][i] * a[0][j] + q[1][i] * a[1][j] + q[2][i] * a[2][j];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) p[i][j] = 0.5f * (pm[i][j] + pm[j][i]);
-    return 0;
-}
+/* ---- polar decomposition: polar3.c (snw_polar_f32, snw_polar_batch) ---- */
 
 /* ---- the skeleton's float32 table ---- */
 
@@ -436,6 +337,58 @@ static inline int prop_of(unsigned method, const snw_fast_joint *f)
     return (int)f->prop;
 }
 
+/* FK of the global scale methods (DQS_SCALE, COR_SCALE: every joint
+ * propagates its scale, so Lc_j = L_j, H_j = G_j = G_p Local_j and Gs_j =
+ * Gs_p L_j Us_j) with a rigid bind pose: Ur_j is not needed, and for positive
+ * finite scales Us_j = diag(s_j) (see stage_fk_scaled), so only the other
+ * joints (listed in idx, the scratch of the palette entries, unused until the
+ * palette stage) need U_j = L_j^-1 Local_j and a polar decomposition. H holds
+ * Local_j (or U_j for a listed joint); children hang from G (H_p = G_p). */
+static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local,
+                                           const snw_faff *root, const fast_scratch *sc)
+{
+    snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs, *Us = sc->Us;
+    uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
+    unsigned char *listed = (unsigned char *)(idx + n);
+    for (uint32_t j = 0; j < n; j++) {
+        const float *sv = local[j].s;
+        aff_from_trs(&local[j], &H[j]);
+        listed[j] = !(sv[0] > 0 && sv[1] > 0 && sv[2] > 0 && sv[0] <= FLT_MAX && sv[1] <= FLT_MAX && sv[2] <= FLT_MAX);
+        if (listed[j]) {
+            snw_faff lm = H[j];
+            aff_mul(&fj[j].linv, &lm, &H[j]);
+            idx[nidx++] = j;
+        }
+    }
+    if (nidx && snw_polar_batch(H, idx, nidx, G, Us)) return SINEW_ERROR_NON_FINITE;
+    for (uint32_t j = 0; j < n; j++) {
+        const snw_fast_joint *f = &fj[j];
+        const int32_t p = f->parent;
+        snw_faff lm, hslc, gs;
+        if (listed[j]) aff_from_trs(&local[j], &lm);
+        else lm = H[j];
+        if (p >= 0) aff_mul(&G[p], &lm, &G[j]); /* H_p = G_p */
+        else if (root) aff_mul(root, &lm, &G[j]);
+        else G[j] = lm;
+        if (p < 0) hslc = f->bind_local;
+        else aff_mul(&Hs[p], &f->bind_local, &hslc);
+        const float *sv = local[j].s;
+        if (listed[j]) {
+            aff_mul(&hslc, &Us[j], &gs);
+        } else if (sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f) {
+            gs = hslc;
+        } else { /* hslc diag(s_j) */
+            gs = hslc;
+            for (int r = 0; r < 3; r++) {
+                gs.r[r][0] *= sv[0]; gs.r[r][1] *= sv[1]; gs.r[r][2] *= sv[2];
+            }
+        }
+        Hs[j] = gs;
+        put4v(sc->a + 4u * j, gs.r[0][3], gs.r[1][3], gs.r[2][3], 0);
+    }
+    return SINEW_OK;
+}
+
 /* FK of the scale methods (palette.c's recurrences): posed frames G, the
  * frames children hang from H, scaled-rest frames Hs and positions a. */
 static sinew_result stage_fk_scaled(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root,
@@ -444,17 +397,51 @@ static sinew_result stage_fk_scaled(const snw_fast_joint *fj, uint32_t n, const 
     snw_faff ident;
     aff_identity(&ident);
     snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs, *Us = sc->Us;
+    /* U_j = L_j^-1 Local_j does not depend on the parents: all of them first
+     * (in H) with their polar factors (Ur_j in G, Us_j in Us), then the
+     * recurrences, which read U_j, Ur_j before writing H_j, G_j. With a rigid
+     * bind pose and positive finite scales, U_j = (L_j^-1 R_j) diag(s_j) is
+     * already its polar decomposition (unique for a nonsingular U_j): Ur_j =
+     * L_j^-1 R_j, Us_j = diag(s_j). The other joints (listed in idx, the
+     * scratch of a, written only later) go to snw_polar_batch. */
+    const int rigid_bind = fj[0].skel_rigid != 0;
+    uint32_t *idx = (uint32_t *)(void *)sc->a, nidx = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const float *sv = local[j].s;
+        if (rigid_bind && sv[0] > 0 && sv[1] > 0 && sv[2] > 0 && sv[0] <= FLT_MAX && sv[1] <= FLT_MAX &&
+            sv[2] <= FLT_MAX) {
+            snw_ftrs unit = local[j];
+            snw_faff lr;
+            unit.s[0] = unit.s[1] = unit.s[2] = 1.f;
+            aff_from_trs(&unit, &lr);
+            aff_mul(&fj[j].linv, &lr, &G[j]);
+            for (int r = 0; r < 3; r++) {
+                for (int c = 0; c < 3; c++) {
+                    H[j].r[r][c] = G[j].r[r][c] * sv[c];
+                    Us[j].r[r][c] = r == c ? sv[c] : 0.f;
+                }
+                H[j].r[r][3] = G[j].r[r][3];
+                G[j].r[r][3] = Us[j].r[r][3] = 0.f;
+            }
+        } else {
+            snw_faff lm;
+            aff_from_trs(&local[j], &lm);
+            aff_mul(&fj[j].linv, &lm, &H[j]);
+            idx[nidx++] = j;
+        }
+    }
+    if (nidx && snw_polar_batch(H, idx, nidx, G, Us)) return SINEW_ERROR_NON_FINITE;
     for (uint32_t j = 0; j < n; j++) {
         const snw_fast_joint *f = &fj[j];
         const int32_t p = f->parent;
-        snw_faff lm, u, ur, lc = f->bind_local, hlc, hslc, gs;
+        snw_faff lm, u = H[j], ur = G[j], lc = f->bind_local, hlc, hslc, gs;
         aff_from_trs(&local[j], &lm);
-        aff_mul(&f->linv, &lm, &u);
-        int skip;
-        memset(&ur, 0, sizeof ur);
-        memset(&Us[j], 0, sizeof Us[j]);
-        if (polar_fast(u.r, ur.r, Us[j].r, &skip)) return SINEW_ERROR_NON_FINITE;
         ur.r[0][3] = u.r[0][3]; ur.r[1][3] = u.r[1][3]; ur.r[2][3] = u.r[2][3];
+        /* skipped (a rotation): Us_j is exactly I */
+        const snw_faff *us = &Us[j];
+        const int skip = us->r[0][0] == 1.f && us->r[1][1] == 1.f && us->r[2][2] == 1.f && us->r[0][1] == 0.f &&
+                         us->r[0][2] == 0.f && us->r[1][0] == 0.f && us->r[1][2] == 0.f && us->r[2][0] == 0.f &&
+                         us->r[2][1] == 0.f;
 
         const int compensated = p >= 0 && !prop_of(method, &fj[p]);
         if (compensated) {
@@ -481,26 +468,120 @@ static sinew_result stage_fk_scaled(const snw_fast_joint *fj, uint32_t n, const 
     return SINEW_OK;
 }
 
+static inline void qmul(const float *a, const float *b, float *o);
+
+/* rows of the rotation of a unit quaternion (column 3 = 0) */
+static inline void rows_from_quat(const float *q, snw_faff *m)
+{
+    const float x = q[0], y = q[1], z = q[2], w = q[3];
+    const float xx = 2 * x * x, yy = 2 * y * y, zz = 2 * z * z, xy = 2 * x * y, xz = 2 * x * z, yz = 2 * y * z;
+    const float wx = 2 * w * x, wy = 2 * w * y, wz = 2 * w * z;
+    put4v(m->r[0], 1 - (yy + zz), xy - wz, xz + wy, 0);
+    put4v(m->r[1], xy + wz, 1 - (xx + zz), yz - wx, 0);
+    put4v(m->r[2], xz - wy, yz + wx, 1 - (xx + yy), 0);
+}
+
+/* p = sym(Q^T X) (3x3 parts; column 3 = 0) */
+static inline void sym_qt_x(const snw_faff *q, const snw_faff *x, snw_faff *p)
+{
+    float pm[3][4];
+#if SNW_SSE
+    const __m128 x0 = _mm_load_ps(x->r[0]), x1 = _mm_load_ps(x->r[1]), x2 = _mm_load_ps(x->r[2]);
+    for (int i = 0; i < 3; i++) {
+        __m128 v = _mm_mul_ps(_mm_set1_ps(q->r[0][i]), x0);
+        v = _mm_add_ps(v, _mm_mul_ps(_mm_set1_ps(q->r[1][i]), x1));
+        v = _mm_add_ps(v, _mm_mul_ps(_mm_set1_ps(q->r[2][i]), x2));
+        _mm_storeu_ps(pm[i], v);
+    }
+#else
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) pm[i][j] = q->r[0][i] * x->r[0][j] + q->r[1][i] * x->r[1][j] + q->r[2][i] * x->r[2][j];
+#endif
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) p->r[i][j] = 0.5f * (pm[i][j] + pm[j][i]);
+        p->r[i][3] = 0;
+    }
+}
+
 /* Entries of the scale methods: X = G B^-1 = Q P; S = [P | a - P c];
  * R = [Q | t(X) - Q (a - P c)]. */
 static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, unsigned method,
                                      uint32_t flags, uint32_t stride)
 {
+    /* X_j = G_j B_j^-1 of every joint (in H, free after FK), their polar
+     * factors (Q in Hs, P in Us), then the entries.
+     * Global methods (every joint propagates its scale), rigid bind pose: for
+     * a joint j with parent p and local scale exactly (1, 1, 1), X_j = X_p N_j
+     * with N_j = B_p Local_j B_j^-1 (B_j = B_p L_j) whose 3x3 is the rotation
+     * B_p3 R_j B_j3^-1, so X_j = (Q_p N_j)(N_j^T P_p N_j) is already its polar
+     * decomposition (unique for det X_j > 0): Q_j = Q_p N_j, derived in joint
+     * order from the parent's as a quaternion (Q_p conj(b_p) r_j b_j, with b the
+     * inverse binds' quaternions), and P_j = sym(Q_j^T X_j). The other joints
+     * (roots, scaled joints, and every joint with det X_j <= 0 or not finite,
+     * so the mirror and singular rules stay the reference's) go to
+     * snw_polar_batch, listed in idx (the scratch of the palette entries,
+     * written only later). The rotation's quaternion of every joint is kept
+     * in G (free once X is formed). */
+    snw_faff *X = sc->H, *Q = sc->Hs, *P = sc->Us;
+    const snw_ftrs *local = sc->local;
+    const int derive = fj[0].skel_rigid && (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE);
+    uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
+    unsigned char *derived = (unsigned char *)(idx + n);
+    for (uint32_t j = 0; j < n; j++) {
+        aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
+        const float *sv = local[j].s;
+        derived[j] = (unsigned char)(derive && fj[j].parent >= 0 && sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f &&
+                                     det3(X[j].r) > 0);
+        if (!derived[j]) idx[nidx++] = j;
+    }
+    if (nidx && snw_polar_batch(X, idx, nidx, Q, P)) return SINEW_ERROR_NON_FINITE;
+    /* Per joint 12 floats in G: the rotation's quaternion (normalized, w >= 0),
+     * the chain value Q_p n_j (not renormalized: unit within rounding), and
+     * n_j = conj(b_p) r_j b_j, which does not depend on the parent and so is
+     * formed first, off the chain of dependent products along the skeleton. */
+    float *qj = (float *)sc->G;
+    for (uint32_t j = 0; j < n; j++) {
+        if (!derived[j]) continue;
+        const snw_fast_joint *f = &fj[j], *fp = &fj[f->parent];
+        const float *lq = local[j].q;
+        float n2 = lq[0] * lq[0] + lq[1] * lq[1] + lq[2] * lq[2] + lq[3] * lq[3];
+        float r[4] = { 0, 0, 0, 1 }, cb[4] = { -fp->ibq[0], -fp->ibq[1], -fp->ibq[2], fp->ibq[3] }, t1[4];
+        if (n2 > 0 && n2 <= FLT_MAX) {
+            float inv = fabsf(n2 - 1) < 1e-4f ? 1.5f - 0.5f * n2 : 1.f / sqrtf(n2);
+            r[0] = lq[0] * inv; r[1] = lq[1] * inv; r[2] = lq[2] * inv; r[3] = lq[3] * inv;
+        }
+        qmul(cb, r, t1);
+        qmul(t1, f->ibq, qj + 12u * j + 8);
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        float *qo = qj + 12u * j;
+        if (!derived[j]) {
+            quat_from_rows((const float(*)[4])Q[j].r, qo);
+            memcpy(qo + 4, qo, 4 * sizeof(float));
+            continue;
+        }
+        float t1[4];
+        qmul(qj + 12u * (uint32_t)fj[j].parent + 4, qo + 8, t1);
+        memcpy(qo + 4, t1, sizeof t1);
+        /* normalized, w >= 0 as quat_from_rows */
+        float m2 = t1[0] * t1[0] + t1[1] * t1[1] + t1[2] * t1[2] + t1[3] * t1[3];
+        float s = fabsf(m2 - 1) < 1e-4f ? 1.5f - 0.5f * m2 : 1.f / sqrtf(m2);
+        if (t1[3] < 0) s = -s;
+        put4v(qo, t1[0] * s, t1[1] * s, t1[2] * s, t1[3] * s);
+        rows_from_quat(qo, &Q[j]);
+        sym_qt_x(&Q[j], &X[j], &P[j]);
+    }
     for (uint32_t j = 0; j < n; j++) {
         const snw_fast_joint *f = &fj[j];
-        snw_faff x;
-        aff_mul(&sc->G[j], &f->inv_bind, &x);
-        float q3[3][4], p3[3][4];
-        int skip;
-        if (polar_fast(x.r, q3, p3, &skip)) return SINEW_ERROR_NON_FINITE;
-        const float *a = sc->a + 4u * j;
+        const snw_faff x = X[j];
+        const float(*q3)[4] = (const float(*)[4])Q[j].r, (*p3)[4] = (const float(*)[4])P[j].r;
+        const float *a = sc->a + 4u * j, *qq = qj + 12u * j;
         float st[3], rt[3];
         for (int r = 0; r < 3; r++) st[r] = a[r] - (p3[r][0] * f->c[0] + p3[r][1] * f->c[1] + p3[r][2] * f->c[2]);
         for (int r = 0; r < 3; r++) rt[r] = x.r[r][3] - (q3[r][0] * st[0] + q3[r][1] * st[1] + q3[r][2] * st[2]);
         float *d = sc->pal + (size_t)j * stride * 4u;
         for (int r = 0; r < 3; r++) put4v(d + 4 * r, p3[r][0], p3[r][1], p3[r][2], st[r]);
-        float qq[4], du[4];
-        quat_from_rows(q3, qq);
+        float du[4];
         dq_dual(qq, rt[0], rt[1], rt[2], du);
         put4v(d + 12, qq[0], qq[1], qq[2], qq[3]);
         put4v(d + 16, du[0], du[1], du[2], du[3]);
@@ -719,7 +800,10 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
         t2 = step_ns ? ticks_ns() : 0;
         r = stage_pal_rigid(fj, n, sc.G, method, ch->flags, sc.pal, stride);
     } else {
-        r = stage_fk_scaled(fj, n, sc.local, rootp, method, &sc);
+        if (fj[0].skel_rigid && (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE))
+            r = stage_fk_scaled_global(fj, n, sc.local, rootp, &sc);
+        else
+            r = stage_fk_scaled(fj, n, sc.local, rootp, method, &sc);
         t2 = step_ns ? ticks_ns() : 0;
         if (r == SINEW_OK) r = stage_pal_scaled(fj, n, &sc, method, ch->flags, stride);
     }

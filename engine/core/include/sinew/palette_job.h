@@ -21,10 +21,16 @@
  *    conversion, rigidity test or polar decomposition; S = identity);
  *  - otherwise the polar decompositions of the scale methods are skipped for
  *    a joint whose 3x3 is a rotation within 2e-6 (|A^T A - I|, det > 0), done
- *    in float32 by scaled Newton steps then Newton-Schulz steps for a proper,
- *    well-conditioned one, and by the float64 reference
+ *    in float32 by scaled Newton steps, eight joints at a time in SIMD, for a
+ *    proper, well-conditioned one, and by the float64 reference
  *    (sinew_polar_decompose) for a mirrored, singular or ill-conditioned one,
- *    which keeps the reference's mirror and singular rules.
+ *    which keeps the reference's mirror and singular rules; with a rigid bind
+ *    pose, U_j = L_j^-1 Local_j with positive scales is its own polar
+ *    decomposition ((L_j^-1 R_j) diag(s_j)), and under DQS_SCALE / COR_SCALE a
+ *    joint with local scale exactly 1 and det X_j > 0 takes its factors from
+ *    its parent's (X_j = X_p N_j with N_j a rotation: Q_j = Q_p N_j as a
+ *    quaternion product, P_j = sym(Q_j^T X_j)), exact up to rounding since the
+ *    polar decomposition of a nonsingular matrix is unique.
  * Tolerances asserted by test_palette_fast, per joint relative to its largest
  * value: 2e-5 x (1 + depth / 16); for the scale methods on mirrored or
  * near-singular characters S and R within 2e-2 each and R S within 1e-3
