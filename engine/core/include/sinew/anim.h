@@ -158,6 +158,72 @@ typedef enum sinew_wrap {
     SINEW_WRAP_CLAMP = 1   /* time clamped to [0, duration] */
 } sinew_wrap;
 
+/* ---- Blending: several clips per character (sinew_anim_layer) ----
+ * A character may play up to SINEW_MAX_ANIM_LAYERS layers at once. Per joint j,
+ * with w = weight x fade x joint_weights[j] (fade below):
+ *  1. Blend layers (not ADDITIVE), in array order: T and S are the w-weighted
+ *     sums, the rotation the w-weighted sum of quaternions, each first negated
+ *     when its dot with the sum so far is < 0 (hemisphere alignment); layers
+ *     with w = 0 are skipped. If the total weight W < SINEW_BLEND_REST_THRESHOLD,
+ *     the skeleton's rest pose joins with weight THRESHOLD - W. Then T / W, S / W,
+ *     the rotation normalized (weights need not sum to 1; they are normalized).
+ *  2. Additive layers, in array order, on top: the layer's delta is its sampled
+ *     pose P relative to its reference pose R (the clip at reference_time, or the
+ *     skeleton's rest pose with SINEW_LAYER_REFERENCE_REST): dT = P.t - R.t,
+ *     dQ = conj(R.q) P.q (w >= 0), dS = P.s / R.s (a zero R.s component gives 1).
+ *     Applied as T += w dT, Q = Q nlerp(identity, dQ, w), S *= 1 + w (dS - 1)
+ *     (an additive clip is an ordinary clip, e.g. a glTF animation, whose
+ *     difference to its reference pose is what gets added).
+ * Crossfades: a layer with fade_duration > 0 has fade = clamp(fade_time /
+ * fade_duration, 0, 1) (1 - that with SINEW_LAYER_FADE_OUT); a transition from
+ * clip A to clip B over D seconds is A fading out and B fading in, both with
+ * fade_time = seconds since the transition began. Normalized-time sync
+ * (locomotion cycles of different lengths): with SINEW_LAYER_SYNC, time is a
+ * phase, sampled at time x the clip's duration. Morph weights blend by the same
+ * rules (sinew_clip_blend_weights). */
+#define SINEW_MAX_ANIM_LAYERS 16u
+#define SINEW_BLEND_REST_THRESHOLD 0.1
+
+typedef enum sinew_layer_flags {
+    SINEW_LAYER_ADDITIVE = 1u << 0,       /* adds its delta to the blend (step 2 above) */
+    SINEW_LAYER_SYNC = 1u << 1,           /* time is a normalized phase (x the clip's duration) */
+    SINEW_LAYER_FADE_OUT = 1u << 2,       /* the fade falls from 1 to 0 instead of rising */
+    SINEW_LAYER_REFERENCE_REST = 1u << 3, /* additive: relative to the rest pose, not the clip at reference_time */
+    SINEW_LAYER_FLAGS_ALL = 0xFu
+} sinew_layer_flags;
+
+/* One clip a character plays; zero fields (but weight) mean: loop, no fade, no
+ * mask, a blend layer at time seconds. */
+typedef struct sinew_anim_layer {
+    const sinew_clip *clip;      /* made for the skeleton's joint count; NULL = the rest pose */
+    double time;                 /* seconds (SINEW_LAYER_SYNC: phase, 1 = one duration) */
+    double weight;               /* finite, >= 0 */
+    uint32_t flags;              /* sinew_layer_flags */
+    sinew_wrap wrap;
+    const float *joint_weights;  /* optional per-joint mask: joint_count values in [0, 1]; NULL = all 1 */
+    double fade_time;            /* seconds since the fade began (used when fade_duration > 0) */
+    double fade_duration;        /* seconds, finite, >= 0; 0 = no fade */
+    double reference_time;       /* additive: the reference pose is the clip at this time (seconds) */
+} sinew_anim_layer;
+
+/* The effective weight of a layer before its mask: weight x fade (float64). */
+SINEW_API double sinew_anim_layer_weight(const sinew_anim_layer *layer);
+
+/* Checks layers for a skeleton of joint_count joints: count <= SINEW_MAX_ANIM_LAYERS,
+ * layers present when count > 0, clips made for joint_count, flags and wraps
+ * valid, times / weights / fades finite, weight and fade_duration >= 0, mask
+ * values in [0, 1]. INVALID_ARGUMENT or NON_FINITE; allocates nothing. */
+SINEW_API sinew_result sinew_anim_layers_validate(const sinew_anim_layer *layers, uint32_t count, uint32_t joint_count);
+
+/* Blends the layers' morph weights (float64) by the rules above, a slot being a
+ * "joint" without mask: blend layers weighted and normalized (below the
+ * threshold the defaults join in), additive layers add w (v - v_ref). Every
+ * layer's clip must have weight_count == count (NULL clips give the defaults).
+ * scratch: 2 * count doubles. defaults NULL = 0. Errors as sinew_clip_sample_weights. */
+SINEW_API sinew_result sinew_clip_blend_weights(const sinew_anim_layer *layers, uint32_t layer_count,
+                                                const double *defaults, uint32_t count, double *scratch,
+                                                double *weights_out);
+
 /* Samples the clip at time_s seconds into joint_count local poses. The
  * skeleton supplies the rest pose of joints (or parts) without keys and must
  * have the clip's joint count (else SINEW_ERROR_INVALID_ARGUMENT). A NULL clip
