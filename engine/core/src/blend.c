@@ -106,64 +106,96 @@ sinew_result sinew_clip_blend_weights(const sinew_anim_layer *layers, uint32_t l
     return SINEW_OK;
 }
 
-/* ---- the float32 pose blend ---- */
+/* ---- the float32 pose blend ----
+ * Per joint the running sums live in the output pose itself: T and S sums in
+ * t[0..2] and s[0..2], the quaternion sum in q, and the total weight W in t[3]
+ * (the sampler's 4th lanes are 0). Sampled rotations are normalized as they are
+ * added (the fast sampler leaves them unit only within its interpolation's
+ * error; FK normalizes later), so each weighs exactly its weight. */
 
-/* Samples a layer's clip (or the rest pose) with rotations normalized: the
- * fast sampler leaves them unit only within its interpolation's error (FK
- * normalizes later), and weighted sums and deltas need unit quaternions. */
 static void sample_layer(const sinew_anim_layer *l, const snw_fast_joint *fj, uint32_t n, double t, snw_ftrs *o)
 {
-    if (!l->clip) {
+    if (l->clip) snw_clip_sample_f32(l->clip, fj, n, t, l->wrap, o);
+    else
         for (uint32_t j = 0; j < n; j++) o[j] = fj[j].rest;
-        return;
-    }
-    snw_clip_sample_f32(l->clip, fj, n, t, l->wrap, o);
-    for (uint32_t j = 0; j < n; j++) {
-        float *q = o[j].q;
-        float n2 = (q[0] * q[0] + q[1] * q[1]) + (q[2] * q[2] + q[3] * q[3]);
-        if (!(n2 > 1e-30f) || !(n2 <= FLT_MAX)) {
-            q[0] = q[1] = q[2] = 0; q[3] = 1;
-            continue;
-        }
-        /* near 1 (LINEAR keys): one Newton step, error ~ (n2 - 1)^2 */
-        float inv = fabsf(n2 - 1.f) < 1e-4f ? 1.5f - 0.5f * n2 : 1.f / sqrtf(n2);
-        q[0] *= inv; q[1] *= inv; q[2] *= inv; q[3] *= inv;
-    }
 }
 
-/* acc += w p, p's rotation negated first when dot(acc.q, p.q) < 0 */
-static inline void accumulate(snw_ftrs *acc, const snw_ftrs *p, float w)
+/* 1 / |q| for a sampled rotation, 0 when |q|^2 is not in (1e-30, FLT_MAX]
+ * (the caller then takes the identity). Near 1 (the fast sampler's LINEAR
+ * output) one Newton step from 1, error ~ (n2 - 1)^2. */
+static inline float inv_len(float n2)
+{
+    if (fabsf(n2 - 1.f) < 1e-4f) return 1.5f - 0.5f * n2;
+    return n2 > 1e-30f && n2 <= FLT_MAX ? 1.f / sqrtf(n2) : 0.f;
+}
+
+/* acc += w (p.t, 1), w p.s, +-w p.q / |p.q| (negated when dot(acc.q, p.q) < 0);
+ * first: acc is zero (a plain store, no sign test) */
+static inline void accumulate(snw_ftrs *acc, const snw_ftrs *p, float w, int first)
 {
 #if SNW_BLEND_SSE
-    __m128 vw = _mm_set1_ps(w);
-    __m128 aq = _mm_load_ps(acc->q), pq = _mm_load_ps(p->q);
-    __m128 d = _mm_mul_ps(aq, pq);
-    d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(2, 3, 0, 1)));
-    d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(1, 0, 3, 2)));
-    __m128 sign = _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), _mm_set1_ps(-0.f));
-    _mm_store_ps(acc->t, _mm_add_ps(_mm_load_ps(acc->t), _mm_mul_ps(vw, _mm_load_ps(p->t))));
-    _mm_store_ps(acc->q, _mm_add_ps(aq, _mm_mul_ps(_mm_xor_ps(vw, sign), pq)));
-    _mm_store_ps(acc->s, _mm_add_ps(_mm_load_ps(acc->s), _mm_mul_ps(vw, _mm_load_ps(p->s))));
+    const __m128 pq = _mm_load_ps(p->q), aq = _mm_load_ps(acc->q);
+    /* lane 0: |p.q|^2, lane 1: dot(acc.q, p.q) */
+    __m128 lo = _mm_unpacklo_ps(_mm_mul_ps(pq, pq), _mm_mul_ps(aq, pq));
+    __m128 hi = _mm_unpackhi_ps(_mm_mul_ps(pq, pq), _mm_mul_ps(aq, pq));
+    __m128 sm = _mm_add_ps(lo, hi);
+    sm = _mm_add_ps(sm, _mm_movehl_ps(sm, sm));
+    const float n2 = _mm_cvtss_f32(sm), d = first ? 0.f : _mm_cvtss_f32(_mm_shuffle_ps(sm, sm, 0x55));
+    const float il = inv_len(n2);
+    const __m128 vw = _mm_set1_ps(w);
+    const __m128 q = il > 0 ? pq : _mm_setr_ps(0, 0, 0, 1);
+    const float wq = (d < 0 ? -w : w) * (il > 0 ? il : 1.f);
+    const __m128 one3 = _mm_setr_ps(0, 0, 0, 1.f);
+    const __m128 t = _mm_mul_ps(vw, _mm_or_ps(_mm_load_ps(p->t), one3)), s = _mm_mul_ps(vw, _mm_load_ps(p->s));
+    const __m128 qw = _mm_mul_ps(_mm_set1_ps(wq), q);
+    if (first) {
+        _mm_store_ps(acc->t, t);
+        _mm_store_ps(acc->q, qw);
+        _mm_store_ps(acc->s, s);
+    } else {
+        _mm_store_ps(acc->t, _mm_add_ps(_mm_load_ps(acc->t), t));
+        _mm_store_ps(acc->q, _mm_add_ps(aq, qw));
+        _mm_store_ps(acc->s, _mm_add_ps(_mm_load_ps(acc->s), s));
+    }
 #else
-    float d = (acc->q[0] * p->q[0] + acc->q[1] * p->q[1]) + (acc->q[2] * p->q[2] + acc->q[3] * p->q[3]);
-    float wq = d < 0 ? -w : w;
-    for (int k = 0; k < 4; k++) {
+    if (first) memset(acc, 0, sizeof *acc);
+    float pq[4] = { p->q[0], p->q[1], p->q[2], p->q[3] };
+    const float n2 = (pq[0] * pq[0] + pq[2] * pq[2]) + (pq[1] * pq[1] + pq[3] * pq[3]);
+    const float d = (acc->q[0] * pq[0] + acc->q[2] * pq[2]) + (acc->q[1] * pq[1] + acc->q[3] * pq[3]);
+    float il = inv_len(n2);
+    if (!(il > 0)) { pq[0] = pq[1] = pq[2] = 0; pq[3] = 1; il = 1; }
+    const float wq = (d < 0 ? -w : w) * il;
+    for (int k = 0; k < 3; k++) {
         acc->t[k] += w * p->t[k];
-        acc->q[k] += wq * p->q[k];
         acc->s[k] += w * p->s[k];
     }
+    acc->t[3] += w;
+    for (int k = 0; k < 4; k++) acc->q[k] += wq * pq[k];
 #endif
 }
 
-static inline void quat_normalize4(float *q)
+/* The sums to the pose, with iw = 1 / W: T iw, S iw (exactly 1 on an axis where
+ * every blended scale was 1: that sum equals W), the rotation sum times iw (left
+ * unnormalized: it is a positive multiple of the normalized blend, and FK
+ * normalizes every local rotation); lanes 3 back to 0. */
+static inline void finish(snw_ftrs *o, float iw)
 {
-    float n2 = (q[0] * q[0] + q[1] * q[1]) + (q[2] * q[2] + q[3] * q[3]);
-    if (!(n2 > 1e-30f) || !(n2 <= FLT_MAX)) {
-        q[0] = q[1] = q[2] = 0; q[3] = 1;
-        return;
+#if SNW_BLEND_SSE
+    const __m128 t = _mm_load_ps(o->t), W = _mm_shuffle_ps(t, t, 0xFF), vi = _mm_set1_ps(iw);
+    const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+    const __m128 s = _mm_load_ps(o->s), unit = _mm_cmpeq_ps(s, W);
+    _mm_store_ps(o->t, _mm_and_ps(_mm_mul_ps(t, vi), xyz));
+    _mm_store_ps(o->s, _mm_and_ps(_mm_or_ps(_mm_andnot_ps(unit, _mm_mul_ps(s, vi)), _mm_and_ps(unit, _mm_set1_ps(1.f))), xyz));
+    _mm_store_ps(o->q, _mm_mul_ps(_mm_load_ps(o->q), vi));
+#else
+    const float W = o->t[3];
+    for (int k = 0; k < 3; k++) {
+        o->t[k] *= iw;
+        o->s[k] = o->s[k] == W ? 1.f : o->s[k] * iw;
     }
-    float inv = 1.f / sqrtf(n2);
-    q[0] *= inv; q[1] *= inv; q[2] *= inv; q[3] *= inv;
+    o->t[3] = o->s[3] = 0;
+    for (int k = 0; k < 4; k++) o->q[k] *= iw;
+#endif
 }
 
 static inline void quat_mul4(const float *a, const float *b, float *o)
@@ -175,15 +207,24 @@ static inline void quat_mul4(const float *a, const float *b, float *o)
     o[0] = x; o[1] = y; o[2] = z; o[3] = w;
 }
 
-/* o = o + w (p - r): T += w dT, Q = Q nlerp(1, conj(R) P, w), S *= 1 + w (dS - 1) */
+static inline void unit4(const float *q, float *o)
+{
+    float il = inv_len((q[0] * q[0] + q[2] * q[2]) + (q[1] * q[1] + q[3] * q[3]));
+    if (il > 0) { o[0] = q[0] * il; o[1] = q[1] * il; o[2] = q[2] * il; o[3] = q[3] * il; }
+    else { o[0] = o[1] = o[2] = 0; o[3] = 1; }
+}
+
+/* o += w (p - r): T += w dT, Q = Q nlerp(1, conj(R) P, w), S *= 1 + w (dS - 1) */
 static inline void add_delta(snw_ftrs *o, const snw_ftrs *p, const snw_ftrs *r, float w)
 {
-    float rc[4] = { -r->q[0], -r->q[1], -r->q[2], r->q[3] }, dq[4], nq[4];
-    quat_mul4(rc, p->q, dq);
+    float pu[4], ru[4], dq[4], nq[4], q[4];
+    unit4(p->q, pu);
+    unit4(r->q, ru);
+    ru[0] = -ru[0]; ru[1] = -ru[1]; ru[2] = -ru[2];
+    quat_mul4(ru, pu, dq);
     float wq = dq[3] < 0 ? -w : w;
     nq[0] = wq * dq[0]; nq[1] = wq * dq[1]; nq[2] = wq * dq[2]; nq[3] = (1.f - w) + wq * dq[3];
-    quat_normalize4(nq);
-    float q[4];
+    unit4(nq, nq);
     quat_mul4(o->q, nq, q);
     for (int k = 0; k < 3; k++) {
         o->t[k] += w * (p->t[k] - r->t[k]);
@@ -194,38 +235,50 @@ static inline void add_delta(snw_ftrs *o, const snw_ftrs *p, const snw_ftrs *r, 
 }
 
 void snw_blend_sample_f32(const sinew_anim_layer *layers, uint32_t count, const snw_fast_joint *fj, uint32_t n,
-                          snw_ftrs *out, snw_ftrs *tmp, snw_ftrs *ref, float *wsum)
+                          snw_ftrs *out, snw_ftrs *tmp, snw_ftrs *ref)
 {
-    memset(out, 0, (size_t)n * sizeof *out);
-    memset(wsum, 0, (size_t)n * sizeof *wsum);
-    /* 1. blend layers */
+    /* 1. blend layers. Until a layer without mask has been added, a joint's
+     * first contribution is a store (zeroed first when a masked layer came
+     * first); with no mask at all, every joint has the same total W. */
+    int started = 0, zeroed = 0, masked = 0;
+    float W_all = 0;
     for (uint32_t i = 0; i < count; i++) {
         const sinew_anim_layer *l = &layers[i];
         const float w = (float)sinew_anim_layer_weight(l);
         if ((l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
         sample_layer(l, fj, n, snw_layer_sample_time(l), tmp);
         const float *mask = l->joint_weights;
-        for (uint32_t j = 0; j < n; j++) {
-            const float wj = mask ? w * mask[j] : w;
-            if (!(wj > 0)) continue;
-            accumulate(&out[j], &tmp[j], wj);
-            wsum[j] += wj;
+        if (mask && !started && !zeroed) {
+            memset(out, 0, (size_t)n * sizeof *out);
+            zeroed = 1;
+        }
+        if (!mask) {
+            const int first = !started && !zeroed;
+            if (first)
+                for (uint32_t j = 0; j < n; j++) accumulate(&out[j], &tmp[j], w, 1);
+            else
+                for (uint32_t j = 0; j < n; j++) accumulate(&out[j], &tmp[j], w, 0);
+            started = 1;
+            W_all += w;
+        } else {
+            masked = 1;
+            for (uint32_t j = 0; j < n; j++) {
+                const float wj = w * mask[j];
+                if (wj > 0) accumulate(&out[j], &tmp[j], wj, 0);
+            }
         }
     }
+    if (!started && !zeroed) memset(out, 0, (size_t)n * sizeof *out);
     const float thr = (float)SINEW_BLEND_REST_THRESHOLD;
-    for (uint32_t j = 0; j < n; j++) {
-        float W = wsum[j];
-        if (W < thr) {
-            accumulate(&out[j], &fj[j].rest, thr - W);
-            W += thr - W;
+    if (!masked && W_all >= thr) { /* one 1 / W for every joint (W_all: the same sums, in the same order) */
+        const float iw = 1.f / W_all;
+        for (uint32_t j = 0; j < n; j++) finish(&out[j], iw);
+    } else {
+        for (uint32_t j = 0; j < n; j++) {
+            const float W = out[j].t[3];
+            if (W < thr) accumulate(&out[j], &fj[j].rest, thr - W, 0);
+            finish(&out[j], 1.f / out[j].t[3]);
         }
-        snw_ftrs *o = &out[j];
-        for (int k = 0; k < 3; k++) {
-            o->t[k] /= W;
-            o->s[k] /= W;
-        }
-        o->t[3] = o->s[3] = 0;
-        quat_normalize4(o->q);
     }
     /* 2. additive layers */
     for (uint32_t i = 0; i < count; i++) {

@@ -695,8 +695,8 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
             ftrs_from_transform(&ch->pose[j], &sc.local[j]);
         }
     } else if (blended) {
-        /* G, H and a are free until FK: the layer sample, the additive reference, the weight sums */
-        snw_blend_sample_f32(ch->layers, ch->layer_count, fj, n, sc.local, (snw_ftrs *)sc.G, (snw_ftrs *)sc.H, sc.a);
+        /* G and H are free until FK: the layer sample and the additive reference */
+        snw_blend_sample_f32(ch->layers, ch->layer_count, fj, n, sc.local, (snw_ftrs *)sc.G, (snw_ftrs *)sc.H);
     } else if (ch->clip) {
         snw_clip_sample_f32(ch->clip, fj, n, ch->time, ch->wrap, sc.local);
     } else {
