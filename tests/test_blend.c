@@ -4,7 +4,8 @@
  *    sinew_palette_pack) on random skeletons of 1..64 joints, random clips in all
  *    three interpolation modes, 1..6 random layers (blend and additive, random
  *    weights including 0, random masks including exact 0 and 1, sync, fades,
- *    references at a time or the rest pose); LBS with scale keys, DQS without;
+ *    references at a time or the rest pose, layers played in place with root
+ *    motion of random axes and flags); LBS with scale keys, DQS without;
  *  - properties of the rules on the reference: hemisphere alignment (a clip and
  *    the same clip with every rotation key negated blend to that clip), crossfade
  *    ends, sync, an additive layer at its own reference adds nothing, a single
@@ -113,13 +114,15 @@ static uint32_t depth_of(const sinew_skeleton *s, uint32_t j)
 }
 
 /* Random layers over the clips; masks from mask_pool (NCLIPS masks of n). */
-static uint32_t random_layers(tu_rng *r, sinew_clip *const *clips, const float *mask_pool, uint32_t n,
-                              sinew_anim_layer *l)
+static uint32_t random_layers(tu_rng *r, sinew_clip *const *clips, sinew_root_motion *const *rms,
+                              const float *mask_pool, uint32_t n, sinew_anim_layer *l)
 {
     uint32_t count = 1 + tu_range(r, 6);
     for (uint32_t i = 0; i < count; i++) {
         memset(&l[i], 0, sizeof l[i]);
-        l[i].clip = tu_range(r, 8) == 0 ? NULL : clips[tu_range(r, NCLIPS)];
+        uint32_t ci = tu_range(r, NCLIPS);
+        l[i].clip = tu_range(r, 8) == 0 ? NULL : clips[ci];
+        if (l[i].clip && tu_range(r, 3) == 0) l[i].root_motion = rms[ci]; /* played in place */
         l[i].time = tu_uniform(r, -2, 6);
         l[i].weight = tu_range(r, 6) == 0 ? 0.0 : tu_uniform(r, 0, 1.5);
         l[i].wrap = (sinew_wrap)tu_range(r, 2);
@@ -193,6 +196,7 @@ typedef struct fixture {
     sinew_transform rest[MAXN];
     sinew_skeleton *skel;
     sinew_clip *clips[NCLIPS], *scaled[NCLIPS];
+    sinew_root_motion *rms[NCLIPS], *srms[NCLIPS];
     float masks[NCLIPS * MAXN];
 } fixture;
 
@@ -204,6 +208,15 @@ static void fixture_make(tu_rng *r, fixture *f, uint32_t n)
         uint64_t seed = tu_next(r);
         f->clips[c] = make_clip(r, n, f->rest, 0, seed, 0, 4);
         f->scaled[c] = make_clip(r, n, f->rest, 1, seed, 0, 4);
+        sinew_root_motion_desc rd = { 0 };
+        rd.skeleton = f->skel;
+        rd.flags = (uint32_t)(1 + tu_range(r, 7)); /* every combination of translation, yaw, vertical */
+        rd.up = tu_range(r, 2) ? sinew_v3(0, 0, 0) : tu_random_unit(r);
+        rd.samples_per_second = tu_uniform(r, 5, 60);
+        rd.clip = f->clips[c];
+        TU_CHECK_OK(sinew_root_motion_create(&rd, &f->rms[c]));
+        rd.clip = f->scaled[c];
+        TU_CHECK_OK(sinew_root_motion_create(&rd, &f->srms[c]));
     }
     for (uint32_t k = 0; k < NCLIPS * n; k++) {
         uint32_t kind = tu_range(r, 4);
@@ -216,6 +229,8 @@ static void fixture_free(fixture *f)
     for (int c = 0; c < NCLIPS; c++) {
         sinew_clip_destroy(f->clips[c]);
         sinew_clip_destroy(f->scaled[c]);
+        sinew_root_motion_destroy(f->rms[c]);
+        sinew_root_motion_destroy(f->srms[c]);
     }
     sinew_skeleton_destroy(f->skel);
 }
@@ -228,10 +243,14 @@ static void test_random(tu_rng *r, void *scratch, size_t sb)
         fixture_make(r, &f, 1 + tu_range(r, MAXN));
         for (int rep = 0; rep < 6 && !fails; rep++) {
             sinew_anim_layer l[8];
-            uint32_t count = random_layers(r, f.clips, f.masks, f.n, l);
+            uint32_t count = random_layers(r, f.clips, f.rms, f.masks, f.n, l);
             fails += compare_palettes(f.skel, SINEW_METHOD_DQS, l, count, scratch, sb);
             for (uint32_t i = 0; i < count; i++)
-                if (l[i].clip) l[i].clip = f.scaled[tu_range(r, NCLIPS)];
+                if (l[i].clip) {
+                    uint32_t ci = tu_range(r, NCLIPS);
+                    l[i].clip = f.scaled[ci];
+                    if (l[i].root_motion) l[i].root_motion = f.srms[ci];
+                }
             fails += compare_palettes(f.skel, SINEW_METHOD_LBS, l, count, scratch, sb);
         }
         fixture_free(&f);
@@ -372,7 +391,7 @@ static void test_splits(tu_rng *r, void *scratch, size_t sb)
         ch[i].skeleton = f.skel;
         ch[i].method = (sinew_method)tu_range(r, 2) == 0 ? SINEW_METHOD_LBS : SINEW_METHOD_DQS_SCALE;
         ch[i].layers = layers + (size_t)i * 8;
-        ch[i].layer_count = random_layers(r, f.scaled, f.masks, f.n, layers + (size_t)i * 8);
+        ch[i].layer_count = random_layers(r, f.scaled, f.srms, f.masks, f.n, layers + (size_t)i * 8);
     }
     uint64_t total = 0;
     TU_CHECK_OK(sinew_palette_job_layout(ch, C, &total));

@@ -6,6 +6,7 @@
  * reference of the pose blend is sinew_reference_blend_pose (engine/reference). */
 #include "blend_internal.h"
 #include "core_internal.h"
+#include "root_motion_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -45,6 +46,7 @@ sinew_result sinew_anim_layers_validate(const sinew_anim_layer *layers, uint32_t
         if ((l->flags & ~(uint32_t)SINEW_LAYER_FLAGS_ALL) || (unsigned)l->wrap > (unsigned)SINEW_WRAP_CLAMP)
             return SINEW_ERROR_INVALID_ARGUMENT;
         if (l->clip && sinew_clip_joint_count(l->clip) != joint_count) return SINEW_ERROR_INVALID_ARGUMENT;
+        if (l->root_motion && snw_root_motion_clip(l->root_motion) != l->clip) return SINEW_ERROR_INVALID_ARGUMENT;
         if (!isfinite(l->time) || !isfinite(l->weight) || !isfinite(l->fade_time) || !isfinite(l->fade_duration) ||
             !isfinite(l->reference_time))
             return SINEW_ERROR_NON_FINITE;
@@ -106,6 +108,8 @@ sinew_result sinew_clip_blend_weights(const sinew_anim_layer *layers, uint32_t l
     return SINEW_OK;
 }
 
+static inline void quat_mul4(const float *a, const float *b, float *o);
+
 /* ---- the float32 pose blend ----
  * Per joint the running sums live in the output pose itself: T and S sums in
  * t[0..2] and s[0..2], the quaternion sum in q, and the total weight W in t[3]
@@ -113,11 +117,32 @@ sinew_result sinew_clip_blend_weights(const sinew_anim_layer *layers, uint32_t l
  * added (the fast sampler leaves them unit only within its interpolation's
  * error; FK normalizes later), so each weighs exactly its weight. */
 
+/* The layer's clip (or the rest pose) at t; with root motion, the root joint
+ * in place: W(t)^-1 applied (W in float64, applied in float32). */
 static void sample_layer(const sinew_anim_layer *l, const snw_fast_joint *fj, uint32_t n, double t, snw_ftrs *o)
 {
-    if (l->clip) snw_clip_sample_f32(l->clip, fj, n, t, l->wrap, o);
-    else
+    if (!l->clip) {
         for (uint32_t j = 0; j < n; j++) o[j] = fj[j].rest;
+        return;
+    }
+    snw_clip_sample_f32(l->clip, fj, n, t, l->wrap, o);
+    if (!l->root_motion) return;
+    uint32_t j;
+    const planar_motion w = snw_root_motion_at(l->root_motion, t, l->wrap, &j);
+    const sinew_vec3 up = snw_root_motion_up(l->root_motion);
+    const double h = -0.5 * w.psi, sh = sin(h);
+    const float r[4] = { (float)(up.x * sh), (float)(up.y * sh), (float)(up.z * sh), (float)cos(h) }; /* R^-1 */
+    snw_ftrs *x = &o[j];
+    const float v[3] = { x->t[0] - (float)w.d.x, x->t[1] - (float)w.d.y, x->t[2] - (float)w.d.z };
+    /* v + 2 r.xyz x (r.xyz x v + r.w v) */
+    float c[3] = { r[1] * v[2] - r[2] * v[1] + r[3] * v[0], r[2] * v[0] - r[0] * v[2] + r[3] * v[1],
+                   r[0] * v[1] - r[1] * v[0] + r[3] * v[2] };
+    x->t[0] = v[0] + 2 * (r[1] * c[2] - r[2] * c[1]);
+    x->t[1] = v[1] + 2 * (r[2] * c[0] - r[0] * c[2]);
+    x->t[2] = v[2] + 2 * (r[0] * c[1] - r[1] * c[0]);
+    float q[4];
+    quat_mul4(r, x->q, q);
+    memcpy(x->q, q, sizeof q);
 }
 
 /* 1 / |q| for a sampled rotation, 0 when |q|^2 is not in (1e-30, FLT_MAX]
@@ -135,19 +160,27 @@ static inline void accumulate(snw_ftrs *acc, const snw_ftrs *p, float w, int fir
 {
 #if SNW_BLEND_SSE
     const __m128 pq = _mm_load_ps(p->q), aq = _mm_load_ps(acc->q);
-    /* lane 0: |p.q|^2, lane 1: dot(acc.q, p.q) */
-    __m128 lo = _mm_unpacklo_ps(_mm_mul_ps(pq, pq), _mm_mul_ps(aq, pq));
-    __m128 hi = _mm_unpackhi_ps(_mm_mul_ps(pq, pq), _mm_mul_ps(aq, pq));
-    __m128 sm = _mm_add_ps(lo, hi);
-    sm = _mm_add_ps(sm, _mm_movehl_ps(sm, sm));
-    const float n2 = _mm_cvtss_f32(sm), d = first ? 0.f : _mm_cvtss_f32(_mm_shuffle_ps(sm, sm, 0x55));
-    const float il = inv_len(n2);
+    /* |p.q|^2 and dot(acc.q, p.q) in every lane */
+    __m128 n2 = _mm_mul_ps(pq, pq), d = _mm_mul_ps(aq, pq);
+    n2 = _mm_add_ps(n2, _mm_shuffle_ps(n2, n2, _MM_SHUFFLE(2, 3, 0, 1)));
+    d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(2, 3, 0, 1)));
+    n2 = _mm_add_ps(n2, _mm_shuffle_ps(n2, n2, _MM_SHUFFLE(1, 0, 3, 2)));
+    d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(1, 0, 3, 2)));
+    const __m128 one = _mm_set1_ps(1.f), sgnbit = _mm_set1_ps(-0.f);
+    __m128 q = pq, il;
+    if (_mm_movemask_ps(_mm_cmplt_ps(_mm_andnot_ps(sgnbit, _mm_sub_ps(n2, one)), _mm_set1_ps(1e-4f))) == 0xF) {
+        il = _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(_mm_set1_ps(0.5f), n2)); /* inv_len's Newton step */
+    } else {
+        const float l = inv_len(_mm_cvtss_f32(n2));
+        il = _mm_set1_ps(l > 0 ? l : 1.f);
+        if (!(l > 0)) q = _mm_setr_ps(0, 0, 0, 1);
+    }
     const __m128 vw = _mm_set1_ps(w);
-    const __m128 q = il > 0 ? pq : _mm_setr_ps(0, 0, 0, 1);
-    const float wq = (d < 0 ? -w : w) * (il > 0 ? il : 1.f);
+    __m128 wq = _mm_mul_ps(vw, il);
+    if (!first) wq = _mm_xor_ps(wq, _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), sgnbit));
     const __m128 one3 = _mm_setr_ps(0, 0, 0, 1.f);
     const __m128 t = _mm_mul_ps(vw, _mm_or_ps(_mm_load_ps(p->t), one3)), s = _mm_mul_ps(vw, _mm_load_ps(p->s));
-    const __m128 qw = _mm_mul_ps(_mm_set1_ps(wq), q);
+    const __m128 qw = _mm_mul_ps(wq, q);
     if (first) {
         _mm_store_ps(acc->t, t);
         _mm_store_ps(acc->q, qw);

@@ -36,6 +36,20 @@ static void accumulate(sinew_transform *acc, const sinew_transform *p, double w)
 
 static double ratio(double p, double r) { return r != 0 ? p / r : 1.0; }
 
+/* the layer's clip at t into p, its root joint in place (W(t)^-1, root motion) */
+static sinew_result sample(const sinew_skeleton *skel, const sinew_anim_layer *l, double t, sinew_transform *p)
+{
+    sinew_result r = sinew_clip_sample(l->clip, skel, t, l->wrap, p);
+    if (r != SINEW_OK || !l->root_motion || !l->clip) return r;
+    sinew_transform w;
+    if ((r = sinew_root_motion_sample(l->root_motion, t, l->wrap, &w)) != SINEW_OK) return r;
+    sinew_quat inv = sinew_quat_conjugate(w.rotation);
+    sinew_transform *x = &p[sinew_root_motion_joint(l->root_motion)];
+    x->translation = sinew_quat_rotate(inv, sinew_v3_sub(x->translation, w.translation));
+    x->rotation = sinew_quat_mul(inv, x->rotation);
+    return SINEW_OK;
+}
+
 sinew_result sinew_reference_blend_pose(const sinew_skeleton *skel, const sinew_anim_layer *layers,
                                         uint32_t layer_count, sinew_transform *scratch, sinew_transform *out)
 {
@@ -52,7 +66,7 @@ sinew_result sinew_reference_blend_pose(const sinew_skeleton *skel, const sinew_
         const sinew_anim_layer *l = &layers[i];
         double w = (float)sinew_anim_layer_weight(l); /* the production path's float32 weight */
         if ((l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
-        if ((r = sinew_clip_sample(l->clip, skel, layer_time(l), l->wrap, p)) != SINEW_OK) return r;
+        if ((r = sample(skel, l, layer_time(l), p)) != SINEW_OK) return r;
         for (uint32_t j = 0; j < n; j++) {
             double wj = l->joint_weights ? w * l->joint_weights[j] : w;
             if (!(wj > 0)) continue;
@@ -75,10 +89,10 @@ sinew_result sinew_reference_blend_pose(const sinew_skeleton *skel, const sinew_
         const sinew_anim_layer *l = &layers[i];
         double w = (float)sinew_anim_layer_weight(l);
         if (!(l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
-        if ((r = sinew_clip_sample(l->clip, skel, layer_time(l), l->wrap, p)) != SINEW_OK) return r;
+        if ((r = sample(skel, l, layer_time(l), p)) != SINEW_OK) return r;
         const sinew_transform *rp = rest;
         if (!(l->flags & SINEW_LAYER_REFERENCE_REST)) {
-            if ((r = sinew_clip_sample(l->clip, skel, l->reference_time, l->wrap, ref)) != SINEW_OK) return r;
+            if ((r = sample(skel, l, l->reference_time, ref)) != SINEW_OK) return r;
             rp = ref;
         }
         for (uint32_t j = 0; j < n; j++) {
