@@ -216,13 +216,6 @@ sinew_result sinew_root_motion_delta(const sinew_root_motion *rm, double t0, dou
     return SINEW_OK;
 }
 
-void sinew_root_motion_apply(const sinew_transform *delta, sinew_mat4 *world)
-{
-    if (!delta || !world) return;
-    sinew_mat4 m = sinew_mat4_from_transform(delta);
-    *world = sinew_mat4_mul(world, &m);
-}
-
 /* ---- for the layer blend (root_motion_internal.h) ---- */
 
 planar_motion snw_root_motion_at(const sinew_root_motion *rm, double time_s, sinew_wrap wrap, uint32_t *joint)

@@ -278,12 +278,11 @@ SINEW_API sinew_result sinew_root_motion_sample(const sinew_root_motion *rm, dou
                                                 sinew_transform *out);
 /* The motion from t0 to t1 seconds in the frame at t0: A(t0)^-1 A(t1), with
  * A(t) = W(duration)^c W(t - c duration), c = floor(t / duration) (LOOP), or
- * W(clamped t) (CLAMP). world_next = world x delta. NON_FINITE for NaN/inf times
+ * W(clamped t) (CLAMP). The character moves by world_next = world x
+ * sinew_mat4_from_transform(delta). NON_FINITE for NaN/inf times
  * or a loop count beyond 2^40. */
 SINEW_API sinew_result sinew_root_motion_delta(const sinew_root_motion *rm, double t0, double t1, sinew_wrap wrap,
                                                sinew_transform *delta);
-/* world = world x delta (delta's rotation and translation, as sinew_mat4_from_transform). */
-SINEW_API void sinew_root_motion_apply(const sinew_transform *delta, sinew_mat4 *world);
 
 /* Samples the clip at time_s seconds into joint_count local poses. The
  * skeleton supplies the rest pose of joints (or parts) without keys and must
