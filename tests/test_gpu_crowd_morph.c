@@ -8,8 +8,9 @@
  * animated), a LINEAR track over 10..15 (16 unused), values in [-1.5, 2.5], and
  * rotation keys on two joints. 24 characters over every method, bulge on and
  * off: morph slots on both meshes, on mesh A only, none, morph slots with a pose
- * given (no clip weights: the base meshes), and some hidden or updated every
- * other frame; four frames at changing times (LOOP and CLAMP, times past the
+ * given (no clip weights: the base meshes), two blended layers of the clip
+ * (sinew_crowd_character.layers, weights 0.3 and 0.7 at two times: the weights
+ * blend as the pose does), and some hidden or updated every other frame; four frames at changing times (LOOP and CLAMP, times past the
  * end), output poisoned with NaN before each.
  *
  * Reference: the weights from an independent evaluation of the keys written
@@ -225,7 +226,10 @@ int main(void)
     mm[1].default_weights = M[1].defaults;
     TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &model, NULL));
 
-    /* Characters. kind: 0 both meshes morphed, 1 mesh A only, 2 no slots, 3 slots + a pose (weights 0). */
+    /* Characters. kind: 0 both meshes morphed, 1 mesh A only, 2 no slots, 3 slots + a pose (weights 0),
+     * 4 both meshes morphed, two blended layers. */
+    sinew_anim_layer layers[NCHAR][2];
+    memset(layers, 0, sizeof layers);
     sinew_morph_slot_id slots[NCHAR][2];
     sinew_crowd_character ch[NCHAR];
     sinew_transform pose[JC];
@@ -234,7 +238,7 @@ int main(void)
     int kind[NCHAR];
     memset(ch, 0, sizeof ch);
     for (int c = 0; c < NCHAR; c++) {
-        kind[c] = c % 8 < 4 ? 0 : c % 8 == 4 ? 1 : c % 8 == 5 ? 2 : c % 8 == 6 ? 3 : 0;
+        kind[c] = c % 8 < 4 ? 0 : c % 8 == 4 ? 1 : c % 8 == 5 ? 2 : c % 8 == 6 ? 3 : 4;
         for (int k = 0; k < 2; k++) {
             slots[c][k].value = UINT32_MAX;
             if (kind[c] == 2 || (kind[c] == 1 && k == 1)) continue;
@@ -248,6 +252,15 @@ int main(void)
         ch[c].pose = kind[c] == 3 ? pose : NULL;
         ch[c].morph_slots = kind[c] == 2 ? NULL : slots[c];
         ch[c].update_every = c == 9 || c == 17 ? 2 : 0;
+        if (kind[c] == 4) {
+            for (int k = 0; k < 2; k++) {
+                layers[c][k].clip = clip;
+                layers[c][k].weight = k ? 0.7 : 0.3;
+                layers[c][k].wrap = ch[c].wrap;
+            }
+            ch[c].layers = layers[c];
+            ch[c].layer_count = 2;
+        }
     }
 
     /* Bad input, each naming the character. */
@@ -290,7 +303,11 @@ int main(void)
     uint32_t morphed_seen = 0, kept_seen = 0;
     for (int f = 0; f < NFRAME; f++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total + 64, 0x7fc00000u));
-        for (int c = 0; c < NCHAR; c++) ch[c].time = (0.13 + 0.61 * f + 0.17 * c) * (f == 3 ? 2.0 : 1.0); /* past the end on frame 3 */
+        for (int c = 0; c < NCHAR; c++) {
+            ch[c].time = (0.13 + 0.61 * f + 0.17 * c) * (f == 3 ? 2.0 : 1.0); /* past the end on frame 3 */
+            layers[c][0].time = ch[c].time;
+            layers[c][1].time = 0.5 * ch[c].time + 0.2;
+        }
         sinew_crowd_stats st;
         TU_CHECK_OK(sinew_crowd_update(crowd, ch, NCHAR, &st, &cerr));
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total + 64, gp, gn));
@@ -313,6 +330,8 @@ int main(void)
                 for (uint32_t t = 0; t < m->nt; t++) {
                     double v = kind[c] == 3 || slots[c][k].value == UINT32_MAX ? NAN
                                : eval_slot(tr, 3, duration, ch[c].time, ch[c].wrap, m->first + t);
+                    if (kind[c] == 4 && !isnan(v)) /* the layers' weights, normalized (they sum to 1) */
+                        v = (0.3 * v + 0.7 * eval_slot(tr, 3, duration, layers[c][1].time, ch[c].wrap, m->first + t)) / 1.0;
                     w[t] = isnan(v) ? 0.0f : (float)(v - m->defaults[t]);
                     any |= w[t] != 0.0f;
                 }
@@ -324,6 +343,10 @@ int main(void)
                 morphed_seen += any;
                 TU_CHECK_OK(sinew_clip_sample(ch[c].pose ? NULL : clip, skel, ch[c].time, ch[c].wrap, local));
                 if (ch[c].pose) memcpy(local, pose, sizeof local);
+                if (kind[c] == 4) {
+                    sinew_transform lscratch[24]; /* 2 x JC */
+                    TU_CHECK_OK(sinew_reference_blend_pose(skel, layers[c], 2, lscratch, local));
+                }
                 TU_CHECK_OK(sinew_palette_build(skel, ch[c].method, local, NULL, scratch, pal));
                 sinew_morph_error err;
                 TU_CHECK_OK(sinew_morph_reference(m->nv, m->v, m->t, m->nt, w, mp, mn, &err));
