@@ -248,6 +248,50 @@ static inline void unit4(const float *q, float *o)
 }
 
 /* o += w (p - r): T += w dT, Q = Q nlerp(1, conj(R) P, w), S *= 1 + w (dS - 1) */
+#if SNW_BLEND_SSE
+/* a (x) b (Hamilton), as fastpath.c's qmul */
+static inline __m128 qmul_ps(__m128 va, __m128 vb)
+{
+    const __m128 s1 = _mm_castsi128_ps(_mm_set_epi32((int)0x80000000, 0, (int)0x80000000, 0));
+    const __m128 s2 = _mm_castsi128_ps(_mm_set_epi32((int)0x80000000, (int)0x80000000, 0, 0));
+    const __m128 s3 = _mm_castsi128_ps(_mm_set_epi32((int)0x80000000, 0, 0, (int)0x80000000));
+    __m128 r = _mm_mul_ps(_mm_shuffle_ps(va, va, 0xFF), vb);
+    r = _mm_add_ps(r, _mm_mul_ps(_mm_shuffle_ps(va, va, 0x00), _mm_xor_ps(_mm_shuffle_ps(vb, vb, _MM_SHUFFLE(0, 1, 2, 3)), s1)));
+    r = _mm_add_ps(r, _mm_mul_ps(_mm_shuffle_ps(va, va, 0x55), _mm_xor_ps(_mm_shuffle_ps(vb, vb, _MM_SHUFFLE(1, 0, 3, 2)), s2)));
+    r = _mm_add_ps(r, _mm_mul_ps(_mm_shuffle_ps(va, va, 0xAA), _mm_xor_ps(_mm_shuffle_ps(vb, vb, _MM_SHUFFLE(2, 3, 0, 1)), s3)));
+    return r;
+}
+
+/* q / |q| (inv_len's rules: Newton step near 1, identity when degenerate) */
+static inline __m128 unit_ps(__m128 q)
+{
+    __m128 n2 = _mm_mul_ps(q, q);
+    n2 = _mm_add_ps(n2, _mm_shuffle_ps(n2, n2, _MM_SHUFFLE(2, 3, 0, 1)));
+    n2 = _mm_add_ps(n2, _mm_shuffle_ps(n2, n2, _MM_SHUFFLE(1, 0, 3, 2)));
+    const __m128 one = _mm_set1_ps(1.f);
+    if (_mm_movemask_ps(_mm_cmplt_ps(_mm_andnot_ps(_mm_set1_ps(-0.f), _mm_sub_ps(n2, one)), _mm_set1_ps(1e-4f))) == 0xF)
+        return _mm_mul_ps(q, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(_mm_set1_ps(0.5f), n2)));
+    const float l = inv_len(_mm_cvtss_f32(n2));
+    return l > 0 ? _mm_mul_ps(q, _mm_set1_ps(l)) : _mm_setr_ps(0, 0, 0, 1);
+}
+
+static inline void add_delta(snw_ftrs *o, const snw_ftrs *p, const snw_ftrs *r, float w)
+{
+    const __m128 conj = _mm_castsi128_ps(_mm_setr_epi32((int)0x80000000, (int)0x80000000, (int)0x80000000, 0));
+    const __m128 pu = unit_ps(_mm_load_ps(p->q)), rc = _mm_xor_ps(unit_ps(_mm_load_ps(r->q)), conj);
+    const __m128 dq = qmul_ps(rc, pu), vw = _mm_set1_ps(w), one = _mm_set1_ps(1.f);
+    const __m128 sign = _mm_and_ps(_mm_cmplt_ps(_mm_shuffle_ps(dq, dq, 0xFF), _mm_setzero_ps()), _mm_set1_ps(-0.f));
+    __m128 nq = _mm_add_ps(_mm_mul_ps(_mm_xor_ps(vw, sign), dq), _mm_setr_ps(0, 0, 0, 1.f - w));
+    _mm_store_ps(o->q, qmul_ps(_mm_load_ps(o->q), unit_ps(nq)));
+    const __m128 pt = _mm_load_ps(p->t), rt = _mm_load_ps(r->t);
+    _mm_store_ps(o->t, _mm_add_ps(_mm_load_ps(o->t), _mm_mul_ps(vw, _mm_sub_ps(pt, rt))));
+    const __m128 rs = _mm_load_ps(r->s), zero = _mm_cmpeq_ps(rs, _mm_setzero_ps());
+    const __m128 rs1 = _mm_or_ps(_mm_andnot_ps(zero, rs), _mm_and_ps(zero, one)); /* 1 where R.s = 0 (and lane 3) */
+    __m128 ds = _mm_div_ps(_mm_load_ps(p->s), rs1);
+    ds = _mm_or_ps(_mm_andnot_ps(zero, ds), _mm_and_ps(zero, one));
+    _mm_store_ps(o->s, _mm_mul_ps(_mm_load_ps(o->s), _mm_add_ps(one, _mm_mul_ps(vw, _mm_sub_ps(ds, one)))));
+}
+#else
 static inline void add_delta(snw_ftrs *o, const snw_ftrs *p, const snw_ftrs *r, float w)
 {
     float pu[4], ru[4], dq[4], nq[4], q[4];
@@ -266,6 +310,7 @@ static inline void add_delta(snw_ftrs *o, const snw_ftrs *p, const snw_ftrs *r, 
     }
     memcpy(o->q, q, sizeof q);
 }
+#endif
 
 void snw_blend_sample_f32(const sinew_anim_layer *layers, uint32_t count, const snw_fast_joint *fj, uint32_t n,
                           snw_ftrs *out, snw_ftrs *tmp, snw_ftrs *ref)
