@@ -8,9 +8,11 @@
  * animated), a LINEAR track over 10..15 (16 unused), values in [-1.5, 2.5], and
  * rotation keys on two joints. 24 characters over every method, bulge on and
  * off: morph slots on both meshes, on mesh A only, none, morph slots with a pose
- * given (no clip weights: the base meshes), two blended layers of the clip
- * (sinew_crowd_character.layers, weights 0.3 and 0.7 at two times: the weights
- * blend as the pose does), and some hidden or updated every other frame; four frames at changing times (LOOP and CLAMP, times past the
+ * given (no clip weights: the base meshes), two blended layers
+ * (sinew_crowd_character.layers: the clip with weight 0.3 and, with weight 0.7
+ * at another time, a clip without the track of mesh B's slots, which then adds
+ * mesh B's defaults: the weights blend as the pose does), and some hidden or
+ * updated every other frame; four frames at changing times (LOOP and CLAMP, times past the
  * end), output poisoned with NaN before each.
  *
  * Reference: the weights from an independent evaluation of the keys written
@@ -198,6 +200,10 @@ int main(void)
     cd_small.weight_track_count = 1;
     sinew_clip *clip_small = NULL;
     TU_CHECK_OK(sinew_clip_create(&cd_small, &clip_small));
+    sinew_clip_desc cd_b = cd; /* all 17 slots, but 10..15 (mesh B's) not animated */
+    cd_b.weight_track_count = 2;
+    sinew_clip *clip_b = NULL;
+    TU_CHECK_OK(sinew_clip_create(&cd_b, &clip_b));
 
     /* The crowd. */
     sinew_crowd_desc crd = { 0 };
@@ -254,7 +260,7 @@ int main(void)
         ch[c].update_every = c == 9 || c == 17 ? 2 : 0;
         if (kind[c] == 4) {
             for (int k = 0; k < 2; k++) {
-                layers[c][k].clip = clip;
+                layers[c][k].clip = k ? clip_b : clip;
                 layers[c][k].weight = k ? 0.7 : 0.3;
                 layers[c][k].wrap = ch[c].wrap;
             }
@@ -330,8 +336,10 @@ int main(void)
                 for (uint32_t t = 0; t < m->nt; t++) {
                     double v = kind[c] == 3 || slots[c][k].value == UINT32_MAX ? NAN
                                : eval_slot(tr, 3, duration, ch[c].time, ch[c].wrap, m->first + t);
-                    if (kind[c] == 4 && !isnan(v)) /* the layers' weights, normalized (they sum to 1) */
-                        v = (0.3 * v + 0.7 * eval_slot(tr, 3, duration, layers[c][1].time, ch[c].wrap, m->first + t)) / 1.0;
+                    if (kind[c] == 4 && !isnan(v)) { /* the layers' weights, normalized (they sum to 1) */
+                        double v1 = eval_slot(tr, 2, duration, layers[c][1].time, ch[c].wrap, m->first + t);
+                        v = (0.3 * v + 0.7 * (isnan(v1) ? (double)m->defaults[t] : v1)) / 1.0;
+                    }
                     w[t] = isnan(v) ? 0.0f : (float)(v - m->defaults[t]);
                     any |= w[t] != 0.0f;
                 }
@@ -393,6 +401,7 @@ int main(void)
     sinew_gpu_destroy(gpu);
     sinew_clip_destroy(clip);
     sinew_clip_destroy(clip_small);
+    sinew_clip_destroy(clip_b);
     sinew_skeleton_destroy(skel);
     for (int i = 0; i < 2; i++) {
         free(M[i].v); free(M[i].bulge); free(M[i].idx); free(M[i].dp); free(M[i].dn);

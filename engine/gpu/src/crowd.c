@@ -274,8 +274,9 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
     c->box_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
     c->box_new_ok = (uint8_t *)snw_calloc(a, max_chars, 1);
     if (c->morpher) {
-        /* the sampled weights, then 2 x for sinew_clip_blend_weights' scratch */
-        c->mw_sample = (double *)snw_calloc(a, 3u * (size_t)c->max_morph_weights, sizeof(double));
+        /* the sampled weights; for layered characters also a mesh's defaults and
+         * sinew_clip_blend_weights' scratch (2 x) */
+        c->mw_sample = (double *)snw_calloc(a, 4u * (size_t)c->max_morph_weights, sizeof(double));
         c->mw = (float *)snw_calloc(a, c->max_morph_weights, sizeof(float));
         c->m_items = (sinew_morph_item *)snw_calloc(a, c->max_instances, sizeof(sinew_morph_item));
         c->m_meshes = (sinew_mesh_id *)snw_calloc(a, c->max_instances, sizeof(sinew_mesh_id));
@@ -685,10 +686,8 @@ static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_charact
         if (layered)
             for (uint32_t k = 0; k < ch->layer_count; k++)
                 if (ch->layers[k].clip) wc = sinew_clip_weight_count(ch->layers[k].clip);
-        if (wc) {
-            sinew_result r = layered ? sinew_clip_blend_weights(ch->layers, ch->layer_count, NULL, wc,
-                                                                c->mw_sample + c->max_morph_weights, c->mw_sample)
-                                     : sinew_clip_sample_weights(clip, ch->time, ch->wrap, NULL, wc, c->mw_sample);
+        if (wc && !layered) {
+            sinew_result r = sinew_clip_sample_weights(clip, ch->time, ch->wrap, NULL, wc, c->mw_sample);
             if (r != SINEW_OK)
                 return CFAIL(r, i, "character %u: sampling its clip's morph weights: %s", i, sinew_result_string(r));
         }
@@ -700,6 +699,18 @@ static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_charact
                                 "max_morph_weights (%u): character %u mesh %u brings the frame's morph weights to %llu",
                                 c->max_morph_weights, i, k, (unsigned long long)wused + mm->target_count);
             float *w = c->mw + wused;
+            if (wc && layered) { /* blended per mesh: a layer whose clip leaves a slot unanimated adds its default */
+                double *def = c->mw_sample + c->max_morph_weights;
+                for (uint32_t s2 = 0; s2 < wc; s2++) def[s2] = 0.0;
+                for (uint32_t t = 0; t < mm->target_count && mm->first_weight + t < wc; t++)
+                    def[mm->first_weight + t] = mm->default_weights ? (double)mm->default_weights[t] : 0.0;
+                sinew_result r = sinew_clip_blend_weights(ch->layers, ch->layer_count, def, wc,
+                                                          c->mw_sample + 2u * (size_t)c->max_morph_weights, c->mw_sample);
+                if (r != SINEW_OK)
+                    return snw_fail_entry(err, r, SINEW_ITEM_CHARACTER, i, k,
+                                          "character %u mesh %u: blending its layers' morph weights: %s", i, k,
+                                          sinew_result_string(r));
+            }
             for (uint32_t t = 0; t < mm->target_count; t++) {
                 uint32_t slot = mm->first_weight + t;
                 double d = mm->default_weights ? (double)mm->default_weights[t] : 0.0;

@@ -197,8 +197,9 @@ typedef struct sinew_crowd_character {
      * additive layers), used instead of clip / sample when layer_count > 0 (a
      * pose still wins); checked like sinew_anim_layers_validate. With
      * morph_slots, the layers' morph weights blend by the same rules
-     * (sinew_clip_blend_weights); every layer clip must then have the same
-     * weight_count. 0 = none: clip / sample / rest as above. */
+     * (sinew_clip_blend_weights, per mesh, a layer whose clip does not animate a
+     * slot adding that mesh's default weight); every layer clip must then have
+     * the same weight_count. 0 = none: clip / sample / rest as above. */
     uint32_t layer_count;
     const sinew_anim_layer *layers;
 } sinew_crowd_character;
