@@ -238,7 +238,8 @@ static void usage(void)
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
             "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
-            "                   [--kernels-only] [--cpu-only [--scale-fraction F]] [--cor-precompute]\n"
+            "                   [--kernels-only] [--cpu-only [--scale-fraction F] [--blend K] [--layers L]]\n"
+            "                   [--cor-precompute]\n"
             "                   [--methods lbs,dqs,...] [--tube-vertices N] [--device-info] [--roofline-only]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
             "  devices (larger sizes are capped and marked *), --full: no cap.\n"
@@ -246,6 +247,9 @@ static void usage(void)
             "  method, 1 and all threads, per-step breakdown, float64 before vs float32 after; --methods\n"
             "  and --sizes (up to 10000) narrow it). --scale-fraction F (with --cpu-only): real\n"
             "  non-uniform scale keys, 0.7 .. 1.4 per axis and animated, on a fraction F of the joints.\n"
+            "  --blend K (with --cpu-only): every character blends K clips (normalized-time sync, one\n"
+            "  crossfading); --layers L: plus L additive layers with a joint mask; adds a table of the\n"
+            "  cost against one clip per character in the same run.\n"
             "  --cor-precompute: cost of sinew_cor_compute (centers of rotation) on 10k and 100k vertex\n"
             "  tubes, 1 and 2 threads, ring weights (shared per ring) and per-vertex jittered weights.\n"
             "  --methods: the crowd sweep's methods (default lbs,dqs,dqs-scale,dqs-scale-local,\n"
@@ -721,6 +725,18 @@ int main(int argc, char **argv)
             o.scale_fraction = strtod(argv[++i], &end);
             if (!end || *end || !(o.scale_fraction >= 0 && o.scale_fraction <= 1)) {
                 fprintf(stderr, "--scale-fraction: a number in 0 .. 1\n");
+                return 2;
+            }
+        }
+        else if ((!strcmp(a, "--blend") || !strcmp(a, "--layers")) && next) { /* --cpu-only: bench_cpu_blend.c */
+            static unsigned long blend_k = 1, layers_l = 0;
+            char *end = NULL;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (!end || *end || end == argv[i]) { usage(); return 2; }
+            if (a[2] == 'b') blend_k = v; else layers_l = v;
+            if (blend_k > 16 || layers_l > 16 ||
+                sinew_bench_cpu_set_blend((uint32_t)blend_k, (uint32_t)layers_l) != 0) {
+                fprintf(stderr, "--blend K: 1 .. 16, --layers L: 0 .. 15, K + L <= 16\n");
                 return 2;
             }
         }

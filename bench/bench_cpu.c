@@ -11,7 +11,10 @@
  * per-step breakdown on one thread (sinew_palette_build_f32_timed); and, for
  * 10,000 characters of 64 joints, the float64 path the crowd used before
  * (sinew_clip_sample + sinew_palette_build + sinew_palette_pack per character)
- * measured in the same run. Table on stdout, CSV in the output directory. */
+ * measured in the same run. Table on stdout, CSV in the output directory.
+ * With --blend K / --layers L (bench_cpu_blend.c) every character plays
+ * blended clips and additive layers instead, and a table compares the cost
+ * with one clip per character in the same run. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_cpu.h"
 #include "bench_util.h"
@@ -209,6 +212,12 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
         fprintf(stderr, "sinew-bench --cpu-only: model setup failed\n");
         return 1;
     }
+    if (bench_blend_active())
+        for (int mi = 0; mi < 3; mi++)
+            if (!bench_blend_setup(models[mi].skel, models[mi].clip, mi == 2, maxc)) {
+                fprintf(stderr, "sinew-bench --cpu-only: blend clip setup failed\n");
+                return 1;
+            }
     uint32_t cores = sinew_cpu_count();
     uint32_t thread_counts[2] = { 1, cores };
     int nthreads = cores > 1 ? 2 : 1;
@@ -230,6 +239,9 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
     if (frac > 0)
         printf("--scale-fraction %.3g: real non-uniform scale keys (0.7 .. 1.4 per axis, animated) on %u of 64 and %u of 40 "
                "joints\n", frac, (unsigned)floor(64 * frac + 1e-9), (unsigned)floor(40 * frac + 1e-9));
+    if (bench_blend_active())
+        printf("every character: --blend %u (%u clips blended, normalized-time sync, one crossfading) --layers %u "
+               "(additive, masked to 2/3 of the joints)\n", bench_blend_k(), bench_blend_k(), bench_blend_l());
     printf("%-7s %-16s %6s %7s %9s %9s\n", "joints", "method", "chars", "threads", "ms/frame", "Mjoint/s");
     for (int mi = 0; mi < 2; mi++) {
         cpu_model *m = &models[mi];
@@ -253,6 +265,7 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
                     double start = now_s();
                     for (int f = 0; f < 64; f++) {
                         set_times(chars, count, f);
+                        bench_blend_apply(chars, count);
                         pool_job pj = { &job, scratch, sb, 0 };
                         double t0 = now_s();
                         sinew_thread_pool_run(pools[t], (count + CHARS_PER_TASK - 1) / CHARS_PER_TASK, job_task, &pj);
@@ -296,6 +309,7 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
             sinew_palette_job_layout(chars, count, &total);
             for (int f = 0; f < 4; f++) {
                 set_times(chars, count, f);
+                bench_blend_apply(chars, count);
                 for (uint32_t i = 0; i < count; i++) {
                     double s4[4] = { 0, 0, 0, 0 };
                     sinew_palette_build_f32_timed(&chars[i], scratch[0], sb, dst + (size_t)chars[i].palette_offset * 4, s4);
@@ -315,9 +329,51 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
     }
 
     free(samples);
+    if (bench_blend_active()) { /* blended vs one clip, frames alternating */
+        printf("\nblend cost, 10000 characters x 64 joints, same run, frames alternating: one clip vs --blend %u "
+               "--layers %u (float32 path)\n", bench_blend_k(), bench_blend_l());
+        printf("%-16s %7s %10s %10s %10s %10s %7s\n", "method", "threads", "1-clip ms", "Mjoint/s", "blend ms", "Mjoint/s",
+               "ratio");
+        for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++) {
+            for (uint32_t i = 0; i < maxc; i++) {
+                memset(&chars[i], 0, sizeof chars[i]);
+                chars[i].skeleton = models[0].skel;
+                chars[i].clip = models[0].clip;
+                chars[i].method = (sinew_method)meth;
+            }
+            uint64_t total = 0;
+            sinew_palette_job_layout(chars, maxc, &total);
+            for (int t = 0; t < nthreads; t++) {
+                double m1[8], mb[8];
+                int n = 0, failed = 0;
+                for (int f = 0; f < 7; f++) {
+                    set_times(chars, maxc, f);
+                    for (uint32_t i = 0; i < maxc; i++) chars[i].layer_count = 0;
+                    sinew_palette_job job = { chars, maxc, dst, total };
+                    pool_job pj = { &job, scratch, sb, 0 };
+                    double t0 = now_s();
+                    sinew_thread_pool_run(pools[t], (maxc + CHARS_PER_TASK - 1) / CHARS_PER_TASK, job_task, &pj);
+                    double t1 = now_s();
+                    bench_blend_apply(chars, maxc);
+                    pool_job pb = { &job, scratch, sb, 0 };
+                    double t2 = now_s();
+                    sinew_thread_pool_run(pools[t], (maxc + CHARS_PER_TASK - 1) / CHARS_PER_TASK, job_task, &pb);
+                    double t3 = now_s();
+                    failed |= pj.failed | pb.failed;
+                    if (f > 0) { m1[n] = (t1 - t0) * 1e3; mb[n] = (t3 - t2) * 1e3; n++; }
+                }
+                double a = median(m1, n), b = median(mb, n), joints = (double)maxc * 64;
+                printf("%-16s %7u %10.2f %10.1f %10.2f %10.1f %7.2f%s\n", sinew_method_name((sinew_method)meth),
+                       thread_counts[t], a, joints / (a * 1e-3) * 1e-6, b, joints / (b * 1e-3) * 1e-6, b / a,
+                       failed ? "  FAILED" : "");
+                fflush(stdout);
+            }
+        }
+    }
+
     /* before: the float64 path, 10,000 x 64 joints, same pool and data */
     printf("\nbefore/after, 10000 characters x 64 joints, same run (float64 = sample + palette_build + pack per "
-           "character, the crowd's path before):\n");
+           "character, the crowd's path before; one clip per character):\n");
     printf("%-16s %7s %12s %12s %12s %12s\n", "method", "threads", "f64 ms", "f64 Mjoint/s", "f32 ms", "f32 Mjoint/s");
     sinew_transform *loc[SINEW_THREAD_POOL_MAX_THREADS];
     sinew_mat4 *mats[SINEW_THREAD_POOL_MAX_THREADS];
@@ -378,6 +434,7 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
             int n = 0;
             for (int f = 0; f < 4; f++) {
                 set_times(chars, maxc, f);
+                bench_blend_apply(chars, maxc);
                 sinew_palette_job job = { chars, maxc, dst, total };
                 pool_job pj = { &job, scratch, sb, 0 };
                 double t0 = now_s();
@@ -413,6 +470,7 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
     free(chars);
     free(dst);
     for (int t = 0; t < nthreads; t++) sinew_thread_pool_destroy(pools[t]);
+    bench_blend_free();
     for (int mi = 0; mi < 3; mi++) {
         sinew_clip_destroy(models[mi].clip);
         sinew_skeleton_destroy(models[mi].skel);

@@ -19,5 +19,22 @@ typedef struct sinew_bench_cpu_options {
 
 /* The same with options (NULL = defaults). */
 int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, const sinew_bench_cpu_options *opt);
+/* --blend K, --layers L (bench_cpu_blend.c): every character of the run plays
+ * K blended clips (one crossfading) and L additive layers with a joint mask.
+ * Call before sinew_bench_cpu_only; non-zero for K outside 1..16 or K + L > 16. */
+int sinew_bench_cpu_set_blend(uint32_t blend, uint32_t layers);
+
+/* Used by bench_cpu.c: whether layers are on, K and L, per-model setup (clips
+ * for the skeleton; returns 0 on failure), the layers of count characters at
+ * their current times, and the cleanup. */
+struct sinew_skeleton;
+struct sinew_clip;
+struct sinew_palette_character;
+int bench_blend_active(void);
+uint32_t bench_blend_k(void);
+uint32_t bench_blend_l(void);
+int bench_blend_setup(const struct sinew_skeleton *skel, const struct sinew_clip *base, int scaled, uint32_t max_chars);
+void bench_blend_apply(struct sinew_palette_character *ch, uint32_t count);
+void bench_blend_free(void);
 
 #endif

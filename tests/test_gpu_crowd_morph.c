@@ -8,8 +8,11 @@
  * animated), a LINEAR track over 10..15 (16 unused), values in [-1.5, 2.5], and
  * rotation keys on two joints. 24 characters over every method, bulge on and
  * off: morph slots on both meshes, on mesh A only, none, morph slots with a pose
- * given (no clip weights: the base meshes), and some hidden or updated every
- * other frame; four frames at changing times (LOOP and CLAMP, times past the
+ * given (no clip weights: the base meshes), two blended layers
+ * (sinew_crowd_character.layers: the clip with weight 0.3 and, with weight 0.7
+ * at another time, a clip without the track of mesh B's slots, which then adds
+ * mesh B's defaults: the weights blend as the pose does), and some hidden or
+ * updated every other frame; four frames at changing times (LOOP and CLAMP, times past the
  * end), output poisoned with NaN before each.
  *
  * Reference: the weights from an independent evaluation of the keys written
@@ -197,6 +200,10 @@ int main(void)
     cd_small.weight_track_count = 1;
     sinew_clip *clip_small = NULL;
     TU_CHECK_OK(sinew_clip_create(&cd_small, &clip_small));
+    sinew_clip_desc cd_b = cd; /* all 17 slots, but 10..15 (mesh B's) not animated */
+    cd_b.weight_track_count = 2;
+    sinew_clip *clip_b = NULL;
+    TU_CHECK_OK(sinew_clip_create(&cd_b, &clip_b));
 
     /* The crowd. */
     sinew_crowd_desc crd = { 0 };
@@ -225,7 +232,10 @@ int main(void)
     mm[1].default_weights = M[1].defaults;
     TU_CHECK_OK(sinew_crowd_add_model(crowd, &md, &model, NULL));
 
-    /* Characters. kind: 0 both meshes morphed, 1 mesh A only, 2 no slots, 3 slots + a pose (weights 0). */
+    /* Characters. kind: 0 both meshes morphed, 1 mesh A only, 2 no slots, 3 slots + a pose (weights 0),
+     * 4 both meshes morphed, two blended layers. */
+    sinew_anim_layer layers[NCHAR][2];
+    memset(layers, 0, sizeof layers);
     sinew_morph_slot_id slots[NCHAR][2];
     sinew_crowd_character ch[NCHAR];
     sinew_transform pose[JC];
@@ -234,7 +244,7 @@ int main(void)
     int kind[NCHAR];
     memset(ch, 0, sizeof ch);
     for (int c = 0; c < NCHAR; c++) {
-        kind[c] = c % 8 < 4 ? 0 : c % 8 == 4 ? 1 : c % 8 == 5 ? 2 : c % 8 == 6 ? 3 : 0;
+        kind[c] = c % 8 < 4 ? 0 : c % 8 == 4 ? 1 : c % 8 == 5 ? 2 : c % 8 == 6 ? 3 : 4;
         for (int k = 0; k < 2; k++) {
             slots[c][k].value = UINT32_MAX;
             if (kind[c] == 2 || (kind[c] == 1 && k == 1)) continue;
@@ -248,6 +258,15 @@ int main(void)
         ch[c].pose = kind[c] == 3 ? pose : NULL;
         ch[c].morph_slots = kind[c] == 2 ? NULL : slots[c];
         ch[c].update_every = c == 9 || c == 17 ? 2 : 0;
+        if (kind[c] == 4) {
+            for (int k = 0; k < 2; k++) {
+                layers[c][k].clip = k ? clip_b : clip;
+                layers[c][k].weight = k ? 0.7 : 0.3;
+                layers[c][k].wrap = ch[c].wrap;
+            }
+            ch[c].layers = layers[c];
+            ch[c].layer_count = 2;
+        }
     }
 
     /* Bad input, each naming the character. */
@@ -290,7 +309,11 @@ int main(void)
     uint32_t morphed_seen = 0, kept_seen = 0;
     for (int f = 0; f < NFRAME; f++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total + 64, 0x7fc00000u));
-        for (int c = 0; c < NCHAR; c++) ch[c].time = (0.13 + 0.61 * f + 0.17 * c) * (f == 3 ? 2.0 : 1.0); /* past the end on frame 3 */
+        for (int c = 0; c < NCHAR; c++) {
+            ch[c].time = (0.13 + 0.61 * f + 0.17 * c) * (f == 3 ? 2.0 : 1.0); /* past the end on frame 3 */
+            layers[c][0].time = ch[c].time;
+            layers[c][1].time = 0.5 * ch[c].time + 0.2;
+        }
         sinew_crowd_stats st;
         TU_CHECK_OK(sinew_crowd_update(crowd, ch, NCHAR, &st, &cerr));
         TU_CHECK_OK(sinew_skinner_read_output(sk, 0, total + 64, gp, gn));
@@ -313,6 +336,10 @@ int main(void)
                 for (uint32_t t = 0; t < m->nt; t++) {
                     double v = kind[c] == 3 || slots[c][k].value == UINT32_MAX ? NAN
                                : eval_slot(tr, 3, duration, ch[c].time, ch[c].wrap, m->first + t);
+                    if (kind[c] == 4 && !isnan(v)) { /* the layers' weights, normalized (they sum to 1) */
+                        double v1 = eval_slot(tr, 2, duration, layers[c][1].time, ch[c].wrap, m->first + t);
+                        v = (0.3 * v + 0.7 * (isnan(v1) ? (double)m->defaults[t] : v1)) / 1.0;
+                    }
                     w[t] = isnan(v) ? 0.0f : (float)(v - m->defaults[t]);
                     any |= w[t] != 0.0f;
                 }
@@ -324,6 +351,10 @@ int main(void)
                 morphed_seen += any;
                 TU_CHECK_OK(sinew_clip_sample(ch[c].pose ? NULL : clip, skel, ch[c].time, ch[c].wrap, local));
                 if (ch[c].pose) memcpy(local, pose, sizeof local);
+                if (kind[c] == 4) {
+                    sinew_transform lscratch[24]; /* 2 x JC */
+                    TU_CHECK_OK(sinew_reference_blend_pose(skel, layers[c], 2, lscratch, local));
+                }
                 TU_CHECK_OK(sinew_palette_build(skel, ch[c].method, local, NULL, scratch, pal));
                 sinew_morph_error err;
                 TU_CHECK_OK(sinew_morph_reference(m->nv, m->v, m->t, m->nt, w, mp, mn, &err));
@@ -370,6 +401,7 @@ int main(void)
     sinew_gpu_destroy(gpu);
     sinew_clip_destroy(clip);
     sinew_clip_destroy(clip_small);
+    sinew_clip_destroy(clip_b);
     sinew_skeleton_destroy(skel);
     for (int i = 0; i < 2; i++) {
         free(M[i].v); free(M[i].bulge); free(M[i].idx); free(M[i].dp); free(M[i].dn);

@@ -12,6 +12,7 @@
 #include <sinew/linalg.h>
 #include "core_internal.h"
 #include "fast_internal.h"
+#include "blend_internal.h"
 #include "sinew/palette_job.h"
 #include "sinew_layout.h" /* shaders/: SINEW_PAL_* */
 
@@ -745,7 +746,11 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
     const uint32_t n = sinew_skeleton_joint_count(skel);
     if (scratch_bytes < sinew_palette_scratch_bytes(n)) return SINEW_ERROR_INVALID_ARGUMENT;
     if (ch->root && !mat4_finite(ch->root)) return SINEW_ERROR_NON_FINITE;
-    if (!ch->pose && ch->clip) {
+    const int blended = !ch->pose && ch->layer_count;
+    if (blended) {
+        sinew_result lr = sinew_anim_layers_validate(ch->layers, ch->layer_count, n);
+        if (lr != SINEW_OK) return lr;
+    } else if (!ch->pose && ch->clip) {
         if (sinew_clip_joint_count(ch->clip) != n) return SINEW_ERROR_INVALID_ARGUMENT;
         if ((unsigned)ch->wrap > (unsigned)SINEW_WRAP_CLAMP) return SINEW_ERROR_INVALID_ARGUMENT;
         if (!isfinite(ch->time)) return SINEW_ERROR_NON_FINITE;
@@ -770,6 +775,9 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
             if (!transform_is_finite(&ch->pose[j])) return SINEW_ERROR_NON_FINITE;
             ftrs_from_transform(&ch->pose[j], &sc.local[j]);
         }
+    } else if (blended) {
+        /* G and H are free until FK: the layer sample and the additive reference */
+        snw_blend_sample_f32(ch->layers, ch->layer_count, fj, n, sc.local, (snw_ftrs *)sc.G, (snw_ftrs *)sc.H);
     } else if (ch->clip) {
         snw_clip_sample_f32(ch->clip, fj, n, ch->time, ch->wrap, sc.local);
     } else {

@@ -274,7 +274,9 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
     c->box_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
     c->box_new_ok = (uint8_t *)snw_calloc(a, max_chars, 1);
     if (c->morpher) {
-        c->mw_sample = (double *)snw_calloc(a, c->max_morph_weights, sizeof(double));
+        /* the sampled weights; for layered characters also a mesh's defaults and
+         * sinew_clip_blend_weights' scratch (2 x) */
+        c->mw_sample = (double *)snw_calloc(a, 4u * (size_t)c->max_morph_weights, sizeof(double));
         c->mw = (float *)snw_calloc(a, c->max_morph_weights, sizeof(float));
         c->m_items = (sinew_morph_item *)snw_calloc(a, c->max_instances, sizeof(sinew_morph_item));
         c->m_meshes = (sinew_mesh_id *)snw_calloc(a, c->max_instances, sizeof(sinew_mesh_id));
@@ -522,7 +524,26 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
         if (!isfinite(ch->time)) return CFAIL(SINEW_ERROR_NON_FINITE, i, "character %u: time is not finite", i);
         if (ch->root && !mat4_finite(ch->root)) return CFAIL(SINEW_ERROR_NON_FINITE, i, "character %u: root is not finite", i);
         const crowd_model *m = &c->models[ch->model.value];
-        if (!ch->pose && ch->clip) {
+        const int layered = !ch->pose && ch->layer_count;
+        uint32_t layer_wc = 0;
+        if (layered) {
+            sinew_result lr = sinew_anim_layers_validate(ch->layers, ch->layer_count, m->joint_count);
+            if (lr != SINEW_OK)
+                return CFAIL(lr, i, "character %u: its %u layers: %s (layer_count <= %u, layers present, clips of %u joints, "
+                             "known flags and wraps, finite times, weights >= 0, masks in [0, 1])", i, ch->layer_count,
+                             sinew_result_string(lr), SINEW_MAX_ANIM_LAYERS, m->joint_count);
+            int have = 0;
+            for (uint32_t k = 0; k < ch->layer_count; k++) {
+                const sinew_clip *lc = ch->layers[k].clip;
+                if (!lc) continue;
+                if (have && ch->morph_slots && sinew_clip_weight_count(lc) != layer_wc)
+                    return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: layer %u's clip has %u weight slots, "
+                                 "an earlier layer's %u (morph_slots need one count)", i, k, sinew_clip_weight_count(lc),
+                                 layer_wc);
+                layer_wc = sinew_clip_weight_count(lc);
+                have = 1;
+            }
+        } else if (!ch->pose && ch->clip) {
             if (sinew_clip_joint_count(ch->clip) != m->joint_count)
                 return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: its clip has %u joints, model %u's skeleton %u", i,
                              sinew_clip_joint_count(ch->clip), ch->model.value, m->joint_count);
@@ -537,7 +558,7 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
                              ch->model.value);
             if (ch->meshes)
                 return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: morph_slots and meshes are both set", i);
-            uint32_t wc = !ch->pose && ch->clip ? sinew_clip_weight_count(ch->clip) : 0;
+            uint32_t wc = layered ? layer_wc : !ch->pose && ch->clip ? sinew_clip_weight_count(ch->clip) : 0;
             if (wc > c->max_morph_weights)
                 return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CHARACTER, i,
                                 "character %u: its clip has %u weight slots, more than max_morph_weights (%u)", i, wc,
@@ -659,9 +680,13 @@ static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_charact
         c->m_any = 1;
         if (crowd_skipped(c, ch, i)) continue;
         const crowd_model *m = &c->models[ch->model.value];
-        const sinew_clip *clip = !ch->pose ? ch->clip : NULL;
+        const int layered = !ch->pose && ch->layer_count;
+        const sinew_clip *clip = !ch->pose && !layered ? ch->clip : NULL;
         uint32_t wc = clip ? sinew_clip_weight_count(clip) : 0;
-        if (wc) {
+        if (layered)
+            for (uint32_t k = 0; k < ch->layer_count; k++)
+                if (ch->layers[k].clip) wc = sinew_clip_weight_count(ch->layers[k].clip);
+        if (wc && !layered) {
             sinew_result r = sinew_clip_sample_weights(clip, ch->time, ch->wrap, NULL, wc, c->mw_sample);
             if (r != SINEW_OK)
                 return CFAIL(r, i, "character %u: sampling its clip's morph weights: %s", i, sinew_result_string(r));
@@ -674,10 +699,28 @@ static sinew_result crowd_morph_gather(sinew_crowd *c, const sinew_crowd_charact
                                 "max_morph_weights (%u): character %u mesh %u brings the frame's morph weights to %llu",
                                 c->max_morph_weights, i, k, (unsigned long long)wused + mm->target_count);
             float *w = c->mw + wused;
+            if (wc && layered) { /* blended per mesh: a layer whose clip leaves a slot unanimated adds its default */
+                double *def = c->mw_sample + c->max_morph_weights;
+                for (uint32_t s2 = 0; s2 < wc; s2++) def[s2] = 0.0;
+                for (uint32_t t = 0; t < mm->target_count && mm->first_weight + t < wc; t++)
+                    def[mm->first_weight + t] = mm->default_weights ? (double)mm->default_weights[t] : 0.0;
+                sinew_result r = sinew_clip_blend_weights(ch->layers, ch->layer_count, def, wc,
+                                                          c->mw_sample + 2u * (size_t)c->max_morph_weights, c->mw_sample);
+                if (r != SINEW_OK)
+                    return snw_fail_entry(err, r, SINEW_ITEM_CHARACTER, i, k,
+                                          "character %u mesh %u: blending its layers' morph weights: %s", i, k,
+                                          sinew_result_string(r));
+            }
             for (uint32_t t = 0; t < mm->target_count; t++) {
                 uint32_t slot = mm->first_weight + t;
                 double d = mm->default_weights ? (double)mm->default_weights[t] : 0.0;
-                w[t] = wc && sinew_clip_animates_weight(clip, slot) ? (float)(c->mw_sample[slot] - d) : 0.0f;
+                int animated = 0;
+                if (!wc) animated = 0;
+                else if (!layered) animated = sinew_clip_animates_weight(clip, slot);
+                else
+                    for (uint32_t l = 0; l < ch->layer_count && !animated; l++)
+                        animated = ch->layers[l].clip && sinew_clip_animates_weight(ch->layers[l].clip, slot);
+                w[t] = animated ? (float)(c->mw_sample[slot] - d) : 0.0f;
             }
             c->m_items[n].slot = ch->morph_slots[k];
             c->m_items[n].weights = w;
@@ -731,6 +774,9 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     *stage = STAGE_POSE;
     if (ch->pose) {
         pc.pose = ch->pose;
+    } else if (ch->layer_count) {
+        pc.layers = ch->layers;
+        pc.layer_count = ch->layer_count;
     } else if (ch->clip) {
         pc.clip = ch->clip;
     } else if (ch->sample) {

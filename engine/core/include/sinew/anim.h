@@ -17,7 +17,9 @@
  *  - Optional morph-weight tracks (sinew_weight_track_desc) ride along: the
  *    same interpolation modes, sampled by sinew_clip_sample_weights.
  *  - Sampling allocates nothing; clips are immutable after creation and may be
- *    sampled from many threads at once. */
+ *    sampled from many threads at once.
+ *  - Blending (sinew_anim_layer: weighted clips, crossfades, additive layers
+ *    with masks) and root motion (sinew_root_motion) are described below. */
 #ifndef SINEW_ANIM_H
 #define SINEW_ANIM_H
 
@@ -157,6 +159,130 @@ typedef enum sinew_wrap {
     SINEW_WRAP_LOOP = 0,   /* time modulo duration (negative times wrap too) */
     SINEW_WRAP_CLAMP = 1   /* time clamped to [0, duration] */
 } sinew_wrap;
+
+/* ---- Blending: several clips per character (sinew_anim_layer) ----
+ * A character may play up to SINEW_MAX_ANIM_LAYERS layers at once. Per joint j,
+ * with w = weight x fade x joint_weights[j] (fade below):
+ *  1. Blend layers (not ADDITIVE), in array order: T and S are the w-weighted
+ *     sums, the rotation the w-weighted sum of quaternions, each first negated
+ *     when its dot with the sum so far is < 0 (hemisphere alignment); layers
+ *     with w = 0 are skipped. If the total weight W < SINEW_BLEND_REST_THRESHOLD,
+ *     the skeleton's rest pose joins with weight THRESHOLD - W. Then T / W, S / W,
+ *     the rotation normalized (weights need not sum to 1; they are normalized).
+ *  2. Additive layers, in array order, on top: the layer's delta is its sampled
+ *     pose P relative to its reference pose R (the clip at reference_time, or the
+ *     skeleton's rest pose with SINEW_LAYER_REFERENCE_REST): dT = P.t - R.t,
+ *     dQ = conj(R.q) P.q (w >= 0), dS = P.s / R.s (a zero R.s component gives 1).
+ *     Applied as T += w dT, Q = Q nlerp(identity, dQ, w), S *= 1 + w (dS - 1)
+ *     (an additive clip is an ordinary clip, e.g. a glTF animation, whose
+ *     difference to its reference pose is what gets added).
+ * Crossfades: a layer with fade_duration > 0 has fade = clamp(fade_time /
+ * fade_duration, 0, 1) (1 - that with SINEW_LAYER_FADE_OUT); a transition from
+ * clip A to clip B over D seconds is A fading out and B fading in, both with
+ * fade_time = seconds since the transition began. Normalized-time sync
+ * (locomotion cycles of different lengths): with SINEW_LAYER_SYNC, time is a
+ * phase, sampled at time x the clip's duration. Morph weights blend by the same
+ * rules (sinew_clip_blend_weights). */
+#define SINEW_MAX_ANIM_LAYERS 16u
+#define SINEW_BLEND_REST_THRESHOLD 0.1
+
+typedef enum sinew_layer_flags {
+    SINEW_LAYER_ADDITIVE = 1u << 0,       /* adds its delta to the blend (step 2 above) */
+    SINEW_LAYER_SYNC = 1u << 1,           /* time is a normalized phase (x the clip's duration) */
+    SINEW_LAYER_FADE_OUT = 1u << 2,       /* the fade falls from 1 to 0 instead of rising */
+    SINEW_LAYER_REFERENCE_REST = 1u << 3, /* additive: relative to the rest pose, not the clip at reference_time */
+    SINEW_LAYER_FLAGS_ALL = 0xFu
+} sinew_layer_flags;
+
+typedef struct sinew_root_motion sinew_root_motion;
+
+/* One clip a character plays; zero fields (but weight) mean: loop, no fade, no
+ * mask, a blend layer at time seconds, root motion left in the pose. */
+typedef struct sinew_anim_layer {
+    const sinew_clip *clip;      /* made for the skeleton's joint count; NULL = the rest pose */
+    double time;                 /* seconds (SINEW_LAYER_SYNC: phase, 1 = one duration) */
+    double weight;               /* finite, >= 0 */
+    uint32_t flags;              /* sinew_layer_flags */
+    sinew_wrap wrap;
+    const float *joint_weights;  /* optional per-joint mask: joint_count values in [0, 1]; NULL = all 1 */
+    double fade_time;            /* seconds since the fade began (used when fade_duration > 0) */
+    double fade_duration;        /* seconds, finite, >= 0; 0 = no fade */
+    double reference_time;       /* additive: the reference pose is the clip at this time (seconds) */
+    /* Optional: root motion extracted from this layer's clip (below); the layer
+     * then plays in place: its sample's root joint gets W(t)^-1 applied (W the
+     * motion at the layer's sample time and wrap) before blending. */
+    const sinew_root_motion *root_motion;
+} sinew_anim_layer;
+
+/* The effective weight of a layer before its mask: weight x fade (float64). */
+SINEW_API double sinew_anim_layer_weight(const sinew_anim_layer *layer);
+
+/* Checks layers for a skeleton of joint_count joints: count <= SINEW_MAX_ANIM_LAYERS,
+ * layers present when count > 0, clips made for joint_count, flags and wraps
+ * valid, times / weights / fades finite, weight and fade_duration >= 0, mask
+ * values in [0, 1]. INVALID_ARGUMENT or NON_FINITE; allocates nothing. */
+SINEW_API sinew_result sinew_anim_layers_validate(const sinew_anim_layer *layers, uint32_t count, uint32_t joint_count);
+
+/* Blends the layers' morph weights (float64) by the rules above, a slot being a
+ * "joint" without mask: blend layers weighted and normalized (below the
+ * threshold the defaults join in), additive layers add w (v - v_ref). Every
+ * layer's clip must have weight_count == count (NULL clips give the defaults).
+ * scratch: 2 * count doubles. defaults NULL = 0. Errors as sinew_clip_sample_weights. */
+SINEW_API sinew_result sinew_clip_blend_weights(const sinew_anim_layer *layers, uint32_t layer_count,
+                                                const double *defaults, uint32_t count, double *scratch,
+                                                double *weights_out);
+
+/* ---- Root motion ----
+ * The motion of a root joint (no parent) on a ground plane, relative to the
+ * clip's start, taken into a separate track: the joint's local transform L(t)
+ * (model space) is split into L(t) = W(t) I(t), with W(t) x = R(psi(t)) x + d(t),
+ * R a rotation about the plane's normal `up`, W(0) = identity, so that
+ * the in-place pose I(t) keeps the start's position on the plane (and, with
+ * YAW, its heading): psi(t) = yaw(t) - yaw(0) (yaw: the twist of L's rotation
+ * about up, unwrapped between samples), d(t) = p(t) - R(psi(t)) p(0) with p the
+ * joint's translation projected on the plane (not projected with VERTICAL).
+ * Sampled at creation at samples_per_second (and at the clip's end), float64,
+ * linear in psi and d between samples. The character's world transform moves
+ * by sinew_root_motion_delta each frame: with LOOP, across loops (each whole
+ * cycle composes W(duration) once more). */
+typedef enum sinew_root_motion_flags {
+    SINEW_ROOT_MOTION_TRANSLATION = 1u << 0, /* translation along the ground plane */
+    SINEW_ROOT_MOTION_YAW = 1u << 1,         /* rotation about the plane's normal */
+    SINEW_ROOT_MOTION_VERTICAL = 1u << 2,    /* with TRANSLATION: along the normal too */
+    SINEW_ROOT_MOTION_FLAGS_ALL = 0x7u
+} sinew_root_motion_flags;
+
+typedef struct sinew_root_motion_desc {
+    const sinew_clip *clip;            /* the clip whose root motion is extracted */
+    const sinew_skeleton *skeleton;    /* the clip's skeleton (rest pose of joints without keys) */
+    uint32_t joint;                    /* a root joint (parent -1), usually 0 */
+    uint32_t flags;                    /* sinew_root_motion_flags; 0 = TRANSLATION | YAW */
+    sinew_vec3 up;                     /* the plane's normal (normalized); (0, 0, 0) = +Y */
+    double samples_per_second;         /* > 0, at most 1000; 0 = 60 */
+    const sinew_allocator *allocator;  /* optional (sinew/core.h rule) */
+} sinew_root_motion_desc;
+
+/* Extracts the root motion of desc->clip. Errors: INVALID_ARGUMENT (NULL
+ * pointers, a joint out of range or with a parent, a skeleton of another joint
+ * count, unknown flags, an allocator with one callback), NON_FINITE (up or
+ * samples_per_second not finite, or up of length 0), LIMIT_EXCEEDED (more than
+ * 2^24 samples), OUT_OF_HOST_MEMORY. */
+SINEW_API sinew_result sinew_root_motion_create(const sinew_root_motion_desc *desc, sinew_root_motion **out);
+/* Frees it; NULL is ignored. */
+SINEW_API void sinew_root_motion_destroy(sinew_root_motion *rm);
+/* The joint it moves (desc->joint). */
+SINEW_API uint32_t sinew_root_motion_joint(const sinew_root_motion *rm);
+/* W(t) at time_s seconds (wrap as sampling does) as a transform (scale 1).
+ * NON_FINITE for a NaN/inf time. */
+SINEW_API sinew_result sinew_root_motion_sample(const sinew_root_motion *rm, double time_s, sinew_wrap wrap,
+                                                sinew_transform *out);
+/* The motion from t0 to t1 seconds in the frame at t0: A(t0)^-1 A(t1), with
+ * A(t) = W(duration)^c W(t - c duration), c = floor(t / duration) (LOOP), or
+ * W(clamped t) (CLAMP). The character moves by world_next = world x
+ * sinew_mat4_from_transform(delta). NON_FINITE for NaN/inf times
+ * or a loop count beyond 2^40. */
+SINEW_API sinew_result sinew_root_motion_delta(const sinew_root_motion *rm, double t0, double t1, sinew_wrap wrap,
+                                               sinew_transform *delta);
 
 /* Samples the clip at time_s seconds into joint_count local poses. The
  * skeleton supplies the rest pose of joints (or parts) without keys and must

@@ -56,12 +56,18 @@ typedef struct sinew_palette_character {
     sinew_method method;
     uint32_t flags;                  /* sinew_skin_flags */
     const sinew_mat4 *root;          /* model-to-world placement, NULL = identity */
-    /* The pose, first of: pose (local TRS per joint), clip at time, the rest pose. */
+    /* The pose, first of: pose (local TRS per joint), layers (layer_count > 0),
+     * clip at time, the rest pose. */
     const sinew_transform *pose;
     const sinew_clip *clip;          /* made for the skeleton's joint count */
     sinew_wrap wrap;
     double time;                     /* seconds */
     uint32_t palette_offset;         /* first vec4 slot of this character in the destination */
+    /* Blended clips (anim.h, "Blending"), checked per frame by
+     * sinew_anim_layers_validate; blended in float32 (each clip sampled by the
+     * fast sampler). 0 = none (the fields above decide). */
+    uint32_t layer_count;
+    const sinew_anim_layer *layers;
 } sinew_palette_character;
 
 /* Bytes of scratch one caller of the functions below needs for skeletons of
@@ -72,8 +78,8 @@ SINEW_API size_t sinew_palette_scratch_bytes(uint32_t max_joints);
  * sinew_palette_gpu_stride(method, flags) vec4 slots, written from dst[0]).
  * scratch: sinew_palette_scratch_bytes(joint_count) bytes, 16-byte aligned.
  * Errors: INVALID_ARGUMENT (NULL pointers, bad method or flags or wrap, a clip
- * made for another joint count, scratch too small or misaligned), NON_FINITE
- * (time, root or pose not finite, or a palette value beyond float32),
+ * made for another joint count, bad layers, scratch too small or misaligned),
+ * NON_FINITE (time, layer values, root or pose not finite, or a palette value beyond float32),
  * NOT_RIGID (plain DQS, see sinew_palette_build). dst is unspecified on error.
  * A 16-byte aligned dst is written with streaming (non-temporal) stores and an
  * sfence (no read-for-ownership; suits write-combined mapped memory). */

@@ -145,8 +145,9 @@ typedef struct sinew_crowd_character {
     sinew_method method;
     uint32_t flags;                  /* sinew_skin_flags */
     const sinew_mat4 *root;          /* model-to-world placement, NULL = identity */
-    /* The pose, first of: pose (local TRS per joint), clip sampled at time,
-     * sample(sample_user, ...) at time, the skeleton's rest pose. */
+    /* The pose, first of: pose (local TRS per joint), layers (layer_count > 0,
+     * below), clip sampled at time, sample(sample_user, ...) at time, the
+     * skeleton's rest pose. */
     const sinew_transform *pose;
     const sinew_clip *clip;          /* made for the model's joint count */
     sinew_wrap wrap;                 /* for clip: loop (0) or clamp */
@@ -192,6 +193,15 @@ typedef struct sinew_crowd_character {
      * character is skipped happens when it is next skinned. Otherwise previous =
      * the positions it had when last skinned (the frame before, unless skipped). */
     bool reset_previous;
+    /* Blended clips (anim.h, "Blending": weights, masks, sync, crossfades,
+     * additive layers), used instead of clip / sample when layer_count > 0 (a
+     * pose still wins); checked like sinew_anim_layers_validate. With
+     * morph_slots, the layers' morph weights blend by the same rules
+     * (sinew_clip_blend_weights, per mesh, a layer whose clip does not animate a
+     * slot adding that mesh's default weight); every layer clip must then have
+     * the same weight_count. 0 = none: clip / sample / rest as above. */
+    uint32_t layer_count;
+    const sinew_anim_layer *layers;
 } sinew_crowd_character;
 
 /* What the last prepare/update did. */

@@ -99,6 +99,7 @@
 #include <sinew/palette.h>
 #include <sinew/mesh.h>
 #include <sinew/blendshape.h>
+#include <sinew/anim.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -184,6 +185,17 @@ SINEW_API sinew_result sinew_morph_reference(uint32_t n, const sinew_vertex *v, 
 SINEW_API sinew_result sinew_morph_reference_tangents(uint32_t n, const sinew_tangent *tangents,
                                                       const sinew_morph_target *targets, uint32_t target_count,
                                                       const float *weights, double *dir_out, sinew_morph_error *err);
+
+/* ---- blended clips ---- */
+
+/* Float64 reference of the layer blend (anim.h, "Blending"): each layer's clip
+ * sampled by sinew_clip_sample (reference at reference_time, or the rest pose),
+ * blended per joint in float64 by the same steps, in the same order, as the
+ * float32 production path. scratch: 2 * joint_count transforms. Validates like
+ * sinew_anim_layers_validate; the skeleton must have the clips' joint count. */
+SINEW_API sinew_result sinew_reference_blend_pose(const sinew_skeleton *skel, const sinew_anim_layer *layers,
+                                                  uint32_t layer_count, sinew_transform *scratch,
+                                                  sinew_transform *local_out);
 
 #ifdef __cplusplus
 }
