@@ -96,3 +96,25 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
   sinew_morph_cli(cli_deform_morph_names_unknown 1 "--morph 'target 0=1': no morph target of that name"
                   $<TARGET_FILE:sinew_cli> deform ${_mn} --rest --morph "target 0=1" --out cli_named.obj)
 endif()
+# Morph normals by glTF's rule, normalize(N + sum w dN) with the weights in force, on a skinned
+# and an unskinned instance with non-zero default weights (test_asset_morph_normals writes the
+# file and checks the OBJ against its own float64 spec evaluation): every method, GPU and CPU
+if(TARGET sinew_cli AND TARGET test_asset_morph_normals)
+  foreach(_dev gpu cpu)
+    set(_flag "")
+    if(_dev STREQUAL "cpu")
+      set(_flag --cpu)
+    endif()
+    set(_cmd "$<TARGET_FILE:test_asset_morph_normals> --write cli_mnrm_${_dev}.gltf")
+    foreach(_m lbs dqs dqs-scale dqs-scale-local dqs-scale-mixed cor cor-scale cor-scale-local cor-scale-mixed)
+      string(APPEND _cmd " && $<TARGET_FILE:sinew_cli> deform cli_mnrm_${_dev}.gltf --rest --method ${_m} --morph a=1.6 --morph b=-0.9 ${_flag} --out cli_mnrm_${_dev}.obj"
+                         " && $<TARGET_FILE:test_asset_morph_normals> --check cli_mnrm_${_dev}.obj 1.6 -0.9")
+    endforeach()
+    add_test(NAME cli_deform_morph_normals_${_dev}
+      COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|${_cmd}" "-DEXPECT_RC=0" "-DEXPECT_RE=cor-scale-mixed.*OBJ vs glTF spec at weights \\(1.6, -0.9\\)"
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/assets.cmake
+      WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+    set_tests_properties(cli_deform_morph_normals_${_dev} PROPERTIES TIMEOUT 300 LABELS cli
+      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+  endforeach()
+endif()

@@ -19,8 +19,9 @@
  *  - Samplers keep their interpolation (STEP, LINEAR, CUBICSPLINE with its
  *    tangents) in the clip; key times in seconds (ticks_per_second 1).
  *  - Morph targets: the default weights (node.weights, else mesh.weights) are
- *    applied to the rest positions and normals; the targets and weight
- *    animations are counted, not kept. */
+ *    applied to the rest positions, normals and tangents; the targets (normal
+ *    and tangent deltas rescaled per vertex, see append_primitive) and weight
+ *    animations are kept. */
 #define _POSIX_C_SOURCE 200809L
 #include "asset_internal.h"
 
@@ -880,8 +881,15 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         }
     }
     for (uint32_t t = 0; t < ntri * 3; t++) tri[t] += base;
-    /* morph targets, sparse, in model space (unskinned: positions by the node's
-     * 3x3; normal deltas only for skinned instances, whose normals are not transformed) */
+    /* morph targets, sparse, in model space (unskinned: positions and tangent
+     * deltas by the node's 3x3, normal deltas by its cofactor, as the rest).
+     * glTF's morphed normal is normalize(N + sum w_i dN_i) with the weights in
+     * force; the rest normal already holds the defaults' u = M (N + sum w0_i dN_i)
+     * normalized (M: identity skinned, the signed cofactor unskinned), so each
+     * vertex's normal deltas are stored as M dN / |u|: then normalize(u/|u| +
+     * sum (w_i - w0_i) dN'_i), the runtime's rule, is glTF's exactly. Tangents
+     * likewise with the node's 3x3. A zero |u| keeps the deltas as they are
+     * (the rest direction is then zero, so the rule is glTF's again). */
     json_object *tnames = jget(jget(json_object_array_get_idx(g->meshes_j, mi), "extras"), "targetNames");
     for (uint32_t t = 0; t < p->n_targets; t++) {
         /* the name from mesh.extras.targetNames (the convention of glTF exporters), if a string */
@@ -903,8 +911,8 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         mt->name = tn_off;
         mt->node = node;
         mt->mesh = g->inst.n - 1; mt->first = g->m_idx.n; mt->w0 = (float)p->tw[t];
-        mt->has_normals = p->tdn[t] && skin >= 0;
-        mt->has_tangents = p->tdt[t] && skin >= 0;
+        mt->has_normals = p->tdn[t] && !generated;
+        mt->has_tangents = p->tdt[t] && p->tan;
         for (uint32_t v = 0; v < p->count; v++) {
             double dp[3] = { 0, 0, 0 }, dn[3] = { 0, 0, 0 }, dt[3] = { 0, 0, 0 };
             if (p->tdp[t]) {
@@ -912,11 +920,32 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
                 if (skin < 0) d = sinew_mat3_mul_v3(&g3, d);
                 dp[0] = d.x; dp[1] = d.y; dp[2] = d.z;
             }
-            if (mt->has_normals) for (int e = 0; e < 3; e++) dn[e] = p->tdn[t][v * 3 + e];
-            if (mt->has_tangents) for (int e = 0; e < 3; e++) dt[e] = p->tdt[t][v * 3 + e];
+            if (mt->has_normals) {
+                sinew_vec3 d = sinew_v3(p->tdn[t][v * 3], p->tdn[t][v * 3 + 1], p->tdn[t][v * 3 + 2]);
+                sinew_vec3 u = sinew_v3(p->nrm[v * 3], p->nrm[v * 3 + 1], p->nrm[v * 3 + 2]);
+                if (skin < 0) {
+                    d = sinew_v3_scale(sinew_mat3_mul_v3(&ncof, d), sgn);
+                    u = sinew_mat3_mul_v3(&ncof, u);
+                }
+                double l = sinew_v3_length(u);
+                if (!(l >= 1e-30) || !isfinite(l)) l = 1.0;
+                dn[0] = d.x / l; dn[1] = d.y / l; dn[2] = d.z / l;
+            }
+            if (mt->has_tangents) {
+                sinew_vec3 d = sinew_v3(p->tdt[t][v * 3], p->tdt[t][v * 3 + 1], p->tdt[t][v * 3 + 2]);
+                sinew_vec3 u = sinew_v3(p->tan[v * 4], p->tan[v * 4 + 1], p->tan[v * 4 + 2]);
+                if (skin < 0) {
+                    d = sinew_mat3_mul_v3(&g3, d);
+                    u = sinew_mat3_mul_v3(&g3, u);
+                }
+                double l = sinew_v3_length(u);
+                if (!(l >= 1e-30) || !isfinite(l)) l = 1.0;
+                dt[0] = d.x / l; dt[1] = d.y / l; dt[2] = d.z / l;
+            }
             if (!dp[0] && !dp[1] && !dp[2] && !dn[0] && !dn[1] && !dn[2] && !dt[0] && !dt[1] && !dt[2]) continue;
             for (int e = 0; e < 3; e++)
-                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT)) return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
+                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT) || !(fabs(dn[e]) <= GL_FLOAT_LIMIT) || !(fabs(dt[e]) <= GL_FLOAT_LIMIT))
+                    return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
             uint32_t *ix = vec_push(g, &g->m_idx, 1);
             float *fp = vec_push(g, &g->m_dp, 1), *fn = vec_push(g, &g->m_dn, 1), *ft = vec_push(g, &g->m_dt, 1);
             if (!ix || !fp || !fn || !ft) return SINEW_ERROR_OUT_OF_HOST_MEMORY;

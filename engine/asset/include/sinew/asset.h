@@ -207,8 +207,10 @@ SINEW_API sinew_result sinew_asset_vertices8(const sinew_asset *a, sinew_vertex8
  * first_vertex (give the mesh's vertices to sinew_morph_*). The rest vertices
  * already include the file's default weights (*default_weights, one per target),
  * so morphing the rest mesh to weights w takes the weights w - default. Normal
- * deltas, and glTF TANGENT deltas (primitives with TANGENT only), are kept for
- * skinned meshes only (NULL otherwise). */
+ * deltas (NULL when the file has none, or its normals were generated) and glTF
+ * TANGENT deltas (primitives with TANGENT only) are scaled per vertex so that
+ * the runtime's normalize(rest + sum (w - default) delta) is glTF's
+ * normalize(N + sum w dN), skinned or not (docs/morph-targets.md). */
 SINEW_API const sinew_morph_target *sinew_asset_morph_targets(const sinew_asset *a, uint32_t mesh, uint32_t *count,
                                                                const float **default_weights);
 /* sinew_asset_rest_mesh's mesh index for the whole character as one mesh. */
