@@ -17,7 +17,8 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
   # every GPU/CPU pair below: the GPU morph pass vs the float64 reference (--cpu)
   set(_flag_gpu "")
   set(_flag_cpu --cpu)
-  sinew_morph_cli(cli_info_morph 0 "morph target 0 'target 0': 12 vertices moved, default weight 0.*morph target 1 'target 1': 6 vertices moved"
+  # target 1 moves 6 positions and 8 normals: 8 entries (normal deltas are kept on this unskinned cube)
+  sinew_morph_cli(cli_info_morph 0 "morph target 0 'target 0': 12 vertices moved, default weight 0.*morph target 1 'target 1': 8 vertices moved"
                   $<TARGET_FILE:sinew_cli> info ${_mc})
   sinew_morph_cli(cli_deform_morph_gpu 0 "wrote cli_morph.obj: 24 vertices, 12 triangles .*2 --morph"
                   $<TARGET_FILE:sinew_cli> deform ${_mc} --rest --morph "target 0=1" --morph "target 1=-0.5" --out cli_morph.obj)
@@ -57,6 +58,16 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
                   $<TARGET_FILE:sinew_cli> info ${_ma})
   foreach(_dev gpu cpu)
     set(_flag ${_flag_${_dev}})
+    # the clip's end (2 s): clamped by default, the last key's weights [3, -2] (vertex 0 at z 3, vertex 1
+    # at y -4), as glTF viewers show it; --loop wraps to the first key [0, 0]; past the end likewise
+    sinew_morph_cli(cli_deform_clip_end_clamp_${_dev} 0 "at 2 s \\(clamped to \\[0, 2\\] s\\).*v 0 0 3.v 1 -4 0.v 0 1 0."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_ma} --time 2 ${_flag} --out cli_end_c_${_dev}.obj && cat cli_end_c_${_dev}.obj")
+    sinew_morph_cli(cli_deform_clip_end_clamp_old_${_dev} 0 "at 2.5 s \\(clamped to \\[0, 2\\] s: sampled at 2 s\\).*v 0 0 3.v 1 -4 0.v 0 1 0."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_ma} --time 2.5 --clamp ${_flag} --out cli_end_o_${_dev}.obj && cat cli_end_o_${_dev}.obj")
+    sinew_morph_cli(cli_deform_clip_end_loop_${_dev} 0 "at 2 s \\(--loop: modulo 2 s: sampled at 0 s\\).*v 0 0 0.v 1 0 0.v 0 1 0."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_ma} --time 2 --loop ${_flag} --out cli_end_l_${_dev}.obj && cat cli_end_l_${_dev}.obj")
+    sinew_morph_cli(cli_deform_clip_loop_${_dev} 0 "at 2.5 s \\(--loop: modulo 2 s: sampled at 0.5 s\\).*v 0 0 0.75.v 1 -1 0.v 0 1 0."
+                    sh -c "$<TARGET_FILE:sinew_cli> deform ${_ma} --time 2.5 --loop ${_flag} --out cli_loop_${_dev}.obj && cat cli_loop_${_dev}.obj")
     sinew_morph_cli(cli_deform_morph_anim_${_dev} 0 "2 animated morph weights.*v 0 0 1.5.v 1 -2 0.v 0 1 0."
                     sh -c "$<TARGET_FILE:sinew_cli> deform ${_ma} --time 1 ${_flag} --out cli_anim_${_dev}.obj && cat cli_anim_${_dev}.obj")
     sinew_morph_cli(cli_deform_morph_anim_override_${_dev} 0 "2 animated morph weights, 1 --morph.*v 0 0 0.v 1 -2 0.v 0 1 0."
@@ -91,8 +102,15 @@ if(TARGET sinew_cli AND EXISTS ${_mc})
                       sh -c "$<TARGET_FILE:sinew_cli> deform ${_mt} --rest --morph Twist=${_wv} ${_flag} --out cli_mtan_${_w}_${_dev}.ply && sh ${PROJECT_SOURCE_DIR}/tests/check_ply_rows.sh cli_mtan_${_w}_${_dev}.ply 1e-5 1e-4 ${_rows_${_w}}")
     endforeach()
   endforeach()
-  sinew_morph_cli(cli_deform_morph_cube_time 0 "clip 0 'Square' at 1.7 s, 2 animated morph weights"
+  sinew_morph_cli(cli_deform_morph_cube_time 0 "clip 0 'Square' at 1.7 s \\(clamped to \\[0, [0-9.]+\\] s\\), 2 animated morph weights"
                   $<TARGET_FILE:sinew_cli> deform ${_mc} --time 1.7 --out cli_cube_time.obj)
+  # --clamp / --loop name a clip's convention: refused with --rest / --bind, and together
+  sinew_morph_cli(cli_deform_rest_clamp 2 "--clamp and --loop apply to a clip's time: not with --rest or --bind"
+                  $<TARGET_FILE:sinew_cli> deform ${_ma} --rest --clamp --out cli_rc.obj)
+  sinew_morph_cli(cli_deform_bind_loop 2 "--clamp and --loop apply to a clip's time: not with --rest or --bind"
+                  $<TARGET_FILE:sinew_cli> deform ${_ma} --bind --loop --out cli_rc.obj)
+  sinew_morph_cli(cli_deform_clamp_loop 2 "--clamp and --loop exclude each other"
+                  $<TARGET_FILE:sinew_cli> deform ${_ma} --time 1 --clamp --loop --out cli_rc.obj)
   sinew_morph_cli(cli_deform_morph_names_unknown 1 "--morph 'target 0=1': no morph target of that name"
                   $<TARGET_FILE:sinew_cli> deform ${_mn} --rest --morph "target 0=1" --out cli_named.obj)
 endif()

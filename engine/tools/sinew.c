@@ -61,6 +61,8 @@ static void usage_info(FILE *f)
         "vertices without weights), joints, the influences-per-vertex histogram and\n"
         "maximum, how many vertices were pruned to 4 influences, the clips with their\n"
         "durations, and the Vulkan device 'sinew deform' would use.\n"
+        "Exit status 1 also when the file is described but 'sinew deform' would refuse\n"
+        "it (weights naming missing bones: a warning says so; --allow-missing-bones).\n"
         "\n"
         "  --device SEL  device index or case-insensitive name substring (default:\n"
         "                $SINEW_DEVICE, else the best: discrete, integrated, virtual, CPU)\n"
@@ -89,9 +91,12 @@ static void usage_deform(FILE *f)
         "(a comment line in the file says they were left out).\n"
         "\n"
         "  --clip N|NAME  clip index or name (default 0; the rest pose if none)\n"
-        "  --time T       time in seconds (default 0); loops unless --clamp; the clip's\n"
-        "                 morph-weight tracks (glTF weights channels) are applied too\n"
-        "  --clamp        clamp the time to the clip instead of looping\n"
+        "  --time T       time in seconds (default 0); the clip's morph-weight tracks (glTF\n"
+        "                 weights channels) are applied too. Clamped to [0, duration] by\n"
+        "                 default: T = the duration gives the last key, as glTF viewers\n"
+        "                 show it; the output names the convention used\n"
+        "  --loop         wrap T modulo the duration instead (T = the duration gives the first key)\n"
+        "  --clamp        clamp (the default since 0.9; kept for scripts)\n"
         "  --rest         the rest pose (the file's node transforms), no clip\n"
         "  --bind         the bind pose (reproduces the rest mesh), no clip\n"
         "  --method M     lbs | dqs | dqs-scale | dqs-scale-local | dqs-scale-mixed | cor | cor-scale |\n"
@@ -106,7 +111,7 @@ static void usage_deform(FILE *f)
         "  --out FILE     .obj or .ply (ASCII; .ply also holds skinned tangents)\n"
         "  --cpu          use the float64 reference skinner instead of the GPU\n"
         "  --morph NAME=W set morph target NAME ('target N' as 'sinew info' lists it, on every\n"
-        "                 mesh that has it) to weight W, any real; repeatable; other targets\n"
+        "                 mesh that has it) to weight W, |W| <= 1e6; repeatable; other targets\n"
         "                 keep the file's default weights (or the clip's animated ones)\n"
         "  --auto-weights ALPHA  replace the file's weights by automatic weights: w ~ d^-ALPHA,\n"
         "                 d the distance to each joint's bone segment, ALPHA > 0; joints the\n"
@@ -145,7 +150,7 @@ static int usage_err(void (*usage)(FILE *), const char *fmt, const char *arg)
 typedef struct opts {
     const char *model, *out, *device, *clip;
     double time;
-    int time_given, rest, bind, clamp, bulge, cpu, no_fork, allow_missing;
+    int time_given, rest, bind, clamp, loop, bulge, cpu, no_fork, allow_missing;
     double timeout, max_memory_mb;
     double auto_alpha;       /* > 0: --auto-weights ALPHA */
     double cor_sigma;        /* --cor-sigma (0 = the default) */
@@ -209,6 +214,7 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
         else if (deform && !strcmp(a, "--rest")) o->rest = 1;
         else if (deform && !strcmp(a, "--bind")) o->bind = 1;
         else if (deform && !strcmp(a, "--clamp")) o->clamp = 1;
+        else if (deform && !strcmp(a, "--loop")) o->loop = 1;
         else if (deform && !strcmp(a, "--bulge")) o->bulge = 1;
         else if (deform && !strcmp(a, "--bulge-inner")) o->bulge = 2;
         else if (deform && !strcmp(a, "--cpu")) o->cpu = 1;
@@ -249,6 +255,9 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
             return usage_err(usage, "--out '%s': the extension must be .obj or .ply", o->out);
         if (o->rest + o->bind + (o->time_given || o->clip ? 1 : 0) > 1)
             return usage_err(usage, "%s", "--rest, --bind and --clip/--time exclude each other");
+        if (o->clamp && o->loop) return usage_err(usage, "%s", "--clamp and --loop exclude each other");
+        if ((o->clamp || o->loop) && (o->rest || o->bind))
+            return usage_err(usage, "%s", "--clamp and --loop apply to a clip's time: not with --rest or --bind");
     }
     return 0;
 }
@@ -725,7 +734,7 @@ static int cmd_deform(const opts *o)
     const float *rest_bulge = o->bulge ? sinew_rest_mesh_bulge_distances(rm) : NULL;
 
     const sinew_clip *clip = NULL;
-    char pose_desc[300];
+    char pose_desc[400];
     if (o->bind) {
         sinew_result r = sinew_asset_bind_pose(a, local);
         if (r) { err("the bind pose cannot be expressed as T R S: %s", sinew_result_string(r)); goto out; }
@@ -744,9 +753,18 @@ static int cmd_deform(const opts *o)
             if (ci < 0) { err("no clip '%s' (%u clips: see 'sinew info')", o->clip, sinew_asset_clip_count(a)); goto out; }
         }
         clip = sinew_asset_clip(a, (uint32_t)ci);
-        sinew_result r = sinew_clip_sample(clip, sk, o->time, o->clamp ? SINEW_WRAP_CLAMP : SINEW_WRAP_LOOP, local);
+        sinew_result r = sinew_clip_sample(clip, sk, o->time, o->loop ? SINEW_WRAP_LOOP : SINEW_WRAP_CLAMP, local);
         if (r) { err("sampling the clip: %s", sinew_result_string(r)); goto out; }
-        snprintf(pose_desc, sizeof pose_desc, "clip %d '%.200s' at %g s", ci, sinew_clip_name(clip), o->time);
+        /* the convention applied, and where it put the time */
+        double dur = sinew_clip_duration(clip), te = o->time;
+        if (o->loop) te = dur > 0 ? fmod(o->time, dur) : 0.0;
+        if (o->loop && te < 0) te += dur;
+        if (!o->loop) te = o->time < 0 ? 0.0 : o->time > dur ? dur : o->time;
+        char at[64] = "";
+        if (te != o->time) snprintf(at, sizeof at, ": sampled at %.6g s", te);
+        snprintf(pose_desc, sizeof pose_desc, o->loop ? "clip %d '%.200s' at %g s (--loop: modulo %g s%s)"
+                                                      : "clip %d '%.200s' at %g s (clamped to [0, %g] s%s)",
+                 ci, sinew_clip_name(clip), o->time, dur, at);
     }
     uint32_t flags = o->bulge ? SINEW_SKIN_BULGE_CORRECTION | (o->bulge == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
     sinew_result r = sinew_palette_build(sk, o->method, local, NULL, scratch, pal);
@@ -838,7 +856,7 @@ static int cmd_deform(const opts *o)
                 sinew_asset_morph_targets(a, m, &c, &dw);
                 for (uint32_t t = 0; t < c; t++) sd[q++] = dw ? dw[t] : 0.0;
             }
-            r = sinew_clip_sample_weights(clip, o->time, o->clamp ? SINEW_WRAP_CLAMP : SINEW_WRAP_LOOP, sd, n_mt, sw);
+            r = sinew_clip_sample_weights(clip, o->time, o->loop ? SINEW_WRAP_LOOP : SINEW_WRAP_CLAMP, sd, n_mt, sw);
             if (r) { free(found); free(sw); free(sd); err("sampling the clip's morph weights: %s", sinew_result_string(r)); goto out; }
         }
         uint32_t k = 0;

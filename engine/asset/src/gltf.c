@@ -1003,7 +1003,11 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
     im->first_index = first_index;
     im->index_count = ntri * 3;
     im->normals_generated = generated;
-    if (skin >= 0) a->stats.skinned_meshes++;
+    if (skin >= 0) {
+        a->stats.skinned_meshes++;
+        uint32_t nj = g->skin_joint_count[skin]; /* assimp's count: one bone per joint of the skin, per mesh */
+        a->stats.bones = a->stats.bones > UINT32_MAX - nj ? UINT32_MAX : a->stats.bones + nj;
+    }
     return SINEW_OK;
 }
 

@@ -116,7 +116,7 @@ typedef struct sinew_asset_import_stats {
     uint32_t vertices_pruned;        /* vertices that had more than 4 influences */
     uint32_t influences_pruned;      /* influences dropped in total */
     uint32_t unweighted_vertices;    /* bound rigidly to their mesh node's joint */
-    uint32_t bones;                  /* aiBone entries over all meshes */
+    uint32_t bones;                  /* aiBone entries over all meshes (glTF: its skin's joints per skinned mesh instance) */
     uint32_t skinned_meshes;         /* meshes with at least one bone */
     uint32_t duplicated_joints;      /* extra joints made for conflicting binds */
     uint32_t ignored_channels;       /* animation channels naming no joint (or repeated) */
