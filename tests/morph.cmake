@@ -136,3 +136,33 @@ if(TARGET sinew_cli AND TARGET test_asset_morph_normals)
       ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
   endforeach()
 endif()
+# --bind with inverse bind matrices that carry a non-uniform scale (a quantizing exporter's file,
+# written by test_asset_bind_scaled): the rest mesh reproduced by every method that can take the
+# bind matrices (GPU and CPU), a clear refusal by the local/mixed scale methods
+if(TARGET sinew_cli AND TARGET test_asset_bind_scaled)
+  set(_bs "$<TARGET_FILE:test_asset_bind_scaled>")
+  foreach(_dev gpu cpu)
+    set(_flag "")
+    if(_dev STREQUAL "cpu")
+      set(_flag --cpu)
+    endif()
+    set(_cmd "${_bs} --write cli_bind_scaled_${_dev}.gltf")
+    foreach(_m lbs dqs cor dqs-scale cor-scale)
+      string(APPEND _cmd " && $<TARGET_FILE:sinew_cli> deform cli_bind_scaled_${_dev}.gltf --bind --method ${_m} ${_flag} --out cli_bind_scaled_${_dev}.obj"
+                         " && ${_bs} --check cli_bind_scaled_${_dev}.obj")
+    endforeach()
+    add_test(NAME cli_deform_bind_scaled_${_dev}
+      COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|${_cmd}" "-DEXPECT_RC=0" "-DEXPECT_RE=bind pose, from the bind matrices \\(they shear.*method cor-scale.*--bind OBJ vs the rest mesh"
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/assets.cmake
+      WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+    set_tests_properties(cli_deform_bind_scaled_${_dev} PROPERTIES TIMEOUT 300 LABELS cli
+      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+  endforeach()
+  add_test(NAME cli_deform_bind_scaled_local
+    COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|${_bs} --write cli_bind_scaled_l.gltf && $<TARGET_FILE:sinew_cli> deform cli_bind_scaled_l.gltf --bind --method dqs-scale-local --out cli_bind_scaled_l.obj"
+            "-DEXPECT_RC=1" "-DEXPECT_RE=--bind: the bind pose has shear .*--method dqs-scale-local cannot take"
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/assets.cmake
+    WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  set_tests_properties(cli_deform_bind_scaled_local PROPERTIES TIMEOUT 300 LABELS cli
+    ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+endif()

@@ -735,10 +735,33 @@ static int cmd_deform(const opts *o)
 
     const sinew_clip *clip = NULL;
     char pose_desc[400];
+    int bind_globals = 0; /* --bind from the bind matrices (a bind-local matrix with shear) */
     if (o->bind) {
         sinew_result r = sinew_asset_bind_pose(a, local);
         if (r) { err("the bind pose cannot be expressed as T R S: %s", sinew_result_string(r)); goto out; }
-        snprintf(pose_desc, sizeof pose_desc, "bind pose");
+        /* Inverse bind matrices with a non-uniform scale (quantizing exporters fold the
+         * dequantization into them) give bind-local matrices with shear, which T R S
+         * poses cannot hold: then the palette comes from the bind matrices themselves
+         * (every skin transform the identity), or, for the methods that need local
+         * poses, a clear refusal. */
+        double shear = 0;
+        for (uint32_t j = 0; j < joints; j++) {
+            const sinew_mat4 *bl = sinew_skeleton_bind_local(sk, j);
+            double e = 0, mx = 1;
+            sinew_transform t;
+            for (int c = 0; c < 16; c++) mx = fmax(mx, fabs(bl->m[c / 4][c % 4]));
+            if (sinew_transform_from_mat4(bl, &t, &e) == SINEW_OK) shear = fmax(shear, e / mx);
+        }
+        bind_globals = shear > 1e-9;
+        if (bind_globals && o->method != SINEW_METHOD_LBS && o->method != SINEW_METHOD_DQS &&
+            o->method != SINEW_METHOD_COR && o->method != SINEW_METHOD_DQS_SCALE && o->method != SINEW_METHOD_COR_SCALE) {
+            err("--bind: the bind pose has shear (inverse bind matrices with a non-uniform scale: %.3g relative), which "
+                "--method %s cannot take as local T R S poses; use lbs, dqs, cor, dqs-scale or cor-scale, whose palettes "
+                "come from the bind matrices", shear, sinew_method_name(o->method));
+            goto out;
+        }
+        snprintf(pose_desc, sizeof pose_desc, bind_globals ? "bind pose, from the bind matrices (they shear: %.3g)" : "bind pose",
+                 shear);
     } else if (o->rest || sinew_asset_clip_count(a) == 0) {
         if (o->clip || o->time_given) { err("%s has no animation clips (use --rest or --bind)", o->model); goto out; }
         sinew_clip_sample(NULL, sk, 0, SINEW_WRAP_LOOP, local);
@@ -767,7 +790,16 @@ static int cmd_deform(const opts *o)
                  ci, sinew_clip_name(clip), o->time, dur, at);
     }
     uint32_t flags = o->bulge ? SINEW_SKIN_BULGE_CORRECTION | (o->bulge == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
-    sinew_result r = sinew_palette_build(sk, o->method, local, NULL, scratch, pal);
+    sinew_result r;
+    if (bind_globals) {
+        sinew_mat4 *bg = calloc(joints ? joints : 1, sizeof *bg);
+        if (!bg) { err("out of memory"); goto out; }
+        for (uint32_t j = 0; j < joints; j++) bg[j] = *sinew_skeleton_bind_global(sk, j);
+        r = sinew_palette_build_from_globals(sk, o->method, bg, pal);
+        free(bg);
+    } else {
+        r = sinew_palette_build(sk, o->method, local, NULL, scratch, pal);
+    }
     if (r == SINEW_ERROR_NOT_RIGID) {
         if (o->method == SINEW_METHOD_COR)
             err("this pose scales, shears or mirrors some joints, which plain CoR cannot represent; use --method cor-scale "

@@ -226,7 +226,10 @@ SINEW_API sinew_result sinew_asset_rest_mesh(const sinew_asset *a, uint32_t mesh
 SINEW_API double sinew_asset_size(const sinew_asset *a);
 
 /* The bind pose as local T R S per joint (sinew_skeleton_bind_local split with
- * sinew_transform_from_mat4): skinning with it reproduces the rest mesh. */
+ * sinew_transform_from_mat4): skinning with it reproduces the rest mesh, unless
+ * a bind-local matrix shears (inverse binds with a non-uniform scale under a
+ * rotation, as quantizing exporters write): then the nearest T R S is written and
+ * only sinew_palette_build_from_globals of the bind matrices is exact. */
 SINEW_API sinew_result sinew_asset_bind_pose(const sinew_asset *a, sinew_transform *local_out);
 
 #ifdef __cplusplus
