@@ -166,3 +166,29 @@ if(TARGET sinew_cli AND TARGET test_asset_bind_scaled)
   set_tests_properties(cli_deform_bind_scaled_local PROPERTIES TIMEOUT 300 LABELS cli
     ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
 endif()
+# FBX blend-shape weight animation (assimp's morph channels; test_asset_fbx_morph_anim writes the
+# file): 'info' notes the kept channel, 'deform --time 1.5' (Smile 0.7, Blink -0.375) on the GPU and
+# CPU against the curves; a file with an in-between shape says the channel was not kept
+if(TARGET sinew_cli AND TARGET test_asset_fbx_morph_anim)
+  set(_fa "$<TARGET_FILE:test_asset_fbx_morph_anim>")
+  foreach(_dev gpu cpu)
+    set(_flag "")
+    if(_dev STREQUAL "cpu")
+      set(_flag --cpu)
+    endif()
+    add_test(NAME cli_deform_fbx_morph_anim_${_dev}
+      COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|${_fa} --write cli_fbx_ma_${_dev}.fbx && $<TARGET_FILE:sinew_cli> info cli_fbx_ma_${_dev}.fbx && $<TARGET_FILE:sinew_cli> deform cli_fbx_ma_${_dev}.fbx --time 1.5 ${_flag} --out cli_fbx_ma_${_dev}.obj && ${_fa} --check cli_fbx_ma_${_dev}.obj 1.5"
+              "-DEXPECT_RC=0" "-DEXPECT_RE=1 morph-weight animation channels kept.*clip 0 'Talk' at 1.5 s.*2 animated morph weights.*OBJ at 1.5 s \\(weights 0.7, -0.375\\)"
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/assets.cmake
+      WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+    set_tests_properties(cli_deform_fbx_morph_anim_${_dev} PROPERTIES TIMEOUT 300 LABELS cli
+      ENVIRONMENT "SINEW_VALIDATION=1;SINEW_SOURCE_DIR=${PROJECT_SOURCE_DIR};ASAN_OPTIONS=detect_leaks=0")
+  endforeach()
+  add_test(NAME cli_deform_fbx_morph_inbetween
+    COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|${_fa} --write cli_fbx_mi.fbx inbetween && $<TARGET_FILE:sinew_cli> info cli_fbx_mi.fbx && $<TARGET_FILE:sinew_cli> deform cli_fbx_mi.fbx --time 1 --out cli_fbx_mi.obj"
+            "-DEXPECT_RC=0" "-DEXPECT_RE=warning: 1 morph-weight animation channels not kept.*in-between shapes.*1 morph-weight channels of the file not kept"
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/assets.cmake
+    WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  set_tests_properties(cli_deform_fbx_morph_inbetween PROPERTIES TIMEOUT 300 LABELS cli
+    ENVIRONMENT "SINEW_VALIDATION=1;SINEW_SOURCE_DIR=${PROJECT_SOURCE_DIR};ASAN_OPTIONS=detect_leaks=0")
+endif()

@@ -487,16 +487,21 @@ static int cmd_info(const opts *o)
         if (st->morph_targets)
             printf("note: %u morph targets kept (listed per mesh; 'deform --morph NAME=W' sets them); the rest mesh "
                    "includes their default weights\n", st->morph_targets);
-        if (st->weight_channels)
-            printf("note: %u morph-weight animation channels kept ('deform --time T' applies them)\n", st->weight_channels);
-        if (st->ignored_weight_channels)
-            printf("warning: %u morph-weight animation channels not kept (no morph targets on their node, or repeated)\n",
-                   st->ignored_weight_channels);
         if (st->dropped_primitives) printf("warning: %u point/line primitives dropped\n", st->dropped_primitives);
     } else {
         printf("importer: assimp (keys sampled LINEAR/slerp: assimp does not report STEP or CUBICSPLINE; meshes sharing "
                "a bone name share its joint)\n");
+        if (st->morph_targets)
+            printf("note: %u blend shapes kept as morph targets, default weight 0 (assimp does not report the file's "
+                   "DeformPercent: 'deform --morph NAME=W' sets them); their animation comes from assimp's morph "
+                   "channels, where it makes them\n", st->morph_targets);
     }
+    if (st->weight_channels)
+        printf("note: %u morph-weight animation channels kept ('deform --time T' applies them)\n", st->weight_channels);
+    if (st->ignored_weight_channels)
+        printf("warning: %u morph-weight animation channels not kept (no morph targets on their node or mesh, repeated, "
+               "in-between shapes, or keys out of order): 'deform --time' leaves those weights at their defaults\n",
+               st->ignored_weight_channels);
     printf("clips: %u\n", sinew_asset_clip_count(a));
     for (uint32_t i = 0; i < sinew_asset_clip_count(a); i++) {
         const sinew_clip *c = sinew_asset_clip(a, i);
@@ -930,6 +935,11 @@ static int cmd_deform(const opts *o)
         if (o->n_morph)
             snprintf(pose_desc + strlen(pose_desc), sizeof pose_desc - strlen(pose_desc), ", %u --morph", o->n_morph);
     }
+    /* a clip whose file animates weights we could not keep: say so (info says why) */
+    if (clip && sinew_asset_stats(a)->ignored_weight_channels)
+        snprintf(pose_desc + strlen(pose_desc), sizeof pose_desc - strlen(pose_desc),
+                 ", %u morph-weight channels of the file not kept (see 'sinew info'; those weights stay at their defaults)",
+                 sinew_asset_stats(a)->ignored_weight_channels);
     if (o->cpu && n_mt) {
         sinew_morph_error merr;
         double *mp = malloc((size_t)nv * 3 * sizeof *mp), *mn = malloc((size_t)nv * 3 * sizeof *mn);
