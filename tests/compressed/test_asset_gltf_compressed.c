@@ -20,7 +20,8 @@
  *     exact, morph targets exact.
  * Also: a corrupt meshopt stream and a corrupt Draco stream are refused with
  * FORMAT and a message naming the extension; a meshopt view claiming more
- * than the codec's ratio is refused before allocating. */
+ * than the codec's ratio is refused before allocating.
+ *   test_asset_gltf_compressed --write-seeds DIR   writes the three files (fuzz corpus) */
 #include "testutil.h"
 #include <sinew/asset.h>
 #include <meshoptimizer.h>
@@ -282,10 +283,26 @@ static void compare(const sinew_asset *a, const sinew_asset *b, const char *name
     TU_CHECK(idx_same);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     tu_rng rng = tu_rng_seeded(0xc0ffee5eedull);
     make_data(&rng);
+    if (argc == 3 && !strcmp(argv[1], "--write-seeds")) { /* the fuzzer's corpus (tests/fuzz/run_fuzz.sh) */
+        static const char *names[3] = { "plain.gltf", "meshopt.gltf", "draco.gltf" };
+        char path[4096];
+        snprintf(path, sizeof path, "mkdir -p '%s'", argv[2]);
+        if (system(path)) return 1;
+        for (int k = 0; k < 3; k++) {
+            char *json = build(k);
+            snprintf(path, sizeof path, "%s/%s", argv[2], names[k]);
+            FILE *f = fopen(path, "w");
+            int ok = f && fputs(json, f) >= 0;
+            if (f && fclose(f)) ok = 0;
+            free(json);
+            if (!ok) return 1;
+        }
+        return 0;
+    }
     sinew_asset *plain = NULL, *mo = NULL, *dr = NULL;
     sinew_error_info e;
     sinew_result r = load(PLAIN, &plain, &e);
