@@ -192,3 +192,11 @@ if(TARGET sinew_cli AND TARGET test_asset_fbx_morph_anim)
   set_tests_properties(cli_deform_fbx_morph_inbetween PROPERTIES TIMEOUT 300 LABELS cli
     ENVIRONMENT "SINEW_VALIDATION=1;SINEW_SOURCE_DIR=${PROJECT_SOURCE_DIR};ASAN_OPTIONS=detect_leaks=0")
 endif()
+# test_asset_fbx_morph_anim under the sanitizers: assimp 5.2.5's FBX importer itself leaks
+# 360-376 bytes per file with blend-shape animation (its morph-animation data; reproduced
+# with assimp alone: aiImportFile + aiReleaseImport under ASan). The stacks end in the
+# stripped libassimp.so, so no function-named suppression can match and a library-wide one
+# would hide Sinew's own leaks (tests/lsan.supp); leak checking is off for this test only.
+if(TARGET test_asset_fbx_morph_anim AND SINEW_SANITIZE)
+  set_property(TEST test_asset_fbx_morph_anim APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=${SINEW_TEST_ASAN_OPTIONS}:detect_leaks=0")
+endif()
