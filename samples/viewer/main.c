@@ -87,10 +87,14 @@ static int run_headless(const char *dir, const char *model, uint32_t count, int 
     int ok = img && sinew_render_target_create(s.rnd, &(sinew_render_target_desc){ W, H, VK_NULL_HANDLE }, &t) == SINEW_OK;
     if (ok) {
         sinew_vec3 mids[2 * DEMO_CMP_COLS];
-        r = demo_render_tube_methods(&s, t, W, H, img, NULL, mids);
+        sinew_render_view view;
+        /* the method comparisons, each column labelled with its method */
+        r = demo_render_tube_methods(&s, t, W, H, img, &view, mids);
+        if (r == SINEW_OK) demo_label_columns(img, W, H, &view, mids, DEMO_CMP_COLS, demo_cmp_names, 2);
         ok = r == SINEW_OK && write_png(dir, "tube-methods.png", W, H, img);
         if (ok) {
-            r = demo_render_shape_methods(&s, SCENE_SHAPE_BAR, t, W, H, img, NULL, mids);
+            r = demo_render_shape_methods(&s, SCENE_SHAPE_BAR, t, W, H, img, &view, mids);
+            if (r == SINEW_OK) demo_label_columns(img, W, H, &view, mids, DEMO_CMP_COLS, demo_cmp_names, 2);
             ok = r == SINEW_OK && write_png(dir, "bar-methods.png", W, H, img);
         }
         if (ok) {   /* the corrected tube: LBS, LBS + pose-space correctives, DQS (their target) */
