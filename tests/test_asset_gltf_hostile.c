@@ -128,8 +128,8 @@ int main(void)
     expect("JSON syntax", edit("\"scene\":0,", "\"scene\":0,,"), SINEW_ERROR_FORMAT, "JSON error at byte");
     expect("truncated JSON", edit("\"buffers\"", "\"buffers\": [ {"), SINEW_ERROR_FORMAT, "JSON error");
     expect("not version 2", edit("\"version\":\"2.0\"", "\"version\":\"3.0\""), SINEW_ERROR_FORMAT, "asset.version '3.0': only glTF 2.x is read");
-    expect("required extension", edit("\"scene\":0,", "\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],\"scene\":0,"),
-           SINEW_ERROR_FORMAT, "requires extension 'KHR_draco_mesh_compression'");
+    expect("required extension", edit("\"scene\":0,", "\"extensionsRequired\":[\"EXT_mesh_gpu_instancing\"],\"scene\":0,"),
+           SINEW_ERROR_FORMAT, "requires extension 'EXT_mesh_gpu_instancing'");
     expect("accessor past view", edit("\"count\":3,\"type\":\"VEC3\"", "\"count\":4,\"type\":\"VEC3\""), SINEW_ERROR_FORMAT,
            "accessor 0 runs past its bufferView");
     expect("view past buffer", edit("\"byteOffset\":104,\"byteLength\":24", "\"byteOffset\":104,\"byteLength\":25"), SINEW_ERROR_FORMAT,

@@ -631,11 +631,94 @@ static void test_scaled_chains(tu_rng *r)
     free(fast);
 }
 
+/* Near-rigid joints under DQS and CoR: a pose scale of singular values 1.00004 /
+ * 0.99996 / 1.00002 (inside the 1e-4 rigidity tolerance) on joint 1 of a 3-joint
+ * chain with a random rigid bind. The dual quaternion's rotation must be the skin
+ * matrix's polar rotation (the scale methods' and the reference's rule), on the
+ * float64 palette (1e-12, and for joint 1 the analytic R0 R1 Rb1^T, whose skin
+ * 3x3 is that rotation times a symmetric factor) and on the float32 fast path
+ * (2e-6, float32 rounding; Shepperd's rotation of the raw 3x3 was off by ~1e-5). */
+static double quat_gap(sinew_quat a, const float *b)
+{
+    double d = a.x * b[0] + a.y * b[1] + a.z * b[2] + a.w * b[3], s = d < 0 ? -1.0 : 1.0, e = 0;
+    e = fmax(e, fabs(a.x - s * b[0])); e = fmax(e, fabs(a.y - s * b[1]));
+    e = fmax(e, fabs(a.z - s * b[2])); e = fmax(e, fabs(a.w - s * b[3]));
+    return e;
+}
+
+static double quat_gap_d(sinew_quat a, sinew_quat b)
+{
+    double d = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w, s = d < 0 ? -1.0 : 1.0;
+    return fmax(fmax(fabs(a.x - s * b.x), fabs(a.y - s * b.y)), fmax(fabs(a.z - s * b.z), fabs(a.w - s * b.w)));
+}
+
+static void test_near_rigid(tu_rng *r)
+{
+    double worst64 = 0, worst_analytic = 0, worst32 = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        sinew_transform rest[3], pose[3];
+        int32_t par[3] = { -1, 0, 1 };
+        for (int j = 0; j < 3; j++) {
+            rest[j].translation = tu_random_vec3(r, -1, 1);
+            rest[j].rotation = tu_random_quat(r);
+            rest[j].scale = sinew_v3(1, 1, 1);
+            pose[j] = rest[j];
+            pose[j].rotation = tu_random_quat(r);
+        }
+        pose[1].scale = sinew_v3(1.00004, 0.99996, 1.00002);
+        sinew_skeleton_desc d = { 0 };
+        d.joint_count = 3;
+        d.parents = par;
+        d.rest_local = rest;
+        sinew_skeleton *s = NULL;
+        TU_CHECK_OK(sinew_skeleton_create(&d, &s));
+        if (!s) return;
+        for (int mi = 0; mi < 2; mi++) {
+            sinew_method m = mi ? SINEW_METHOD_COR : SINEW_METHOD_DQS;
+            sinew_palette_joint pal[3];
+            sinew_mat4 scratch[64];
+            TU_CHECK(sinew_palette_scratch_count(3) <= 64);
+            TU_CHECK_OK(sinew_palette_build(s, m, pose, NULL, scratch, pal));
+            sinew_quat polar_q[3];
+            for (uint32_t j = 0; j < 3; j++) {
+                sinew_mat3 a = sinew_mat4_upper3(&pal[j].skin), q, sp;
+                TU_CHECK_OK(sinew_polar_decompose(&a, &q, &sp));
+                sinew_quat pq = sinew_quat_from_mat3(&q);
+                polar_q[j] = pq;
+                worst64 = fmax(worst64, quat_gap_d(pq, pal[j].rigid.real));
+                if (j == 1) { /* R0 R1 Rb1^T, Rb1 = the bind rotation of joint 1 */
+                    sinew_quat want = sinew_quat_mul(sinew_quat_mul(pose[0].rotation, pose[1].rotation),
+                                                     sinew_quat_conjugate(sinew_quat_mul(rest[0].rotation, rest[1].rotation)));
+                    worst_analytic = fmax(worst_analytic, quat_gap_d(sinew_quat_normalize(want), pal[j].rigid.real));
+                }
+            }
+            sinew_palette_character ch;
+            memset(&ch, 0, sizeof ch);
+            ch.skeleton = s;
+            ch.method = m;
+            ch.pose = pose;
+            float dst[3 * 2 * 4];
+            size_t sb = sinew_palette_scratch_bytes(3);
+            void *scr = aligned_alloc(16, (sb + 15) & ~(size_t)15);
+            TU_CHECK_OK(sinew_palette_build_f32(&ch, scr, sb, dst));
+            free(scr);
+            for (uint32_t j = 0; j < 3; j++) worst32 = fmax(worst32, quat_gap(polar_q[j], dst + 8 * j));
+        }
+        sinew_skeleton_destroy(s);
+    }
+    printf("near-rigid DQS/CoR rotations vs the polar rotation: float64 %.3g (analytic %.3g), float32 %.3g\n",
+           worst64, worst_analytic, worst32);
+    TU_CHECK(worst64 <= 1e-12);
+    TU_CHECK(worst_analytic <= 1e-12);
+    TU_CHECK(worst32 <= 2e-6);
+}
+
 int main(void)
 {
     tu_rng rng = tu_rng_seeded(0xFA57FA57ull);
     test_random(&rng);
     test_job_splits(&rng);
     test_scaled_chains(&rng);
+    test_near_rigid(&rng);
     return tu_finish("test_palette_fast");
 }

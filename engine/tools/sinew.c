@@ -61,6 +61,8 @@ static void usage_info(FILE *f)
         "vertices without weights), joints, the influences-per-vertex histogram and\n"
         "maximum, how many vertices were pruned to 4 influences, the clips with their\n"
         "durations, and the Vulkan device 'sinew deform' would use.\n"
+        "Exit status 1 also when the file is described but 'sinew deform' would refuse\n"
+        "it (weights naming missing bones: a warning says so; --allow-missing-bones).\n"
         "\n"
         "  --device SEL  device index or case-insensitive name substring (default:\n"
         "                $SINEW_DEVICE, else the best: discrete, integrated, virtual, CPU)\n"
@@ -89,9 +91,12 @@ static void usage_deform(FILE *f)
         "(a comment line in the file says they were left out).\n"
         "\n"
         "  --clip N|NAME  clip index or name (default 0; the rest pose if none)\n"
-        "  --time T       time in seconds (default 0); loops unless --clamp; the clip's\n"
-        "                 morph-weight tracks (glTF weights channels) are applied too\n"
-        "  --clamp        clamp the time to the clip instead of looping\n"
+        "  --time T       time in seconds (default 0); the clip's morph-weight tracks (glTF\n"
+        "                 weights channels) are applied too. Clamped to [0, duration] by\n"
+        "                 default: T = the duration gives the last key, as glTF viewers\n"
+        "                 show it; the output names the convention used\n"
+        "  --loop         wrap T modulo the duration instead (T = the duration gives the first key)\n"
+        "  --clamp        clamp (the default since 0.9; kept for scripts)\n"
         "  --rest         the rest pose (the file's node transforms), no clip\n"
         "  --bind         the bind pose (reproduces the rest mesh), no clip\n"
         "  --method M     lbs | dqs | dqs-scale | dqs-scale-local | dqs-scale-mixed | cor | cor-scale |\n"
@@ -106,7 +111,7 @@ static void usage_deform(FILE *f)
         "  --out FILE     .obj or .ply (ASCII; .ply also holds skinned tangents)\n"
         "  --cpu          use the float64 reference skinner instead of the GPU\n"
         "  --morph NAME=W set morph target NAME ('target N' as 'sinew info' lists it, on every\n"
-        "                 mesh that has it) to weight W, any real; repeatable; other targets\n"
+        "                 mesh that has it) to weight W, |W| <= 1e6; repeatable; other targets\n"
         "                 keep the file's default weights (or the clip's animated ones)\n"
         "  --auto-weights ALPHA  replace the file's weights by automatic weights: w ~ d^-ALPHA,\n"
         "                 d the distance to each joint's bone segment, ALPHA > 0; joints the\n"
@@ -145,7 +150,7 @@ static int usage_err(void (*usage)(FILE *), const char *fmt, const char *arg)
 typedef struct opts {
     const char *model, *out, *device, *clip;
     double time;
-    int time_given, rest, bind, clamp, bulge, cpu, no_fork, allow_missing;
+    int time_given, rest, bind, clamp, loop, bulge, cpu, no_fork, allow_missing;
     double timeout, max_memory_mb;
     double auto_alpha;       /* > 0: --auto-weights ALPHA */
     double cor_sigma;        /* --cor-sigma (0 = the default) */
@@ -209,6 +214,7 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
         else if (deform && !strcmp(a, "--rest")) o->rest = 1;
         else if (deform && !strcmp(a, "--bind")) o->bind = 1;
         else if (deform && !strcmp(a, "--clamp")) o->clamp = 1;
+        else if (deform && !strcmp(a, "--loop")) o->loop = 1;
         else if (deform && !strcmp(a, "--bulge")) o->bulge = 1;
         else if (deform && !strcmp(a, "--bulge-inner")) o->bulge = 2;
         else if (deform && !strcmp(a, "--cpu")) o->cpu = 1;
@@ -249,6 +255,9 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
             return usage_err(usage, "--out '%s': the extension must be .obj or .ply", o->out);
         if (o->rest + o->bind + (o->time_given || o->clip ? 1 : 0) > 1)
             return usage_err(usage, "%s", "--rest, --bind and --clip/--time exclude each other");
+        if (o->clamp && o->loop) return usage_err(usage, "%s", "--clamp and --loop exclude each other");
+        if ((o->clamp || o->loop) && (o->rest || o->bind))
+            return usage_err(usage, "%s", "--clamp and --loop apply to a clip's time: not with --rest or --bind");
     }
     return 0;
 }
@@ -478,16 +487,21 @@ static int cmd_info(const opts *o)
         if (st->morph_targets)
             printf("note: %u morph targets kept (listed per mesh; 'deform --morph NAME=W' sets them); the rest mesh "
                    "includes their default weights\n", st->morph_targets);
-        if (st->weight_channels)
-            printf("note: %u morph-weight animation channels kept ('deform --time T' applies them)\n", st->weight_channels);
-        if (st->ignored_weight_channels)
-            printf("warning: %u morph-weight animation channels not kept (no morph targets on their node, or repeated)\n",
-                   st->ignored_weight_channels);
         if (st->dropped_primitives) printf("warning: %u point/line primitives dropped\n", st->dropped_primitives);
     } else {
         printf("importer: assimp (keys sampled LINEAR/slerp: assimp does not report STEP or CUBICSPLINE; meshes sharing "
                "a bone name share its joint)\n");
+        if (st->morph_targets)
+            printf("note: %u blend shapes kept as morph targets, default weight 0 (assimp does not report the file's "
+                   "DeformPercent: 'deform --morph NAME=W' sets them); their animation comes from assimp's morph "
+                   "channels, where it makes them\n", st->morph_targets);
     }
+    if (st->weight_channels)
+        printf("note: %u morph-weight animation channels kept ('deform --time T' applies them)\n", st->weight_channels);
+    if (st->ignored_weight_channels)
+        printf("warning: %u morph-weight animation channels not kept (no morph targets on their node or mesh, repeated, "
+               "in-between shapes, or keys out of order): 'deform --time' leaves those weights at their defaults\n",
+               st->ignored_weight_channels);
     printf("clips: %u\n", sinew_asset_clip_count(a));
     for (uint32_t i = 0; i < sinew_asset_clip_count(a); i++) {
         const sinew_clip *c = sinew_asset_clip(a, i);
@@ -725,11 +739,34 @@ static int cmd_deform(const opts *o)
     const float *rest_bulge = o->bulge ? sinew_rest_mesh_bulge_distances(rm) : NULL;
 
     const sinew_clip *clip = NULL;
-    char pose_desc[300];
+    char pose_desc[400];
+    int bind_globals = 0; /* --bind from the bind matrices (a bind-local matrix with shear) */
     if (o->bind) {
         sinew_result r = sinew_asset_bind_pose(a, local);
         if (r) { err("the bind pose cannot be expressed as T R S: %s", sinew_result_string(r)); goto out; }
-        snprintf(pose_desc, sizeof pose_desc, "bind pose");
+        /* Inverse bind matrices with a non-uniform scale (quantizing exporters fold the
+         * dequantization into them) give bind-local matrices with shear, which T R S
+         * poses cannot hold: then the palette comes from the bind matrices themselves
+         * (every skin transform the identity), or, for the methods that need local
+         * poses, a clear refusal. */
+        double shear = 0;
+        for (uint32_t j = 0; j < joints; j++) {
+            const sinew_mat4 *bl = sinew_skeleton_bind_local(sk, j);
+            double e = 0, mx = 1;
+            sinew_transform t;
+            for (int c = 0; c < 16; c++) mx = fmax(mx, fabs(bl->m[c / 4][c % 4]));
+            if (sinew_transform_from_mat4(bl, &t, &e) == SINEW_OK) shear = fmax(shear, e / mx);
+        }
+        bind_globals = shear > 1e-9;
+        if (bind_globals && o->method != SINEW_METHOD_LBS && o->method != SINEW_METHOD_DQS &&
+            o->method != SINEW_METHOD_COR && o->method != SINEW_METHOD_DQS_SCALE && o->method != SINEW_METHOD_COR_SCALE) {
+            err("--bind: the bind pose has shear (inverse bind matrices with a non-uniform scale: %.3g relative), which "
+                "--method %s cannot take as local T R S poses; use lbs, dqs, cor, dqs-scale or cor-scale, whose palettes "
+                "come from the bind matrices", shear, sinew_method_name(o->method));
+            goto out;
+        }
+        snprintf(pose_desc, sizeof pose_desc, bind_globals ? "bind pose, from the bind matrices (they shear: %.3g)" : "bind pose",
+                 shear);
     } else if (o->rest || sinew_asset_clip_count(a) == 0) {
         if (o->clip || o->time_given) { err("%s has no animation clips (use --rest or --bind)", o->model); goto out; }
         sinew_clip_sample(NULL, sk, 0, SINEW_WRAP_LOOP, local);
@@ -744,12 +781,30 @@ static int cmd_deform(const opts *o)
             if (ci < 0) { err("no clip '%s' (%u clips: see 'sinew info')", o->clip, sinew_asset_clip_count(a)); goto out; }
         }
         clip = sinew_asset_clip(a, (uint32_t)ci);
-        sinew_result r = sinew_clip_sample(clip, sk, o->time, o->clamp ? SINEW_WRAP_CLAMP : SINEW_WRAP_LOOP, local);
+        sinew_result r = sinew_clip_sample(clip, sk, o->time, o->loop ? SINEW_WRAP_LOOP : SINEW_WRAP_CLAMP, local);
         if (r) { err("sampling the clip: %s", sinew_result_string(r)); goto out; }
-        snprintf(pose_desc, sizeof pose_desc, "clip %d '%.200s' at %g s", ci, sinew_clip_name(clip), o->time);
+        /* the convention applied, and where it put the time */
+        double dur = sinew_clip_duration(clip), te = o->time;
+        if (o->loop) te = dur > 0 ? fmod(o->time, dur) : 0.0;
+        if (o->loop && te < 0) te += dur;
+        if (!o->loop) te = o->time < 0 ? 0.0 : o->time > dur ? dur : o->time;
+        char at[64] = "";
+        if (te != o->time) snprintf(at, sizeof at, ": sampled at %.6g s", te);
+        snprintf(pose_desc, sizeof pose_desc, o->loop ? "clip %d '%.200s' at %g s (--loop: modulo %g s%s)"
+                                                      : "clip %d '%.200s' at %g s (clamped to [0, %g] s%s)",
+                 ci, sinew_clip_name(clip), o->time, dur, at);
     }
     uint32_t flags = o->bulge ? SINEW_SKIN_BULGE_CORRECTION | (o->bulge == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
-    sinew_result r = sinew_palette_build(sk, o->method, local, NULL, scratch, pal);
+    sinew_result r;
+    if (bind_globals) {
+        sinew_mat4 *bg = calloc(joints ? joints : 1, sizeof *bg);
+        if (!bg) { err("out of memory"); goto out; }
+        for (uint32_t j = 0; j < joints; j++) bg[j] = *sinew_skeleton_bind_global(sk, j);
+        r = sinew_palette_build_from_globals(sk, o->method, bg, pal);
+        free(bg);
+    } else {
+        r = sinew_palette_build(sk, o->method, local, NULL, scratch, pal);
+    }
     if (r == SINEW_ERROR_NOT_RIGID) {
         if (o->method == SINEW_METHOD_COR)
             err("this pose scales, shears or mirrors some joints, which plain CoR cannot represent; use --method cor-scale "
@@ -838,7 +893,7 @@ static int cmd_deform(const opts *o)
                 sinew_asset_morph_targets(a, m, &c, &dw);
                 for (uint32_t t = 0; t < c; t++) sd[q++] = dw ? dw[t] : 0.0;
             }
-            r = sinew_clip_sample_weights(clip, o->time, o->clamp ? SINEW_WRAP_CLAMP : SINEW_WRAP_LOOP, sd, n_mt, sw);
+            r = sinew_clip_sample_weights(clip, o->time, o->loop ? SINEW_WRAP_LOOP : SINEW_WRAP_CLAMP, sd, n_mt, sw);
             if (r) { free(found); free(sw); free(sd); err("sampling the clip's morph weights: %s", sinew_result_string(r)); goto out; }
         }
         uint32_t k = 0;
@@ -880,6 +935,11 @@ static int cmd_deform(const opts *o)
         if (o->n_morph)
             snprintf(pose_desc + strlen(pose_desc), sizeof pose_desc - strlen(pose_desc), ", %u --morph", o->n_morph);
     }
+    /* a clip whose file animates weights we could not keep: say so (info says why) */
+    if (clip && sinew_asset_stats(a)->ignored_weight_channels)
+        snprintf(pose_desc + strlen(pose_desc), sizeof pose_desc - strlen(pose_desc),
+                 ", %u morph-weight channels of the file not kept (see 'sinew info'; those weights stay at their defaults)",
+                 sinew_asset_stats(a)->ignored_weight_channels);
     if (o->cpu && n_mt) {
         sinew_morph_error merr;
         double *mp = malloc((size_t)nv * 3 * sizeof *mp), *mn = malloc((size_t)nv * 3 * sizeof *mn);

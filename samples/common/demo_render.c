@@ -324,3 +324,51 @@ sinew_result demo_render_crowd(demo_gpu_scene *s, int use_asset, uint32_t count,
     if (char_height) *char_height = H;
     return r;
 }
+
+/* ---- labels (stb_easy_font, Debian libstb-dev) --------------------------- */
+#include <stb/stb_easy_font.h>
+
+static void fill_rect(uint8_t *rgba, uint32_t w, uint32_t h, double x0, double y0, double x1, double y1, const uint8_t rgb[3])
+{
+    int a = (int)floor(x0), b = (int)ceil(x1), c = (int)floor(y0), d = (int)ceil(y1);
+    if (a < 0) a = 0;
+    if (c < 0) c = 0;
+    if (b > (int)w) b = (int)w;
+    if (d > (int)h) d = (int)h;
+    for (int y = c; y < d; y++)
+        for (int x = a; x < b; x++) {
+            uint8_t *p = rgba + 4 * ((size_t)y * w + (size_t)x);
+            p[0] = rgb[0]; p[1] = rgb[1]; p[2] = rgb[2]; p[3] = 255;
+        }
+}
+
+int demo_draw_label(uint8_t *rgba, uint32_t w, uint32_t h, double cx, double top, const char *text, int scale)
+{
+    static float vb[4 * 4 * 4 * 64]; /* 64 quads' worth of vertices per call (16 bytes each) */
+    char buf[32];
+    snprintf(buf, sizeof buf, "%s", text);
+    int quads = stb_easy_font_print(0, 0, buf, NULL, vb, (int)sizeof vb);
+    double width = stb_easy_font_width(buf) * scale, x0 = cx - 0.5 * width;
+    static const uint8_t dark[3] = { 24, 24, 28 }, white[3] = { 255, 255, 255 };
+    for (int pass = 0; pass < 2; pass++) /* a light outline, then the dark text */
+        for (int q = 0; q < quads; q++) {
+            const float *v0 = vb + 16 * q, *v2 = vb + 16 * q + 8; /* corners 0 and 2 of the quad */
+            double o = pass ? 0 : 1;
+            fill_rect(rgba, w, h, x0 + v0[0] * scale - o, top + v0[1] * scale - o, x0 + v2[0] * scale + o, top + v2[1] * scale + o,
+                      pass ? dark : white);
+        }
+    return quads;
+}
+
+void demo_label_columns(uint8_t *rgba, uint32_t w, uint32_t h, const sinew_render_view *view, const sinew_vec3 *mids, int count,
+                        const char *const *names, int scale)
+{
+    for (int k = 0; k < count; k++) {
+        const float *m = view->view_proj; /* column-major: clip = M * (x, y, z, 1) */
+        double p[3] = { mids[k].x, mids[k].y + 0.45, mids[k].z }, c[4];
+        for (int r = 0; r < 4; r++) c[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+        if (!(c[3] > 0)) continue;
+        double px = (c[0] / c[3] + 1) * 0.5 * w, py = (c[1] / c[3] + 1) * 0.5 * h;
+        demo_draw_label(rgba, w, h, px, py - 14.0 * scale, names[k], scale);
+    }
+}

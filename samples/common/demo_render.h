@@ -94,6 +94,15 @@ int demo_project(const float vp[16], sinew_vec3 p, uint32_t w, uint32_t h, doubl
 extern const float demo_cmp_colors[DEMO_CMP_COLS][3];
 extern const char *const demo_cmp_names[DEMO_CMP_COLS];
 
+/* Draws text (stb_easy_font, dark on a light outline) into an RGBA image,
+ * centered on x = cx, its top at y = top, scaled by an integer; up to 31
+ * characters. Returns the glyph quads drawn (0: nothing). */
+int demo_draw_label(uint8_t *rgba, uint32_t w, uint32_t h, double cx, double top, const char *text, int scale);
+/* Labels count columns of a comparison picture: names[k] above world point
+ * mids[k] (projected with view), e.g. the method names of demo_render_*_methods. */
+void demo_label_columns(uint8_t *rgba, uint32_t w, uint32_t h, const sinew_render_view *view, const sinew_vec3 *mids, int count,
+                        const char *const *names, int scale);
+
 sinew_result demo_render_tube_methods(demo_gpu_scene *s, sinew_render_target *t, uint32_t w, uint32_t h,
                                       uint8_t *rgba, sinew_render_view *view_out, sinew_vec3 mids[2 * DEMO_CMP_COLS]);
 

@@ -165,7 +165,14 @@ sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_s
     m->size = sinew_asset_size(a);
     const char *base = strrchr(path, '/');
     snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : path);
-    /* stand it up: the longest bounding-box axis becomes y */
+    /* stand it up: glTF is Y-up by its specification; other formats by the bounding box */
+    demo_model_set_up(m, sinew_asset_stats(a)->gltf ? DEMO_UP_Y : DEMO_UP_AUTO);
+    return SINEW_OK;
+}
+#endif
+
+void demo_model_set_up(demo_model *m, int axis)
+{
     double lo[3] = { 1e300, 1e300, 1e300 }, hi[3] = { -1e300, -1e300, -1e300 };
     for (uint32_t i = 0; i < m->vertex_count; i++)
         for (int k = 0; k < 3; k++) {
@@ -173,19 +180,17 @@ sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_s
             if (v < lo[k]) lo[k] = v;
             if (v > hi[k]) hi[k] = v;
         }
+    if (!m->vertex_count) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
     double ext[3] = { hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2] };
-    if (ext[2] > ext[1] * 1.3 && ext[2] >= ext[0]) {
-        m->upright = sinew_quat_from_axis_angle(sinew_v3(1, 0, 0), -0.5 * M_PI); /* z -> y */
-        m->height = ext[2];
-        m->lift = -lo[2];
-    } else {
-        m->upright = sinew_quat_identity();
-        m->height = ext[1];
-        m->lift = -lo[1];
-    }
-    return SINEW_OK;
+    if (axis == DEMO_UP_AUTO) /* the longest bounding-box axis, if clearly longer than y */
+        axis = ext[2] > ext[1] * 1.3 && ext[2] >= ext[0] ? DEMO_UP_Z : DEMO_UP_Y;
+    if (axis == DEMO_UP_Z) m->upright = sinew_quat_from_axis_angle(sinew_v3(1, 0, 0), -0.5 * M_PI); /* z -> y */
+    else if (axis == DEMO_UP_X) m->upright = sinew_quat_from_axis_angle(sinew_v3(0, 0, 1), 0.5 * M_PI); /* x -> y */
+    else { axis = DEMO_UP_Y; m->upright = sinew_quat_identity(); }
+    m->up_axis = axis;
+    m->height = ext[axis];
+    m->lift = -lo[axis];
 }
-#endif
 
 sinew_result demo_model_centers(demo_model *m)
 {

@@ -51,11 +51,20 @@ typedef struct demo_model {
     double height;                   /* extent along y after the upright rotation */
     double lift;                     /* root y so the model stands on y = 0 */
     sinew_quat upright;              /* root rotation that stands it up */
+    int up_axis;                     /* DEMO_UP_X/Y/Z: the model's up axis (demo_model_set_up) */
     int is_tube;
     void *asset;                     /* sinew_asset* when imported */
     /* filled by demo_model_upload */
     sinew_mesh_id mesh_id;
 } demo_model;
+
+/* Up axes of demo_model_set_up. */
+enum { DEMO_UP_AUTO = -1, DEMO_UP_X = 0, DEMO_UP_Y = 1, DEMO_UP_Z = 2 };
+/* Stands the model up: its axis (DEMO_UP_AUTO: z when the bounding box is
+ * clearly longest along z, else y) becomes y; sets upright, height and lift.
+ * demo_asset calls it with DEMO_UP_Y for glTF (Y-up by its specification) and
+ * DEMO_UP_AUTO otherwise; the viewer's --up overrides. */
+void demo_model_set_up(demo_model *m, int axis);
 
 /* Frees what the model owns (and its asset); zeroes it. */
 void demo_model_free(demo_model *m);

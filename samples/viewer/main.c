@@ -3,7 +3,7 @@
  * wrapped by sinew_gpu_create_external, with the ImGui control panel of
  * panel.cpp) or headless (offscreen PNGs).
  *
- *   sinew-viewer [--model FILE] [--count N] [--screenshot FILE --frames N]
+ *   sinew-viewer [--model FILE] [--count N] [--up x|y|z|a] [--screenshot FILE --frames N]
  *   sinew-viewer [--model FILE] --script FILE [--shot-dir DIR]   (panel settings + screenshots)
  *   sinew-viewer --headless DIR [--model FILE] [--count N]
  *
@@ -53,7 +53,9 @@ static int write_png(const char *dir, const char *name, uint32_t w, uint32_t h, 
     return 1;
 }
 
-static int run_headless(const char *dir, const char *model, uint32_t count)
+#define VIEWER_UP_FROM_ASSET (-2) /* --up not given: demo_asset's choice (glTF: y) */
+
+static int run_headless(const char *dir, const char *model, uint32_t count, int up)
 {
     const uint32_t W = 1280, H = 720;
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -77,15 +79,22 @@ static int run_headless(const char *dir, const char *model, uint32_t count)
         return 1;
     }
     if (model && !s.has_asset) fprintf(stderr, "model %s not loaded (%s): tubes only\n", model, msg);
+    if (s.has_asset && up != VIEWER_UP_FROM_ASSET) demo_model_set_up(&s.asset, up);
+    if (s.has_asset)
+        printf("model up axis: %c (%s)\n", "xyz"[s.asset.up_axis], up != VIEWER_UP_FROM_ASSET ? "--up" : "from the asset");
     sinew_render_target *t = NULL;
     uint8_t *img = malloc((size_t)W * H * 4);
     int ok = img && sinew_render_target_create(s.rnd, &(sinew_render_target_desc){ W, H, VK_NULL_HANDLE }, &t) == SINEW_OK;
     if (ok) {
         sinew_vec3 mids[2 * DEMO_CMP_COLS];
-        r = demo_render_tube_methods(&s, t, W, H, img, NULL, mids);
+        sinew_render_view view;
+        /* the method comparisons, each column labelled with its method */
+        r = demo_render_tube_methods(&s, t, W, H, img, &view, mids);
+        if (r == SINEW_OK) demo_label_columns(img, W, H, &view, mids, DEMO_CMP_COLS, demo_cmp_names, 2);
         ok = r == SINEW_OK && write_png(dir, "tube-methods.png", W, H, img);
         if (ok) {
-            r = demo_render_shape_methods(&s, SCENE_SHAPE_BAR, t, W, H, img, NULL, mids);
+            r = demo_render_shape_methods(&s, SCENE_SHAPE_BAR, t, W, H, img, &view, mids);
+            if (r == SINEW_OK) demo_label_columns(img, W, H, &view, mids, DEMO_CMP_COLS, demo_cmp_names, 2);
             ok = r == SINEW_OK && write_png(dir, "bar-methods.png", W, H, img);
         }
         if (ok) {   /* the corrected tube: LBS, LBS + pose-space correctives, DQS (their target) */
@@ -1010,7 +1019,7 @@ static int load_script(viewer *v, const char *path)
     return 1;
 }
 
-static int run_window(const char *model, uint32_t count, const char *screenshot, int frames, const char *script,
+static int run_window(const char *model, uint32_t count, int up, const char *screenshot, int frames, const char *script,
                       const char *shot_dir)
 {
     viewer v;
@@ -1063,6 +1072,7 @@ static int run_window(const char *model, uint32_t count, const char *screenshot,
         return 1;
     }
     if (model && !v.s.has_asset) fprintf(stderr, "model %s not loaded (%s): tubes only\n", model, msg);
+    if (v.s.has_asset && up != VIEWER_UP_FROM_ASSET) demo_model_set_up(&v.s.asset, up);
     if (model) snprintf(v.ps.model_path, sizeof v.ps.model_path, "%s", model);
     v.use_asset = v.s.has_asset;
     v.count = count;
@@ -1337,7 +1347,7 @@ int main(int argc, char **argv)
     model = "/usr/share/assimp/models/X/Testwuson.X";
 #endif
     uint32_t count = 64;
-    int frames = -1;
+    int frames = -1, up = VIEWER_UP_FROM_ASSET;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--model") && next) { model = strcmp(next, "none") ? next : NULL; i++; }
@@ -1347,8 +1357,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
         else if (!strcmp(a, "--script") && next) script = argv[++i];
         else if (!strcmp(a, "--shot-dir") && next) shot_dir = argv[++i];
+        else if (!strcmp(a, "--up") && next && strchr("xyza", next[0]) && next[0] && !next[1]) {
+            up = next[0] == 'a' ? DEMO_UP_AUTO : next[0] - 'x';
+            i++;
+        }
         else {
-            fprintf(stderr, "usage: sinew-viewer [--model FILE|none] [--count N] [--screenshot FILE --frames N]\n"
+            fprintf(stderr, "usage: sinew-viewer [--model FILE|none] [--count N] [--up x|y|z|a] [--screenshot FILE --frames N]\n"
+                            "       (--up: the model's up axis; default from the asset: glTF y, others by the bounding box (a))\n"
                             "       sinew-viewer [--model FILE|none] --script FILE [--shot-dir DIR]\n"
                             "       sinew-viewer --headless DIR [--model FILE|none] [--count N]\n");
             return strcmp(a, "--help") ? 2 : 0;
@@ -1356,6 +1371,6 @@ int main(int argc, char **argv)
     }
     if (count == 0 || count > 16384) count = 64;
     if (shot && frames < 0) frames = 5;
-    if (headless) return run_headless(headless, model, count);
-    return run_window(model, count, shot, frames, script, shot_dir);
+    if (headless) return run_headless(headless, model, count, up);
+    return run_window(model, count, up, shot, frames, script, shot_dir);
 }

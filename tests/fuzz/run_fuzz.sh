@@ -22,14 +22,28 @@ CORE_SRC=$(ls "$SRC"/engine/core/src/*.c | grep -v '/version.c$')
 ASSET_SRC=$(ls "$SRC"/engine/asset/src/*.c)
 # the reference layer: the harnesses skin what they import with the float64 reference
 REF_SRC=$(ls "$SRC"/engine/reference/src/*.c)
+# the compressed-glTF decoders (gltf_meshopt.c, gltf_draco.cpp), when their Debian packages are there
+CXX=${FUZZ_CXX:-$(echo "$CC" | sed 's/clang/clang++/')}
+DEC_DEFS=""; DEC_LIBS=""; DEC_OBJ=""
+[ -f /usr/include/meshoptimizer.h ] && { DEC_DEFS="$DEC_DEFS -DSINEW_HAVE_MESHOPT"; DEC_LIBS="$DEC_LIBS -lmeshoptimizer"; }
+if [ -f /usr/include/draco/compression/decode.h ] && command -v "$CXX" >/dev/null 2>&1; then
+  DEC_OBJ="$WORK/gltf_draco.o"
+  $CXX -g -O1 -std=c++17 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr -fno-sanitize-recover=undefined -DSINEW_HAVE_DRACO \
+      -I"$SRC/engine/asset/src" -c "$SRC/engine/asset/src/gltf_draco.cpp" -o "$DEC_OBJ" || { echo "fuzz: build of gltf_draco.cpp failed"; exit 1; }
+  DEC_DEFS="$DEC_DEFS -DSINEW_HAVE_DRACO"; DEC_LIBS="$DEC_LIBS -ldraco"
+else
+  DEC_OBJ="$WORK/gltf_draco.o"
+  $CXX -g -O1 -std=c++17 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr -I"$SRC/engine/asset/src" \
+      -c "$SRC/engine/asset/src/gltf_draco.cpp" -o "$DEC_OBJ" || { echo "fuzz: build of gltf_draco.cpp failed"; exit 1; }
+fi
 build() {
   echo "fuzz: building $WORK/$1"
   # shellcheck disable=SC2086
-  $CC -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  $CC -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $DEC_DEFS \
       -I"$SRC/engine/core/include" -I"$SRC/engine/asset/include" -I"$SRC/engine/reference/include" -I"$SRC/engine/core/src" -I"$SRC/engine/asset/src" \
       -I"$SRC/shaders" $(pkg-config --cflags json-c) \
-      "$SRC/tests/fuzz/$1.c" $ASSET_SRC $REF_SRC $CORE_SRC \
-      -lassimp $(pkg-config --libs json-c) -lstdc++ -lm -o "$WORK/$1" || { echo "fuzz: build of $1 failed"; exit 1; }
+      "$SRC/tests/fuzz/$1.c" $ASSET_SRC $REF_SRC $CORE_SRC $DEC_OBJ \
+      -lassimp $(pkg-config --libs json-c) $DEC_LIBS -lstdc++ -lm -o "$WORK/$1" || { echo "fuzz: build of $1 failed"; exit 1; }
 }
 build fuzz_import
 build fuzz_gltf
@@ -54,6 +68,16 @@ for f in $(find "$M/glTF2" "$SRC/tests/data/gltf" -type f \( -name '*.gltf' -o -
   case "$f" in *.glb) printf '\001' > "$out";; *) printf '\000' > "$out";; esac
   cat "$f" >> "$out"
 done
+
+# compressed glTF seeds (EXT_meshopt_compression, KHR_draco_mesh_compression): written by the
+# test that encodes them, when the build next to the work dir has it
+SEEDER="$WORK/../tests/test_asset_gltf_compressed"
+if [ -x "$SEEDER" ] && "$SEEDER" --write-seeds "$WORK/compressed_seeds" >/dev/null 2>&1; then
+  for f in "$WORK"/compressed_seeds/*.gltf; do
+    n=$((n+1)); out="$WORK/gltf_corpus/seed_$n"; printf '\000' > "$out"; cat "$f" >> "$out"
+  done
+  echo "fuzz: glTF corpus: compressed seeds from $SEEDER"
+fi
 
 # run BIN CORPUS ARTIFACTS SECONDS LOG
 run() {

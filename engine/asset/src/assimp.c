@@ -1013,6 +1013,144 @@ static sinew_result convert_channel(conv *v, const struct aiNodeAnim *ch, uint32
     return SINEW_OK;
 }
 
+
+/* Step 11b': blend-shape weight animation (aiAnimation mMorphMeshChannels, what
+ * assimp's FBX importer makes of DeformPercent curves) to the clip's weight
+ * tracks. A channel is named "<node>*<g>": the g-th mesh of that node (no '*':
+ * the node's first mesh); each key lists (anim mesh index, weight in [0, 1])
+ * pairs. Anim mesh k of the mesh is its k-th target when every anim mesh is
+ * usable and no channel has in-between shapes (two anim meshes with one name);
+ * otherwise, and for channels naming no mesh instance with targets, slots
+ * already animated, unordered times or weights beyond 1e6, the channel is
+ * counted in ignored_weight_channels (info and deform say so). LINEAR keys,
+ * default 0 (the FBX targets' default). Linear in the channels' key pairs. */
+typedef struct morph_build {
+    sinew_weight_track_desc *tracks;
+    double *times, *values;
+    uint32_t n_tracks;
+    size_t n_keys;
+} morph_build;
+
+static int32_t morph_channel_ref(const conv *v, const struct aiMeshMorphAnim *mc)
+{
+    size_t len;
+    const char *nm = ai_str(&mc->mName, &len);
+    size_t star = len;
+    while (star > 0 && nm[star - 1] != '*') star--;
+    uint32_t g = 0;
+    size_t plen = len;
+    if (star > 0) {
+        plen = star - 1;
+        if (star == len) return -1;
+        for (size_t i = star; i < len; i++) {
+            if (nm[i] < '0' || nm[i] > '9' || g > 100000000u) return -1;
+            g = g * 10 + (uint32_t)(nm[i] - '0');
+        }
+    }
+    int32_t node = find_node(v, nm, plen);
+    if (node < 0) return -1;
+    const struct aiNode *n = v->nodes[node].node;
+    if (g >= n->mNumMeshes) return -1;
+    uint32_t mesh = n->mMeshes[g];
+    /* refs are sorted by mesh, then node */
+    uint32_t lo = 0, hi = v->ref_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v->refs[mid].mesh < mesh) lo = mid + 1; else hi = mid;
+    }
+    for (uint32_t i = lo; i < v->ref_count && v->refs[i].mesh == mesh; i++)
+        if (v->refs[i].node == (uint32_t)node) return (int32_t)i;
+    return -1;
+}
+
+static sinew_result morph_tracks(conv *v, sinew_asset *a, const struct aiAnimation *an, morph_build *mb)
+{
+    const struct aiScene *s = v->scene;
+    if (!an->mNumMorphMeshChannels || !an->mMorphMeshChannels) return SINEW_OK;
+    if (!a->morph_count) {
+        a->stats.ignored_weight_channels += an->mNumMorphMeshChannels;
+        return SINEW_OK;
+    }
+    uint64_t pairs = 0;
+    for (uint32_t c = 0; c < an->mNumMorphMeshChannels; c++) {
+        const struct aiMeshMorphAnim *mc = an->mMorphMeshChannels[c];
+        if (!mc || !mc->mKeys) continue;
+        for (uint32_t k = 0; k < mc->mNumKeys; k++) pairs += mc->mKeys[k].mNumValuesAndWeights;
+    }
+    if (pairs > v->max_keys) return fail(v->c, SINEW_ERROR_LIMIT_EXCEEDED, "blend-shape animation: %llu keys (limit %u)", (unsigned long long)pairs, v->max_keys);
+    uint32_t nt = a->morph_count;
+    mb->tracks = zalloc(v->al, nt, sizeof *mb->tracks);
+    mb->times = zalloc(v->al, pairs ? pairs : 1, sizeof *mb->times);
+    mb->values = zalloc(v->al, pairs ? pairs : 1, sizeof *mb->values);
+    uint32_t *count = zalloc(v->al, nt, sizeof *count), *slot_of = NULL;
+    uint8_t *used = zalloc(v->al, nt, 1);
+    uint32_t max_am = 1;
+    for (uint32_t i = 0; i < s->mNumMeshes; i++) if (s->mMeshes[i] && s->mMeshes[i]->mNumAnimMeshes > max_am) max_am = s->mMeshes[i]->mNumAnimMeshes;
+    slot_of = zalloc(v->al, max_am, sizeof *slot_of);
+    sinew_result r = SINEW_OK;
+    if (!mb->tracks || !mb->times || !mb->values || !count || !used || !slot_of) { r = SINEW_ERROR_OUT_OF_HOST_MEMORY; goto out; }
+    for (uint32_t c = 0; c < an->mNumMorphMeshChannels; c++) {
+        const struct aiMeshMorphAnim *mc = an->mMorphMeshChannels[c];
+        int32_t ref = mc && (mc->mKeys || !mc->mNumKeys) ? morph_channel_ref(v, mc) : -1;
+        const sinew_asset_mesh_info *mi = ref >= 0 ? &a->meshes[ref] : NULL;
+        const struct aiMesh *m = ref >= 0 ? s->mMeshes[v->refs[ref].mesh] : NULL;
+        int ok = mi && mi->morph_count && m && m->mNumAnimMeshes == mi->morph_count;
+        /* in-between shapes: two anim meshes of one channel share its name */
+        for (uint32_t t = 0; ok && t + 1 < m->mNumAnimMeshes; t++) {
+            size_t l0, l1;
+            const char *n0 = ai_str(&m->mAnimMeshes[t]->mName, &l0), *n1 = ai_str(&m->mAnimMeshes[t + 1]->mName, &l1);
+            if (l0 == l1 && !memcmp(n0, n1, l0)) ok = 0;
+        }
+        /* keys: anim mesh indices in range, slots free, times ordered, weights bounded */
+        for (uint32_t t = 0; ok && t < m->mNumAnimMeshes; t++) { slot_of[t] = mi->first_morph + t; count[mi->first_morph + t] = 0; }
+        double last = -INFINITY;
+        for (uint32_t k = 0; ok && k < mc->mNumKeys; k++) {
+            const struct aiMeshMorphKey *key = &mc->mKeys[k];
+            if (!(key->mTime >= last) || !isfinite(key->mTime) || (key->mNumValuesAndWeights && (!key->mValues || !key->mWeights))) { ok = 0; break; }
+            last = key->mTime;
+            for (uint32_t q = 0; q < key->mNumValuesAndWeights && ok; q++) {
+                if (key->mValues[q] >= m->mNumAnimMeshes || !(fabs(key->mWeights[q]) <= 1e6) ||
+                    used[slot_of[key->mValues[q]]]) { ok = 0; break; }
+                count[slot_of[key->mValues[q]]]++;
+            }
+        }
+        if (!ok) { a->stats.ignored_weight_channels++; continue; }
+        /* one track per animated anim mesh: its keys, in key order */
+        size_t base = mb->n_keys;
+        for (uint32_t t = 0; t < m->mNumAnimMeshes; t++) {
+            uint32_t sl = slot_of[t];
+            if (!count[sl]) continue;
+            sinew_weight_track_desc *td = &mb->tracks[mb->n_tracks++];
+            td->first_weight = sl;
+            td->width = 1;
+            td->key_count = 0;
+            td->times = mb->times + base;
+            td->values = mb->values + base;
+            td->interpolation = SINEW_INTERPOLATION_LINEAR;
+            base += count[sl];
+            used[sl] = 1;
+            count[sl] = mb->n_tracks - 1; /* from here: the slot's track */
+        }
+        /* a key listing one anim mesh twice keeps its last pair */
+        for (uint32_t k = 0; k < mc->mNumKeys; k++) {
+            const struct aiMeshMorphKey *key = &mc->mKeys[k];
+            for (uint32_t q = 0; q < key->mNumValuesAndWeights; q++) {
+                sinew_weight_track_desc *td = &mb->tracks[count[slot_of[key->mValues[q]]]];
+                double *tt = (double *)td->times, *vv = (double *)td->values;
+                if (td->key_count && tt[td->key_count - 1] == key->mTime) { vv[td->key_count - 1] = key->mWeights[q]; continue; }
+                tt[td->key_count] = key->mTime;
+                vv[td->key_count] = key->mWeights[q];
+                td->key_count++;
+            }
+        }
+        mb->n_keys = base;
+        a->stats.weight_channels++;
+    }
+out:
+    snw_free(v->al, count); snw_free(v->al, used); snw_free(v->al, slot_of);
+    return r;
+}
+
 /* Step 11c: the clip of animation ai (from the import's allocator). */
 static sinew_result build_clip(conv *v, sinew_asset *a, uint32_t ai, int32_t *used)
 {
@@ -1031,6 +1169,7 @@ static sinew_result build_clip(conv *v, sinew_asset *a, uint32_t ai, int32_t *us
     sinew_result r = count_channels(v, a, an, &anm, used, &nch, &keys);
     if (r) return r;
     clip_build b = { 0 };
+    morph_build mb = { 0 };
     b.chs = zalloc(v->al, nch, sizeof *b.chs);
     b.vk = zalloc(v->al, keys, sizeof *b.vk);
     b.qk = zalloc(v->al, keys, sizeof *b.qk);
@@ -1042,6 +1181,7 @@ static sinew_result build_clip(conv *v, sinew_asset *a, uint32_t ai, int32_t *us
         int32_t node = channel_node(v, an->mChannels[k], used, &nm);
         if (node >= 0) r = convert_channel(v, an->mChannels[k], (uint32_t)node, &nm, &b);
     }
+    if (!r) r = morph_tracks(v, a, an, &mb);
     if (r) goto out;
     char name[MAXLEN + 1];
     memcpy(name, anm.anim, anm.anim_len);
@@ -1054,9 +1194,15 @@ static sinew_result build_clip(conv *v, sinew_asset *a, uint32_t ai, int32_t *us
     cd.ticks_per_second = an->mTicksPerSecond;
     cd.channel_count = b.ci;
     cd.channels = b.chs;
+    if (mb.n_tracks) {
+        cd.weight_count = a->morph_count;
+        cd.weight_track_count = mb.n_tracks;
+        cd.weight_tracks = mb.tracks;
+    }
     r = snw_builder_clip(&v->b, ai, &cd, label);
 out:
     snw_free(v->al, b.chs); snw_free(v->al, b.vk); snw_free(v->al, b.qk);
+    snw_free(v->al, mb.tracks); snw_free(v->al, mb.times); snw_free(v->al, mb.values);
     return r;
 }
 

@@ -19,10 +19,12 @@
  *  - Samplers keep their interpolation (STEP, LINEAR, CUBICSPLINE with its
  *    tangents) in the clip; key times in seconds (ticks_per_second 1).
  *  - Morph targets: the default weights (node.weights, else mesh.weights) are
- *    applied to the rest positions and normals; the targets and weight
- *    animations are counted, not kept. */
+ *    applied to the rest positions, normals and tangents; the targets (normal
+ *    and tangent deltas rescaled per vertex, see append_primitive) and weight
+ *    animations are kept. */
 #define _POSIX_C_SOURCE 200809L
 #include "asset_internal.h"
+#include "gltf_ext.h"
 
 #include <json-c/json.h>
 
@@ -56,6 +58,8 @@ typedef struct gl_node {
     sinew_mat4 local, global;
     const char *name;
 } gl_node;
+
+#define GL_MAX_DRACO_ATTRIBUTES 40 /* a primitive's Draco-decoded accessors (attributes + indices) */
 
 typedef struct gl_buffer { const uint8_t *data; size_t len; uint8_t *owned; } gl_buffer;
 
@@ -92,6 +96,11 @@ typedef struct gl {
     vec mt;                  /* gl_morph: kept morph targets, in instance order */
     vec m_idx;               /* uint32: vertex within its mesh */
     vec m_dp, m_dn, m_dt;    /* 3 floats per entry */
+    uint8_t **mo_views;      /* EXT_meshopt_compression: decoded bytes per bufferView (lazily; gltf_meshopt.c) */
+    /* KHR_draco_mesh_compression: the primitive being read's accessors decoded
+     * from its Draco data (gltf_draco.cpp), tightly packed, read instead of their views */
+    struct gl_draco_acc { int64_t acc; uint8_t *data; size_t len; uint32_t count; } dr[GL_MAX_DRACO_ATTRIBUTES];
+    uint32_t n_dr;
 } gl;
 
 typedef struct gl_morph { uint32_t mesh, first, count; int has_normals, has_tangents; float w0; uint32_t name, node; } gl_morph;
@@ -310,6 +319,12 @@ static sinew_result load_buffers(gl *g)
         const char *uri = uj ? json_object_get_string(uj) : NULL;
         if (uj && (size_t)json_object_get_string_len(uj) != strlen(uri))
             return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u: uri holds a NUL", i);
+        json_object *fb = jget(jget(jget(b, "extensions"), "EXT_meshopt_compression"), "fallback");
+        if (!uri && fb && json_object_is_type(fb, json_type_boolean) && json_object_get_boolean(fb)) {
+            /* EXT_meshopt_compression's fallback buffer: no data; only compressed views may use it */
+            g->buffers[i].data = NULL; g->buffers[i].len = 0;
+            continue;
+        }
         if (!uri) {
             if (i != 0 || !g->bin) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer %u has no uri (and no GLB BIN chunk)", i);
             if (g->bin_size < (size_t)len) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: buffer 0: BIN chunk holds %zu bytes, byteLength is %lld", g->bin_size, (long long)len);
@@ -419,6 +434,54 @@ static uint32_t type_comps(const char *t, uint32_t *cols)
     return 0;
 }
 
+/* EXT_meshopt_compression on bufferView vi (ext: its extension object): the
+ * decoded bytes (decoded once, kept until the import ends), which must be the
+ * view's byteLength. */
+static sinew_result meshopt_view(gl *g, int64_t vi, json_object *ext, int64_t blen, const uint8_t **data)
+{
+    uint32_t v = (uint32_t)vi;
+    if (g->mo_views && g->mo_views[v]) { *data = g->mo_views[v]; return SINEW_OK; }
+    int64_t buf = 0, off = 0, len = 0, st = 0, count = 0;
+    sinew_result r;
+    if ((r = jint(g, ext, "buffer", 0, (int64_t)g->n_buffers - 1, -1, &buf, "EXT_meshopt_compression of bufferView", v)) ||
+        (r = jint(g, ext, "byteOffset", 0, INT64_MAX / 4, 0, &off, "EXT_meshopt_compression of bufferView", v)) ||
+        (r = jint(g, ext, "byteLength", 1, INT64_MAX / 4, -1, &len, "EXT_meshopt_compression of bufferView", v)) ||
+        (r = jint(g, ext, "byteStride", 1, 256, -1, &st, "EXT_meshopt_compression of bufferView", v)) ||
+        (r = jint(g, ext, "count", 1, GL_MAX_ACCESSOR_COUNT, -1, &count, "EXT_meshopt_compression of bufferView", v)))
+        return r;
+    static const char *modes[] = { "ATTRIBUTES", "TRIANGLES", "INDICES" };
+    static const char *filters[] = { "NONE", "OCTAHEDRAL", "QUATERNION", "EXPONENTIAL" };
+    const char *ms = jstr(ext, "mode"), *fs = jstr(ext, "filter");
+    int mode = -1, filter = fs ? -1 : SNW_MESHOPT_FILTER_NONE;
+    for (int k = 0; k < 3; k++) if (ms && !strcmp(ms, modes[k])) mode = k;
+    for (int k = 0; k < 4; k++) if (fs && !strcmp(fs, filters[k])) filter = k;
+    if (mode < 0 || filter < 0)
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: bufferView %u: EXT_meshopt_compression mode '%.32s' / filter '%.32s' unknown", v,
+                    ms ? ms : "(none)", fs ? fs : "NONE");
+    const gl_buffer *b = &g->buffers[buf];
+    if ((uint64_t)off + (uint64_t)len > b->len)
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: bufferView %u: EXT_meshopt_compression data runs past buffer %lld (%llu > %zu bytes)",
+                    v, (long long)buf, (unsigned long long)off + (unsigned long long)len, b->len);
+    if ((uint64_t)count * (uint64_t)st != (uint64_t)blen)
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: bufferView %u: EXT_meshopt_compression count %lld x byteStride %lld is not the view's byteLength %lld",
+                    v, (long long)count, (long long)st, (long long)blen);
+    if (!g->mo_views && !(g->mo_views = gz(g, g->n_views, sizeof *g->mo_views))) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    /* the codec's largest ratio bounds what a small file can make us allocate */
+    if ((uint64_t)blen > (uint64_t)len * SNW_MESHOPT_MAX_RATIO + 4096)
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: bufferView %u: EXT_meshopt_compression claims %lld bytes from %lld compressed (more than %ux)",
+                    v, (long long)blen, (long long)len, SNW_MESHOPT_MAX_RATIO);
+    uint8_t *d = snw_alloc(g->al, (size_t)blen);
+    if (!d) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    const char *e = snw_meshopt_decode(d, b->data + off, (size_t)len, (uint32_t)count, (uint32_t)st, mode, filter);
+    if (e) {
+        snw_free(g->al, d);
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: bufferView %u: EXT_meshopt_compression: %s", v, e);
+    }
+    g->mo_views[v] = d;
+    *data = d;
+    return SINEW_OK;
+}
+
 /* A view's bytes: [*data, *data + *len), its byteStride (0 = packed). */
 static sinew_result view_bytes(gl *g, int64_t vi, const uint8_t **data, size_t *len, uint32_t *stride, const char *what, uint32_t ai)
 {
@@ -429,6 +492,13 @@ static sinew_result view_bytes(gl *g, int64_t vi, const uint8_t **data, size_t *
     if ((r = jint(g, v, "byteOffset", 0, INT64_MAX / 4, 0, &off, "bufferView", (uint32_t)vi))) return r;
     if ((r = jint(g, v, "byteLength", 1, INT64_MAX / 4, -1, &blen, "bufferView", (uint32_t)vi))) return r;
     if ((r = jint(g, v, "byteStride", 4, 252, 0, &st, "bufferView", (uint32_t)vi))) return r;
+    json_object *mo = jget(jget(v, "extensions"), "EXT_meshopt_compression");
+    if (mo) {
+        if ((r = meshopt_view(g, vi, mo, blen, data))) return r;
+        *len = (size_t)blen;
+        *stride = (uint32_t)st;
+        return SINEW_OK;
+    }
     const gl_buffer *b = &g->buffers[buf];
     if ((uint64_t)off + (uint64_t)blen > b->len)
         return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u: bufferView %lld runs past buffer %lld (%llu > %zu bytes)", what, ai,
@@ -470,11 +540,17 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
     uint32_t rows = comps / cols;
     uint32_t col_stride = (rows * cs + 3) & ~3u;
     uint32_t elem = cols > 1 ? cols * col_stride : comps * cs;
+    const struct gl_draco_acc *dra = NULL;
+    for (uint32_t k = 0; k < g->n_dr; k++) if (g->dr[k].acc == ai) dra = &g->dr[k];
+    if (dra && (dra->count != (uint64_t)count || cols > 1 || jget(acc, "sparse")))
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: accessor %u has %lld elements, its Draco data %u (or is sparse / a matrix)",
+                    what, a, (long long)count, dra->count);
     double *o = gz(g, (size_t)count * comps, sizeof *o);
     if (!o) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
-    if (view >= 0) {
+    if (view >= 0 || dra) {
         const uint8_t *vd; size_t vlen; uint32_t stride;
-        if ((r = view_bytes(g, view, &vd, &vlen, &stride, "accessor", a))) { snw_free(g->al, o); return r; }
+        if (dra) { vd = dra->data; vlen = dra->len; stride = elem; off = 0; } /* KHR_draco_mesh_compression */
+        else if ((r = view_bytes(g, view, &vd, &vlen, &stride, "accessor", a))) { snw_free(g->al, o); return r; }
         if (!stride) stride = elem;
         uint64_t need = (uint64_t)off + (uint64_t)stride * (uint64_t)(count - 1) + elem;
         if (need > vlen) { snw_free(g->al, o); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u runs past its bufferView (%llu > %zu bytes)", a, (unsigned long long)need, vlen); }
@@ -688,9 +764,109 @@ static void prim_free(gl *g, prim_in *p)
     for (uint32_t t = 0; t < p->n_targets; t++) { snw_free(g->al, p->tdp[t]); snw_free(g->al, p->tdn[t]); snw_free(g->al, p->tdt[t]); }
 }
 
+/* KHR_draco_mesh_compression on a primitive (dj: the extension object):
+ * decodes its Draco bitstream once and registers, for every attribute the
+ * extension maps and the primitive names, and for the indices, the decoded
+ * data as that accessor's (g->dr, tightly packed in the accessor's component
+ * type); read_accessor reads them instead of a bufferView. Morph targets are
+ * not compressed by the extension and are read as they are, in the decoded
+ * vertex order. */
+static void draco_clear(gl *g)
+{
+    for (uint32_t k = 0; k < g->n_dr; k++) snw_free(g->al, g->dr[k].data);
+    g->n_dr = 0;
+}
+
+static sinew_result draco_primitive(gl *g, json_object *prim, json_object *dj, uint32_t mi, uint32_t pi)
+{
+    int64_t vi = -1;
+    sinew_result r;
+    char what[96];
+    snprintf(what, sizeof what, "mesh %u primitive %u KHR_draco_mesh_compression", mi, pi);
+    if ((r = jint(g, dj, "bufferView", 0, (int64_t)g->n_views - 1, -1, &vi, what, 0))) return r;
+    json_object *da = jget(dj, "attributes"), *attr = jget(prim, "attributes");
+    if (!da || !json_object_is_type(da, json_type_object))
+        return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: no attributes object", what);
+    if (!jget(prim, "indices"))
+        return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: the primitive has no indices accessor", what);
+    const uint8_t *bytes; size_t blen; uint32_t bst;
+    if ((r = view_bytes(g, vi, &bytes, &blen, &bst, "KHR_draco_mesh_compression of mesh", mi))) return r;
+    char msg[160] = "";
+    snw_draco_mesh *dm = snw_draco_decode(bytes, blen, msg, sizeof msg);
+    if (!dm) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %s", what, msg);
+    uint32_t np = snw_draco_points(dm), nf = snw_draco_faces(dm);
+    if (np > g->max_vertices || (uint64_t)nf * 3 > g->max_indices || !np || !nf) {
+        snw_draco_free(dm);
+        return fail_at(g->c, np && nf ? SINEW_ERROR_LIMIT_EXCEEDED : SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX,
+                       "glTF: %s: %u points, %u triangles (limits %u vertices, %u indices)", what, np, nf, g->max_vertices, g->max_indices);
+    }
+    json_object_object_foreach(da, name, uidj) {
+        int64_t ai = -1, uid = -1, ct = 0;
+        if (!jget(attr, name)) continue; /* an attribute the primitive does not use */
+        if (g->n_dr + 1 >= GL_MAX_DRACO_ATTRIBUTES) { r = fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: more than %u attributes", what, GL_MAX_DRACO_ATTRIBUTES - 1); break; }
+        if (!json_object_is_type(uidj, json_type_int) || (uid = json_object_get_int64(uidj)) < 0 || uid > INT32_MAX) {
+            r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: attribute %.32s: bad id", what, name);
+            break;
+        }
+        if ((r = jint(g, attr, name, 0, (int64_t)g->n_accessors - 1, -1, &ai, what, 0))) break;
+        json_object *acc = json_object_array_get_idx(g->accessors_j, (size_t)ai);
+        uint32_t cols, comps = type_comps(jstr(acc, "type"), &cols);
+        if ((r = jint(g, acc, "componentType", 5120, 5126, -1, &ct, "accessor", (uint32_t)ai))) break;
+        uint32_t cs = comp_size(ct);
+        if (!cs || !comps || cols > 1) { r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: accessor %lld: bad type", what, (long long)ai); break; }
+        size_t len = (size_t)np * comps * cs;
+        uint8_t *d = snw_alloc(g->al, len);
+        if (!d) { r = SINEW_ERROR_OUT_OF_HOST_MEMORY; break; }
+        if (snw_draco_attribute(dm, (uint32_t)uid, ct, comps, d, msg, sizeof msg)) {
+            snw_free(g->al, d);
+            r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %s: %s", what, name, msg);
+            break;
+        }
+        g->dr[g->n_dr++] = (struct gl_draco_acc){ ai, d, len, np };
+    }
+    if (!r) { /* indices, in the indices accessor's component type */
+        int64_t ai = -1, ct = 0;
+        if (!(r = jint(g, prim, "indices", 0, (int64_t)g->n_accessors - 1, -1, &ai, what, 0)) &&
+            !(r = jint(g, json_object_array_get_idx(g->accessors_j, (size_t)ai), "componentType", 5121, 5125, -1, &ct, "accessor", (uint32_t)ai))) {
+            uint32_t cs = comp_size(ct), n = nf * 3;
+            uint32_t *ix = snw_alloc(g->al, (size_t)n * sizeof *ix);
+            uint8_t *d = cs ? snw_alloc(g->al, (size_t)n * cs) : NULL;
+            if (!ix || !d) r = cs ? SINEW_ERROR_OUT_OF_HOST_MEMORY : fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: index type %lld", what, (long long)ct);
+            if (!r) {
+                snw_draco_indices(dm, ix);
+                uint32_t maxv = ct == 5121 ? 0xffu : ct == 5123 ? 0xffffu : UINT32_MAX;
+                for (uint32_t k = 0; k < n && !r; k++) {
+                    if (ix[k] >= np || ix[k] > maxv) { r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: index %u of %u points", what, ix[k], np); break; }
+                    if (cs == 1) d[k] = (uint8_t)ix[k];
+                    else if (cs == 2) { uint16_t v = (uint16_t)ix[k]; memcpy(d + 2 * (size_t)k, &v, 2); }
+                    else memcpy(d + 4 * (size_t)k, &ix[k], 4);
+                }
+            }
+            snw_free(g->al, ix);
+            if (!r) g->dr[g->n_dr++] = (struct gl_draco_acc){ ai, d, (size_t)n * cs, n };
+            else snw_free(g->al, d);
+        }
+    }
+    snw_draco_free(dm);
+    return r;
+}
+
+static sinew_result read_primitive_data(gl *g, json_object *prim, uint32_t mi, uint32_t pi, const double *mw, uint32_t n_mw, prim_in *p,
+                                        sinew_asset *a);
+
 /* Reads one primitive's attributes (positions with default morph weights applied). */
 static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32_t pi, const double *mw, uint32_t n_mw, prim_in *p,
                                    sinew_asset *a)
+{
+    json_object *dj = jget(jget(prim, "extensions"), "KHR_draco_mesh_compression");
+    sinew_result r = dj ? draco_primitive(g, prim, dj, mi, pi) : SINEW_OK;
+    if (!r) r = read_primitive_data(g, prim, mi, pi, mw, n_mw, p, a);
+    draco_clear(g);
+    return r;
+}
+
+static sinew_result read_primitive_data(gl *g, json_object *prim, uint32_t mi, uint32_t pi, const double *mw, uint32_t n_mw, prim_in *p,
+                                        sinew_asset *a)
 {
     static const int64_t pos_t[] = { 5126, 5120, 5121, 5122, 5123, 0 };
     static const int64_t nrm_t[] = { 5126, 5120, 5122, 0 };
@@ -880,8 +1056,15 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         }
     }
     for (uint32_t t = 0; t < ntri * 3; t++) tri[t] += base;
-    /* morph targets, sparse, in model space (unskinned: positions by the node's
-     * 3x3; normal deltas only for skinned instances, whose normals are not transformed) */
+    /* morph targets, sparse, in model space (unskinned: positions and tangent
+     * deltas by the node's 3x3, normal deltas by its cofactor, as the rest).
+     * glTF's morphed normal is normalize(N + sum w_i dN_i) with the weights in
+     * force; the rest normal already holds the defaults' u = M (N + sum w0_i dN_i)
+     * normalized (M: identity skinned, the signed cofactor unskinned), so each
+     * vertex's normal deltas are stored as M dN / |u|: then normalize(u/|u| +
+     * sum (w_i - w0_i) dN'_i), the runtime's rule, is glTF's exactly. Tangents
+     * likewise with the node's 3x3. A zero |u| keeps the deltas as they are
+     * (the rest direction is then zero, so the rule is glTF's again). */
     json_object *tnames = jget(jget(json_object_array_get_idx(g->meshes_j, mi), "extras"), "targetNames");
     for (uint32_t t = 0; t < p->n_targets; t++) {
         /* the name from mesh.extras.targetNames (the convention of glTF exporters), if a string */
@@ -903,8 +1086,8 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
         mt->name = tn_off;
         mt->node = node;
         mt->mesh = g->inst.n - 1; mt->first = g->m_idx.n; mt->w0 = (float)p->tw[t];
-        mt->has_normals = p->tdn[t] && skin >= 0;
-        mt->has_tangents = p->tdt[t] && skin >= 0;
+        mt->has_normals = p->tdn[t] && !generated;
+        mt->has_tangents = p->tdt[t] && p->tan;
         for (uint32_t v = 0; v < p->count; v++) {
             double dp[3] = { 0, 0, 0 }, dn[3] = { 0, 0, 0 }, dt[3] = { 0, 0, 0 };
             if (p->tdp[t]) {
@@ -912,11 +1095,32 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
                 if (skin < 0) d = sinew_mat3_mul_v3(&g3, d);
                 dp[0] = d.x; dp[1] = d.y; dp[2] = d.z;
             }
-            if (mt->has_normals) for (int e = 0; e < 3; e++) dn[e] = p->tdn[t][v * 3 + e];
-            if (mt->has_tangents) for (int e = 0; e < 3; e++) dt[e] = p->tdt[t][v * 3 + e];
+            if (mt->has_normals) {
+                sinew_vec3 d = sinew_v3(p->tdn[t][v * 3], p->tdn[t][v * 3 + 1], p->tdn[t][v * 3 + 2]);
+                sinew_vec3 u = sinew_v3(p->nrm[v * 3], p->nrm[v * 3 + 1], p->nrm[v * 3 + 2]);
+                if (skin < 0) {
+                    d = sinew_v3_scale(sinew_mat3_mul_v3(&ncof, d), sgn);
+                    u = sinew_mat3_mul_v3(&ncof, u);
+                }
+                double l = sinew_v3_length(u);
+                if (!(l >= 1e-30) || !isfinite(l)) l = 1.0;
+                dn[0] = d.x / l; dn[1] = d.y / l; dn[2] = d.z / l;
+            }
+            if (mt->has_tangents) {
+                sinew_vec3 d = sinew_v3(p->tdt[t][v * 3], p->tdt[t][v * 3 + 1], p->tdt[t][v * 3 + 2]);
+                sinew_vec3 u = sinew_v3(p->tan[v * 4], p->tan[v * 4 + 1], p->tan[v * 4 + 2]);
+                if (skin < 0) {
+                    d = sinew_mat3_mul_v3(&g3, d);
+                    u = sinew_mat3_mul_v3(&g3, u);
+                }
+                double l = sinew_v3_length(u);
+                if (!(l >= 1e-30) || !isfinite(l)) l = 1.0;
+                dt[0] = d.x / l; dt[1] = d.y / l; dt[2] = d.z / l;
+            }
             if (!dp[0] && !dp[1] && !dp[2] && !dn[0] && !dn[1] && !dn[2] && !dt[0] && !dt[1] && !dt[2]) continue;
             for (int e = 0; e < 3; e++)
-                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT)) return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
+                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT) || !(fabs(dn[e]) <= GL_FLOAT_LIMIT) || !(fabs(dt[e]) <= GL_FLOAT_LIMIT))
+                    return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
             uint32_t *ix = vec_push(g, &g->m_idx, 1);
             float *fp = vec_push(g, &g->m_dp, 1), *fn = vec_push(g, &g->m_dn, 1), *ft = vec_push(g, &g->m_dt, 1);
             if (!ix || !fp || !fn || !ft) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -974,7 +1178,11 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
     im->first_index = first_index;
     im->index_count = ntri * 3;
     im->normals_generated = generated;
-    if (skin >= 0) a->stats.skinned_meshes++;
+    if (skin >= 0) {
+        a->stats.skinned_meshes++;
+        uint32_t nj = g->skin_joint_count[skin]; /* assimp's count: one bone per joint of the skin, per mesh */
+        a->stats.bones = a->stats.bones > UINT32_MAX - nj ? UINT32_MAX : a->stats.bones + nj;
+    }
     return SINEW_OK;
 }
 
@@ -1426,8 +1634,14 @@ static sinew_result check_header(gl *g, int *not_v2)
     for (uint32_t i = 0; i < nreq; i++) {
         json_object *e = json_object_array_get_idx(req, i);
         const char *name = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : "?";
+        if (!strcmp(name, "KHR_draco_mesh_compression") && !snw_draco_available())
+            return fail(g->c, SINEW_ERROR_FORMAT, "glTF: requires KHR_draco_mesh_compression, and this Sinew was built without "
+                                                  "Draco (Debian libdraco-dev)");
+        if (!strcmp(name, "EXT_meshopt_compression") && !snw_meshopt_available())
+            return fail(g->c, SINEW_ERROR_FORMAT, "glTF: requires EXT_meshopt_compression, and this Sinew was built without "
+                                                  "meshoptimizer (Debian libmeshoptimizer-dev)");
         if (strcmp(name, "KHR_mesh_quantization") && strncmp(name, "KHR_materials_", 14) && strncmp(name, "KHR_texture_", 12) &&
-            strcmp(name, "KHR_lights_punctual"))
+            strcmp(name, "KHR_lights_punctual") && strcmp(name, "EXT_meshopt_compression") && strcmp(name, "KHR_draco_mesh_compression"))
             return fail(g->c, SINEW_ERROR_FORMAT, "glTF: requires extension '%s', which Sinew does not support", name);
     }
     struct { const char *key; json_object **arr; uint32_t *n; } tabs[] = {
@@ -1454,6 +1668,9 @@ static void gl_release(gl *g)
     if (g->b.al) snw_builder_release(&g->b);
     if (g->skin_cands) for (uint32_t i = 0; i < g->n_skins; i++) snw_free(al, g->skin_cands[i]);
     snw_free(al, g->skin_cands); snw_free(al, g->skin_joint_count);
+    if (g->mo_views) for (uint32_t i = 0; i < g->n_views; i++) snw_free(al, g->mo_views[i]);
+    draco_clear(g);
+    snw_free(al, g->mo_views);
     vec *vs[] = { &g->pos, &g->nrm, &g->tan, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name,
                   &g->mt, &g->m_idx, &g->m_dp, &g->m_dn, &g->m_dt };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) snw_free(al, vs[i]->p);

@@ -318,8 +318,12 @@ static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const 
         if (method == SINEW_K_LBS) memcpy(d, skin.r, sizeof skin.r);
         else {
             if (!(ortho_error(skin.r) <= 1e-4f) || det3(skin.r) < 0) return SINEW_ERROR_NOT_RIGID;
-            float q[4], du[4], *dd = d + 4u * SINEW_PAL_OFF_DQ(method);
-            quat_from_rows(skin.r, q);
+            /* the polar rotation of a near-rigid 3x3 (palette.c's rule; skipped when
+             * orthonormal within 2e-6), not Shepperd's of the raw matrix */
+            float q[4], du[4], *dd = d + 4u * SINEW_PAL_OFF_DQ(method), rot[3][4], sp[3][4];
+            int skipped;
+            if (snw_polar_f32((const float(*)[4])skin.r, rot, sp, &skipped)) return SINEW_ERROR_NON_FINITE;
+            quat_from_rows((const float(*)[4])rot, q);
             dq_dual(q, skin.r[0][3], skin.r[1][3], skin.r[2][3], du);
             put4v(dd, q[0], q[1], q[2], q[3]);
             put4v(dd + 4, du[0], du[1], du[2], du[3]);

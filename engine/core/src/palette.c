@@ -72,7 +72,11 @@ static sinew_result entry_from_global(const sinew_skeleton *skel, sinew_method m
     if (method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR) {
         sinew_mat3 r = sinew_mat4_upper3(&o->skin);
         if (!(sinew_mat3_orthonormality_error(&r) <= 1e-4) || sinew_mat3_det(&r) < 0) return SINEW_ERROR_NOT_RIGID;
-        o->rigid = sinew_dq_from_mat4(&o->skin);
+        /* a near-rigid skin matrix (within the 1e-4 tolerance) gives its polar
+         * rotation, the one the scale methods use, not Shepperd's of the raw 3x3 */
+        sinew_mat3 q, p;
+        if (sinew_polar_decompose(&r, &q, &p) != SINEW_OK) return SINEW_ERROR_NON_FINITE;
+        o->rigid = sinew_dq_from_rigid(sinew_quat_from_mat3(&q), translation_of(&o->skin));
     } else {
         o->rigid = sinew_dq_identity();
     }

@@ -116,7 +116,7 @@ typedef struct sinew_asset_import_stats {
     uint32_t vertices_pruned;        /* vertices that had more than 4 influences */
     uint32_t influences_pruned;      /* influences dropped in total */
     uint32_t unweighted_vertices;    /* bound rigidly to their mesh node's joint */
-    uint32_t bones;                  /* aiBone entries over all meshes */
+    uint32_t bones;                  /* aiBone entries over all meshes (glTF: its skin's joints per skinned mesh instance) */
     uint32_t skinned_meshes;         /* meshes with at least one bone */
     uint32_t duplicated_joints;      /* extra joints made for conflicting binds */
     uint32_t ignored_channels;       /* animation channels naming no joint (or repeated) */
@@ -207,8 +207,10 @@ SINEW_API sinew_result sinew_asset_vertices8(const sinew_asset *a, sinew_vertex8
  * first_vertex (give the mesh's vertices to sinew_morph_*). The rest vertices
  * already include the file's default weights (*default_weights, one per target),
  * so morphing the rest mesh to weights w takes the weights w - default. Normal
- * deltas, and glTF TANGENT deltas (primitives with TANGENT only), are kept for
- * skinned meshes only (NULL otherwise). */
+ * deltas (NULL when the file has none, or its normals were generated) and glTF
+ * TANGENT deltas (primitives with TANGENT only) are scaled per vertex so that
+ * the runtime's normalize(rest + sum (w - default) delta) is glTF's
+ * normalize(N + sum w dN), skinned or not (docs/morph-targets.md). */
 SINEW_API const sinew_morph_target *sinew_asset_morph_targets(const sinew_asset *a, uint32_t mesh, uint32_t *count,
                                                                const float **default_weights);
 /* sinew_asset_rest_mesh's mesh index for the whole character as one mesh. */
@@ -224,7 +226,10 @@ SINEW_API sinew_result sinew_asset_rest_mesh(const sinew_asset *a, uint32_t mesh
 SINEW_API double sinew_asset_size(const sinew_asset *a);
 
 /* The bind pose as local T R S per joint (sinew_skeleton_bind_local split with
- * sinew_transform_from_mat4): skinning with it reproduces the rest mesh. */
+ * sinew_transform_from_mat4): skinning with it reproduces the rest mesh, unless
+ * a bind-local matrix shears (inverse binds with a non-uniform scale under a
+ * rotation, as quantizing exporters write): then the nearest T R S is written and
+ * only sinew_palette_build_from_globals of the bind matrices is exact. */
 SINEW_API sinew_result sinew_asset_bind_pose(const sinew_asset *a, sinew_transform *local_out);
 
 #ifdef __cplusplus
