@@ -27,6 +27,19 @@ typedef struct cor_entry {
     double c[3];     /* centroid */
 } cor_entry;
 
+/* Entries of one bucket whose weights (wa, wb) fall in one cell of a grid of
+ * side 1 / weight_cells, summed with their moments about the cell's mass-weighted
+ * mean weights (a, b) (da = wa - a, db = wb - b, sums over the cell's entries):
+ * the similarity kernel is expanded to second order about the mean. */
+typedef struct cor_cell {
+    double a, b;             /* mass-weighted mean weights */
+    double m;                /* sum m */
+    double saa, sab, sbb;    /* sum m da^2, m da db, m db^2 */
+    double c[3];             /* sum m c */
+    double ca[3], cb[3];     /* sum m c da, m c db */
+    double caa[3], cab[3], cbb[3]; /* sum m c da^2, m c da db, m c db^2 */
+} cor_cell;
+
 typedef struct cor_ctx {
     const sinew_cor_desc *d;
     uint32_t K;
@@ -226,12 +239,49 @@ typedef struct cor_job {
     const uint64_t *bkeys, *bstart; /* nbuckets keys, nbuckets + 1 starts */
     uint64_t nbuckets;
     const cor_entry *entries;
+    const uint64_t *cstart;      /* nbuckets + 1 starts into cells; NULL = exact (entries) */
+    const cor_cell *cells;
+    const double *cell_a, *cell_b; /* the cells' mean weights, contiguous (the kernel's argument) */
     double inv_sigma2;
     double *center;              /* 3 per group */
     uint8_t *ok;                 /* per group */
     uint64_t *evals;             /* per task */
     uint32_t task_base;          /* first task of the batch being run */
 } cor_job;
+
+#define COR_BLOCK 64
+
+/* exp(-y) for y >= 0 (0 beyond y = 700), within 2e-16 relative: y = n ln2 - r,
+ * |r| <= ln2 / 2, e^-r by its Taylor series to degree 13, 2^-n by the exponent
+ * bits. Branch-free so the cell loop vectorizes. */
+static inline double exp_neg(double y)
+{
+    const double shifter = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer */
+    const double yc = y < 700.0 ? y : 700.0;
+    const double u = -yc * 1.4426950408889634 + shifter;
+    const double nd = u - shifter; /* round(-y / ln2) */
+    const double r = (-yc - nd * 6.93147180369123816490e-01) - nd * 1.90821492927058770002e-10;
+    double p = 1.0 / 6227020800.0;
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    uint64_t ub, sb;
+    double scale;
+    memcpy(&ub, &u, sizeof ub);
+    sb = (ub - 0x4338000000000000ull + 1023ull) << 52; /* bits of u - bits of shifter = n */
+    memcpy(&scale, &sb, sizeof scale);
+    return p * scale * (double)(y < 700.0);
+}
 
 static void group_task(void *user, uint32_t task, uint32_t worker)
 {
@@ -251,6 +301,34 @@ static void group_task(void *user, uint32_t task, uint32_t worker)
                 uint64_t bi = bucket_of(jb->bkeys, jb->nbuckets, key);
                 if (bi >= jb->nbuckets || jb->bkeys[bi] != key) continue;
                 const double va = w.w[a], vb = w.w[b], vab = va * vb;
+                if (jb->cells) {
+                    const double k = jb->inv_sigma2, va2 = va * va, vb2 = vb * vb, vab2 = 2.0 * vab;
+                    const uint64_t c0 = jb->cstart[bi], c1 = jb->cstart[bi + 1];
+                    evals += c1 - c0;
+                    double pd = 0, pn[3] = { 0, 0, 0 };
+                    for (uint64_t cb = c0; cb < c1; cb += COR_BLOCK) {
+                        const uint32_t nbk = (uint32_t)(c1 - cb < COR_BLOCK ? c1 - cb : COR_BLOCK);
+                        const double *ca = jb->cell_a + cb, *cbv = jb->cell_b + cb;
+                        double X[COR_BLOCK], G[COR_BLOCK];
+                        for (uint32_t q = 0; q < nbk; q++) {
+                            X[q] = va * cbv[q] - vb * ca[q];
+                            G[q] = exp_neg(k * X[q] * X[q]);
+                        }
+                        const cor_cell *c = jb->cells + cb;
+                        for (uint32_t q = 0; q < nbk; q++, c++) {
+                            const double x = X[q], g = G[q], g1 = -2.0 * k * x, g2 = 2.0 * k * k * x * x - k;
+                            pd += g * (c->m + g2 * (va2 * c->sbb - vab2 * c->sab + vb2 * c->saa));
+                            for (int r3 = 0; r3 < 3; r3++)
+                                pn[r3] += g * (c->c[r3] + g1 * (va * c->cb[r3] - vb * c->ca[r3]) +
+                                               g2 * (va2 * c->cbb[r3] - vab2 * c->cab[r3] + vb2 * c->caa[r3]));
+                        }
+                    }
+                    den += vab * pd;
+                    num[0] += vab * pn[0];
+                    num[1] += vab * pn[1];
+                    num[2] += vab * pn[2];
+                    continue;
+                }
                 const cor_entry *e = jb->entries + jb->bstart[bi], *end = jb->entries + jb->bstart[bi + 1];
                 evals += (uint64_t)(end - e);
                 for (; e < end; e++) {
@@ -298,6 +376,78 @@ static sinew_result validate(const sinew_cor_desc *d, double sigma, double eps, 
     return SINEW_OK;
 }
 
+/* Sums each bucket's entries into cells of side 1 / H in (wa, wb): (cell, entry)
+ * keys sorted per bucket (so a cell's entries are summed in bucket order), mean
+ * weights first, then the moments about them. */
+static sinew_result build_cells(const sinew_allocator *al, const cor_entry *entries, const uint64_t *bstart, uint64_t nb,
+                                uint32_t H, uint64_t **cstart_out, cor_cell **cells_out, uint64_t *ncells_out)
+{
+    const uint64_t E = bstart[nb];
+    uint64_t *key = (uint64_t *)snw_alloc(al, (size_t)E * sizeof(uint64_t));
+    uint64_t *cstart = (uint64_t *)snw_alloc(al, (size_t)(nb + 1) * sizeof(uint64_t));
+    cor_cell *cells = NULL;
+    if (!key || !cstart) goto oom;
+    uint64_t nc = 0;
+    for (uint64_t b = 0; b < nb; b++) {
+        for (uint64_t e = bstart[b]; e < bstart[b + 1]; e++) {
+            uint64_t ia = (uint64_t)(entries[e].wa * H), ib = (uint64_t)(entries[e].wb * H);
+            if (ia >= H) ia = H - 1;
+            if (ib >= H) ib = H - 1;
+            /* cell in the high bits, the entry's place in its bucket in the low 40 */
+            key[e] = ((ia * H + ib) << 40) | (e - bstart[b]);
+        }
+        qsort(key + bstart[b], (size_t)(bstart[b + 1] - bstart[b]), sizeof(uint64_t), cmp_u64);
+        for (uint64_t e = bstart[b]; e < bstart[b + 1]; e++)
+            if (e == bstart[b] || (key[e] >> 40) != (key[e - 1] >> 40)) nc++;
+    }
+    cells = (cor_cell *)snw_calloc(al, (size_t)(nc ? nc : 1), sizeof(cor_cell));
+    if (!cells) goto oom;
+    const uint64_t lo_mask = (1ull << 40) - 1;
+    uint64_t ci = 0;
+    for (uint64_t b = 0; b < nb; b++) {
+        cstart[b] = ci;
+        uint64_t e0 = bstart[b];
+        while (e0 < bstart[b + 1]) {
+            uint64_t e1 = e0 + 1;
+            while (e1 < bstart[b + 1] && (key[e1] >> 40) == (key[e0] >> 40)) e1++;
+            cor_cell *c = &cells[ci++];
+            double m = 0, sa = 0, sb = 0;
+            for (uint64_t q = e0; q < e1; q++) {
+                const cor_entry *en = &entries[bstart[b] + (key[q] & lo_mask)];
+                m += en->m; sa += en->m * en->wa; sb += en->m * en->wb;
+            }
+            const cor_entry *first = &entries[bstart[b] + (key[e0] & lo_mask)];
+            c->a = m > 0 ? sa / m : first->wa;
+            c->b = m > 0 ? sb / m : first->wb;
+            if (e1 - e0 == 1) { c->a = first->wa; c->b = first->wb; } /* one entry: exact */
+            c->m = m;
+            for (uint64_t q = e0; q < e1; q++) {
+                const cor_entry *en = &entries[bstart[b] + (key[q] & lo_mask)];
+                const double da = en->wa - c->a, db = en->wb - c->b, mm = en->m;
+                c->saa += mm * da * da; c->sab += mm * da * db; c->sbb += mm * db * db;
+                for (int k = 0; k < 3; k++) {
+                    const double mc = mm * en->c[k];
+                    c->c[k] += mc;
+                    c->ca[k] += mc * da; c->cb[k] += mc * db;
+                    c->caa[k] += mc * da * da; c->cab[k] += mc * da * db; c->cbb[k] += mc * db * db;
+                }
+            }
+            e0 = e1;
+        }
+    }
+    cstart[nb] = ci;
+    snw_free(al, key);
+    *cstart_out = cstart;
+    *cells_out = cells;
+    *ncells_out = nc;
+    return SINEW_OK;
+oom:
+    snw_free(al, key);
+    snw_free(al, cstart);
+    snw_free(al, cells);
+    return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+}
+
 sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, sinew_cor_stats *stats)
 {
     if (!desc || !centers_out) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -307,7 +457,12 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
     const double sigma = d->sigma != 0.0 ? d->sigma : SINEW_COR_DEFAULT_SIGMA;
     const double eps = d->epsilon != 0.0 ? d->epsilon : SINEW_COR_DEFAULT_EPSILON;
     const uint32_t depth = d->max_depth ? d->max_depth : SINEW_COR_DEFAULT_MAX_DEPTH;
+    /* default: cells of side 1 / ceil(6.4 / sigma) (64 at sigma 0.1), 16 .. 4096 */
+    double auto_cells = ceil(SINEW_COR_DEFAULT_WEIGHT_CELLS * SINEW_COR_DEFAULT_SIGMA / sigma);
+    auto_cells = auto_cells < 16.0 ? 16.0 : auto_cells > SINEW_COR_MAX_WEIGHT_CELLS ? SINEW_COR_MAX_WEIGHT_CELLS : auto_cells;
+    const uint32_t cells_per_unit = d->weight_cells ? d->weight_cells : (uint32_t)auto_cells;
     sinew_result r = validate(d, sigma, eps, depth);
+    if (r == SINEW_OK && cells_per_unit > SINEW_COR_MAX_WEIGHT_CELLS) r = SINEW_ERROR_INVALID_ARGUMENT;
     if (r != SINEW_OK) return r;
     const uint32_t n = d->vertex_count;
 
@@ -318,6 +473,9 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
     cx.max_depth = depth;
     uint64_t *keys = NULL, *bkeys = NULL, *bstart = NULL, *cursor = NULL, *evals = NULL;
     cor_entry *entries = NULL;
+    cor_cell *cells = NULL;
+    uint64_t *cstart = NULL, ncells = 0;
+    double *cell_ab = NULL;
     cor_vkey *vk = NULL;
     uint32_t *group_first = NULL;
     double *center = NULL;
@@ -359,6 +517,19 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
         cx.cursor = cursor;
         cx.entries = entries;
         run_pass(&cx, 2);
+        if (!d->exact) {
+            r = build_cells(&al, entries, bstart, nb, cells_per_unit, &cstart, &cells, &ncells);
+            if (r != SINEW_OK) goto done;
+            cell_ab = (double *)snw_alloc(&al, (size_t)(ncells ? ncells : 1) * 2 * sizeof(double));
+            if (!cell_ab) goto done;
+            for (uint64_t c = 0; c < ncells; c++) {
+                cell_ab[c] = cells[c].a;
+                cell_ab[ncells + c] = cells[c].b;
+            }
+            snw_free(&al, entries); /* the cells replace them */
+            entries = NULL;
+            r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        }
     }
 
     /* 2. vertices grouped by packed weights */
@@ -398,6 +569,10 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
     jb.bstart = bstart;
     jb.nbuckets = nb;
     jb.entries = entries;
+    jb.cstart = cstart;
+    jb.cells = cells;
+    jb.cell_a = cell_ab;
+    jb.cell_b = cell_ab ? cell_ab + ncells : NULL;
     jb.inv_sigma2 = 1.0 / (sigma * sigma);
     jb.center = center;
     jb.ok = ok;
@@ -440,6 +615,7 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
         memset(stats, 0, sizeof *stats);
         stats->samples = samples;
         stats->pair_entries = E;
+        stats->weight_cells = ncells;
         for (uint32_t t = 0; t < tasks; t++) stats->kernel_evaluations += evals[t];
         stats->weight_groups = groups;
         stats->fallback_vertices = fallback;
@@ -452,6 +628,9 @@ done:
     snw_free(&al, bstart);
     snw_free(&al, cursor);
     snw_free(&al, entries);
+    snw_free(&al, cells);
+    snw_free(&al, cell_ab);
+    snw_free(&al, cstart);
     snw_free(&al, vk);
     snw_free(&al, group_first);
     snw_free(&al, center);

@@ -47,6 +47,9 @@ extern "C" {
 #define SINEW_COR_DEFAULT_MAX_DEPTH 8u
 /* Largest max_depth accepted. */
 #define SINEW_COR_MAX_DEPTH 12u
+/* Cells per unit of weight of the accelerated evaluation (sinew_cor_desc.weight_cells). */
+#define SINEW_COR_DEFAULT_WEIGHT_CELLS 64u
+#define SINEW_COR_MAX_WEIGHT_CELLS 4096u
 
 /* What to compute centers for; zero fields take the defaults. */
 typedef struct sinew_cor_desc {
@@ -66,13 +69,21 @@ typedef struct sinew_cor_desc {
      * nothing written). NULL: none. Batching does not change the result. */
     sinew_progress_fn progress;
     void *progress_user;
+    /* Non-zero: the exact evaluation (every subdivided triangle's term, float64;
+     * the reference of the accelerated one). Zero: accelerated (see above). */
+    int exact;
+    /* Accelerated evaluation: cells per unit of weight of the grid that groups a
+     * joint pair's triangles [SINEW_COR_DEFAULT_WEIGHT_CELLS], at most
+     * SINEW_COR_MAX_WEIGHT_CELLS. Finer: closer to exact, slower. */
+    uint32_t weight_cells;
 } sinew_cor_desc;
 
 /* What the computation did, for reporting. */
 typedef struct sinew_cor_stats {
     uint64_t samples;            /* triangles after subdivision */
     uint64_t pair_entries;       /* (subdivided triangle, joint pair) entries in the buckets */
-    uint64_t kernel_evaluations; /* similarity terms evaluated */
+    uint64_t kernel_evaluations; /* similarity terms evaluated (accelerated: cells visited) */
+    uint64_t weight_cells;       /* accelerated: cells of every bucket (0 when exact) */
     uint32_t weight_groups;      /* distinct packed weight vectors (one center evaluation each) */
     uint32_t fallback_vertices;  /* vertices whose center is their rest position (no similar triangle) */
 } sinew_cor_stats;
