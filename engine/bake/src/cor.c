@@ -6,6 +6,7 @@
 #include <sinew/linalg.h>
 #include "sinew/cor.h"
 #include "alloc_internal.h"
+#include "cor_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -448,22 +449,36 @@ oom:
     return SINEW_ERROR_OUT_OF_HOST_MEMORY;
 }
 
+sinew_result snw_cor_check(const sinew_cor_desc *d, snw_cor_params *p)
+{
+    sinew_allocator al;
+    if (!d || snw_allocator_resolve(d->allocator, &al) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    p->sigma = d->sigma != 0.0 ? d->sigma : SINEW_COR_DEFAULT_SIGMA;
+    p->epsilon = d->epsilon != 0.0 ? d->epsilon : SINEW_COR_DEFAULT_EPSILON;
+    p->max_depth = d->max_depth ? d->max_depth : SINEW_COR_DEFAULT_MAX_DEPTH;
+    p->weight_cells = 0;
+    p->exact = d->exact != 0;
+    sinew_result r = validate(d, p->sigma, p->epsilon, p->max_depth);
+    if (r != SINEW_OK) return r;
+    if (d->weight_cells > SINEW_COR_MAX_WEIGHT_CELLS) return SINEW_ERROR_INVALID_ARGUMENT;
+    /* default: cells of side 1 / ceil(6.4 / sigma) (64 at sigma 0.1), 16 .. 4096 */
+    double auto_cells = ceil(SINEW_COR_DEFAULT_WEIGHT_CELLS * SINEW_COR_DEFAULT_SIGMA / p->sigma);
+    auto_cells = auto_cells < 16.0 ? 16.0 : auto_cells > SINEW_COR_MAX_WEIGHT_CELLS ? SINEW_COR_MAX_WEIGHT_CELLS : auto_cells;
+    if (!p->exact) p->weight_cells = d->weight_cells ? d->weight_cells : (uint32_t)auto_cells;
+    return SINEW_OK;
+}
+
 sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, sinew_cor_stats *stats)
 {
     if (!desc || !centers_out) return SINEW_ERROR_INVALID_ARGUMENT;
     const sinew_cor_desc *d = desc;
-    sinew_allocator al;
-    if (snw_allocator_resolve(d->allocator, &al) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
-    const double sigma = d->sigma != 0.0 ? d->sigma : SINEW_COR_DEFAULT_SIGMA;
-    const double eps = d->epsilon != 0.0 ? d->epsilon : SINEW_COR_DEFAULT_EPSILON;
-    const uint32_t depth = d->max_depth ? d->max_depth : SINEW_COR_DEFAULT_MAX_DEPTH;
-    /* default: cells of side 1 / ceil(6.4 / sigma) (64 at sigma 0.1), 16 .. 4096 */
-    double auto_cells = ceil(SINEW_COR_DEFAULT_WEIGHT_CELLS * SINEW_COR_DEFAULT_SIGMA / sigma);
-    auto_cells = auto_cells < 16.0 ? 16.0 : auto_cells > SINEW_COR_MAX_WEIGHT_CELLS ? SINEW_COR_MAX_WEIGHT_CELLS : auto_cells;
-    const uint32_t cells_per_unit = d->weight_cells ? d->weight_cells : (uint32_t)auto_cells;
-    sinew_result r = validate(d, sigma, eps, depth);
-    if (r == SINEW_OK && cells_per_unit > SINEW_COR_MAX_WEIGHT_CELLS) r = SINEW_ERROR_INVALID_ARGUMENT;
+    snw_cor_params prm;
+    sinew_result r = snw_cor_check(d, &prm);
     if (r != SINEW_OK) return r;
+    sinew_allocator al;
+    if (snw_allocator_resolve(d->allocator, &al) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT; /* not reached: checked above */
+    const double sigma = prm.sigma, eps = prm.epsilon;
+    const uint32_t depth = prm.max_depth, cells_per_unit = prm.weight_cells;
     const uint32_t n = d->vertex_count;
 
     cor_ctx cx;
@@ -517,7 +532,7 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
         cx.cursor = cursor;
         cx.entries = entries;
         run_pass(&cx, 2);
-        if (!d->exact) {
+        if (!prm.exact) {
             r = build_cells(&al, entries, bstart, nb, cells_per_unit, &cstart, &cells, &ncells);
             if (r != SINEW_OK) goto done;
             cell_ab = (double *)snw_alloc(&al, (size_t)(ncells ? ncells : 1) * 2 * sizeof(double));

@@ -36,6 +36,7 @@
 #include <sinew/mesh.h>
 #include <sinew/rest_mesh.h>
 #include <sinew/threadpool.h>
+#include <sinew/bake_cache.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,6 +99,17 @@ typedef struct sinew_cor_stats {
  * 65535), OUT_OF_HOST_MEMORY. Cost: see README, "Optimized centers of rotation". */
 SINEW_API sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, sinew_cor_stats *stats);
 
+/* sinew_cor_compute through a cache file (sinew/bake_cache.h): the centers come
+ * from cache_path when it holds them for exactly these inputs (the vertices'
+ * positions, joints and weights, the triangles, joint_count, the resolved sigma,
+ * epsilon, max_depth, exact, weight_cells, and the algorithm's version), else they
+ * are computed and the file (re)written. cache_path NULL: no cache. A file that
+ * cannot be written is no error (report says why). report and stats may be NULL
+ * (stats all 0 when loaded). Errors as sinew_cor_compute, err filled. */
+SINEW_API sinew_result sinew_cor_compute_cached(const sinew_cor_desc *desc, const char *cache_path, float *centers_out,
+                                                sinew_cor_stats *stats, sinew_bake_cache_report *report,
+                                                sinew_error_info *err);
+
 /* ---- rest meshes (sinew/rest_mesh.h) ---- */
 
 /* Options of sinew_rest_mesh_compute_centers; zero fields take the defaults of sinew_cor_desc. */
@@ -108,6 +120,8 @@ typedef struct sinew_rest_mesh_centers_desc {
     sinew_progress_fn progress;       /* NULL: none */
     void *progress_user;
     const sinew_allocator *allocator; /* scratch; NULL = default */
+    int exact;                        /* as sinew_cor_desc.exact */
+    uint32_t weight_cells;            /* as sinew_cor_desc.weight_cells */
 } sinew_rest_mesh_centers_desc;
 
 /* Computes the centers of rotation of a rest mesh (sinew_cor_compute on its
@@ -116,6 +130,11 @@ typedef struct sinew_rest_mesh_centers_desc {
  * triangles. desc may be NULL (defaults). */
 SINEW_API sinew_result sinew_rest_mesh_compute_centers(sinew_rest_mesh *m, const sinew_rest_mesh_centers_desc *desc,
                                                        sinew_error_info *err);
+/* sinew_rest_mesh_compute_centers through the cache file cache_path
+ * (sinew_cor_compute_cached; NULL: no cache). report may be NULL. */
+SINEW_API sinew_result sinew_rest_mesh_compute_centers_cached(sinew_rest_mesh *m, const sinew_rest_mesh_centers_desc *desc,
+                                                              const char *cache_path, sinew_bake_cache_report *report,
+                                                              sinew_error_info *err);
 #ifdef __cplusplus
 }
 #endif
