@@ -41,6 +41,16 @@ typedef struct cor_cell {
     double caa[3], cab[3], cbb[3]; /* sum m c da^2, m c da db, m c db^2 */
 } cor_cell;
 
+/* The cells of every bucket at one grid resolution H (cells per unit of weight). */
+#define COR_MAX_LEVELS 5
+typedef struct cor_level {
+    uint32_t H;
+    uint64_t *cstart;     /* nbuckets + 1 starts into cells */
+    cor_cell *cells;
+    double *ab;           /* the cells' mean weights a then b, contiguous (the kernel's argument) */
+    uint64_t ncells;
+} cor_level;
+
 typedef struct cor_ctx {
     const sinew_cor_desc *d;
     uint32_t K;
@@ -240,9 +250,8 @@ typedef struct cor_job {
     const uint64_t *bkeys, *bstart; /* nbuckets keys, nbuckets + 1 starts */
     uint64_t nbuckets;
     const cor_entry *entries;
-    const uint64_t *cstart;      /* nbuckets + 1 starts into cells; NULL = exact (entries) */
-    const cor_cell *cells;
-    const double *cell_a, *cell_b; /* the cells' mean weights, contiguous (the kernel's argument) */
+    const cor_level *levels;     /* NULL = exact (entries) */
+    uint32_t nlevels;
     double inv_sigma2;
     double *center;              /* 3 per group */
     uint8_t *ok;                 /* per group */
@@ -302,20 +311,25 @@ static void group_task(void *user, uint32_t task, uint32_t worker)
                 uint64_t bi = bucket_of(jb->bkeys, jb->nbuckets, key);
                 if (bi >= jb->nbuckets || jb->bkeys[bi] != key) continue;
                 const double va = w.w[a], vb = w.w[b], vab = va * vb;
-                if (jb->cells) {
+                if (jb->levels) {
                     const double k = jb->inv_sigma2, va2 = va * va, vb2 = vb * vb, vab2 = 2.0 * vab;
-                    const uint64_t c0 = jb->cstart[bi], c1 = jb->cstart[bi + 1];
+                    /* the coarsest level whose cells, scaled by |v|, are no wider than the finest:
+                     * the expansion's argument |v| * (cell size) stays within its bound */
+                    uint32_t L = 0;
+                    while (L + 1 < jb->nlevels && (va2 + vb2) * (double)(1u << (2 * (L + 1))) <= 1.0) L++;
+                    const cor_level *lv = &jb->levels[L];
+                    const uint64_t c0 = lv->cstart[bi], c1 = lv->cstart[bi + 1];
                     evals += c1 - c0;
                     double pd = 0, pn[3] = { 0, 0, 0 };
                     for (uint64_t cb = c0; cb < c1; cb += COR_BLOCK) {
                         const uint32_t nbk = (uint32_t)(c1 - cb < COR_BLOCK ? c1 - cb : COR_BLOCK);
-                        const double *ca = jb->cell_a + cb, *cbv = jb->cell_b + cb;
+                        const double *ca = lv->ab + cb, *cbv = lv->ab + lv->ncells + cb;
                         double X[COR_BLOCK], G[COR_BLOCK];
                         for (uint32_t q = 0; q < nbk; q++) {
                             X[q] = va * cbv[q] - vb * ca[q];
                             G[q] = exp_neg(k * X[q] * X[q]);
                         }
-                        const cor_cell *c = jb->cells + cb;
+                        const cor_cell *c = lv->cells + cb;
                         for (uint32_t q = 0; q < nbk; q++, c++) {
                             const double x = X[q], g = G[q], g1 = -2.0 * k * x, g2 = 2.0 * k * k * x * x - k;
                             pd += g * (c->m + g2 * (va2 * c->sbb - vab2 * c->sab + vb2 * c->saa));
@@ -377,76 +391,109 @@ static sinew_result validate(const sinew_cor_desc *d, double sigma, double eps, 
     return SINEW_OK;
 }
 
-/* Sums each bucket's entries into cells of side 1 / H in (wa, wb): (cell, entry)
- * keys sorted per bucket (so a cell's entries are summed in bucket order), mean
+/* Morton (Z-order) index of cell (ia, ib): the cells of a coarser grid (H / 2^L)
+ * are contiguous runs of the finer order (index >> 2L). */
+static uint64_t morton2(uint32_t ia, uint32_t ib)
+{
+    uint64_t m = 0;
+    for (int bit = 0; bit < 16; bit++)
+        m |= (uint64_t)((ia >> bit) & 1u) << (2 * bit + 1) | (uint64_t)((ib >> bit) & 1u) << (2 * bit);
+    return m;
+}
+
+/* Sums one run of a bucket's sorted entries (key[e0 .. e1)) into cell c: mean
  * weights first, then the moments about them. */
+static void sum_cell(cor_cell *c, const cor_entry *be, const uint64_t *key, uint64_t e0, uint64_t e1)
+{
+    const uint64_t lo_mask = (1ull << 40) - 1;
+    double m = 0, sa = 0, sb = 0;
+    memset(c, 0, sizeof *c);
+    for (uint64_t q = e0; q < e1; q++) {
+        const cor_entry *en = &be[key[q] & lo_mask];
+        m += en->m; sa += en->m * en->wa; sb += en->m * en->wb;
+    }
+    const cor_entry *first = &be[key[e0] & lo_mask];
+    c->a = m > 0 && e1 - e0 > 1 ? sa / m : first->wa; /* one entry: exact */
+    c->b = m > 0 && e1 - e0 > 1 ? sb / m : first->wb;
+    c->m = m;
+    for (uint64_t q = e0; q < e1; q++) {
+        const cor_entry *en = &be[key[q] & lo_mask];
+        const double da = en->wa - c->a, db = en->wb - c->b, mm = en->m;
+        c->saa += mm * da * da; c->sab += mm * da * db; c->sbb += mm * db * db;
+        for (int k = 0; k < 3; k++) {
+            const double mc = mm * en->c[k];
+            c->c[k] += mc;
+            c->ca[k] += mc * da; c->cb[k] += mc * db;
+            c->caa[k] += mc * da * da; c->cab[k] += mc * da * db; c->cbb[k] += mc * db * db;
+        }
+    }
+}
+
+/* Sums each bucket's entries into cells of side 1 / H in (wa, wb), H a power of
+ * two, and at the coarser levels H / 2, H / 4, ... (at least 4 cells per unit,
+ * COR_MAX_LEVELS in all): (Morton cell, entry) keys sorted per bucket, so a
+ * cell's entries are summed in one fixed order. */
 static sinew_result build_cells(const sinew_allocator *al, const cor_entry *entries, const uint64_t *bstart, uint64_t nb,
-                                uint32_t H, uint64_t **cstart_out, cor_cell **cells_out, uint64_t *ncells_out)
+                                uint32_t H, cor_level *lv, uint32_t *nlevels)
 {
     const uint64_t E = bstart[nb];
-    uint64_t *key = (uint64_t *)snw_alloc(al, (size_t)E * sizeof(uint64_t));
-    uint64_t *cstart = (uint64_t *)snw_alloc(al, (size_t)(nb + 1) * sizeof(uint64_t));
-    cor_cell *cells = NULL;
-    if (!key || !cstart) goto oom;
-    uint64_t nc = 0;
+    uint32_t nl = 0;
+    while (nl < COR_MAX_LEVELS && (H >> nl) >= 4) nl++;
+    if (nl == 0) nl = 1;
+    uint64_t *key = (uint64_t *)snw_alloc(al, (size_t)(E ? E : 1) * sizeof(uint64_t));
+    if (!key) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     for (uint64_t b = 0; b < nb; b++) {
         for (uint64_t e = bstart[b]; e < bstart[b + 1]; e++) {
-            uint64_t ia = (uint64_t)(entries[e].wa * H), ib = (uint64_t)(entries[e].wb * H);
+            uint32_t ia = (uint32_t)(entries[e].wa * H), ib = (uint32_t)(entries[e].wb * H);
             if (ia >= H) ia = H - 1;
             if (ib >= H) ib = H - 1;
-            /* cell in the high bits, the entry's place in its bucket in the low 40 */
-            key[e] = ((ia * H + ib) << 40) | (e - bstart[b]);
+            /* cell in the high 24 bits, the entry's place in its bucket in the low 40 */
+            key[e] = morton2(ia, ib) << 40 | (e - bstart[b]);
         }
         qsort(key + bstart[b], (size_t)(bstart[b + 1] - bstart[b]), sizeof(uint64_t), cmp_u64);
-        for (uint64_t e = bstart[b]; e < bstart[b + 1]; e++)
-            if (e == bstart[b] || (key[e] >> 40) != (key[e - 1] >> 40)) nc++;
     }
-    cells = (cor_cell *)snw_calloc(al, (size_t)(nc ? nc : 1), sizeof(cor_cell));
-    if (!cells) goto oom;
-    const uint64_t lo_mask = (1ull << 40) - 1;
-    uint64_t ci = 0;
-    for (uint64_t b = 0; b < nb; b++) {
-        cstart[b] = ci;
-        uint64_t e0 = bstart[b];
-        while (e0 < bstart[b + 1]) {
-            uint64_t e1 = e0 + 1;
-            while (e1 < bstart[b + 1] && (key[e1] >> 40) == (key[e0] >> 40)) e1++;
-            cor_cell *c = &cells[ci++];
-            double m = 0, sa = 0, sb = 0;
-            for (uint64_t q = e0; q < e1; q++) {
-                const cor_entry *en = &entries[bstart[b] + (key[q] & lo_mask)];
-                m += en->m; sa += en->m * en->wa; sb += en->m * en->wb;
+    sinew_result r = SINEW_OK;
+    for (uint32_t L = 0; L < nl && r == SINEW_OK; L++) {
+        cor_level *l = &lv[L];
+        const unsigned shift = 40 + 2 * L;
+        l->H = H >> L;
+        uint64_t nc = 0;
+        for (uint64_t b = 0; b < nb; b++)
+            for (uint64_t e = bstart[b]; e < bstart[b + 1]; e++)
+                if (e == bstart[b] || (key[e] >> shift) != (key[e - 1] >> shift)) nc++;
+        l->ncells = nc;
+        l->cstart = (uint64_t *)snw_alloc(al, (size_t)(nb + 1) * sizeof(uint64_t));
+        l->cells = (cor_cell *)snw_alloc(al, (size_t)(nc ? nc : 1) * sizeof(cor_cell));
+        l->ab = (double *)snw_alloc(al, (size_t)(nc ? nc : 1) * 2 * sizeof(double));
+        if (!l->cstart || !l->cells || !l->ab) { r = SINEW_ERROR_OUT_OF_HOST_MEMORY; break; }
+        uint64_t ci = 0;
+        for (uint64_t b = 0; b < nb; b++) {
+            l->cstart[b] = ci;
+            uint64_t e0 = bstart[b];
+            while (e0 < bstart[b + 1]) {
+                uint64_t e1 = e0 + 1;
+                while (e1 < bstart[b + 1] && (key[e1] >> shift) == (key[e0] >> shift)) e1++;
+                sum_cell(&l->cells[ci], entries + bstart[b], key, e0, e1);
+                l->ab[ci] = l->cells[ci].a;
+                l->ab[nc + ci] = l->cells[ci].b;
+                ci++;
+                e0 = e1;
             }
-            const cor_entry *first = &entries[bstart[b] + (key[e0] & lo_mask)];
-            c->a = m > 0 ? sa / m : first->wa;
-            c->b = m > 0 ? sb / m : first->wb;
-            if (e1 - e0 == 1) { c->a = first->wa; c->b = first->wb; } /* one entry: exact */
-            c->m = m;
-            for (uint64_t q = e0; q < e1; q++) {
-                const cor_entry *en = &entries[bstart[b] + (key[q] & lo_mask)];
-                const double da = en->wa - c->a, db = en->wb - c->b, mm = en->m;
-                c->saa += mm * da * da; c->sab += mm * da * db; c->sbb += mm * db * db;
-                for (int k = 0; k < 3; k++) {
-                    const double mc = mm * en->c[k];
-                    c->c[k] += mc;
-                    c->ca[k] += mc * da; c->cb[k] += mc * db;
-                    c->caa[k] += mc * da * da; c->cab[k] += mc * da * db; c->cbb[k] += mc * db * db;
-                }
-            }
-            e0 = e1;
         }
+        l->cstart[nb] = ci;
     }
-    cstart[nb] = ci;
     snw_free(al, key);
-    *cstart_out = cstart;
-    *cells_out = cells;
-    *ncells_out = nc;
-    return SINEW_OK;
-oom:
-    snw_free(al, key);
-    snw_free(al, cstart);
-    snw_free(al, cells);
-    return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    *nlevels = nl;
+    return r;
+}
+
+static void free_levels(const sinew_allocator *al, cor_level *lv)
+{
+    for (uint32_t L = 0; L < COR_MAX_LEVELS; L++) {
+        snw_free(al, lv[L].cstart);
+        snw_free(al, lv[L].cells);
+        snw_free(al, lv[L].ab);
+    }
 }
 
 sinew_result snw_cor_check(const sinew_cor_desc *d, snw_cor_params *p)
@@ -464,7 +511,11 @@ sinew_result snw_cor_check(const sinew_cor_desc *d, snw_cor_params *p)
     /* default: cells of side 1 / ceil(6.4 / sigma) (64 at sigma 0.1), 16 .. 4096 */
     double auto_cells = ceil(SINEW_COR_DEFAULT_WEIGHT_CELLS * SINEW_COR_DEFAULT_SIGMA / p->sigma);
     auto_cells = auto_cells < 16.0 ? 16.0 : auto_cells > SINEW_COR_MAX_WEIGHT_CELLS ? SINEW_COR_MAX_WEIGHT_CELLS : auto_cells;
-    if (!p->exact) p->weight_cells = d->weight_cells ? d->weight_cells : (uint32_t)auto_cells;
+    if (!p->exact) {
+        uint32_t want = d->weight_cells ? d->weight_cells : (uint32_t)auto_cells, H = 1;
+        while (H < want) H <<= 1; /* a power of two (the coarser levels halve it) */
+        p->weight_cells = H;
+    }
     return SINEW_OK;
 }
 
@@ -488,9 +539,9 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
     cx.max_depth = depth;
     uint64_t *keys = NULL, *bkeys = NULL, *bstart = NULL, *cursor = NULL, *evals = NULL;
     cor_entry *entries = NULL;
-    cor_cell *cells = NULL;
-    uint64_t *cstart = NULL, ncells = 0;
-    double *cell_ab = NULL;
+    cor_level levels[COR_MAX_LEVELS];
+    uint32_t nlevels = 0;
+    memset(levels, 0, sizeof levels);
     cor_vkey *vk = NULL;
     uint32_t *group_first = NULL;
     double *center = NULL;
@@ -533,14 +584,8 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
         cx.entries = entries;
         run_pass(&cx, 2);
         if (!prm.exact) {
-            r = build_cells(&al, entries, bstart, nb, cells_per_unit, &cstart, &cells, &ncells);
+            r = build_cells(&al, entries, bstart, nb, cells_per_unit, levels, &nlevels);
             if (r != SINEW_OK) goto done;
-            cell_ab = (double *)snw_alloc(&al, (size_t)(ncells ? ncells : 1) * 2 * sizeof(double));
-            if (!cell_ab) goto done;
-            for (uint64_t c = 0; c < ncells; c++) {
-                cell_ab[c] = cells[c].a;
-                cell_ab[ncells + c] = cells[c].b;
-            }
             snw_free(&al, entries); /* the cells replace them */
             entries = NULL;
             r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -584,10 +629,8 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
     jb.bstart = bstart;
     jb.nbuckets = nb;
     jb.entries = entries;
-    jb.cstart = cstart;
-    jb.cells = cells;
-    jb.cell_a = cell_ab;
-    jb.cell_b = cell_ab ? cell_ab + ncells : NULL;
+    jb.levels = nlevels ? levels : NULL;
+    jb.nlevels = nlevels;
     jb.inv_sigma2 = 1.0 / (sigma * sigma);
     jb.center = center;
     jb.ok = ok;
@@ -630,7 +673,7 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
         memset(stats, 0, sizeof *stats);
         stats->samples = samples;
         stats->pair_entries = E;
-        stats->weight_cells = ncells;
+        stats->weight_cells = nlevels ? levels[0].ncells : 0;
         for (uint32_t t = 0; t < tasks; t++) stats->kernel_evaluations += evals[t];
         stats->weight_groups = groups;
         stats->fallback_vertices = fallback;
@@ -643,9 +686,7 @@ done:
     snw_free(&al, bstart);
     snw_free(&al, cursor);
     snw_free(&al, entries);
-    snw_free(&al, cells);
-    snw_free(&al, cell_ab);
-    snw_free(&al, cstart);
+    free_levels(&al, levels);
     snw_free(&al, vk);
     snw_free(&al, group_first);
     snw_free(&al, center);
