@@ -85,6 +85,7 @@ typedef struct options {
     const char *kernel_cases;             /* comma-separated kernel A/B case names, NULL = all */
     int kernels_only;
     int cpu_only;                         /* --cpu-only: bench_cpu.c, no GPU */
+    int bounds;                           /* --bounds (with --cpu-only): the culling boxes' overhead */
     const char *methods;                  /* --methods: comma-separated VARIANTS names, NULL = the default sweep */
     uint32_t tube_vertices;               /* --tube-vertices: tube of about this many vertices, 0 = 32 x 16 */
     int device_info;                      /* --device-info: the device, driver and limits, then exit */
@@ -237,12 +238,13 @@ static void usage(void)
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
             "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
-            "                   [--kernels-only] [--cpu-only] [--cor-precompute]\n"
+            "                   [--kernels-only] [--cpu-only [--bounds]] [--cor-precompute]\n"
             "                   [--methods lbs,dqs,...] [--tube-vertices N] [--device-info] [--roofline-only]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
             "  devices (larger sizes are capped and marked *), --full: no cap.\n"
             "  --cpu-only: CPU palette throughput only (64 and 40 joints, 1..10000 characters, every\n"
-            "  method, 1 and all threads, per-step breakdown, float64 before vs float32 after).\n"
+            "  method, 1 and all threads, per-step breakdown, float64 before vs float32 after);\n"
+            "  with --bounds also every character's culling box: its time and overhead as columns.\n"
             "  --cor-precompute: cost of sinew_cor_compute (centers of rotation) on 10k and 100k vertex\n"
             "  tubes, 1 and 2 threads, ring weights (shared per ring) and per-vertex jittered weights.\n"
             "  --methods: the crowd sweep's methods (default lbs,dqs,dqs-scale,dqs-scale-local,\n"
@@ -713,6 +715,7 @@ int main(int argc, char **argv)
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--full")) o.full = 1;
         else if (!strcmp(a, "--cpu-only")) o.cpu_only = 1;
+        else if (!strcmp(a, "--bounds")) o.bounds = 1;
         else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
         else if (!strcmp(a, "--kernel-cases") && next) o.kernel_cases = argv[++i];
@@ -752,7 +755,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot create %s\n", o.out_dir);
         return 1;
     }
-    if (o.cpu_only) return sinew_bench_cpu_only(o.out_dir, o.seconds_per_case < 0.8 ? o.seconds_per_case : 0.3);
+    if (o.cpu_only) return sinew_bench_cpu_only(o.out_dir, o.seconds_per_case < 0.8 ? o.seconds_per_case : 0.3, o.bounds);
     sinew_gpu_desc gd = {0};
     sinew_gpu *gpu = NULL;
     sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
