@@ -99,7 +99,7 @@ static void test_accelerated_vs_exact(tu_rng *r)
 {
     for (int round = 0; round < 4; round++) {
         limb L;
-        make_limb(r, &L, 16 + tu_range(r, 16), 30 + tu_range(r, 40), 3 + tu_range(r, 3), tu_uniform(r, 1.0, 6.0));
+        make_limb(r, &L, 12 + tu_range(r, 12), 24 + tu_range(r, 32), 3 + tu_range(r, 3), tu_uniform(r, 1.0, 6.0));
         sinew_cor_desc d = limb_desc(&L);
         static const double sigmas[4] = { 0.05, 0.1, 0.2, 0.4 };
         d.sigma = sigmas[tu_range(r, 4)];
