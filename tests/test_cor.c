@@ -335,6 +335,8 @@ static void test_threads_alloc_errors(void)
     TU_CHECK_RESULT(sinew_cor_compute(&e, c1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     e = d; e.max_depth = SINEW_COR_MAX_DEPTH + 1;
     TU_CHECK_RESULT(sinew_cor_compute(&e, c1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    e = d; e.weight_cells = SINEW_COR_MAX_WEIGHT_CELLS + 1;
+    TU_CHECK_RESULT(sinew_cor_compute(&e, c1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     e = d; e.triangle_count = 0;
     TU_CHECK_RESULT(sinew_cor_compute(&e, c1, NULL), SINEW_ERROR_EMPTY);
     e = d; e.vertex_count = 0;
