@@ -316,6 +316,24 @@ static void test_threads_alloc_errors(void)
     ca.fail_after = 2; /* an allocation fails: clean error, nothing leaked */
     TU_CHECK_RESULT(sinew_cor_compute(&d, c1, NULL), SINEW_ERROR_OUT_OF_HOST_MEMORY);
     TU_CHECK(ca.live_blocks == 0);
+    /* every allocation failing in turn, both evaluations: OUT_OF_HOST_MEMORY or OK, nothing leaked */
+    for (int ex = 0; ex < 2; ex++) {
+        uint32_t oom = 0;
+        d.exact = ex;
+        for (int k = 0; k < 40; k++) {
+            ca_init(&ca);
+            ca.fail_after = k;
+            sinew_result rr = sinew_cor_compute(&d, c1, NULL);
+            TU_CHECK_MSG(rr == SINEW_OK || rr == SINEW_ERROR_OUT_OF_HOST_MEMORY, "allocation %d failing: %s", k,
+                         sinew_result_string(rr));
+            TU_CHECK_MSG(ca.live_blocks == 0 && ca.bad_free == 0, "allocation %d failing: %d blocks leaked", k,
+                         (int)ca.live_blocks);
+            oom += rr == SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        TU_CHECK(oom >= 8);
+    }
+    d.exact = 0;
+    ca_init(&ca);
     sinew_allocator half = { ca_alloc, NULL, &ca };
     d.allocator = &half;
     TU_CHECK_RESULT(sinew_cor_compute(&d, c1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
