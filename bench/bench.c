@@ -86,6 +86,7 @@ typedef struct options {
     int kernels_only;
     int cpu_only;                         /* --cpu-only: bench_cpu.c, no GPU */
     double scale_fraction;                /* --scale-fraction F (--cpu-only): real scale on a fraction F of the joints */
+    int bounds;                           /* --bounds (with --cpu-only): the culling boxes' overhead */
     const char *methods;                  /* --methods: comma-separated VARIANTS names, NULL = the default sweep */
     uint32_t tube_vertices;               /* --tube-vertices: tube of about this many vertices, 0 = 32 x 16 */
     int device_info;                      /* --device-info: the device, driver and limits, then exit */
@@ -238,7 +239,7 @@ static void usage(void)
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
             "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
-            "                   [--kernels-only] [--cpu-only [--scale-fraction F] [--blend K] [--layers L]]\n"
+            "                   [--kernels-only] [--cpu-only [--scale-fraction F] [--blend K] [--layers L] [--bounds]]\n"
             "                   [--cor-precompute]\n"
             "                   [--methods lbs,dqs,...] [--tube-vertices N] [--device-info] [--roofline-only]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
@@ -250,6 +251,8 @@ static void usage(void)
             "  --blend K (with --cpu-only): every character blends K clips (normalized-time sync, one\n"
             "  crossfading); --layers L: plus L additive layers with a joint mask; adds a table of the\n"
             "  cost against one clip per character in the same run.\n"
+            "  --bounds (with --cpu-only): also every character's culling box: its time and overhead as\n"
+            "  columns bounds_ms and bounds%%.\n"
             "  --cor-precompute: cost of sinew_cor_compute (centers of rotation) on 10k and 100k vertex\n"
             "  tubes, 1 and 2 threads, ring weights (shared per ring) and per-vertex jittered weights.\n"
             "  --methods: the crowd sweep's methods (default lbs,dqs,dqs-scale,dqs-scale-local,\n"
@@ -740,6 +743,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
+        else if (!strcmp(a, "--bounds")) o.bounds = 1;
         else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
         else if (!strcmp(a, "--kernel-cases") && next) o.kernel_cases = argv[++i];
@@ -783,6 +787,7 @@ int main(int argc, char **argv)
         sinew_bench_cpu_options co = { 0 };
         co.scale_fraction = o.scale_fraction;
         co.methods = o.methods;
+        co.bounds = o.bounds;
         if (sizes_given) { co.sizes = o.sizes; co.nsizes = (uint32_t)o.nsizes; }
         return sinew_bench_cpu_only_opts(o.out_dir, o.seconds_per_case < 0.8 ? o.seconds_per_case : 0.3, &co);
     }

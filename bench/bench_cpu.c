@@ -56,7 +56,42 @@ typedef struct cpu_model {
     uint32_t joints;
     sinew_skeleton *skel;
     sinew_clip *clip;
+    sinew_joint_bounds *jb;  /* --bounds: joint bounds of a synthetic mesh on the skeleton */
+    uint16_t *nb;
 } cpu_model;
+
+/* --bounds: a mesh of 16 vertices around each joint's bind position (within 0.08),
+ * weighted 0.7 to the joint and 0.3 to its parent, and its joint bounds (with the
+ * vertices' own positions as centers of rotation, for the CoR methods). */
+static int make_bounds(cpu_model *m)
+{
+    const uint32_t jc = m->joints, per = 16, n = jc * per;
+    float *pos = malloc(sizeof(float) * 3 * n), *nrm = malloc(sizeof(float) * 3 * n), *w = malloc(sizeof(float) * 2 * n);
+    uint32_t *jo = malloc(sizeof(uint32_t) * 2 * n), used = 0;
+    sinew_vertex *v = malloc(sizeof(sinew_vertex) * n);
+    m->jb = calloc(jc, sizeof(sinew_joint_bounds));
+    m->nb = malloc(sizeof(uint16_t) * jc * jc);
+    int ok = pos && nrm && w && jo && v && m->jb && m->nb;
+    for (uint32_t j = 0; ok && j < jc; j++) {
+        const sinew_mat4 *g = sinew_skeleton_bind_global(m->skel, j);
+        int32_t par = sinew_skeleton_parent(m->skel, j);
+        for (uint32_t k = 0; k < per; k++) {
+            uint32_t i = j * per + k;
+            for (int c = 0; c < 3; c++) {
+                pos[3 * i + c] = (float)(g->m[3][c] + 0.16 * (rnd() - 0.5));
+                nrm[3 * i + c] = c == 1 ? 1.0f : 0.0f;
+            }
+            jo[2 * i] = j; jo[2 * i + 1] = par >= 0 ? (uint32_t)par : j;
+            w[2 * i] = par >= 0 ? 0.7f : 1.0f; w[2 * i + 1] = par >= 0 ? 0.3f : 0.0f;
+        }
+    }
+    sinew_influences inf = { NULL, 2, jo, w };
+    ok = ok && sinew_pack_vertices(n, pos, nrm, &inf, jc, v, NULL, NULL) == SINEW_OK &&
+         sinew_joint_bounds_build(v, NULL, n, jc, m->jb, m->nb, jc * jc, &used) == SINEW_OK &&
+         sinew_joint_bounds_add_centers(v, NULL, n, jc, pos, m->jb) == SINEW_OK;
+    free(pos); free(nrm); free(w); free(jo); free(v);
+    return ok;
+}
 
 /* scaled: every 4th joint gets non-uniform scale keys oscillating in [0.85, 1.15]
  * (the scale methods then take the polar path on those joints and below them);
@@ -139,6 +174,29 @@ static void job_task(void *user, uint32_t task, uint32_t worker)
         pj->failed = 1;
 }
 
+/* --bounds: each character's box from its packed palette, 64 characters per task */
+typedef struct bounds_job {
+    const cpu_model *m;
+    const sinew_palette_character *chars;
+    uint32_t count;
+    const float *dst;
+    int failed;
+} bounds_job;
+
+static void bounds_task(void *user, uint32_t task, uint32_t worker)
+{
+    (void)worker;
+    bounds_job *bj = (bounds_job *)user;
+    uint32_t a = task * CHARS_PER_TASK, b = a + CHARS_PER_TASK;
+    if (b > bj->count) b = bj->count;
+    for (uint32_t i = a; i < b; i++) {
+        float lo[3], hi[3];
+        if (sinew_character_bounds(bj->m->jb, bj->m->nb, bj->m->joints, bj->chars[i].method, bj->chars[i].flags,
+                                   bj->dst + (size_t)bj->chars[i].palette_offset * 4, lo, hi) != SINEW_OK)
+            bj->failed = 1;
+    }
+}
+
 /* ---- the float64 path the crowd used before, on the same pool ---- */
 typedef struct ref_job {
     const sinew_palette_character *chars;
@@ -206,6 +264,7 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
     const uint32_t nsizes = opt->sizes && opt->nsizes ? opt->nsizes : (uint32_t)(sizeof def_sizes / sizeof def_sizes[0]);
     const uint32_t maxc = 10000; /* sizes above are skipped */
     const double frac = opt->scale_fraction;
+    const int bounds = opt->bounds;
     cpu_model models[3];
     memset(models, 0, sizeof models);
     if (!make_model(64, &models[0], 0, frac) || !make_model(40, &models[1], 0, frac) || !make_model(64, &models[2], 1, 0)) {
@@ -218,6 +277,10 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
                 fprintf(stderr, "sinew-bench --cpu-only: blend clip setup failed\n");
                 return 1;
             }
+    if (bounds && (!make_bounds(&models[0]) || !make_bounds(&models[1]))) {
+        fprintf(stderr, "sinew-bench --cpu-only: joint bounds setup failed\n");
+        return 1;
+    }
     uint32_t cores = sinew_cpu_count();
     uint32_t thread_counts[2] = { 1, cores };
     int nthreads = cores > 1 ? 2 : 1;
@@ -242,7 +305,12 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
     if (bench_blend_active())
         printf("every character: --blend %u (%u clips blended, normalized-time sync, one crossfading) --layers %u "
                "(additive, masked to 2/3 of the joints)\n", bench_blend_k(), bench_blend_k(), bench_blend_l());
-    printf("%-7s %-16s %6s %7s %9s %9s\n", "joints", "method", "chars", "threads", "ms/frame", "Mjoint/s");
+    if (bounds)
+        printf("--bounds: after each frame's palettes, every character's box (sinew_character_bounds on its packed "
+               "palette, 64 characters per task on the same pool; joint bounds of 16 vertices per joint); bounds_ms "
+               "its median time, bounds%% = bounds_ms / ms/frame\n");
+    printf("%-7s %-16s %6s %7s %9s %9s%s\n", "joints", "method", "chars", "threads", "ms/frame", "Mjoint/s",
+           bounds ? " bounds_ms   bounds%" : "");
     for (int mi = 0; mi < 2; mi++) {
         cpu_model *m = &models[mi];
         for (unsigned meth = 0; meth < SINEW_METHOD_COUNT; meth++) {
@@ -260,7 +328,7 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
                 if (count > maxc) continue;
                 sinew_palette_job job = { chars, count, dst, total };
                 for (int t = 0; t < nthreads; t++) {
-                    double ms[64];
+                    double ms[64], msb[64];
                     int n = 0, failed = 0;
                     double start = now_s();
                     for (int f = 0; f < 64; f++) {
@@ -269,9 +337,15 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
                         pool_job pj = { &job, scratch, sb, 0 };
                         double t0 = now_s();
                         sinew_thread_pool_run(pools[t], (count + CHARS_PER_TASK - 1) / CHARS_PER_TASK, job_task, &pj);
-                        double t1 = now_s();
+                        double t1 = now_s(), t2 = t1;
                         failed |= pj.failed;
-                        if (f > 0) ms[n++] = (t1 - t0) * 1e3;
+                        if (bounds) {
+                            bounds_job bj = { m, chars, count, dst, 0 };
+                            sinew_thread_pool_run(pools[t], (count + CHARS_PER_TASK - 1) / CHARS_PER_TASK, bounds_task, &bj);
+                            t2 = now_s();
+                            failed |= bj.failed;
+                        }
+                        if (f > 0) { msb[n] = (t2 - t1) * 1e3; ms[n++] = (t1 - t0) * 1e3; }
                         if (n >= 3 && now_s() - start > seconds_per_case) break;
                     }
                     double med = median(ms, n);
@@ -279,8 +353,12 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
                     r->joints = m->joints; r->chars = count; r->threads = thread_counts[t];
                     r->method = sinew_method_name((sinew_method)meth); r->path = "float32";
                     r->ms = med; r->mjps = (double)count * m->joints / (med * 1e-3) * 1e-6;
-                    printf("%-7u %-16s %6u %7u %9.3f %9.1f%s\n", m->joints, r->method, count, r->threads, med, r->mjps,
-                           failed ? "  FAILED" : "");
+                    printf("%-7u %-16s %6u %7u %9.3f %9.1f", m->joints, r->method, count, r->threads, med, r->mjps);
+                    if (bounds) {
+                        double medb = median(msb, n);
+                        printf(" %9.3f %8.1f%%", medb, 100.0 * medb / med);
+                    }
+                    printf("%s\n", failed ? "  FAILED" : "");
                     fflush(stdout);
                 }
             }

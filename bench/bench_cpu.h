@@ -15,6 +15,8 @@ typedef struct sinew_bench_cpu_options {
     const char *methods;     /* --methods a,b: only these methods in the main table (NULL = all) */
     const uint32_t *sizes;   /* --sizes: character counts of the main table (NULL = 1..10000) */
     uint32_t nsizes;
+    int bounds;              /* --bounds: also every character's culling box after its palette, timed,
+                                with the overhead as columns bounds_ms and bounds% */
 } sinew_bench_cpu_options;
 
 /* The same with options (NULL = defaults). */

@@ -27,7 +27,7 @@ function(sinew_cli_test name rc regex)
             -P ${CMAKE_CURRENT_LIST_FILE}
     WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
   set_tests_properties(cli_${name} PROPERTIES TIMEOUT 300 LABELS cli
-    ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+    ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache")
 endfunction()
 
 sinew_cli_test(help 0 "usage: sinew <command>" --help)
@@ -132,7 +132,7 @@ foreach(_tm lbs dqs-scale)
               -P ${CMAKE_CURRENT_LIST_FILE}
       WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
     set_tests_properties(${_tn} PROPERTIES TIMEOUT 300 LABELS cli
-      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache")
   endforeach()
 endforeach()
 sinew_cli_test(deform_tangents_obj 0 "1 triangles \\(.*\\); tangents left out \\(OBJ has no tangent field\\)" deform ${_g}/tangents_pose.gltf --rest --out cli_tangents.obj)

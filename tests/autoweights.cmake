@@ -12,7 +12,7 @@ if(TARGET sinew_cli)
               -P ${CMAKE_CURRENT_SOURCE_DIR}/assets.cmake
       WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
     set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS cli
-      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache")
   endfunction()
   sinew_aw_test(cli_auto_weights_bad_alpha 2 "bad --auto-weights '0'"
                 $<TARGET_FILE:sinew_cli> deform ${_aw_m}/FBX/huesitos.fbx --auto-weights 0 --out x.obj)

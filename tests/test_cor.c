@@ -146,33 +146,42 @@ static void test_brute_force(tu_rng *r, int eight)
             if (k < 3) pos[3 * i + k] = eight ? v8[i].position[k] : v4[i].position[k];
         }
     const double sigmas[2] = { 0.1, 0.3 }, epss[2] = { 0.1, 0.05 };
+    static double bf[3 * NV];
     for (int s = 0; s < 2; s++) {
-        sinew_cor_desc d = { 0 };
-        sinew_cor_stats st;
-        d.vertex_count = NV;
-        d.vertices = eight ? NULL : v4;
-        d.vertices8 = eight ? v8 : NULL;
-        d.joint_count = J;
-        d.triangle_count = NT;
-        d.triangles = tri;
-        d.sigma = s == 0 ? 0.0 : sigmas[s]; /* 0: the default 0.1 */
-        d.epsilon = s == 0 ? 0.0 : epss[s];
-        TU_CHECK_OK(sinew_cor_compute(&d, cen, &st));
         bf_mesh m = { NV, NT, J, pos, wd, tri, sigmas[s], epss[s], SINEW_COR_DEFAULT_MAX_DEPTH };
-        double worst = 0;
-        for (uint32_t i = 0; i < NV; i++) {
-            double c[3];
-            bf_center(&m, i, c);
-            double e = d3(&cen[3 * i], c) / (1.0 + sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]));
-            worst = e > worst ? e : worst;
+        for (uint32_t i = 0; i < NV; i++) bf_center(&m, i, &bf[3 * i]);
+        for (int exact = 1; exact >= 0; exact--) {
+            sinew_cor_desc d = { 0 };
+            sinew_cor_stats st;
+            d.vertex_count = NV;
+            d.vertices = eight ? NULL : v4;
+            d.vertices8 = eight ? v8 : NULL;
+            d.joint_count = J;
+            d.triangle_count = NT;
+            d.triangles = tri;
+            d.sigma = s == 0 ? 0.0 : sigmas[s]; /* 0: the default 0.1 */
+            d.epsilon = s == 0 ? 0.0 : epss[s];
+            d.exact = exact;
+            TU_CHECK_OK(sinew_cor_compute(&d, cen, &st));
+            double worst = 0;
+            for (uint32_t i = 0; i < NV; i++) {
+                const double *c = &bf[3 * i];
+                double e = d3(&cen[3 * i], c) / (1.0 + sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]));
+                worst = e > worst ? e : worst;
+            }
+            fprintf(stderr, "brute force, %u influences, sigma %.2f eps %.2f, %s: %llu samples, %llu pair entries, "
+                            "%llu cells, %u groups, %u fallbacks, worst relative difference %.3g\n", K, sigmas[s], epss[s],
+                    exact ? "exact" : "accelerated", (unsigned long long)st.samples, (unsigned long long)st.pair_entries,
+                    (unsigned long long)st.weight_cells, st.weight_groups, st.fallback_vertices, worst);
+            /* exact: float output of a float64 computation, rounding of the final float only;
+             * accelerated: the second-order expansion over weight cells of side <= 0.16 sigma
+             * (cor.h states 1e-5 of the mesh's size at most) */
+            const double tol = exact ? 1e-6 : 1e-5;
+            TU_CHECK_MSG(worst <= tol, "%s centers differ from the brute force by %.3g (relative)",
+                         exact ? "exact" : "accelerated", worst);
+            TU_CHECK(st.samples > NT); /* subdivision happened */
+            TU_CHECK(exact ? st.weight_cells == 0 : st.weight_cells > 0 && st.weight_cells <= st.pair_entries);
         }
-        fprintf(stderr, "brute force, %u influences, sigma %.2f eps %.2f: %llu samples, %llu pair entries, %u groups, "
-                        "%u fallbacks, worst relative difference %.3g\n", K, sigmas[s], epss[s],
-                (unsigned long long)st.samples, (unsigned long long)st.pair_entries, st.weight_groups,
-                st.fallback_vertices, worst);
-        /* float output of a float64 computation: rounding of the final float only */
-        TU_CHECK_MSG(worst <= 1e-6, "centers differ from the brute force by %.3g (relative)", worst);
-        TU_CHECK(st.samples > NT); /* subdivision happened */
     }
 }
 
@@ -307,6 +316,24 @@ static void test_threads_alloc_errors(void)
     ca.fail_after = 2; /* an allocation fails: clean error, nothing leaked */
     TU_CHECK_RESULT(sinew_cor_compute(&d, c1, NULL), SINEW_ERROR_OUT_OF_HOST_MEMORY);
     TU_CHECK(ca.live_blocks == 0);
+    /* every allocation failing in turn, both evaluations: OUT_OF_HOST_MEMORY or OK, nothing leaked */
+    for (int ex = 0; ex < 2; ex++) {
+        uint32_t oom = 0;
+        d.exact = ex;
+        for (int k = 0; k < 40; k++) {
+            ca_init(&ca);
+            ca.fail_after = k;
+            sinew_result rr = sinew_cor_compute(&d, c1, NULL);
+            TU_CHECK_MSG(rr == SINEW_OK || rr == SINEW_ERROR_OUT_OF_HOST_MEMORY, "allocation %d failing: %s", k,
+                         sinew_result_string(rr));
+            TU_CHECK_MSG(ca.live_blocks == 0 && ca.bad_free == 0, "allocation %d failing: %d blocks leaked", k,
+                         (int)ca.live_blocks);
+            oom += rr == SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        TU_CHECK(oom >= 8);
+    }
+    d.exact = 0;
+    ca_init(&ca);
     sinew_allocator half = { ca_alloc, NULL, &ca };
     d.allocator = &half;
     TU_CHECK_RESULT(sinew_cor_compute(&d, c1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
@@ -325,6 +352,8 @@ static void test_threads_alloc_errors(void)
     e = d; e.epsilon = -1;
     TU_CHECK_RESULT(sinew_cor_compute(&e, c1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     e = d; e.max_depth = SINEW_COR_MAX_DEPTH + 1;
+    TU_CHECK_RESULT(sinew_cor_compute(&e, c1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    e = d; e.weight_cells = SINEW_COR_MAX_WEIGHT_CELLS + 1;
     TU_CHECK_RESULT(sinew_cor_compute(&e, c1, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     e = d; e.triangle_count = 0;
     TU_CHECK_RESULT(sinew_cor_compute(&e, c1, NULL), SINEW_ERROR_EMPTY);

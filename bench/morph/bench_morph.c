@@ -12,7 +12,11 @@
  * delta of the mesh) and active (the active targets' deltas), same round.
  * Per case: median frame ms, extra ms over plain, and the extra cost per moved
  * vertex, per stored delta and per active target (of one character) of all
- * morphed characters; plain skinning's cost per skinned vertex beside it. */
+ * morphed characters; plain skinning's cost per skinned vertex beside it; and
+ * against the copy roofline measured in the same run (sinew_debug_measure_roofline):
+ * the bytes the pass must move (each active delta's 32 B entry and 4 B weight, each
+ * written vertex's 16 B read and 16 B write: the data layout of morph.comp), over
+ * the extra time, as a fraction of the roofline's GB/s (roof%). */
 #include <sinew/sinew.h>
 #include <sinew/linalg.h>
 #include <sinew/mesh.h>
@@ -111,6 +115,8 @@ int main(int argc, char **argv)
     sinew_morph_set_id set[NSET];
     sinew_morph_slot_id slot[NSET][NCHAR];
     uint32_t moved[NSET], stored[NSET];
+    /* per set, over all characters: deltas of the active targets and vertices they move */
+    uint64_t act_deltas[NSET], act_written[NSET];
     uint8_t *used = malloc(nv);
     for (int s = 0; s < NSET; s++) {
         const tset *t = &SETS[s];
@@ -142,6 +148,18 @@ int main(int argc, char **argv)
             return 1;
         }
         CHECK(sinew_morpher_set_stats(mo, set[s], &moved[s], &stored[s]));
+        act_deltas[s] = act_written[s] = 0;
+        for (int c = 0; c < NCHAR; c++) { /* the weights the timing loop gives character c */
+            memset(used, 0, nv);
+            for (uint32_t a = 0; a < t->active; a++) {
+                uint32_t k = (a * 7919u + (uint32_t)c) % t->targets;
+                act_deltas[s] += tg[k].count;
+                for (uint32_t e = 0; e < tg[k].count; e++) {
+                    act_written[s] += !used[tg[k].indices[e]];
+                    used[tg[k].indices[e]] = 1;
+                }
+            }
+        }
         for (int c = 0; c < NCHAR; c++) CHECK(sinew_morpher_add_slot(mo, set[s], &slot[s][c]));
         free(tg); free(ix); free(dp); free(dn);
     }
@@ -193,10 +211,15 @@ int main(int argc, char **argv)
             CHECK(sinew_skinner_wait(sk));
             CHECK(sinew_skinner_gpu_time(sk, &ms[round * NCASE + cs]));
         }
+    sinew_copy_roofline roof;
+    char roof_text[256];
+    CHECK(sinew_debug_measure_roofline(gpu, 5, &roof));
     printf("sinew-bench-morph: %s; %d characters x %u vertices, LBS, %d rounds round-robin (round 0 warm-up, "
            "medians)\n", sinew_gpu_info(gpu)->name, NCHAR, nv, rounds);
-    printf("%-24s %-6s %7s %8s %9s %9s %9s %10s %8s %8s %10s\n", "case", "pass", "targets", "moved", "deltas", "act.dlt",
-           "frame_ms", "extra_ms", "ns/moved", "ns/delta", "us/act.tgt");
+    printf("roofline (same run): shader copy %.2f GB/s, %s\n", roof.shader_copy_gbps,
+           sinew_debug_roofline_describe(&roof, roof_text, sizeof roof_text));
+    printf("%-24s %-6s %7s %8s %9s %9s %9s %10s %8s %8s %10s %8s %6s\n", "case", "pass", "targets", "moved", "deltas", "act.dlt",
+           "frame_ms", "extra_ms", "ns/moved", "ns/delta", "us/act.tgt", "MB", "roof%");
     double med[NCASE];
     double *tmp = malloc(sizeof(double) * rounds);
     for (int cs = 0; cs < NCASE; cs++) {
@@ -212,14 +235,19 @@ int main(int argc, char **argv)
         for (int p = 0; p < 2; p++) {
             double extra = med[2 + 2 * s + p] - med[0];
             uint32_t act = SETS[s].active * (stored[s] / SETS[s].targets);
-            printf("%-24s %-6s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f %10.2f\n", SETS[s].name, p ? "active" : "rows",
-                   SETS[s].targets, moved[s], stored[s], act, med[2 + 2 * s + p], extra,
+            double bytes = 36.0 * (double)act_deltas[s] + 32.0 * (double)act_written[s];
+            double gbps = extra > 0 ? bytes / (extra * 1e-3) * 1e-9 : 0.0;
+            printf("%-24s %-6s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f %10.2f %8.2f %5.1f%%\n", SETS[s].name,
+                   p ? "active" : "rows", SETS[s].targets, moved[s], stored[s], act, med[2 + 2 * s + p], extra,
                    extra * 1e6 / ((double)moved[s] * NCHAR), extra * 1e6 / ((double)stored[s] * NCHAR),
-                   extra * 1e3 / ((double)SETS[s].active * NCHAR));
+                   extra * 1e3 / ((double)SETS[s].active * NCHAR), bytes * 1e-6,
+                   roof.shader_copy_gbps > 0 ? 100.0 * gbps / roof.shader_copy_gbps : 0.0);
         }
     printf("(moved / deltas / act.dlt: per character: vertices any target moves, stored deltas, deltas of the active "
            "targets; ns per moved vertex / per stored delta, and us per active target of one character, over all %d "
-           "morphed characters; the extra time includes the skinning reads of the copies)\n", NCHAR);
+           "morphed characters; the extra time includes the skinning reads of the copies; MB: bytes the pass must move "
+           "per frame, all characters (36 B per active delta, 32 B per written vertex); roof%%: MB / extra_ms against the "
+           "roofline's GB/s)\n", NCHAR);
     if (sinew_debug_validation_enabled(gpu))
         printf("validation messages: %u\n", sinew_debug_validation_message_count(gpu));
     sinew_morpher_destroy(mo);

@@ -68,6 +68,7 @@ static void usage_info(FILE *f)
         "                $SINEW_DEVICE, else the best: discrete, integrated, virtual, CPU)\n"
         "  --auto-weights ALPHA  also compute automatic weights (w ~ distance to the bone\n"
         "                segment ^ -ALPHA, ALPHA > 0) and compare them with the file's\n"
+        "  --cache-dir D, --no-cache  the automatic weights' cache, as in 'sinew deform'\n"
         "  --allow-missing-bones  drop the weights of bones that name no node\n"
         "                         (default: such a file is an error)\n"
         "  --max-memory MB  memory the import may add (default 4096; 0 = no limit; at most 1048576)\n"
@@ -105,6 +106,9 @@ static void usage_deform(FILE *f)
         "                 the per-vertex centers are computed first from the rest triangles\n"
         "                 and weights (all cores; the time is printed)\n"
         "  --cor-sigma S  similarity kernel width of the centers (default 0.1, > 0)\n"
+        "  --cache-dir D  where the centers and automatic weights are cached (default:\n"
+        "                 $SINEW_CACHE_DIR, else beside MODEL, as MODEL.cor and MODEL.weights)\n"
+        "  --no-cache     neither read nor write those cache files\n"
         "  --bulge        bulge correction (Kim & Han 2014)\n"
         "  --bulge-inner  bulge correction with its inner push (vertices closer than at rest to\n"
         "                 their major bone pushed back out; implies --bulge)\n"
@@ -154,6 +158,8 @@ typedef struct opts {
     double timeout, max_memory_mb;
     double auto_alpha;       /* > 0: --auto-weights ALPHA */
     double cor_sigma;        /* --cor-sigma (0 = the default) */
+    const char *cache_dir;   /* --cache-dir (NULL: beside the model) */
+    int no_cache;            /* --no-cache */
     sinew_method method;
     uint32_t n_morph;        /* --morph NAME=W */
     const char *morph_arg[64];
@@ -199,6 +205,8 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
                 return usage_err(usage, "bad --auto-weights '%s' (an exponent > 0 expected, e.g. 2)", val);
         }
         else if (!strcmp(a, "--allow-missing-bones")) o->allow_missing = 1;
+        else if (!strcmp(a, "--cache-dir")) { NEED_VAL(); o->cache_dir = val; }
+        else if (!strcmp(a, "--no-cache")) o->no_cache = 1;
         else if (!strcmp(a, "--max-memory")) {
             NEED_VAL();
             if (!parse_double(val, &o->max_memory_mb) || !(o->max_memory_mb >= 0 && o->max_memory_mb <= MAX_MEMORY_MB))
@@ -365,6 +373,22 @@ static sinew_asset *load(const char *path)
     return load_ex(path, g_opts->allow_missing ? SINEW_ASSET_ALLOW_MISSING_BONES : 0, 0, NULL, NULL, 0);
 }
 
+/* The bake cache file of this model for suffix ("cor", "weights") in buf, or NULL
+ * with --no-cache or a path too long (sinew/bake_cache.h). */
+static const char *bake_cache_file(const char *suffix, char *buf, size_t cap)
+{
+    const char *dir = g_opts->cache_dir ? g_opts->cache_dir : getenv("SINEW_CACHE_DIR");
+    if (g_opts->no_cache || sinew_bake_cache_path(g_opts->model, dir, suffix, buf, cap) != SINEW_OK) return NULL;
+    if (dir && dir[0]) (void)mkdir(dir, 0777); /* a missing cache folder is made (one level) */
+    return buf;
+}
+
+/* A refused or unwritten cache file is worth a warning, never an error. */
+static void bake_cache_warn(const sinew_bake_cache_report *rep)
+{
+    if (rep->message[0]) fprintf(stderr, "%s: warning: cache: %s\n", prog, rep->message);
+}
+
 /* --auto-weights: the rest mesh of the asset's vertices (the same float32 positions and
  * normals, its tangents and triangles) with automatic weights over the joints the file
  * weights (all joints when it weights fewer than 2); NULL after an error. */
@@ -393,8 +417,11 @@ static sinew_rest_mesh *auto_weighted(const sinew_asset *a, double alpha, uint32
     d.alpha = alpha;
     d.joint_mask = used >= 2 ? mask : NULL;
     *eligible = used >= 2 ? used : jc;
-    r = sinew_auto_weights_ex(sk, &d, nv, pos, j4, w4);
-    if (r) { err("automatic weights: %s", sinew_result_string(r)); goto out; }
+    char cpath[4096];
+    sinew_bake_cache_report rep;
+    r = sinew_auto_weights_ex_cached(sk, &d, nv, pos, j4, w4, bake_cache_file("weights", cpath, sizeof cpath), &rep, &e);
+    if (r) { err("automatic weights: %s", e.message); goto out; }
+    bake_cache_warn(&rep);
     sinew_rest_mesh_desc rd = { 0 };
     rd.skeleton = sk;
     rd.vertex_count = nv;
@@ -847,7 +874,11 @@ static int cmd_deform(const opts *o)
         cd.pool = pool;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (r == SINEW_OK) r = sinew_rest_mesh_compute_centers(rm, &cd, &e);
+        char cpath[4096];
+        sinew_bake_cache_report rep;
+        if (r == SINEW_OK)
+            r = sinew_rest_mesh_compute_centers_cached(rm, &cd, bake_cache_file("cor", cpath, sizeof cpath), &rep, &e);
+        if (r == SINEW_OK) bake_cache_warn(&rep);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (last_percent >= 0) fputs("\r\033[K", stderr); /* clears the progress line */
         uint32_t threads = sinew_thread_pool_size(pool);
@@ -861,8 +892,9 @@ static int cmd_deform(const opts *o)
             fallbacks += centers[3 * (size_t)i] == p[0] && centers[3 * (size_t)i + 1] == p[1] &&
                          centers[3 * (size_t)i + 2] == p[2];
         }
-        snprintf(cor_note, sizeof cor_note, ", centers of rotation in %.0f ms (%u threads, %u fallbacks)",
-                 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6, threads, fallbacks);
+        snprintf(cor_note, sizeof cor_note, ", centers of rotation in %.0f ms (%s, %u threads, %u fallbacks)",
+                 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6,
+                 rep.loaded ? "loaded from the cache" : "computed", threads, fallbacks);
     }
     /* --morph: every target of every mesh, indices made global; weight = given - file default (the rest
      * mesh already includes the defaults), 0 for targets not named. */

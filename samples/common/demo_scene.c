@@ -165,6 +165,9 @@ sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_s
     m->size = sinew_asset_size(a);
     const char *base = strrchr(path, '/');
     snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : path);
+    /* its centers of rotation are cached beside it ($SINEW_CACHE_DIR: there instead) */
+    if (sinew_bake_cache_path(path, getenv("SINEW_CACHE_DIR"), "cor", m->cache_path, sizeof m->cache_path) != SINEW_OK)
+        m->cache_path[0] = 0;
     /* stand it up: glTF is Y-up by its specification; other formats by the bounding box */
     demo_model_set_up(m, sinew_asset_stats(a)->gltf ? DEMO_UP_Y : DEMO_UP_AUTO);
     return SINEW_OK;
@@ -199,7 +202,10 @@ sinew_result demo_model_centers(demo_model *m)
     sinew_rest_mesh_centers_desc cd = {0};
     sinew_result r = sinew_thread_pool_create(NULL, &pool);
     cd.pool = pool;
-    if (r == SINEW_OK) r = sinew_rest_mesh_compute_centers(m->rest, &cd, NULL);
+    sinew_bake_cache_report rep;
+    if (r == SINEW_OK)
+        r = sinew_rest_mesh_compute_centers_cached(m->rest, &cd, m->cache_path[0] ? m->cache_path : NULL, &rep, NULL);
+    if (r == SINEW_OK && rep.message[0]) fprintf(stderr, "warning: centers of rotation cache: %s\n", rep.message);
     sinew_thread_pool_destroy(pool);
     if (r == SINEW_OK) m->centers = sinew_rest_mesh_centers(m->rest);
     return r;

@@ -54,6 +54,7 @@ typedef struct demo_model {
     int up_axis;                     /* DEMO_UP_X/Y/Z: the model's up axis (demo_model_set_up) */
     int is_tube;
     void *asset;                     /* sinew_asset* when imported */
+    char cache_path[512];            /* imported: its centers' cache file (sinew/bake_cache.h); "" = none */
     /* filled by demo_model_upload */
     sinew_mesh_id mesh_id;
 } demo_model;
@@ -89,7 +90,9 @@ sinew_result demo_asset(const char *path, demo_model *m, char *msg, size_t msg_s
 #endif
 
 /* Computes the model's centers of rotation (m->centers) unless made:
- * sinew_rest_mesh_compute_centers on all cores; nothing for a model without triangles. */
+ * sinew_rest_mesh_compute_centers on all cores, through m->cache_path when set (an
+ * imported model: beside the asset, or in $SINEW_CACHE_DIR); nothing for a model
+ * without triangles. */
 sinew_result demo_model_centers(demo_model *m);
 /* Uploads the model's rest mesh to the skinner (and its indices to the renderer).
  * The skinner must have cor_centers: the model's centers of rotation are computed

@@ -2,7 +2,8 @@
 # core layer reaches a Vulkan header through its includes.
 # Inputs: -DSOURCE_DIR= -DGENERATED_INCLUDE= -DCC= -DCXX=
 set(incs -I${SOURCE_DIR}/engine/core/include -I${GENERATED_INCLUDE} -I${SOURCE_DIR}/engine/gpu/include
-         -I${SOURCE_DIR}/engine/render/include -I${SOURCE_DIR}/engine/asset/include -I${SOURCE_DIR}/engine/include)
+         -I${SOURCE_DIR}/engine/render/include -I${SOURCE_DIR}/engine/asset/include -I${SOURCE_DIR}/engine/include
+         -I${SOURCE_DIR}/engine/bake/include -I${SOURCE_DIR}/engine/reference/include)
 file(GLOB headers ${SOURCE_DIR}/engine/*/include/sinew/*.h ${SOURCE_DIR}/engine/include/sinew/*.h)
 foreach(h ${headers})
   execute_process(COMMAND ${CC} -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c ${incs} ${h}

@@ -4,6 +4,10 @@
 #include "sinew/autoweights.h"
 #include "sinew/mesh.h"
 #include "topk_internal.h"
+#include "bake_cache_internal.h"
+#include "error_internal.h"
+
+#include <stdlib.h>
 
 #include <math.h>
 #include <string.h>
@@ -134,3 +138,101 @@ sinew_result sinew_auto_weights_packed(const sinew_skeleton *skel, const sinew_a
     return SINEW_OK;
 }
 
+
+/* ---- through the bake cache ---- */
+
+/* Version of the automatic weights' computation, part of the cache key. */
+#define SNW_AW_ALGORITHM_VERSION 1u
+
+static void aw_key(const sinew_skeleton *skel, const sinew_auto_weights_desc *d, uint32_t n, const float *positions,
+                   uint8_t key[16])
+{
+    snw_hash h;
+    uint32_t jc = sinew_skeleton_joint_count(skel);
+    snw_hash_init(&h, SNW_CACHE_KIND_WEIGHTS, SNW_AW_ALGORITHM_VERSION);
+    snw_hash_f64(&h, d->alpha);
+    snw_hash_u64(&h, d->skip_point_segments != 0);
+    snw_hash_u64(&h, jc);
+    for (uint32_t j = 0; j < jc; j++) {
+        sinew_vec3 hd, tl;
+        sinew_skeleton_bone_segment(skel, j, &hd, &tl);
+        snw_hash_f64(&h, hd.x); snw_hash_f64(&h, hd.y); snw_hash_f64(&h, hd.z);
+        snw_hash_f64(&h, tl.x); snw_hash_f64(&h, tl.y); snw_hash_f64(&h, tl.z);
+        snw_hash_u64(&h, d->joint_mask ? d->joint_mask[j] != 0 : 1);
+    }
+    snw_hash_u64(&h, n);
+    for (size_t k = 0; k < 3 * (size_t)n; k++) snw_hash_f32(&h, positions[k]);
+    snw_hash_final(&h, key);
+}
+
+sinew_result sinew_auto_weights_ex_cached(const sinew_skeleton *skel, const sinew_auto_weights_desc *desc, uint32_t n,
+                                          const float *positions, uint32_t *joints4, float *weights4,
+                                          const char *cache_path, sinew_bake_cache_report *report, sinew_error_info *err)
+{
+    double eps;
+    sinew_result r;
+    snw_error_clear(err);
+    snw_cache_report_clear(report);
+    if (!positions || !joints4 || !weights4)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "positions, joints4 or weights4 is NULL");
+    if ((r = aw_prepare(skel, desc, n, &eps)) != SINEW_OK)
+        return snw_fail(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, "automatic weights: %s", sinew_result_string(r));
+    for (uint32_t i = 0; i < n; i++)
+        if (!finite3f(positions + 3 * (size_t)i))
+            return snw_fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_VERTEX, i, "vertex %u: position not finite", i);
+    const uint64_t bytes = 32ull * n; /* 4 joints (u32) + 4 weights (f32) */
+    uint8_t key[16], *buf = NULL;
+    char why[160] = "";
+    if (cache_path) {
+        aw_key(skel, desc, n, positions, key);
+        buf = (uint8_t *)malloc((size_t)bytes);
+        if (!buf) return snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "out of host memory");
+        int got = snw_cache_read(cache_path, SNW_CACHE_KIND_WEIGHTS, SNW_AW_ALGORITHM_VERSION, key, n, buf, bytes, why,
+                                 sizeof why);
+        const uint32_t jc = sinew_skeleton_joint_count(skel);
+        for (uint32_t i = 0; i < n && got == 1; i++) { /* hostile input: joints in range, weights in [0, 1] summing to 1 */
+            double sum = 0;
+            for (int k = 0; k < 4 && got == 1; k++) {
+                uint32_t j = snw_get_u32le(buf + 32 * (size_t)i + 4 * k), u = snw_get_u32le(buf + 32 * (size_t)i + 16 + 4 * k);
+                float w;
+                memcpy(&w, &u, sizeof w);
+                if (j >= jc) { snprintf(why, sizeof why, "vertex %u: joint %u out of range", i, j); got = -1; }
+                else if (!(w >= 0.0f && w <= 1.0f)) { snprintf(why, sizeof why, "vertex %u: weight not in [0, 1]", i); got = -1; }
+                sum += w;
+            }
+            if (got == 1 && !(fabs(sum - 1.0) <= 1e-5)) { snprintf(why, sizeof why, "vertex %u: weights do not sum to 1", i); got = -1; }
+        }
+        if (got == 1) {
+            for (size_t k = 0; k < 4 * (size_t)n; k++) {
+                uint32_t u = snw_get_u32le(buf + 32 * (k / 4) + 16 + 4 * (k % 4));
+                joints4[k] = snw_get_u32le(buf + 32 * (k / 4) + 4 * (k % 4));
+                memcpy(&weights4[k], &u, sizeof u);
+            }
+            free(buf);
+            if (report) report->loaded = true;
+            return SINEW_OK;
+        }
+        if (got == -1 && report) {
+            report->refused = true;
+            snprintf(report->message, sizeof report->message, "%.120s refused: %s", cache_path, why);
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        aw_vertex(skel, desc, eps, positions + 3 * (size_t)i, joints4 + 4 * (size_t)i, weights4 + 4 * (size_t)i);
+    if (cache_path) {
+        for (size_t k = 0; k < 4 * (size_t)n; k++) {
+            uint32_t u;
+            memcpy(&u, &weights4[k], sizeof u);
+            snw_put_u32le(buf + 32 * (k / 4) + 4 * (k % 4), joints4[k]);
+            snw_put_u32le(buf + 32 * (k / 4) + 16 + 4 * (k % 4), u);
+        }
+        int ok = snw_cache_write(cache_path, SNW_CACHE_KIND_WEIGHTS, SNW_AW_ALGORITHM_VERSION, key, n, buf, bytes, why,
+                                 sizeof why);
+        if (report) {
+            report->written = ok != 0;
+            if (!ok) snprintf(report->message, sizeof report->message, "%.120s not written: %s", cache_path, why);
+        }
+        free(buf);
+    }
+    return SINEW_OK;
+}

@@ -6,6 +6,7 @@
 #include <sinew/linalg.h>
 #include "sinew/cor.h"
 #include "alloc_internal.h"
+#include "cor_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +27,29 @@ typedef struct cor_entry {
     double m;        /* area * wa * wb */
     double c[3];     /* centroid */
 } cor_entry;
+
+/* Entries of one bucket whose weights (wa, wb) fall in one cell of a grid of
+ * side 1 / weight_cells, summed with their moments about the cell's mass-weighted
+ * mean weights (a, b) (da = wa - a, db = wb - b, sums over the cell's entries):
+ * the similarity kernel is expanded to second order about the mean. */
+typedef struct cor_cell {
+    double a, b;             /* mass-weighted mean weights */
+    double m;                /* sum m */
+    double saa, sab, sbb;    /* sum m da^2, m da db, m db^2 */
+    double c[3];             /* sum m c */
+    double ca[3], cb[3];     /* sum m c da, m c db */
+    double caa[3], cab[3], cbb[3]; /* sum m c da^2, m c da db, m c db^2 */
+} cor_cell;
+
+/* The cells of every bucket at one grid resolution H (cells per unit of weight). */
+#define COR_MAX_LEVELS 5
+typedef struct cor_level {
+    uint32_t H;
+    uint64_t *cstart;     /* nbuckets + 1 starts into cells */
+    cor_cell *cells;
+    double *ab;           /* the cells' mean weights a then b, contiguous (the kernel's argument) */
+    uint64_t ncells;
+} cor_level;
 
 typedef struct cor_ctx {
     const sinew_cor_desc *d;
@@ -226,12 +250,48 @@ typedef struct cor_job {
     const uint64_t *bkeys, *bstart; /* nbuckets keys, nbuckets + 1 starts */
     uint64_t nbuckets;
     const cor_entry *entries;
+    const cor_level *levels;     /* NULL = exact (entries) */
+    uint32_t nlevels;
     double inv_sigma2;
     double *center;              /* 3 per group */
     uint8_t *ok;                 /* per group */
     uint64_t *evals;             /* per task */
     uint32_t task_base;          /* first task of the batch being run */
 } cor_job;
+
+#define COR_BLOCK 64
+
+/* exp(-y) for y >= 0 (0 beyond y = 700), within 2e-16 relative: y = n ln2 - r,
+ * |r| <= ln2 / 2, e^-r by its Taylor series to degree 13, 2^-n by the exponent
+ * bits. Branch-free so the cell loop vectorizes. */
+static inline double exp_neg(double y)
+{
+    const double shifter = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer */
+    const double yc = y < 700.0 ? y : 700.0;
+    const double u = -yc * 1.4426950408889634 + shifter;
+    const double nd = u - shifter; /* round(-y / ln2) */
+    const double r = (-yc - nd * 6.93147180369123816490e-01) - nd * 1.90821492927058770002e-10;
+    double p = 1.0 / 6227020800.0;
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    uint64_t ub, sb;
+    double scale;
+    memcpy(&ub, &u, sizeof ub);
+    sb = (ub - 0x4338000000000000ull + 1023ull) << 52; /* bits of u - bits of shifter = n */
+    memcpy(&scale, &sb, sizeof scale);
+    return p * scale * (double)(y < 700.0);
+}
 
 static void group_task(void *user, uint32_t task, uint32_t worker)
 {
@@ -251,6 +311,39 @@ static void group_task(void *user, uint32_t task, uint32_t worker)
                 uint64_t bi = bucket_of(jb->bkeys, jb->nbuckets, key);
                 if (bi >= jb->nbuckets || jb->bkeys[bi] != key) continue;
                 const double va = w.w[a], vb = w.w[b], vab = va * vb;
+                if (jb->levels) {
+                    const double k = jb->inv_sigma2, va2 = va * va, vb2 = vb * vb, vab2 = 2.0 * vab;
+                    /* the coarsest level whose cells, scaled by |v|, are no wider than the finest:
+                     * the expansion's argument |v| * (cell size) stays within its bound */
+                    uint32_t L = 0;
+                    while (L + 1 < jb->nlevels && (va2 + vb2) * (double)(1u << (2 * (L + 1))) <= 1.0) L++;
+                    const cor_level *lv = &jb->levels[L];
+                    const uint64_t c0 = lv->cstart[bi], c1 = lv->cstart[bi + 1];
+                    evals += c1 - c0;
+                    double pd = 0, pn[3] = { 0, 0, 0 };
+                    for (uint64_t cb = c0; cb < c1; cb += COR_BLOCK) {
+                        const uint32_t nbk = (uint32_t)(c1 - cb < COR_BLOCK ? c1 - cb : COR_BLOCK);
+                        const double *ca = lv->ab + cb, *cbv = lv->ab + lv->ncells + cb;
+                        double X[COR_BLOCK], G[COR_BLOCK];
+                        for (uint32_t q = 0; q < nbk; q++) {
+                            X[q] = va * cbv[q] - vb * ca[q];
+                            G[q] = exp_neg(k * X[q] * X[q]);
+                        }
+                        const cor_cell *c = lv->cells + cb;
+                        for (uint32_t q = 0; q < nbk; q++, c++) {
+                            const double x = X[q], g = G[q], g1 = -2.0 * k * x, g2 = 2.0 * k * k * x * x - k;
+                            pd += g * (c->m + g2 * (va2 * c->sbb - vab2 * c->sab + vb2 * c->saa));
+                            for (int r3 = 0; r3 < 3; r3++)
+                                pn[r3] += g * (c->c[r3] + g1 * (va * c->cb[r3] - vb * c->ca[r3]) +
+                                               g2 * (va2 * c->cbb[r3] - vab2 * c->cab[r3] + vb2 * c->caa[r3]));
+                        }
+                    }
+                    den += vab * pd;
+                    num[0] += vab * pn[0];
+                    num[1] += vab * pn[1];
+                    num[2] += vab * pn[2];
+                    continue;
+                }
                 const cor_entry *e = jb->entries + jb->bstart[bi], *end = jb->entries + jb->bstart[bi + 1];
                 evals += (uint64_t)(end - e);
                 for (; e < end; e++) {
@@ -298,17 +391,145 @@ static sinew_result validate(const sinew_cor_desc *d, double sigma, double eps, 
     return SINEW_OK;
 }
 
+/* Morton (Z-order) index of cell (ia, ib): the cells of a coarser grid (H / 2^L)
+ * are contiguous runs of the finer order (index >> 2L). */
+static uint64_t morton2(uint32_t ia, uint32_t ib)
+{
+    uint64_t m = 0;
+    for (int bit = 0; bit < 16; bit++)
+        m |= (uint64_t)((ia >> bit) & 1u) << (2 * bit + 1) | (uint64_t)((ib >> bit) & 1u) << (2 * bit);
+    return m;
+}
+
+/* Sums one run of a bucket's sorted entries (key[e0 .. e1)) into cell c: mean
+ * weights first, then the moments about them. */
+static void sum_cell(cor_cell *c, const cor_entry *be, const uint64_t *key, uint64_t e0, uint64_t e1)
+{
+    const uint64_t lo_mask = (1ull << 40) - 1;
+    double m = 0, sa = 0, sb = 0;
+    memset(c, 0, sizeof *c);
+    for (uint64_t q = e0; q < e1; q++) {
+        const cor_entry *en = &be[key[q] & lo_mask];
+        m += en->m; sa += en->m * en->wa; sb += en->m * en->wb;
+    }
+    const cor_entry *first = &be[key[e0] & lo_mask];
+    c->a = m > 0 && e1 - e0 > 1 ? sa / m : first->wa; /* one entry: exact */
+    c->b = m > 0 && e1 - e0 > 1 ? sb / m : first->wb;
+    c->m = m;
+    for (uint64_t q = e0; q < e1; q++) {
+        const cor_entry *en = &be[key[q] & lo_mask];
+        const double da = en->wa - c->a, db = en->wb - c->b, mm = en->m;
+        c->saa += mm * da * da; c->sab += mm * da * db; c->sbb += mm * db * db;
+        for (int k = 0; k < 3; k++) {
+            const double mc = mm * en->c[k];
+            c->c[k] += mc;
+            c->ca[k] += mc * da; c->cb[k] += mc * db;
+            c->caa[k] += mc * da * da; c->cab[k] += mc * da * db; c->cbb[k] += mc * db * db;
+        }
+    }
+}
+
+/* Sums each bucket's entries into cells of side 1 / H in (wa, wb), H a power of
+ * two, and at the coarser levels H / 2, H / 4, ... (at least 4 cells per unit,
+ * COR_MAX_LEVELS in all): (Morton cell, entry) keys sorted per bucket, so a
+ * cell's entries are summed in one fixed order. */
+static sinew_result build_cells(const sinew_allocator *al, const cor_entry *entries, const uint64_t *bstart, uint64_t nb,
+                                uint32_t H, cor_level *lv, uint32_t *nlevels)
+{
+    const uint64_t E = bstart[nb];
+    uint32_t nl = 0;
+    while (nl < COR_MAX_LEVELS && (H >> nl) >= 4) nl++;
+    if (nl == 0) nl = 1;
+    uint64_t *key = (uint64_t *)snw_alloc(al, (size_t)(E ? E : 1) * sizeof(uint64_t));
+    if (!key) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint64_t b = 0; b < nb; b++) {
+        for (uint64_t e = bstart[b]; e < bstart[b + 1]; e++) {
+            uint32_t ia = (uint32_t)(entries[e].wa * H), ib = (uint32_t)(entries[e].wb * H);
+            if (ia >= H) ia = H - 1;
+            if (ib >= H) ib = H - 1;
+            /* cell in the high 24 bits, the entry's place in its bucket in the low 40 */
+            key[e] = morton2(ia, ib) << 40 | (e - bstart[b]);
+        }
+        qsort(key + bstart[b], (size_t)(bstart[b + 1] - bstart[b]), sizeof(uint64_t), cmp_u64);
+    }
+    sinew_result r = SINEW_OK;
+    for (uint32_t L = 0; L < nl && r == SINEW_OK; L++) {
+        cor_level *l = &lv[L];
+        const unsigned shift = 40 + 2 * L;
+        l->H = H >> L;
+        uint64_t nc = 0;
+        for (uint64_t b = 0; b < nb; b++)
+            for (uint64_t e = bstart[b]; e < bstart[b + 1]; e++)
+                if (e == bstart[b] || (key[e] >> shift) != (key[e - 1] >> shift)) nc++;
+        l->ncells = nc;
+        l->cstart = (uint64_t *)snw_alloc(al, (size_t)(nb + 1) * sizeof(uint64_t));
+        l->cells = (cor_cell *)snw_alloc(al, (size_t)(nc ? nc : 1) * sizeof(cor_cell));
+        l->ab = (double *)snw_alloc(al, (size_t)(nc ? nc : 1) * 2 * sizeof(double));
+        if (!l->cstart || !l->cells || !l->ab) { r = SINEW_ERROR_OUT_OF_HOST_MEMORY; break; }
+        uint64_t ci = 0;
+        for (uint64_t b = 0; b < nb; b++) {
+            l->cstart[b] = ci;
+            uint64_t e0 = bstart[b];
+            while (e0 < bstart[b + 1]) {
+                uint64_t e1 = e0 + 1;
+                while (e1 < bstart[b + 1] && (key[e1] >> shift) == (key[e0] >> shift)) e1++;
+                sum_cell(&l->cells[ci], entries + bstart[b], key, e0, e1);
+                l->ab[ci] = l->cells[ci].a;
+                l->ab[nc + ci] = l->cells[ci].b;
+                ci++;
+                e0 = e1;
+            }
+        }
+        l->cstart[nb] = ci;
+    }
+    snw_free(al, key);
+    *nlevels = nl;
+    return r;
+}
+
+static void free_levels(const sinew_allocator *al, cor_level *lv)
+{
+    for (uint32_t L = 0; L < COR_MAX_LEVELS; L++) {
+        snw_free(al, lv[L].cstart);
+        snw_free(al, lv[L].cells);
+        snw_free(al, lv[L].ab);
+    }
+}
+
+sinew_result snw_cor_check(const sinew_cor_desc *d, snw_cor_params *p)
+{
+    sinew_allocator al;
+    if (!d || snw_allocator_resolve(d->allocator, &al) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    p->sigma = d->sigma != 0.0 ? d->sigma : SINEW_COR_DEFAULT_SIGMA;
+    p->epsilon = d->epsilon != 0.0 ? d->epsilon : SINEW_COR_DEFAULT_EPSILON;
+    p->max_depth = d->max_depth ? d->max_depth : SINEW_COR_DEFAULT_MAX_DEPTH;
+    p->weight_cells = 0;
+    p->exact = d->exact != 0;
+    sinew_result r = validate(d, p->sigma, p->epsilon, p->max_depth);
+    if (r != SINEW_OK) return r;
+    if (d->weight_cells > SINEW_COR_MAX_WEIGHT_CELLS) return SINEW_ERROR_INVALID_ARGUMENT;
+    /* default: cells of side 1 / ceil(6.4 / sigma) (64 at sigma 0.1), 16 .. 4096 */
+    double auto_cells = ceil(SINEW_COR_DEFAULT_WEIGHT_CELLS * SINEW_COR_DEFAULT_SIGMA / p->sigma);
+    auto_cells = auto_cells < 16.0 ? 16.0 : auto_cells > SINEW_COR_MAX_WEIGHT_CELLS ? SINEW_COR_MAX_WEIGHT_CELLS : auto_cells;
+    if (!p->exact) {
+        uint32_t want = d->weight_cells ? d->weight_cells : (uint32_t)auto_cells, H = 1;
+        while (H < want) H <<= 1; /* a power of two (the coarser levels halve it) */
+        p->weight_cells = H;
+    }
+    return SINEW_OK;
+}
+
 sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, sinew_cor_stats *stats)
 {
     if (!desc || !centers_out) return SINEW_ERROR_INVALID_ARGUMENT;
     const sinew_cor_desc *d = desc;
-    sinew_allocator al;
-    if (snw_allocator_resolve(d->allocator, &al) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
-    const double sigma = d->sigma != 0.0 ? d->sigma : SINEW_COR_DEFAULT_SIGMA;
-    const double eps = d->epsilon != 0.0 ? d->epsilon : SINEW_COR_DEFAULT_EPSILON;
-    const uint32_t depth = d->max_depth ? d->max_depth : SINEW_COR_DEFAULT_MAX_DEPTH;
-    sinew_result r = validate(d, sigma, eps, depth);
+    snw_cor_params prm;
+    sinew_result r = snw_cor_check(d, &prm);
     if (r != SINEW_OK) return r;
+    sinew_allocator al;
+    if (snw_allocator_resolve(d->allocator, &al) != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT; /* not reached: checked above */
+    const double sigma = prm.sigma, eps = prm.epsilon;
+    const uint32_t depth = prm.max_depth, cells_per_unit = prm.weight_cells;
     const uint32_t n = d->vertex_count;
 
     cor_ctx cx;
@@ -318,6 +539,9 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
     cx.max_depth = depth;
     uint64_t *keys = NULL, *bkeys = NULL, *bstart = NULL, *cursor = NULL, *evals = NULL;
     cor_entry *entries = NULL;
+    cor_level levels[COR_MAX_LEVELS];
+    uint32_t nlevels = 0;
+    memset(levels, 0, sizeof levels);
     cor_vkey *vk = NULL;
     uint32_t *group_first = NULL;
     double *center = NULL;
@@ -359,6 +583,13 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
         cx.cursor = cursor;
         cx.entries = entries;
         run_pass(&cx, 2);
+        if (!prm.exact) {
+            r = build_cells(&al, entries, bstart, nb, cells_per_unit, levels, &nlevels);
+            if (r != SINEW_OK) goto done;
+            snw_free(&al, entries); /* the cells replace them */
+            entries = NULL;
+            r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        }
     }
 
     /* 2. vertices grouped by packed weights */
@@ -398,6 +629,8 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
     jb.bstart = bstart;
     jb.nbuckets = nb;
     jb.entries = entries;
+    jb.levels = nlevels ? levels : NULL;
+    jb.nlevels = nlevels;
     jb.inv_sigma2 = 1.0 / (sigma * sigma);
     jb.center = center;
     jb.ok = ok;
@@ -440,6 +673,7 @@ sinew_result sinew_cor_compute(const sinew_cor_desc *desc, float *centers_out, s
         memset(stats, 0, sizeof *stats);
         stats->samples = samples;
         stats->pair_entries = E;
+        stats->weight_cells = nlevels ? levels[0].ncells : 0;
         for (uint32_t t = 0; t < tasks; t++) stats->kernel_evaluations += evals[t];
         stats->weight_groups = groups;
         stats->fallback_vertices = fallback;
@@ -452,6 +686,7 @@ done:
     snw_free(&al, bstart);
     snw_free(&al, cursor);
     snw_free(&al, entries);
+    free_levels(&al, levels);
     snw_free(&al, vk);
     snw_free(&al, group_first);
     snw_free(&al, center);

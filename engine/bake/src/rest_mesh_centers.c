@@ -9,7 +9,15 @@
 sinew_result sinew_rest_mesh_compute_centers(sinew_rest_mesh *m, const sinew_rest_mesh_centers_desc *desc,
                                              sinew_error_info *err)
 {
+    return sinew_rest_mesh_compute_centers_cached(m, desc, NULL, NULL, err);
+}
+
+sinew_result sinew_rest_mesh_compute_centers_cached(sinew_rest_mesh *m, const sinew_rest_mesh_centers_desc *desc,
+                                                    const char *cache_path, sinew_bake_cache_report *report,
+                                                    sinew_error_info *err)
+{
     snw_error_clear(err);
+    if (report) { report->loaded = report->refused = report->written = false; report->message[0] = 0; }
     if (!m) return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "mesh is NULL");
     uint32_t nt = 0;
     const uint32_t *tri = sinew_rest_mesh_triangles(m, &nt);
@@ -41,13 +49,10 @@ sinew_result sinew_rest_mesh_compute_centers(sinew_rest_mesh *m, const sinew_res
     cd.allocator = &a;
     cd.progress = d.progress;
     cd.progress_user = d.progress_user;
-    sinew_result r = sinew_cor_compute(&cd, c, NULL);
-    if (r == SINEW_ERROR_CANCELLED)
-        snw_fail(err, r, SINEW_ITEM_NONE, UINT32_MAX, "centers of rotation: cancelled by the progress callback");
-    else if (r != SINEW_OK)
-        snw_fail(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, "centers of rotation: %s", sinew_result_string(r));
-    else
-        r = sinew_rest_mesh_set_centers(m, c, err);
+    cd.exact = d.exact;
+    cd.weight_cells = d.weight_cells;
+    sinew_result r = sinew_cor_compute_cached(&cd, cache_path, c, NULL, report, err);
+    if (r == SINEW_OK) r = sinew_rest_mesh_set_centers(m, c, err);
     snw_free(&a, c);
     return r;
 }

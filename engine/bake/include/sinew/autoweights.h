@@ -1,9 +1,11 @@
 /* Sinew automatic weights (bake layer, sinew::bake): skinning weights from the
- * distance of each vertex to the bone segments. CPU only, no allocation. */
+ * distance of each vertex to the bone segments. CPU only, no allocation (the
+ * cached variant excepted). */
 #ifndef SINEW_AUTOWEIGHTS_H
 #define SINEW_AUTOWEIGHTS_H
 
 #include <sinew/mesh.h>
+#include <sinew/bake_cache.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +50,17 @@ SINEW_API sinew_result sinew_auto_weights_ex(const sinew_skeleton *skel, const s
  * on error. */
 SINEW_API sinew_result sinew_auto_weights_packed(const sinew_skeleton *skel, const sinew_auto_weights_desc *desc,
                                                  uint32_t n, sinew_vertex *v);
+
+/* sinew_auto_weights_ex through a cache file (sinew/bake_cache.h): joints4 and
+ * weights4 come from cache_path when it holds them for exactly these inputs
+ * (alpha, skip_point_segments, every joint's bone segment and mask bit, the
+ * positions, the algorithm's version), else they are computed and the file
+ * (re)written. cache_path NULL: no cache. report may be NULL. Errors as
+ * sinew_auto_weights_ex, err filled; nothing written on error. */
+SINEW_API sinew_result sinew_auto_weights_ex_cached(const sinew_skeleton *skel, const sinew_auto_weights_desc *desc,
+                                                    uint32_t n, const float *positions, uint32_t *joints4, float *weights4,
+                                                    const char *cache_path, sinew_bake_cache_report *report,
+                                                    sinew_error_info *err);
 
 #ifdef __cplusplus
 }
