@@ -19,6 +19,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string.h>
 #include <time.h>
 
@@ -710,15 +713,52 @@ static float lod_fraction(const sinew_crowd *c, const sinew_crowd_character *ch,
  * translation 2 (d conj r) is unchanged by that, the kernel's formula);
  * bulge: the posed segment lerped, the rest segment (the same in both up to
  * rounding) taken from b. */
+#if defined(__SSE2__)
+/* a.b in every lane */
+static inline __m128 lod_dot4(__m128 a, __m128 b)
+{
+    __m128 m = _mm_mul_ps(a, b);
+    __m128 s = _mm_add_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
+}
+#endif
+
 static void lod_lerp(const float *a, const float *b, float t, sinew_method method, uint32_t flags, uint32_t joints,
                      float *out)
 {
     const unsigned m = (unsigned)method;
     const uint32_t stride = sinew_palette_gpu_stride(method, flags);
     const float u = 1.0f - t;
+#if defined(__SSE2__)
+    const __m128 vu = _mm_set1_ps(u), vt = _mm_set1_ps(t), vnt = _mm_set1_ps(-t), zero = _mm_setzero_ps();
+    const __m128 one = _mm_set1_ps(1.0f);
+#endif
     for (uint32_t j = 0; j < joints; j++) {
         const float *pa = a + (size_t)j * stride * 4u, *pb = b + (size_t)j * stride * 4u;
         float *o = out + (size_t)j * stride * 4u;
+#if defined(__SSE2__)
+        if (m != SINEW_K_DQS && m != SINEW_K_COR) /* LBS rows, or S rows */
+            for (unsigned k = 0; k < SINEW_PAL_AFFINE_ROWS; k++) {
+                unsigned q = 4u * (SINEW_PAL_OFF_AFFINE + k);
+                _mm_storeu_ps(o + q, _mm_add_ps(_mm_mul_ps(vu, _mm_loadu_ps(pa + q)), _mm_mul_ps(vt, _mm_loadu_ps(pb + q))));
+            }
+        if (m != SINEW_K_LBS) {
+            const unsigned q = 4u * SINEW_PAL_OFF_DQ(m);
+            __m128 ra = _mm_loadu_ps(pa + q), da = _mm_loadu_ps(pa + q + 4u);
+            __m128 rb = _mm_loadu_ps(pb + q), db = _mm_loadu_ps(pb + q + 4u);
+            __m128 neg = _mm_cmplt_ps(lod_dot4(ra, rb), zero);
+            __m128 tb = _mm_or_ps(_mm_and_ps(neg, vnt), _mm_andnot_ps(neg, vt));
+            __m128 r = _mm_add_ps(_mm_mul_ps(vu, ra), _mm_mul_ps(tb, rb));
+            __m128 d = _mm_add_ps(_mm_mul_ps(vu, da), _mm_mul_ps(tb, db));
+            /* |r|^2 >= 1/2 for unit a, b with a.b >= 0 */
+            __m128 il = _mm_div_ps(one, _mm_sqrt_ps(lod_dot4(r, r)));
+            r = _mm_mul_ps(r, il);
+            d = _mm_mul_ps(d, il);
+            d = _mm_sub_ps(d, _mm_mul_ps(lod_dot4(r, d), r));
+            _mm_storeu_ps(o + q, r);
+            _mm_storeu_ps(o + q + 4u, d);
+        }
+#else
         if (m != SINEW_K_DQS && m != SINEW_K_COR) /* LBS rows, or S rows */
             for (unsigned k = 0; k < 4u * SINEW_PAL_AFFINE_ROWS; k++)
                 o[4u * SINEW_PAL_OFF_AFFINE + k] = u * pa[4u * SINEW_PAL_OFF_AFFINE + k] + t * pb[4u * SINEW_PAL_OFF_AFFINE + k];
@@ -744,6 +784,7 @@ static void lod_lerp(const float *a, const float *b, float t, sinew_method metho
                 ro[4 + k] = d[k] - rd * r[k];
             }
         }
+#endif
         if (flags & SINEW_K_FLAG_BULGE) {
             const float *ba = pa + 4u * SINEW_PAL_OFF_BULGE(m), *bb = pb + 4u * SINEW_PAL_OFF_BULGE(m);
             float *bo = o + 4u * SINEW_PAL_OFF_BULGE(m);
