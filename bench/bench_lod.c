@@ -15,6 +15,8 @@
  *    error, and (b) at the current time t, the error including that delay;
  *    max and mean over every vertex of every measured frame, divided by the
  *    model's size (the diagonal of the posed characters' box).
+ *  - bone LOD error (no runtime cut-off yet): joints deeper than D in the
+ *    hierarchy held at their rest local transform, against the full pose.
  * Usage: sinew-bench-lod [--characters C] [--frames F] [--threads T] [--model PATH]... */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
@@ -92,6 +94,63 @@ static int run_error(sinew_skinner *sk, sinew_crowd *crowd, sinew_model_id model
     free(out);
     *size = diag;
     *err_max = me / diag, *err_mean = se / cnt / diag, *lag_max = ml / diag, *lag_mean = sl / cnt / diag;
+    return ok;
+}
+
+/* Bone LOD error (no runtime cut-off yet: measured here to choose one): joints
+ * deeper than `depth` keep their rest local transform (follow their parent
+ * rigidly); K characters with the cut pose against the same with the full pose,
+ * skinned on the GPU, vertex distance over the model's size, max and mean over
+ * every vertex of `frames` frames. */
+static int run_bone_error(sinew_skinner *sk, sinew_crowd *crowd, sinew_model_id model, const sinew_skeleton *skel,
+                          const sinew_clip *clip, uint32_t nv, const uint32_t *jdepth, uint32_t depth, uint32_t frames,
+                          double *err_max, double *err_mean)
+{
+    uint32_t nj = sinew_skeleton_joint_count(skel);
+    sinew_crowd_character ch[2 * K];
+    sinew_transform *poses = malloc(sizeof(sinew_transform) * 2 * K * (size_t)nj);
+    float *out = malloc(sizeof(float) * 3 * 2 * K * (size_t)nv);
+    double dur = sinew_clip_duration(clip), se = 0, me = 0, diag = 0;
+    uint64_t cnt = 0;
+    int ok = poses && out;
+    for (uint32_t f = 0; ok && f < frames; f++) {
+        for (uint32_t k = 0; k < K; k++) {
+            sinew_transform *full = poses + (size_t)k * nj, *cut = poses + (size_t)(K + k) * nj;
+            if (sinew_clip_sample(clip, skel, dur * k / K + f / FPS, SINEW_WRAP_LOOP, full) != SINEW_OK) ok = 0;
+            for (uint32_t j = 0; j < nj; j++) cut[j] = jdepth[j] > depth ? sinew_skeleton_rest_pose(skel)[j] : full[j];
+        }
+        for (uint32_t g = 0; g < 2 * K; g++) {
+            memset(&ch[g], 0, sizeof ch[g]);
+            ch[g].model = model;
+            ch[g].method = SINEW_METHOD_DQS;
+            ch[g].pose = poses + (size_t)g * nj;
+        }
+        sinew_error_info e;
+        if (!ok || sinew_crowd_update(crowd, ch, 2 * K, NULL, &e) != SINEW_OK ||
+            sinew_skinner_read_output(sk, 0, 2 * K * nv, out, NULL) != SINEW_OK) {
+            ok = 0;
+            break;
+        }
+        for (uint32_t k = 0; k < K; k++) {
+            const float *a = out + 3 * (size_t)k * nv, *b = out + 3 * (size_t)(K + k) * nv;
+            float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+            for (uint32_t v = 0; v < nv; v++) {
+                double d2 = 0;
+                for (int x = 0; x < 3; x++) {
+                    d2 += (a[3 * v + x] - b[3 * v + x]) * (double)(a[3 * v + x] - b[3 * v + x]);
+                    lo[x] = fminf(lo[x], a[3 * v + x]);
+                    hi[x] = fmaxf(hi[x], a[3 * v + x]);
+                }
+                se += sqrt(d2), me = fmax(me, sqrt(d2));
+                cnt++;
+            }
+            diag = fmax(diag, sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                                   (hi[2] - lo[2]) * (hi[2] - lo[2])));
+        }
+    }
+    free(poses);
+    free(out);
+    *err_max = me / diag, *err_mean = se / cnt / diag;
     return ok;
 }
 
@@ -195,6 +254,25 @@ static void bench_model(sinew_gpu *gpu, const char *path, uint32_t chars, uint32
         free(ch);
         printf("  (errors: vertex distance / model size; err: vs evaluating every frame at t - N/%.0f s, what the\n"
                "   interpolation stands for; lag: vs evaluating at t, the one-interval delay included)\n", FPS);
+        /* bone LOD: joints deeper than D at rest */
+        uint32_t *jdepth = malloc(sizeof(uint32_t) * nj), maxd = 0;
+        for (uint32_t j = 0; jdepth && j < nj; j++) {
+            uint32_t dd = 0;
+            for (int32_t p = sinew_skeleton_parent(skel, j); p >= 0 && dd <= nj; p = sinew_skeleton_parent(skel, (uint32_t)p))
+                dd++;
+            jdepth[j] = dd;
+            maxd = dd > maxd ? dd : maxd;
+        }
+        printf("  bone LOD (joints deeper than D keep their rest local transform; depth of the deepest: %u)\n", maxd);
+        printf("  %-12s %12s %12s %12s\n", "D", "joints kept", "err_max", "err_mean");
+        for (uint32_t dcut = 2; jdepth && dcut < maxd; dcut += (maxd > 12 ? 2 : 1)) {
+            uint32_t kept = 0;
+            for (uint32_t j = 0; j < nj; j++) kept += jdepth[j] <= dcut;
+            double bm = 0, ba = 0;
+            if (!run_bone_error(sk, crowd, m_mesh, skel, clip, nv, jdepth, dcut, frames, &bm, &ba)) break;
+            printf("  %-12u %6u of %-3u %12.2e %12.2e\n", dcut, kept, nj, bm, ba);
+        }
+        free(jdepth);
     }
     sinew_crowd_destroy(crowd);
     sinew_skinner_destroy(sk);
