@@ -11,7 +11,9 @@
  * Also: the callback runs only on update and fresh frames (counted), held
  * frames have non-zero motion (output != previous), stats.interpolated counts
  * the held characters, and a second crowd (1 thread, through the host-job API
- * with random range splits) gives bit-identical output and previous positions. */
+ * with random range splits) gives bit-identical output and previous positions.
+ * One frame fails (a pose callback error) in both crowds: the next frame every
+ * character is evaluated afresh, its previous positions still right. */
 #include "testutil.h"
 #include <sinew/sinew.h>
 #include <sinew/debug.h>
@@ -31,6 +33,7 @@
 #define TOL 1e-5
 /* a held frame of a moving character must move at least this much somewhere */
 #define MIN_MOTION 1e-3
+#define FAIL_FRAME 23
 
 typedef struct motion {     /* one per character id: its (moving) pose as a function of time */
     sinew_vec3 axis[NJ];
@@ -38,6 +41,7 @@ typedef struct motion {     /* one per character id: its (moving) pose as a func
     sinew_vec3 walk;        /* root translation per second */
     int scaled;             /* joint 2 scales non-uniformly (not for plain DQS: NOT_RIGID) */
     uint32_t evals;         /* callback calls by the GPU crowds (atomic) */
+    int fail;               /* the callback fails (a failed frame) */
 } motion;
 
 static motion motions[512];
@@ -60,6 +64,7 @@ static sinew_result pose_cb(void *user, const sinew_skeleton *skel, uint32_t cha
     (void)skel, (void)character;
     motion *mo = (motion *)user;
     __atomic_fetch_add(&mo->evals, 1u, __ATOMIC_RELAXED);
+    if (mo->fail) return SINEW_ERROR_NON_FINITE;
     pose_at(mo, time, local);
     return SINEW_OK;
 }
@@ -299,6 +304,27 @@ int main(void)
         }
         sinew_crowd_stats st;
         sinew_error_info e;
+        int after_failure = 0;
+        if (f == FAIL_FRAME) {
+            /* a failed frame (one callback fails): nothing handed to the GPU, the
+             * frame count unchanged, and every LOD character starts afresh next
+             * frame (its slots may have been written): evaluated, shown at once,
+             * its previous positions those of the last successful frame */
+            uint32_t bad = 0; /* the last character evaluated this frame: those before it wrote their slots */
+            for (uint32_t i = 0; i < count; i++)
+                if ((f + i) % people[i].update_every == 0) bad = i;
+            motions[people[bad].id].fail = 1;
+            TU_CHECK(sinew_crowd_update(A.crowd, ch, count, NULL, &e) == SINEW_ERROR_NON_FINITE &&
+                     e.item == SINEW_ITEM_CHARACTER && e.index == bad);
+            TU_CHECK_OK(sinew_crowd_prepare_begin(B.crowd, ch, count, NULL, &e));
+            (void)sinew_crowd_prepare_run_range(B.crowd, 0, count, &e);
+            TU_CHECK(sinew_crowd_prepare_end(B.crowd, NULL, &e) == SINEW_ERROR_NON_FINITE && e.index == bad);
+            motions[people[bad].id].fail = 0;
+            for (uint32_t i = 0; i < MAXC; i++) st_at[i].valid = 0;
+            evals_before = 0;
+            for (uint32_t id = 0; id < next_id; id++) evals_before += __atomic_load_n(&motions[id].evals, __ATOMIC_RELAXED);
+            after_failure = 1;
+        }
         TU_CHECK_OK(sinew_crowd_update(A.crowd, ch, count, &st, &e));
         /* the second crowd through the host-job API, random splits */
         TU_CHECK_OK(sinew_crowd_prepare_begin(B.crowd, ch, count, NULL, &e));
@@ -327,7 +353,8 @@ int main(void)
             slot_state *s = &st_at[i];
             /* the rule: fresh (nothing to interpolate from) when the index is new,
              * holds another character (reset_previous) or its output moved */
-            int fresh = i >= last_count || last_ids[i] != p->id || last_first[i] != first || !s->valid;
+            int reset = i >= last_count || last_ids[i] != p->id || last_first[i] != first;
+            int fresh = reset || !s->valid;
             uint32_t k = (uint32_t)(((uint64_t)f + i) % p->update_every);
             double frac;
             if (fresh) {
@@ -350,7 +377,7 @@ int main(void)
             double e_out = 0, e_prev = 0, motion_max = 0;
             for (uint32_t v = 0; v < 3 * NV; v++) {
                 double o = outA[3 * (size_t)first + v], pv = prevA[3 * (size_t)first + v];
-                double want_prev = fresh ? ref_now[i][v] : ref_last[i][v]; /* reset: previous = current */
+                double want_prev = reset ? ref_now[i][v] : ref_last[i][v]; /* reset: previous = current */
                 double d = fabs(o - ref_now[i][v]), dp = fabs(pv - want_prev);
                 e_out = isnan(d) ? INFINITY : fmax(e_out, d);
                 e_prev = isnan(dp) ? INFINITY : fmax(e_prev, dp);
@@ -362,6 +389,7 @@ int main(void)
                          p->update_every, k, fresh ? ", fresh" : "", e_prev);
             worst = fmax(worst, e_out);
             worst_prev = fmax(worst_prev, e_prev);
+            if (after_failure) TU_CHECK(fresh);
             if (!fresh && k != 0) {
                 held++;
                 if (s->t_older != s->t_newer) { /* a held frame between two different poses moves */

@@ -208,7 +208,7 @@ typedef struct sinew_crowd_character {
     uint32_t layer_count;
     const sinew_anim_layer *layers;
     /* Animation LOD with interpolation (needs sinew_crowd_desc.lod_interpolate,
-     * else INVALID_ARGUMENT; docs/crowds.md): with update_every = N > 1 the
+     * else every call refuses it: INVALID_ARGUMENT; docs/crowds.md): with update_every = N > 1 the
      * character is not skipped but skinned every frame, shown one update
      * interval late. Its pose is evaluated (sample + FK + palette) only on
      * its update frames ((frame + index) % N == 0), into the crowd's store of
@@ -221,8 +221,8 @@ typedef struct sinew_crowd_character {
      * palettes = this one), on its first frame at its index, when its layout,
      * model, method or flags changed, with reset_previous, after it was hidden,
      * had update_every <= 1, or after a failed prepare. Morph weights
-     * (morph_slots) are sampled every frame at time, not delayed. Ignored by
-     * sinew_crowd_build_palettes. */
+     * (morph_slots) are sampled every frame at time, not delayed.
+     * sinew_crowd_build_palettes evaluates such a character at time, as any other. */
     bool lod_interpolate;
 } sinew_crowd_character;
 
