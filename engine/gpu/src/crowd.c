@@ -13,11 +13,15 @@
 #include <sinew/crowd.h>
 #include <sinew/palette_job.h>
 #include "vk_internal.h"     /* snw_skinner_attach / detach */
+#include "sinew_layout.h"    /* shaders/: SINEW_PAL_* (LOD interpolation) */
 #include "alloc_internal.h"
 #include "error_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string.h>
 #include <time.h>
 
@@ -78,6 +82,17 @@ struct sinew_crowd {
      * before it) or it owes a reset: a skipped character's output must still be
      * its own (prepare_begin). */
     uint8_t *forced;
+    /* Animation LOD with interpolation (sinew_crowd_desc.lod_interpolate; NULL
+     * without): two palettes per character index (lod_pal, LOD_SLOT floats each,
+     * 4 bytes past 16-byte alignment so they are written with cached stores),
+     * which of them is the newest, whether they are valid and what they were
+     * built for (model, method, flags), all as of the last successful prepare;
+     * the frame's mode per character (LOD_*) and its newest slot after it. */
+    float *lod_pal;
+    void *lod_block;
+    size_t lod_slot;                    /* floats per palette: max_joints x 8 vec4 */
+    uint8_t *lod_valid, *lod_newest, *lod_mode, *lod_next;
+    uint32_t *lod_model, *lod_method, *lod_flags;
     uint32_t last_count;                /* characters of the last successful prepare */
     /* Character boxes (models with bounds data): box_new written by the jobs of
      * a prepare, copied to box (box_valid) when it succeeds; 6 floats each. */
@@ -167,6 +182,14 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(a, c->last_output);
     snw_free(a, c->reset_owed);
     snw_free(a, c->forced);
+    snw_free(a, c->lod_block);
+    snw_free(a, c->lod_valid);
+    snw_free(a, c->lod_newest);
+    snw_free(a, c->lod_mode);
+    snw_free(a, c->lod_next);
+    snw_free(a, c->lod_model);
+    snw_free(a, c->lod_method);
+    snw_free(a, c->lod_flags);
     snw_free(a, c->box);
     snw_free(a, c->box_new);
     snw_free(a, c->box_valid);
@@ -273,6 +296,23 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
     c->box_new = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
     c->box_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
     c->box_new_ok = (uint8_t *)snw_calloc(a, max_chars, 1);
+    if (desc->lod_interpolate) { /* two palettes of the largest stride (8 vec4) per character */
+        c->lod_slot = (size_t)max_joints * 8u * 4u;
+        c->lod_block = snw_calloc(a, 1, sizeof(float) * 2u * c->lod_slot * max_chars + 16u);
+        c->lod_pal = c->lod_block ? (float *)((char *)c->lod_block + 4) : NULL;
+        c->lod_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
+        c->lod_newest = (uint8_t *)snw_calloc(a, max_chars, 1);
+        c->lod_mode = (uint8_t *)snw_calloc(a, max_chars, 1);
+        c->lod_next = (uint8_t *)snw_calloc(a, max_chars, 1);
+        c->lod_model = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
+        c->lod_method = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
+        c->lod_flags = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
+        if (!c->lod_block || !c->lod_valid || !c->lod_newest || !c->lod_mode || !c->lod_next || !c->lod_model ||
+            !c->lod_method || !c->lod_flags) {
+            sinew_crowd_destroy(c);
+            return OOM("LOD interpolation palettes (sinew_crowd_desc.lod_interpolate)");
+        }
+    }
     if (c->morpher) {
         /* the sampled weights; for layered characters also a mesh's defaults and
          * sinew_clip_blend_weights' scratch (2 x) */
@@ -522,6 +562,9 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
         if ((ch->flags & SINEW_SKIN_BULGE_INNER) && !(ch->flags & SINEW_SKIN_BULGE_CORRECTION))
             return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: flags: SINEW_SKIN_BULGE_INNER without SINEW_SKIN_BULGE_CORRECTION", i);
         if (!isfinite(ch->time)) return CFAIL(SINEW_ERROR_NON_FINITE, i, "character %u: time is not finite", i);
+        if (ch->lod_interpolate && !c->lod_pal)
+            return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: lod_interpolate set but the crowd was made without "
+                         "sinew_crowd_desc.lod_interpolate", i);
         if (ch->root && !mat4_finite(ch->root)) return CFAIL(SINEW_ERROR_NON_FINITE, i, "character %u: root is not finite", i);
         const crowd_model *m = &c->models[ch->model.value];
         const int layered = !ch->pose && ch->layer_count;
@@ -642,10 +685,116 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
     return SINEW_OK;
 }
 
-/* Skipped this frame (sinew_crowd_character.hidden / update_every). */
+/* Skipped this frame (sinew_crowd_character.hidden / update_every; an
+ * lod_interpolate character is skinned every frame). */
 static int crowd_skipped(const sinew_crowd *c, const sinew_crowd_character *ch, uint32_t index)
 {
-    return ch->hidden || (!c->forced[index] && ch->update_every > 1 && (c->frame + index) % ch->update_every != 0);
+    return ch->hidden || (!c->forced[index] && ch->update_every > 1 && !(ch->lod_interpolate && c->lod_pal) &&
+                          (c->frame + index) % ch->update_every != 0);
+}
+
+/* lod_mode: the character is not interpolated (evaluated or skipped as
+ * without LOD); evaluated into both slots (nothing to interpolate from: the
+ * first frame, a changed layout, model, method or flags, a reset); evaluated
+ * into the older slot (an update frame: it is shown with fraction 0, i.e. the
+ * previous newest palette); interpolated between the two slots. */
+enum { LOD_NONE = 0, LOD_FRESH = 1, LOD_UPDATE = 2, LOD_HOLD = 3 };
+
+/* The fraction of an interpolated frame: k / update_every. */
+static float lod_fraction(const sinew_crowd *c, const sinew_crowd_character *ch, uint32_t i)
+{
+    return (float)((c->frame + i) % ch->update_every) / (float)ch->update_every;
+}
+
+/* The palette between a and b at fraction t (sinew_crowd_character.lod_interpolate):
+ * affine rows (LBS, the scale methods' S) lerped; the dual quaternion (all but
+ * LBS) with b's sign aligned to a's real part, lerped, divided by the real
+ * part's length and its dual part made orthogonal to the real part (the
+ * translation 2 (d conj r) is unchanged by that, the kernel's formula);
+ * bulge: the posed segment lerped, the rest segment (the same in both up to
+ * rounding) taken from b. */
+#if defined(__SSE2__)
+/* a.b in every lane */
+static inline __m128 lod_dot4(__m128 a, __m128 b)
+{
+    __m128 m = _mm_mul_ps(a, b);
+    __m128 s = _mm_add_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
+}
+#endif
+
+static void lod_lerp(const float *a, const float *b, float t, sinew_method method, uint32_t flags, uint32_t joints,
+                     float *out)
+{
+    const unsigned m = (unsigned)method;
+    const uint32_t stride = sinew_palette_gpu_stride(method, flags);
+    const float u = 1.0f - t;
+#if defined(__SSE2__)
+    const __m128 vu = _mm_set1_ps(u), vt = _mm_set1_ps(t), vnt = _mm_set1_ps(-t), zero = _mm_setzero_ps();
+    const __m128 one = _mm_set1_ps(1.0f);
+#endif
+    for (uint32_t j = 0; j < joints; j++) {
+        const float *pa = a + (size_t)j * stride * 4u, *pb = b + (size_t)j * stride * 4u;
+        float *o = out + (size_t)j * stride * 4u;
+#if defined(__SSE2__)
+        if (m != SINEW_K_DQS && m != SINEW_K_COR) /* LBS rows, or S rows */
+            for (unsigned k = 0; k < SINEW_PAL_AFFINE_ROWS; k++) {
+                unsigned q = 4u * (SINEW_PAL_OFF_AFFINE + k);
+                _mm_storeu_ps(o + q, _mm_add_ps(_mm_mul_ps(vu, _mm_loadu_ps(pa + q)), _mm_mul_ps(vt, _mm_loadu_ps(pb + q))));
+            }
+        if (m != SINEW_K_LBS) {
+            const unsigned q = 4u * SINEW_PAL_OFF_DQ(m);
+            __m128 ra = _mm_loadu_ps(pa + q), da = _mm_loadu_ps(pa + q + 4u);
+            __m128 rb = _mm_loadu_ps(pb + q), db = _mm_loadu_ps(pb + q + 4u);
+            __m128 neg = _mm_cmplt_ps(lod_dot4(ra, rb), zero);
+            __m128 tb = _mm_or_ps(_mm_and_ps(neg, vnt), _mm_andnot_ps(neg, vt));
+            __m128 r = _mm_add_ps(_mm_mul_ps(vu, ra), _mm_mul_ps(tb, rb));
+            __m128 d = _mm_add_ps(_mm_mul_ps(vu, da), _mm_mul_ps(tb, db));
+            /* |r|^2 >= 1/2 for unit a, b with a.b >= 0 */
+            __m128 il = _mm_div_ps(one, _mm_sqrt_ps(lod_dot4(r, r)));
+            r = _mm_mul_ps(r, il);
+            d = _mm_mul_ps(d, il);
+            d = _mm_sub_ps(d, _mm_mul_ps(lod_dot4(r, d), r));
+            _mm_storeu_ps(o + q, r);
+            _mm_storeu_ps(o + q + 4u, d);
+        }
+#else
+        if (m != SINEW_K_DQS && m != SINEW_K_COR) /* LBS rows, or S rows */
+            for (unsigned k = 0; k < 4u * SINEW_PAL_AFFINE_ROWS; k++)
+                o[4u * SINEW_PAL_OFF_AFFINE + k] = u * pa[4u * SINEW_PAL_OFF_AFFINE + k] + t * pb[4u * SINEW_PAL_OFF_AFFINE + k];
+        if (m != SINEW_K_LBS) {
+            const float *ra = pa + 4u * SINEW_PAL_OFF_DQ(m), *rb = pb + 4u * SINEW_PAL_OFF_DQ(m);
+            float *ro = o + 4u * SINEW_PAL_OFF_DQ(m);
+            float dot = ra[0] * rb[0] + ra[1] * rb[1] + ra[2] * rb[2] + ra[3] * rb[3];
+            float tb = dot < 0.0f ? -t : t;
+            float r[4], d[4];
+            for (int k = 0; k < 4; k++) {
+                r[k] = u * ra[k] + tb * rb[k];
+                d[k] = u * ra[4 + k] + tb * rb[4 + k];
+            }
+            /* |r|^2 >= 1/2 for unit a, b with a.b >= 0 */
+            float il = 1.0f / sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+            for (int k = 0; k < 4; k++) {
+                r[k] *= il;
+                d[k] *= il;
+            }
+            float rd = r[0] * d[0] + r[1] * d[1] + r[2] * d[2] + r[3] * d[3];
+            for (int k = 0; k < 4; k++) {
+                ro[k] = r[k];
+                ro[4 + k] = d[k] - rd * r[k];
+            }
+        }
+#endif
+        if (flags & SINEW_K_FLAG_BULGE) {
+            const float *ba = pa + 4u * SINEW_PAL_OFF_BULGE(m), *bb = pb + 4u * SINEW_PAL_OFF_BULGE(m);
+            float *bo = o + 4u * SINEW_PAL_OFF_BULGE(m);
+            for (unsigned s = 0; s < 2u; s++) {
+                for (unsigned k = 0; k < 3u; k++) bo[4u * s + k] = u * ba[4u * s + k] + t * bb[4u * s + k];
+                bo[4u * s + 3u] = bb[4u * s + 3u];
+            }
+            for (unsigned k = 8u; k < 12u; k++) bo[k] = bb[k];
+        }
+    }
 }
 
 /* First output vertex of character i in this frame's layout (0 without meshes). */
@@ -757,12 +906,28 @@ static sinew_result crowd_morph_submit(sinew_crowd *c, sinew_error_info *err)
     return SINEW_OK;
 }
 
-/* One character's work: sample, FK, palette into job_dst, box. *stage says what failed. */
+static sinew_result crowd_character_box(sinew_crowd *c, crowd_scratch *s, uint32_t i, float *dst, int want_box,
+                                        size_t pal_floats, uint8_t *stage);
+
+/* One character's work: sample, FK, palette into job_dst (LOD: evaluated into
+ * its slots or interpolated from them), box. *stage says what failed. */
 static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i, uint8_t *stage)
 {
     const sinew_crowd_character *ch = &c->job_chars[i];
     if (c->job_skip && crowd_skipped(c, ch, i)) return SINEW_OK; /* no palette for a skipped character */
     const crowd_model *m = &c->models[ch->model.value];
+    const int lod = c->job_skip && c->lod_pal ? c->lod_mode[i] : LOD_NONE;
+    const size_t pal_floats = (size_t)4u * m->joint_count * sinew_palette_gpu_stride(ch->method, ch->flags);
+    float *dst = c->job_dst + (size_t)c->palette_offsets[i] * 4u;
+    int want_box = c->job_skip && m->has_bounds;
+    float *slot0 = lod ? c->lod_pal + (size_t)i * 2u * c->lod_slot : NULL;
+    if (lod == LOD_HOLD) { /* no evaluation: the interpolated palette */
+        const float *older = slot0 + (size_t)(1u - c->lod_newest[i]) * c->lod_slot;
+        const float *newer = slot0 + (size_t)c->lod_newest[i] * c->lod_slot;
+        *stage = STAGE_PALETTE;
+        lod_lerp(older, newer, lod_fraction(c, ch, i), ch->method, ch->flags, m->joint_count, want_box ? s->pal : dst);
+        return crowd_character_box(c, s, i, dst, want_box, pal_floats, stage);
+    }
     sinew_palette_character pc = { 0 };
     pc.skeleton = m->skeleton;
     pc.method = ch->method;
@@ -786,8 +951,6 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     if (r != SINEW_OK) return r;
     /* float32 palette straight into the destination; NON_FINITE when a
      * value does not fit in float32 */
-    float *dst = c->job_dst + (size_t)c->palette_offsets[i] * 4u;
-    int want_box = c->job_skip && m->has_bounds;
     /* With a box to compute, the palette is built in cached scratch, boxed there
      * and then copied to the destination: the destination is the mapped ring
      * (write-combined on discrete GPUs, uncached to read) and is written with
@@ -795,17 +958,37 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
      * is built straight into the destination. */
     float *pal = want_box ? s->pal : dst;
     *stage = STAGE_PALETTE;
-    r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, pal);
-    if (r != SINEW_OK) return r;
-    if (want_box)
-        memcpy(dst, pal, sizeof(float) * 4u * (size_t)m->joint_count * sinew_palette_gpu_stride(ch->method, ch->flags));
+    if (lod) { /* evaluated into a slot (both when fresh); shown: that one (fresh) or the previous newest */
+        float *into = slot0 + (size_t)c->lod_next[i] * c->lod_slot;
+        r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, into);
+        if (r != SINEW_OK) return r;
+        float *other = slot0 + (size_t)(1u - c->lod_next[i]) * c->lod_slot;
+        if (lod == LOD_FRESH) memcpy(other, into, sizeof(float) * pal_floats);
+        memcpy(pal, other, sizeof(float) * pal_floats);
+    } else {
+        r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, pal);
+        if (r != SINEW_OK) return r;
+    }
+    return crowd_character_box(c, s, i, dst, want_box, pal_floats, stage);
+}
+
+/* After character i's palette: copied to dst when built in scratch for its box,
+ * then the box. */
+static sinew_result crowd_character_box(sinew_crowd *c, crowd_scratch *s, uint32_t i, float *dst, int want_box,
+                                        size_t pal_floats, uint8_t *stage)
+{
+    *stage = STAGE_BOUNDS;
+    const sinew_crowd_character *ch = &c->job_chars[i];
+    const crowd_model *m = &c->models[ch->model.value];
+    float *pal = want_box ? s->pal : dst;
+    sinew_result r = SINEW_OK;
+    if (want_box) memcpy(dst, pal, sizeof(float) * pal_floats);
     /* the box from the packed palette just written (the data the GPU reads);
      * none (NOT_FOUND) for CoR methods without centers in the bounds data, a
      * mesh given in ch->meshes other than the model's, or a morphed mesh without
      * morph growth data (or with a growth beyond float32) */
     if (!c->job_skip) return SINEW_OK;
     c->box_new_ok[i] = 0;
-    *stage = STAGE_BOUNDS;
     int box = m->has_bounds && (m->has_cor_bounds || !sinew_method_uses_centers(ch->method));
     for (uint32_t k = 0; box && ch->meshes && k < m->mesh_count; k++)
         box = ch->meshes[k].value == m->meshes[k].value;
@@ -982,6 +1165,13 @@ sinew_result sinew_crowd_build_palettes(sinew_crowd *c, const sinew_crowd_charac
     return r;
 }
 
+/* A frame failed after its jobs may have written LOD slots: every character
+ * starts afresh (evaluated, nothing to interpolate from) at its next frame. */
+static void crowd_lod_invalidate(sinew_crowd *c)
+{
+    if (c->lod_pal) memset(c->lod_valid, 0, c->max_characters);
+}
+
 /* Ends a begun frame with no work, so the next begin_frame can proceed. */
 static void crowd_abandon(sinew_crowd *c)
 {
@@ -1049,6 +1239,25 @@ static sinew_result prepare_begin(sinew_crowd *c, const sinew_crowd_character *c
      * whose output range or model changed (or that owes a reset) is skinned now. */
     for (uint32_t i = 0; i < count; i++)
         c->forced[i] = (uint8_t)(!chars[i].hidden && crowd_changed(c, &chars[i], i));
+    /* LOD interpolation: each character's mode this frame, from the state of
+     * the last successful prepare (committed by prepare_end) */
+    for (uint32_t i = 0; c->lod_pal && i < count; i++) {
+        const sinew_crowd_character *ch = &chars[i];
+        c->lod_mode[i] = LOD_NONE;
+        c->lod_next[i] = c->lod_newest[i];
+        if (!ch->lod_interpolate || ch->update_every <= 1 || ch->hidden) continue;
+        int fresh = !c->lod_valid[i] || c->forced[i] || c->lod_model[i] != ch->model.value ||
+                    c->lod_method[i] != (uint32_t)ch->method || c->lod_flags[i] != ch->flags;
+        if (fresh) {
+            c->lod_mode[i] = LOD_FRESH;
+            c->lod_next[i] = 0;
+        } else if ((c->frame + i) % ch->update_every == 0) {
+            c->lod_mode[i] = LOD_UPDATE;
+            c->lod_next[i] = (uint8_t)(1u - c->lod_newest[i]);
+        } else {
+            c->lod_mode[i] = LOD_HOLD;
+        }
+    }
     double t0 = now_ms();
     sinew_frame frame;
     r = sinew_skinner_begin_frame(c->skinner, &frame);
@@ -1132,6 +1341,7 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
         if (r != SINEW_OK) r = crowd_instances_error(c, r, nskin, skin_verts, err);
     }
     if (r != SINEW_OK) {
+        crowd_lod_invalidate(c);
         crowd_abandon(c);
         crowd_job_stop(c);
         __atomic_store_n(&c->phase, PHASE_NONE, __ATOMIC_RELEASE);
@@ -1141,6 +1351,7 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
     c->character_count = count;
     /* Bookkeeping of previous positions, committed with the frame. A skipped
      * character that owed a reset, or whose layout changed, owes one until skinned. */
+    uint32_t interpolated = 0;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t first = crowd_first_output(c, i);
         bool changed = crowd_changed(c, &chars[i], i);
@@ -1154,6 +1365,14 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
         }
         c->last_model[i] = chars[i].model.value;
         c->last_output[i] = first;
+        if (c->lod_pal) { /* the LOD slots as this frame left them */
+            c->lod_valid[i] = c->lod_mode[i] != LOD_NONE;
+            c->lod_newest[i] = c->lod_next[i];
+            c->lod_model[i] = chars[i].model.value;
+            c->lod_method[i] = (uint32_t)chars[i].method;
+            c->lod_flags[i] = chars[i].flags;
+            interpolated += c->lod_mode[i] == LOD_HOLD;
+        }
     }
     c->last_count = count;
     c->frame++;
@@ -1166,6 +1385,7 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
         stats->palette_vec4 = (uint32_t)c->job_slots;
         stats->output_vertices = (uint32_t)skin_verts;
         stats->skipped = skipped;
+        stats->interpolated = interpolated;
     }
     crowd_job_stop(c);
     __atomic_store_n(&c->phase, PHASE_NONE, __ATOMIC_RELEASE);
@@ -1181,6 +1401,7 @@ static sinew_result prepare(sinew_crowd *c, const sinew_crowd_character *chars, 
     r = crowd_run_pool(c, err);
     if (r == SINEW_OK) r = prepare_end(c, stats, err);
     if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) != PHASE_NONE) { /* the pool failed: close the frame */
+        crowd_lod_invalidate(c);
         crowd_abandon(c);
         crowd_job_stop(c);
         __atomic_store_n(&c->phase, PHASE_NONE, __ATOMIC_RELEASE);

@@ -81,6 +81,11 @@ typedef struct sinew_crowd_desc {
      * of this many scratch sets made at creation; one more gets CAPACITY).
      * 0 = the pool's size. */
     uint32_t range_threads;
+    /* Animation LOD with interpolation (sinew_crowd_character.lod_interpolate):
+     * true allocates two palettes per character here (max_characters x
+     * max_joints x 8 vec4 x 2, e.g. 64 MiB at the defaults); false: no
+     * character may set it. */
+    bool lod_interpolate;
 } sinew_crowd_desc;
 
 #define SINEW_CROWD_DEFAULT_MAX_MORPH_WEIGHTS 65536u
@@ -202,6 +207,23 @@ typedef struct sinew_crowd_character {
      * the same weight_count. 0 = none: clip / sample / rest as above. */
     uint32_t layer_count;
     const sinew_anim_layer *layers;
+    /* Animation LOD with interpolation (needs sinew_crowd_desc.lod_interpolate,
+     * else every call refuses it: INVALID_ARGUMENT; docs/crowds.md): with update_every = N > 1 the
+     * character is not skipped but skinned every frame, shown one update
+     * interval late. Its pose is evaluated (sample + FK + palette) only on
+     * its update frames ((frame + index) % N == 0), into the crowd's store of
+     * its last two palettes; every frame it is shown with the palette
+     * interpolated between those two at fraction k / N, k = (frame + index) % N
+     * (an update frame shows the previous newest, fraction 0): affine rows
+     * lerped, dual quaternions hemisphere-aligned, lerped and renormalized.
+     * So it moves every frame and its previous positions are right every frame.
+     * It is evaluated and shown at once, with nothing to interpolate from (both
+     * palettes = this one), on its first frame at its index, when its layout,
+     * model, method or flags changed, with reset_previous, after it was hidden,
+     * had update_every <= 1, or after a failed prepare. Morph weights
+     * (morph_slots) are sampled every frame at time, not delayed.
+     * sinew_crowd_build_palettes evaluates such a character at time, as any other. */
+    bool lod_interpolate;
 } sinew_crowd_character;
 
 /* What the last prepare/update did. */
@@ -215,6 +237,8 @@ typedef struct sinew_crowd_stats {
     uint32_t palette_vec4;           /* palette slots written */
     uint32_t output_vertices;        /* skinned vertices this frame (skipped characters excluded) */
     uint32_t skipped;                /* characters skipped this frame (hidden or update_every) */
+    uint32_t interpolated;           /* lod_interpolate characters shown with an interpolated
+                                        palette, not evaluated, this frame */
 } sinew_crowd_stats;
 
 /* Creates a crowd (and its pool unless one is given); all scratch memory is
