@@ -1,0 +1,186 @@
+/* Sampling of compressed clips (the format of clip_internal.h, made by
+ * clip_compress.c): float64 for sinew_clip_sample / sinew_sample_job, float32
+ * for the palette job. Stateless: each track finds its key interval by a
+ * binary search over its key time indices (O(log n), the same cost forward,
+ * backward or at random times); tracks that share their key times (the
+ * compressor stores identical index runs once) reuse the interval found. */
+#include <sinew/linalg.h>
+#include "clip_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Key interval of time t (ticks) in a track: returns i0; *hold = 1 when key
+ * i0 holds (before the first key, after the last, one key), else *a in [0,1). */
+static inline uint32_t cfind(const snw_cclip *cc, const snw_ctrack *tr, double t, int *hold, double *a)
+{
+    const uint32_t n = tr->count;
+    const double *T = cc->times;
+#define KI(k) (cc->wide ? ((const uint32_t *)cc->index)[tr->idx + (k)] : (uint32_t)((const uint16_t *)cc->index)[tr->idx + (k)])
+    if (n == 1 || t <= T[KI(0)]) { *hold = 1; return 0; }
+    if (t >= T[KI(n - 1)]) { *hold = 1; return n - 1; }
+    uint32_t lo = 0, hi = n - 1; /* T[KI(lo)] <= t < T[KI(hi)] */
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) >> 1;
+        if (T[KI(mid)] <= t) lo = mid; else hi = mid;
+    }
+    double t0 = T[KI(lo)], t1 = T[KI(hi)];
+#undef KI
+    double al = (t - t0) / (t1 - t0);
+    *a = al < 0 ? 0 : (al > 1 ? 1 : al);
+    *hold = 0;
+    return lo;
+}
+
+/* The interval found for the last track, reused by a track with the same index run. */
+typedef struct cfind_cache { uint32_t idx, count, i; int hold; double a; } cfind_cache;
+
+static inline uint32_t cfind_cached(const snw_cclip *cc, const snw_ctrack *tr, double t, int *hold, double *a,
+                                    cfind_cache *fc)
+{
+    if (tr->idx != fc->idx || tr->count != fc->count) {
+        fc->i = cfind(cc, tr, t, &fc->hold, &fc->a);
+        fc->idx = tr->idx;
+        fc->count = tr->count;
+    }
+    *hold = fc->hold;
+    *a = fc->a;
+    return fc->i;
+}
+
+static void decode_f64(const snw_cclip *cc, const snw_ctrack *tr, uint32_t k, double v[4])
+{
+    if (tr->format == SNW_CT_Q16) {
+        const uint16_t *q = (const uint16_t *)(cc->data + tr->data) + (size_t)k * 3u;
+        for (int c = 0; c < 3; c++) v[c] = (double)tr->lo[c] + (double)tr->ext[c] * ((double)q[c] / 65535.0);
+        if (tr->rot) {
+            double w2 = 1 - v[0] * v[0] - v[1] * v[1] - v[2] * v[2];
+            v[3] = w2 > 0 ? sqrt(w2) : 0;
+        } else {
+            v[3] = 0;
+        }
+    } else {
+        const float *f = (const float *)(cc->data + tr->data) + (size_t)k * tr->comps;
+        for (int c = 0; c < tr->comps; c++) v[c] = f[c];
+        if (tr->comps == 3) v[3] = 0;
+    }
+}
+
+/* One track in float64: CONST, or its keys interpolated. */
+static void track_f64(const snw_cclip *cc, const snw_ctrack *tr, double t, double v[4], cfind_cache *fc)
+{
+    if (tr->format == SNW_CT_CONST) {
+        for (int c = 0; c < 4; c++) v[c] = tr->lo[c];
+        return;
+    }
+    int hold;
+    double a = 0;
+    uint32_t i = cfind_cached(cc, tr, t, &hold, &a, fc);
+    decode_f64(cc, tr, i, v);
+    if (hold || tr->step) return;
+    double w[4];
+    decode_f64(cc, tr, i + 1, w);
+    if (tr->rot) {
+        sinew_quat p = { v[0], v[1], v[2], v[3] }, q = { w[0], w[1], w[2], w[3] };
+        sinew_quat r = sinew_quat_slerp(sinew_quat_normalize(p), sinew_quat_normalize(q), a);
+        v[0] = r.x; v[1] = r.y; v[2] = r.z; v[3] = r.w;
+    } else {
+        for (int c = 0; c < 3; c++) v[c] += (w[c] - v[c]) * a;
+    }
+}
+
+void snw_cclip_sample_f64(const snw_cclip *cc, double t, sinew_transform *out)
+{
+    cfind_cache fc = { UINT32_MAX, 0, 0, 1, 0 };
+    double v[4];
+    for (uint32_t j = 0; j < cc->joint_count; j++) {
+        const snw_ctrack *tr = &cc->tracks[3u * j];
+        if (tr[0].format) { track_f64(cc, &tr[0], t, v, &fc); out[j].translation = sinew_v3(v[0], v[1], v[2]); }
+        if (tr[1].format) {
+            track_f64(cc, &tr[1], t, v, &fc);
+            sinew_quat q = { v[0], v[1], v[2], v[3] };
+            out[j].rotation = sinew_quat_normalize(q);
+        }
+        if (tr[2].format) { track_f64(cc, &tr[2], t, v, &fc); out[j].scale = sinew_v3(v[0], v[1], v[2]); }
+    }
+}
+
+/* ---- float32 ---- */
+
+static inline void decode_f32(const snw_cclip *cc, const snw_ctrack *tr, uint32_t k, float v[4])
+{
+    if (tr->format == SNW_CT_Q16) {
+        const uint16_t *q = (const uint16_t *)(cc->data + tr->data) + (size_t)k * 3u;
+        const float s = 1.0f / 65535.0f;
+        v[0] = tr->lo[0] + tr->ext[0] * ((float)q[0] * s);
+        v[1] = tr->lo[1] + tr->ext[1] * ((float)q[1] * s);
+        v[2] = tr->lo[2] + tr->ext[2] * ((float)q[2] * s);
+        if (tr->rot) {
+            float w2 = 1 - v[0] * v[0] - v[1] * v[1] - v[2] * v[2];
+            v[3] = w2 > 0 ? sqrtf(w2) : 0;
+        } else {
+            v[3] = 0;
+        }
+    } else {
+        const float *f = (const float *)(cc->data + tr->data) + (size_t)k * tr->comps;
+        v[0] = f[0]; v[1] = f[1]; v[2] = f[2];
+        v[3] = tr->comps == 4 ? f[3] : 0;
+    }
+}
+
+/* Slerp along the shorter arc, normalized. */
+static inline void slerp32(const float p[4], const float q[4], float a, float out[4])
+{
+    float d = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
+    float sgn = 1;
+    if (d < 0) { d = -d; sgn = -1; }
+    float wp, wq;
+    if (d > 0.9995f) {
+        wp = 1 - a;
+        wq = a;
+    } else {
+        float th = acosf(d), sn = sinf(th);
+        wp = sinf((1 - a) * th) / sn;
+        wq = sinf(a * th) / sn;
+    }
+    wq *= sgn;
+    float r[4], n2 = 0;
+    for (int k = 0; k < 4; k++) { r[k] = wp * p[k] + wq * q[k]; n2 += r[k] * r[k]; }
+    float inv = n2 > 0 ? 1.0f / sqrtf(n2) : 1.0f;
+    for (int k = 0; k < 4; k++) out[k] = r[k] * inv;
+}
+
+static inline void track_f32(const snw_cclip *cc, const snw_ctrack *tr, double t, float *o, cfind_cache *fc)
+{
+    if (tr->format == SNW_CT_CONST) {
+        memcpy(o, tr->lo, 4 * sizeof(float));
+        return;
+    }
+    int hold;
+    double a = 0;
+    uint32_t i = cfind_cached(cc, tr, t, &hold, &a, fc);
+    float p[4];
+    decode_f32(cc, tr, i, p);
+    if (hold || tr->step) { memcpy(o, p, sizeof p); return; }
+    float q[4];
+    decode_f32(cc, tr, i + 1, q);
+    const float af = (float)a;
+    if (tr->rot) { slerp32(p, q, af, o); return; }
+    o[0] = p[0] + (q[0] - p[0]) * af;
+    o[1] = p[1] + (q[1] - p[1]) * af;
+    o[2] = p[2] + (q[2] - p[2]) * af;
+    o[3] = 0;
+}
+
+void snw_cclip_sample_f32(const snw_cclip *cc, const snw_fast_joint *joints, uint32_t n, double t, snw_ftrs *out)
+{
+    cfind_cache fc = { UINT32_MAX, 0, 0, 1, 0 };
+    for (uint32_t j = 0; j < n; j++) {
+        const snw_ctrack *tr = &cc->tracks[3u * j];
+        snw_ftrs *o = &out[j];
+        const snw_ftrs *rest = &joints[j].rest;
+        if (tr[0].format) track_f32(cc, &tr[0], t, o->t, &fc); else memcpy(o->t, rest->t, sizeof o->t);
+        if (tr[1].format) track_f32(cc, &tr[1], t, o->q, &fc); else memcpy(o->q, rest->q, sizeof o->q);
+        if (tr[2].format) track_f32(cc, &tr[2], t, o->s, &fc); else memcpy(o->s, rest->s, sizeof o->s);
+    }
+}
