@@ -138,7 +138,7 @@ static void test_error_bound(tu_rng *r, sinew_interpolation tmode)
         TU_CHECK(sinew_clip_is_compressed(cmp) && !sinew_clip_is_compressed(src));
         TU_CHECK(st.max_error <= tols[ti] && st.tolerance == tols[ti] && st.shell_distance > 0);
         TU_CHECK_MSG(st.constant_tracks >= g.constant, "%u constant tracks found, %u made", st.constant_tracks, g.constant);
-        if (tmode == SINEW_INTERPOLATION_LINEAR)
+        if (tmode == SINEW_INTERPOLATION_LINEAR && tols[ti] >= 1e-3) /* (joint 4's cubic track needs many keys at 1e-5) */
             TU_CHECK(st.keys_after < st.keys_before && st.ratio > 1 && st.float32_bytes > st.compressed_bytes);
         else if (tols[ti] >= 1e-2) /* cubic curves become linear keys: more of them at tight bounds */
             TU_CHECK(st.ratio > 1);
