@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PASSES 10
-#define FIRST_BUDGET 4.0 /* the first-order bounds are loose: start above them, halve until measured within */
+#define MAX_PASSES 14
+#define FIRST_BUDGET 64.0 /* the first-order bounds are loose: start above them, halve until measured within */
 #define MAX_ANALYSIS_TIMES 512
 
 /* One track as the compressor leaves it. */
