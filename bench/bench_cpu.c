@@ -209,6 +209,11 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
         fprintf(stderr, "sinew-bench --cpu-only: model setup failed\n");
         return 1;
     }
+    if (opt->compressed &&
+        (!sinew_bench_compress_clip(models[0].skel, "64-joint bench clip", opt->compress_tol, &models[0].clip) ||
+         !sinew_bench_compress_clip(models[1].skel, "40-joint bench clip", opt->compress_tol, &models[1].clip) ||
+         !sinew_bench_long_clip(opt->compress_tol)))
+        return 1;
     uint32_t cores = sinew_cpu_count();
     uint32_t thread_counts[2] = { 1, cores };
     int nthreads = cores > 1 ? 2 : 1;
@@ -230,6 +235,7 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
     if (frac > 0)
         printf("--scale-fraction %.3g: real non-uniform scale keys (0.7 .. 1.4 per axis, animated) on %u of 64 and %u of 40 "
                "joints\n", frac, (unsigned)floor(64 * frac + 1e-9), (unsigned)floor(40 * frac + 1e-9));
+    if (opt->compressed) printf("--compressed: the 64- and 40-joint characters play their clips compressed (above)\n");
     printf("%-7s %-16s %6s %7s %9s %9s\n", "joints", "method", "chars", "threads", "ms/frame", "Mjoint/s");
     for (int mi = 0; mi < 2; mi++) {
         cpu_model *m = &models[mi];

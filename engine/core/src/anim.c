@@ -884,6 +884,8 @@ static inline void slerp_f(const float *p, const float *q, float a, float *out)
 #endif
 }
 
+void snw_slerp_f32(const float *p, const float *q, float a, float *out) { slerp_f(p, q, a, out); }
+
 static inline void sample_rot_f(const sinew_clip *c, const snw_ftrack *tr, double t, float *out, find_cache *fc)
 {
     int hold;

@@ -10,36 +10,62 @@
 #include <math.h>
 #include <string.h>
 
-/* Key interval of time t (ticks) in a track: returns i0; *hold = 1 when key
- * i0 holds (before the first key, after the last, one key), else *a in [0,1). */
-static inline uint32_t cfind(const snw_cclip *cc, const snw_ctrack *tr, double t, int *hold, double *a)
+/* The last entry of the clip's time table at or before t (-1: before the first). */
+static inline int64_t time_slot(const snw_cclip *cc, double t)
 {
-    const uint32_t n = tr->count;
     const double *T = cc->times;
-#define KI(k) (cc->wide ? ((const uint32_t *)cc->index)[tr->idx + (k)] : (uint32_t)((const uint16_t *)cc->index)[tr->idx + (k)])
-    if (n == 1 || t <= T[KI(0)]) { *hold = 1; return 0; }
-    if (t >= T[KI(n - 1)]) { *hold = 1; return n - 1; }
-    uint32_t lo = 0, hi = n - 1; /* T[KI(lo)] <= t < T[KI(hi)] */
+    if (!cc->time_count || t < T[0]) return -1;
+    uint32_t lo = 0, hi = cc->time_count; /* T[lo] <= t < T[hi] (T[time_count] = inf) */
     while (hi - lo > 1) {
         uint32_t mid = (lo + hi) >> 1;
-        if (T[KI(mid)] <= t) lo = mid; else hi = mid;
+        if (T[mid] <= t) lo = mid; else hi = mid;
     }
-    double t0 = T[KI(lo)], t1 = T[KI(hi)];
-#undef KI
-    double al = (t - t0) / (t1 - t0);
-    *a = al < 0 ? 0 : (al > 1 ? 1 : al);
-    *hold = 0;
     return lo;
 }
 
+/* Key interval of time t (ticks; u = time_slot(t)) in a track: returns i0;
+ * *hold = 1 when key i0 holds (before the first key, from the last on), else
+ * *a in [0, 1]. Keys with equal times: the later one from that time on (the
+ * source sampler's rule). Integer compares on the key's time indices. */
+#define CFIND_BODY(K)                                                                     \
+    {                                                                                     \
+        const uint32_t n = tr->count;                                                     \
+        if (u < (int64_t)K[0]) { *hold = 1; return 0; }                                   \
+        if (u >= (int64_t)K[n - 1]) { *hold = 1; return n - 1; }                          \
+        /* branchless: the last k in [0, n - 1) with K[k] <= u (K[0] <= u < K[n - 1]) */ \
+        uint32_t lo = 0, len = n - 1;                                                     \
+        while (len > 1) {                                                                 \
+            uint32_t half = len >> 1;                                                     \
+            lo = (int64_t)K[lo + half] <= u ? lo + half : lo;                             \
+            len -= half;                                                                  \
+        }                                                                                 \
+        const uint32_t hi = lo + 1;                                                       \
+        double t0 = cc->times[K[lo]], t1 = cc->times[K[hi]];                              \
+        double al = (t - t0) / (t1 - t0);                                                 \
+        *a = al < 0 ? 0 : (al > 1 ? 1 : al);                                              \
+        *hold = 0;                                                                        \
+        return lo;                                                                        \
+    }
+static inline uint32_t cfind16(const snw_cclip *cc, const snw_ctrack *tr, double t, int64_t u, int *hold, double *a)
+{
+    const uint16_t *K = (const uint16_t *)cc->index + tr->idx;
+    CFIND_BODY(K)
+}
+static inline uint32_t cfind32(const snw_cclip *cc, const snw_ctrack *tr, double t, int64_t u, int *hold, double *a)
+{
+    const uint32_t *K = (const uint32_t *)cc->index + tr->idx;
+    CFIND_BODY(K)
+}
+#undef CFIND_BODY
+
 /* The interval found for the last track, reused by a track with the same index run. */
-typedef struct cfind_cache { uint32_t idx, count, i; int hold; double a; } cfind_cache;
+typedef struct cfind_cache { uint32_t idx, count, i; int hold; double a; int64_t u; } cfind_cache;
 
 static inline uint32_t cfind_cached(const snw_cclip *cc, const snw_ctrack *tr, double t, int *hold, double *a,
                                     cfind_cache *fc)
 {
     if (tr->idx != fc->idx || tr->count != fc->count) {
-        fc->i = cfind(cc, tr, t, &fc->hold, &fc->a);
+        fc->i = cc->wide ? cfind32(cc, tr, t, fc->u, &fc->hold, &fc->a) : cfind16(cc, tr, t, fc->u, &fc->hold, &fc->a);
         fc->idx = tr->idx;
         fc->count = tr->count;
     }
@@ -91,7 +117,7 @@ static void track_f64(const snw_cclip *cc, const snw_ctrack *tr, double t, doubl
 
 void snw_cclip_sample_f64(const snw_cclip *cc, double t, sinew_transform *out)
 {
-    cfind_cache fc = { UINT32_MAX, 0, 0, 1, 0 };
+    cfind_cache fc = { UINT32_MAX, 0, 0, 1, 0, time_slot(cc, t) };
     double v[4];
     for (uint32_t j = 0; j < cc->joint_count; j++) {
         const snw_ctrack *tr = &cc->tracks[3u * j];
@@ -128,28 +154,6 @@ static inline void decode_f32(const snw_cclip *cc, const snw_ctrack *tr, uint32_
     }
 }
 
-/* Slerp along the shorter arc, normalized. */
-static inline void slerp32(const float p[4], const float q[4], float a, float out[4])
-{
-    float d = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
-    float sgn = 1;
-    if (d < 0) { d = -d; sgn = -1; }
-    float wp, wq;
-    if (d > 0.9995f) {
-        wp = 1 - a;
-        wq = a;
-    } else {
-        float th = acosf(d), sn = sinf(th);
-        wp = sinf((1 - a) * th) / sn;
-        wq = sinf(a * th) / sn;
-    }
-    wq *= sgn;
-    float r[4], n2 = 0;
-    for (int k = 0; k < 4; k++) { r[k] = wp * p[k] + wq * q[k]; n2 += r[k] * r[k]; }
-    float inv = n2 > 0 ? 1.0f / sqrtf(n2) : 1.0f;
-    for (int k = 0; k < 4; k++) out[k] = r[k] * inv;
-}
-
 static inline void track_f32(const snw_cclip *cc, const snw_ctrack *tr, double t, float *o, cfind_cache *fc)
 {
     if (tr->format == SNW_CT_CONST) {
@@ -165,7 +169,7 @@ static inline void track_f32(const snw_cclip *cc, const snw_ctrack *tr, double t
     float q[4];
     decode_f32(cc, tr, i + 1, q);
     const float af = (float)a;
-    if (tr->rot) { slerp32(p, q, af, o); return; }
+    if (tr->rot) { snw_slerp_f32(p, q, af, o); return; }
     o[0] = p[0] + (q[0] - p[0]) * af;
     o[1] = p[1] + (q[1] - p[1]) * af;
     o[2] = p[2] + (q[2] - p[2]) * af;
@@ -174,7 +178,7 @@ static inline void track_f32(const snw_cclip *cc, const snw_ctrack *tr, double t
 
 void snw_cclip_sample_f32(const snw_cclip *cc, const snw_fast_joint *joints, uint32_t n, double t, snw_ftrs *out)
 {
-    cfind_cache fc = { UINT32_MAX, 0, 0, 1, 0 };
+    cfind_cache fc = { UINT32_MAX, 0, 0, 1, 0, time_slot(cc, t) };
     for (uint32_t j = 0; j < n; j++) {
         const snw_ctrack *tr = &cc->tracks[3u * j];
         snw_ftrs *o = &out[j];

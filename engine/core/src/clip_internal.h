@@ -45,6 +45,9 @@ void snw_cclip_sample_f32(const snw_cclip *cc, const snw_fast_joint *joints, uin
 
 /* ---- helpers of anim.c for the compressor ---- */
 
+/* The float32 slerp of the fast path (shorter arc, not normalized: FK normalizes). */
+void snw_slerp_f32(const float *p, const float *q, float a, float *out);
+
 /* The keys of one track of a (plain) clip: kind 0 translation, 1 rotation, 2
  * scale. times[k * time_stride] (stride in doubles); values: vec3 or quat
  * keys (a sinew_vec3_key / sinew_quat_key array). count 0: no track. */
