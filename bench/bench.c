@@ -88,6 +88,7 @@ typedef struct options {
     double scale_fraction;                /* --scale-fraction F (--cpu-only): real scale on a fraction F of the joints */
     int compressed;                       /* --compressed (--cpu-only): compressed clips (bench_clip.c) */
     double compress_tol;                  /* --compress-tolerance T: their bound (0 = 1e-4 x skeleton size) */
+    int compress_per_track;               /* --compress-keys per-track (default shared) */
     const char *methods;                  /* --methods: comma-separated VARIANTS names, NULL = the default sweep */
     uint32_t tube_vertices;               /* --tube-vertices: tube of about this many vertices, 0 = 32 x 16 */
     int device_info;                      /* --device-info: the device, driver and limits, then exit */
@@ -249,7 +250,8 @@ static void usage(void)
             "  and --sizes (up to 10000) narrow it). --scale-fraction F (with --cpu-only): real\n"
             "  non-uniform scale keys, 0.7 .. 1.4 per axis and animated, on a fraction F of the joints.\n"
             "  --compressed (with --cpu-only): the characters play compressed clips\n"
-            "  (sinew_clip_compress; --compress-tolerance T, default 1e-4 x the skeleton's size); prints\n"
+            "  (sinew_clip_compress; --compress-tolerance T, default 1e-4 x the skeleton's size;\n"
+            "  --compress-keys shared|per-track, default shared); prints\n"
             "  bytes, ratio, error and sampling ns/joint (forward, random) also for a long 100 s clip.\n"
             "  --cor-precompute: cost of sinew_cor_compute (centers of rotation) on 10k and 100k vertex\n"
             "  tubes, 1 and 2 threads, ring weights (shared per ring) and per-vertex jittered weights.\n"
@@ -730,6 +732,11 @@ int main(int argc, char **argv)
             }
         }
         else if (!strcmp(a, "--compressed")) o.compressed = 1;
+        else if (!strcmp(a, "--compress-keys") && next) {
+            const char *v = argv[++i];
+            if (strcmp(v, "shared") && strcmp(v, "per-track")) { fprintf(stderr, "--compress-keys: shared or per-track\n"); return 2; }
+            o.compress_per_track = !strcmp(v, "per-track");
+        }
         else if (!strcmp(a, "--compress-tolerance") && next) {
             char *end = NULL;
             o.compress_tol = strtod(argv[++i], &end);
@@ -782,6 +789,7 @@ int main(int argc, char **argv)
         co.scale_fraction = o.scale_fraction;
         co.compressed = o.compressed;
         co.compress_tol = o.compress_tol;
+        co.compress_per_track = o.compress_per_track;
         co.methods = o.methods;
         if (sizes_given) { co.sizes = o.sizes; co.nsizes = (uint32_t)o.nsizes; }
         return sinew_bench_cpu_only_opts(o.out_dir, o.seconds_per_case < 0.8 ? o.seconds_per_case : 0.3, &co);

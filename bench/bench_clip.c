@@ -5,7 +5,9 @@
  * compression (bytes, ratio to float32 keys, max error) and the float32
  * sampling cost per joint (the palette job's sample step,
  * sinew_palette_build_f32_timed, median over characters): times playing
- * forward frame after frame, and at random. */
+ * forward frame after frame, and at random; both key layouts
+ * (SINEW_CLIP_KEYS_PER_TRACK, SINEW_CLIP_KEYS_SHARED) for the long clip, the
+ * --compress-keys choice (default shared) for the characters. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_cpu.h"
 
@@ -47,6 +49,7 @@ static double sample_ns(const sinew_skeleton *s, const sinew_clip *c, int random
 static int make_long(sinew_skeleton **sk, sinew_clip **clip)
 {
     enum { N = 64, K = 3001 };
+    rs = 0x10C11Bull; /* the same clip every call */
     int32_t par[N];
     sinew_transform rest[N];
     static sinew_channel_desc ch[N];
@@ -86,9 +89,9 @@ static int make_long(sinew_skeleton **sk, sinew_clip **clip)
     return ok;
 }
 
-int sinew_bench_compress_clip(const sinew_skeleton *s, const char *label, double tol, sinew_clip **clip)
+int sinew_bench_compress_clip(const sinew_skeleton *s, const char *label, double tol, int shared, sinew_clip **clip)
 {
-    sinew_clip_compress_desc d = { tol, 0 };
+    sinew_clip_compress_desc d = { tol, 0, shared ? SINEW_CLIP_KEYS_SHARED : SINEW_CLIP_KEYS_PER_TRACK };
     sinew_clip_compress_stats st;
     sinew_error_info e;
     sinew_clip *c = NULL;
@@ -104,10 +107,10 @@ int sinew_bench_compress_clip(const sinew_skeleton *s, const char *label, double
     double f1 = scratch && dst ? sample_ns(s, c, 0, scratch, sb, dst) : NAN;
     double r1 = scratch && dst ? sample_ns(s, c, 1, scratch, sb, dst) : NAN;
     free(scratch); free(dst);
-    printf("compressed %-22s %2u joints %6.1f s: %8llu -> %7llu bytes (ratio %5.2f), keys %6u -> %6u, tracks %u "
+    printf("compressed %-22s %-9s %2u joints %6.1f s: %8llu -> %7llu bytes (ratio %5.2f), keys %6u -> %6u, tracks %u "
            "(%u constant, %u 16-bit, %u float32), max error %.3g (tolerance %.3g, shell %.3g, %u passes); sample ns/joint "
            "forward %.1f -> %.1f, random %.1f -> %.1f\n",
-           label, sinew_skeleton_joint_count(s), sinew_clip_duration(*clip), (unsigned long long)st.float32_bytes,
+           label, shared ? "shared" : "per-track", sinew_skeleton_joint_count(s), sinew_clip_duration(*clip), (unsigned long long)st.float32_bytes,
            (unsigned long long)st.compressed_bytes, st.ratio, st.keys_before, st.keys_after, st.tracks, st.constant_tracks,
            st.quantized_tracks, st.float_tracks, st.max_error, st.tolerance, st.shell_distance, st.passes, f0, f1, r0, r1);
     sinew_clip_destroy(*clip);
@@ -117,10 +120,13 @@ int sinew_bench_compress_clip(const sinew_skeleton *s, const char *label, double
 
 int sinew_bench_long_clip(double tol)
 {
-    sinew_skeleton *s = NULL;
-    sinew_clip *c = NULL;
-    int ok = make_long(&s, &c) && sinew_bench_compress_clip(s, "long generated", tol, &c);
-    sinew_clip_destroy(c);
-    sinew_skeleton_destroy(s);
+    int ok = 1;
+    for (int shared = 0; shared < 2 && ok; shared++) {
+        sinew_skeleton *s = NULL;
+        sinew_clip *c = NULL;
+        ok = make_long(&s, &c) && sinew_bench_compress_clip(s, "long generated", tol, shared, &c);
+        sinew_clip_destroy(c);
+        sinew_skeleton_destroy(s);
+    }
     return ok;
 }

@@ -210,8 +210,10 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
         return 1;
     }
     if (opt->compressed &&
-        (!sinew_bench_compress_clip(models[0].skel, "64-joint bench clip", opt->compress_tol, &models[0].clip) ||
-         !sinew_bench_compress_clip(models[1].skel, "40-joint bench clip", opt->compress_tol, &models[1].clip) ||
+        (!sinew_bench_compress_clip(models[0].skel, "64-joint bench clip", opt->compress_tol, !opt->compress_per_track,
+                                    &models[0].clip) ||
+         !sinew_bench_compress_clip(models[1].skel, "40-joint bench clip", opt->compress_tol, !opt->compress_per_track,
+                                    &models[1].clip) ||
          !sinew_bench_long_clip(opt->compress_tol)))
         return 1;
     uint32_t cores = sinew_cpu_count();

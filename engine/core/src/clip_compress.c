@@ -273,6 +273,74 @@ static sinew_result compress_track(cctx *x, uint32_t j, int kind, double tol, en
     return SINEW_OK;
 }
 
+static int cmp_double(const void *a, const void *b);
+static uint32_t sort_unique(double *v, uint32_t n);
+
+static void decode_key(const enc_track *e, uint32_t k, double *v)
+{
+    if (e->h.format == SNW_CT_Q16) {
+        const uint16_t *q = (const uint16_t *)e->vals + 3u * k;
+        for (int c = 0; c < 3; c++) v[c] = (double)e->h.lo[c] + (double)e->h.ext[c] * ((double)q[c] / 65535.0);
+        if (e->h.rot) { double w2 = 1 - v[0] * v[0] - v[1] * v[1] - v[2] * v[2]; v[3] = w2 > 0 ? sqrt(w2) : 0; }
+        else v[3] = 0;
+    } else {
+        const float *f = (const float *)e->vals + (size_t)e->h.comps * k;
+        for (int c = 0; c < 4; c++) v[c] = c < e->h.comps ? f[c] : 0;
+    }
+}
+
+/* SINEW_CLIP_KEYS_SHARED: every keyed track gets the union U of all kept key
+ * times (values: the track's compressed curve at those times, quantized
+ * again), so one interval search serves the whole clip. */
+static sinew_result share_keys(cctx *x, enc_track *et)
+{
+    const uint32_t nt = 3u * x->n;
+    uint64_t tot = 0;
+    for (uint32_t i = 0; i < nt; i++)
+        if (et[i].h.format == SNW_CT_Q16 || et[i].h.format == SNW_CT_F32) tot += et[i].kept;
+    if (!tot) return SINEW_OK;
+    double *U = xcalloc(x->al, (size_t)tot, sizeof(double));
+    if (!U) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t nu = 0;
+    for (uint32_t i = 0; i < nt; i++)
+        if (et[i].h.format == SNW_CT_Q16 || et[i].h.format == SNW_CT_F32)
+            for (uint32_t k = 0; k < et[i].kept; k++) U[nu++] = et[i].times[k];
+    nu = sort_unique(U, nu);
+    for (uint32_t i = 0; i < nt; i++) {
+        enc_track *e = &et[i];
+        if (e->h.format != SNW_CT_Q16 && e->h.format != SNW_CT_F32) continue;
+        double *nt_ = xcalloc(x->al, nu, sizeof(double));
+        void *nv = xcalloc(x->al, (size_t)nu * 4u, e->h.format == SNW_CT_Q16 ? sizeof(uint16_t) : sizeof(float));
+        if (!nt_ || !nv) { snw_free(x->al, nt_); snw_free(x->al, nv); snw_free(x->al, U); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
+        uint32_t k = 0; /* kept key at or before U[u] */
+        for (uint32_t u = 0; u < nu; u++) {
+            double t = U[u], v[4], p[4], q[4];
+            while (k + 1 < e->kept && e->times[k + 1] <= t) k++;
+            decode_key(e, k, p);
+            if (e->h.step || k + 1 >= e->kept || t <= e->times[k]) memcpy(v, p, sizeof v);
+            else { decode_key(e, k + 1, q); interp(p, q, e->times[k], e->times[k + 1], t, e->h.rot, v); }
+            if (e->h.rot && v[3] < 0) for (int c = 0; c < 4; c++) v[c] = -v[c];
+            nt_[u] = t;
+            if (e->h.format == SNW_CT_Q16) {
+                for (int c = 0; c < 3; c++) {
+                    double r = e->h.ext[c] > 0 ? (v[c] - e->h.lo[c]) / e->h.ext[c] * 65535.0 : 0;
+                    long l = lround(r);
+                    ((uint16_t *)nv)[3u * u + c] = (uint16_t)(l < 0 ? 0 : (l > 65535 ? 65535 : l));
+                }
+            } else {
+                for (int c = 0; c < e->h.comps; c++) ((float *)nv)[(size_t)e->h.comps * u + c] = (float)v[c];
+            }
+        }
+        snw_free(x->al, e->times);
+        snw_free(x->al, e->vals);
+        e->times = nt_;
+        e->vals = nv;
+        e->kept = e->h.count = nu;
+    }
+    snw_free(x->al, U);
+    return SINEW_OK;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -345,7 +413,7 @@ static sinew_result build_block(cctx *x, enc_track *et, snw_cclip **out)
     size_t off_t = off_tr + al16((size_t)nt * sizeof(snw_ctrack));
     size_t off_i = off_t + al16((size_t)nT * sizeof(double));
     size_t off_d = off_i + al16((size_t)nidx * (wide ? 4u : 2u));
-    size_t total = off_d + data_bytes;
+    size_t total = off_d + data_bytes + 16; /* padding: the float32 sampler reads 8 bytes for a 6-byte key */
     char *mem = xcalloc(x->al, 1, total);
     if (!mem) { snw_free(x->al, T); snw_free(x->al, run); snw_free(x->al, idx); return SINEW_ERROR_OUT_OF_HOST_MEMORY; }
     snw_cclip *cc = (snw_cclip *)mem;
@@ -424,6 +492,9 @@ sinew_result sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *s
     if (!isfinite(d.tolerance) || !isfinite(d.shell_distance))
         return snw_fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                         "%s is not finite", !isfinite(d.tolerance) ? "tolerance" : "shell_distance");
+    if ((unsigned)d.keys > (unsigned)SINEW_CLIP_KEYS_SHARED)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "keys %d is not a sinew_clip_keys value",
+                        (int)d.keys);
     if (d.tolerance < 0 || d.shell_distance < 0)
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s %g is negative",
                         d.tolerance < 0 ? "tolerance" : "shell_distance", d.tolerance < 0 ? d.tolerance : d.shell_distance);
@@ -545,6 +616,11 @@ sinew_result sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *s
                 r = compress_track(&x, j, k, tl, &et[3u * j + k]);
                 keys_after += et[3u * j + k].kept;
             }
+        }
+        if (!r && d.keys == SINEW_CLIP_KEYS_SHARED) {
+            r = share_keys(&x, et);
+            keys_after = 0;
+            for (uint32_t i = 0; i < 3u * n; i++) keys_after += et[i].kept;
         }
         if (r) { r = snw_fail(err, r, SINEW_ITEM_CLIP, UINT32_MAX, "out of host memory"); goto done; }
         snw_cclip *cc = NULL;

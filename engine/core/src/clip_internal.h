@@ -16,7 +16,7 @@ enum { SNW_CT_NONE = 0, SNW_CT_CONST = 1, SNW_CT_Q16 = 2, SNW_CT_F32 = 3 };
  * lo + ext * q / 65535 (rotations: x, y, z of the key taken with w >= 0; w =
  * sqrt(1 - x^2 - y^2 - z^2)). F32: per key `comps` floats (rotations 4, unit).
  * Key k's time is times[index[idx + k]]. */
-typedef struct snw_ctrack {
+typedef struct snw_ctrack { /* 16-byte aligned (lo, ext loaded as vectors) */
     uint8_t format;   /* SNW_CT_* */
     uint8_t step;     /* 1: STEP interpolation, 0: LINEAR (slerp for rotations) */
     uint8_t rot;      /* 1 for the rotation track */

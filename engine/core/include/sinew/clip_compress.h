@@ -27,11 +27,19 @@
 extern "C" {
 #endif
 
+/* Which key times the compressed tracks keep. */
+typedef enum sinew_clip_keys {
+    SINEW_CLIP_KEYS_PER_TRACK = 0, /* each track its own (fewest bytes; one interval search per track) */
+    SINEW_CLIP_KEYS_SHARED = 1     /* one set for the clip: the union of what the tracks need (more bytes
+                                      when tracks differ; one interval search per sample: faster) */
+} sinew_clip_keys;
+
 /* Zero fields take the defaults. */
 typedef struct sinew_clip_compress_desc {
     double tolerance;       /* model units, > 0; 0 = 1e-4 x the skeleton's size (largest distance
                                between two joints in bind pose; 1 for a one-joint skeleton) */
     double shell_distance;  /* model units, > 0; 0 = 0.02 x the skeleton's size */
+    sinew_clip_keys keys;   /* 0 = SINEW_CLIP_KEYS_PER_TRACK */
 } sinew_clip_compress_desc;
 
 /* What the compressor did and measured. */
@@ -52,7 +60,7 @@ typedef struct sinew_clip_compress_stats {
 /* Compresses clip (made for skel's joint count; not itself compressed) into a
  * new clip *out (the source is unchanged; the result uses its allocator).
  * stats and err may be NULL. Errors: INVALID_ARGUMENT (NULL clip/skel/out,
- * joint count mismatch, already compressed, negative tolerance/shell),
+ * joint count mismatch, already compressed, negative tolerance/shell, bad keys),
  * NON_FINITE (NaN/inf tolerance or shell), LIMIT_EXCEEDED (the bound cannot be
  * met even with float32 keys: tolerance below float32 precision),
  * OUT_OF_HOST_MEMORY. */
