@@ -7,7 +7,7 @@
 #include "sinew/anim.h"
 #include "fast_internal.h"
 
-/* ---- the compressed form (see docs/animation.md, "Compressed clips") ---- */
+/* ---- the compressed form (see docs/crowds.md, "Compressed clips") ---- */
 
 enum { SNW_CT_NONE = 0, SNW_CT_CONST = 1, SNW_CT_Q16 = 2, SNW_CT_F32 = 3 };
 

@@ -17,7 +17,7 @@
  * bound; keys whose interpolation from the kept neighbours stays within the
  * bound dropped. CUBICSPLINE tracks become LINEAR (resampled); STEP stays
  * STEP. Morph-weight tracks are kept uncompressed (float64). See
- * docs/animation.md. */
+ * docs/crowds.md ("Compressed clips"). */
 #ifndef SINEW_CLIP_COMPRESS_H
 #define SINEW_CLIP_COMPRESS_H
 
