@@ -498,15 +498,14 @@ sinew_result sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *s
     if (d.tolerance < 0 || d.shell_distance < 0)
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s %g is negative",
                         d.tolerance < 0 ? "tolerance" : "shell_distance", d.tolerance < 0 ? d.tolerance : d.shell_distance);
-    /* the skeleton's size: the largest distance between two bind-pose joints */
-    double size = 0;
-    for (uint32_t a = 0; a < n; a++)
-        for (uint32_t b = a + 1; b < n; b++) {
-            const sinew_mat4 *A = sinew_skeleton_bind_global(skel, a), *B = sinew_skeleton_bind_global(skel, b);
-            double dx = A->m[3][0] - B->m[3][0], dy = A->m[3][1] - B->m[3][1], dz = A->m[3][2] - B->m[3][2];
-            double l = sqrt(dx * dx + dy * dy + dz * dz);
-            if (l > size) size = l;
-        }
+    /* the skeleton's size: the diagonal of the box around the bind-pose joints */
+    double lo3[3] = { INFINITY, INFINITY, INFINITY }, hi3[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (uint32_t a = 0; a < n; a++) {
+        const sinew_mat4 *A = sinew_skeleton_bind_global(skel, a);
+        for (int c = 0; c < 3; c++) { lo3[c] = fmin(lo3[c], A->m[3][c]); hi3[c] = fmax(hi3[c], A->m[3][c]); }
+    }
+    double size = n ? sqrt((hi3[0] - lo3[0]) * (hi3[0] - lo3[0]) + (hi3[1] - lo3[1]) * (hi3[1] - lo3[1]) +
+                           (hi3[2] - lo3[2]) * (hi3[2] - lo3[2])) : 0;
     if (!(size > 0) || !isfinite(size)) size = 1;
     const double tol = d.tolerance > 0 ? d.tolerance : 1e-4 * size;
     const double shell = d.shell_distance > 0 ? d.shell_distance : 0.02 * size;
@@ -597,9 +596,7 @@ sinew_result sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *s
 
     double budget = FIRST_BUDGET;
     uint32_t pass, nv_used = 0;
-    uint64_t vcap = 4u * ((uint64_t)nkt + 3u * (uint64_t)n * x.cap) + 8u;
-    vt = xcalloc(al, (size_t)vcap, sizeof(double));
-    if (!vt) { r = snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_CLIP, UINT32_MAX, "out of host memory"); goto done; }
+    size_t vcap = 0; /* verification times: 4 x (source key times + kept key times) */
     double max_err = INFINITY, max_t = 0;
     uint32_t max_j = 0, keys_after = 0;
     for (pass = 1; pass <= MAX_PASSES; pass++, budget *= 0.5) {
@@ -632,6 +629,16 @@ sinew_result sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *s
         if (r) { r = snw_fail(err, r, SINEW_ITEM_CLIP, UINT32_MAX, "could not build the compressed clip"); goto done; }
         /* measure at the key times of the source and of the result in [0, duration] and
            at three points inside each interval between them */
+        size_t need = 4u * ((size_t)nkt + keys_after) + 8u;
+        if (need > vcap) {
+            snw_free(al, vt);
+            vcap = 0;
+            if (!(vt = xcalloc(al, need, sizeof(double)))) {
+                r = snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_CLIP, UINT32_MAX, "out of host memory");
+                goto done;
+            }
+            vcap = need;
+        }
         uint32_t nv = nkt;
         for (uint32_t i = 0; i < 3u * n; i++)
             for (uint32_t k = 0; k < et[i].kept; k++)
@@ -695,6 +702,7 @@ sinew_result sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *s
     *out = res;
     r = SINEW_OK;
 done:
+    if (r && res) sinew_clip_destroy(res);
     if (et)
         for (uint32_t i = 0; i < 3u * n; i++) { snw_free(al, et[i].times); snw_free(al, et[i].vals); }
     snw_free(al, parent); snw_free(al, H); snw_free(al, height); snw_free(al, sig); snw_free(al, Y); snw_free(al, smax);

@@ -36,8 +36,8 @@ typedef enum sinew_clip_keys {
 
 /* Zero fields take the defaults. */
 typedef struct sinew_clip_compress_desc {
-    double tolerance;       /* model units, > 0; 0 = 1e-4 x the skeleton's size (largest distance
-                               between two joints in bind pose; 1 for a one-joint skeleton) */
+    double tolerance;       /* model units, > 0; 0 = 1e-4 x the skeleton's size (diagonal of the box
+                               around the bind-pose joints; 1 for a one-joint skeleton) */
     double shell_distance;  /* model units, > 0; 0 = 0.02 x the skeleton's size */
     sinew_clip_keys keys;   /* 0 = SINEW_CLIP_KEYS_PER_TRACK */
 } sinew_clip_compress_desc;
