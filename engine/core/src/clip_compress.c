@@ -409,8 +409,15 @@ static sinew_result build_block(cctx *x, enc_track *et, snw_cclip **out)
         run[i] = e->h.idx;
     }
     const int wide = nT > 65536u;
-    size_t off_tr = al16(sizeof(snw_cclip));
-    size_t off_t = off_tr + al16((size_t)nt * sizeof(snw_ctrack));
+    uint32_t nconst = 0, nkeyed = 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        nconst += et[i].h.format == SNW_CT_CONST;
+        nkeyed += et[i].h.format == SNW_CT_Q16 || et[i].h.format == SNW_CT_F32;
+    }
+    size_t off_m = al16(sizeof(snw_cclip));
+    size_t off_c = off_m + al16(x->n);
+    size_t off_tr = off_c + al16((size_t)nconst * 4u * sizeof(float));
+    size_t off_t = off_tr + al16((size_t)nkeyed * sizeof(snw_ctrack));
     size_t off_i = off_t + al16((size_t)nT * sizeof(double));
     size_t off_d = off_i + al16((size_t)nidx * (wide ? 4u : 2u));
     size_t total = off_d + data_bytes + 16; /* padding: the float32 sampler reads 8 bytes for a 6-byte key */
@@ -424,6 +431,8 @@ static sinew_result build_block(cctx *x, enc_track *et, snw_cclip **out)
     cc->bytes = total;
     cc->times = (const double *)(mem + off_t);
     cc->tracks = tr;
+    cc->jmask = (const uint8_t *)(mem + off_m);
+    cc->consts = (const float *)(mem + off_c);
     cc->index = mem + off_i;
     cc->data = (const unsigned char *)(mem + off_d);
     memcpy(mem + off_t, T, (size_t)nT * sizeof(double));
@@ -431,8 +440,14 @@ static sinew_result build_block(cctx *x, enc_track *et, snw_cclip **out)
         if (wide) ((uint32_t *)(mem + off_i))[k] = idx[k];
         else ((uint16_t *)(mem + off_i))[k] = (uint16_t)idx[k];
     }
-    for (uint32_t i = 0; i < nt; i++) {
-        tr[i] = et[i].h;
+    uint8_t *jm = (uint8_t *)(mem + off_m);
+    float *cv = (float *)(mem + off_c);
+    for (uint32_t i = 0, ic = 0, ik = 0; i < nt; i++) {
+        const uint32_t f = et[i].h.format;
+        const uint32_t code = f == SNW_CT_CONST ? (uint32_t)SNW_CT_CONST : (f ? (uint32_t)SNW_CT_KEYED : (uint32_t)SNW_CT_NONE);
+        jm[i / 3u] = (uint8_t)(jm[i / 3u] | (code << (2u * (i % 3u))));
+        if (f == SNW_CT_CONST) memcpy(cv + 4u * ic++, et[i].h.lo, 4 * sizeof(float));
+        if (f == SNW_CT_Q16 || f == SNW_CT_F32) tr[ik++] = et[i].h;
         if (et[i].h.format == SNW_CT_Q16 || et[i].h.format == SNW_CT_F32) {
             size_t b = (size_t)et[i].kept * (et[i].h.format == SNW_CT_Q16 ? 3u * sizeof(uint16_t) : et[i].h.comps * sizeof(float));
             memcpy(mem + off_d + et[i].h.data, et[i].vals, b);

@@ -108,10 +108,6 @@ static void decode_f64(const snw_cclip *cc, const snw_ctrack *tr, uint32_t k, do
 /* One track in float64: CONST, or its keys interpolated. */
 static void track_f64(const snw_cclip *cc, const snw_ctrack *tr, double t, double v[4], cfind_cache *fc)
 {
-    if (tr->format == SNW_CT_CONST) {
-        for (int c = 0; c < 4; c++) v[c] = tr->lo[c];
-        return;
-    }
     int hold;
     double a = 0;
     uint32_t i = cfind_cached(cc, tr, t, &hold, &a, fc);
@@ -131,16 +127,20 @@ static void track_f64(const snw_cclip *cc, const snw_ctrack *tr, double t, doubl
 void snw_cclip_sample_f64(const snw_cclip *cc, double t, sinew_transform *out)
 {
     cfind_cache fc = { UINT32_MAX, 0, 0, 1, 0, time_slot(cc, t) };
+    const snw_ctrack *kt = cc->tracks; /* keyed tracks in order */
+    const float *cv = cc->consts;      /* constant values in order */
     double v[4];
     for (uint32_t j = 0; j < cc->joint_count; j++) {
-        const snw_ctrack *tr = &cc->tracks[3u * j];
-        if (tr[0].format) { track_f64(cc, &tr[0], t, v, &fc); out[j].translation = sinew_v3(v[0], v[1], v[2]); }
-        if (tr[1].format) {
-            track_f64(cc, &tr[1], t, v, &fc);
-            sinew_quat q = { v[0], v[1], v[2], v[3] };
-            out[j].rotation = sinew_quat_normalize(q);
+        const uint32_t m = cc->jmask[j];
+        for (int kind = 0; kind < 3; kind++) {
+            const uint32_t code = (m >> (2 * kind)) & 3u;
+            if (code == SNW_CT_NONE) continue;
+            if (code == SNW_CT_CONST) { for (int c = 0; c < 4; c++) v[c] = cv[c]; cv += 4; }
+            else track_f64(cc, kt++, t, v, &fc);
+            if (kind == 0) out[j].translation = sinew_v3(v[0], v[1], v[2]);
+            else if (kind == 2) out[j].scale = sinew_v3(v[0], v[1], v[2]);
+            else { sinew_quat q = { v[0], v[1], v[2], v[3] }; out[j].rotation = sinew_quat_normalize(q); }
         }
-        if (tr[2].format) { track_f64(cc, &tr[2], t, v, &fc); out[j].scale = sinew_v3(v[0], v[1], v[2]); }
     }
 }
 
@@ -184,10 +184,6 @@ static SNW_CDEC_INLINE void decode_f32(const snw_cclip *cc, const snw_ctrack *tr
 
 static SNW_CDEC_INLINE void track_f32(const snw_cclip *cc, const snw_ctrack *tr, double t, float *o, cfind_cache *fc)
 {
-    if (tr->format == SNW_CT_CONST) {
-        memcpy(o, tr->lo, 4 * sizeof(float));
-        return;
-    }
     int hold;
     double a = 0;
     uint32_t i = cfind_cached(cc, tr, t, &hold, &a, fc);
@@ -207,12 +203,19 @@ static SNW_CDEC_INLINE void track_f32(const snw_cclip *cc, const snw_ctrack *tr,
 void snw_cclip_sample_f32(const snw_cclip *cc, const snw_fast_joint *joints, uint32_t n, double t, snw_ftrs *out)
 {
     cfind_cache fc = { UINT32_MAX, 0, 0, 1, 0, time_slot(cc, t) };
+    const snw_ctrack *kt = cc->tracks;
+    const float *cv = cc->consts;
     for (uint32_t j = 0; j < n; j++) {
-        const snw_ctrack *tr = &cc->tracks[3u * j];
+        const uint32_t m = cc->jmask[j];
         snw_ftrs *o = &out[j];
         const snw_ftrs *rest = &joints[j].rest;
-        if (tr[0].format) track_f32(cc, &tr[0], t, o->t, &fc); else memcpy(o->t, rest->t, sizeof o->t);
-        if (tr[1].format) track_f32(cc, &tr[1], t, o->q, &fc); else memcpy(o->q, rest->q, sizeof o->q);
-        if (tr[2].format) track_f32(cc, &tr[2], t, o->s, &fc); else memcpy(o->s, rest->s, sizeof o->s);
+        float *dst[3] = { o->t, o->q, o->s };
+        const float *src[3] = { rest->t, rest->q, rest->s };
+        for (int kind = 0; kind < 3; kind++) {
+            const uint32_t code = (m >> (2 * kind)) & 3u;
+            if (code == SNW_CT_KEYED) track_f32(cc, kt++, t, dst[kind], &fc);
+            else if (code == SNW_CT_CONST) { memcpy(dst[kind], cv, 4 * sizeof(float)); cv += 4; }
+            else memcpy(dst[kind], src[kind], 4 * sizeof(float));
+        }
     }
 }

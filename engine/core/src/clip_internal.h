@@ -10,11 +10,14 @@
 /* ---- the compressed form (see docs/crowds.md, "Compressed clips") ---- */
 
 enum { SNW_CT_NONE = 0, SNW_CT_CONST = 1, SNW_CT_Q16 = 2, SNW_CT_F32 = 3 };
+/* Per joint in jmask, 2 bits per track (translation, rotation, scale from bit 0): */
+enum { SNW_CT_KEYED = 2 }; /* NONE (rest pose), CONST (next value of consts), KEYED (next header of tracks) */
 
 /* One track (translation, rotation or scale of one joint). CONST: the value in
  * lo. Q16: per key `comps` uint16 at data + 2 * k * comps bytes, value =
  * lo + ext * q / 65535 (rotations: x, y, z of the key taken with w >= 0; w =
  * sqrt(1 - x^2 - y^2 - z^2)). F32: per key `comps` floats (rotations 4, unit).
+ * Only keyed tracks have a header in the block; constant ones a value in consts.
  * Key k's time is times[index[idx + k]]. */
 typedef struct snw_ctrack { /* 16-byte aligned (lo, ext loaded as vectors) */
     uint8_t format;   /* SNW_CT_* */
@@ -32,7 +35,9 @@ typedef struct snw_cclip {
     uint32_t pad;
     size_t bytes;                  /* the whole block, this header included */
     const double *times;           /* time_count key times in ticks, increasing */
-    const snw_ctrack *tracks;      /* joint_count * 3: translation, rotation, scale */
+    const uint8_t *jmask;          /* joint_count: the kinds of its three tracks (2 bits each) */
+    const float *consts;           /* 4 floats per constant track, in joint and track order */
+    const snw_ctrack *tracks;      /* the keyed (Q16 / F32) tracks, in joint and track order */
     const void *index;             /* uint16 or uint32 time indices */
     const unsigned char *data;
 } snw_cclip;
