@@ -209,13 +209,15 @@ void snw_cclip_sample_f32(const snw_cclip *cc, const snw_fast_joint *joints, uin
         const uint32_t m = cc->jmask[j];
         snw_ftrs *o = &out[j];
         const snw_ftrs *rest = &joints[j].rest;
-        float *dst[3] = { o->t, o->q, o->s };
-        const float *src[3] = { rest->t, rest->q, rest->s };
-        for (int kind = 0; kind < 3; kind++) {
-            const uint32_t code = (m >> (2 * kind)) & 3u;
-            if (code == SNW_CT_KEYED) track_f32(cc, kt++, t, dst[kind], &fc);
-            else if (code == SNW_CT_CONST) { memcpy(dst[kind], cv, 4 * sizeof(float)); cv += 4; }
-            else memcpy(dst[kind], src[kind], 4 * sizeof(float));
-        }
+#define SNW_KIND(code, dst, src)                                            \
+        do {                                                                \
+            if ((code) == SNW_CT_KEYED) track_f32(cc, kt++, t, dst, &fc);   \
+            else if (code) { memcpy(dst, cv, 4 * sizeof(float)); cv += 4; } \
+            else memcpy(dst, src, 4 * sizeof(float));                      \
+        } while (0)
+        SNW_KIND(m & 3u, o->t, rest->t);
+        SNW_KIND((m >> 2) & 3u, o->q, rest->q);
+        SNW_KIND((m >> 4) & 3u, o->s, rest->s);
+#undef SNW_KIND
     }
 }
