@@ -28,10 +28,11 @@ static inline int64_t time_slot(const snw_cclip *cc, double t)
 {
     const double *T = cc->times;
     if (!cc->time_count || t < T[0]) return -1;
-    uint32_t lo = 0, hi = cc->time_count; /* T[lo] <= t < T[hi] (T[time_count] = inf) */
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) >> 1;
-        if (T[mid] <= t) lo = mid; else hi = mid;
+    uint32_t lo = 0, len = cc->time_count; /* branchless: the last entry <= t in [lo, lo + len) */
+    while (len > 1) {
+        uint32_t half = len >> 1;
+        lo = T[lo + half] <= t ? lo + half : lo;
+        len -= half;
     }
     return lo;
 }
