@@ -87,6 +87,9 @@ typedef struct options {
     int cpu_only;                         /* --cpu-only: bench_cpu.c, no GPU */
     double scale_fraction;                /* --scale-fraction F (--cpu-only): real scale on a fraction F of the joints */
     int bounds;                           /* --bounds (with --cpu-only): the culling boxes' overhead */
+    int compressed;                       /* --compressed (--cpu-only): compressed clips (bench_clip.c) */
+    double compress_tol;                  /* --compress-tolerance T: their bound (0 = 1e-4 x skeleton size) */
+    int compress_per_track;               /* --compress-keys per-track (default shared) */
     const char *methods;                  /* --methods: comma-separated VARIANTS names, NULL = the default sweep */
     uint32_t tube_vertices;               /* --tube-vertices: tube of about this many vertices, 0 = 32 x 16 */
     int device_info;                      /* --device-info: the device, driver and limits, then exit */
@@ -239,7 +242,8 @@ static void usage(void)
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
             "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
-            "                   [--kernels-only] [--cpu-only [--scale-fraction F] [--blend K] [--layers L] [--bounds]]\n"
+            "                   [--kernels-only] [--cpu-only [--scale-fraction F] [--blend K] [--layers L] [--bounds]\n"
+            "                   [--compressed]]\n"
             "                   [--cor-precompute]\n"
             "                   [--methods lbs,dqs,...] [--tube-vertices N] [--device-info] [--roofline-only]\n"
             "  default: sizes 1,10,100,1000,10000, at most 4M skinned vertices per frame on CPU\n"
@@ -253,6 +257,10 @@ static void usage(void)
             "  cost against one clip per character in the same run.\n"
             "  --bounds (with --cpu-only): also every character's culling box: its time and overhead as\n"
             "  columns bounds_ms and bounds%%.\n"
+            "  --compressed (with --cpu-only): the characters play compressed clips\n"
+            "  (sinew_clip_compress; --compress-tolerance T, default 1e-4 x the skeleton's size;\n"
+            "  --compress-keys shared|per-track, default shared); prints\n"
+            "  bytes, ratio, error and sampling ns/joint (forward, random) also for a long 100 s clip.\n"
             "  --cor-precompute: cost of sinew_cor_compute (centers of rotation) on 10k and 100k vertex\n"
             "  tubes, 1 and 2 threads, ring weights (shared per ring) and per-vertex jittered weights.\n"
             "  --methods: the crowd sweep's methods (default lbs,dqs,dqs-scale,dqs-scale-local,\n"
@@ -744,6 +752,20 @@ int main(int argc, char **argv)
             }
         }
         else if (!strcmp(a, "--bounds")) o.bounds = 1;
+        else if (!strcmp(a, "--compressed")) o.compressed = 1;
+        else if (!strcmp(a, "--compress-keys") && next) {
+            const char *v = argv[++i];
+            if (strcmp(v, "shared") && strcmp(v, "per-track")) { fprintf(stderr, "--compress-keys: shared or per-track\n"); return 2; }
+            o.compress_per_track = !strcmp(v, "per-track");
+        }
+        else if (!strcmp(a, "--compress-tolerance") && next) {
+            char *end = NULL;
+            o.compress_tol = strtod(argv[++i], &end);
+            if (!end || *end || !(o.compress_tol > 0 && isfinite(o.compress_tol))) {
+                fprintf(stderr, "--compress-tolerance: a number > 0 (model units)\n");
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
         else if (!strcmp(a, "--kernel-cases") && next) o.kernel_cases = argv[++i];
@@ -786,6 +808,9 @@ int main(int argc, char **argv)
     if (o.cpu_only) {
         sinew_bench_cpu_options co = { 0 };
         co.scale_fraction = o.scale_fraction;
+        co.compressed = o.compressed;
+        co.compress_tol = o.compress_tol;
+        co.compress_per_track = o.compress_per_track;
         co.methods = o.methods;
         co.bounds = o.bounds;
         if (sizes_given) { co.sizes = o.sizes; co.nsizes = (uint32_t)o.nsizes; }

@@ -281,6 +281,13 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
         fprintf(stderr, "sinew-bench --cpu-only: joint bounds setup failed\n");
         return 1;
     }
+    if (opt->compressed &&
+        (!sinew_bench_compress_clip(models[0].skel, "64-joint bench clip", opt->compress_tol, !opt->compress_per_track,
+                                    &models[0].clip) ||
+         !sinew_bench_compress_clip(models[1].skel, "40-joint bench clip", opt->compress_tol, !opt->compress_per_track,
+                                    &models[1].clip) ||
+         !sinew_bench_long_clip(opt->compress_tol)))
+        return 1;
     uint32_t cores = sinew_cpu_count();
     uint32_t thread_counts[2] = { 1, cores };
     int nthreads = cores > 1 ? 2 : 1;
@@ -302,6 +309,7 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
     if (frac > 0)
         printf("--scale-fraction %.3g: real non-uniform scale keys (0.7 .. 1.4 per axis, animated) on %u of 64 and %u of 40 "
                "joints\n", frac, (unsigned)floor(64 * frac + 1e-9), (unsigned)floor(40 * frac + 1e-9));
+    if (opt->compressed) printf("--compressed: the 64- and 40-joint characters play their clips compressed (above)\n");
     if (bench_blend_active())
         printf("every character: --blend %u (%u clips blended, normalized-time sync, one crossfading) --layers %u "
                "(additive, masked to 2/3 of the joints)\n", bench_blend_k(), bench_blend_k(), bench_blend_l());

@@ -17,7 +17,19 @@ typedef struct sinew_bench_cpu_options {
     uint32_t nsizes;
     int bounds;              /* --bounds: also every character's culling box after its palette, timed,
                                 with the overhead as columns bounds_ms and bounds% */
+    int compressed;          /* --compressed: the characters play compressed clips (bench_clip.c) */
+    double compress_tol;     /* their tolerance in model units (0 = 1e-4 x the skeleton's size) */
+    int compress_per_track;  /* --compress-keys per-track (default: shared, SINEW_CLIP_KEYS_SHARED) */
 } sinew_bench_cpu_options;
+
+/* bench_clip.c: replaces *clip by its compressed form and prints its bytes, ratio, error and
+ * sampling ns/joint (forward, random; before -> after). Returns 0 on failure. */
+struct sinew_skeleton;
+struct sinew_clip;
+int sinew_bench_compress_clip(const struct sinew_skeleton *s, const char *label, double tol, int shared,
+                              struct sinew_clip **clip);
+/* The same for a long generated clip (64 joints, 100 s at 30 keys/s). */
+int sinew_bench_long_clip(double tol);
 
 /* The same with options (NULL = defaults). */
 int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, const sinew_bench_cpu_options *opt);

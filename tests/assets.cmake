@@ -146,3 +146,10 @@ sinew_cli_test(gltf_posed_huge 1 "joint 0 'hip': its skinning transform at this 
 sinew_cli_test(gltf_posed_huge_cpu 1 "joint 0 'hip': its skinning transform at this pose is beyond float32 range"
                deform ${_g}/grows_huge.gltf --time 0.5 --clamp --cpu --out cli_huge.obj)
 sinew_cli_test(gltf_posed_ok 0 "wrote cli_grow.obj: 3 vertices" deform ${_g}/grows_huge.gltf --time 0 --out cli_grow.obj)
+
+# compressed clips (sinew/clip_compress.h): per-clip ratio and measured error, deform on the compressed clip
+sinew_cli_test(info_compress_clips 0 "clip 0 'Epileptisch'.*compressed \\(tolerance 0.002, shell [0-9.e-]+\\): ratio [0-9.]+, [0-9]+ -> [0-9]+ bytes, max error [0-9.e-]+"
+               info ${_m}/X/BCN_Epileptic.X --compress-clips 0.002)
+sinew_cli_test(deform_compress_clips 0 "wrote cli_bcn_cmp.obj.*clip 0 compressed: ratio [0-9.]+ .*max error [0-9.e-]+ \\(tolerance 0.002\\)"
+               deform ${_m}/X/BCN_Epileptic.X --compress-clips 0.002 --time 0.5 --cpu --out cli_bcn_cmp.obj)
+sinew_cli_test(bad_compress_clips 2 "bad --compress-clips '-1'" info ${_m}/X/BCN_Epileptic.X --compress-clips -1)

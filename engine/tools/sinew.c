@@ -13,6 +13,7 @@
 #include <sinew/palette_job.h>
 #include <sinew/sinew.h>
 #include <sinew/anim.h>
+#include <sinew/clip_compress.h>
 #include <sinew/asset.h>
 
 #include <errno.h>
@@ -72,6 +73,8 @@ static void usage_info(FILE *f)
         "  --allow-missing-bones  drop the weights of bones that name no node\n"
         "                         (default: such a file is an error)\n"
         "  --max-memory MB  memory the import may add (default 4096; 0 = no limit; at most 1048576)\n"
+        "  --compress-clips TOL  also compress every clip (error bound TOL in model units, > 0) and\n"
+        "                print per clip: ratio, bytes before (float32 keys) / after, max error measured\n"
         "  --timeout S   give up after S seconds (default 300; at most 86400)\n"
         "  --no-fork     import in this process (for debugging)\n");
 }
@@ -98,6 +101,8 @@ static void usage_deform(FILE *f)
         "                 show it; the output names the convention used\n"
         "  --loop         wrap T modulo the duration instead (T = the duration gives the first key)\n"
         "  --clamp        clamp (the default since 0.9; kept for scripts)\n"
+        "  --compress-clips TOL  sample the clip compressed (error bound TOL in model units, > 0;\n"
+        "                 see 'sinew info --compress-clips')\n"
         "  --rest         the rest pose (the file's node transforms), no clip\n"
         "  --bind         the bind pose (reproduces the rest mesh), no clip\n"
         "  --method M     lbs | dqs | dqs-scale | dqs-scale-local | dqs-scale-mixed | cor | cor-scale |\n"
@@ -160,6 +165,7 @@ typedef struct opts {
     double cor_sigma;        /* --cor-sigma (0 = the default) */
     const char *cache_dir;   /* --cache-dir (NULL: beside the model) */
     int no_cache;            /* --no-cache */
+    double compress_tol;     /* --compress-clips TOL (0 = not given) */
     sinew_method method;
     uint32_t n_morph;        /* --morph NAME=W */
     const char *morph_arg[64];
@@ -211,6 +217,11 @@ static int parse_opts(int argc, char **argv, int deform, opts *o)
             NEED_VAL();
             if (!parse_double(val, &o->max_memory_mb) || !(o->max_memory_mb >= 0 && o->max_memory_mb <= MAX_MEMORY_MB))
                 return usage_err(usage, "bad --max-memory '%s' (MiB, 0 = no limit, at most 1048576)", val);
+        }
+        else if (!strcmp(a, "--compress-clips")) {
+            NEED_VAL();
+            if (!parse_double(val, &o->compress_tol) || !(o->compress_tol > 0))
+                return usage_err(usage, "bad --compress-clips '%s' (an error bound > 0 in model units expected)", val);
         }
         else if (deform && !strcmp(a, "--out")) { NEED_VAL(); o->out = val; }
         else if (deform && !strcmp(a, "--clip")) { NEED_VAL(); o->clip = val; }
@@ -538,6 +549,20 @@ static int cmd_info(const opts *o)
         if (sinew_clip_weight_track_count(c))
             printf(", %u morph-weight tracks", sinew_clip_weight_track_count(c));
         printf("\n");
+        if (o->compress_tol > 0) {
+            sinew_clip_compress_desc cd = { o->compress_tol, 0 };
+            sinew_clip_compress_stats cs;
+            sinew_error_info e;
+            sinew_clip *cc = NULL;
+            sinew_result r = sinew_clip_compress(c, sk, &cd, &cc, &cs, &e);
+            if (r) { err("compressing clip %u: %s: %s", i, sinew_result_string(r), e.message); rc = EXIT_ERR; continue; }
+            printf("    compressed (tolerance %g, shell %g): ratio %.2f, %llu -> %llu bytes, max error %.3g "
+                   "(joint %u at %.4g s), keys %u -> %u, tracks %u (%u constant, %u 16-bit, %u float32)\n",
+                   cs.tolerance, cs.shell_distance, cs.ratio, (unsigned long long)cs.float32_bytes,
+                   (unsigned long long)cs.compressed_bytes, cs.max_error, cs.max_error_joint, cs.max_error_time,
+                   cs.keys_before, cs.keys_after, cs.tracks, cs.constant_tracks, cs.quantized_tracks, cs.float_tracks);
+            sinew_clip_destroy(cc);
+        }
     }
     if (o->auto_alpha > 0) {
         uint32_t eligible = 0, nv = sinew_asset_vertex_count(a), hist[5] = { 0 }, major_same = 0;
@@ -748,6 +773,7 @@ static int cmd_deform(const opts *o)
     sinew_rest_mesh *rm = NULL;
     sinew_morph_target *mt = NULL;
     float *mw = NULL;
+    sinew_clip *compressed = NULL; /* --compress-clips */
     sinew_vertex *mv4 = NULL;
     uint32_t n_mt = 0, **gidx = NULL;
     if (!local || !scratch || !pal || !pos || !nrm || (tan && !tng)) { err("out of memory"); goto out; }
@@ -808,6 +834,17 @@ static int cmd_deform(const opts *o)
             if (ci < 0) { err("no clip '%s' (%u clips: see 'sinew info')", o->clip, sinew_asset_clip_count(a)); goto out; }
         }
         clip = sinew_asset_clip(a, (uint32_t)ci);
+        if (o->compress_tol > 0) {
+            sinew_clip_compress_desc cd = { o->compress_tol, 0 };
+            sinew_clip_compress_stats cs;
+            sinew_error_info e;
+            sinew_result rc2 = sinew_clip_compress(clip, sk, &cd, &compressed, &cs, &e);
+            if (rc2) { err("compressing clip %d: %s: %s", ci, sinew_result_string(rc2), e.message); goto out; }
+            fprintf(stderr, "clip %d compressed: ratio %.2f (%llu -> %llu bytes), max error %.3g (tolerance %g)\n", ci,
+                    cs.ratio, (unsigned long long)cs.float32_bytes, (unsigned long long)cs.compressed_bytes, cs.max_error,
+                    cs.tolerance);
+            clip = compressed;
+        }
         sinew_result r = sinew_clip_sample(clip, sk, o->time, o->loop ? SINEW_WRAP_LOOP : SINEW_WRAP_CLAMP, local);
         if (r) { err("sampling the clip: %s", sinew_result_string(r)); goto out; }
         /* the convention applied, and where it put the time */
@@ -1079,6 +1116,7 @@ out:
     sinew_rest_mesh_destroy(rm);
     if (gidx) for (uint32_t k = 0; k < n_mt; k++) free(gidx[k]);
     free(gidx); free(mt); free(mw);
+    sinew_clip_destroy(compressed);
     sinew_asset_destroy(a);
     return rc;
 }

@@ -3,6 +3,7 @@
 #include "sinew/anim.h"
 #include "alloc_internal.h"
 #include "fast_internal.h"
+#include "clip_internal.h"
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -71,6 +72,7 @@ struct sinew_clip {
     clip_wtrack *wtracks;
     int32_t *weight_track;        /* slot -> track, -1 = none */
     double *wtimes, *wvals, *wtan;
+    snw_cclip *cmp;               /* compressed form (clip_compress.c), or NULL: own block */
 };
 
 static int finite3(sinew_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
@@ -504,6 +506,7 @@ void sinew_clip_destroy(sinew_clip *clip)
 {
     if (!clip) return;
     sinew_allocator al = clip->alloc; /* copied out: it lives in the block being freed */
+    if (clip->cmp) snw_free(&al, clip->cmp);
     snw_free(&al, clip);
 }
 
@@ -647,9 +650,15 @@ static double wrap_ticks(const sinew_clip *c, double time_s, sinew_wrap wrap)
 static void sample_unchecked(const sinew_clip *c, const sinew_transform *rest, uint32_t joints,
                              double time_s, sinew_wrap wrap, sinew_transform *out)
 {
+    if (!c) { memcpy(out, rest, (size_t)joints * sizeof *out); return; }
+    snw_clip_sample_ticks(c, rest, joints, wrap_ticks(c, time_s, wrap), out);
+}
+
+void snw_clip_sample_ticks(const sinew_clip *c, const sinew_transform *rest, uint32_t joints, double t,
+                           sinew_transform *out)
+{
     memcpy(out, rest, (size_t)joints * sizeof *out);
-    if (!c) return;
-    double t = wrap_ticks(c, time_s, wrap);
+    if (c->cmp) { snw_cclip_sample_f64(c->cmp, t, out); return; }
     for (uint32_t i = 0; i < c->channel_count; i++) {
         const clip_channel *ch = &c->channels[i];
         sinew_transform *x = &out[ch->joint];
@@ -875,6 +884,8 @@ static inline void slerp_f(const float *p, const float *q, float a, float *out)
 #endif
 }
 
+void snw_slerp_f32(const float *p, const float *q, float a, float *out) { slerp_f(p, q, a, out); }
+
 static inline void sample_rot_f(const sinew_clip *c, const snw_ftrack *tr, double t, float *out, find_cache *fc)
 {
     int hold;
@@ -903,6 +914,7 @@ void snw_clip_sample_f32(const sinew_clip *c, const snw_fast_joint *joints, uint
                          sinew_wrap wrap, snw_ftrs *out)
 {
     const double t = wrap_ticks(c, time_s, wrap);
+    if (c->cmp) { snw_cclip_sample_f32(c->cmp, joints, n, t, out); return; }
     find_cache fc = { 0, 0, 1, 0 }; /* timeline ids start at 1 */
     for (uint32_t j = 0; j < n; j++) {
         const snw_ftrack *tr = &c->ftracks[3u * j];
@@ -912,4 +924,82 @@ void snw_clip_sample_f32(const sinew_clip *c, const snw_fast_joint *joints, uint
         if (tr[1].count) sample_rot_f(c, &tr[1], t, o->q, &fc); else memcpy(o->q, rest->q, sizeof o->q);
         if (tr[2].count) sample_vec_f(c, &tr[2], t, o->s, &fc); else memcpy(o->s, rest->s, sizeof o->s);
     }
+}
+
+/* ---- helpers for the compressor (clip_internal.h) ---- */
+
+void snw_clip_track_view(const sinew_clip *c, uint32_t joint, int kind, snw_track_view *v)
+{
+    memset(v, 0, sizeof *v);
+    if (c->cmp || joint >= c->joint_count || c->joint_channel[joint] < 0) return;
+    const clip_channel *ch = &c->channels[c->joint_channel[joint]];
+    if (kind == 1) {
+        v->count = ch->r_count; v->mode = ch->r_mode;
+        v->qkeys = c->rkeys + ch->r_first;
+        v->times = &v->qkeys[0].time;
+        v->time_stride = sizeof(sinew_quat_key) / sizeof(double);
+    } else {
+        v->count = kind == 0 ? ch->t_count : ch->s_count;
+        v->mode = kind == 0 ? ch->t_mode : ch->s_mode;
+        v->vkeys = kind == 0 ? c->tkeys + ch->t_first : c->skeys + ch->s_first;
+        v->times = &v->vkeys[0].time;
+        v->time_stride = sizeof(sinew_vec3_key) / sizeof(double);
+    }
+    if (!v->count) { v->times = NULL; v->vkeys = NULL; v->qkeys = NULL; }
+}
+
+void snw_clip_track_sample(const sinew_clip *c, uint32_t joint, int kind, double t, double out[4])
+{
+    const clip_channel *ch = &c->channels[c->joint_channel[joint]];
+    if (kind == 1) {
+        sinew_quat q = sample_quat(c->rkeys + ch->r_first, ch->r_count, ch->r_mode, c->qtan + ch->r_tan, t);
+        out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
+    } else {
+        sinew_vec3 v = kind == 0 ? sample_vec3(c->tkeys + ch->t_first, ch->t_count, ch->t_mode, c->vtan + ch->t_tan, t)
+                                 : sample_vec3(c->skeys + ch->s_first, ch->s_count, ch->s_mode, c->vtan + ch->s_tan, t);
+        out[0] = v.x; out[1] = v.y; out[2] = v.z; out[3] = 0;
+    }
+}
+
+const snw_cclip *snw_clip_compressed(const sinew_clip *c) { return c ? c->cmp : NULL; }
+const sinew_allocator *snw_clip_allocator(const sinew_clip *c) { return &c->alloc; }
+
+sinew_result snw_clip_make_compressed(const sinew_clip *c, snw_cclip *cc, uint32_t keys, sinew_clip **out)
+{
+    size_t bytes = (size_t)c->channel_count * sizeof(sinew_channel_desc) +
+                   (size_t)c->wtrack_count * sizeof(sinew_weight_track_desc) + 16;
+    char *tmp = snw_calloc(&c->alloc, 1, bytes);
+    if (!tmp) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    sinew_channel_desc *chs = (sinew_channel_desc *)tmp;
+    sinew_weight_track_desc *wts = (sinew_weight_track_desc *)(tmp + (size_t)c->channel_count * sizeof *chs);
+    for (uint32_t i = 0; i < c->channel_count; i++) chs[i].joint = c->channels[i].joint;
+    uint32_t wkeys = 0;
+    for (uint32_t i = 0; i < c->wtrack_count; i++) {
+        const clip_wtrack *w = &c->wtracks[i];
+        wts[i].first_weight = w->first_weight; wts[i].width = w->width; wts[i].key_count = w->count;
+        wts[i].times = c->wtimes + w->t_first; wts[i].values = c->wvals + w->v_first;
+        wts[i].interpolation = (sinew_interpolation)w->mode;
+        wts[i].tangents = w->mode == SINEW_INTERPOLATION_CUBICSPLINE ? c->wtan + w->tan : NULL;
+        wkeys += w->count;
+    }
+    sinew_clip_desc d = { 0 };
+    d.name = c->name;
+    d.joint_count = c->joint_count;
+    d.duration = c->duration_ticks;
+    d.ticks_per_second = c->ticks_per_second;
+    d.channel_count = c->channel_count;
+    d.channels = chs;
+    d.allocator = &c->alloc;
+    d.weight_count = c->weight_count;
+    d.weight_track_count = c->wtrack_count;
+    d.weight_tracks = wts;
+    sinew_clip *nc = NULL;
+    sinew_result r = sinew_clip_create(&d, &nc);
+    snw_free(&c->alloc, tmp);
+    if (r) return r;
+    nc->duration_ticks = c->duration_ticks; /* exactly, whatever the (empty) channels say */
+    nc->cmp = cc;
+    nc->key_count = keys + wkeys;
+    *out = nc;
+    return SINEW_OK;
 }
