@@ -124,7 +124,7 @@ typedef struct snw_bnode {
     sinew_mat4 global;       /* rest global */
     sinew_transform rest;    /* rest local as T R S, when has_rest (else split from local by the skeleton) */
     int has_rest;
-    int32_t first_cand;      /* its bind candidates (linked list), -1 = none */
+    int32_t first_cand, last_cand; /* its bind candidates (linked list), -1 = none */
     uint32_t cand_count;
     uint32_t first_joint, joint_count; /* set by snw_builder_number_joints */
 } snw_bnode;
@@ -134,6 +134,8 @@ typedef struct snw_bcand {
     int32_t next;
     uint32_t rank;           /* order within the node */
     uint32_t node;
+    int64_t key[17];         /* the bind on its tolerance grid (16 elements, exponent), for the hash */
+    uint64_t hash;           /* of node and key; 0 = not hashed (non-finite bind) */
 } snw_bcand;
 
 typedef struct snw_builder {
@@ -153,6 +155,8 @@ typedef struct snw_builder {
     uint32_t cand_count, cand_cap;
     uint32_t *cand_joint;    /* candidate -> joint (snw_builder_number_joints) */
     uint32_t joints;
+    uint32_t *cand_hash;     /* open addressing: candidate + 1 (0 = empty), cand_hash_cap a power of two */
+    uint32_t cand_hash_cap;
 } snw_builder;
 
 /* Sets the builder up with node_count nodes (parent -1, no candidates). */
@@ -160,8 +164,15 @@ sinew_result snw_builder_init(snw_builder *b, snw_import_ctx *c, sinew_asset *a,
 void snw_builder_release(snw_builder *b);
 /* Marks a node and its ancestors needed. */
 void snw_builder_mark_needed(snw_builder *b, uint32_t node);
-/* The candidate of (node, inverse bind), added if new (the node is marked needed). */
+/* The candidate of (node, inverse bind), added if new (the node is marked needed).
+ * Two binds of a node are one candidate when every element rounds to the same
+ * multiple of q = cand_tol * 2^e (2^e the power of two at or above 1 + the
+ * largest |element|): a hash lookup, so a file's many binds cost linear time
+ * (a pair within the tolerance that straddles a grid line stays two joints,
+ * each with its own exact bind: still right, one joint more). */
 sinew_result snw_builder_candidate(snw_builder *b, uint32_t node, const sinew_mat4 *inverse_bind, uint32_t *out);
+/* The existing candidate of (node, inverse bind) by the rule above, or -1. */
+int32_t snw_builder_find_candidate(const snw_builder *b, uint32_t node, const sinew_mat4 *inverse_bind);
 /* Numbers the joints: needed nodes in order, one joint per candidate (at least one). */
 sinew_result snw_builder_number_joints(snw_builder *b);
 /* Creates the asset's skeleton (parents, names, rest T R S, inverse binds:

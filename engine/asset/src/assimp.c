@@ -618,9 +618,8 @@ static uint32_t mesh_node_joint(const conv *v, uint32_t node)
     uint32_t node_joint = v->b.nodes[node].first_joint;
     sinew_mat4 inv;
     if (!sinew_mat4_inverse(&v->b.nodes[node].global, &inv)) {
-        double tol = v->b.cand_tol * (1.0 + snw_mat_max_abs(&inv));
-        for (int32_t k = v->b.nodes[node].first_cand; k >= 0; k = v->b.cands[k].next)
-            if (snw_mat_max_diff(&v->b.cands[k].inverse_bind, &inv) <= tol) { node_joint = v->b.cand_joint[k]; break; }
+        int32_t k = snw_builder_find_candidate(&v->b, node, &inv);
+        if (k >= 0) node_joint = v->b.cand_joint[k];
     }
     return node_joint;
 }

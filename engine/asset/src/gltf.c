@@ -92,6 +92,9 @@ typedef struct gl {
     vec mt;                  /* gl_morph: kept morph targets, in instance order */
     vec m_idx;               /* uint32: vertex within its mesh */
     vec m_dp, m_dn, m_dt;    /* 3 floats per entry */
+    /* morph groups (one per instance primitive with targets: a run of mt with one mesh),
+     * indexed by node once before the clips (read_weight_channel) */
+    uint32_t n_mg, *mg_start, *mg_len, *mg_next, *mg_head;
 } gl;
 
 typedef struct gl_morph { uint32_t mesh, first, count; int has_normals, has_tangents; float w0; uint32_t name, node; } gl_morph;
@@ -1135,7 +1138,14 @@ typedef struct track_in {
     void *tangents;                  /* sinew_vec3 or sinew_quat, 2 per key */
 } track_in;
 
-typedef struct anim_node { int used, weights; track_in t[3]; } anim_node;   /* translation, rotation, scale */
+typedef struct anim_node { int used, weights, touched; track_in t[3]; } anim_node;   /* translation, rotation, scale */
+
+/* What every clip reuses (sized once per file): per node, the node's tracks
+ * (reset after each clip for the nodes it touched only), the touched nodes,
+ * and room for the weight tracks (at most one per morph group). */
+typedef struct clip_scratch { anim_node *an; uint32_t *touched; sinew_weight_track_desc *wtd; } clip_scratch;
+
+static int cmp_u32(const void *a, const void *b) { uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b; return x < y ? -1 : x > y; }
 
 /* One kept `weights` channel: times, values (key-major, width per key) and, for
  * CUBICSPLINE, tangents (in_k[width], out_k[width] per key), shared by the
@@ -1176,17 +1186,11 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
 {
     static const int64_t w_t[] = { 5126, 5120, 5121, 5122, 5123, 0 };
     *n_tracks = 0;
-    const gl_morph *mt = g->mt.p;
     uint32_t width = 0;
-    for (uint32_t k = 0; k < g->mt.n; ) {
-        uint32_t e = k;
-        while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
-        if (mt[k].node == node) {
-            if (width && width != e - k)
-                return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: node %u: its primitives have different morph target counts (%u, %u)", node, width, e - k);
-            width = e - k;
-        }
-        k = e;
+    for (uint32_t q = g->mg_head[node]; q != UINT32_MAX; q = g->mg_next[q]) {
+        if (width && width != g->mg_len[q])
+            return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: node %u: its primitives have different morph target counts (%u, %u)", node, width, g->mg_len[q]);
+        width = g->mg_len[q];
     }
     if (!width) return SINEW_OK;
     sinew_interpolation mode;
@@ -1224,15 +1228,10 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
         }
         w->times = in;
         in = NULL;
-        for (uint32_t k = 0; k < g->mt.n; ) {
-            uint32_t e = k;
-            while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
-            if (mt[k].node == node) {
-                sinew_weight_track_desc *d = &td[(*n_tracks)++];
-                d->first_weight = k; d->width = width; d->key_count = nin;
-                d->times = w->times; d->values = w->values; d->interpolation = mode; d->tangents = w->tangents;
-            }
-            k = e;
+        for (uint32_t q = g->mg_head[node]; q != UINT32_MAX; q = g->mg_next[q]) {
+            sinew_weight_track_desc *d = &td[(*n_tracks)++];
+            d->first_weight = g->mg_start[q]; d->width = width; d->key_count = nin;
+            d->times = w->times; d->values = w->values; d->interpolation = mode; d->tangents = w->tangents;
         }
         *mode_out = mode;
     }
@@ -1302,21 +1301,22 @@ static sinew_result read_track(gl *g, json_object *samplers, uint32_t n_samplers
     return r;
 }
 
-static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *an)
+static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, clip_scratch *cs)
 {
+    anim_node *an = cs->an;
+    uint32_t n_touched = 0;
     json_object *anim = json_object_array_get_idx(g->anims_j, ani);
     json_object *chs, *samplers; uint32_t nch, ns;
     sinew_result r;
     if ((r = jarray(g, anim, "channels", &chs, &nch, "animation")) || (r = jarray(g, anim, "samplers", &samplers, &ns, "animation"))) return r;
-    memset(an, 0, sizeof *an * g->n_nodes);
     double duration = 0;
     uint64_t keys = 0;
     uint32_t used_nodes = 0;
     /* morph-weight channels: at most one per node, one track per primitive instance */
     weight_in *win = r ? NULL : gz(g, nch, sizeof *win);
-    sinew_weight_track_desc *wtd = r ? NULL : gz(g, g->mt.n, sizeof *wtd);
+    sinew_weight_track_desc *wtd = cs->wtd;
     uint32_t n_wtd = 0;
-    if (!r && (!win || !wtd)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!r && !win) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     for (uint32_t k = 0; k < nch && !r; k++) {
         json_object *ch = json_object_array_get_idx(chs, k);
         json_object *tg = jget(ch, "target");
@@ -1328,6 +1328,7 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
             if (!jget(tg, "node")) { a->stats.ignored_weight_channels++; continue; }
             if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
             if (an[node].weights) { a->stats.ignored_weight_channels++; continue; }
+            if (!an[node].touched) { an[node].touched = 1; cs->touched[n_touched++] = (uint32_t)node; }
             uint32_t nt = 0;
             sinew_interpolation wm = SINEW_INTERPOLATION_LINEAR;
             r = read_weight_channel(g, samplers, ns, ani, si, (uint32_t)node, &win[k], wtd + n_wtd, &nt, &duration, &keys, &wm);
@@ -1344,18 +1345,22 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
         if (pi < 0 || !jget(tg, "node")) { a->stats.ignored_channels++; continue; }
         if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
         if (!g->b.nodes[node].needed || an[node].t[pi].keys) { a->stats.ignored_channels++; continue; }
+        if (!an[node].touched) { an[node].touched = 1; cs->touched[n_touched++] = (uint32_t)node; }
         r = read_track(g, samplers, ns, ani, si, pi, &an[node].t[pi], &duration, &keys);
         if (!r && !an[node].used) { an[node].used = 1; used_nodes++; }
         if (!r && an[node].t[pi].mode == SINEW_INTERPOLATION_STEP) a->stats.step_channels++;
         if (!r && an[node].t[pi].mode == SINEW_INTERPOLATION_CUBICSPLINE) a->stats.cubic_channels++;
     }
+    /* channels in node order: the touched nodes sorted (linear in the clip, not in the file's nodes) */
+    qsort(cs->touched, n_touched, sizeof *cs->touched, cmp_u32);
     uint32_t nchan = 0;
-    for (uint32_t i = 0; i < g->n_nodes; i++) if (an[i].used) nchan += g->b.nodes[i].joint_count;
+    for (uint32_t t = 0; t < n_touched; t++) if (an[cs->touched[t]].used) nchan += g->b.nodes[cs->touched[t]].joint_count;
     sinew_channel_desc *cd = r ? NULL : gz(g, nchan, sizeof *cd);
     if (!r && !cd) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (!r) {
         uint32_t c = 0;
-        for (uint32_t i = 0; i < g->n_nodes; i++) {
+        for (uint32_t t = 0; t < n_touched; t++) {
+            uint32_t i = cs->touched[t];
             if (!an[i].used) continue;
             for (uint32_t q = 0; q < g->b.nodes[i].joint_count; q++, c++) {
                 cd[c].joint = g->b.nodes[i].first_joint + q;
@@ -1387,9 +1392,12 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
     snw_free(g->al, cd);
     if (win)
         for (uint32_t k = 0; k < nch; k++) { snw_free(g->al, win[k].times); snw_free(g->al, win[k].values); snw_free(g->al, win[k].tangents); }
-    snw_free(g->al, win); snw_free(g->al, wtd);
-    for (uint32_t i = 0; i < g->n_nodes; i++)
-        for (int k = 0; k < 3; k++) { snw_free(g->al, an[i].t[k].keys); snw_free(g->al, an[i].t[k].tangents); }
+    snw_free(g->al, win);
+    for (uint32_t t = 0; t < n_touched; t++) {
+        anim_node *n = &an[cs->touched[t]];
+        for (int k = 0; k < 3; k++) { snw_free(g->al, n->t[k].keys); snw_free(g->al, n->t[k].tangents); }
+        memset(n, 0, sizeof *n);
+    }
     return r;
 }
 
@@ -1398,13 +1406,38 @@ static sinew_result build_clips(gl *g, sinew_asset *a)
     if (!g->n_anims) return SINEW_OK;
     sinew_result r = snw_builder_clips(&g->b, g->n_anims, g->max_clips);
     if (r) return r;
-    anim_node *an = gz(g, g->n_nodes, sizeof *an);
-    if (!an) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    /* the morph groups by node, once */
+    const gl_morph *mt = g->mt.p;
+    for (uint32_t k = 0; k < g->mt.n; ) {
+        uint32_t e = k;
+        while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
+        g->n_mg++;
+        k = e;
+    }
+    g->mg_start = gz(g, g->n_mg, sizeof(uint32_t)); g->mg_len = gz(g, g->n_mg, sizeof(uint32_t));
+    g->mg_next = gz(g, g->n_mg, sizeof(uint32_t)); g->mg_head = gz(g, g->n_nodes, sizeof(uint32_t));
+    clip_scratch cs = { gz(g, g->n_nodes, sizeof *cs.an), gz(g, g->n_nodes, sizeof *cs.touched), gz(g, g->n_mg, sizeof *cs.wtd) };
+    if (!g->mg_start || !g->mg_len || !g->mg_next || !g->mg_head || !cs.an || !cs.touched || !cs.wtd) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!r) {
+        for (uint32_t i = 0; i < g->n_nodes; i++) g->mg_head[i] = UINT32_MAX;
+        uint32_t q = 0;
+        for (uint32_t k = 0; k < g->mt.n; q++) {
+            uint32_t e = k;
+            while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
+            g->mg_start[q] = k; g->mg_len[q] = e - k;
+            k = e;
+        }
+        for (uint32_t p = g->n_mg; p-- > 0;) { /* prepend from the back: each node's list in asset order */
+            uint32_t node = mt[g->mg_start[p]].node;
+            g->mg_next[p] = g->mg_head[node];
+            g->mg_head[node] = p;
+        }
+    }
     for (uint32_t i = 0; i < g->n_anims && !r; i++) {
         r = snw_asset_progress(g->c, 0.8 + 0.2 * (double)i / (double)g->n_anims);
-        if (!r) r = build_clip(g, a, i, an);
+        if (!r) r = build_clip(g, a, i, &cs);
     }
-    snw_free(g->al, an);
+    snw_free(g->al, cs.an); snw_free(g->al, cs.touched); snw_free(g->al, cs.wtd);
     return r;
 }
 
@@ -1457,6 +1490,7 @@ static void gl_release(gl *g)
     vec *vs[] = { &g->pos, &g->nrm, &g->tan, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name,
                   &g->mt, &g->m_idx, &g->m_dp, &g->m_dn, &g->m_dt };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) snw_free(al, vs[i]->p);
+    snw_free(al, g->mg_start); snw_free(al, g->mg_len); snw_free(al, g->mg_next); snw_free(al, g->mg_head);
 }
 
 int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
