@@ -11,7 +11,14 @@
  * Each load must succeed with the expected counts. Each file is loaded at a
  * quarter of its size and at full size: CPU time (of this process) must grow
  * about 4x, not 16x (bound 8x + 0.25 s); a hang guard of 20 CPU s per load
- * (linear: ~1 s here) stops a regression early. */
+ * (linear: ~1 s here) stops a regression early.
+ * Memory budget (sinew_asset_desc.max_memory), tiny files asking for gigabytes
+ * through accessors without a bufferView (all zeros by the specification),
+ * under an allocator that records its peak:
+ *  4. POSITION of 2^24 zero vertices: LIMIT_EXCEEDED naming the mesh or
+ *     accessor, peak within the budget (before: ~2 GB allocated);
+ *  5. 64 morph targets of 2^18 zero deltas each: loads, the zero deltas take
+ *     no memory (before: 64 x 6 MiB held at once). */
 #include "testutil.h"
 #include <sinew/asset.h>
 
@@ -220,6 +227,97 @@ static double many_weight_channels(int INST)
     return cpu;
 }
 
+typedef struct peak_alloc { size_t live, peak; } peak_alloc;
+
+static void *pk_alloc(void *user, size_t size, size_t align)
+{
+    peak_alloc *pa = user;
+    size_t a = align < 16 ? 16 : align;
+    unsigned char *base = aligned_alloc(a, (a + size + a - 1) / a * a);
+    if (!base) return NULL;
+    memcpy(base + a - sizeof(size_t), &size, sizeof size);
+    memcpy(base + a - 2 * sizeof(size_t), &a, sizeof a);
+    pa->live += size;
+    if (pa->live > pa->peak) pa->peak = pa->live;
+    return base + a;
+}
+
+static void pk_free(void *user, void *ptr)
+{
+    if (!ptr) return;
+    peak_alloc *pa = user;
+    size_t size, a;
+    memcpy(&size, (unsigned char *)ptr - sizeof(size_t), sizeof size);
+    memcpy(&a, (unsigned char *)ptr - 2 * sizeof(size_t), sizeof a);
+    pa->live -= size;
+    free((unsigned char *)ptr - a);
+}
+
+static sinew_result load_budget(const char *json, uint64_t max_memory, size_t *peak, sinew_error_info *err, sinew_asset **out)
+{
+    peak_alloc pa = { 0, 0 };
+    sinew_allocator al = { pk_alloc, pk_free, &pa };
+    sinew_asset_desc d = { 0 };
+    d.data = json; d.size = strlen(json); d.hint = "gltf";
+    d.allocator = &al;
+    d.max_memory = max_memory;
+    sinew_asset *a = NULL;
+    sinew_result r = sinew_asset_load(&d, &a, err);
+    if (out) *out = a; else sinew_asset_destroy(a);
+    if (!out) TU_CHECK(pa.live == 0);
+    *peak = pa.peak;
+    return r;
+}
+
+static void memory_budget(void)
+{
+    char json[8192];
+    sinew_error_info err;
+    size_t peak;
+    /* 4. 2^24 zero positions: refused before the arrays are made */
+    snprintf(json, sizeof json, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"mesh\":0}],"
+             "\"meshes\":[{\"name\":\"huge\",\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+             "\"accessors\":[{\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\"}]}", 1u << 24);
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t budget = pass ? 64ull << 20 : 0;   /* explicit 64 MiB, then the default (512 MiB + 64 x the file) */
+        sinew_result r = load_budget(json, budget, &peak, &err, NULL);
+        printf("2^24 zero positions (%s budget): %s, peak %.1f MiB: %s\n", pass ? "64 MiB" : "default", sinew_result_string(r),
+               (double)peak / 1048576.0, err.message);
+        TU_CHECK(r == SINEW_ERROR_LIMIT_EXCEEDED);
+        TU_CHECK_MSG(strstr(err.message, "mesh 0 primitive 0") && strstr(err.message, "memory budget"), "message: %s", err.message);
+        uint64_t cap = budget ? budget : SINEW_ASSET_DEFAULT_MEMORY_FLOOR + 64 * strlen(json);
+        TU_CHECK_MSG(peak <= cap, "peak %zu bytes beyond the budget %llu", peak, (unsigned long long)cap);
+    }
+    /* the same file within a budget it fits: a budget too small for one accessor names it */
+    {
+        sinew_result r = load_budget(json, 1u << 20, &peak, &err, NULL);
+        printf("2^24 zero positions (1 MiB budget): %s: %s\n", sinew_result_string(r), err.message);
+        TU_CHECK(r == SINEW_ERROR_LIMIT_EXCEEDED);
+        TU_CHECK_MSG(strstr(err.message, "accessor 0") && strstr(err.message, "POSITION"), "message: %s", err.message);
+        TU_CHECK(peak <= 1u << 20);
+    }
+    /* 5. 64 targets of zero deltas over 2^18 real (zero) vertices: sparse positions so
+     * the mesh itself is small in the file, the targets all-zero accessors */
+    enum { NV = 1 << 18 };
+    int n = snprintf(json, sizeof json, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"mesh\":0}],"
+                     "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[");
+    for (int t = 0; t < 64; t++) n += snprintf(json + n, sizeof json - (size_t)n, "%s{\"POSITION\":1,\"NORMAL\":1}", t ? "," : "");
+    snprintf(json + n, sizeof json - (size_t)n, "]}]}],\"accessors\":[{\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"},"
+             "{\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\"}]}", NV, NV);
+    sinew_asset *a = NULL;
+    sinew_result r = load_budget(json, 256ull << 20, &peak, &err, &a);
+    printf("64 zero targets x 2^18 vertices: %s, peak %.1f MiB %s\n", sinew_result_string(r), (double)peak / 1048576.0, r ? err.message : "");
+    TU_CHECK_MSG(r == SINEW_OK, "%s", err.message);
+    if (a) {
+        TU_CHECK(sinew_asset_vertex_count(a) == NV);
+        TU_CHECK(sinew_asset_stats(a)->morph_targets == 64);
+    }
+    sinew_asset_destroy(a);
+    /* the rest mesh needs ~150 MiB here (doubles while building, the asset's arrays);
+     * 64 materialised targets of positions and normals would add 64 x 12 MiB */
+    TU_CHECK_MSG(peak < (200u << 20), "peak %.1f MiB: zero deltas were materialised", (double)peak / 1048576.0);
+}
+
 /* Linear: 4x the file, about 4x the CPU time (quadratic: 16x). Bound 8x plus
  * 0.25 s for the clock's and allocator's noise. */
 static void scaling(const char *what, double small, double big)
@@ -236,6 +334,7 @@ int main(void)
     scaling("nodes x clips", s2, b2);
     double s3 = many_weight_channels(8192), b3 = many_weight_channels(32768);
     scaling("weight channels x instances", s3, b3);
+    memory_budget();
     if (tu_failures) { fprintf(stderr, "test_asset_gltf_amplify: %d failure(s)\n", tu_failures); return 1; }
     printf("test_asset_gltf_amplify: OK\n");
     return 0;

@@ -95,6 +95,10 @@ typedef struct gl {
     /* morph groups (one per instance primitive with targets: a run of mt with one mesh),
      * indexed by node once before the clips (read_weight_channel) */
     uint32_t n_mg, *mg_start, *mg_len, *mg_next, *mg_head;
+    /* memory budget (sinew_asset_desc.max_memory): accessor arrays of the primitive
+     * or clip being read (reset when they are freed) + the growing arrays' room */
+    uint64_t budget, tmp_bytes, input_bytes;
+    int zero_ok;             /* the accessor being read may come back NULL when all zero (morph deltas) */
 } gl;
 
 typedef struct gl_morph { uint32_t mesh, first, count; int has_normals, has_tangents; float w0; uint32_t name, node; } gl_morph;
@@ -442,6 +446,28 @@ static sinew_result view_bytes(gl *g, int64_t vi, const uint8_t **data, size_t *
     return SINEW_OK;
 }
 
+/* Room held by the growing arrays (what the asset will copy). */
+static uint64_t vec_bytes(const gl *g)
+{
+    const vec *vs[] = { &g->pos, &g->nrm, &g->tan, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst,
+                        &g->inst_name, &g->mt, &g->m_idx, &g->m_dp, &g->m_dn, &g->m_dt };
+    uint64_t n = 0;
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) n += (uint64_t)vs[i]->cap * vs[i]->elem;
+    return n;
+}
+
+/* The memory budget before an accessor of `bytes` is materialised: LIMIT_EXCEEDED
+ * naming the accessor and what uses it. */
+static sinew_result budget_check(gl *g, uint64_t bytes, const char *what, uint32_t a)
+{
+    uint64_t held = g->tmp_bytes + vec_bytes(g);
+    if (held + bytes <= g->budget) return SINEW_OK;
+    return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED,
+                "glTF: %s: accessor %u would take %.1f MiB on top of %.1f MiB held, beyond the import's memory budget of %.1f MiB "
+                "(sinew_asset_desc.max_memory; default 512 MiB + 64 x the file and its buffers)",
+                what, a, (double)bytes / 1048576.0, (double)held / 1048576.0, (double)g->budget / 1048576.0);
+}
+
 /* Reads accessor ai into a new array of count * comps doubles. types: allowed
  * component types (0-terminated list); want_comps: the type's component count
  * (0 = any); max_count bounds count. */
@@ -473,6 +499,15 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
     uint32_t rows = comps / cols;
     uint32_t col_stride = (rows * cs + 3) & ~3u;
     uint32_t elem = cols > 1 ? cols * col_stride : comps * cs;
+    json_object *sp = jget(acc, "sparse");
+    if (view < 0 && !sp && g->zero_ok) {
+        /* all zeros by the specification: nothing to hold (morph deltas) */
+        *count_out = (uint32_t)count;
+        if (comps_out) *comps_out = comps;
+        return SINEW_OK;
+    }
+    uint64_t bytes = (uint64_t)count * comps * sizeof(double);
+    if ((r = budget_check(g, bytes, what, a))) return r;
     double *o = gz(g, (size_t)count * comps, sizeof *o);
     if (!o) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (view >= 0) {
@@ -489,7 +524,6 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
             }
         }
     }
-    json_object *sp = jget(acc, "sparse");
     if (sp) {
         int64_t sc, iv, io, ict, vv, vo;
         json_object *ind = jget(sp, "indices"), *val = jget(sp, "values");
@@ -527,6 +561,7 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
     *out = o;
     *count_out = (uint32_t)count;
     if (comps_out) *comps_out = comps;
+    g->tmp_bytes += bytes;
     return SINEW_OK;
 }
 
@@ -662,6 +697,7 @@ static sinew_result skin_candidates(gl *g, uint32_t si, sinew_asset *a)
         sc[k] = (int32_t)ck;
     }
     snw_free(g->al, ibm);
+    g->tmp_bytes = 0;
     if (r) { snw_free(g->al, sc); return r; }
     g->skin_cands[si] = sc;
     g->skin_joint_count[si] = nj;
@@ -761,9 +797,12 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
             double *d = NULL;
             snprintf(what, sizeof what, "mesh %u primitive %u target %u %s", mi, pi, t, key);
             if ((r = jint(g, tj, key, 0, INT32_MAX, -1, &ai, what, 0))) return r;
-            if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
+            g->zero_ok = 1;
+            r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what);
+            g->zero_ok = 0;
+            if (r) return r;
             if (cnt != p->count) { snw_free(g->al, d); return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
-            for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += p->tw[t] * d[k];
+            if (d) for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += p->tw[t] * d[k];
             if (which) p->tdn[t] = d; else p->tdp[t] = d;
         }
         /* TANGENT deltas (VEC3: the direction; the bitangent sign is not morphed), kept
@@ -772,9 +811,12 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
             double *d = NULL;
             snprintf(what, sizeof what, "mesh %u primitive %u target %u TANGENT", mi, pi, t);
             if ((r = jint(g, tj, "TANGENT", 0, INT32_MAX, -1, &ai, what, 0))) return r;
-            if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
+            g->zero_ok = 1;
+            r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what);
+            g->zero_ok = 0;
+            if (r) return r;
             if (cnt != p->count) { snw_free(g->al, d); return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
-            for (size_t v = 0; v < cnt; v++)
+            if (d) for (size_t v = 0; v < cnt; v++)
                 for (int e = 0; e < 3; e++) p->tan[v * 4 + e] += p->tw[t] * d[v * 3 + e];
             p->tdt[t] = d;
         }
@@ -814,6 +856,16 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
     uint32_t ntri = mode == 4 ? n_src / 3 : n_src >= 3 ? n_src - 2 : 0;
     if ((uint64_t)g->idx.n + (uint64_t)ntri * 3 > g->max_indices) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u indices", g->max_indices);
     uint32_t first_index = g->idx.n;
+    {
+        char what[64];
+        snprintf(what, sizeof what, "mesh %u primitive %u (node %u)", mi, pi, node);
+        uint64_t grow = (uint64_t)ntri * 12 + (uint64_t)p->count * (24 + 24 + 32 + 4 + 8 * p->sets);
+        if (g->budget && g->tmp_bytes + vec_bytes(g) + grow > g->budget)
+            return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX,
+                           "glTF: %s: its %u vertices and %u triangles would pass the import's memory budget of %.1f MiB "
+                           "(sinew_asset_desc.max_memory; default 512 MiB + 64 x the file and its buffers)",
+                           what, p->count, ntri, (double)g->budget / 1048576.0);
+    }
     uint32_t *tri = vec_push(g, &g->idx, ntri * 3);
     double *pos = vec_push(g, &g->pos, p->count);
     double *nrm = vec_push(g, &g->nrm, p->count);
@@ -1022,6 +1074,7 @@ static sinew_result append_instance(gl *g, sinew_asset *a, uint32_t node, uint32
         if (!r && skin >= 0 && !p.sets) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: skinned (node %u) but has no JOINTS_0/WEIGHTS_0", mi, pi, node);
         if (!r) r = append_primitive(g, a, node, mi, pi, mode, &p, skin, node_cand, mname);
         prim_free(g, &p);
+        g->tmp_bytes = 0;   /* the primitive's accessor arrays are freed */
     }
     return r;
 }
@@ -1436,6 +1489,7 @@ static sinew_result build_clips(gl *g, sinew_asset *a)
     for (uint32_t i = 0; i < g->n_anims && !r; i++) {
         r = snw_asset_progress(g->c, 0.8 + 0.2 * (double)i / (double)g->n_anims);
         if (!r) r = build_clip(g, a, i, &cs);
+        g->tmp_bytes = 0;   /* the clip's key arrays are freed */
     }
     snw_free(g->al, cs.an); snw_free(g->al, cs.touched); snw_free(g->al, cs.wtd);
     return r;
@@ -1546,7 +1600,12 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
     g.b.cand_tol = 1e-9;
     g.b.max_joints = g.max_joints;
     g.b.check_range = 1;
-    if (!(r = load_buffers(&g)) && !(r = read_nodes(&g)) && !(r = collect_instances(&g, a)) && !(r = finish_mesh(&g, a)))
+    if (!(r = load_buffers(&g))) {
+        g.input_bytes = size;
+        for (uint32_t i = 0; i < g.n_buffers; i++) if (g.buffers[i].owned) g.input_bytes += g.buffers[i].len;
+        g.budget = d->max_memory ? (uint64_t)d->max_memory : SINEW_ASSET_DEFAULT_MEMORY_FLOOR + 64 * g.input_bytes;
+    }
+    if (!r && !(r = read_nodes(&g)) && !(r = collect_instances(&g, a)) && !(r = finish_mesh(&g, a)))
         r = build_clips(&g, a);
     if (r) snw_asset_free(a);
     else *out = a;

@@ -57,6 +57,8 @@ typedef struct sinew_asset sinew_asset;
 #define SINEW_ASSET_DEFAULT_MAX_MESHES   65536u
 #define SINEW_ASSET_DEFAULT_MAX_CLIPS    4096u
 #define SINEW_ASSET_DEFAULT_MAX_NODES    (1u << 20)
+/* Floor of the default memory budget (sinew_asset_desc.max_memory). */
+#define SINEW_ASSET_DEFAULT_MEMORY_FLOOR ((uint64_t)512 << 20)
 
 /* Import flags (sinew_asset_desc.flags). */
 typedef enum sinew_asset_flags {
@@ -95,6 +97,13 @@ typedef struct sinew_asset_desc {
      * SINEW_ERROR_CANCELLED (err item NONE), *out NULL, nothing left allocated. */
     bool (*progress)(void *user, double fraction);
     void *progress_user;
+    /* Memory budget in bytes of Sinew's glTF importer [0: SINEW_ASSET_DEFAULT_MEMORY_FLOOR
+     * + 64 x the bytes of the file and its buffers]: the arrays it materialises from the
+     * file's counts (accessors, the growing vertex arrays) are checked against it before
+     * they are allocated; LIMIT_EXCEEDED names the accessor or mesh. Accessors without a
+     * bufferView used as morph deltas (all zero by the specification) take no memory.
+     * assimp's formats: not counted (assimp allocates on its own). */
+    uint64_t max_memory;
 } sinew_asset_desc;
 
 /* One mesh of the character: its ranges in the shared arrays. */
