@@ -118,6 +118,7 @@ sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, s
             r = (sinew_result)g;
         }
     }
+    snw_confine_release(cf);
     snw_free(&c.alloc, cf);
     return ctx_end(&c, r, err);
 }

@@ -66,11 +66,17 @@ sinew_result snw_asset_progress(snw_import_ctx *c, double fraction);
  * files inside one folder (the model's folder, or desc->base_directory for a
  * memory import; none when a memory import gives no base directory). A path is
  * resolved with realpath (every symlink followed) and must lie inside the
- * folder's own realpath; it is then opened with O_NOFOLLOW | O_NONBLOCK and
- * fstat'ed: anything but a regular file (device, FIFO, socket, folder) is refused. */
+ * folder's own realpath; its tail below the folder is then opened from the
+ * folder's descriptor (opened once) one component at a time with openat and
+ * O_NOFOLLOW (| O_NONBLOCK for the file), so a folder swapped for a symbolic
+ * link between the check and the open is refused, never followed; the file is
+ * fstat'ed: anything but a regular file (device, FIFO, socket, folder) is
+ * refused. Hard links inside the folder are read like any file (by design: a
+ * hard link is the file, and only who can write the folder can make one). */
 #define SNW_CONFINE_PATH_MAX 4096
 typedef struct snw_confine {
     char root[SNW_CONFINE_PATH_MAX];   /* realpath of the folder; "" = no folder */
+    int root_fd;                       /* the folder, opened by snw_confine_init (-1: none) */
     const char *model_path;            /* file import: the path as given */
     const void *mem;                   /* memory import: the data, served as mem_name */
     size_t mem_size;
@@ -84,6 +90,8 @@ typedef struct snw_confine {
  * memory import (desc->data; desc->base_directory optional). On error writes
  * the message and returns IO / INVALID_ARGUMENT. */
 sinew_result snw_confine_init(snw_confine *cf, snw_import_ctx *c);
+/* Closes the folder's descriptor. */
+void snw_confine_release(snw_confine *cf);
 
 /* Opens a path as an importer asked for it (assimp: absolute, relative to the
  * working directory for a file import, relative to the folder for a memory
