@@ -146,3 +146,24 @@ sinew_cli_test(gltf_posed_huge 1 "joint 0 'hip': its skinning transform at this 
 sinew_cli_test(gltf_posed_huge_cpu 1 "joint 0 'hip': its skinning transform at this pose is beyond float32 range"
                deform ${_g}/grows_huge.gltf --time 0.5 --clamp --cpu --out cli_huge.obj)
 sinew_cli_test(gltf_posed_ok 0 "wrote cli_grow.obj: 3 vertices" deform ${_g}/grows_huge.gltf --time 0 --out cli_grow.obj)
+# Control characters in names never reach written or printed output: the file is
+# written by test_asset_names (control_names.gltf: mesh, node, clip and morph target
+# names with a newline, CR and ESC). The OBJ must keep 3 'v' lines and 1 face, the
+# PLY its header (rows parsed), and no ESC byte anywhere in the files or the output.
+if(TARGET test_asset_names)
+  set_tests_properties(test_asset_names PROPERTIES FIXTURES_SETUP control_names)
+  foreach(_ext obj ply)
+    if(_ext STREQUAL "obj")
+      set(_chk "awk '/^v /{v++} /^vn /{n++} /^f /{f++} END{print \"obj lines: v=\" v \" vn=\" n \" f=\" f}' cli_control_names.obj")
+    else()
+      set(_chk "sh ${PROJECT_SOURCE_DIR}/tests/check_ply_rows.sh cli_control_names.ply 1e-6 1 '0 0 0 0 0 1' '1 0 0 0 0 1' '0 1 0 0 0 1'")
+    endif()
+    add_test(NAME cli_deform_control_names_${_ext}
+      COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|$<TARGET_FILE:sinew_cli> deform control_names.gltf --clip 0 --time 0.5 --cpu --out cli_control_names.${_ext} && $<TARGET_FILE:sinew_cli> info control_names.gltf && ${_chk} && tr -dc '\\033\\007\\015' < cli_control_names.${_ext} > cli_control_names_${_ext}.esc && echo esc bytes: $(wc -c < cli_control_names_${_ext}.esc)"
+              "-DEXPECT_RC=0" "-DEXPECT_RE=clip 0 'walk[?]v 1 2 3[?]f 1 2 3[?].0.pwned[?]' at 0.5 s.*mesh 0 'mesh[?].2J[?]'.*(obj lines: v=3 vn=3 f=1|rows match).*esc bytes: 0[^0-9]"
+              -P ${CMAKE_CURRENT_LIST_FILE}
+      WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+    set_tests_properties(cli_deform_control_names_${_ext} PROPERTIES TIMEOUT 300 LABELS cli FIXTURES_REQUIRED control_names
+      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+  endforeach()
+endif()

@@ -974,6 +974,9 @@ static int cmd_deform(const opts *o)
     else if (v8) snprintf(aw, sizeof aw, ", 8 influences");
     snprintf(what, sizeof what, "%.100s, %s, method %s%s%s, %.150s%s", o->model, pose_desc, sinew_method_name(o->method),
              o->bulge == 2 ? " + bulge + inner" : o->bulge ? " + bulge" : "", aw, device_name, cor_note);
+    /* written in a comment line of the file and printed: no control character
+     * (a newline would add OBJ lines or break the PLY header, ESC reach the terminal) */
+    for (char *q = what; *q; q++) if ((unsigned char)*q < 0x20 || *q == 0x7f) *q = '?';
     for (size_t i = 0; tng && i < (size_t)nv * 4; i++)
         if (!(fabs(tng[i]) <= 1.0)) { err("vertex %zu: skinned tangent not finite (%g)", i / 4, tng[i]); goto out; }
     if (write_mesh(o->out, a, pos, nrm, tng, what)) goto out;

@@ -14,6 +14,12 @@
 
 /* ---- errors ------------------------------------------------------------------ */
 
+void snw_strip_controls(char *s, size_t n)
+{
+    for (size_t i = 0; i < n && s[i]; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) s[i] = '?';
+}
+
 sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)
 {
     va_list ap;
@@ -23,6 +29,7 @@ sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(c->err.message, sizeof c->err.message, fmt, ap);
     va_end(ap);
+    snw_strip_controls(c->err.message, sizeof c->err.message);   /* names from files go into messages */
     return r;
 }
 
@@ -37,6 +44,7 @@ sinew_result snw_asset_fail_at(snw_import_ctx *c, sinew_result r, sinew_item_kin
     va_start(ap, fmt);
     vsnprintf(c->err.message, sizeof c->err.message, fmt, ap);
     va_end(ap);
+    snw_strip_controls(c->err.message, sizeof c->err.message);
     return r;
 }
 
@@ -67,6 +75,16 @@ static sinew_result ctx_init(snw_import_ctx *c, const sinew_asset_desc *desc)
 
 /* Ends an import: an error without a message gets the result's name; the
  * detail goes to the caller's err (may be NULL). */
+/* The names an asset owns (meshes, morph targets) without control characters
+ * (joint and clip names: the builder). */
+static void clean_names(sinew_asset *a)
+{
+    for (uint32_t i = 0; i < a->mesh_count; i++)
+        if (a->meshes[i].name) snw_strip_controls((char *)(uintptr_t)a->meshes[i].name, (size_t)-1);
+    for (uint32_t k = 0; k < a->morph_count; k++)
+        if (a->morphs[k].name) snw_strip_controls((char *)(uintptr_t)a->morphs[k].name, (size_t)-1);
+}
+
 static sinew_result ctx_end(snw_import_ctx *c, sinew_result r, sinew_error_info *err)
 {
     if (r && c->err.result == SINEW_OK)
@@ -87,6 +105,7 @@ sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_ass
     if (!out) r = snw_asset_fail_at(&c, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out is NULL");
     else if (!scene) r = snw_asset_fail_at(&c, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "scene is NULL");
     else r = snw_assimp_from_scene(&c, scene, out);
+    if (!r) clean_names(*out);
     return ctx_end(&c, r, err);
 }
 
@@ -120,6 +139,7 @@ sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, s
     }
     snw_confine_release(cf);
     snw_free(&c.alloc, cf);
+    if (!r) clean_names(*out);
     return ctx_end(&c, r, err);
 }
 

@@ -48,6 +48,11 @@ typedef struct snw_import_ctx {
     sinew_allocator alloc;  /* resolved from desc->allocator */
 } snw_import_ctx;
 
+/* Replaces control characters (below 0x20, 0x7f) of the NUL-terminated s (at
+ * most n bytes) by '?': names from files never carry a newline or an escape
+ * sequence into messages, printed lists or written files. */
+void snw_strip_controls(char *s, size_t n);
+
 /* Records a file-level error (SINEW_ITEM_FILE; the message names the file,
  * offset or accessor) and returns r. */
 sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)

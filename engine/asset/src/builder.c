@@ -223,6 +223,7 @@ static sinew_result fill_skeleton(snw_builder *b, skel_arrays *k)
             uint32_t j = n->first_joint + q;
             k->parents[j] = n->parent < 0 ? -1 : (int32_t)b->nodes[n->parent].first_joint;
             memcpy(k->name_buf + off, name, len);
+            snw_strip_controls(k->name_buf + off, len);
             k->names[j] = k->name_buf + off;
             off += len + 1;
             k->rest[j] = n->rest;
@@ -350,7 +351,19 @@ sinew_result snw_builder_clip(snw_builder *b, uint32_t i, sinew_clip_desc *d, co
 {
     d->joint_count = b->joints;
     d->allocator = b->al;
+    /* the clip's name without control characters */
+    char *nm = NULL;
+    if (d->name) {
+        size_t len = strlen(d->name);
+        nm = snw_alloc(b->al, len + 1);
+        if (!nm) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        memcpy(nm, d->name, len + 1);
+        snw_strip_controls(nm, len);
+        d->name = nm;
+    }
     sinew_result r = sinew_clip_create(d, &b->a->clips[i]);
+    snw_free(b->al, nm);
+    d->name = NULL;
     if (r)
         return fail_at(b->c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, i, UINT32_MAX,
                        "%sanimation %s: invalid keys (%s)", b->prefix, label, sinew_result_string(r));
