@@ -99,6 +99,7 @@ typedef struct gl {
      * or clip being read (reset when they are freed) + the growing arrays' room */
     uint64_t budget, tmp_bytes, input_bytes;
     int zero_ok;             /* the accessor being read may come back NULL when all zero (morph deltas) */
+    int integers_only;       /* the accessor being read must not be normalized (JOINTS_n, indices) */
 } gl;
 
 typedef struct gl_morph { uint32_t mesh, first, count; int has_normals, has_tangents; float w0; uint32_t name, node; } gl_morph;
@@ -165,7 +166,11 @@ static sinew_result jint(gl *g, json_object *o, const char *key, int64_t lo, int
         return SINEW_OK;
     }
     int64_t x;
-    if (json_object_is_type(v, json_type_int)) x = json_object_get_int64(v);
+    if (json_object_is_type(v, json_type_int)) {
+        x = json_object_get_int64(v);
+        if (x == INT64_MAX || x == INT64_MIN) /* saturated by json-c: the literal is beyond 64 bits */
+            return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u: '%s' is an integer beyond 64 bits", what, index, key);
+    }
     else if (json_object_is_type(v, json_type_double)) {
         double d = json_object_get_double(v);
         if (!(d == floor(d)) || fabs(d) > 9e15) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u: '%s' is not an integer", what, index, key);
@@ -181,8 +186,13 @@ static int jnum(json_object *v, double *out)
 {
     if (!v) return 0;
     if (json_object_is_type(v, json_type_double)) *out = json_object_get_double(v);
-    else if (json_object_is_type(v, json_type_int)) *out = (double)json_object_get_int64(v);
-    else return 0;
+    else if (json_object_is_type(v, json_type_int)) {
+        /* json-c saturates an integer literal beyond 64 bits (a 100,001-digit one) to
+         * INT64_MIN / UINT64_MAX: not the file's number, refused */
+        int64_t x = json_object_get_int64(v);
+        if (x == INT64_MAX || x == INT64_MIN) return 0;
+        *out = (double)x;
+    } else return 0;
     return isfinite(*out);
 }
 
@@ -494,6 +504,8 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
     json_object *nj = jget(acc, "normalized");
     int normalized = nj && json_object_is_type(nj, json_type_boolean) && json_object_get_boolean(nj);
     if (normalized && (ct == 5125 || ct == 5126)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u: normalized float/uint", a);
+    if (normalized && g->integers_only)   /* the specification: JOINTS_n and indices are never normalized */
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: accessor %u is normalized (JOINTS and indices must not be)", what, a);
     if ((uint64_t)count > max_count) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: %s: accessor %u has %lld elements (limit %u)", what, a, (long long)count, max_count);
     /* element layout: matrix columns start on 4-byte boundaries */
     uint32_t rows = comps / cols;
@@ -513,6 +525,8 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
     if (view >= 0) {
         const uint8_t *vd; size_t vlen; uint32_t stride;
         if ((r = view_bytes(g, view, &vd, &vlen, &stride, "accessor", a))) { snw_free(g->al, o); return r; }
+        if (stride && stride < elem)
+            { snw_free(g->al, o); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: accessor %u: bufferView %lld has byteStride %u, smaller than its %u-byte element", what, a, (long long)view, stride, elem); }
         if (!stride) stride = elem;
         uint64_t need = (uint64_t)off + (uint64_t)stride * (uint64_t)(count - 1) + elem;
         if (need > vlen) { snw_free(g->al, o); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u runs past its bufferView (%llu > %zu bytes)", a, (unsigned long long)need, vlen); }
@@ -766,7 +780,10 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
         snprintf(what, sizeof what, "mesh %u primitive %u %s/%s", mi, pi, jn, wn);
         if (!jget(attr, jn) || !jget(attr, wn)) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: one without the other", what);
         if ((r = jint(g, attr, jn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
-        if ((r = read_accessor(g, ai, jnt_t, 4, g->max_vertices, &p->joints[s], &cnt, NULL, what))) return r;
+        g->integers_only = 1;
+        r = read_accessor(g, ai, jnt_t, 4, g->max_vertices, &p->joints[s], &cnt, NULL, what);
+        g->integers_only = 0;
+        if (r) return r;
         if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
         if ((r = jint(g, attr, wn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, wgt_t, 4, g->max_vertices, &p->weights[s], &cnt, NULL, what))) return r;
@@ -776,7 +793,10 @@ static sinew_result read_primitive(gl *g, json_object *prim, uint32_t mi, uint32
     if (jget(prim, "indices")) {
         snprintf(what, sizeof what, "mesh %u primitive %u indices", mi, pi);
         if ((r = jint(g, prim, "indices", 0, INT32_MAX, -1, &ai, what, 0))) return r;
-        if ((r = read_accessor(g, ai, ind_t, 1, g->max_indices, &p->ind, &p->n_ind, NULL, what))) return r;
+        g->integers_only = 1;
+        r = read_accessor(g, ai, ind_t, 1, g->max_indices, &p->ind, &p->n_ind, NULL, what);
+        g->integers_only = 0;
+        if (r) return r;
         for (uint32_t k = 0; k < p->n_ind; k++)
             if (p->ind[k] >= p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: index %g of %u vertices", what, p->ind[k], p->count);
     }
