@@ -56,6 +56,11 @@ typedef struct sinew_palette_character {
     sinew_wrap wrap;
     double time;                     /* seconds */
     uint32_t palette_offset;         /* first vec4 slot of this character in the destination */
+    /* Largest |packed value| accepted (0 = the float32 range): a palette whose
+     * values fit float32 but whose products with the mesh's coordinates (or with
+     * each other, for normals) do not is NON_FINITE too. The crowd sets it from
+     * the model's rest extent (sinew_crowd.h). */
+    double value_limit;
 } sinew_palette_character;
 
 /* Bytes of scratch one caller of the functions below needs for skeletons of
