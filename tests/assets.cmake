@@ -167,3 +167,14 @@ if(TARGET test_asset_names)
       ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
   endforeach()
 endif()
+# --out naming the glTF's own external buffer (out_is_buffer/ written by test_asset_names):
+# refused, the buffer unchanged (before: overwritten with the OBJ).
+if(TARGET test_asset_names)
+  add_test(NAME cli_deform_out_is_input
+    COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|! $<TARGET_FILE:sinew_cli> deform out_is_buffer/model.gltf --rest --out out_is_buffer/mesh.obj && cmp out_is_buffer/mesh.obj out_is_buffer/mesh.orig && echo buffer unchanged"
+            "-DEXPECT_RC=0" "-DEXPECT_RE=buffer unchanged.*--out 'out_is_buffer/mesh.obj' is a file the import read"
+            -P ${CMAKE_CURRENT_LIST_FILE}
+    WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  set_tests_properties(cli_deform_out_is_input PROPERTIES TIMEOUT 300 LABELS cli FIXTURES_REQUIRED control_names
+    ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+endif()

@@ -1,11 +1,19 @@
-/* Names from files never carry control characters out: a glTF (written here,
+/* Part 2 (sinew_asset_reads_file; fixture out_is_buffer/ for the CLI test
+ * cli_deform_out_is_input): a glTF whose external buffer is named mesh.obj;
+ * the asset says it read the model, the buffer and a hard link to the buffer,
+ * not another file; 'sinew deform --out out_is_buffer/mesh.obj' must refuse.
+ *
+ * Names from files never carry control characters out: a glTF (written here,
  * also as control_names.gltf in the working directory for the CLI tests
  * cli_deform_control_names_obj / _ply) whose mesh, node (joint), clip and
  * morph target names hold a newline, a carriage return and an ESC sequence.
  * The asset's names, and an error message quoting a node name, must hold no
  * byte below 0x20 nor 0x7f ('?' in their place), the rest of each name kept. */
+#define _GNU_SOURCE
 #include "testutil.h"
 #include <sinew/asset.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *evil_json =
     "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0]}],"
@@ -71,6 +79,33 @@ int main(void)
     printf("singular node: %s: %s\n", sinew_result_string(r), err.message);
     TU_CHECK(r != SINEW_OK);
     TU_CHECK_MSG(clean(err.message, "evil??[31m"), "message '%s'", err.message);
+    sinew_asset_destroy(a);
+    /* part 2: the files an import read */
+    mkdir("out_is_buffer", 0755);
+    static const float tri[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+    f = fopen("out_is_buffer/mesh.obj", "wb");
+    if (f) { fwrite(tri, 1, sizeof tri, f); fclose(f); }
+    f = fopen("out_is_buffer/mesh.orig", "wb");
+    if (f) { fwrite(tri, 1, sizeof tri, f); fclose(f); }
+    f = fopen("out_is_buffer/model.gltf", "wb");
+    if (f) {
+        fputs("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"mesh\":0}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+              "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
+              "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"byteLength\":36,\"uri\":\"mesh.obj\"}]}", f);
+        fclose(f);
+    }
+    unlink("out_is_buffer/link.obj");
+    TU_CHECK(link("out_is_buffer/mesh.obj", "out_is_buffer/link.obj") == 0);
+    sinew_asset_desc fd = { 0 };
+    fd.path = "out_is_buffer/model.gltf";
+    TU_CHECK_OK(sinew_asset_load(&fd, &a, &err));
+    if (a) {
+        TU_CHECK(sinew_asset_reads_file(a, "out_is_buffer/model.gltf"));
+        TU_CHECK(sinew_asset_reads_file(a, "out_is_buffer/mesh.obj"));
+        TU_CHECK(sinew_asset_reads_file(a, "out_is_buffer/link.obj"));
+        TU_CHECK(!sinew_asset_reads_file(a, "out_is_buffer/mesh.orig"));
+        TU_CHECK(!sinew_asset_reads_file(a, "out_is_buffer/missing.obj"));
+    }
     sinew_asset_destroy(a);
     if (tu_failures) { fprintf(stderr, "FAIL test_asset_names: %d check(s) failed\n", tu_failures); return 1; }
     printf("PASS test_asset_names\n");

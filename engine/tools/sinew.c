@@ -692,6 +692,12 @@ static int cmd_deform(const opts *o)
 {
     sinew_asset *a = load(o->model);
     if (!a) return EXIT_ERR;
+    /* --out naming an input (the model, a glTF buffer, an .mtl, by device and inode) */
+    if (sinew_asset_reads_file(a, o->out)) {
+        sinew_asset_destroy(a);
+        return err("--out '%s' is a file the import read (the model or one of its external files); "
+                   "refused: writing it would destroy the input", o->out);
+    }
     int rc = EXIT_ERR;
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     uint32_t joints = sinew_skeleton_joint_count(sk), nv = sinew_asset_vertex_count(a);

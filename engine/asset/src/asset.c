@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- errors ------------------------------------------------------------------ */
 
@@ -137,6 +138,15 @@ sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, s
             r = (sinew_result)g;
         }
     }
+    if (!r && cf->input_count) {
+        sinew_asset *a = *out;
+        a->input_ids = snw_alloc(&a->alloc, sizeof(uint64_t) * 2 * cf->input_count);
+        if (a->input_ids) {
+            memcpy(a->input_ids, cf->input_ids, sizeof(uint64_t) * 2 * cf->input_count);
+            a->input_count = cf->input_count;
+        }
+        a->inputs_overflow = cf->inputs_overflow || !a->input_ids;   /* unknown: every file counts as read */
+    }
     snw_confine_release(cf);
     snw_free(&c.alloc, cf);
     if (!r) clean_names(*out);
@@ -155,6 +165,7 @@ void sinew_asset_destroy(sinew_asset *a)
     snw_free(&al, a->infl_offsets); snw_free(&al, a->infl_joints); snw_free(&al, a->infl_weights);
     snw_free(&al, a->morphs); snw_free(&al, a->morph_default); snw_free(&al, a->morph_idx);
     snw_free(&al, a->morph_dp); snw_free(&al, a->morph_dn); snw_free(&al, a->morph_dt); snw_free(&al, a->morph_names);
+    snw_free(&al, a->input_ids);
     for (uint32_t i = 0; i < a->clip_count; i++) sinew_clip_destroy(a->clips[i]);
     snw_free(&al, a->clips);
     snw_free(&al, a);
@@ -297,4 +308,14 @@ done:
     snw_free(&a->alloc, fn);
     snw_free(&a->alloc, tri);
     return r;
+}
+
+bool sinew_asset_reads_file(const sinew_asset *a, const char *path)
+{
+    struct stat st;
+    if (!a || !path || stat(path, &st) != 0) return false;
+    if (a->inputs_overflow) return true;
+    for (uint32_t i = 0; i < a->input_count; i++)
+        if (a->input_ids[2 * i] == (uint64_t)st.st_dev && a->input_ids[2 * i + 1] == (uint64_t)st.st_ino) return true;
+    return false;
 }

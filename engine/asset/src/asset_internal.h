@@ -39,6 +39,10 @@ struct sinew_asset {
     uint32_t *morph_idx;
     float *morph_dp, *morph_dn, *morph_dt;   /* morph_dt: glTF TANGENT deltas (NULL for assimp) */
     char *morph_names;      /* assimp path: target names, NUL separated (glTF targets have none) */
+    /* the files the import read (device, inode; sinew_asset_reads_file) */
+    uint64_t *input_ids;    /* 2 per file */
+    uint32_t input_count;
+    int inputs_overflow;    /* more than SNW_CONFINE_MAX_INPUTS: every file counts as read */
 };
 
 /* One import's context: the description, its error detail, its allocator. */
@@ -79,7 +83,11 @@ sinew_result snw_asset_progress(snw_import_ctx *c, double fraction);
  * refused. Hard links inside the folder are read like any file (by design: a
  * hard link is the file, and only who can write the folder can make one). */
 #define SNW_CONFINE_PATH_MAX 4096
+#define SNW_CONFINE_MAX_INPUTS 256
 typedef struct snw_confine {
+    uint64_t input_ids[2 * SNW_CONFINE_MAX_INPUTS];  /* device, inode of each file opened */
+    uint32_t input_count;
+    int inputs_overflow;
     char root[SNW_CONFINE_PATH_MAX];   /* realpath of the folder; "" = no folder */
     int root_fd;                       /* the folder, opened by snw_confine_init (-1: none) */
     const char *model_path;            /* file import: the path as given */

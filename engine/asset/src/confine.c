@@ -21,6 +21,17 @@ static void refuse(snw_confine *cf, const char *path, const char *why)
 }
 
 /* An opened file (fd) kept when it is a regular file (closed and refused otherwise). */
+/* Remembers a file the import opened (sinew_asset_reads_file). */
+static void note_input(snw_confine *cf, const struct stat *st)
+{
+    for (uint32_t i = 0; i < cf->input_count; i++)
+        if (cf->input_ids[2 * i] == (uint64_t)st->st_dev && cf->input_ids[2 * i + 1] == (uint64_t)st->st_ino) return;
+    if (cf->input_count == SNW_CONFINE_MAX_INPUTS) { cf->inputs_overflow = 1; return; }
+    cf->input_ids[2 * cf->input_count] = (uint64_t)st->st_dev;
+    cf->input_ids[2 * cf->input_count + 1] = (uint64_t)st->st_ino;
+    cf->input_count++;
+}
+
 static int check_regular(snw_confine *cf, const char *shown, int fd, int *violation)
 {
     struct stat st;
@@ -30,6 +41,7 @@ static int check_regular(snw_confine *cf, const char *shown, int fd, int *violat
         refuse(cf, shown, "is not a regular file (device, FIFO, socket or folder)");
         return -1;
     }
+    note_input(cf, &st);
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
@@ -158,6 +170,7 @@ int snw_confine_open(snw_confine *cf, const char *path, int *violation)
         if (fd < 0) return -1;
         struct stat st;
         if (fstat(fd, &st) || !S_ISREG(st.st_mode)) { close(fd); *violation = 1; refuse(cf, path, "is not a regular file"); return -1; }
+        note_input(cf, &st);
         int fl = fcntl(fd, F_GETFL);
         if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
         return fd;

@@ -196,6 +196,11 @@ SINEW_API const sinew_clip *sinew_asset_clip(const sinew_asset *a, uint32_t i);
 /* Index of the clip with this name, or -1. */
 SINEW_API int32_t sinew_asset_find_clip(const sinew_asset *a, const char *name);
 SINEW_API const sinew_asset_import_stats *sinew_asset_stats(const sinew_asset *a);
+/* true when path names a file the import read (the model or one of its external
+ * files: glTF buffers, .mtl, ...), compared by device and inode (hard links and
+ * other names of it too): a tool must not write its output over it. false for a
+ * missing path and for memory imports' own data. */
+SINEW_API bool sinew_asset_reads_file(const sinew_asset *a, const char *path);
 /* The influences before pruning to 4: CSR lists (vertex i owns entries
  * offsets[i] .. offsets[i+1]-1), one entry per joint (repeats merged), weights
  * as in the file (not renormalized; a vertex without weights has its fallback
