@@ -178,3 +178,11 @@ if(TARGET test_asset_names)
   set_tests_properties(cli_deform_out_is_input PROPERTIES TIMEOUT 300 LABELS cli FIXTURES_REQUIRED control_names
     ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
 endif()
+# --max-memory exhausted while json-c parses a glTF: said as such, not as "JSON error ... success"
+# (big_nodes.gltf written by test_asset_names; the sanitizer build sets no limit: the node limit then)
+if(TARGET test_asset_names)
+  sinew_cli_test(info_json_out_of_memory 1
+                 "out of memory: the import needed more than the limit of 64 MiB \\(glTF: out of memory while parsing the JSON|2000000 nodes \\(limit 1048576\\)"
+                 info big_nodes.gltf --max-memory 64)
+  set_tests_properties(cli_info_json_out_of_memory PROPERTIES FIXTURES_REQUIRED control_names)
+endif()

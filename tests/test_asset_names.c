@@ -3,6 +3,8 @@
  * the asset says it read the model, the buffer and a hard link to the buffer,
  * not another file; 'sinew deform --out out_is_buffer/mesh.obj' must refuse.
  *
+ * Part 3: big_nodes.gltf (2,000,000 empty nodes, 6 MB) for cli_info_json_out_of_memory.
+ *
  * Names from files never carry control characters out: a glTF (written here,
  * also as control_names.gltf in the working directory for the CLI tests
  * cli_deform_control_names_obj / _ply) whose mesh, node (joint), clip and
@@ -107,6 +109,14 @@ int main(void)
         TU_CHECK(!sinew_asset_reads_file(a, "out_is_buffer/missing.obj"));
     }
     sinew_asset_destroy(a);
+    /* part 3 */
+    f = fopen("big_nodes.gltf", "wb");
+    if (f) {
+        fputs("{\"asset\":{\"version\":\"2.0\"},\"meshes\":[{\"primitives\":[]}],\"nodes\":[{}", f);
+        for (int k = 1; k < 2000000; k++) fputs(",{}", f);
+        fputs("]}", f);
+        fclose(f);
+    }
     if (tu_failures) { fprintf(stderr, "FAIL test_asset_names: %d check(s) failed\n", tu_failures); return 1; }
     printf("PASS test_asset_names\n");
     return 0;

@@ -387,6 +387,11 @@ static sinew_result parse_file(gl *g, const uint8_t *data, size_t size)
     size_t end = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
     snw_free(g->al, text);
+    /* json-c gives no root with no error when an allocation failed (it has no
+     * error code for it here): out of memory, not a malformed file */
+    if (!g->root && (e == json_tokener_success || e == json_tokener_continue) && end < json_len)
+        return fail_at(g->c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_FILE, UINT32_MAX, UINT32_MAX,
+                       "glTF: out of memory while parsing the JSON (%zu bytes; stopped at byte %zu)", json_len, end);
     if (!g->root || e != json_tokener_success)
         return fail(g->c, SINEW_ERROR_FORMAT, "glTF: JSON error at byte %zu: %s", end,
                     e == json_tokener_continue ? "unexpected end of input" : json_tokener_error_desc(e));
