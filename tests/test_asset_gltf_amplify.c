@@ -255,8 +255,9 @@ static void pk_free(void *user, void *ptr)
 
 static sinew_result load_budget(const char *json, uint64_t max_memory, size_t *peak, sinew_error_info *err, sinew_asset **out)
 {
-    peak_alloc pa = { 0, 0 };
-    sinew_allocator al = { pk_alloc, pk_free, &pa };
+    static peak_alloc pa;   /* outlives the call: the asset returned keeps the allocator */
+    static sinew_allocator al = { pk_alloc, pk_free, &pa };
+    pa.live = pa.peak = 0;
     sinew_asset_desc d = { 0 };
     d.data = json; d.size = strlen(json); d.hint = "gltf";
     d.allocator = &al;
