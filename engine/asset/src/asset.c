@@ -144,8 +144,12 @@ sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, s
         if (a->input_ids) {
             memcpy(a->input_ids, cf->input_ids, sizeof(uint64_t) * 2 * cf->input_count);
             a->input_count = cf->input_count;
+            a->inputs_overflow = cf->inputs_overflow;   /* more files than kept: every file counts as read */
+        } else {
+            sinew_asset_destroy(a);
+            *out = NULL;
+            r = snw_asset_fail_at(&c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
         }
-        a->inputs_overflow = cf->inputs_overflow || !a->input_ids;   /* unknown: every file counts as read */
     }
     snw_confine_release(cf);
     snw_free(&c.alloc, cf);
