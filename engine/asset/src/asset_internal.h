@@ -178,6 +178,10 @@ typedef struct snw_builder {
     uint32_t joints;
     uint32_t *cand_hash;     /* open addressing: candidate + 1 (0 = empty), cand_hash_cap a power of two */
     uint32_t cand_hash_cap;
+    /* memory budget of the clips (0 = none): a clip holds per-joint arrays whatever
+     * its channel count, so clips x joints is checked before each clip is made */
+    uint64_t budget, held;   /* held: what the importer holds besides the clips (set by it) */
+    uint64_t clip_bytes;     /* the clips made so far (estimate) */
 } snw_builder;
 
 /* Sets the builder up with node_count nodes (parent -1, no candidates). */

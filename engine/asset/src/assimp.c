@@ -301,6 +301,7 @@ static sinew_result index_nodes(conv *v, sinew_asset *a)
     v->b.prefix = "";
     v->b.cand_tol = 1e-5;
     v->b.max_joints = v->max_joints;
+    v->b.budget = c->desc ? c->desc->max_memory : 0;   /* the clips only, and only when given (assimp allocates on its own) */
     v->table_mask = tsize - 1;
     for (uint32_t i = 0; i < tsize; i++) v->table[i] = -1;
     for (uint32_t i = 0; i < v->node_count; i++) {

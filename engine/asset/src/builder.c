@@ -347,8 +347,19 @@ sinew_result snw_builder_clips(snw_builder *b, uint32_t n, uint32_t max_clips)
     return b->a->clips ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
 }
 
+/* A clip's bytes besides its keys: per joint a channel index and three float32
+ * track descriptors (anim.c), whatever its channel count. */
+#define SNW_CLIP_BYTES_PER_JOINT 176u
+
 sinew_result snw_builder_clip(snw_builder *b, uint32_t i, sinew_clip_desc *d, const char *label)
 {
+    uint64_t need = (uint64_t)b->joints * SNW_CLIP_BYTES_PER_JOINT + 4096u;
+    if (b->budget && b->held + b->clip_bytes + need > b->budget)
+        return fail_at(b->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CLIP, i, UINT32_MAX,
+                       "%sanimation %s: its clip needs %.1f MiB (%u joints), beyond the import's memory budget of %.1f MiB with "
+                       "the %u clips before it (sinew_asset_desc.max_memory)", b->prefix, label, (double)need / 1048576.0,
+                       b->joints, (double)b->budget / 1048576.0, i);
+    b->clip_bytes += need;
     d->joint_count = b->joints;
     d->allocator = b->al;
     /* the clip's name without control characters */

@@ -1511,6 +1511,9 @@ static sinew_result build_clips(gl *g, sinew_asset *a)
             g->mg_head[node] = p;
         }
     }
+    g->b.budget = g->budget;
+    g->b.held = vec_bytes(g) + (uint64_t)g->n_nodes * (sizeof(gl_node) + sizeof(snw_bnode)) +
+                (uint64_t)g->b.cand_cap * sizeof(snw_bcand);
     for (uint32_t i = 0; i < g->n_anims && !r; i++) {
         r = snw_asset_progress(g->c, 0.8 + 0.2 * (double)i / (double)g->n_anims);
         if (!r) r = build_clip(g, a, i, &cs);

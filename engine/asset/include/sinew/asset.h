@@ -102,7 +102,9 @@ typedef struct sinew_asset_desc {
      * file's counts (accessors, the growing vertex arrays) are checked against it before
      * they are allocated; LIMIT_EXCEEDED names the accessor or mesh. Accessors without a
      * bufferView used as morph deltas (all zero by the specification) take no memory.
-     * assimp's formats: not counted (assimp allocates on its own). */
+     * The clips are counted too (each holds ~176 bytes per joint of the skeleton,
+     * whatever its channels): LIMIT_EXCEEDED names the clip. assimp's formats: only
+     * the clips, and only when max_memory is given (assimp allocates on its own). */
     uint64_t max_memory;
 } sinew_asset_desc;
 
