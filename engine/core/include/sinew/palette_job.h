@@ -72,7 +72,7 @@ SINEW_API size_t sinew_palette_scratch_bytes(uint32_t max_joints);
  * scratch: sinew_palette_scratch_bytes(joint_count) bytes, 16-byte aligned.
  * Errors: INVALID_ARGUMENT (NULL pointers, bad method or flags or wrap, a clip
  * made for another joint count, scratch too small or misaligned), NON_FINITE
- * (time, root or pose not finite, or a palette value beyond float32),
+ * (time, root or pose not finite, or a palette value beyond float32 or ch->value_limit),
  * NOT_RIGID (plain DQS, see sinew_palette_build). dst is unspecified on error.
  * A 16-byte aligned dst is written with streaming (non-temporal) stores and an
  * sfence (no read-for-ownership; suits write-combined mapped memory). */
