@@ -383,6 +383,37 @@ static void clips_times_joints(void)
     free(json.p); free(bin.p); free(views.p); free(accs.p);
 }
 
+/* Found by fuzz_gltf (its morph check): a normal (or tangent) delta beyond
+ * SINEW_MORPH_MAX_DELTA was kept, the targets then refused by sinew_morph_validate.
+ * Now the import names it. */
+static void huge_normal_delta(void)
+{
+    sbuf json = { 0 }, bin = { 0 }, views = { 0 }, accs = { 0 };
+    triangle(&bin, &views, &accs, 1);
+    const float nrm[9] = { 0, 0, 1, 0, 0, 1, 0, 0, 1 }, dn[9] = { 0, 0, 0, 3e38f, 0, 0, 0, 0, 0 };
+    size_t o = bin.n; sb_put(&bin, nrm, sizeof nrm);
+    sb_printf(&views, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":36}", o);
+    o = bin.n; sb_put(&bin, dn, sizeof dn);
+    sb_printf(&views, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":36}", o);
+    sb_printf(&accs, ",{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+                     "{\"bufferView\":4,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}");
+    sb_printf(&json, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"mesh\":0,\"skin\":0},{}],"
+                     "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":3,\"JOINTS_0\":1,\"WEIGHTS_0\":2},"
+                     "\"targets\":[{\"NORMAL\":4}]}]}],\"skins\":[{\"joints\":[1]}],"
+                     "\"bufferViews\":[%s],\"accessors\":[%s],\"buffers\":[{\"byteLength\":%zu}]}", views.p, accs.p, bin.n);
+    size_t size;
+    uint8_t *file = glb(&json, &bin, &size);
+    sinew_asset_desc d = { 0 };
+    d.data = file; d.size = size; d.hint = "glb";
+    sinew_asset *a = NULL;
+    sinew_error_info err;
+    sinew_result r = sinew_asset_load(&d, &a, &err);
+    printf("normal delta 3e38: %s: %s\n", sinew_result_string(r), err.message);
+    TU_CHECK(r == SINEW_ERROR_LIMIT_EXCEEDED && err.item == SINEW_ITEM_MESH && err.entry == 1 && strstr(err.message, "a normal delta of vertex 1"));
+    sinew_asset_destroy(a);
+    free(file); free(json.p); free(bin.p); free(views.p); free(accs.p);
+}
+
 /* Linear: 4x the file, about 4x the CPU time (quadratic: 16x). Bound 8x plus
  * 0.25 s for the clock's and allocator's noise. */
 static void scaling(const char *what, double small, double big)
@@ -401,6 +432,7 @@ int main(void)
     scaling("weight channels x instances", s3, b3);
     memory_budget();
     clips_times_joints();
+    huge_normal_delta();
     if (tu_failures) { fprintf(stderr, "test_asset_gltf_amplify: %d failure(s)\n", tu_failures); return 1; }
     printf("test_asset_gltf_amplify: OK\n");
     return 0;

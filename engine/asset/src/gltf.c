@@ -995,8 +995,14 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
             if (mt->has_normals) for (int e = 0; e < 3; e++) dn[e] = p->tdn[t][v * 3 + e];
             if (mt->has_tangents) for (int e = 0; e < 3; e++) dt[e] = p->tdt[t][v * 3 + e];
             if (!dp[0] && !dp[1] && !dp[2] && !dn[0] && !dn[1] && !dn[2] && !dt[0] && !dt[1] && !dt[2]) continue;
+            /* every delta kept as float within SINEW_MORPH_MAX_DELTA (what sinew_morph_validate
+             * accepts: the float value is compared, 1e30 rounds up) */
             for (int e = 0; e < 3; e++)
-                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT)) return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
+                if (!(fabs((double)(float)dp[e]) <= SINEW_MORPH_MAX_DELTA) || !(fabs((double)(float)dn[e]) <= SINEW_MORPH_MAX_DELTA) ||
+                    !(fabs((double)(float)dt[e]) <= SINEW_MORPH_MAX_DELTA))
+                    return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, v, "glTF: mesh %u primitive %u: morph target %u: a %s delta of vertex %u beyond float32 range (|d| > %g)",
+                                   mi, pi, t, !(fabs((double)(float)dp[e]) <= SINEW_MORPH_MAX_DELTA) ? "position" : !(fabs((double)(float)dn[e]) <= SINEW_MORPH_MAX_DELTA) ? "normal" : "tangent",
+                                   v, SINEW_MORPH_MAX_DELTA);
             uint32_t *ix = vec_push(g, &g->m_idx, 1);
             float *fp = vec_push(g, &g->m_dp, 1), *fn = vec_push(g, &g->m_dn, 1), *ft = vec_push(g, &g->m_dt, 1);
             if (!ix || !fp || !fn || !ft) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
