@@ -153,3 +153,43 @@ sinew_cli_test(info_compress_clips 0 "clip 0 'Epileptisch'.*compressed \\(tolera
 sinew_cli_test(deform_compress_clips 0 "wrote cli_bcn_cmp.obj.*clip 0 compressed: ratio [0-9.]+ .*max error [0-9.e-]+ \\(tolerance 0.002\\)"
                deform ${_m}/X/BCN_Epileptic.X --compress-clips 0.002 --time 0.5 --cpu --out cli_bcn_cmp.obj)
 sinew_cli_test(bad_compress_clips 2 "bad --compress-clips '-1'" info ${_m}/X/BCN_Epileptic.X --compress-clips -1)
+# Control characters in names never reach written or printed output: the file is
+# written by test_asset_names (control_names.gltf: mesh, node, clip and morph target
+# names with a newline, CR and ESC). The OBJ must keep 3 'v' lines and 1 face, the
+# PLY its header (rows parsed), and no ESC byte anywhere in the files or the output.
+if(TARGET test_asset_names)
+  set_tests_properties(test_asset_names PROPERTIES FIXTURES_SETUP control_names)
+  foreach(_ext obj ply)
+    if(_ext STREQUAL "obj")
+      set(_chk "awk '/^v /{v++} /^vn /{n++} /^f /{f++} END{print \"obj lines: v=\" v \" vn=\" n \" f=\" f}' cli_control_names.obj")
+    else()
+      set(_chk "sh ${PROJECT_SOURCE_DIR}/tests/check_ply_rows.sh cli_control_names.ply 1e-6 1 '0 0 0 0 0 1' '1 0 0 0 0 1' '0 1 0 0 0 1'")
+    endif()
+    add_test(NAME cli_deform_control_names_${_ext}
+      COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|$<TARGET_FILE:sinew_cli> deform control_names.gltf --clip 0 --time 0.5 --cpu --out cli_control_names.${_ext} && $<TARGET_FILE:sinew_cli> info control_names.gltf && ${_chk} && tr -dc '\\033\\007\\015' < cli_control_names.${_ext} > cli_control_names_${_ext}.esc && echo esc bytes: $(wc -c < cli_control_names_${_ext}.esc)"
+              "-DEXPECT_RC=0" "-DEXPECT_RE=clip 0 'walk[?]v 1 2 3[?]f 1 2 3[?].0.pwned[?]' at 0.5 s.*mesh 0 'mesh[?].2J[?]'.*(obj lines: v=3 vn=3 f=1|rows match).*esc bytes: 0[^0-9]"
+              -P ${CMAKE_CURRENT_LIST_FILE}
+      WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+    set_tests_properties(cli_deform_control_names_${_ext} PROPERTIES TIMEOUT 300 LABELS cli FIXTURES_REQUIRED control_names
+      ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+  endforeach()
+endif()
+# --out naming the glTF's own external buffer (out_is_buffer/ written by test_asset_names):
+# refused, the buffer unchanged (before: overwritten with the OBJ).
+if(TARGET test_asset_names)
+  add_test(NAME cli_deform_out_is_input
+    COMMAND ${CMAKE_COMMAND} "-DCMD=sh|-c|! $<TARGET_FILE:sinew_cli> deform out_is_buffer/model.gltf --rest --out out_is_buffer/mesh.obj && cmp out_is_buffer/mesh.obj out_is_buffer/mesh.orig && echo buffer unchanged"
+            "-DEXPECT_RC=0" "-DEXPECT_RE=buffer unchanged.*--out 'out_is_buffer/mesh.obj' is a file the import read"
+            -P ${CMAKE_CURRENT_LIST_FILE}
+    WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  set_tests_properties(cli_deform_out_is_input PROPERTIES TIMEOUT 300 LABELS cli FIXTURES_REQUIRED control_names
+    ENVIRONMENT "SINEW_VALIDATION=1;ASAN_OPTIONS=detect_leaks=0")
+endif()
+# --max-memory exhausted while json-c parses a glTF: said as such, not as "JSON error ... success"
+# (big_nodes.gltf written by test_asset_names; the sanitizer build sets no limit: the node limit then)
+if(TARGET test_asset_names)
+  sinew_cli_test(info_json_out_of_memory 1
+                 "out of memory: the import needed more than the limit of 64 MiB \\(glTF: out of memory while parsing the JSON|2000000 nodes \\(limit 1048576\\)"
+                 info big_nodes.gltf --max-memory 64)
+  set_tests_properties(cli_info_json_out_of_memory PROPERTIES FIXTURES_REQUIRED control_names)
+endif()

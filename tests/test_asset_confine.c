@@ -4,8 +4,12 @@
  * leading out, a FIFO, /dev/zero (as a reference and as the model), an OBJ
  * material library outside (through assimp), and a memory import with and
  * without a base directory. Each must fail with SINEW_ERROR_IO and a message
- * naming the reference; the same files with the reference inside load. */
-#define _POSIX_C_SOURCE 200809L
+ * naming the reference; the same files with the reference inside load.
+ * The race: a thread keeps swapping the buffer's subfolder for a symbolic link
+ * to a folder outside (renames) while the model is imported 1,500 times;
+ * every import must either read the inside buffer or fail, never read the
+ * outside one (the check and the open were two steps: realpath, then open). */
+#define _GNU_SOURCE
 #include "testutil.h"
 #include <sinew/asset.h>
 
@@ -13,6 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdatomic.h>
 
 static char dir[256], model_dir[300];
 
@@ -65,6 +73,62 @@ static void expect_refused(const char *name, const char *uri, const char *why)
     TU_CHECK_MSG(r == SINEW_ERROR_IO, "%s: %s", uri, sinew_result_string(r));
     TU_CHECK_MSG(strstr(err.message, "refused to open") && strstr(err.message, uri), "message '%s' does not name '%s'", err.message, uri);
     TU_CHECK_MSG(strstr(err.message, why) != NULL, "message '%s' does not say '%s'", err.message, why);
+}
+
+static atomic_int race_stop;
+static char race_dir[400];
+
+static void *swapper(void *arg)
+{
+    (void)arg;
+    char sub[512], pl[512];
+    snprintf(sub, sizeof sub, "%s/sub", race_dir);
+    snprintf(pl, sizeof pl, "%s/parked_link", race_dir);
+    /* atomic exchange: sub/ is always there, a folder or the link */
+    while (!atomic_load(&race_stop)) (void)renameat2(AT_FDCWD, sub, AT_FDCWD, pl, RENAME_EXCHANGE);
+    return NULL;
+}
+
+static void race(void)
+{
+    char p[512];
+    snprintf(race_dir, sizeof race_dir, "%s/race", dir);
+    mkdir(race_dir, 0700);
+    snprintf(p, sizeof p, "%s/sub", race_dir); mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/sub/buf.bin", race_dir); write_file(p, tri, sizeof tri);
+    snprintf(p, sizeof p, "%s/outside", dir); mkdir(p, 0700);
+    const float far[9] = { 100, 100, 100, 101, 100, 100, 100, 101, 100 };
+    snprintf(p, sizeof p, "%s/outside/buf.bin", dir); write_file(p, far, sizeof far);
+    char target[512];
+    snprintf(target, sizeof target, "%s/outside", dir);
+    snprintf(p, sizeof p, "%s/parked_link", race_dir);
+    TU_CHECK(symlink(target, p) == 0);
+    char model[512];
+    snprintf(model, sizeof model, "%s/model.gltf", race_dir);
+    write_gltf(model, "sub/buf.bin");
+    pthread_t th;
+    atomic_store(&race_stop, 0);
+    TU_CHECK(pthread_create(&th, NULL, swapper, NULL) == 0);
+    int ok = 0, refused = 0, missing = 0, outside = 0;
+    for (int i = 0; i < 1500; i++) {
+        sinew_asset_desc d = { 0 };
+        d.path = model;
+        sinew_asset *a = NULL;
+        sinew_error_info err;
+        sinew_result r = sinew_asset_load(&d, &a, &err);
+        if (r == SINEW_OK) {
+            const double *pos = sinew_asset_rest_positions(a);
+            if (pos[0] >= 50) outside++; else ok++;
+        } else if (r == SINEW_ERROR_IO && strstr(err.message, "refused")) refused++;
+        else if (r == SINEW_ERROR_IO) missing++;
+        else TU_CHECK_MSG(0, "race: %s: %s", sinew_result_string(r), err.message);
+        sinew_asset_destroy(a);
+    }
+    atomic_store(&race_stop, 1);
+    pthread_join(th, NULL);
+    printf("race: 1500 imports while swapping sub/ for a link outside: %d read inside, %d refused, %d missing, %d read OUTSIDE\n",
+           ok, refused, missing, outside);
+    TU_CHECK_MSG(outside == 0, "%d imports read the file outside the model's folder", outside);
 }
 
 int main(void)
@@ -169,6 +233,7 @@ int main(void)
     d.data = obj; d.size = strlen(obj); d.hint = "obj"; d.base_directory = NULL;
     TU_CHECK_RESULT(sinew_asset_load(&d, &a, &err), SINEW_ERROR_IO);
     TU_CHECK(strstr(err.message, "secret.mtl") != NULL);
+    race();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

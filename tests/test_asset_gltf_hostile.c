@@ -140,6 +140,45 @@ int main(void)
            SINEW_ERROR_FORMAT, "vertex 0 names joint 128 of skin 0's 1");
     expect("bad joints type", edit("\"componentType\":5121,\"count\":3", "\"componentType\":5126,\"count\":3"), SINEW_ERROR_FORMAT,
            "accessor 1 has componentType 5126");
+    /* the specification forbids these; they were accepted and gave wrong meshes */
+    expect("normalized JOINTS", edit("{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"}",
+                                     "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\",\"normalized\":true}"),
+           SINEW_ERROR_FORMAT, "JOINTS_0/WEIGHTS_0: accessor 1 is normalized (JOINTS and indices must not be)");
+    {
+        char ind[8192];
+        snprintf(ind, sizeof ind, "%s", edit("\"WEIGHTS_0\":2}}", "\"WEIGHTS_0\":2},\"indices\":5}"));
+        char *at = strstr(ind, "\"type\":\"VEC3\"}],");
+        TU_CHECK(at != NULL);
+        if (at) {
+            char tail[8192];
+            at += strlen("\"type\":\"VEC3\"}");
+            snprintf(tail, sizeof tail, "%s", at);
+            snprintf(at, sizeof ind - (size_t)(at - ind), ",{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"SCALAR\",\"normalized\":true}%s", tail);
+        }
+        expect("normalized indices", ind, SINEW_ERROR_FORMAT, "indices: accessor 5 is normalized");
+    }
+    expect("byteStride < element", edit("{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36}", "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36,\"byteStride\":8}"),
+           SINEW_ERROR_FORMAT, "bufferView 0 has byteStride 8, smaller than its 12-byte element");
+    {
+        /* a 100,001-digit integer literal: json-c saturates it; refused, not read as 9.2e18 */
+        size_t nd = 100001, bl = strlen(base);
+        char *big = malloc(bl + nd + 64), *digits = malloc(nd + 1);
+        memset(digits, '7', nd); digits[nd] = 0;
+        const char *from = "{\"name\":\"hip\"}";
+        const char *h = strstr(base, from);
+        sprintf(big, "%.*s{\"name\":\"hip\",\"translation\":[%s,0,0]}%s", (int)(h - base), base, digits, h + strlen(from));
+        sinew_error_info e2;
+        sinew_result r2 = load_mem(big, strlen(big), "gltf", &e2);
+        printf("%-28s -> %s: %s\n", "100,001-digit translation", sinew_result_string(r2), e2.message);
+        TU_CHECK(r2 == SINEW_ERROR_FORMAT && strstr(e2.message, "node 1: malformed matrix / translation"));
+        const char *sc = "\"scene\":0,";
+        h = strstr(base, sc);
+        sprintf(big, "%.*s\"scene\":-%s,%s", (int)(h - base), base, digits, h + strlen(sc));
+        r2 = load_mem(big, strlen(big), "gltf", &e2);
+        printf("%-28s -> %s: %s\n", "100,001-digit scene index", sinew_result_string(r2), e2.message);
+        TU_CHECK(r2 == SINEW_ERROR_FORMAT && strstr(e2.message, "'scene' is an integer beyond 64 bits"));
+        free(big); free(digits);
+    }
     expect("node two parents", edit("{\"name\":\"hip\"}", "{\"name\":\"hip\",\"children\":[0]},{\"children\":[0]}"), SINEW_ERROR_FORMAT,
            "node 0 has two parents");
     expect("node own child", edit("{\"name\":\"hip\"}", "{\"name\":\"hip\",\"children\":[1]}"), SINEW_ERROR_FORMAT, "own child");

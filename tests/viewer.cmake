@@ -14,27 +14,27 @@ if(SINEW_BUILD_SAMPLES)
       COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DCHECK=$<TARGET_FILE:sinew_pngcheck>
               -DOUT=${_viewer_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_headless.cmake)
     set_tests_properties(viewer_headless PROPERTIES LABELS gpu TIMEOUT 300
-      ENVIRONMENT "SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1")
+      ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=16;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1")
     find_program(SINEW_XVFB_RUN xvfb-run)
     if(SINEW_XVFB_RUN)
       add_test(NAME viewer_window
         COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DCHECK=$<TARGET_FILE:sinew_pngcheck>
                 -DXVFB=${SINEW_XVFB_RUN} -DOUT=${_viewer_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_window.cmake)
       set_tests_properties(viewer_window PROPERTIES LABELS gpu TIMEOUT 300
-        ENVIRONMENT "SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
+        ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=16;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
       add_test(NAME viewer_lab
         COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DLABCHECK=$<TARGET_FILE:sinew_labcheck>
                 -DXVFB=${SINEW_XVFB_RUN} -DSCRIPT=${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_lab.txt
                 -DOUT=${_viewer_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_lab.cmake)
       set_tests_properties(viewer_lab PROPERTIES LABELS gpu TIMEOUT 300
-        ENVIRONMENT "SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
+        ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=16;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
       # the corrected tube: corrective driver on/off, morph weights by hand (sinew-labcheck --psd)
       add_test(NAME viewer_psd
         COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DLABCHECK=$<TARGET_FILE:sinew_labcheck>
                 -DXVFB=${SINEW_XVFB_RUN} -DSCRIPT=${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_psd.txt
                 -DOUT=${_viewer_out} -DSUB=psd -DMODE=--psd -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_lab.cmake)
       set_tests_properties(viewer_psd PROPERTIES LABELS gpu TIMEOUT 300
-        ENVIRONMENT "SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
+        ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=16;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
     endif()
   endif()
 endif()
@@ -45,5 +45,5 @@ endif()
 if(SINEW_BUILD_SAMPLES)
   add_test(NAME integration_external_device COMMAND $<TARGET_FILE:sinew_integration>)
   set_tests_properties(integration_external_device PROPERTIES LABELS gpu TIMEOUT 300
-    ENVIRONMENT "SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1")
+    ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=16;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1")
 endif()

@@ -758,6 +758,12 @@ static int cmd_deform(const opts *o)
 {
     sinew_asset *a = load(o->model);
     if (!a) return EXIT_ERR;
+    /* --out naming an input (the model, a glTF buffer, an .mtl, by device and inode) */
+    if (sinew_asset_reads_file(a, o->out)) {
+        sinew_asset_destroy(a);
+        return err("--out '%s' is a file the import read (the model or one of its external files); "
+                   "refused: writing it would destroy the input", o->out);
+    }
     int rc = EXIT_ERR;
     const sinew_skeleton *sk = sinew_asset_skeleton(a);
     uint32_t joints = sinew_skeleton_joint_count(sk), nv = sinew_asset_vertex_count(a);
@@ -1103,6 +1109,9 @@ static int cmd_deform(const opts *o)
     else if (v8) snprintf(aw, sizeof aw, ", 8 influences");
     snprintf(what, sizeof what, "%.100s, %s, method %s%s%s, %.150s%s", o->model, pose_desc, sinew_method_name(o->method),
              o->bulge == 2 ? " + bulge + inner" : o->bulge ? " + bulge" : "", aw, device_name, cor_note);
+    /* written in a comment line of the file and printed: no control character
+     * (a newline would add OBJ lines or break the PLY header, ESC reach the terminal) */
+    for (char *q = what; *q; q++) if ((unsigned char)*q < 0x20 || *q == 0x7f) *q = '?';
     for (size_t i = 0; tng && i < (size_t)nv * 4; i++)
         if (!(fabs(tng[i]) <= 1.0)) { err("vertex %zu: skinned tangent not finite (%g)", i / 4, tng[i]); goto out; }
     if (write_mesh(o->out, a, pos, nrm, tng, what)) goto out;

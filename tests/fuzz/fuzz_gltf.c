@@ -3,13 +3,20 @@
  * the file given to sinew_asset_load from memory (no base directory, so no
  * file may be opened). A successful import is exercised further: every clip
  * sampled on, between and outside its keys, the bind pose skinned by the
- * float64 reference with every method, the influences walked.
+ * float64 reference with every method, the influences walked, and every
+ * mesh's morph targets validated and applied by the float64 morph reference
+ * (sinew_morph_reference: the rule the GPU morpher runs) at the clip's sampled
+ * weights, at weights +-1e6 and at the defaults. The vertex limit is the
+ * default (2^24: small files reach large meshes through accessors without a
+ * bufferView) under a 256 MiB memory budget.
  * Build and run: tests/fuzz/run_fuzz.sh. */
 #include <sinew/core.h>
 #include <sinew/palette.h>
 #include <sinew/reference.h>
 #include <sinew/anim.h>
 #include <sinew/asset.h>
+#include <sinew/blendshape.h>
+#include <math.h>
 #include "fuzz_skin.h"
 
 #include <stdint.h>
@@ -24,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     d.data = data + 1;
     d.size = size - 1;
     d.hint = data[0] & 1 ? "glb" : "gltf";
-    d.max_vertices = 1u << 18;
     d.max_keys = 1u << 18;
+    d.max_memory = 256u << 20;
     sinew_asset *a = NULL;
     if (sinew_asset_load(&d, &a, &err) != SINEW_OK) {
         if (!err.message[0]) abort(); /* every error has a message */
@@ -61,6 +68,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sinew_vertex8 *v8 = calloc(nv ? nv : 1, sizeof *v8);
     if (v8 && sinew_asset_vertices8(a, v8, NULL) != SINEW_OK) abort();
     free(v8);
+    /* the morph targets through the float64 morph reference */
+    for (uint32_t m = 0; m < sinew_asset_mesh_count(a); m++) {
+        uint32_t nt = 0;
+        const float *dw = NULL;
+        const sinew_morph_target *tg = sinew_asset_morph_targets(a, m, &nt, &dw);
+        if (!nt) continue;
+        const sinew_asset_mesh_info *mi = sinew_asset_mesh(a, m);
+        if (sinew_morph_validate(mi->vertex_count, tg, nt, NULL) != SINEW_OK) abort(); /* the importer's targets are valid */
+        float *wt = calloc(nt, sizeof *wt);
+        double *mp = calloc((size_t)mi->vertex_count * 3, sizeof *mp), *mn = calloc((size_t)mi->vertex_count * 3, sizeof *mn);
+        if (wt && mp && mn) {
+            const float fill[] = { 0.5f, -1e6f, 1e6f };
+            for (size_t k = 0; k < sizeof fill / sizeof fill[0]; k++) {
+                for (uint32_t t = 0; t < nt; t++) wt[t] = (t & 1) ? fill[k] : (dw ? -dw[t] : 0.0f);
+                sinew_morph_error me;
+                sinew_result r = sinew_morph_reference(mi->vertex_count, sinew_asset_vertices(a) + mi->first_vertex, tg, nt,
+                                                       wt, mp, mn, &me);
+                if (r == SINEW_OK)
+                    for (size_t q = 0; q < (size_t)mi->vertex_count * 3; q++)
+                        if (!isfinite(mp[q])) abort(); /* accepted weights give finite positions */
+            }
+        }
+        free(wt); free(mp); free(mn);
+    }
     fuzz_skin_bind_pose(a, pose);
     free(pose);
     sinew_asset_destroy(a);

@@ -11,8 +11,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- errors ------------------------------------------------------------------ */
+
+void snw_strip_controls(char *s, size_t n)
+{
+    for (size_t i = 0; i < n && s[i]; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) s[i] = '?';
+}
 
 sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, ...)
 {
@@ -23,6 +30,7 @@ sinew_result snw_asset_fail(snw_import_ctx *c, sinew_result r, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(c->err.message, sizeof c->err.message, fmt, ap);
     va_end(ap);
+    snw_strip_controls(c->err.message, sizeof c->err.message);   /* names from files go into messages */
     return r;
 }
 
@@ -37,6 +45,7 @@ sinew_result snw_asset_fail_at(snw_import_ctx *c, sinew_result r, sinew_item_kin
     va_start(ap, fmt);
     vsnprintf(c->err.message, sizeof c->err.message, fmt, ap);
     va_end(ap);
+    snw_strip_controls(c->err.message, sizeof c->err.message);
     return r;
 }
 
@@ -67,6 +76,16 @@ static sinew_result ctx_init(snw_import_ctx *c, const sinew_asset_desc *desc)
 
 /* Ends an import: an error without a message gets the result's name; the
  * detail goes to the caller's err (may be NULL). */
+/* The names an asset owns (meshes, morph targets) without control characters
+ * (joint and clip names: the builder). */
+static void clean_names(sinew_asset *a)
+{
+    for (uint32_t i = 0; i < a->mesh_count; i++)
+        if (a->meshes[i].name) snw_strip_controls((char *)(uintptr_t)a->meshes[i].name, (size_t)-1);
+    for (uint32_t k = 0; k < a->morph_count; k++)
+        if (a->morphs[k].name) snw_strip_controls((char *)(uintptr_t)a->morphs[k].name, (size_t)-1);
+}
+
 static sinew_result ctx_end(snw_import_ctx *c, sinew_result r, sinew_error_info *err)
 {
     if (r && c->err.result == SINEW_OK)
@@ -87,6 +106,7 @@ sinew_result sinew_asset_from_scene(const struct aiScene *scene, const sinew_ass
     if (!out) r = snw_asset_fail_at(&c, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out is NULL");
     else if (!scene) r = snw_asset_fail_at(&c, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "scene is NULL");
     else r = snw_assimp_from_scene(&c, scene, out);
+    if (!r) clean_names(*out);
     return ctx_end(&c, r, err);
 }
 
@@ -118,7 +138,22 @@ sinew_result sinew_asset_load(const sinew_asset_desc *desc, sinew_asset **out, s
             r = (sinew_result)g;
         }
     }
+    if (!r && cf->input_count) {
+        sinew_asset *a = *out;
+        a->input_ids = snw_alloc(&a->alloc, sizeof(uint64_t) * 2 * cf->input_count);
+        if (a->input_ids) {
+            memcpy(a->input_ids, cf->input_ids, sizeof(uint64_t) * 2 * cf->input_count);
+            a->input_count = cf->input_count;
+            a->inputs_overflow = cf->inputs_overflow;   /* more files than kept: every file counts as read */
+        } else {
+            sinew_asset_destroy(a);
+            *out = NULL;
+            r = snw_asset_fail_at(&c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, UINT32_MAX, "out of memory");
+        }
+    }
+    snw_confine_release(cf);
     snw_free(&c.alloc, cf);
+    if (!r) clean_names(*out);
     return ctx_end(&c, r, err);
 }
 
@@ -134,6 +169,7 @@ void sinew_asset_destroy(sinew_asset *a)
     snw_free(&al, a->infl_offsets); snw_free(&al, a->infl_joints); snw_free(&al, a->infl_weights);
     snw_free(&al, a->morphs); snw_free(&al, a->morph_default); snw_free(&al, a->morph_idx);
     snw_free(&al, a->morph_dp); snw_free(&al, a->morph_dn); snw_free(&al, a->morph_dt); snw_free(&al, a->morph_names);
+    snw_free(&al, a->input_ids);
     for (uint32_t i = 0; i < a->clip_count; i++) sinew_clip_destroy(a->clips[i]);
     snw_free(&al, a->clips);
     snw_free(&al, a);
@@ -276,4 +312,14 @@ done:
     snw_free(&a->alloc, fn);
     snw_free(&a->alloc, tri);
     return r;
+}
+
+bool sinew_asset_reads_file(const sinew_asset *a, const char *path)
+{
+    struct stat st;
+    if (!a || !path || stat(path, &st) != 0) return false;
+    if (a->inputs_overflow) return true;
+    for (uint32_t i = 0; i < a->input_count; i++)
+        if (a->input_ids[2 * i] == (uint64_t)st.st_dev && a->input_ids[2 * i + 1] == (uint64_t)st.st_ino) return true;
+    return false;
 }

@@ -39,6 +39,10 @@ struct sinew_asset {
     uint32_t *morph_idx;
     float *morph_dp, *morph_dn, *morph_dt;   /* morph_dt: glTF TANGENT deltas (NULL for assimp) */
     char *morph_names;      /* assimp path: target names, NUL separated (glTF targets have none) */
+    /* the files the import read (device, inode; sinew_asset_reads_file) */
+    uint64_t *input_ids;    /* 2 per file */
+    uint32_t input_count;
+    int inputs_overflow;    /* more than SNW_CONFINE_MAX_INPUTS: every file counts as read */
 };
 
 /* One import's context: the description, its error detail, its allocator. */
@@ -47,6 +51,11 @@ typedef struct snw_import_ctx {
     sinew_error_info err;   /* filled by the first failure; copied to the caller's at the end */
     sinew_allocator alloc;  /* resolved from desc->allocator */
 } snw_import_ctx;
+
+/* Replaces control characters (below 0x20, 0x7f) of the NUL-terminated s (at
+ * most n bytes) by '?': names from files never carry a newline or an escape
+ * sequence into messages, printed lists or written files. */
+void snw_strip_controls(char *s, size_t n);
 
 /* Records a file-level error (SINEW_ITEM_FILE; the message names the file,
  * offset or accessor) and returns r. */
@@ -66,11 +75,21 @@ sinew_result snw_asset_progress(snw_import_ctx *c, double fraction);
  * files inside one folder (the model's folder, or desc->base_directory for a
  * memory import; none when a memory import gives no base directory). A path is
  * resolved with realpath (every symlink followed) and must lie inside the
- * folder's own realpath; it is then opened with O_NOFOLLOW | O_NONBLOCK and
- * fstat'ed: anything but a regular file (device, FIFO, socket, folder) is refused. */
+ * folder's own realpath; its tail below the folder is then opened from the
+ * folder's descriptor (opened once) one component at a time with openat and
+ * O_NOFOLLOW (| O_NONBLOCK for the file), so a folder swapped for a symbolic
+ * link between the check and the open is refused, never followed; the file is
+ * fstat'ed: anything but a regular file (device, FIFO, socket, folder) is
+ * refused. Hard links inside the folder are read like any file (by design: a
+ * hard link is the file, and only who can write the folder can make one). */
 #define SNW_CONFINE_PATH_MAX 4096
+#define SNW_CONFINE_MAX_INPUTS 256
 typedef struct snw_confine {
+    uint64_t input_ids[2 * SNW_CONFINE_MAX_INPUTS];  /* device, inode of each file opened */
+    uint32_t input_count;
+    int inputs_overflow;
     char root[SNW_CONFINE_PATH_MAX];   /* realpath of the folder; "" = no folder */
+    int root_fd;                       /* the folder, opened by snw_confine_init (-1: none) */
     const char *model_path;            /* file import: the path as given */
     const void *mem;                   /* memory import: the data, served as mem_name */
     size_t mem_size;
@@ -84,6 +103,8 @@ typedef struct snw_confine {
  * memory import (desc->data; desc->base_directory optional). On error writes
  * the message and returns IO / INVALID_ARGUMENT. */
 sinew_result snw_confine_init(snw_confine *cf, snw_import_ctx *c);
+/* Closes the folder's descriptor. */
+void snw_confine_release(snw_confine *cf);
 
 /* Opens a path as an importer asked for it (assimp: absolute, relative to the
  * working directory for a file import, relative to the folder for a memory
@@ -124,7 +145,7 @@ typedef struct snw_bnode {
     sinew_mat4 global;       /* rest global */
     sinew_transform rest;    /* rest local as T R S, when has_rest (else split from local by the skeleton) */
     int has_rest;
-    int32_t first_cand;      /* its bind candidates (linked list), -1 = none */
+    int32_t first_cand, last_cand; /* its bind candidates (linked list), -1 = none */
     uint32_t cand_count;
     uint32_t first_joint, joint_count; /* set by snw_builder_number_joints */
 } snw_bnode;
@@ -134,6 +155,8 @@ typedef struct snw_bcand {
     int32_t next;
     uint32_t rank;           /* order within the node */
     uint32_t node;
+    int64_t key[17];         /* the bind on its tolerance grid (16 elements, exponent), for the hash */
+    uint64_t hash;           /* of node and key; 0 = not hashed (non-finite bind) */
 } snw_bcand;
 
 typedef struct snw_builder {
@@ -153,6 +176,12 @@ typedef struct snw_builder {
     uint32_t cand_count, cand_cap;
     uint32_t *cand_joint;    /* candidate -> joint (snw_builder_number_joints) */
     uint32_t joints;
+    uint32_t *cand_hash;     /* open addressing: candidate + 1 (0 = empty), cand_hash_cap a power of two */
+    uint32_t cand_hash_cap;
+    /* memory budget of the clips (0 = none): a clip holds per-joint arrays whatever
+     * its channel count, so clips x joints is checked before each clip is made */
+    uint64_t budget, held;   /* held: what the importer holds besides the clips (set by it) */
+    uint64_t clip_bytes;     /* the clips made so far (estimate) */
 } snw_builder;
 
 /* Sets the builder up with node_count nodes (parent -1, no candidates). */
@@ -160,8 +189,15 @@ sinew_result snw_builder_init(snw_builder *b, snw_import_ctx *c, sinew_asset *a,
 void snw_builder_release(snw_builder *b);
 /* Marks a node and its ancestors needed. */
 void snw_builder_mark_needed(snw_builder *b, uint32_t node);
-/* The candidate of (node, inverse bind), added if new (the node is marked needed). */
+/* The candidate of (node, inverse bind), added if new (the node is marked needed).
+ * Two binds of a node are one candidate when every element rounds to the same
+ * multiple of q = cand_tol * 2^e (2^e the power of two at or above 1 + the
+ * largest |element|): a hash lookup, so a file's many binds cost linear time
+ * (a pair within the tolerance that straddles a grid line stays two joints,
+ * each with its own exact bind: still right, one joint more). */
 sinew_result snw_builder_candidate(snw_builder *b, uint32_t node, const sinew_mat4 *inverse_bind, uint32_t *out);
+/* The existing candidate of (node, inverse bind) by the rule above, or -1. */
+int32_t snw_builder_find_candidate(const snw_builder *b, uint32_t node, const sinew_mat4 *inverse_bind);
 /* Numbers the joints: needed nodes in order, one joint per candidate (at least one). */
 sinew_result snw_builder_number_joints(snw_builder *b);
 /* Creates the asset's skeleton (parents, names, rest T R S, inverse binds:

@@ -301,6 +301,7 @@ static sinew_result index_nodes(conv *v, sinew_asset *a)
     v->b.prefix = "";
     v->b.cand_tol = 1e-5;
     v->b.max_joints = v->max_joints;
+    v->b.budget = c->desc ? c->desc->max_memory : 0;   /* the clips only, and only when given (assimp allocates on its own) */
     v->table_mask = tsize - 1;
     for (uint32_t i = 0; i < tsize; i++) v->table[i] = -1;
     for (uint32_t i = 0; i < v->node_count; i++) {
@@ -618,9 +619,8 @@ static uint32_t mesh_node_joint(const conv *v, uint32_t node)
     uint32_t node_joint = v->b.nodes[node].first_joint;
     sinew_mat4 inv;
     if (!sinew_mat4_inverse(&v->b.nodes[node].global, &inv)) {
-        double tol = v->b.cand_tol * (1.0 + snw_mat_max_abs(&inv));
-        for (int32_t k = v->b.nodes[node].first_cand; k >= 0; k = v->b.cands[k].next)
-            if (snw_mat_max_diff(&v->b.cands[k].inverse_bind, &inv) <= tol) { node_joint = v->b.cand_joint[k]; break; }
+        int32_t k = snw_builder_find_candidate(&v->b, node, &inv);
+        if (k >= 0) node_joint = v->b.cand_joint[k];
     }
     return node_joint;
 }

@@ -42,7 +42,7 @@ sinew_result snw_builder_init(snw_builder *b, snw_import_ctx *c, sinew_asset *a,
     b->nodes = snw_calloc(b->al, node_count ? node_count : 1, sizeof *b->nodes);
     if (!b->nodes) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     b->node_count = node_count;
-    for (uint32_t i = 0; i < node_count; i++) { b->nodes[i].parent = -1; b->nodes[i].first_cand = -1; }
+    for (uint32_t i = 0; i < node_count; i++) { b->nodes[i].parent = -1; b->nodes[i].first_cand = b->nodes[i].last_cand = -1; }
     return SINEW_OK;
 }
 
@@ -51,7 +51,8 @@ void snw_builder_release(snw_builder *b)
     snw_free(b->al, b->nodes);
     snw_free(b->al, b->cands);
     snw_free(b->al, b->cand_joint);
-    b->nodes = NULL; b->cands = NULL; b->cand_joint = NULL;
+    snw_free(b->al, b->cand_hash);
+    b->nodes = NULL; b->cands = NULL; b->cand_joint = NULL; b->cand_hash = NULL; b->cand_hash_cap = 0;
 }
 
 void snw_builder_mark_needed(snw_builder *b, uint32_t node)
@@ -59,15 +60,73 @@ void snw_builder_mark_needed(snw_builder *b, uint32_t node)
     for (int32_t i = (int32_t)node; i >= 0 && !b->nodes[i].needed; i = b->nodes[i].parent) b->nodes[i].needed = 1;
 }
 
+/* The bind on its tolerance grid and the hash of (node, grid); 0 for a
+ * non-finite bind (never merged, as no tolerance test holds for NaN). */
+static uint64_t cand_key(const snw_builder *b, uint32_t node, const sinew_mat4 *ib, int64_t key[17])
+{
+    double m = 1.0 + snw_mat_max_abs(ib);
+    memset(key, 0, 17 * sizeof *key);
+    if (!isfinite(m) || !(m < 1e300)) return 0;
+    int e = 0;
+    (void)frexp(m, &e);                      /* m <= 2^e < 2m */
+    double q = b->cand_tol * ldexp(1.0, e);  /* |element| / q <= 1 / cand_tol: fits int64 */
+    key[16] = e;
+    uint64_t h = 1469598103934665603ull ^ node;
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            double v = nearbyint(ib->m[c][r] / q);
+            key[c * 4 + r] = v == 0 ? 0 : (int64_t)v;
+        }
+    for (int i = 0; i < 17; i++) {
+        uint64_t x = (uint64_t)key[i];
+        for (int k = 0; k < 8; k++) { h ^= (x >> (8 * k)) & 0xff; h *= 1099511628211ull; }
+    }
+    return h ? h : 1;
+}
+
+int32_t snw_builder_find_candidate(const snw_builder *b, uint32_t node, const sinew_mat4 *ib)
+{
+    int64_t key[17];
+    uint64_t h = cand_key(b, node, ib, key);
+    if (!h || !b->cand_hash_cap) return -1;
+    for (uint32_t s = (uint32_t)h & (b->cand_hash_cap - 1);; s = (s + 1) & (b->cand_hash_cap - 1)) {
+        uint32_t e = b->cand_hash[s];
+        if (!e) return -1;
+        const snw_bcand *c = &b->cands[e - 1];
+        if (c->hash == h && c->node == node && memcmp(c->key, key, sizeof key) == 0) return (int32_t)(e - 1);
+    }
+}
+
+/* Puts candidate k into the hash (grown to at most half full). */
+static int cand_hash_insert(snw_builder *b, uint32_t k)
+{
+    if ((uint64_t)(b->cand_count + 1) * 2 > b->cand_hash_cap) {
+        uint32_t nc = b->cand_hash_cap ? b->cand_hash_cap * 2 : 256;
+        while ((uint64_t)(b->cand_count + 1) * 2 > nc) nc *= 2;
+        uint32_t *t = snw_calloc(b->al, nc, sizeof *t);
+        if (!t) return 0;
+        snw_free(b->al, b->cand_hash);
+        b->cand_hash = t;
+        b->cand_hash_cap = nc;
+        for (uint32_t i = 0; i < b->cand_count; i++) {
+            if (i == k || !b->cands[i].hash) continue;
+            uint32_t s = (uint32_t)b->cands[i].hash & (nc - 1);
+            while (t[s]) s = (s + 1) & (nc - 1);
+            t[s] = i + 1;
+        }
+    }
+    if (!b->cands[k].hash) return 1;
+    uint32_t s = (uint32_t)b->cands[k].hash & (b->cand_hash_cap - 1);
+    while (b->cand_hash[s]) s = (s + 1) & (b->cand_hash_cap - 1);
+    b->cand_hash[s] = k + 1;
+    return 1;
+}
+
 sinew_result snw_builder_candidate(snw_builder *b, uint32_t node, const sinew_mat4 *ib, uint32_t *out)
 {
     snw_bnode *n = &b->nodes[node];
-    double tol = b->cand_tol * (1.0 + snw_mat_max_abs(ib));
-    int32_t last = -1;
-    for (int32_t k = n->first_cand; k >= 0; k = b->cands[k].next) {
-        if (snw_mat_max_diff(&b->cands[k].inverse_bind, ib) <= tol) { *out = (uint32_t)k; return SINEW_OK; }
-        last = k;
-    }
+    int32_t found = snw_builder_find_candidate(b, node, ib);
+    if (found >= 0) { *out = (uint32_t)found; return SINEW_OK; }
     if (b->cand_count >= b->max_joints)
         return fail_at(b->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_JOINT, UINT32_MAX, UINT32_MAX, "%smore than %u joints",
                        b->prefix, b->max_joints);
@@ -79,12 +138,17 @@ sinew_result snw_builder_candidate(snw_builder *b, uint32_t node, const sinew_ma
         snw_free(b->al, b->cands);
         b->cands = q; b->cand_cap = nc;
     }
-    uint32_t k = b->cand_count++;
+    uint32_t k = b->cand_count;
     b->cands[k].inverse_bind = *ib;
     b->cands[k].next = -1;
-    b->cands[k].rank = n->cand_count++;
+    b->cands[k].rank = n->cand_count;
     b->cands[k].node = node;
-    if (last < 0) n->first_cand = (int32_t)k; else b->cands[last].next = (int32_t)k;
+    b->cands[k].hash = cand_key(b, node, ib, b->cands[k].key);
+    if (!cand_hash_insert(b, k)) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    b->cand_count++;
+    n->cand_count++;
+    if (n->last_cand < 0) n->first_cand = (int32_t)k; else b->cands[n->last_cand].next = (int32_t)k;
+    n->last_cand = (int32_t)k;
     snw_builder_mark_needed(b, node);
     *out = k;
     return SINEW_OK;
@@ -159,6 +223,7 @@ static sinew_result fill_skeleton(snw_builder *b, skel_arrays *k)
             uint32_t j = n->first_joint + q;
             k->parents[j] = n->parent < 0 ? -1 : (int32_t)b->nodes[n->parent].first_joint;
             memcpy(k->name_buf + off, name, len);
+            snw_strip_controls(k->name_buf + off, len);
             k->names[j] = k->name_buf + off;
             off += len + 1;
             k->rest[j] = n->rest;
@@ -282,11 +347,34 @@ sinew_result snw_builder_clips(snw_builder *b, uint32_t n, uint32_t max_clips)
     return b->a->clips ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
 }
 
+/* A clip's bytes besides its keys: per joint a channel index and three float32
+ * track descriptors (anim.c), whatever its channel count. */
+#define SNW_CLIP_BYTES_PER_JOINT 176u
+
 sinew_result snw_builder_clip(snw_builder *b, uint32_t i, sinew_clip_desc *d, const char *label)
 {
+    uint64_t need = (uint64_t)b->joints * SNW_CLIP_BYTES_PER_JOINT + 4096u;
+    if (b->budget && b->held + b->clip_bytes + need > b->budget)
+        return fail_at(b->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_CLIP, i, UINT32_MAX,
+                       "%sanimation %s: its clip needs %.1f MiB (%u joints), beyond the import's memory budget of %.1f MiB with "
+                       "the %u clips before it (sinew_asset_desc.max_memory)", b->prefix, label, (double)need / 1048576.0,
+                       b->joints, (double)b->budget / 1048576.0, i);
+    b->clip_bytes += need;
     d->joint_count = b->joints;
     d->allocator = b->al;
+    /* the clip's name without control characters */
+    char *nm = NULL;
+    if (d->name) {
+        size_t len = strlen(d->name);
+        nm = snw_alloc(b->al, len + 1);
+        if (!nm) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        memcpy(nm, d->name, len + 1);
+        snw_strip_controls(nm, len);
+        d->name = nm;
+    }
     sinew_result r = sinew_clip_create(d, &b->a->clips[i]);
+    snw_free(b->al, nm);
+    d->name = NULL;
     if (r)
         return fail_at(b->c, r == SINEW_ERROR_OUT_OF_HOST_MEMORY ? r : SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, i, UINT32_MAX,
                        "%sanimation %s: invalid keys (%s)", b->prefix, label, sinew_result_string(r));

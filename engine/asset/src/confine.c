@@ -20,14 +20,20 @@ static void refuse(snw_confine *cf, const char *path, const char *why)
     snprintf(cf->why, sizeof cf->why, "%s", why);
 }
 
-/* Opens an already resolved path (no symlink left in it) as a regular file. */
-static int open_regular(snw_confine *cf, const char *shown, const char *real, int *violation)
+/* An opened file (fd) kept when it is a regular file (closed and refused otherwise). */
+/* Remembers a file the import opened (sinew_asset_reads_file). */
+static void note_input(snw_confine *cf, const struct stat *st)
 {
-    int fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ELOOP) { *violation = 1; refuse(cf, shown, "is a symbolic link"); }
-        return -1;
-    }
+    for (uint32_t i = 0; i < cf->input_count; i++)
+        if (cf->input_ids[2 * i] == (uint64_t)st->st_dev && cf->input_ids[2 * i + 1] == (uint64_t)st->st_ino) return;
+    if (cf->input_count == SNW_CONFINE_MAX_INPUTS) { cf->inputs_overflow = 1; return; }
+    cf->input_ids[2 * cf->input_count] = (uint64_t)st->st_dev;
+    cf->input_ids[2 * cf->input_count + 1] = (uint64_t)st->st_ino;
+    cf->input_count++;
+}
+
+static int check_regular(snw_confine *cf, const char *shown, int fd, int *violation)
+{
     struct stat st;
     if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
         close(fd);
@@ -35,12 +41,54 @@ static int open_regular(snw_confine *cf, const char *shown, const char *real, in
         refuse(cf, shown, "is not a regular file (device, FIFO, socket or folder)");
         return -1;
     }
+    note_input(cf, &st);
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
 }
 
-/* realpath of a path, checked to lie inside the folder; then opened. */
+/* Opens rel (no "..", no "." left: a realpath's tail) below the folder's
+ * descriptor one component at a time, none of them followed if it is a
+ * symbolic link (O_NOFOLLOW): a folder swapped for a link after the realpath
+ * check is refused, not followed out of the folder. */
+static int open_beneath(snw_confine *cf, const char *shown, const char *rel, int *violation)
+{
+    int dir = cf->root_fd;
+    const char *q = rel;
+    char comp[NAME_MAX + 1];
+    for (;;) {
+        while (*q == '/') q++;
+        const char *e = strchr(q, '/');
+        size_t len = e ? (size_t)(e - q) : strlen(q);
+        if (!len || len > NAME_MAX) { if (dir != cf->root_fd) close(dir); return -1; }
+        memcpy(comp, q, len);
+        comp[len] = 0;
+        const char *rest = q + len;
+        while (*rest == '/') rest++;
+        if (!*rest) {
+            int fd = openat(dir, comp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+            int en = errno;
+            if (dir != cf->root_fd) close(dir);
+            if (fd < 0) {
+                if (en == ELOOP) { *violation = 1; refuse(cf, shown, "is a symbolic link"); }
+                return -1;
+            }
+            return check_regular(cf, shown, fd, violation);
+        }
+        int next = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int en = errno;
+        if (dir != cf->root_fd) close(dir);
+        if (next < 0) {
+            if (en == ELOOP || en == ENOTDIR) { *violation = 1; refuse(cf, shown, "has a symbolic link (or a non-folder) on its way inside the model's folder"); }
+            return -1;
+        }
+        dir = next;
+        q = rest;
+    }
+}
+
+/* realpath of a path, checked to lie inside the folder; then opened below the
+ * folder's descriptor (open_beneath), so a swap after the check is not followed. */
 static int open_inside(snw_confine *cf, const char *shown, const char *path, int *violation)
 {
     if (!cf->root[0]) {
@@ -60,13 +108,17 @@ static int open_inside(snw_confine *cf, const char *shown, const char *path, int
         refuse(cf, shown, "lies outside the model's folder");
         return -1;
     }
-    return open_regular(cf, shown, real, violation);
+    if (cf->root_fd < 0) return -1;
+    const char *rel = real + n;
+    while (*rel == '/') rel++;
+    return open_beneath(cf, shown, rel, violation);
 }
 
 sinew_result snw_confine_init(snw_confine *cf, snw_import_ctx *c)
 {
     const sinew_asset_desc *d = c->desc;
     memset(cf, 0, sizeof *cf);
+    cf->root_fd = -1;
     if (d->path) {
         cf->model_path = d->path;
         int fd = open(d->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -81,6 +133,7 @@ sinew_result snw_confine_init(snw_confine *cf, snw_import_ctx *c)
         if (slash == real) slash[1] = 0; else *slash = 0;
         if (strlen(real) >= sizeof cf->root) return snw_asset_fail(c, SINEW_ERROR_IO, "path of '%s' too long", d->path);
         strcpy(cf->root, real);
+        cf->root_fd = open(cf->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     } else {
         cf->mem = d->data;
         cf->mem_size = d->size;
@@ -94,9 +147,17 @@ sinew_result snw_confine_init(snw_confine *cf, snw_import_ctx *c)
                 return snw_asset_fail(c, SINEW_ERROR_IO, "base directory '%s' is not a folder", d->base_directory);
             if (strlen(real) >= sizeof cf->root) return snw_asset_fail(c, SINEW_ERROR_IO, "base directory path too long");
             strcpy(cf->root, real);
+            cf->root_fd = open(cf->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (cf->root_fd < 0) return snw_asset_fail(c, SINEW_ERROR_IO, "base directory '%s' cannot be opened: %s", d->base_directory, strerror(errno));
         }
     }
     return SINEW_OK;
+}
+
+void snw_confine_release(snw_confine *cf)
+{
+    if (cf->root_fd >= 0) close(cf->root_fd);
+    cf->root_fd = -1;
 }
 
 int snw_confine_open(snw_confine *cf, const char *path, int *violation)
@@ -109,6 +170,7 @@ int snw_confine_open(snw_confine *cf, const char *path, int *violation)
         if (fd < 0) return -1;
         struct stat st;
         if (fstat(fd, &st) || !S_ISREG(st.st_mode)) { close(fd); *violation = 1; refuse(cf, path, "is not a regular file"); return -1; }
+        note_input(cf, &st);
         int fl = fcntl(fd, F_GETFL);
         if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
         return fd;

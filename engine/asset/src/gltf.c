@@ -101,6 +101,14 @@ typedef struct gl {
      * from its Draco data (gltf_draco.cpp), tightly packed, read instead of their views */
     struct gl_draco_acc { int64_t acc; uint8_t *data; size_t len; uint32_t count; } dr[GL_MAX_DRACO_ATTRIBUTES];
     uint32_t n_dr;
+    /* morph groups (one per instance primitive with targets: a run of mt with one mesh),
+     * indexed by node once before the clips (read_weight_channel) */
+    uint32_t n_mg, *mg_start, *mg_len, *mg_next, *mg_head;
+    /* memory budget (sinew_asset_desc.max_memory): accessor arrays of the primitive
+     * or clip being read (reset when they are freed) + the growing arrays' room */
+    uint64_t budget, tmp_bytes, input_bytes;
+    int zero_ok;             /* the accessor being read may come back NULL when all zero (morph deltas) */
+    int integers_only;       /* the accessor being read must not be normalized (JOINTS_n, indices) */
 } gl;
 
 typedef struct gl_morph { uint32_t mesh, first, count; int has_normals, has_tangents; float w0; uint32_t name, node; } gl_morph;
@@ -167,7 +175,11 @@ static sinew_result jint(gl *g, json_object *o, const char *key, int64_t lo, int
         return SINEW_OK;
     }
     int64_t x;
-    if (json_object_is_type(v, json_type_int)) x = json_object_get_int64(v);
+    if (json_object_is_type(v, json_type_int)) {
+        x = json_object_get_int64(v);
+        if (x == INT64_MAX || x == INT64_MIN) /* saturated by json-c: the literal is beyond 64 bits */
+            return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u: '%s' is an integer beyond 64 bits", what, index, key);
+    }
     else if (json_object_is_type(v, json_type_double)) {
         double d = json_object_get_double(v);
         if (!(d == floor(d)) || fabs(d) > 9e15) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s %u: '%s' is not an integer", what, index, key);
@@ -183,8 +195,13 @@ static int jnum(json_object *v, double *out)
 {
     if (!v) return 0;
     if (json_object_is_type(v, json_type_double)) *out = json_object_get_double(v);
-    else if (json_object_is_type(v, json_type_int)) *out = (double)json_object_get_int64(v);
-    else return 0;
+    else if (json_object_is_type(v, json_type_int)) {
+        /* json-c saturates an integer literal beyond 64 bits (a 100,001-digit one) to
+         * INT64_MIN / UINT64_MAX: not the file's number, refused */
+        int64_t x = json_object_get_int64(v);
+        if (x == INT64_MAX || x == INT64_MIN) return 0;
+        *out = (double)x;
+    } else return 0;
     return isfinite(*out);
 }
 
@@ -385,6 +402,11 @@ static sinew_result parse_file(gl *g, const uint8_t *data, size_t size)
     size_t end = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
     snw_free(g->al, text);
+    /* json-c gives no root with no error when an allocation failed (it has no
+     * error code for it here): out of memory, not a malformed file */
+    if (!g->root && (e == json_tokener_success || e == json_tokener_continue) && end < json_len)
+        return fail_at(g->c, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_FILE, UINT32_MAX, UINT32_MAX,
+                       "glTF: out of memory while parsing the JSON (%zu bytes; stopped at byte %zu)", json_len, end);
     if (!g->root || e != json_tokener_success)
         return fail(g->c, SINEW_ERROR_FORMAT, "glTF: JSON error at byte %zu: %s", end,
                     e == json_tokener_continue ? "unexpected end of input" : json_tokener_error_desc(e));
@@ -509,6 +531,28 @@ static sinew_result view_bytes(gl *g, int64_t vi, const uint8_t **data, size_t *
     return SINEW_OK;
 }
 
+/* Room held by the growing arrays (what the asset will copy). */
+static uint64_t vec_bytes(const gl *g)
+{
+    const vec *vs[] = { &g->pos, &g->nrm, &g->tan, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst,
+                        &g->inst_name, &g->mt, &g->m_idx, &g->m_dp, &g->m_dn, &g->m_dt };
+    uint64_t n = 0;
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) n += (uint64_t)vs[i]->cap * vs[i]->elem;
+    return n;
+}
+
+/* The memory budget before an accessor of `bytes` is materialised: LIMIT_EXCEEDED
+ * naming the accessor and what uses it. */
+static sinew_result budget_check(gl *g, uint64_t bytes, const char *what, uint32_t a)
+{
+    uint64_t held = g->tmp_bytes + vec_bytes(g);
+    if (held + bytes <= g->budget) return SINEW_OK;
+    return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED,
+                "glTF: %s: accessor %u would take %.1f MiB on top of %.1f MiB held, beyond the import's memory budget of %.1f MiB "
+                "(sinew_asset_desc.max_memory; default 512 MiB + 64 x the file and its buffers)",
+                what, a, (double)bytes / 1048576.0, (double)held / 1048576.0, (double)g->budget / 1048576.0);
+}
+
 /* Reads accessor ai into a new array of count * comps doubles. types: allowed
  * component types (0-terminated list); want_comps: the type's component count
  * (0 = any); max_count bounds count. */
@@ -535,6 +579,8 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
     json_object *nj = jget(acc, "normalized");
     int normalized = nj && json_object_is_type(nj, json_type_boolean) && json_object_get_boolean(nj);
     if (normalized && (ct == 5125 || ct == 5126)) return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u: normalized float/uint", a);
+    if (normalized && g->integers_only)   /* the specification: JOINTS_n and indices are never normalized */
+        return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: accessor %u is normalized (JOINTS and indices must not be)", what, a);
     if ((uint64_t)count > max_count) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: %s: accessor %u has %lld elements (limit %u)", what, a, (long long)count, max_count);
     /* element layout: matrix columns start on 4-byte boundaries */
     uint32_t rows = comps / cols;
@@ -545,12 +591,23 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
     if (dra && (dra->count != (uint64_t)count || cols > 1 || jget(acc, "sparse")))
         return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: accessor %u has %lld elements, its Draco data %u (or is sparse / a matrix)",
                     what, a, (long long)count, dra->count);
+    json_object *sp = jget(acc, "sparse");
+    if (view < 0 && !sp && g->zero_ok && !dra) {
+        /* all zeros by the specification: nothing to hold (morph deltas) */
+        *count_out = (uint32_t)count;
+        if (comps_out) *comps_out = comps;
+        return SINEW_OK;
+    }
+    uint64_t bytes = (uint64_t)count * comps * sizeof(double);
+    if ((r = budget_check(g, bytes, what, a))) return r;
     double *o = gz(g, (size_t)count * comps, sizeof *o);
     if (!o) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (view >= 0 || dra) {
         const uint8_t *vd; size_t vlen; uint32_t stride;
         if (dra) { vd = dra->data; vlen = dra->len; stride = elem; off = 0; } /* KHR_draco_mesh_compression */
         else if ((r = view_bytes(g, view, &vd, &vlen, &stride, "accessor", a))) { snw_free(g->al, o); return r; }
+        if (stride && stride < elem)
+            { snw_free(g->al, o); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: %s: accessor %u: bufferView %lld has byteStride %u, smaller than its %u-byte element", what, a, (long long)view, stride, elem); }
         if (!stride) stride = elem;
         uint64_t need = (uint64_t)off + (uint64_t)stride * (uint64_t)(count - 1) + elem;
         if (need > vlen) { snw_free(g->al, o); return fail(g->c, SINEW_ERROR_FORMAT, "glTF: accessor %u runs past its bufferView (%llu > %zu bytes)", a, (unsigned long long)need, vlen); }
@@ -562,7 +619,6 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
             }
         }
     }
-    json_object *sp = jget(acc, "sparse");
     if (sp) {
         int64_t sc, iv, io, ict, vv, vo;
         json_object *ind = jget(sp, "indices"), *val = jget(sp, "values");
@@ -600,6 +656,7 @@ static sinew_result read_accessor(gl *g, int64_t ai, const int64_t *types, uint3
     *out = o;
     *count_out = (uint32_t)count;
     if (comps_out) *comps_out = comps;
+    g->tmp_bytes += bytes;
     return SINEW_OK;
 }
 
@@ -735,6 +792,7 @@ static sinew_result skin_candidates(gl *g, uint32_t si, sinew_asset *a)
         sc[k] = (int32_t)ck;
     }
     snw_free(g->al, ibm);
+    g->tmp_bytes = 0;
     if (r) { snw_free(g->al, sc); return r; }
     g->skin_cands[si] = sc;
     g->skin_joint_count[si] = nj;
@@ -903,7 +961,10 @@ static sinew_result read_primitive_data(gl *g, json_object *prim, uint32_t mi, u
         snprintf(what, sizeof what, "mesh %u primitive %u %s/%s", mi, pi, jn, wn);
         if (!jget(attr, jn) || !jget(attr, wn)) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: one without the other", what);
         if ((r = jint(g, attr, jn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
-        if ((r = read_accessor(g, ai, jnt_t, 4, g->max_vertices, &p->joints[s], &cnt, NULL, what))) return r;
+        g->integers_only = 1;
+        r = read_accessor(g, ai, jnt_t, 4, g->max_vertices, &p->joints[s], &cnt, NULL, what);
+        g->integers_only = 0;
+        if (r) return r;
         if (cnt != p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count);
         if ((r = jint(g, attr, wn, 0, INT32_MAX, -1, &ai, what, 0))) return r;
         if ((r = read_accessor(g, ai, wgt_t, 4, g->max_vertices, &p->weights[s], &cnt, NULL, what))) return r;
@@ -913,7 +974,10 @@ static sinew_result read_primitive_data(gl *g, json_object *prim, uint32_t mi, u
     if (jget(prim, "indices")) {
         snprintf(what, sizeof what, "mesh %u primitive %u indices", mi, pi);
         if ((r = jint(g, prim, "indices", 0, INT32_MAX, -1, &ai, what, 0))) return r;
-        if ((r = read_accessor(g, ai, ind_t, 1, g->max_indices, &p->ind, &p->n_ind, NULL, what))) return r;
+        g->integers_only = 1;
+        r = read_accessor(g, ai, ind_t, 1, g->max_indices, &p->ind, &p->n_ind, NULL, what);
+        g->integers_only = 0;
+        if (r) return r;
         for (uint32_t k = 0; k < p->n_ind; k++)
             if (p->ind[k] >= p->count) return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: index %g of %u vertices", what, p->ind[k], p->count);
     }
@@ -934,9 +998,12 @@ static sinew_result read_primitive_data(gl *g, json_object *prim, uint32_t mi, u
             double *d = NULL;
             snprintf(what, sizeof what, "mesh %u primitive %u target %u %s", mi, pi, t, key);
             if ((r = jint(g, tj, key, 0, INT32_MAX, -1, &ai, what, 0))) return r;
-            if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
+            g->zero_ok = 1;
+            r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what);
+            g->zero_ok = 0;
+            if (r) return r;
             if (cnt != p->count) { snw_free(g->al, d); return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
-            for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += p->tw[t] * d[k];
+            if (d) for (size_t k = 0; k < (size_t)cnt * 3; k++) dst[k] += p->tw[t] * d[k];
             if (which) p->tdn[t] = d; else p->tdp[t] = d;
         }
         /* TANGENT deltas (VEC3: the direction; the bitangent sign is not morphed), kept
@@ -945,9 +1012,12 @@ static sinew_result read_primitive_data(gl *g, json_object *prim, uint32_t mi, u
             double *d = NULL;
             snprintf(what, sizeof what, "mesh %u primitive %u target %u TANGENT", mi, pi, t);
             if ((r = jint(g, tj, "TANGENT", 0, INT32_MAX, -1, &ai, what, 0))) return r;
-            if ((r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what))) return r;
+            g->zero_ok = 1;
+            r = read_accessor(g, ai, tp_t, 3, g->max_vertices, &d, &cnt, NULL, what);
+            g->zero_ok = 0;
+            if (r) return r;
             if (cnt != p->count) { snw_free(g->al, d); return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: %s: %u entries for %u positions", what, cnt, p->count); }
-            for (size_t v = 0; v < cnt; v++)
+            if (d) for (size_t v = 0; v < cnt; v++)
                 for (int e = 0; e < 3; e++) p->tan[v * 4 + e] += p->tw[t] * d[v * 3 + e];
             p->tdt[t] = d;
         }
@@ -987,6 +1057,16 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
     uint32_t ntri = mode == 4 ? n_src / 3 : n_src >= 3 ? n_src - 2 : 0;
     if ((uint64_t)g->idx.n + (uint64_t)ntri * 3 > g->max_indices) return fail(g->c, SINEW_ERROR_LIMIT_EXCEEDED, "glTF: more than %u indices", g->max_indices);
     uint32_t first_index = g->idx.n;
+    {
+        char what[64];
+        snprintf(what, sizeof what, "mesh %u primitive %u (node %u)", mi, pi, node);
+        uint64_t grow = (uint64_t)ntri * 12 + (uint64_t)p->count * (24 + 24 + 32 + 4 + 8 * p->sets);
+        if (g->budget && g->tmp_bytes + vec_bytes(g) + grow > g->budget)
+            return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX,
+                           "glTF: %s: its %u vertices and %u triangles would pass the import's memory budget of %.1f MiB "
+                           "(sinew_asset_desc.max_memory; default 512 MiB + 64 x the file and its buffers)",
+                           what, p->count, ntri, (double)g->budget / 1048576.0);
+    }
     uint32_t *tri = vec_push(g, &g->idx, ntri * 3);
     double *pos = vec_push(g, &g->pos, p->count);
     double *nrm = vec_push(g, &g->nrm, p->count);
@@ -1118,9 +1198,14 @@ static sinew_result append_primitive(gl *g, sinew_asset *a, uint32_t node, uint3
                 dt[0] = d.x / l; dt[1] = d.y / l; dt[2] = d.z / l;
             }
             if (!dp[0] && !dp[1] && !dp[2] && !dn[0] && !dn[1] && !dn[2] && !dt[0] && !dt[1] && !dt[2]) continue;
+            /* every delta kept as float within SINEW_MORPH_MAX_DELTA (what sinew_morph_validate
+             * accepts: the float value is compared, 1e30 rounds up) */
             for (int e = 0; e < 3; e++)
-                if (!(fabs(dp[e]) <= GL_FLOAT_LIMIT) || !(fabs(dn[e]) <= GL_FLOAT_LIMIT) || !(fabs(dt[e]) <= GL_FLOAT_LIMIT))
-                    return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: morph target %u beyond float32 range", mi, pi, t);
+                if (!(fabs((double)(float)dp[e]) <= SINEW_MORPH_MAX_DELTA) || !(fabs((double)(float)dn[e]) <= SINEW_MORPH_MAX_DELTA) ||
+                    !(fabs((double)(float)dt[e]) <= SINEW_MORPH_MAX_DELTA))
+                    return fail_at(g->c, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_MESH, mi, v, "glTF: mesh %u primitive %u: morph target %u: a %s delta of vertex %u beyond float32 range (|d| > %g)",
+                                   mi, pi, t, !(fabs((double)(float)dp[e]) <= SINEW_MORPH_MAX_DELTA) ? "position" : !(fabs((double)(float)dn[e]) <= SINEW_MORPH_MAX_DELTA) ? "normal" : "tangent",
+                                   v, SINEW_MORPH_MAX_DELTA);
             uint32_t *ix = vec_push(g, &g->m_idx, 1);
             float *fp = vec_push(g, &g->m_dp, 1), *fn = vec_push(g, &g->m_dn, 1), *ft = vec_push(g, &g->m_dt, 1);
             if (!ix || !fp || !fn || !ft) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
@@ -1227,6 +1312,7 @@ static sinew_result append_instance(gl *g, sinew_asset *a, uint32_t node, uint32
         if (!r && skin >= 0 && !p.sets) r = fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_MESH, mi, UINT32_MAX, "glTF: mesh %u primitive %u: skinned (node %u) but has no JOINTS_0/WEIGHTS_0", mi, pi, node);
         if (!r) r = append_primitive(g, a, node, mi, pi, mode, &p, skin, node_cand, mname);
         prim_free(g, &p);
+        g->tmp_bytes = 0;   /* the primitive's accessor arrays are freed */
     }
     return r;
 }
@@ -1343,7 +1429,14 @@ typedef struct track_in {
     void *tangents;                  /* sinew_vec3 or sinew_quat, 2 per key */
 } track_in;
 
-typedef struct anim_node { int used, weights; track_in t[3]; } anim_node;   /* translation, rotation, scale */
+typedef struct anim_node { int used, weights, touched; track_in t[3]; } anim_node;   /* translation, rotation, scale */
+
+/* What every clip reuses (sized once per file): per node, the node's tracks
+ * (reset after each clip for the nodes it touched only), the touched nodes,
+ * and room for the weight tracks (at most one per morph group). */
+typedef struct clip_scratch { anim_node *an; uint32_t *touched; sinew_weight_track_desc *wtd; } clip_scratch;
+
+static int cmp_u32(const void *a, const void *b) { uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b; return x < y ? -1 : x > y; }
 
 /* One kept `weights` channel: times, values (key-major, width per key) and, for
  * CUBICSPLINE, tangents (in_k[width], out_k[width] per key), shared by the
@@ -1384,17 +1477,11 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
 {
     static const int64_t w_t[] = { 5126, 5120, 5121, 5122, 5123, 0 };
     *n_tracks = 0;
-    const gl_morph *mt = g->mt.p;
     uint32_t width = 0;
-    for (uint32_t k = 0; k < g->mt.n; ) {
-        uint32_t e = k;
-        while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
-        if (mt[k].node == node) {
-            if (width && width != e - k)
-                return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: node %u: its primitives have different morph target counts (%u, %u)", node, width, e - k);
-            width = e - k;
-        }
-        k = e;
+    for (uint32_t q = g->mg_head[node]; q != UINT32_MAX; q = g->mg_next[q]) {
+        if (width && width != g->mg_len[q])
+            return fail_at(g->c, SINEW_ERROR_FORMAT, SINEW_ITEM_CLIP, ani, UINT32_MAX, "glTF: node %u: its primitives have different morph target counts (%u, %u)", node, width, g->mg_len[q]);
+        width = g->mg_len[q];
     }
     if (!width) return SINEW_OK;
     sinew_interpolation mode;
@@ -1432,15 +1519,10 @@ static sinew_result read_weight_channel(gl *g, json_object *samplers, uint32_t n
         }
         w->times = in;
         in = NULL;
-        for (uint32_t k = 0; k < g->mt.n; ) {
-            uint32_t e = k;
-            while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
-            if (mt[k].node == node) {
-                sinew_weight_track_desc *d = &td[(*n_tracks)++];
-                d->first_weight = k; d->width = width; d->key_count = nin;
-                d->times = w->times; d->values = w->values; d->interpolation = mode; d->tangents = w->tangents;
-            }
-            k = e;
+        for (uint32_t q = g->mg_head[node]; q != UINT32_MAX; q = g->mg_next[q]) {
+            sinew_weight_track_desc *d = &td[(*n_tracks)++];
+            d->first_weight = g->mg_start[q]; d->width = width; d->key_count = nin;
+            d->times = w->times; d->values = w->values; d->interpolation = mode; d->tangents = w->tangents;
         }
         *mode_out = mode;
     }
@@ -1510,21 +1592,22 @@ static sinew_result read_track(gl *g, json_object *samplers, uint32_t n_samplers
     return r;
 }
 
-static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *an)
+static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, clip_scratch *cs)
 {
+    anim_node *an = cs->an;
+    uint32_t n_touched = 0;
     json_object *anim = json_object_array_get_idx(g->anims_j, ani);
     json_object *chs, *samplers; uint32_t nch, ns;
     sinew_result r;
     if ((r = jarray(g, anim, "channels", &chs, &nch, "animation")) || (r = jarray(g, anim, "samplers", &samplers, &ns, "animation"))) return r;
-    memset(an, 0, sizeof *an * g->n_nodes);
     double duration = 0;
     uint64_t keys = 0;
     uint32_t used_nodes = 0;
     /* morph-weight channels: at most one per node, one track per primitive instance */
     weight_in *win = r ? NULL : gz(g, nch, sizeof *win);
-    sinew_weight_track_desc *wtd = r ? NULL : gz(g, g->mt.n, sizeof *wtd);
+    sinew_weight_track_desc *wtd = cs->wtd;
     uint32_t n_wtd = 0;
-    if (!r && (!win || !wtd)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!r && !win) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     for (uint32_t k = 0; k < nch && !r; k++) {
         json_object *ch = json_object_array_get_idx(chs, k);
         json_object *tg = jget(ch, "target");
@@ -1536,6 +1619,7 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
             if (!jget(tg, "node")) { a->stats.ignored_weight_channels++; continue; }
             if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
             if (an[node].weights) { a->stats.ignored_weight_channels++; continue; }
+            if (!an[node].touched) { an[node].touched = 1; cs->touched[n_touched++] = (uint32_t)node; }
             uint32_t nt = 0;
             sinew_interpolation wm = SINEW_INTERPOLATION_LINEAR;
             r = read_weight_channel(g, samplers, ns, ani, si, (uint32_t)node, &win[k], wtd + n_wtd, &nt, &duration, &keys, &wm);
@@ -1552,18 +1636,22 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
         if (pi < 0 || !jget(tg, "node")) { a->stats.ignored_channels++; continue; }
         if ((r = jint(g, tg, "node", 0, (int64_t)g->n_nodes - 1, -1, &node, "animation channel", k))) break;
         if (!g->b.nodes[node].needed || an[node].t[pi].keys) { a->stats.ignored_channels++; continue; }
+        if (!an[node].touched) { an[node].touched = 1; cs->touched[n_touched++] = (uint32_t)node; }
         r = read_track(g, samplers, ns, ani, si, pi, &an[node].t[pi], &duration, &keys);
         if (!r && !an[node].used) { an[node].used = 1; used_nodes++; }
         if (!r && an[node].t[pi].mode == SINEW_INTERPOLATION_STEP) a->stats.step_channels++;
         if (!r && an[node].t[pi].mode == SINEW_INTERPOLATION_CUBICSPLINE) a->stats.cubic_channels++;
     }
+    /* channels in node order: the touched nodes sorted (linear in the clip, not in the file's nodes) */
+    qsort(cs->touched, n_touched, sizeof *cs->touched, cmp_u32);
     uint32_t nchan = 0;
-    for (uint32_t i = 0; i < g->n_nodes; i++) if (an[i].used) nchan += g->b.nodes[i].joint_count;
+    for (uint32_t t = 0; t < n_touched; t++) if (an[cs->touched[t]].used) nchan += g->b.nodes[cs->touched[t]].joint_count;
     sinew_channel_desc *cd = r ? NULL : gz(g, nchan, sizeof *cd);
     if (!r && !cd) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
     if (!r) {
         uint32_t c = 0;
-        for (uint32_t i = 0; i < g->n_nodes; i++) {
+        for (uint32_t t = 0; t < n_touched; t++) {
+            uint32_t i = cs->touched[t];
             if (!an[i].used) continue;
             for (uint32_t q = 0; q < g->b.nodes[i].joint_count; q++, c++) {
                 cd[c].joint = g->b.nodes[i].first_joint + q;
@@ -1595,9 +1683,12 @@ static sinew_result build_clip(gl *g, sinew_asset *a, uint32_t ani, anim_node *a
     snw_free(g->al, cd);
     if (win)
         for (uint32_t k = 0; k < nch; k++) { snw_free(g->al, win[k].times); snw_free(g->al, win[k].values); snw_free(g->al, win[k].tangents); }
-    snw_free(g->al, win); snw_free(g->al, wtd);
-    for (uint32_t i = 0; i < g->n_nodes; i++)
-        for (int k = 0; k < 3; k++) { snw_free(g->al, an[i].t[k].keys); snw_free(g->al, an[i].t[k].tangents); }
+    snw_free(g->al, win);
+    for (uint32_t t = 0; t < n_touched; t++) {
+        anim_node *n = &an[cs->touched[t]];
+        for (int k = 0; k < 3; k++) { snw_free(g->al, n->t[k].keys); snw_free(g->al, n->t[k].tangents); }
+        memset(n, 0, sizeof *n);
+    }
     return r;
 }
 
@@ -1606,13 +1697,42 @@ static sinew_result build_clips(gl *g, sinew_asset *a)
     if (!g->n_anims) return SINEW_OK;
     sinew_result r = snw_builder_clips(&g->b, g->n_anims, g->max_clips);
     if (r) return r;
-    anim_node *an = gz(g, g->n_nodes, sizeof *an);
-    if (!an) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    /* the morph groups by node, once */
+    const gl_morph *mt = g->mt.p;
+    for (uint32_t k = 0; k < g->mt.n; ) {
+        uint32_t e = k;
+        while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
+        g->n_mg++;
+        k = e;
+    }
+    g->mg_start = gz(g, g->n_mg, sizeof(uint32_t)); g->mg_len = gz(g, g->n_mg, sizeof(uint32_t));
+    g->mg_next = gz(g, g->n_mg, sizeof(uint32_t)); g->mg_head = gz(g, g->n_nodes, sizeof(uint32_t));
+    clip_scratch cs = { gz(g, g->n_nodes, sizeof *cs.an), gz(g, g->n_nodes, sizeof *cs.touched), gz(g, g->n_mg, sizeof *cs.wtd) };
+    if (!g->mg_start || !g->mg_len || !g->mg_next || !g->mg_head || !cs.an || !cs.touched || !cs.wtd) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (!r) {
+        for (uint32_t i = 0; i < g->n_nodes; i++) g->mg_head[i] = UINT32_MAX;
+        uint32_t q = 0;
+        for (uint32_t k = 0; k < g->mt.n; q++) {
+            uint32_t e = k;
+            while (e < g->mt.n && mt[e].mesh == mt[k].mesh) e++;
+            g->mg_start[q] = k; g->mg_len[q] = e - k;
+            k = e;
+        }
+        for (uint32_t p = g->n_mg; p-- > 0;) { /* prepend from the back: each node's list in asset order */
+            uint32_t node = mt[g->mg_start[p]].node;
+            g->mg_next[p] = g->mg_head[node];
+            g->mg_head[node] = p;
+        }
+    }
+    g->b.budget = g->budget;
+    g->b.held = vec_bytes(g) + (uint64_t)g->n_nodes * (sizeof(gl_node) + sizeof(snw_bnode)) +
+                (uint64_t)g->b.cand_cap * sizeof(snw_bcand);
     for (uint32_t i = 0; i < g->n_anims && !r; i++) {
         r = snw_asset_progress(g->c, 0.8 + 0.2 * (double)i / (double)g->n_anims);
-        if (!r) r = build_clip(g, a, i, an);
+        if (!r) r = build_clip(g, a, i, &cs);
+        g->tmp_bytes = 0;   /* the clip's key arrays are freed */
     }
-    snw_free(g->al, an);
+    snw_free(g->al, cs.an); snw_free(g->al, cs.touched); snw_free(g->al, cs.wtd);
     return r;
 }
 
@@ -1674,6 +1794,7 @@ static void gl_release(gl *g)
     vec *vs[] = { &g->pos, &g->nrm, &g->tan, &g->infl_off, &g->infl_joint, &g->infl_weight, &g->idx, &g->inst, &g->inst_name,
                   &g->mt, &g->m_idx, &g->m_dp, &g->m_dn, &g->m_dt };
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) snw_free(al, vs[i]->p);
+    snw_free(al, g->mg_start); snw_free(al, g->mg_len); snw_free(al, g->mg_next); snw_free(al, g->mg_head);
 }
 
 int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
@@ -1729,7 +1850,12 @@ int snw_gltf_load(snw_import_ctx *c, snw_confine *cf, sinew_asset **out)
     g.b.cand_tol = 1e-9;
     g.b.max_joints = g.max_joints;
     g.b.check_range = 1;
-    if (!(r = load_buffers(&g)) && !(r = read_nodes(&g)) && !(r = collect_instances(&g, a)) && !(r = finish_mesh(&g, a)))
+    if (!(r = load_buffers(&g))) {
+        g.input_bytes = size;
+        for (uint32_t i = 0; i < g.n_buffers; i++) if (g.buffers[i].owned) g.input_bytes += g.buffers[i].len;
+        g.budget = d->max_memory ? (uint64_t)d->max_memory : SINEW_ASSET_DEFAULT_MEMORY_FLOOR + 64 * g.input_bytes;
+    }
+    if (!r && !(r = read_nodes(&g)) && !(r = collect_instances(&g, a)) && !(r = finish_mesh(&g, a)))
         r = build_clips(&g, a);
     if (r) snw_asset_free(a);
     else *out = a;

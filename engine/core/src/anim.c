@@ -196,12 +196,7 @@ static sinew_result check_weight_tracks(const sinew_clip_desc *d, uint64_t keys_
         if ((uint64_t)w->first_weight + w->width > d->weight_count) return SINEW_ERROR_INVALID_ARGUMENT;
         if ((unsigned)w->interpolation >= (unsigned)SINEW_INTERPOLATION_COUNT) return SINEW_ERROR_INVALID_ARGUMENT;
         if (cubic(w->interpolation) && !w->tangents) return SINEW_ERROR_INVALID_ARGUMENT;
-        /* slots not shared with an earlier track */
-        for (uint32_t e = 0; e < i; e++) {
-            const sinew_weight_track_desc *o = &d->weight_tracks[e];
-            if (w->first_weight < o->first_weight + o->width && o->first_weight < w->first_weight + w->width)
-                return SINEW_ERROR_INVALID_ARGUMENT;
-        }
+        /* slots shared with an earlier track: found by copy_weight_tracks (linear) */
         keys_so_far += w->key_count;
         if (keys_so_far > SINEW_MAX_CLIP_KEYS) return SINEW_ERROR_LIMIT_EXCEEDED;
         sinew_result r = check_track_times(w->times, sizeof(double), w->key_count);
@@ -221,8 +216,9 @@ static sinew_result check_weight_tracks(const sinew_clip_desc *d, uint64_t keys_
     return SINEW_OK;
 }
 
-/* Copies the weight tracks into a laid-out clip. */
-static void copy_weight_tracks(sinew_clip *clip, const sinew_clip_desc *d)
+/* Copies the weight tracks into a laid-out clip; false when two tracks share a
+ * slot (found through the slot map, in time linear in the slots). */
+static bool copy_weight_tracks(sinew_clip *clip, const sinew_clip_desc *d)
 {
     uint32_t it = 0, iv = 0, itan = 0;
     for (uint32_t w = 0; w < clip->weight_count; w++) clip->weight_track[w] = -1;
@@ -241,8 +237,12 @@ static void copy_weight_tracks(sinew_clip *clip, const sinew_clip_desc *d)
         }
         it += src->key_count;
         iv += nv;
-        for (uint32_t w = 0; w < src->width; w++) clip->weight_track[src->first_weight + w] = (int32_t)i;
+        for (uint32_t w = 0; w < src->width; w++) {
+            if (clip->weight_track[src->first_weight + w] >= 0) return false;
+            clip->weight_track[src->first_weight + w] = (int32_t)i;
+        }
     }
+    return true;
 }
 
 /* Copies the channels and their keys (rotations normalized) into a laid-out clip. */
@@ -497,7 +497,7 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
     clip->duration_ticks = d->duration > 0 ? d->duration : (last_key > 0 ? last_key : 0);
     copy_channels(clip, d);
     build_float_copy(clip);
-    copy_weight_tracks(clip, d);
+    if (!copy_weight_tracks(clip, d)) { snw_free(&al, clip); return SINEW_ERROR_INVALID_ARGUMENT; }
     *out = clip;
     return SINEW_OK;
 }

@@ -258,11 +258,11 @@ static void write_bulge(const snw_faff *x, const snw_fast_joint *f, const float 
 }
 
 /* Pack: 1 if every float is finite, and the copy to dst. */
-static int pack_checked(const float *src, size_t n, float *dst)
+static int pack_checked(const float *src, size_t n, float *dst, float *max_abs)
 {
 #if SNW_SSE
-    __m128 acc = _mm_setzero_ps();
-    const __m128 zero = _mm_setzero_ps();
+    __m128 acc = _mm_setzero_ps(), mx = _mm_setzero_ps();
+    const __m128 zero = _mm_setzero_ps(), sign = _mm_set1_ps(-0.0f);
     size_t i = 0;
     if (((uintptr_t)dst & 15u) == 0) {
         /* streaming stores: the destination (a mapped ring, often write-combined,
@@ -271,6 +271,7 @@ static int pack_checked(const float *src, size_t n, float *dst)
         for (; i + 4 <= n; i += 4) {
             __m128 v = _mm_load_ps(src + i);
             acc = _mm_add_ps(acc, _mm_mul_ps(v, zero)); /* inf * 0 and NaN give NaN */
+            mx = _mm_max_ps(mx, _mm_andnot_ps(sign, v));
             _mm_stream_ps(dst + i, v);
         }
         _mm_sfence();
@@ -278,19 +279,26 @@ static int pack_checked(const float *src, size_t n, float *dst)
     for (; i + 4 <= n; i += 4) {
         __m128 v = _mm_load_ps(src + i);
         acc = _mm_add_ps(acc, _mm_mul_ps(v, zero));
+        mx = _mm_max_ps(mx, _mm_andnot_ps(sign, v));
         _mm_storeu_ps(dst + i, v);
     }
-    float lanes[4];
+    float lanes[4], ml[4];
     _mm_storeu_ps(lanes, acc);
+    _mm_storeu_ps(ml, mx);
     float s = lanes[0] + lanes[1] + lanes[2] + lanes[3];
-    for (; i < n; i++) { s += src[i] * 0.f; dst[i] = src[i]; }
+    float m = fmaxf(fmaxf(ml[0], ml[1]), fmaxf(ml[2], ml[3]));
+    for (; i < n; i++) { s += src[i] * 0.f; m = fmaxf(m, fabsf(src[i])); dst[i] = src[i]; }
+    *max_abs = m;
     return s == 0;
 #else
     int ok = 1;
+    float m = 0;
     for (size_t i = 0; i < n; i++) {
         ok &= isfinite(src[i]) != 0;
+        m = fmaxf(m, fabsf(src[i]));
         dst[i] = src[i];
     }
+    *max_abs = m;
     return ok;
 #endif
 }
@@ -822,7 +830,9 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
     if (r != SINEW_OK) return r;
     uint64_t t3 = step_ns ? ticks_ns() : 0;
     /* 4. pack: checked copy to the destination */
-    int ok = pack_checked(sc.pal, (size_t)n * stride * 4u, dst);
+    float max_abs = 0;
+    int ok = pack_checked(sc.pal, (size_t)n * stride * 4u, dst, &max_abs);
+    if (ok && ch->value_limit > 0 && (double)max_abs > ch->value_limit) ok = 0;
     if (step_ns) {
         uint64_t t4 = ticks_ns();
         step_ns[0] += (double)(t1 - t0);

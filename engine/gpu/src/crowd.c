@@ -37,7 +37,18 @@ typedef struct crowd_model {
     sinew_crowd_mesh_morph morphs[SINEW_CROWD_MAX_MESHES];
     int has_morphs;
     int live;           /* 0: removed (sinew_crowd_remove_model); the id may be handed out again */
+    double extent;      /* largest |coordinate| + radius of the rest vertices (and centers) in the bounds data */
+    double value_limit; /* sinew_palette_character.value_limit: products with the vertices stay in float32 */
 } crowd_model;
+
+/* A palette value times a coordinate (three terms and a translation) stays
+ * below ~1e37, and a product of two values (the normals' cofactors) below 1e36:
+ * |value| <= min(1e18, 1e37 / (1 + extent)). */
+static double crowd_value_limit(double extent)
+{
+    double l = 1e37 / (1.0 + extent);
+    return l < 1e18 ? l : 1e18;
+}
 
 typedef struct crowd_scratch {          /* one per worker */
     sinew_transform *local;             /* max_joints: a pose callback's output */
@@ -128,6 +139,7 @@ struct sinew_crowd {
     uint32_t overlap;                   /* UINT32_MAX: none */
     sinew_result *char_result;          /* max_characters */
     uint8_t *char_stage;                /* max_characters */
+    uint32_t *char_joint;               /* max_characters: the joint whose palette value was refused (UINT32_MAX: none) */
     /* the open frame (prepare_begin -> prepare_end) */
     uint64_t job_slots;
     uint32_t job_ninst;
@@ -172,6 +184,7 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(a, c->claimed);
     snw_free(a, c->char_result);
     snw_free(a, c->char_stage);
+    snw_free(a, c->char_joint);
     snw_free(a, c->models);
     snw_free(a, c->palette_offsets);
     snw_free(a, c->first_instance);
@@ -288,6 +301,7 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
     c->claimed = (uint8_t *)snw_calloc(a, max_chars, 1);
     c->char_result = (sinew_result *)snw_calloc(a, max_chars, sizeof(sinew_result));
     c->char_stage = (uint8_t *)snw_calloc(a, max_chars, 1);
+    c->char_joint = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->last_model = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->last_output = (uint32_t *)snw_calloc(a, max_chars, sizeof(uint32_t));
     c->reset_owed = (uint8_t *)snw_calloc(a, max_chars, 1);
@@ -330,7 +344,7 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
     }
     if (!c->models || !c->palette_offsets || !c->first_instance || !c->instances || !c->skinned ||
         !c->instance_vertices || !c->scratch || !c->scratch_busy || !c->claimed || !c->char_result ||
-        !c->char_stage || !c->last_model || !c->last_output || !c->reset_owed || !c->forced || !c->box || !c->box_new ||
+        !c->char_stage || !c->char_joint || !c->last_model || !c->last_output || !c->reset_owed || !c->forced || !c->box || !c->box_new ||
         !c->box_valid || !c->box_new_ok) {
         sinew_crowd_destroy(c);
         return OOM("per-character and per-instance arrays");
@@ -472,6 +486,21 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *md, 
         for (uint32_t a = 0; a < joints; a++)
             if (!m->bounds[i].joints[a].has_centers) cm->has_cor_bounds = 0;
     cm->has_morphs = m->morphs != NULL;
+    /* the rest extent: every bounded vertex lies within radius of its joint's center */
+    for (uint32_t i = 0; cm->has_bounds && i < m->mesh_count; i++)
+        for (uint32_t a = 0; a < joints; a++) {
+            const sinew_joint_bounds *jb = &m->bounds[i].joints[a];
+            if (!(jb->radius >= 0)) continue;
+            for (int e = 0; e < 3; e++) {
+                double x = fabs((double)jb->center[e]) + jb->radius;
+                if (jb->has_centers) {
+                    double y = fabs((double)jb->cor_center[e]) + jb->cor_radius;
+                    if (y > x) x = y;
+                }
+                if (x > cm->extent) cm->extent = x;
+            }
+        }
+    cm->value_limit = crowd_value_limit(cm->extent);
     for (uint32_t i = 0; i < m->mesh_count; i++) snw_skinner_mesh_ref(c->skinner, m->meshes[i].value, +1);
     if (model_id) model_id->value = id;
     if (id == c->model_count) c->model_count++;
@@ -911,6 +940,21 @@ static sinew_result crowd_character_box(sinew_crowd *c, crowd_scratch *s, uint32
 
 /* One character's work: sample, FK, palette into job_dst (LOD: evaluated into
  * its slots or interpolated from them), box. *stage says what failed. */
+/* After a NON_FINITE palette build of character i: the joint to name, the first
+ * whose packed entry in pal is not finite or beyond the model's value limit (pal
+ * is unspecified on error; the failing values are there when the pose was read). */
+static void crowd_name_joint(sinew_crowd *c, const crowd_model *m, const sinew_crowd_character *ch, uint32_t i,
+                             const float *pal)
+{
+    uint32_t stride = sinew_palette_gpu_stride(ch->method, ch->flags) * 4u;
+    c->char_joint[i] = UINT32_MAX;
+    for (uint32_t j = 0; j < m->joint_count && c->char_joint[i] == UINT32_MAX; j++)
+        for (uint32_t k = 0; k < stride; k++) {
+            float v = pal[(size_t)j * stride + k];
+            if (!(fabsf(v) <= (float)m->value_limit)) { c->char_joint[i] = j; break; }
+        }
+}
+
 static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i, uint8_t *stage)
 {
     const sinew_crowd_character *ch = &c->job_chars[i];
@@ -935,6 +979,7 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     pc.root = ch->root;
     pc.wrap = ch->wrap;
     pc.time = ch->time;
+    pc.value_limit = m->value_limit;
     sinew_result r = SINEW_OK;
     *stage = STAGE_POSE;
     if (ch->pose) {
@@ -961,12 +1006,14 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     if (lod) { /* evaluated into a slot (both when fresh); shown: that one (fresh) or the previous newest */
         float *into = slot0 + (size_t)c->lod_next[i] * c->lod_slot;
         r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, into);
+        if (r == SINEW_ERROR_NON_FINITE) crowd_name_joint(c, m, ch, i, into);
         if (r != SINEW_OK) return r;
         float *other = slot0 + (size_t)(1u - c->lod_next[i]) * c->lod_slot;
         if (lod == LOD_FRESH) memcpy(other, into, sizeof(float) * pal_floats);
         memcpy(pal, other, sizeof(float) * pal_floats);
     } else {
         r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, pal);
+        if (r == SINEW_ERROR_NON_FINITE) crowd_name_joint(c, m, ch, i, pal);
         if (r != SINEW_OK) return r;
     }
     return crowd_character_box(c, s, i, dst, want_box, pal_floats, stage);
@@ -1030,6 +1077,14 @@ static sinew_result crowd_character_error(const sinew_crowd *c, uint32_t i, sine
         return CFAIL(r, i, "character %u: its pose callback (sample) returned %s%s", i, sinew_result_string(r),
                      r == SINEW_ERROR_IN_USE ? " (a call back into its crowd?)" : "");
     case STAGE_PALETTE:
+        if (r == SINEW_ERROR_NON_FINITE && c->char_joint[i] != UINT32_MAX) {
+            const crowd_model *m = &c->models[ch->model.value];
+            uint32_t j = c->char_joint[i];
+            return snw_fail_entry(err, r, SINEW_ITEM_CHARACTER, i, j,
+                                  "character %u (model %u, %s): joint %u '%s': palette value not finite or beyond %g "
+                                  "(skinning vertices of extent %g would overflow float32)", i, ch->model.value, sinew_method_name(ch->method), j,
+                                  sinew_skeleton_name(m->skeleton, j), m->value_limit, m->extent);
+        }
         return CFAIL(r, i, "character %u (model %u, %s): building its palette: %s%s", i, ch->model.value,
                      sinew_method_name(ch->method), sinew_result_string(r),
                      r == SINEW_ERROR_NON_FINITE ? " (a pose, root or palette value not finite or beyond float32)" : "");

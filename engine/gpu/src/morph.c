@@ -27,7 +27,14 @@ typedef struct morph_set {
     uint32_t entry_slots;   /* SINEW_MORPH_ENTRY_SLOTS, or _TANGENT with tangent deltas */
     uint32_t segments;      /* 1 + first uvec4 of the bone segment table (sinew_morpher_set_skeleton), or 0 */
     uint32_t *tfirst, *tcount;  /* per target: first uint of its row list in the data buffer, length */
+    float *tmax;            /* per target: its largest |delta component| (positions, normals, tangents) */
 } morph_set;
+
+/* Largest sum over targets of |weight| x the target's largest delta component a
+ * frame may ask for: a vertex's morphed position, normal or tangent stays within
+ * it of the rest one, so skinning (palette values up to 1e18) and normalising
+ * (squares) stay in float32. */
+#define SNW_MORPH_SUM_LIMIT 1e18
 
 typedef struct morph_slot {
     uint32_t set, copy;     /* skinner mesh of the copy */
@@ -201,6 +208,7 @@ void sinew_morpher_destroy(sinew_morpher *m)
     snw_vk_buffer_destroy(gpu, &m->frame);
     for (uint32_t i = 0; m->msets && i < m->set_count; i++) {
         snw_gpu_free(gpu, m->msets[i].tfirst);
+        snw_gpu_free(gpu, m->msets[i].tmax);
         snw_gpu_free(gpu, m->msets[i].tcount);
     }
     for (uint32_t i = 0; m->slots && i < m->slot_count; i++) {
@@ -258,13 +266,15 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     uint32_t *data = need ? (uint32_t *)snw_gpu_alloc(m->gpu, (size_t)need * 16u) : NULL;
     uint32_t *tfirst = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
     uint32_t *tcount = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
+    float *tmax = (float *)snw_gpu_alloc(m->gpu, sizeof(float) * target_count);
     /* vertex -> uvec4 index of its row (for the target row lists) */
     uint32_t *rowof = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * ((size_t)ml.vertex_count + 1));
-    if ((need && !data) || !tfirst || !tcount || !rowof) {
+    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof) {
         snw_gpu_free(m->gpu, cnt);
         snw_gpu_free(m->gpu, data);
         snw_gpu_free(m->gpu, tfirst);
         snw_gpu_free(m->gpu, tcount);
+        snw_gpu_free(m->gpu, tmax);
         snw_gpu_free(m->gpu, rowof);
         return snw_fail_entry(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out of host memory");
     }
@@ -298,6 +308,13 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     snw_gpu_free(m->gpu, rowof);
     for (uint32_t t = 0; t < target_count; t++) {
         const sinew_morph_target *g = &targets[t];
+        float mx = 0;
+        for (size_t k = 0; k < 3 * (size_t)g->count; k++) {
+            mx = fmaxf(mx, fabsf(g->position_deltas[k]));
+            if (g->normal_deltas) mx = fmaxf(mx, fabsf(g->normal_deltas[k]));
+            if (g->tangent_deltas) mx = fmaxf(mx, fabsf(g->tangent_deltas[k]));
+        }
+        tmax[t] = mx;
         for (uint32_t e = 0; e < g->count; e++) {
             uint32_t v = g->indices[e];
             uint32_t *ew = data + 4 * (size_t)(cnt[v] - m->data_used);
@@ -323,6 +340,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         if (r != SINEW_OK) {
             snw_gpu_free(m->gpu, tfirst);
             snw_gpu_free(m->gpu, tcount);
+            snw_gpu_free(m->gpu, tmax);
             return snw_fail_entry(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "upload failed");
         }
     }
@@ -337,6 +355,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     s->segments = 0;
     s->tfirst = tfirst;
     s->tcount = tcount;
+    s->tmax = tmax;
     m->data_used += (uint32_t)need;
     set->value = m->set_count++;
     return SINEW_OK;
@@ -450,6 +469,18 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
         sinew_result r = sinew_morph_check_weights(it->weights, it->weight_count, st->targets, &we);
         if (r != SINEW_OK)
             return snw_fail_entry(err, r, SINEW_ITEM_MORPH_SLOT, i, we.index, "item %u (slot %u): %s", i, it->slot.value, we.message);
+        double sum = 0, top = 0;
+        uint32_t top_t = 0;
+        for (uint32_t t = 0; t < st->targets; t++) {
+            double x = fabs((double)it->weights[t]) * st->tmax[t];
+            sum += x;
+            if (x > top) { top = x; top_t = t; }
+        }
+        if (!(sum <= SNW_MORPH_SUM_LIMIT))
+            return snw_fail_entry(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_MORPH_SLOT, i, top_t,
+                                  "item %u (slot %u): the weighted deltas may move a vertex by %g (sum of |weight| x the target's "
+                                  "largest delta; target %u the largest term), beyond 1e18: skinned in float32 it would overflow",
+                                  i, it->slot.value, sum, top_t);
         weights += st->targets;
     }
     if (weights > m->d.max_weights)

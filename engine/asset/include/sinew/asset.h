@@ -57,6 +57,8 @@ typedef struct sinew_asset sinew_asset;
 #define SINEW_ASSET_DEFAULT_MAX_MESHES   65536u
 #define SINEW_ASSET_DEFAULT_MAX_CLIPS    4096u
 #define SINEW_ASSET_DEFAULT_MAX_NODES    (1u << 20)
+/* Floor of the default memory budget (sinew_asset_desc.max_memory). */
+#define SINEW_ASSET_DEFAULT_MEMORY_FLOOR ((uint64_t)512 << 20)
 
 /* Import flags (sinew_asset_desc.flags). */
 typedef enum sinew_asset_flags {
@@ -95,6 +97,15 @@ typedef struct sinew_asset_desc {
      * SINEW_ERROR_CANCELLED (err item NONE), *out NULL, nothing left allocated. */
     bool (*progress)(void *user, double fraction);
     void *progress_user;
+    /* Memory budget in bytes of Sinew's glTF importer [0: SINEW_ASSET_DEFAULT_MEMORY_FLOOR
+     * + 64 x the bytes of the file and its buffers]: the arrays it materialises from the
+     * file's counts (accessors, the growing vertex arrays) are checked against it before
+     * they are allocated; LIMIT_EXCEEDED names the accessor or mesh. Accessors without a
+     * bufferView used as morph deltas (all zero by the specification) take no memory.
+     * The clips are counted too (each holds ~176 bytes per joint of the skeleton,
+     * whatever its channels): LIMIT_EXCEEDED names the clip. assimp's formats: only
+     * the clips, and only when max_memory is given (assimp allocates on its own). */
+    uint64_t max_memory;
 } sinew_asset_desc;
 
 /* One mesh of the character: its ranges in the shared arrays. */
@@ -187,6 +198,11 @@ SINEW_API const sinew_clip *sinew_asset_clip(const sinew_asset *a, uint32_t i);
 /* Index of the clip with this name, or -1. */
 SINEW_API int32_t sinew_asset_find_clip(const sinew_asset *a, const char *name);
 SINEW_API const sinew_asset_import_stats *sinew_asset_stats(const sinew_asset *a);
+/* true when path names a file the import read (the model or one of its external
+ * files: glTF buffers, .mtl, ...), compared by device and inode (hard links and
+ * other names of it too): a tool must not write its output over it. false for a
+ * missing path and for memory imports' own data. */
+SINEW_API bool sinew_asset_reads_file(const sinew_asset *a, const char *path);
 /* The influences before pruning to 4: CSR lists (vertex i owns entries
  * offsets[i] .. offsets[i+1]-1), one entry per joint (repeats merged), weights
  * as in the file (not renormalized; a vertex without weights has its fallback

@@ -68,6 +68,11 @@ typedef struct sinew_palette_character {
      * fast sampler). 0 = none (the fields above decide). */
     uint32_t layer_count;
     const sinew_anim_layer *layers;
+    /* Largest |packed value| accepted (0 = the float32 range): a palette whose
+     * values fit float32 but whose products with the mesh's coordinates (or with
+     * each other, for normals) do not is NON_FINITE too. The crowd sets it from
+     * the model's rest extent (sinew_crowd.h). */
+    double value_limit;
 } sinew_palette_character;
 
 /* Bytes of scratch one caller of the functions below needs for skeletons of
@@ -79,7 +84,8 @@ SINEW_API size_t sinew_palette_scratch_bytes(uint32_t max_joints);
  * scratch: sinew_palette_scratch_bytes(joint_count) bytes, 16-byte aligned.
  * Errors: INVALID_ARGUMENT (NULL pointers, bad method or flags or wrap, a clip
  * made for another joint count, bad layers, scratch too small or misaligned),
- * NON_FINITE (time, layer values, root or pose not finite, or a palette value beyond float32),
+ * NON_FINITE (time, layer values, root or pose not finite, or a palette value
+ * beyond float32 or ch->value_limit),
  * NOT_RIGID (plain DQS, see sinew_palette_build). dst is unspecified on error.
  * A 16-byte aligned dst is written with streaming (non-temporal) stores and an
  * sfence (no read-for-ownership; suits write-combined mapped memory). */

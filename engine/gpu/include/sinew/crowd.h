@@ -272,7 +272,9 @@ SINEW_API sinew_result sinew_crowd_remove_model(sinew_crowd *c, sinew_model_id m
  * before running; the result does not depend on the number of threads.
  * On error err (may be NULL) names the first (lowest) character at fault (item
  * CHARACTER, index): SINEW_ERROR_NON_FINITE also when a palette value does not
- * fit in float32 (palettes are built by sinew_palette_build_f32); a pose
+ * fit in float32 (palettes are built by sinew_palette_build_f32), or is beyond
+ * min(1e18, 1e37 / (1 + the model's rest extent from its bounds data)) so that
+ * skinned positions or normals would overflow (entry = the joint); a pose
  * callback's non-zero result is returned as is (SINEW_ERROR_IN_USE if it
  * called back into this crowd). SINEW_ERROR_IN_USE, with nothing changed in
  * the crowd, while another call of this crowd runs. */

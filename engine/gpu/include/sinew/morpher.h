@@ -110,7 +110,9 @@ SINEW_API sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_mor
  * that frame's; outside one, the next frame's (the call first waits, bounded
  * like sinew_skinner_begin_frame, until the GPU is done with that ring slot;
  * TIMEOUT then). Validates every item first (NOT_FOUND unknown slot, INVALID_ARGUMENT wrong
- * weight count or a slot named twice, NON_FINITE weights, CAPACITY beyond
+ * weight count or a slot named twice, NON_FINITE weights, or weights whose sum of
+ * |weight| x the target's largest delta component passes 1e18 (skinned in float32
+ * it would overflow; entry = the largest term's target), CAPACITY beyond
  * max_weights; err names the item and weight), then writes meshes_out[i]: the
  * mesh id item i's instance must use (the base mesh when all its weights are
  * zero). Replaces any earlier call in the same frame. No allocation. */
