@@ -1,12 +1,15 @@
 /* sinew-bench --scene crowd: a crowd scene a crowd-rendering user would
  * recognise, timed per stage. Several of assimp's test models (missing ones
- * are skipped with a note), each character playing two blended layers
+ * are skipped with a note; each scaled by its root matrix to 1.8 units tall,
+ * skinned with LBS, which keeps a uniform root scale exact), each character playing two blended layers
  * (sinew_anim_layer) with a 0.5 s crossfade to the model's next clip every
  * 3-4 s (a model with one clip crossfades to itself at another phase), root
  * motion extracted per clip (sinew_root_motion, translation + yaw) moving its
  * root matrix over a square plaza (positions wrap, with reset_previous), an
  * orbiting camera, frustum culling with the crowd's conservative boxes of the
- * previous frame (hidden = true), and distance LOD (update_every 1 / 2 / 4 with
+ * previous frame (hidden = true). The test models' clips move a joint below a
+ * static root joint, so the extracted root motion is zero there: such models'
+ * characters walk straight at a scripted 1 unit/s instead (said in the output), and distance LOD (update_every 1 / 2 / 4 with
  * lod_interpolate; the skinner keeps previous positions). One frame:
  *   logic   : layers, transitions, root motion, wrap (this file, one thread)
  *   cull    : LOD and frustum test of every character's box (one thread)
@@ -45,6 +48,8 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
 #define SC_MAX_ROWS 16
 #define SC_DT (1.0 / 30.0)
 #define SC_FADE 0.5
+#define SC_HEIGHT 1.8 /* every model is scaled (root matrix, LBS) to this height */
+#define SC_WALK 1.0   /* world units / s for models whose clips have no root motion */
 
 static const char *SC_MODELS[] = {
     "/usr/share/assimp/models/X/Testwuson.X",
@@ -59,6 +64,8 @@ typedef struct sc_model {
     const sinew_clip *clips[SC_MAX_CLIPS];
     sinew_root_motion *rm[SC_MAX_CLIPS]; /* NULL: none could be extracted */
     sinew_model_id id;
+    double scale;              /* root scale that makes it SC_HEIGHT tall */
+    int scripted;              /* its clips carry no root motion: walks at SC_WALK instead */
 } sc_model;
 
 typedef struct sc_char {
@@ -71,6 +78,7 @@ typedef struct sc_char {
     uint32_t transitions;
     int was_hidden;
     double skin_pos[3];        /* root position when last skinned (its box's) */
+    double heading[2];         /* scripted walk direction (x, z) */
 } sc_char;
 
 typedef struct sc_row {
@@ -122,8 +130,9 @@ typedef struct sc_camera { double eye[3], f[3], r[3], u[3], th, tv, znear, zfar;
 
 static void camera_at(sc_camera *cam, double t, double extent, double size)
 {
-    double radius = 0.8 * extent + 4 * size, a = 0.15 * t;
-    double eye[3] = { radius * cos(a), 0.35 * radius + 2 * size, radius * sin(a) };
+    /* inside the plaza, half way out, at 3 character sizes, looking at its centre */
+    double radius = 0.5 * extent + 2 * size, a = 0.15 * t;
+    double eye[3] = { radius * cos(a), 3 * size, radius * sin(a) };
     double f[3] = { -eye[0], -eye[1] + 0.5 * size, -eye[2] };
     double fl = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
     for (int k = 0; k < 3; k++) { cam->eye[k] = eye[k]; cam->f[k] = f[k] / fl; }
@@ -136,7 +145,7 @@ static void camera_at(sc_camera *cam, double t, double extent, double size)
     cam->tv = tan(0.5 * 60.0 * M_PI / 180.0);
     cam->th = cam->tv * 16.0 / 9.0;
     cam->znear = 0.05 * size;
-    cam->zfar = 2.5 * radius + 2 * extent;
+    cam->zfar = radius + 3 * extent;
 }
 
 /* 1 when the box is entirely outside one plane of the frustum. */
@@ -164,7 +173,7 @@ static int box_outside(const sc_camera *cam, const double lo[3], const double hi
 static int load_models(sc_model *ms, double *size)
 {
     int n = 0;
-    *size = 0;
+    *size = 1.2 * SC_HEIGHT; /* world size of a character (models are scaled to SC_HEIGHT) */
     for (size_t i = 0; i < sizeof SC_MODELS / sizeof SC_MODELS[0] && n < SC_MAX_MODELS; i++) {
         sc_model *sm = &ms[n];
         memset(sm, 0, sizeof *sm);
@@ -186,6 +195,7 @@ static int load_models(sc_model *ms, double *size)
         sinew_vec3 up = sm->m.up_axis == DEMO_UP_Z ? sinew_v3(0, 0, 1) : sm->m.up_axis == DEMO_UP_X ? sinew_v3(1, 0, 0)
                                                                                                    : sinew_v3(0, 1, 0);
         int with_rm = 0;
+        double cycle = 0;
         for (uint32_t k = 0; k < sm->nclips; k++) {
             sm->clips[k] = sinew_asset_clip(a, k);
             sinew_root_motion_desc rd = { 0 };
@@ -195,10 +205,24 @@ static int load_models(sc_model *ms, double *size)
             rd.up = up;
             if (sinew_root_motion_create(&rd, &sm->rm[k]) != SINEW_OK) sm->rm[k] = NULL;
             else with_rm++;
+            sinew_transform w;
+            if (sm->rm[k] && sinew_root_motion_sample(sm->rm[k], sinew_clip_duration(sm->clips[k]), SINEW_WRAP_CLAMP, &w) == SINEW_OK) {
+                double d = sqrt(w.translation.x * w.translation.x + w.translation.y * w.translation.y +
+                                w.translation.z * w.translation.z);
+                if (d > cycle) cycle = d;
+            }
         }
-        printf("model %s: %u joints, %u vertices, %u clip(s), root motion extracted from %d\n", sm->m.name, sm->joints,
-               sm->m.vertex_count, sm->nclips, with_rm);
-        if (sm->m.size > *size) *size = sm->m.size;
+        int animated = 0;
+        for (uint32_t j = 0; j < sm->joints; j++)
+            if (sinew_clip_animates(sm->clips[0], j)) { animated = (int)j; break; }
+        printf("model %s: %u joints, %u vertices, %u clip(s), root motion extracted from %d (largest per cycle %.3g, "
+               "model size %.3g; first animated joint %d, its parent %d)\n", sm->m.name, sm->joints, sm->m.vertex_count,
+               sm->nclips, with_rm, cycle, sm->m.size, animated, (int)sinew_skeleton_parent(sm->m.skel, (uint32_t)animated));
+        sm->scale = sm->m.height > 0 ? SC_HEIGHT / sm->m.height : 1;
+        sm->scripted = !(cycle > 1e-6 * sm->m.size);
+        if (sm->scripted)
+            printf("note: %s: its clips carry no root motion (the motion is on a joint below a static root joint); "
+                   "its characters walk at a scripted %.1f units/s instead\n", sm->m.name, SC_WALK);
         n++;
     }
     return n;
@@ -286,7 +310,11 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
         rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; yaw = 2 * M_PI * (double)(rs >> 11) / 9007199254740992.0;
         sinew_quat q = sinew_quat_mul(sinew_quat_from_axis_angle(sinew_v3(0, 1, 0), yaw), sm->m.upright);
         c->model = (uint32_t)(i % nm);
-        c->place = sinew_mat4_from_rigid(q, sinew_v3((2 * rx - 1) * extent, sm->m.lift, (2 * rz - 1) * extent));
+        c->place = sinew_mat4_from_rigid(q, sinew_v3((2 * rx - 1) * extent, sm->m.lift * sm->scale, (2 * rz - 1) * extent));
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) c->place.m[a][b] *= sm->scale; /* uniform scale: LBS keeps it exact */
+        c->heading[0] = sin(yaw);
+        c->heading[1] = cos(yaw);
         c->motion = sinew_mat4_identity();
         c->root = c->place;
         c->cur = c->prev = i % sm->nclips;
@@ -297,7 +325,7 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
         c->switch_at = c->period * frac(0.21 * i + 0.1); /* staggered first transitions */
         c->was_hidden = 1;
         chars[i].model = sm->id;
-        chars[i].method = SINEW_METHOD_DQS;
+        chars[i].method = SINEW_METHOD_LBS;
         chars[i].root = &c->root;
         chars[i].layer_count = 2;
         chars[i].layers = &layers[2 * i];
@@ -345,6 +373,10 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
                 blend_motion(sm, c, l, t - SC_DT, t, &d);
                 sinew_mat4 dm = sinew_mat4_from_transform(&d);
                 c->motion = sinew_mat4_mul(&c->motion, &dm);
+                if (sm->scripted) {
+                    c->place.m[3][0] += SC_WALK * SC_DT * c->heading[0];
+                    c->place.m[3][2] += SC_WALK * SC_DT * c->heading[1];
+                }
                 sinew_vec3 before = mat_pos(&c->root);
                 c->root = sinew_mat4_mul(&c->place, &c->motion);
                 sinew_vec3 p = mat_pos(&c->root);
@@ -499,6 +531,10 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
     if (budget)
         printf("vertex budget: at most %llu output vertices per size; larger crowds are capped and marked *\n",
                (unsigned long long)budget);
+    /* one skinner's output buffer must fit maxStorageBufferRange (32 B per vertex covers every output format) */
+    uint64_t device_cap = sinew_gpu_properties(gpu)->limits.maxStorageBufferRange / 32u;
+    printf("device cap: at most %llu output vertices (maxStorageBufferRange / 32 B); larger crowds are capped and marked *\n",
+           (unsigned long long)device_cap);
     printf("render: not measured (no render stage)\n\n");
     print_header();
     sc_row rows[SC_MAX_ROWS];
@@ -507,10 +543,10 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
     for (uint32_t s = 0; s < nsizes && nrows < SC_MAX_ROWS; s++) {
         uint32_t c = sizes[s];
         int capped = 0;
-        if (budget) {
-            uint64_t v = 0;
+        {
+            uint64_t v = 0, cap = budget && budget < device_cap ? budget : device_cap;
             uint32_t fit = 0;
-            while (fit < c && v + ms[fit % nm].m.vertex_count <= budget) v += ms[fit++ % nm].m.vertex_count;
+            while (fit < c && v + ms[fit % nm].m.vertex_count <= cap) v += ms[fit++ % nm].m.vertex_count;
             if (fit < c) { c = fit ? fit : 1; capped = 1; }
         }
         if (c == last) continue; /* capped to a size already measured */
@@ -522,7 +558,7 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
         print_row(w);
         fflush(stdout);
     }
-    printf("(* = capped by the vertex budget; prepare = sinew_crowd_stats.cpu_ms: sample + blend + FK + palette + box "
+    printf("(* = capped by the vertex budget or the device cap; prepare = sinew_crowd_stats.cpu_ms: sample + blend + FK + palette + box "
            "+ pack on all threads; logic and cull: this program, one thread; visible / interpolated / skinned_vtx: "
            "mean per frame; frame = logic .. GPU done, frames not overlapped; render: not measured)\n");
 
