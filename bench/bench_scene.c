@@ -525,7 +525,7 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
            slow ? "CPU device" : "GPU", sinew_cpu_count(), nm, frames);
     sinew_copy_roofline roof;
     memset(&roof, 0, sizeof roof);
-    if (sinew_debug_measure_roofline(gpu, 3, &roof) != SINEW_OK) fprintf(stderr, "copy roofline failed\n");
+    if (sinew_debug_measure_roofline(gpu, 7, &roof) != SINEW_OK) fprintf(stderr, "copy roofline failed\n");
     printf("copy roofline (sinew_debug_measure_roofline): compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
            roof.shader_copy_gbps, roof.transfer_copy_gbps);
     if (budget)
