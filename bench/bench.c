@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "demo_scene.h"
 #include "bench_cpu.h"
+#include "bench_scene.h"
 #include "bench_util.h"
 #include <sinew/debug.h>
 #include <sinew/linalg.h>
@@ -94,6 +95,8 @@ typedef struct options {
     uint32_t tube_vertices;               /* --tube-vertices: tube of about this many vertices, 0 = 32 x 16 */
     int device_info;                      /* --device-info: the device, driver and limits, then exit */
     int roofline_only;                    /* --roofline-only: the device and the copy roofline, then exit */
+    const char *scene;                    /* --scene crowd: bench_scene.c instead of the sweep */
+    uint32_t frames;                      /* --frames N (--scene): measured frames per size */
 } options;
 
 static double reference_rate(const demo_model *m, const variant *v)
@@ -271,7 +274,10 @@ static void usage(void)
             "    sinew-bench --model none --tube-vertices 10000 --sizes 10000 --methods dqs-scale+bulge\n"
             "                --kernel-rounds 0 --no-variants\n"
             "  --device-info: the Vulkan device, driver version and buffer limits, then exit.\n"
-            "  --roofline-only: the device and the copy roofline (as measured before the sweep), then exit.\n");
+            "  --roofline-only: the device and the copy roofline (as measured before the sweep), then exit.\n"
+            "  --scene crowd [--frames N]: the crowd scene (bench_scene.c: real models, blended clips, root\n"
+            "  motion, orbit camera, culling, LOD; sizes 1000,10000,100000, --sizes / --budget / --full as\n"
+            "  above), per-stage table, scene.csv / scene.json / scene.png in --out.\n");
 }
 
 /* Skinner + crowd sized for `max_chars` characters of model m. */
@@ -783,6 +789,15 @@ int main(int argc, char **argv)
             o.tube_vertices = (uint32_t)n;
         }
         else if (!strcmp(a, "--cor-precompute")) return cor_precompute_bench();
+        else if (!strcmp(a, "--scene") && next) {
+            o.scene = argv[++i];
+            if (strcmp(o.scene, "crowd")) { fprintf(stderr, "--scene %s: no such scene (crowd)\n", o.scene); return 2; }
+        } else if (!strcmp(a, "--frames") && next) {
+            char *end = NULL;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (!end || *end || v < 1 || v > 100000) { fprintf(stderr, "--frames: 1 .. 100000\n"); return 2; }
+            o.frames = (uint32_t)v;
+        }
         else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
         else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
         else if (!strcmp(a, "--sizes") && next) { if (!parse_sizes(argv[++i], &o)) { usage(); return 2; } sizes_given = 1; }
@@ -804,6 +819,16 @@ int main(int argc, char **argv)
     if (mkdir(o.out_dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "cannot create %s\n", o.out_dir);
         return 1;
+    }
+    if (o.scene) {
+        sinew_bench_scene_options so = { 0 };
+        so.out_dir = o.out_dir;
+        if (sizes_given) { so.sizes = o.sizes; so.nsizes = (uint32_t)o.nsizes; }
+        so.frames = o.frames;
+        so.budget = o.budget;
+        so.budget_given = budget_given;
+        so.full = o.full;
+        return sinew_bench_scene(&so);
     }
     if (o.cpu_only) {
         sinew_bench_cpu_options co = { 0 };

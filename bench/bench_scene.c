@@ -1,0 +1,642 @@
+/* sinew-bench --scene crowd: a crowd scene a crowd-rendering user would
+ * recognise, timed per stage. Several of assimp's test models (missing ones
+ * are skipped with a note; each scaled by its root matrix to 1.8 units tall,
+ * skinned with LBS, which keeps a uniform root scale exact), each character playing two blended layers
+ * (sinew_anim_layer) with a 0.5 s crossfade to the model's next clip every
+ * 3-4 s (a model with one clip crossfades to itself at another phase), root
+ * motion extracted per clip (sinew_root_motion, translation + yaw) moving its
+ * root matrix over a square plaza (positions wrap, with reset_previous), an
+ * orbiting camera, frustum culling with the crowd's conservative boxes of the
+ * previous frame (hidden = true). The test models' clips move a joint below a
+ * static root joint, so the extracted root motion is zero there: such models'
+ * characters walk straight at a scripted 1 unit/s instead (said in the output), and distance LOD (update_every 1 / 2 / 4 with
+ * lod_interpolate; the skinner keeps previous positions). One frame:
+ *   logic   : layers, transitions, root motion, wrap (this file, one thread)
+ *   cull    : LOD and frustum test of every character's box (one thread)
+ *   prepare : sinew_crowd_stats.cpu_ms (sample + blend + FK + palette + box + pack,
+ *             all threads; the crowd reports no finer breakdown)
+ *   gpu     : sinew_skinner_gpu_time (the skinning dispatch)
+ *   frame   : wall time of the whole frame (logic .. GPU done)
+ * render: not measured (no render stage).
+ * Table on stdout, scene.csv / scene.json / scene.png (gnuplot) in --out. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench_scene.h"
+#include "bench_util.h"
+#include "demo_scene.h"
+#include <sinew/debug.h>
+#include <sinew/linalg.h>
+#ifdef DEMO_WITH_ASSET
+#include <sinew/asset.h>
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef DEMO_WITH_ASSET
+int sinew_bench_scene(const sinew_bench_scene_options *o)
+{
+    (void)o;
+    fprintf(stderr, "sinew-bench --scene crowd: built without the asset layer (sinew::asset), no models\n");
+    return 1;
+}
+#else
+
+#define SC_MAX_MODELS 4
+#define SC_MAX_CLIPS 4
+#define SC_MAX_ROWS 16
+#define SC_DT (1.0 / 30.0)
+#define SC_FADE 0.5
+#define SC_HEIGHT 1.8 /* every model is scaled (root matrix, LBS) to this height */
+#define SC_WALK 1.0   /* world units / s for models whose clips have no root motion */
+
+static const char *SC_MODELS[] = {
+    "/usr/share/assimp/models/X/Testwuson.X",
+    "/usr/share/assimp/models/X/BCN_Epileptic.X",
+    "/usr/share/assimp/models/FBX/animation_with_skeleton.fbx",
+    "/usr/share/assimp/models/FBX/huesitos.fbx",
+};
+
+typedef struct sc_model {
+    demo_model m;
+    uint32_t joints, nclips;
+    const sinew_clip *clips[SC_MAX_CLIPS];
+    sinew_root_motion *rm[SC_MAX_CLIPS]; /* NULL: none could be extracted */
+    sinew_model_id id;
+    double scale;              /* root scale that makes it SC_HEIGHT tall */
+    int scripted;              /* its clips carry no root motion: walks at SC_WALK instead */
+} sc_model;
+
+typedef struct sc_char {
+    uint32_t model;
+    sinew_mat4 place;          /* plaza placement x upright rotation */
+    sinew_mat4 motion;         /* accumulated root motion (model space) */
+    sinew_mat4 root;           /* place x motion */
+    uint32_t cur, prev;        /* clip indices */
+    double cur_start, prev_start, cur_off, prev_off, switch_at, period;
+    uint32_t transitions;
+    int was_hidden;
+    double skin_pos[3];        /* root position when last skinned (its box's) */
+    double heading[2];         /* scripted walk direction (x, z) */
+} sc_char;
+
+typedef struct sc_row {
+    uint32_t chars;
+    int capped;
+    double visible, interpolated, skinned_vertices;
+    double logic_ms, cull_ms, prepare_ms, gpu_ms, frame_ms, fps, gbps, roofline;
+    double meters_per_s;       /* mean root-motion speed of the characters (model units / s) */
+    const char *error;
+} sc_row;
+
+static double frac(double x) { return x - floor(x); }
+
+static sinew_vec3 mat_pos(const sinew_mat4 *m) { return sinew_v3(m->m[3][0], m->m[3][1], m->m[3][2]); }
+
+/* The layers' root motion from t0 to t1 (layer times), blended by effective weight. */
+static void blend_motion(const sc_model *sm, const sc_char *c, const sinew_anim_layer *l, double t0, double t1,
+                         sinew_transform *out)
+{
+    sinew_vec3 tr = sinew_v3(0, 0, 0);
+    sinew_quat q = { 0, 0, 0, 0 };
+    double wsum = 0;
+    uint32_t clips[2] = { c->prev, c->cur };
+    double starts[2] = { c->prev_start, c->cur_start }, offs[2] = { c->prev_off, c->cur_off };
+    for (int k = 0; k < 2; k++) {
+        const sinew_root_motion *rm = sm->rm[clips[k]];
+        double w = sinew_anim_layer_weight(&l[k]);
+        sinew_transform d;
+        if (!rm || w <= 0) continue;
+        if (sinew_root_motion_delta(rm, t0 - starts[k] + offs[k], t1 - starts[k] + offs[k], SINEW_WRAP_LOOP, &d) != SINEW_OK)
+            continue;
+        if (q.x * d.rotation.x + q.y * d.rotation.y + q.z * d.rotation.z + q.w * d.rotation.w < 0) w = -w;
+        tr = sinew_v3_add(tr, sinew_v3_scale(d.translation, fabs(w)));
+        q.x += w * d.rotation.x; q.y += w * d.rotation.y; q.z += w * d.rotation.z; q.w += w * d.rotation.w;
+        wsum += fabs(w);
+    }
+    out->scale = sinew_v3(1, 1, 1);
+    if (wsum <= 0) {
+        out->translation = sinew_v3(0, 0, 0);
+        out->rotation = sinew_quat_identity();
+        return;
+    }
+    out->translation = sinew_v3_scale(tr, 1.0 / wsum);
+    out->rotation = sinew_quat_normalize(q);
+}
+
+/* Camera: position, forward / right / up axes, tangents of the half angles, near, far. */
+typedef struct sc_camera { double eye[3], f[3], r[3], u[3], th, tv, znear, zfar; } sc_camera;
+
+static void camera_at(sc_camera *cam, double t, double extent, double size)
+{
+    /* inside the plaza, half way out, at 3 character sizes, looking at its centre */
+    double radius = 0.5 * extent + 2 * size, a = 0.15 * t;
+    double eye[3] = { radius * cos(a), 3 * size, radius * sin(a) };
+    double f[3] = { -eye[0], -eye[1] + 0.5 * size, -eye[2] };
+    double fl = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    for (int k = 0; k < 3; k++) { cam->eye[k] = eye[k]; cam->f[k] = f[k] / fl; }
+    /* r = f x (0,1,0), u = r x f */
+    double r[3] = { -cam->f[2], 0, cam->f[0] }, rl = sqrt(r[0] * r[0] + r[2] * r[2]);
+    for (int k = 0; k < 3; k++) cam->r[k] = r[k] / rl;
+    cam->u[0] = cam->r[1] * cam->f[2] - cam->r[2] * cam->f[1];
+    cam->u[1] = cam->r[2] * cam->f[0] - cam->r[0] * cam->f[2];
+    cam->u[2] = cam->r[0] * cam->f[1] - cam->r[1] * cam->f[0];
+    cam->tv = tan(0.5 * 60.0 * M_PI / 180.0);
+    cam->th = cam->tv * 16.0 / 9.0;
+    cam->znear = 0.05 * size;
+    cam->zfar = radius + 3 * extent;
+}
+
+/* 1 when the box is entirely outside one plane of the frustum. */
+static int box_outside(const sc_camera *cam, const double lo[3], const double hi[3])
+{
+    int out[6] = { 1, 1, 1, 1, 1, 1 };
+    for (int i = 0; i < 8; i++) {
+        double p[3] = { (i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2] };
+        double v[3] = { p[0] - cam->eye[0], p[1] - cam->eye[1], p[2] - cam->eye[2] };
+        double z = v[0] * cam->f[0] + v[1] * cam->f[1] + v[2] * cam->f[2];
+        double x = v[0] * cam->r[0] + v[1] * cam->r[1] + v[2] * cam->r[2];
+        double y = v[0] * cam->u[0] + v[1] * cam->u[1] + v[2] * cam->u[2];
+        if (z >= cam->znear) out[0] = 0;
+        if (z <= cam->zfar) out[1] = 0;
+        if (x <= z * cam->th) out[2] = 0;
+        if (x >= -z * cam->th) out[3] = 0;
+        if (y <= z * cam->tv) out[4] = 0;
+        if (y >= -z * cam->tv) out[5] = 0;
+    }
+    for (int k = 0; k < 6; k++)
+        if (out[k]) return 1;
+    return 0;
+}
+
+static int load_models(sc_model *ms, double *size)
+{
+    int n = 0;
+    *size = 1.2 * SC_HEIGHT; /* world size of a character (models are scaled to SC_HEIGHT) */
+    for (size_t i = 0; i < sizeof SC_MODELS / sizeof SC_MODELS[0] && n < SC_MAX_MODELS; i++) {
+        sc_model *sm = &ms[n];
+        memset(sm, 0, sizeof *sm);
+        char msg[256] = "";
+        if (demo_asset(SC_MODELS[i], &sm->m, msg, sizeof msg) != SINEW_OK) {
+            printf("note: %s not loaded (%s), skipped\n", SC_MODELS[i], msg[0] ? msg : "missing");
+            continue;
+        }
+        sinew_asset *a = sm->m.asset;
+        sm->nclips = sinew_asset_clip_count(a);
+        if (sm->nclips > SC_MAX_CLIPS) sm->nclips = SC_MAX_CLIPS;
+        if (!sm->nclips || !sm->m.vertex_count) {
+            printf("note: %s has no clip or no vertices, skipped\n", SC_MODELS[i]);
+            demo_model_free(&sm->m);
+            continue;
+        }
+        sm->joints = sinew_skeleton_joint_count(sm->m.skel);
+        uint32_t root_joint = 0; /* joint 0 has no parent (parents precede children) */
+        sinew_vec3 up = sm->m.up_axis == DEMO_UP_Z ? sinew_v3(0, 0, 1) : sm->m.up_axis == DEMO_UP_X ? sinew_v3(1, 0, 0)
+                                                                                                   : sinew_v3(0, 1, 0);
+        int with_rm = 0;
+        double cycle = 0;
+        for (uint32_t k = 0; k < sm->nclips; k++) {
+            sm->clips[k] = sinew_asset_clip(a, k);
+            sinew_root_motion_desc rd = { 0 };
+            rd.clip = sm->clips[k];
+            rd.skeleton = sm->m.skel;
+            rd.joint = root_joint;
+            rd.up = up;
+            if (sinew_root_motion_create(&rd, &sm->rm[k]) != SINEW_OK) sm->rm[k] = NULL;
+            else with_rm++;
+            sinew_transform w;
+            if (sm->rm[k] && sinew_root_motion_sample(sm->rm[k], sinew_clip_duration(sm->clips[k]), SINEW_WRAP_CLAMP, &w) == SINEW_OK) {
+                double d = sqrt(w.translation.x * w.translation.x + w.translation.y * w.translation.y +
+                                w.translation.z * w.translation.z);
+                if (d > cycle) cycle = d;
+            }
+        }
+        int animated = 0;
+        for (uint32_t j = 0; j < sm->joints; j++)
+            if (sinew_clip_animates(sm->clips[0], j)) { animated = (int)j; break; }
+        printf("model %s: %u joints, %u vertices, %u clip(s), root motion extracted from %d (largest per cycle %.3g, "
+               "model size %.3g; first animated joint %d, its parent %d)\n", sm->m.name, sm->joints, sm->m.vertex_count,
+               sm->nclips, with_rm, cycle, sm->m.size, animated, (int)sinew_skeleton_parent(sm->m.skel, (uint32_t)animated));
+        sm->scale = sm->m.height > 0 ? SC_HEIGHT / sm->m.height : 1;
+        sm->scripted = !(cycle > 1e-6 * sm->m.size);
+        if (sm->scripted)
+            printf("note: %s: its clips carry no root motion (the motion is on a joint below a static root joint); "
+                   "its characters walk at a scripted %.1f units/s instead\n", sm->m.name, SC_WALK);
+        n++;
+    }
+    return n;
+}
+
+static void free_models(sc_model *ms, int n)
+{
+    for (int i = 0; i < n; i++) {
+        for (uint32_t k = 0; k < ms[i].nclips; k++) sinew_root_motion_destroy(ms[i].rm[k]);
+        demo_model_free(&ms[i].m);
+    }
+}
+
+/* One size: builds the skinner + crowd, runs warm-up + frames, fills the row. */
+static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t count, uint32_t frames,
+                     double copy_gbps, sc_row *row)
+{
+    uint32_t max_joints = 0, rest_vertices = 0;
+    uint64_t out_vertices = 0, palette = 0;
+    for (int i = 0; i < nm; i++) {
+        if (ms[i].joints > max_joints) max_joints = ms[i].joints;
+        rest_vertices += ms[i].m.vertex_count;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        out_vertices += ms[i % nm].m.vertex_count;
+        palette += (uint64_t)ms[i % nm].joints * 8;
+    }
+    row->chars = count;
+    if (out_vertices > UINT32_MAX || palette > UINT32_MAX) { row->error = "too large for one skinner"; return; }
+    sinew_skinner_desc sd = { 0 };
+    sd.max_rest_vertices = rest_vertices;
+    sd.max_meshes = (uint32_t)nm;
+    sd.max_instances = count;
+    sd.max_output_vertices = (uint32_t)out_vertices;
+    sd.max_palette_vec4 = (uint32_t)palette;
+    sd.frames_in_flight = 2;
+    sd.keep_previous = true;
+    sinew_skinner *sk = NULL;
+    sinew_crowd *crowd = NULL;
+    sinew_error_info err;
+    memset(&err, 0, sizeof err);
+    sinew_result r = sinew_skinner_create(gpu, &sd, &sk, &err);
+    for (int i = 0; i < nm && r == SINEW_OK; i++) r = sinew_skinner_add_rest_mesh(sk, ms[i].m.rest, &ms[i].m.mesh_id, &err);
+    if (r == SINEW_OK) {
+        sinew_crowd_desc cd = { 0 };
+        cd.skinner = sk;
+        cd.max_characters = count;
+        cd.max_models = (uint32_t)nm;
+        cd.max_joints = max_joints;
+        cd.lod_interpolate = true;
+        r = sinew_crowd_create(&cd, &crowd, &err);
+    }
+    for (int i = 0; i < nm && r == SINEW_OK; i++) {
+        sinew_crowd_model_desc md = { 0 };
+        const sinew_rest_mesh *rest = ms[i].m.rest;
+        md.skeleton = ms[i].m.skel;
+        md.mesh_count = 1;
+        md.meshes = &ms[i].m.mesh_id;
+        md.rest_meshes = &rest; /* vertex counts and culling data */
+        r = sinew_crowd_add_model(crowd, &md, &ms[i].id, &err);
+    }
+    sc_char *cs = calloc(count, sizeof *cs);
+    sinew_crowd_character *chars = calloc(count, sizeof *chars);
+    sinew_anim_layer *layers = calloc((size_t)count * 2, sizeof *layers);
+    double *t_logic = calloc(frames, sizeof(double)), *t_cull = calloc(frames, sizeof(double));
+    double *t_prep = calloc(frames, sizeof(double)), *t_gpu = calloc(frames, sizeof(double));
+    double *t_frame = calloc(frames, sizeof(double));
+    if (r == SINEW_OK && !(cs && chars && layers && t_logic && t_cull && t_prep && t_gpu && t_frame))
+        r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r != SINEW_OK) {
+        row->error = sinew_result_string(r);
+        if (err.message[0]) fprintf(stderr, "scene: %s\n", err.message);
+        goto done;
+    }
+
+    /* the plaza: a square of side 2 * extent, 2 model sizes per character */
+    double spacing = 2.0 * size, extent = 0.5 * spacing * ceil(sqrt((double)count));
+    uint64_t rs = 0x5eedu;
+    for (uint32_t i = 0; i < count; i++) {
+        sc_char *c = &cs[i];
+        const sc_model *sm = &ms[i % nm];
+        double rx, rz, yaw;
+        rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; rx = (double)(rs >> 11) / 9007199254740992.0;
+        rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; rz = (double)(rs >> 11) / 9007199254740992.0;
+        rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; yaw = 2 * M_PI * (double)(rs >> 11) / 9007199254740992.0;
+        sinew_quat q = sinew_quat_mul(sinew_quat_from_axis_angle(sinew_v3(0, 1, 0), yaw), sm->m.upright);
+        c->model = (uint32_t)(i % nm);
+        c->place = sinew_mat4_from_rigid(q, sinew_v3((2 * rx - 1) * extent, sm->m.lift * sm->scale, (2 * rz - 1) * extent));
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) c->place.m[a][b] *= sm->scale; /* uniform scale: LBS keeps it exact */
+        c->heading[0] = sin(yaw);
+        c->heading[1] = cos(yaw);
+        c->motion = sinew_mat4_identity();
+        c->root = c->place;
+        c->cur = c->prev = i % sm->nclips;
+        c->period = 3.0 + frac(0.618 * i);
+        c->cur_off = frac(0.37 * i) * sinew_clip_duration(sm->clips[c->cur]);
+        c->prev_off = c->cur_off;
+        c->cur_start = c->prev_start = 0;
+        c->switch_at = c->period * frac(0.21 * i + 0.1); /* staggered first transitions */
+        c->was_hidden = 1;
+        chars[i].model = sm->id;
+        chars[i].method = SINEW_METHOD_LBS;
+        chars[i].root = &c->root;
+        chars[i].layer_count = 2;
+        chars[i].layers = &layers[2 * i];
+    }
+
+    double speed_sum = 0;
+    int n = 0;
+    for (uint32_t f = 0; f < frames + 2 && r == SINEW_OK; f++) {
+        double t = f * SC_DT, f0 = now_s();
+        /* logic: transitions, layers, root motion, wrap */
+        double moved = 0;
+        for (uint32_t i = 0; i < count; i++) {
+            sc_char *c = &cs[i];
+            const sc_model *sm = &ms[c->model];
+            chars[i].reset_previous = false;
+            if (t >= c->switch_at) {
+                c->prev = c->cur;
+                c->prev_start = c->cur_start;
+                c->prev_off = c->cur_off;
+                c->cur = (c->cur + 1) % sm->nclips;
+                c->cur_start = t;
+                c->transitions++;
+                /* one clip: the same clip at another phase */
+                c->cur_off = frac(0.37 * i + 0.45 * c->transitions) * sinew_clip_duration(sm->clips[c->cur]);
+                c->switch_at = t + c->period;
+            }
+            double fade_time = t - (c->switch_at - c->period);
+            sinew_anim_layer *l = &layers[2 * i];
+            memset(l, 0, 2 * sizeof *l);
+            l[0].clip = sm->clips[c->prev];
+            l[0].time = t - c->prev_start + c->prev_off;
+            l[0].weight = 1;
+            l[0].flags = SINEW_LAYER_FADE_OUT;
+            l[0].fade_time = c->transitions ? fade_time : SC_FADE;
+            l[0].fade_duration = SC_FADE;
+            l[0].root_motion = sm->rm[c->prev];
+            l[1].clip = sm->clips[c->cur];
+            l[1].time = t - c->cur_start + c->cur_off;
+            l[1].weight = 1;
+            l[1].fade_time = c->transitions ? fade_time : SC_FADE;
+            l[1].fade_duration = SC_FADE;
+            l[1].root_motion = sm->rm[c->cur];
+            if (f > 0) {
+                sinew_transform d;
+                blend_motion(sm, c, l, t - SC_DT, t, &d);
+                sinew_mat4 dm = sinew_mat4_from_transform(&d);
+                c->motion = sinew_mat4_mul(&c->motion, &dm);
+                if (sm->scripted) {
+                    c->place.m[3][0] += SC_WALK * SC_DT * c->heading[0];
+                    c->place.m[3][2] += SC_WALK * SC_DT * c->heading[1];
+                }
+                sinew_vec3 before = mat_pos(&c->root);
+                c->root = sinew_mat4_mul(&c->place, &c->motion);
+                sinew_vec3 p = mat_pos(&c->root);
+                moved += sqrt((p.x - before.x) * (p.x - before.x) + (p.z - before.z) * (p.z - before.z));
+                /* wrap inside the plaza (a teleport: fresh previous positions) */
+                double sx = p.x > extent ? -2 * extent : p.x < -extent ? 2 * extent : 0;
+                double sz = p.z > extent ? -2 * extent : p.z < -extent ? 2 * extent : 0;
+                if (sx != 0 || sz != 0) {
+                    c->place.m[3][0] += sx;
+                    c->place.m[3][2] += sz;
+                    c->root = sinew_mat4_mul(&c->place, &c->motion);
+                    chars[i].reset_previous = true;
+                }
+            }
+        }
+        double f1 = now_s();
+        /* culling and LOD with the boxes of the previous frame */
+        sc_camera cam;
+        camera_at(&cam, t, extent, size);
+        for (uint32_t i = 0; i < count; i++) {
+            sc_char *c = &cs[i];
+            sinew_vec3 p = mat_pos(&c->root);
+            double dx = p.x - cam.eye[0], dy = p.y - cam.eye[1], dz = p.z - cam.eye[2];
+            double dist = sqrt(dx * dx + dy * dy + dz * dz);
+            uint32_t every = dist < 10 * size ? 1 : dist < 25 * size ? 2 : 4;
+            float lo[3], hi[3];
+            int visible = 1;
+            if (f > 0 && sinew_crowd_character_bounds(crowd, i, lo, hi) == SINEW_OK) {
+                double blo[3] = { lo[0], lo[1], lo[2] }, bhi[3] = { hi[0], hi[1], hi[2] };
+                if (c->was_hidden) {
+                    /* the box of its last skinning: moved with the root since, grown
+                     * by half a model size for the pose and heading it has now */
+                    double sh[3] = { p.x - c->skin_pos[0], p.y - c->skin_pos[1], p.z - c->skin_pos[2] };
+                    for (int k = 0; k < 3; k++) { blo[k] += sh[k] - 0.5 * size; bhi[k] += sh[k] + 0.5 * size; }
+                } else {
+                    /* last frame's box: grown by this frame's root step and a margin */
+                    for (int k = 0; k < 3; k++) { blo[k] -= 0.1 * size; bhi[k] += 0.1 * size; }
+                }
+                visible = !box_outside(&cam, blo, bhi);
+            }
+            chars[i].hidden = !visible;
+            chars[i].update_every = every;
+            chars[i].lod_interpolate = every > 1;
+            if (visible) { c->skin_pos[0] = p.x; c->skin_pos[1] = p.y; c->skin_pos[2] = p.z; }
+            c->was_hidden = !visible;
+        }
+        double f2 = now_s();
+        sinew_crowd_stats st;
+        memset(&st, 0, sizeof st);
+        r = sinew_crowd_update(crowd, chars, count, &st, &err);
+        if (r == SINEW_OK) r = sinew_skinner_wait(sk);
+        double g = 0;
+        if (r == SINEW_OK) r = sinew_skinner_gpu_time(sk, &g);
+        double f3 = now_s();
+        if (r != SINEW_OK) break;
+        if (f >= 2) { /* two warm-up frames (pipelines, first touches, first LOD evaluations) */
+            t_logic[n] = (f1 - f0) * 1e3;
+            t_cull[n] = (f2 - f1) * 1e3;
+            t_prep[n] = st.cpu_ms;
+            t_gpu[n] = g;
+            t_frame[n] = (f3 - f0) * 1e3;
+            row->visible += count - st.skipped;
+            row->interpolated += st.interpolated;
+            row->skinned_vertices += st.output_vertices;
+            speed_sum += moved / count / SC_DT;
+            n++;
+        }
+    }
+    if (r != SINEW_OK) {
+        row->error = sinew_result_string(r);
+        if (err.message[0]) fprintf(stderr, "scene: %s\n", err.message);
+        goto done;
+    }
+    if (n > 0) {
+        row->visible /= n;
+        row->interpolated /= n;
+        row->skinned_vertices /= n;
+        row->meters_per_s = speed_sum / n;
+    }
+    row->logic_ms = median(t_logic, n);
+    row->cull_ms = median(t_cull, n);
+    row->prepare_ms = median(t_prep, n);
+    row->gpu_ms = median(t_gpu, n);
+    row->frame_ms = median(t_frame, n);
+    row->fps = row->frame_ms > 0 ? 1e3 / row->frame_ms : 0;
+    {
+        sinew_output_binding ob;
+        sinew_skinner_output_binding(sk, &ob);
+        /* compulsory traffic per skinned vertex: rest vertex (32 B) + output; previous positions not counted */
+        double bytes = row->skinned_vertices * (32.0 + ob.stride);
+        row->gbps = row->gpu_ms > 0 ? bytes / (row->gpu_ms * 1e-3) * 1e-9 : 0;
+        row->roofline = copy_gbps > 0 ? row->gbps / copy_gbps : 0;
+    }
+done:
+    sinew_crowd_destroy(crowd);
+    sinew_skinner_destroy(sk);
+    free(cs); free(chars); free(layers);
+    free(t_logic); free(t_cull); free(t_prep); free(t_gpu); free(t_frame);
+}
+
+static void print_header(void)
+{
+    printf("%-11s %8s %12s %12s %9s %9s %10s %8s %9s %8s %7s %7s\n", "characters", "visible", "interpolated",
+           "skinned_vtx", "logic_ms", "cull_ms", "prepare_ms", "gpu_ms", "frame_ms", "frames/s", "GB/s", "roof%");
+}
+
+static void print_row(const sc_row *w)
+{
+    if (w->error) {
+        printf("%10u%s   n/a: %s\n", w->chars, w->capped ? "*" : " ", w->error);
+        return;
+    }
+    printf("%10u%s %8.0f %12.0f %12.0f %9.3f %9.3f %10.3f %8.3f %9.3f %8.1f %7.2f %6.1f%%\n", w->chars,
+           w->capped ? "*" : " ", w->visible, w->interpolated, w->skinned_vertices, w->logic_ms, w->cull_ms,
+           w->prepare_ms, w->gpu_ms, w->frame_ms, w->fps, w->gbps, 100 * w->roofline);
+}
+
+int sinew_bench_scene(const sinew_bench_scene_options *o)
+{
+    static const uint32_t def_sizes[] = { 1000, 10000, 100000 };
+    const uint32_t *sizes = o->sizes ? o->sizes : def_sizes;
+    uint32_t nsizes = o->sizes ? o->nsizes : 3, frames = o->frames ? o->frames : 30;
+    sc_model ms[SC_MAX_MODELS];
+    double size = 0;
+    double t_begin = now_s();
+    int nm = load_models(ms, &size);
+    if (nm == 0) {
+        fprintf(stderr, "sinew-bench --scene crowd: none of the test models could be loaded (libassimp's test models, "
+                        "package assimp-testmodels)\n");
+        return 1;
+    }
+    sinew_gpu_desc gd = { 0 };
+    sinew_gpu *gpu = NULL;
+    sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
+    if (r != SINEW_OK) {
+        fprintf(stderr, "sinew-bench: no Vulkan device: %s\n", sinew_result_string(r));
+        free_models(ms, nm);
+        return 1;
+    }
+    const sinew_gpu_device_info *info = sinew_gpu_info(gpu);
+    int slow = info->type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    /* the cap: as sinew-bench on CPU devices (4 Mi skinned vertices); on GPUs the output,
+     * previous-position and LOD palette buffers of one skinner (64 Mi vertices) */
+    uint64_t budget = o->budget_given ? o->budget : o->full ? 0 : slow ? (4u << 20) : (64u << 20);
+    printf("sinew-bench --scene crowd: device %s (%s), %u CPU threads; %d model(s), %u frames per size\n", info->name,
+           slow ? "CPU device" : "GPU", sinew_cpu_count(), nm, frames);
+    sinew_copy_roofline roof;
+    memset(&roof, 0, sizeof roof);
+    if (sinew_debug_measure_roofline(gpu, 7, &roof) != SINEW_OK) fprintf(stderr, "copy roofline failed\n");
+    printf("copy roofline (sinew_debug_measure_roofline): compute-shader copy %.1f GB/s, vkCmdCopyBuffer %.1f GB/s\n",
+           roof.shader_copy_gbps, roof.transfer_copy_gbps);
+    if (budget)
+        printf("vertex budget: at most %llu output vertices per size; larger crowds are capped and marked *\n",
+               (unsigned long long)budget);
+    /* one skinner's output buffer must fit maxStorageBufferRange (32 B per vertex covers every output format) */
+    uint64_t device_cap = sinew_gpu_properties(gpu)->limits.maxStorageBufferRange / 32u;
+    printf("device cap: at most %llu output vertices (maxStorageBufferRange / 32 B); larger crowds are capped and marked *\n",
+           (unsigned long long)device_cap);
+    printf("render: not measured (no render stage)\n\n");
+    print_header();
+    sc_row rows[SC_MAX_ROWS];
+    int nrows = 0;
+    uint32_t last = 0;
+    for (uint32_t s = 0; s < nsizes && nrows < SC_MAX_ROWS; s++) {
+        uint32_t c = sizes[s];
+        int capped = 0;
+        {
+            uint64_t v = 0, cap = budget && budget < device_cap ? budget : device_cap;
+            uint32_t fit = 0;
+            while (fit < c && v + ms[fit % nm].m.vertex_count <= cap) v += ms[fit++ % nm].m.vertex_count;
+            if (fit < c) { c = fit ? fit : 1; capped = 1; }
+        }
+        if (c == last) continue; /* capped to a size already measured */
+        last = c;
+        sc_row *w = &rows[nrows++];
+        memset(w, 0, sizeof *w);
+        w->capped = capped;
+        run_size(gpu, ms, nm, size, c, frames, roof.shader_copy_gbps, w);
+        print_row(w);
+        fflush(stdout);
+    }
+    printf("(* = capped by the vertex budget or the device cap; prepare = sinew_crowd_stats.cpu_ms: sample + blend + FK + palette + box "
+           "+ pack on all threads; logic and cull: this program, one thread; visible / interpolated / skinned_vtx: "
+           "mean per frame; frame = logic .. GPU done, frames not overlapped; render: not measured)\n");
+
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scene.csv", o->out_dir);
+    FILE *csv = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/scene.json", o->out_dir);
+    FILE *js = fopen(path, "w");
+    if (csv) {
+        fprintf(csv, "device,characters,capped,visible,interpolated,skinned_vertices,logic_ms,cull_ms,prepare_ms,"
+                     "gpu_ms,frame_ms,frames_per_s,gb_per_s,roofline_fraction,error\n");
+        for (int i = 0; i < nrows; i++) {
+            const sc_row *w = &rows[i];
+            fprintf(csv, "\"%s\",%u,%d,%.1f,%.1f,%.0f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.4f,%.5f,%s\n", info->name, w->chars,
+                    w->capped, w->visible, w->interpolated, w->skinned_vertices, w->logic_ms, w->cull_ms, w->prepare_ms,
+                    w->gpu_ms, w->frame_ms, w->fps, w->gbps, w->roofline, w->error ? w->error : "");
+        }
+        fclose(csv);
+    }
+    if (js) {
+        fprintf(js, "{\n  \"scene\": \"crowd\",\n  \"device\": \"%s\",\n  \"cpu_device\": %s,\n  \"frames\": %u,\n", info->name,
+                slow ? "true" : "false", frames);
+        fprintf(js, "  \"copy_roofline\": {\"shader_copy_gbps\": %.3f, \"transfer_copy_gbps\": %.3f},\n",
+                roof.shader_copy_gbps, roof.transfer_copy_gbps);
+        fprintf(js, "  \"vertex_budget\": %llu,\n  \"render\": \"not measured (no render stage)\",\n  \"models\": [",
+                (unsigned long long)budget);
+        for (int i = 0; i < nm; i++)
+            fprintf(js, "%s{\"name\": \"%s\", \"joints\": %u, \"vertices\": %u, \"clips\": %u}", i ? ", " : "", ms[i].m.name,
+                    ms[i].joints, ms[i].m.vertex_count, ms[i].nclips);
+        fprintf(js, "],\n  \"results\": [\n");
+        for (int i = 0; i < nrows; i++) {
+            const sc_row *w = &rows[i];
+            fprintf(js,
+                    "    {\"characters\": %u, \"capped\": %s, \"visible\": %.1f, \"interpolated\": %.1f, "
+                    "\"skinned_vertices\": %.0f, \"logic_ms\": %.4f, \"cull_ms\": %.4f, \"prepare_ms\": %.4f, "
+                    "\"gpu_ms\": %.4f, \"frame_ms\": %.4f, \"frames_per_s\": %.2f, \"gb_per_s\": %.4f, "
+                    "\"roofline_fraction\": %.5f, \"root_speed\": %.4f, \"error\": %s%s%s}%s\n",
+                    w->chars, w->capped ? "true" : "false", w->visible, w->interpolated, w->skinned_vertices, w->logic_ms,
+                    w->cull_ms, w->prepare_ms, w->gpu_ms, w->frame_ms, w->fps, w->gbps, w->roofline, w->meters_per_s,
+                    w->error ? "\"" : "", w->error ? w->error : "null", w->error ? "\"" : "", i + 1 < nrows ? "," : "");
+        }
+        fprintf(js, "  ]\n}\n");
+        fclose(js);
+    }
+    snprintf(path, sizeof path, "%s/scene.gp", o->out_dir);
+    FILE *gp = fopen(path, "w");
+    if (gp) {
+        fprintf(gp, "$d << EOD\n");
+        for (int i = 0; i < nrows; i++)
+            if (!rows[i].error)
+                fprintf(gp, "%u %.6g %.6g %.6g %.6g %.6g %.6g\n", rows[i].chars, rows[i].logic_ms, rows[i].cull_ms,
+                        rows[i].prepare_ms, rows[i].gpu_ms, rows[i].frame_ms, rows[i].gbps);
+        fprintf(gp, "EOD\n");
+        fprintf(gp, "set terminal pngcairo size 1280,520 font ',10'\nset output '%s/scene.png'\n", o->out_dir);
+        fprintf(gp, "set multiplot layout 1,2 title 'sinew-bench --scene crowd on %s (render: not measured)'\n", info->name);
+        fprintf(gp, "set logscale x\nset grid\nset key top left\nset xlabel 'characters'\n");
+        fprintf(gp, "set title 'ms per frame and stage'\nset logscale y\nset ylabel 'ms'\n"
+                    "plot $d using 1:2 with linespoints lw 2 title 'logic', $d using 1:3 with linespoints lw 2 title 'cull', "
+                    "$d using 1:4 with linespoints lw 2 title 'prepare (CPU)', $d using 1:5 with linespoints lw 2 title "
+                    "'GPU skin', $d using 1:6 with linespoints lw 2 title 'frame'\n");
+        fprintf(gp, "set title 'GPU skin stage against the copy roofline'\nunset logscale y\nset yrange [0:*]\n"
+                    "set ylabel 'GB/s (rest + output bytes)'\n"
+                    "plot $d using 1:7 with linespoints lw 2 title 'skinning', %.6g with lines lw 2 dt 2 title "
+                    "'copy roofline (%.1f GB/s)'\n",
+                roof.shader_copy_gbps, roof.shader_copy_gbps);
+        fprintf(gp, "unset multiplot\n");
+        fclose(gp);
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "gnuplot '%s/scene.gp' 2>/dev/null", o->out_dir);
+        int rc = system(cmd);
+        if (rc != 0) fprintf(stderr, "gnuplot failed (rc %d): no plot\n", rc);
+    }
+    printf("\nwrote %s/scene.csv, %s/scene.json, %s/scene.png (%.0f s in all)\n", o->out_dir, o->out_dir, o->out_dir,
+           now_s() - t_begin);
+    int failed = 0;
+    for (int i = 0; i < nrows; i++) failed |= rows[i].error != NULL;
+    sinew_gpu_destroy(gpu);
+    free_models(ms, nm);
+    return failed ? 1 : 0;
+}
+#endif
