@@ -5,6 +5,8 @@
 
 #include "sinew/anim.h"
 
+#include <math.h>
+
 /* A local pose in float32: translation, rotation (x,y,z,w), scale; the 4th
  * lanes of t and s are 0. 16-byte aligned. */
 typedef struct snw_ftrs {
@@ -18,6 +20,26 @@ typedef struct snw_ftrs {
 typedef struct snw_faff {
     float r[3][4];
 } snw_faff;
+
+/* Determinant of the 3x3 part of a 3x4 matrix (fastpath.c, polar3.c). */
+static inline float snw_det3(const float a[3][4])
+{
+    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+}
+
+/* max |A^T A - I| of the 3x3 part (column dot products, as sinew_mat3_orthonormality_error). */
+static inline float snw_ortho_error(const float a[3][4])
+{
+    float e = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++) {
+            float d = a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j] - (i == j ? 1.f : 0.f);
+            d = fabsf(d);
+            if (!(d <= e)) e = d;
+        }
+    return e;
+}
 
 /* Per joint, derived from the skeleton at creation. */
 typedef struct snw_fast_joint {

@@ -127,25 +127,6 @@ static inline void dq_dual(const float q[4], float tx, float ty, float tz, float
     d[3] = -0.5f * (tx * q[0] + ty * q[1] + tz * q[2]);
 }
 
-static inline float det3(const float a[3][4])
-{
-    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-}
-
-/* max |A^T A - I| (column dot products, as sinew_mat3_orthonormality_error). */
-static inline float ortho_error(const float a[3][4])
-{
-    float e = 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = i; j < 3; j++) {
-            float d = a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j] - (i == j ? 1.f : 0.f);
-            d = fabsf(d);
-            if (!(d <= e)) e = d;
-        }
-    return e;
-}
-
 /* ---- polar decomposition: polar3.c (snw_polar_f32, snw_polar_batch) ---- */
 
 /* ---- the skeleton's float32 table ---- */
@@ -325,7 +306,8 @@ static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const 
         float *d = pal + (size_t)j * stride * 4u;
         if (method == SINEW_K_LBS) memcpy(d, skin.r, sizeof skin.r);
         else {
-            if (!(ortho_error(skin.r) <= 1e-4f) || det3(skin.r) < 0) return SINEW_ERROR_NOT_RIGID;
+            float oe = snw_ortho_error(skin.r);
+            if (!(oe <= 1e-4f) || snw_det3(skin.r) < 0) return SINEW_ERROR_NOT_RIGID;
             /* the polar rotation of a near-rigid 3x3 (palette.c's rule), not Shepperd's
              * of the raw matrix: within the 1e-4 orthogonality error checked above,
              * one Newton-Schulz step X <- X (3I - X^T X) / 2 takes the error e to
@@ -334,7 +316,7 @@ static sinew_result stage_pal_rigid(const snw_fast_joint *fj, uint32_t n, const 
              * factor); skipped when orthonormal within 2e-6, as there */
             float q[4], du[4], *dd = d + 4u * SINEW_PAL_OFF_DQ(method), rot[3][4];
             memcpy(rot, skin.r, sizeof rot);
-            if (!(ortho_error(skin.r) <= 2e-6f)) {
+            if (!(oe <= 2e-6f)) {
                 float y[3][3];
                 for (int i = 0; i < 3; i++)
                     for (int j = 0; j < 3; j++)
@@ -557,7 +539,7 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
         aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
         const float *sv = local[j].s;
         derived[j] = (unsigned char)(derive && fj[j].parent >= 0 && sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f &&
-                                     det3(X[j].r) > 0);
+                                     snw_det3(X[j].r) > 0);
         if (!derived[j]) idx[nidx++] = j;
     }
     if (nidx && snw_polar_batch(X, idx, nidx, Q, P)) return SINEW_ERROR_NON_FINITE;
@@ -818,7 +800,7 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
     float rootqt[8];
     int quat_case = method != SINEW_K_LBS && fj[0].skel_rigid && unit_scales(sc.local, n);
     if (quat_case && rootp) {
-        quat_case = ortho_error(rootp->r) <= 1e-6f && det3(rootp->r) > 0;
+        quat_case = snw_ortho_error(rootp->r) <= 1e-6f && snw_det3(rootp->r) > 0;
         if (quat_case) {
             quat_from_rows(rootp->r, rootqt);
             rootqt[4] = rootp->r[0][3]; rootqt[5] = rootp->r[1][3]; rootqt[6] = rootp->r[2][3]; rootqt[7] = 0;

@@ -42,25 +42,6 @@
 
 static inline float maxf(float a, float b) { return a > b ? a : b; }
 
-static inline float det3(const float a[3][4])
-{
-    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-}
-
-/* max |A^T A - I| (column dot products, as sinew_mat3_orthonormality_error). */
-static inline float ortho_error(const float a[3][4])
-{
-    float e = 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = i; j < 3; j++) {
-            float d = a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j] - (i == j ? 1.f : 0.f);
-            d = fabsf(d);
-            if (!(d <= e)) e = d;
-        }
-    return e;
-}
-
 static inline void cross3(const float *a, const float *b, float *o)
 {
     o[0] = a[1] * b[2] - a[2] * b[1];
@@ -85,9 +66,9 @@ static int polar_ref(const float a[3][4], float q[3][4], float p[3][4])
 
 int snw_polar_f32(const float a[3][4], float q[3][4], float p[3][4], int *skipped)
 {
-    float d = det3(a);
+    float d = snw_det3(a);
     *skipped = 0;
-    if (d > 0 && ortho_error(a) <= 2e-6f) {
+    if (d > 0 && snw_ortho_error(a) <= 2e-6f) {
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 q[i][j] = a[i][j];
@@ -191,7 +172,7 @@ static int polar_groups(__m128 A[NG][3][3], __m128 Q[NG][3][3], __m128 P[NG][3][
     int need = 0;
     FOR_H {
         __m128(*a)[3] = A[h];
-        /* det as det3 (same order), finiteness, orthonormality error as ortho_error */
+        /* det as snw_det3 (same order), finiteness, orthonormality error as snw_ortho_error */
         __m128 det = _mm_add_ps(
             _mm_sub_ps(_mm_mul_ps(a[0][0], _mm_sub_ps(_mm_mul_ps(a[1][1], a[2][2]), _mm_mul_ps(a[1][2], a[2][1]))),
                        _mm_mul_ps(a[0][1], _mm_sub_ps(_mm_mul_ps(a[1][0], a[2][2]), _mm_mul_ps(a[1][2], a[2][0])))),
