@@ -555,6 +555,40 @@ static VkDeviceMemory host_buffer(const host_vk *h, VkDeviceSize size, VkBufferU
     return mem;
 }
 
+/* The host's command pool (flags) and n primary command buffers from it. */
+static VkCommandPool host_commands(const host_vk *h, VkCommandPoolCreateFlags flags, uint32_t n, VkCommandBuffer *cmd)
+{
+    VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+    pci.queueFamilyIndex = h->fam;
+    pci.flags = flags;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    TU_CHECK(vkCreateCommandPool(h->dev, &pci, NULL, &pool) == VK_SUCCESS);
+    VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = n;
+    TU_CHECK(vkAllocateCommandBuffers(h->dev, &ai, cmd) == VK_SUCCESS);
+    return pool;
+}
+
+/* The host's own final barrier (skinning writes -> its transfer) and a copy of
+ * bytes from out_buf at base into rb_buf at dst. */
+static void host_barrier_and_copy(VkCommandBuffer cmd, VkBuffer out_buf, VkDeviceSize base, VkDeviceSize bytes,
+                                  VkBuffer rb_buf, VkDeviceSize dst)
+{
+    VkBufferMemoryBarrier bb = { VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+    bb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    bb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    bb.srcQueueFamilyIndex = bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    bb.buffer = out_buf;
+    bb.offset = base;
+    bb.size = bytes;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 1, &bb,
+                         0, NULL);
+    VkBufferCopy c = { base, dst, bytes };
+    vkCmdCopyBuffer(cmd, out_buf, rb_buf, 1, &c);
+}
+
 /* The host owns the output: Sinew skins into a range of the host's VkBuffer
  * (at an offset), records no final barrier (host_final_barrier), and the host
  * records its own barrier and a copy out of that range in the same command
@@ -620,16 +654,8 @@ static void check_host_output(tu_rng *rng)
     sci.pNext = &stci;
     VkSemaphore timeline;
     TU_CHECK(vkCreateSemaphore(h.dev, &sci, NULL, &timeline) == VK_SUCCESS);
-    VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
-    pci.queueFamilyIndex = h.fam;
-    VkCommandPool pool;
-    TU_CHECK(vkCreateCommandPool(h.dev, &pci, NULL, &pool) == VK_SUCCESS);
-    VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
-    ai.commandPool = pool;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = FRAMES;
     VkCommandBuffer cmd[FRAMES];
-    TU_CHECK(vkAllocateCommandBuffers(h.dev, &ai, cmd) == VK_SUCCESS);
+    VkCommandPool pool = host_commands(&h, 0, FRAMES, cmd);
 
     rigid x[FRAMES][NJ];
     for (int f = 0; sk && f < FRAMES; f++) {
@@ -660,17 +686,7 @@ static void check_host_output(tu_rng *rng)
         vkBeginCommandBuffer(cmd[f], &bi);
         TU_CHECK_OK(sinew_skinner_record(sk, cmd[f]));
         /* The host's own final barrier: the skinning writes -> its copy. */
-        VkBufferMemoryBarrier bb = { VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
-        bb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-        bb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-        bb.srcQueueFamilyIndex = bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-        bb.buffer = out_buf;
-        bb.offset = base;
-        bb.size = out_bytes;
-        vkCmdPipelineBarrier(cmd[f], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL,
-                             1, &bb, 0, NULL);
-        VkBufferCopy c = { base, (VkDeviceSize)f * out_bytes, out_bytes };
-        vkCmdCopyBuffer(cmd[f], out_buf, rb_buf, 1, &c);
+        host_barrier_and_copy(cmd[f], out_buf, base, out_bytes, rb_buf, (VkDeviceSize)f * out_bytes);
         vkEndCommandBuffer(cmd[f]);
         uint64_t signal = (uint64_t)f + 1;
         VkTimelineSemaphoreSubmitInfo tsi = { VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO };
@@ -821,17 +837,8 @@ static void check_host_crowd_gltf(void)
         ch[i].root = &roots[i];
         ch[i].clip = clip;
     }
-    VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
-    pci.queueFamilyIndex = h.fam;
-    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    VkCommandPool pool;
-    TU_CHECK(vkCreateCommandPool(h.dev, &pci, NULL, &pool) == VK_SUCCESS);
-    VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
-    ai.commandPool = pool;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = IN_FLIGHT;
     VkCommandBuffer cmd[IN_FLIGHT];
-    TU_CHECK(vkAllocateCommandBuffers(h.dev, &ai, cmd) == VK_SUCCESS);
+    VkCommandPool pool = host_commands(&h, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, IN_FLIGHT, cmd);
     VkFence fence[IN_FLIGHT];
     VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
     fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
@@ -857,17 +864,7 @@ static void check_host_crowd_gltf(void)
         vkBeginCommandBuffer(c, &bi);
         TU_CHECK_OK(sinew_skinner_record(sk, c));
         /* the host's own final barrier: skinning writes -> its copy (its vertex input would go here too) */
-        VkBufferMemoryBarrier bb = { VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
-        bb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-        bb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-        bb.srcQueueFamilyIndex = bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-        bb.buffer = out_buf;
-        bb.offset = base;
-        bb.size = out_bytes;
-        vkCmdPipelineBarrier(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 1, &bb,
-                             0, NULL);
-        VkBufferCopy cp = { base, (VkDeviceSize)f * out_bytes, out_bytes };
-        vkCmdCopyBuffer(c, out_buf, rb_buf, 1, &cp);
+        host_barrier_and_copy(c, out_buf, base, out_bytes, rb_buf, (VkDeviceSize)f * out_bytes);
         vkEndCommandBuffer(c);
         TU_CHECK(vkResetFences(h.dev, 1, &fence[k]) == VK_SUCCESS);
         VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO };
