@@ -245,6 +245,7 @@ static void usage(void)
             "                   [--budget VERTICES] [--seconds S] [--format float|packed]\n"
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
             "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
+            "                   [--kernel-chars N (kernel A/B characters x 16384 vertices, default 64)]\n"
             "                   [--kernels-only] [--cpu-only [--scale-fraction F] [--blend K] [--layers L] [--bounds]\n"
             "                   [--compressed]]\n"
             "                   [--cor-precompute]\n"
@@ -341,7 +342,9 @@ static double kb_uniform(double lo, double hi)
 
 #define KB_JOINTS 64u
 #define KB_VERTS 16384u
-#define KB_CHARS 64u
+/* characters in the kernel A/B: 64 by default (1M vertices); --kernel-chars N for a large GPU,
+ * whose last-level cache holds a 1M-vertex frame */
+static uint32_t kb_chars = 64u;
 
 static sinew_result kb_scene(sinew_skeleton **skel, sinew_vertex *v, float *bulge, sinew_vertex8 *v8, float *bulge8)
 {
@@ -401,7 +404,7 @@ static sinew_result kb_palettes(const sinew_skeleton *skel, sinew_method m, uint
     sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(KB_JOINTS));
     if (!scratch) return SINEW_ERROR_OUT_OF_HOST_MEMORY;
     sinew_result r = SINEW_OK;
-    for (uint32_t c = 0; c < KB_CHARS && r == SINEW_OK; c++) {
+    for (uint32_t c = 0; c < kb_chars && r == SINEW_OK; c++) {
         memcpy(local, sinew_skeleton_rest_pose(skel), sizeof local);
         for (uint32_t j = 0; j < KB_JOINTS; j++) {
             sinew_vec3 ax = sinew_v3_normalize(sinew_v3(kb_uniform(-1, 1), kb_uniform(-1, 1), kb_uniform(-1, 1)));
@@ -487,9 +490,9 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     sinew_skinner_desc sd = { 0 };
     sd.max_rest_vertices = KB_VERTS * 3;
     sd.max_meshes = 2;
-    sd.max_instances = KB_CHARS;
-    sd.max_output_vertices = KB_CHARS * KB_VERTS;
-    sd.max_palette_vec4 = KB_CHARS * KB_JOINTS * 8;
+    sd.max_instances = kb_chars;
+    sd.max_output_vertices = kb_chars * KB_VERTS;
+    sd.max_palette_vec4 = kb_chars * KB_JOINTS * 8;
     sd.frames_in_flight = 2;
     sd.cor_centers = true;
     if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk, NULL);
@@ -526,7 +529,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     for (int c = 0; c < NC && r == SINEW_OK; c++) {
         if (!kb_selected(only, cases[c].name)) continue;
         uint32_t stride = sinew_palette_gpu_stride(cases[c].method, cases[c].flags);
-        pal[c] = malloc(sizeof(float) * 4 * KB_CHARS * KB_JOINTS * stride);
+        pal[c] = malloc(sizeof(float) * 4 * kb_chars * KB_JOINTS * stride);
         r = pal[c] ? kb_palettes(skel, cases[c].method, cases[c].flags, pal[c], stride) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
     if (r != SINEW_OK) {
@@ -534,27 +537,28 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     } else {
         printf("\nkernel A/B (%u characters x %u vertices, %u joints, 4 influences unless named, float output, read path %s; "
                "%d rounds round-robin, round 0 = warm-up, medians of the rest):\n",
-               KB_CHARS, KB_VERTS, KB_JOINTS, read_path_name(sinew_skinner_read_path(sk)), rounds);
+               kb_chars, KB_VERTS, KB_JOINTS, read_path_name(sinew_skinner_read_path(sk)), rounds);
         sinew_skinner *sk0 = sk;
+        sinew_instance *inst = malloc(sizeof *inst * kb_chars);
+        if (!inst) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
         for (int round = 0; round < rounds && r == SINEW_OK; round++)
             for (int c = 0; c < NC && r == SINEW_OK; c++) {
                 const kcase *k = &cases[c];
                 if (!pal[c]) continue; /* not selected (--kernel-cases) */
                 uint32_t stride = sinew_palette_gpu_stride(k->method, k->flags);
                 sinew_frame fr;
-                sinew_instance inst[KB_CHARS];
                 sinew_skinner *sk = k->prev == 2 ? skt : k->prev ? skp : sk0;
                 sinew_debug_set_kernel(sk, k->kernel);
                 sinew_debug_set_workgroup_size(sk, k->wg);
                 r = sinew_skinner_begin_frame(sk, &fr);
                 if (r != SINEW_OK) break;
-                memcpy(fr.palette, pal[c], sizeof(float) * 4 * KB_CHARS * KB_JOINTS * stride);
-                for (uint32_t i = 0; i < KB_CHARS; i++) {
+                memcpy(fr.palette, pal[c], sizeof(float) * 4 * kb_chars * KB_JOINTS * stride);
+                for (uint32_t i = 0; i < kb_chars; i++) {
                     sinew_instance in = { k->infl == 8 ? mesh8 : mesh, k->method, k->flags, i * KB_JOINTS * stride,
                                           i * KB_VERTS, false };
                     inst[i] = in;
                 }
-                r = sinew_skinner_set_instances(sk, inst, KB_CHARS, NULL);
+                r = sinew_skinner_set_instances(sk, inst, kb_chars, NULL);
 #ifdef SNW_BENCH_CALLGRIND
                 if (RUNNING_ON_VALGRIND) CALLGRIND_ZERO_STATS;
 #endif
@@ -563,7 +567,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
 #ifdef SNW_BENCH_CALLGRIND
                 if (RUNNING_ON_VALGRIND) {
                     char label[96];
-                    snprintf(label, sizeof label, "kcase|%d|%u|%s|%u|%s", round, KB_CHARS * KB_VERTS,
+                    snprintf(label, sizeof label, "kcase|%d|%u|%s|%u|%s", round, kb_chars * KB_VERTS,
                              k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? "baseline"
                              : k->kernel == SINEW_DEBUG_KERNEL_RECORDS ? "records" : "grid",
                              k->wg ? k->wg : sinew_debug_workgroup_size(sk), k->name);
@@ -572,6 +576,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
 #endif
                 if (r == SINEW_OK) r = sinew_skinner_gpu_time(sk, &ms[round * NC + c]);
             }
+        free(inst);
         if (r != SINEW_OK) fprintf(stderr, "kernel comparison failed: %s\n", sinew_result_string(r));
     }
     if (r == SINEW_OK && rounds > 1) {
@@ -618,7 +623,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
             if (ratio > 0) snprintf(ratio_s, sizeof ratio_s, "%.2f", ratio);
             printf("%-20s %-9s %4u %9.3f %8.1f %8s %7s\n", k->name, kn,
                    k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? 64u : (k->wg ? k->wg : sinew_debug_workgroup_size(sk)),
-                   med, (double)KB_CHARS * KB_VERTS / (med * 1e-3) * 1e-6, ratio_s, dqs_s);
+                   med, (double)kb_chars * KB_VERTS / (med * 1e-3) * 1e-6, ratio_s, dqs_s);
             if (k->wg) sinew_debug_set_workgroup_size(sk, 0);
         }
         printf("(x base: median over rounds of baseline time / this time, same method, same round; "
@@ -774,6 +779,14 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
+        else if (!strcmp(a, "--kernel-chars") && next) {
+            long n = atol(argv[++i]);
+            if (n < 1 || n > 4096) {
+                fprintf(stderr, "sinew-bench: --kernel-chars must be 1..4096\n");
+                return 2;
+            }
+            kb_chars = (uint32_t)n;
+        }
         else if (!strcmp(a, "--kernel-cases") && next) o.kernel_cases = argv[++i];
         else if (!strcmp(a, "--kernels-only")) o.kernels_only = 1;
         else if (!strcmp(a, "--device-info")) o.device_info = 1;

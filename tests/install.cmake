@@ -1,5 +1,7 @@
 # Packaging and linking tests (see tests/scripts/install_consume.cmake and
-# tests/link/link_libvulkan.c).
+# tests/link/link_libvulkan.c). Label `toolchain`: the test compiles code with
+# this machine's compiler and -dev packages (tools/gpu-check.sh leaves those to
+# the build machine: the lent GPU machine runs a build made elsewhere).
 find_program(SINEW_NM nm)
 find_program(SINEW_PKG_CONFIG pkg-config)
 # Not in sanitizer builds: the installed archives would need the sanitizer runtime.
@@ -8,14 +10,14 @@ if(SINEW_NM AND SINEW_PKG_CONFIG AND NOT SINEW_SANITIZE)
     COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
             -DWORK_DIR=${PROJECT_BINARY_DIR}/install-test -DCC=${CMAKE_C_COMPILER} -DNM=${SINEW_NM}
             -P ${CMAKE_CURRENT_LIST_DIR}/scripts/install_consume.cmake)
-  set_tests_properties(install_consume PROPERTIES LABELS "gpu;install" TIMEOUT 600
+  set_tests_properties(install_consume PROPERTIES LABELS "gpu;install;toolchain" TIMEOUT 600
     ENVIRONMENT "SINEW_VALIDATION=1")
 
   # Sinew as a subproject (add_subdirectory): tests/samples off, sinew::sinew usable.
   add_test(NAME subproject_consume
     COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DWORK_DIR=${PROJECT_BINARY_DIR}/subproject-test
             -DCC=${CMAKE_C_COMPILER} -P ${CMAKE_CURRENT_LIST_DIR}/scripts/subproject_consume.cmake)
-  set_tests_properties(subproject_consume PROPERTIES LABELS "gpu;install" TIMEOUT 900
+  set_tests_properties(subproject_consume PROPERTIES LABELS "gpu;install;toolchain" TIMEOUT 900
     ENVIRONMENT "SINEW_VALIDATION=1")
 
   # The package's components (cmake/sinewConfig.cmake.in) with assimp and json-c
@@ -26,7 +28,7 @@ if(SINEW_NM AND SINEW_PKG_CONFIG AND NOT SINEW_SANITIZE)
       COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
               -DWORK_DIR=${PROJECT_BINARY_DIR}/install-components-${_mode} -DCC=${CMAKE_C_COMPILER} -DMODE=${_mode}
               -P ${CMAKE_CURRENT_LIST_DIR}/scripts/install_components.cmake)
-    set_tests_properties(install_components_${_mode} PROPERTIES LABELS "install" TIMEOUT 600
+    set_tests_properties(install_components_${_mode} PROPERTIES LABELS "install;toolchain" TIMEOUT 600
       ENVIRONMENT "SINEW_VALIDATION=1")
   endforeach()
   set_property(TEST install_components_gpu APPEND PROPERTY LABELS gpu)
@@ -52,6 +54,7 @@ add_test(NAME header_closure
   COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DGENERATED_INCLUDE=${PROJECT_BINARY_DIR}/engine/include
           -DCC=${CMAKE_C_COMPILER} -DCXX=${CMAKE_CXX_COMPILER}
           -P ${CMAKE_CURRENT_LIST_DIR}/scripts/header_closure.cmake)
+set_tests_properties(header_closure PROPERTIES LABELS toolchain)
 
 # The prebuilt SPIR-V matches glslc's output (only when glslc compiled them).
 if(SINEW_SPV_COMPILED)

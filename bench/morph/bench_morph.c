@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCHAR 32
 #define NSET 4
 
 typedef struct tset {
@@ -76,8 +75,16 @@ static int cmp_d(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+    /* sinew-bench-morph [ROUNDS [CHARACTERS]]: 9 rounds and 32 characters by default (a large
+     * GPU wants a few hundred characters to leave launch latency behind) */
     int rounds = argc > 1 ? atoi(argv[1]) : 9;
     if (rounds < 2 || rounds > 100) rounds = 9;
+    int nchar = argc > 2 ? atoi(argv[2]) : 32;
+    if (nchar < 1 || nchar > 4096) {
+        fprintf(stderr, "sinew-bench-morph: CHARACTERS must be 1..4096\n");
+        return 2;
+    }
+    const int NCHAR = nchar;
     scene_tube_desc d = { 512, 32, 0.1, 2.0, SCENE_SHAPE_TUBE };
     uint32_t nv, ni;
     scene_tube_counts(&d, &nv, &ni);
@@ -113,7 +120,8 @@ int main(int argc, char **argv)
 
     /* Target sets. */
     sinew_morph_set_id set[NSET];
-    sinew_morph_slot_id slot[NSET][NCHAR];
+    sinew_morph_slot_id *slot[NSET];
+    for (int s = 0; s < NSET; s++) slot[s] = malloc(sizeof(sinew_morph_slot_id) * NCHAR);
     uint32_t moved[NSET], stored[NSET];
     /* per set, over all characters: deltas of the active targets and vertices they move */
     uint64_t act_deltas[NSET], act_written[NSET];
@@ -176,6 +184,9 @@ int main(int argc, char **argv)
         CHECK(sinew_palette_pack(SINEW_METHOD_LBS, 0, pj, 3, pal + 4 * stride * 3 * c));
     }
     float *w = calloc(NCHAR * 256, sizeof(float));
+    sinew_instance *inst = malloc(sizeof *inst * NCHAR);
+    sinew_morph_item *items = malloc(sizeof *items * NCHAR);
+    sinew_mesh_id *meshes = malloc(sizeof *meshes * NCHAR);
     enum { NCASE = 2 + 2 * NSET };
     double *ms = calloc((size_t)NCASE * rounds, sizeof(double));
     for (int round = 0; round < rounds; round++)
@@ -183,9 +194,6 @@ int main(int argc, char **argv)
             sinew_frame fr;
             CHECK(sinew_skinner_begin_frame(sk, &fr));
             memcpy(fr.palette, pal, sizeof(float) * 4 * stride * 3 * NCHAR);
-            sinew_instance inst[NCHAR];
-            sinew_morph_item items[NCHAR];
-            sinew_mesh_id meshes[NCHAR];
             int s = cs >= 2 ? (cs - 2) / 2 : 0;
             CHECK(sinew_morpher_set_pass(mo, cs >= 2 && (cs - 2) % 2 ? SINEW_MORPH_PASS_ACTIVE : SINEW_MORPH_PASS_ROWS));
             uint32_t nt = SETS[s].targets;
@@ -256,5 +264,7 @@ int main(int argc, char **argv)
     sinew_rest_mesh_destroy(rm);
     sinew_skeleton_destroy(skel);
     free(pos); free(nrm); free(j4); free(idx); free(w4); free(used); free(pal); free(w); free(ms); free(tmp);
+    free(inst); free(items); free(meshes);
+    for (int s = 0; s < NSET; s++) free(slot[s]);
     return 0;
 }
