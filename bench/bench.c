@@ -290,7 +290,7 @@ static sinew_result make_pipeline(sinew_gpu *gpu, demo_model *m, uint32_t max_ch
     sd.max_rest_vertices = m->vertex_count;
     sd.max_meshes = 1;
     sd.max_instances = max_chars;
-    uint64_t outv = (uint64_t)max_chars * m->vertex_count, pal = (uint64_t)max_chars * jc * 8;
+    uint64_t outv = (uint64_t)max_chars * m->vertex_count, pal = (uint64_t)max_chars * jc * SINEW_PALETTE_GPU_STRIDE_MAX;
     if (outv > UINT32_MAX || pal > UINT32_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
     sd.max_output_vertices = (uint32_t)outv;
     sd.max_palette_vec4 = (uint32_t)pal;
@@ -492,7 +492,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     sd.max_meshes = 2;
     sd.max_instances = kb_chars;
     sd.max_output_vertices = kb_chars * KB_VERTS;
-    sd.max_palette_vec4 = kb_chars * KB_JOINTS * 8;
+    sd.max_palette_vec4 = kb_chars * KB_JOINTS * SINEW_PALETTE_GPU_STRIDE_MAX;
     sd.frames_in_flight = 2;
     sd.cor_centers = true;
     if (r == SINEW_OK) r = sinew_skinner_create(gpu, &sd, &sk, NULL);

@@ -74,8 +74,8 @@ static void bench_model(const char *path, uint32_t chars)
 
     size_t sb = sinew_palette_scratch_bytes(nj);
     void *scratch = aligned_alloc(16, (sb + 15) / 16 * 16);
-    float *pal_block = aligned_alloc(16, sizeof(float) * 4 * 8 * nj + 16), *pal = pal_block + 1;
-    float *dst = aligned_alloc(16, sizeof(float) * 4 * 8 * nj);
+    float *pal_block = aligned_alloc(16, sizeof(float) * 4 * SINEW_PALETTE_GPU_STRIDE_MAX * nj + 16), *pal = pal_block + 1;
+    float *dst = aligned_alloc(16, sizeof(float) * 4 * SINEW_PALETTE_GPU_STRIDE_MAX * nj);
     sinew_transform *poses = malloc(sizeof(sinew_transform) * nj * (size_t)chars);
     const sinew_method methods[] = { SINEW_METHOD_LBS, SINEW_METHOD_DQS, SINEW_METHOD_DQS_SCALE };
     for (int mi = 0; mi < 3; mi++) {

@@ -101,7 +101,7 @@ int sinew_bench_compress_clip(const sinew_skeleton *s, const char *label, double
     }
     size_t sb = (sinew_palette_scratch_bytes(sinew_skeleton_joint_count(s)) + 63) & ~(size_t)63;
     void *scratch = aligned_alloc(64, sb);
-    float *dst = aligned_alloc(64, (size_t)sinew_skeleton_joint_count(s) * 8 * 16 + 64);
+    float *dst = aligned_alloc(64, (size_t)sinew_skeleton_joint_count(s) * SINEW_PALETTE_GPU_STRIDE_MAX * 16 + 64);
     double f0 = scratch && dst ? sample_ns(s, *clip, 0, scratch, sb, dst) : NAN;
     double r0 = scratch && dst ? sample_ns(s, *clip, 1, scratch, sb, dst) : NAN;
     double f1 = scratch && dst ? sample_ns(s, c, 0, scratch, sb, dst) : NAN;

@@ -301,7 +301,7 @@ int sinew_bench_cpu_only_opts(const char *out_dir, double seconds_per_case, cons
     void *scratch[SINEW_THREAD_POOL_MAX_THREADS];
     for (uint32_t w = 0; w < cores && w < SINEW_THREAD_POOL_MAX_THREADS; w++) scratch[w] = aligned_alloc(64, sb);
     sinew_palette_character *chars = calloc(maxc, sizeof *chars);
-    float *dst = aligned_alloc(64, (size_t)maxc * 64 * 8 * 16);
+    float *dst = aligned_alloc(64, (size_t)maxc * 64 * SINEW_PALETTE_GPU_STRIDE_MAX * 16);
     cpu_row rows[256];
     int nrows = 0;
     printf("sinew-bench --cpu-only: float32 palette path, %u CPU threads; clips 2 s at 30 keys/s, T R S keys on every "

@@ -248,7 +248,7 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
     }
     for (uint32_t i = 0; i < count; i++) {
         out_vertices += ms[i % nm].m.vertex_count;
-        palette += (uint64_t)ms[i % nm].joints * 8;
+        palette += (uint64_t)ms[i % nm].joints * SINEW_PALETTE_GPU_STRIDE_MAX;
     }
     row->chars = count;
     if (out_vertices > UINT32_MAX || palette > UINT32_MAX) { row->error = "too large for one skinner"; return; }

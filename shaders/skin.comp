@@ -30,9 +30,9 @@ layout(constant_id = SINEW_SPEC_TANGENTS) const bool TANGENTS = false;
 
 const uint REST_SLOTS = INFLUENCES / 4u + 1u;               /* SINEW_REST_SLOTS */
 const bool DQ_ONLY = METHOD == SINEW_KK_DQS || METHOD == SINEW_KK_COR; /* palette: real, dual */
-const uint STRIDE = (METHOD == SINEW_KK_LBS ? SINEW_PAL_SLOTS_LBS
-                     : DQ_ONLY ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE)
-                    + (BULGE ? SINEW_PAL_SLOTS_BULGE : 0u);
+const uint STRIDE = SINEW_PAL_PAD((METHOD == SINEW_KK_LBS ? SINEW_PAL_SLOTS_LBS
+                                   : DQ_ONLY ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE)
+                                  + (BULGE ? SINEW_PAL_SLOTS_BULGE : 0u));
 const uint OFF_DQ = DQ_ONLY ? 0u : SINEW_PAL_AFFINE_ROWS;
 const uint OFF_BULGE = METHOD == SINEW_KK_LBS ? SINEW_PAL_SLOTS_LBS
                        : DQ_ONLY ? SINEW_PAL_SLOTS_DQS : SINEW_PAL_SLOTS_DQS_SCALE;

@@ -184,12 +184,12 @@ static void test_objects_work(void)
         long allocs = ca.allocs;
         _Alignas(16) unsigned char scratch[4096];
         TU_CHECK(sinew_palette_scratch_bytes(4) <= sizeof scratch);
-        float dst[4 * 8 * 4];
+        float dst[4 * TU_PAL_MAX_STRIDE * 4];
         for (unsigned m = 0; m < SINEW_METHOD_COUNT; m++)
             for (int frame = 0; frame < 3; frame++) {
                 sinew_palette_character ch = { s, (sinew_method)m, SINEW_SKIN_BULGE_CORRECTION, NULL, NULL, c,
                                                 SINEW_WRAP_LOOP, 0.1 * frame, 0 };
-                sinew_palette_job job = { &ch, 1, dst, 4 * 8 };
+                sinew_palette_job job = { &ch, 1, dst, 4 * TU_PAL_MAX_STRIDE };
                 sinew_result r = sinew_palette_job_run_range(&job, 0, 1, scratch, sizeof scratch, NULL);
                 TU_CHECK_MSG(r == SINEW_OK || ((m == SINEW_METHOD_DQS || m == SINEW_METHOD_COR) && r == SINEW_ERROR_NOT_RIGID), "%s: %s",
                              sinew_method_name((sinew_method)m), sinew_result_string(r));

@@ -69,7 +69,7 @@ static void skin_gpu_compare(const model_case *mc, const sinew_asset *a, const s
     sd.max_meshes = 1;
     sd.max_instances = 1;
     sd.max_output_vertices = nv;
-    sd.max_palette_vec4 = nj * 8;
+    sd.max_palette_vec4 = nj * TU_PAL_MAX_STRIDE;
     sd.frames_in_flight = 1;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &skinner, NULL));
     sinew_mesh_id mesh_id = { 0 };

@@ -434,7 +434,7 @@ static void test_errors(tu_rng *r, void *scratch, size_t sb)
     ch.skeleton = f.skel;
     ch.method = SINEW_METHOD_DQS;
     ch.layers = l;
-    float dst[12 * 8 * 4];
+    float dst[12 * TU_PAL_MAX_STRIDE * 4];
     ch.layer_count = SINEW_MAX_ANIM_LAYERS;
     TU_CHECK_OK(sinew_palette_build_f32(&ch, scratch, sb, dst));
     ch.layer_count = SINEW_MAX_ANIM_LAYERS + 1;

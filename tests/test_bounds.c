@@ -131,7 +131,7 @@ int main(void)
     double *pos = malloc(sizeof(double) * 3 * n), *nrm = malloc(sizeof(double) * 3 * n);
     sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(256));
     sinew_palette_joint *pal = malloc(sizeof(sinew_palette_joint) * 256);
-    float *packed = malloc(sizeof(float) * 4 * 8 * 256);
+    float *packed = malloc(sizeof(float) * 4 * TU_PAL_MAX_STRIDE * 256);
     sinew_joint_bounds *jb = malloc(sizeof(sinew_joint_bounds) * 256);
     uint32_t ncap = 256 * 256;
     uint16_t *nb = malloc(sizeof(uint16_t) * ncap);

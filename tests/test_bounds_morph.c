@@ -37,7 +37,7 @@ int main(void)
     static uint16_t nb[MAXJ * MAXJ];
     static float md[NT * MAXJ], growth[MAXJ], zero[MAXJ];
     static sinew_palette_joint pal[MAXJ];
-    static float packed[4 * 8 * MAXJ];
+    static float packed[4 * TU_PAL_MAX_STRIDE * MAXJ];
     sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(MAXJ));
     const uint32_t jcs[3] = { 7, 33, 64 };
     uint32_t cases = 0, outside = 0, plain_misses = 0;

@@ -448,7 +448,7 @@ static void test_crowd(sinew_gpu *gpu, const mesh_data *md)
     enum { NCH = 8 };
     sinew_skinner_desc sd = { 0 };
     sd.max_rest_vertices = md->n; sd.max_meshes = 1; sd.max_instances = NCH; sd.max_output_vertices = NCH * md->n;
-    sd.max_palette_vec4 = NCH * md->jc * 8; sd.cor_centers = true;
+    sd.max_palette_vec4 = NCH * md->jc * TU_PAL_MAX_STRIDE; sd.cor_centers = true;
     sinew_skinner *sk = NULL;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return;
@@ -522,7 +522,7 @@ static void test_misuse(sinew_gpu *gpu, const mesh_data *md)
 {
     sinew_skinner_desc sd = { 0 };
     sd.max_rest_vertices = 2 * md->n; sd.max_meshes = 4; sd.max_instances = 4; sd.max_output_vertices = md->n;
-    sd.max_palette_vec4 = md->jc * 8;
+    sd.max_palette_vec4 = md->jc * TU_PAL_MAX_STRIDE;
     sinew_skinner *plain = NULL, *sk = NULL;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &plain, NULL));
     sinew_skinner_mesh_desc m = { md->v, md->n, md->jc, md->bulge };

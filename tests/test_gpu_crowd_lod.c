@@ -99,7 +99,7 @@ static void eval_palette(sinew_crowd *cpu, sinew_model_id model, const person *p
     ch.sample = pose_cb_quiet;
     ch.sample_user = &motions[p->id];
     ch.time = t;
-    TU_CHECK_OK(sinew_crowd_build_palettes(cpu, &ch, 1, pal, NJ * 8, NULL, NULL));
+    TU_CHECK_OK(sinew_crowd_build_palettes(cpu, &ch, 1, pal, NJ * TU_PAL_MAX_STRIDE, NULL, NULL));
 }
 
 /* float64 model of the interpolation at fraction t, unpacked for sinew_reference_skin. */
@@ -255,9 +255,9 @@ int main(void)
         bad.model = cpu_model;
         bad.lod_interpolate = true;
         bad.update_every = 2;
-        float pal[NJ * 8 * 4];
+        float pal[NJ * TU_PAL_MAX_STRIDE * 4];
         sinew_error_info e;
-        TU_CHECK(sinew_crowd_build_palettes(cpu, &bad, 1, pal, NJ * 8, NULL, &e) == SINEW_ERROR_INVALID_ARGUMENT &&
+        TU_CHECK(sinew_crowd_build_palettes(cpu, &bad, 1, pal, NJ * TU_PAL_MAX_STRIDE, NULL, &e) == SINEW_ERROR_INVALID_ARGUMENT &&
                  e.item == SINEW_ITEM_CHARACTER && e.index == 0);
     }
 
@@ -267,7 +267,7 @@ int main(void)
     static sinew_crowd_character ch[MAXC];
     static float outA[3 * MAXC * NV], prevA[3 * MAXC * NV], outB[3 * MAXC * NV], prevB[3 * MAXC * NV];
     static double ref_now[MAXC][3 * NV], ref_last[MAXC][3 * NV];
-    static float pal_old[NJ * 8 * 4], pal_new[NJ * 8 * 4];
+    static float pal_old[NJ * TU_PAL_MAX_STRIDE * 4], pal_new[NJ * TU_PAL_MAX_STRIDE * 4];
     static sinew_palette_joint pj[NJ];
     static slot_state st_at[MAXC];
     uint32_t last_ids[MAXC], last_count = 0, last_first[MAXC];

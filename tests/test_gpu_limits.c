@@ -177,13 +177,13 @@ static void test_bad_instances_refused(sinew_skinner *sk, sinew_mesh_id with_bul
     TU_CHECK_RESULT(sinew_skinner_begin_frame(sk, &fr), SINEW_ERROR_INVALID_ARGUMENT); /* twice */
     for (uint32_t i = 0; i < 64; i++) fr.palette[4 * i] = fr.palette[4 * i + 1] = fr.palette[4 * i + 2] = fr.palette[4 * i + 3] = 0.25f;
     TU_CHECK_RESULT(sinew_skinner_submit(sk), SINEW_ERROR_INVALID_ARGUMENT); /* no instances set */
-    sinew_instance good = { with_bulge, SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, 64 - NJ * 8, NV };
+    sinew_instance good = { with_bulge, SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, 64 - NJ * TU_PAL_MAX_STRIDE, NV };
     struct { const char *what; sinew_instance in; uint32_t count; sinew_result expect; } cases[] = {
         { "unknown mesh", { { 3 }, SINEW_METHOD_LBS, 0, 0, 0 }, 1, SINEW_ERROR_NOT_FOUND },
         { "bad method", { without, (sinew_method)9, 0, 0, 0 }, 1, SINEW_ERROR_INVALID_ARGUMENT },
         { "bad flags", { without, SINEW_METHOD_LBS, 8, 0, 0 }, 1, SINEW_ERROR_INVALID_ARGUMENT },
         { "bulge without data", { without, SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION, 0, 0 }, 1, SINEW_ERROR_INVALID_ARGUMENT },
-        { "palette out of range", { with_bulge, SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, 64 - NJ * 8 + 1, 0 }, 1, SINEW_ERROR_CAPACITY },
+        { "palette out of range", { with_bulge, SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, 64 - NJ * TU_PAL_MAX_STRIDE + 1, 0 }, 1, SINEW_ERROR_CAPACITY },
         { "palette offset huge", { without, SINEW_METHOD_LBS, 0, UINT32_MAX, 0 }, 1, SINEW_ERROR_CAPACITY },
         { "output out of range", { without, SINEW_METHOD_LBS, 0, 0, NV + 1 }, 1, SINEW_ERROR_CAPACITY },
         { "output offset huge", { without, SINEW_METHOD_LBS, 0, 0, UINT32_MAX }, 1, SINEW_ERROR_CAPACITY },

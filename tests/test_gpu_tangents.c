@@ -222,7 +222,7 @@ int main(void)
     /* Misuse: tangents on a skinner made without them; bad signs. */
     sinew_skinner_desc sd = {0};
     sd.max_output_vertices = 64 * NV;
-    sd.max_palette_vec4 = 64 * NJ * 8;
+    sd.max_palette_vec4 = 64 * NJ * TU_PAL_MAX_STRIDE;
     sinew_skinner *sk = NULL;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     sinew_skinner_mesh_desc md = { M[0].v4, NV, NJ, M[0].bulge, NULL, M[0].t };

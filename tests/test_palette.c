@@ -488,12 +488,13 @@ static void test_pack(void)
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE, 0) == 5);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_LOCAL, 0) == 5);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_MIXED, 0) == 5);
-    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION) == 6);
+    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION) == 7); /* 6, padded (odd) */
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION) == 5);
-    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_MIXED, SINEW_SKIN_BULGE_CORRECTION) == 8);
+    TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_DQS_SCALE_MIXED, SINEW_SKIN_BULGE_CORRECTION) == TU_PAL_MAX_STRIDE); /* 8, padded */
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COR, 0) == 2 && sinew_palette_gpu_stride(SINEW_METHOD_COR_SCALE, 0) == 5);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COR, SINEW_SKIN_BULGE_CORRECTION) == 5);
     TU_CHECK(sinew_palette_gpu_stride(SINEW_METHOD_COUNT, 0) == 0);
+    TU_CHECK(SINEW_PALETTE_GPU_STRIDE_MAX == TU_PAL_MAX_STRIDE);
 
     sinew_palette_joint e[2];
     for (int j = 0; j < 2; j++) {
@@ -507,7 +508,7 @@ static void test_pack(void)
         e[j].seg_head = sinew_v3(4000 + j, 4001 + j, 4002 + j);
         e[j].seg_tail = sinew_v3(5000 + j, 5001 + j, 5002 + j);
     }
-    float buf[2 * 8 * 4 + 4];
+    float buf[2 * TU_PAL_MAX_STRIDE * 4 + 4];
     for (int m = 0; m < (int)SINEW_METHOD_COUNT; m++)
         for (int bulge = 0; bulge < 2; bulge++) {
             uint32_t flags = bulge ? SINEW_SKIN_BULGE_CORRECTION : 0;
@@ -545,6 +546,11 @@ static void test_pack(void)
                     }
                     slot += 3;
                 }
+                if (slot + 1 == (int)stride) { /* the pad slot of an even entry: zeros */
+                    TU_CHECK(stride % 2 == 1 && stride > 3);
+                    for (int k = 0; k < 4; k++) TU_CHECK(d[slot * 4 + k] == 0.0f);
+                    slot++;
+                }
                 TU_CHECK(slot == (int)stride);
             }
         }
@@ -577,7 +583,7 @@ static void test_bulge_rest(tu_rng *rng)
     if (!s || !sid) return;
     sinew_mat4 mats[3 * N];
     sinew_palette_joint pal[N];
-    float ref[N * 8 * 4], fast[N * 8 * 4];
+    float ref[N * TU_PAL_MAX_STRIDE * 4], fast[N * TU_PAL_MAX_STRIDE * 4];
     size_t sb = sinew_palette_scratch_bytes(N);
     void *scratch = aligned_alloc(16, (sb + 15) & ~(size_t)15);
     double worst = 0;
@@ -593,7 +599,9 @@ static void test_bulge_rest(tu_rng *rng)
         for (unsigned m = 0; m < SINEW_METHOD_COUNT; m++) {
             if (singular && m != SINEW_METHOD_LBS) continue;
             const uint32_t stride = sinew_palette_gpu_stride((sinew_method)m, SINEW_SKIN_BULGE_CORRECTION);
-            const uint32_t off = 4 * (stride - 3); /* the bulge part: (a, ra.x), (b, ra.y), (ra.z, rb) */
+            const uint32_t base = m == SINEW_METHOD_LBS ? 3 : (m == SINEW_METHOD_DQS || m == SINEW_METHOD_COR) ? 2 : 5;
+            (void)stride;
+            const uint32_t off = 4 * base; /* the bulge part: (a, ra.x), (b, ra.y), (ra.z, rb); a pad slot may follow */
             static const int at[6] = { 3, 7, 8, 9, 10, 11 };
             sinew_result r = sinew_palette_build(sk, (sinew_method)m, pose, NULL, mats, pal);
             if (r == SINEW_ERROR_NOT_RIGID) continue;

@@ -271,14 +271,16 @@ static double compare(const sinew_skeleton *s, sinew_method m, uint32_t flags, c
     double worst = 0;
     for (uint32_t j = 0; j < n; j++) {
         const float *a = ref + (size_t)j * stride * 4, *b = fast + (size_t)j * stride * 4;
-        /* bulge: the rest-space segment (6 floats of the last 3 slots) is checked apart, below */
+        /* bulge: the rest-space segment (6 floats of the 3 bulge slots, after the method's
+         * base slots; a pad slot may follow) is checked apart, below */
         const int bulge = (flags & SINEW_SKIN_BULGE_CORRECTION) != 0;
-        const uint32_t nk = stride * 4, rb = bulge ? stride * 4 - 12 : nk;
+        const uint32_t base = m == SINEW_METHOD_LBS ? 3 : (m == SINEW_METHOD_DQS || m == SINEW_METHOD_COR) ? 2 : 5;
+        const uint32_t nk = stride * 4, rb = bulge ? base * 4 : nk;
         double mag = 1;
         for (uint32_t k = 0; k < nk; k++)
             if (!is_rest(k, rb)) mag = fmax(mag, fabs(a[k]));
         double tol = TOL_WELL * (1 + depth_of(s, j) / 16.0);
-        float bb[4 * 8];
+        float bb[4 * TU_PAL_MAX_STRIDE];
         memcpy(bb, b, stride * 4 * sizeof(float));
         if (m != SINEW_METHOD_LBS) { /* sign of the DQ */
             uint32_t o = (m == SINEW_METHOD_DQS || m == SINEW_METHOD_COR) ? 0 : 12;
@@ -346,7 +348,7 @@ static void test_random(tu_rng *r)
     sinew_transform *local = (sinew_transform *)malloc(256 * sizeof *local);
     sinew_mat4 *mats = (sinew_mat4 *)malloc(sinew_palette_scratch_count(256) * sizeof *mats);
     sinew_palette_joint *pal = (sinew_palette_joint *)malloc(256 * sizeof *pal);
-    float *ref = (float *)malloc(256 * 8 * 4 * sizeof(float)), *fast = (float *)malloc(256 * 8 * 4 * sizeof(float));
+    float *ref = (float *)malloc(256 * TU_PAL_MAX_STRIDE * 4 * sizeof(float)), *fast = (float *)malloc(256 * TU_PAL_MAX_STRIDE * 4 * sizeof(float));
     for (int iter = 0; iter < 90; iter++) {
         uint32_t n = sizes[iter % 9];
         int bind_scale = (int)tu_range(r, 2);
@@ -377,7 +379,7 @@ static void test_random(tu_rng *r)
                 ch.flags = flags;
                 sinew_result rr = sinew_palette_build(s, (sinew_method)m, local, ch.root, mats, pal);
                 if (rr == SINEW_OK) rr = sinew_palette_pack((sinew_method)m, flags, pal, n, ref);
-                for (size_t k = 0; k < 256 * 8 * 4; k++) fast[k] = NAN; /* poisoned */
+                for (size_t k = 0; k < 256 * TU_PAL_MAX_STRIDE * 4; k++) fast[k] = NAN; /* poisoned */
                 sinew_result rf = sinew_palette_build_f32(&ch, scratch, scratch_bytes, fast);
                 if (rr == SINEW_ERROR_NOT_RIGID || rf == SINEW_ERROR_NOT_RIGID) {
                     /* both refuse, unless a transform lies within float noise of the 1e-4 threshold */
@@ -470,7 +472,7 @@ static void test_job_splits(tu_rng *r)
     TU_CHECK(bad == UINT32_MAX);
     /* an unaligned destination (plain stores) gets the same floats */
     {
-        float *un = (float *)malloc((64 * 8 * 4 + 1) * sizeof(float));
+        float *un = (float *)malloc((64 * TU_PAL_MAX_STRIDE * 4 + 1) * sizeof(float));
         for (uint32_t i = 0; i < NCH; i += 5) {
             uint32_t nf = sinew_skeleton_joint_count(ch[i].skeleton) * sinew_palette_gpu_stride(ch[i].method, ch[i].flags) * 4;
             TU_CHECK_OK(sinew_palette_build_f32(&ch[i], scr[1], sb, un + 1));
@@ -481,7 +483,7 @@ static void test_job_splits(tu_rng *r)
     /* the timed build writes the same floats */
     for (uint32_t i = 0; i < NCH; i++) {
         double steps[4] = { 0, 0, 0, 0 };
-        float tmp[64 * 8 * 4];
+        float tmp[64 * TU_PAL_MAX_STRIDE * 4];
         uint32_t nf = sinew_skeleton_joint_count(ch[i].skeleton) * sinew_palette_gpu_stride(ch[i].method, ch[i].flags) * 4;
         TU_CHECK_OK(sinew_palette_build_f32_timed(&ch[i], scr[1], sb, tmp, steps));
         TU_CHECK(memcmp(tmp, one + (size_t)ch[i].palette_offset * 4, nf * sizeof(float)) == 0);
@@ -579,7 +581,7 @@ static void test_scaled_chains(tu_rng *r)
     void *scratch = aligned_alloc(16, (scratch_bytes + 15) & ~(size_t)15);
     sinew_mat4 *mats = (sinew_mat4 *)malloc(sinew_palette_scratch_count(N) * sizeof *mats);
     sinew_palette_joint *pal = (sinew_palette_joint *)malloc(N * sizeof *pal);
-    float *ref = (float *)malloc(N * 8 * 4 * sizeof(float)), *fast = (float *)malloc(N * 8 * 4 * sizeof(float));
+    float *ref = (float *)malloc(N * TU_PAL_MAX_STRIDE * 4 * sizeof(float)), *fast = (float *)malloc(N * TU_PAL_MAX_STRIDE * 4 * sizeof(float));
     double worst = 0, near_rs = 0;
     uint32_t compared = 0, depth_max = 0;
     for (int iter = 0; iter < 24; iter++) {
@@ -612,7 +614,7 @@ static void test_scaled_chains(tu_rng *r)
                 ch.flags = flags;
                 TU_CHECK_OK(sinew_palette_build(s, (sinew_method)m, local, ch.root, mats, pal));
                 TU_CHECK_OK(sinew_palette_pack((sinew_method)m, flags, pal, N, ref));
-                for (size_t k = 0; k < (size_t)N * 8 * 4; k++) fast[k] = NAN;
+                for (size_t k = 0; k < (size_t)N * TU_PAL_MAX_STRIDE * 4; k++) fast[k] = NAN;
                 TU_CHECK_OK(sinew_palette_build_f32(&ch, scratch, scratch_bytes, fast));
                 worst = fmax(worst, compare(s, (sinew_method)m, flags, ref, fast, 0, &near_rs, NULL));
                 compared++;

@@ -133,7 +133,7 @@ static void quality(sinew_gpu *gpu, scene_shape shape)
     sd.max_meshes = 1;
     sd.max_instances = NI;
     sd.max_output_vertices = NI * t.nv;
-    sd.max_palette_vec4 = NI * 3 * 8;
+    sd.max_palette_vec4 = NI * 3 * SINEW_PALETTE_GPU_STRIDE_MAX;
     sd.cor_centers = true;
     sinew_skinner *sk;
     CHECK(sinew_skinner_create(gpu, &sd, &sk, NULL));
@@ -326,7 +326,7 @@ static void throughput(sinew_gpu *gpu, uint32_t chars, uint32_t runs)
         sd.max_meshes = 1;
         sd.max_instances = chars;
         sd.max_output_vertices = (uint32_t)total;
-        sd.max_palette_vec4 = chars * 3 * 8;
+        sd.max_palette_vec4 = chars * 3 * SINEW_PALETTE_GPU_STRIDE_MAX;
         sd.output_format = (sinew_output_format)f;
         sd.cor_centers = true;
         CHECK(sinew_skinner_create(gpu, &sd, &sk[f], NULL));

@@ -75,7 +75,7 @@ int main(void)
     printf("hello_crowd: Sinew %s on %s, validation %s\n", sinew_version_string(), sinew_gpu_info(gpu)->name,
            sinew_debug_validation_enabled(gpu) ? "on" : "off");
     sinew_skinner_desc kd = { .max_rest_vertices = NV, .max_output_vertices = NV * CHARACTERS,
-                              .max_palette_vec4 = 8 * JOINTS * CHARACTERS, .max_instances = CHARACTERS };
+                              .max_palette_vec4 = SINEW_PALETTE_GPU_STRIDE_MAX * JOINTS * CHARACTERS, .max_instances = CHARACTERS };
     CHECK(sinew_skinner_create(gpu, &kd, &sk, &err));
     sinew_mesh_id mesh;
     CHECK(sinew_skinner_add_rest_mesh(sk, tube, &mesh, &err));

@@ -38,6 +38,9 @@ sinew_vec3 tu_random_vec3(tu_rng *r, double lo, double hi);
 sinew_vec3 tu_random_unit(tu_rng *r);
 
 extern int tu_failures;
+/* vec4 slots per joint of the largest GPU palette entry (DQS / CoR with scale and
+ * bulge, 8 padded to 9; test_palette checks sinew_palette_gpu_stride against it). */
+#define TU_PAL_MAX_STRIDE 9
 #define TU_CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); tu_failures++; } } while (0)
 #define TU_CHECK_MSG(cond, ...) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); tu_failures++; } } while (0)
 #define TU_CHECK_RESULT(expr, expected) do { sinew_result tu_r_ = (expr); if (tu_r_ != (expected)) { fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #expr, sinew_result_string(tu_r_), sinew_result_string(expected)); tu_failures++; } } while (0)

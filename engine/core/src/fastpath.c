@@ -183,7 +183,7 @@ void snw_fast_joints_init(const sinew_skeleton *s, snw_fast_joint *out)
 
 /* Scratch per joint: local TRS, G (posed frames), H, Hs, Us, a (scaled-rest
  * position, 16 B), and the packed entry (up to SNW_PAL_MAX_STRIDE vec4). */
-#define SNW_PAL_MAX_STRIDE (SINEW_PAL_SLOTS_DQS_SCALE + SINEW_PAL_SLOTS_BULGE)
+#define SNW_PAL_MAX_STRIDE SINEW_PAL_MAX_STRIDE
 static size_t scratch_per_joint(void) { return sizeof(snw_ftrs) + 4u * sizeof(snw_faff) + 16u + SNW_PAL_MAX_STRIDE * 16u; }
 
 size_t sinew_palette_scratch_bytes(uint32_t max_joints) { return (size_t)max_joints * scratch_per_joint() + 16u; }
@@ -823,6 +823,8 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
         if (r == SINEW_OK) r = stage_pal_scaled(fj, n, &sc, method, ch->flags, stride);
     }
     if (r != SINEW_OK) return r;
+    if (stride != SINEW_PAL_USED_SLOTS(method, ch->flags)) /* the pad slot (SINEW_PAL_PAD): zeros */
+        for (uint32_t j = 0; j < n; j++) memset(sc.pal + ((size_t)j * stride + stride - 1u) * 4u, 0, 16u);
     uint64_t t3 = step_ns ? ticks_ns() : 0;
     /* 4. pack: checked copy to the destination */
     float max_abs = 0;

@@ -307,6 +307,7 @@ sinew_result sinew_palette_pack(sinew_method method, uint32_t flags, const sinew
             ok &= put_dq(d + 4u * SINEW_PAL_OFF_DQ(m), &e->rigid);
         }
         if (flags & SINEW_K_FLAG_BULGE) ok &= put_bulge(d + 4u * SINEW_PAL_OFF_BULGE(m), e, m);
+        if (stride != SINEW_PAL_USED_SLOTS(m, flags)) memset(d + 4u * (stride - 1u), 0, 16u); /* pad slot */
     }
     return ok ? SINEW_OK : SINEW_ERROR_NON_FINITE;
 }

@@ -310,8 +310,8 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
     c->box_new = (float *)snw_calloc(a, (size_t)max_chars * 6u, sizeof(float));
     c->box_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
     c->box_new_ok = (uint8_t *)snw_calloc(a, max_chars, 1);
-    if (desc->lod_interpolate) { /* two palettes of the largest stride (8 vec4) per character */
-        c->lod_slot = (size_t)max_joints * 8u * 4u;
+    if (desc->lod_interpolate) { /* two palettes of the largest stride per character */
+        c->lod_slot = (size_t)max_joints * SINEW_PAL_MAX_STRIDE * 4u;
         c->lod_block = snw_calloc(a, 1, sizeof(float) * 2u * c->lod_slot * max_chars + 16u);
         c->lod_pal = c->lod_block ? (float *)((char *)c->lod_block + 4) : NULL;
         c->lod_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
@@ -355,10 +355,10 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
         s->fast_bytes = sinew_palette_scratch_bytes(max_joints);
         s->fast = snw_calloc(a, 1, s->fast_bytes); /* snw_alloc blocks are 16-byte aligned or more */
         s->growth = (float *)snw_calloc(a, max_joints, sizeof(float));
-        /* the largest palette per joint: 8 vec4 (scale methods with bulge); 4 bytes
+        /* the largest palette per joint: SINEW_PAL_MAX_STRIDE vec4 (scale methods with bulge); 4 bytes
          * past 16-byte alignment, so sinew_palette_build_f32 writes it with plain
          * (cached) stores rather than streaming ones */
-        s->pal_block = snw_calloc(a, 1, sizeof(float) * 4u * 8u * (size_t)max_joints + 16u);
+        s->pal_block = snw_calloc(a, 1, sizeof(float) * 4u * SINEW_PAL_MAX_STRIDE * (size_t)max_joints + 16u);
         s->pal = s->pal_block ? (float *)((char *)s->pal_block + 4) : NULL;
         if (!s->local || !s->fast || !s->growth || !s->pal_block) {
             sinew_crowd_destroy(c);

@@ -65,8 +65,11 @@ SINEW_API sinew_result sinew_palette_build_from_globals(const sinew_skeleton *sk
                                               sinew_palette_joint *out);
 
 /* GPU palette layout: number of vec4 (16-byte) slots per joint for a method
- * and flags (LBS 3, DQS and CoR 2, DQS and CoR with scale 5; +3 with bulge correction);
+ * and flags (LBS 3, DQS and CoR 2, DQS and CoR with scale 5; with bulge correction
+ * LBS 7, DQS and CoR 5, with scale 9: +3, and an even count padded to odd with a
+ * zero slot, which spreads a GPU's palette reads over its cache banks);
  * 0 for an invalid method. */
+#define SINEW_PALETTE_GPU_STRIDE_MAX 9u /* the largest: size max_palette_vec4 with it */
 SINEW_API uint32_t sinew_palette_gpu_stride(sinew_method method, uint32_t flags);
 
 /* Writes joint_count entries in the GPU layout (float32) to dst, which holds

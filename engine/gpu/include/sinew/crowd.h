@@ -83,7 +83,7 @@ typedef struct sinew_crowd_desc {
     uint32_t range_threads;
     /* Animation LOD with interpolation (sinew_crowd_character.lod_interpolate):
      * true allocates two palettes per character here (max_characters x
-     * max_joints x 8 vec4 x 2, e.g. 64 MiB at the defaults); false: no
+     * max_joints x 9 vec4 x 2, e.g. 72 MiB at the defaults); false: no
      * character may set it. */
     bool lod_interpolate;
 } sinew_crowd_desc;
