@@ -275,7 +275,8 @@ static void usage(void)
             "    sinew-bench --model none --tube-vertices 10000 --sizes 10000 --methods dqs-scale+bulge\n"
             "                --kernel-rounds 0 --no-variants\n"
             "  --device-info: the Vulkan device, driver version and buffer limits, then exit.\n"
-            "  --roofline-only: the device and the copy roofline (as measured before the sweep), then exit.\n"
+            "  --roofline-only: the device and the copy roofline (as measured before the sweep), the same copy\n"
+            "  at 16 MiB .. 4 GiB (as the device's limits allow), then exit.\n"
             "  --scene crowd [--frames N]: the crowd scene (bench_scene.c: real models, blended clips, root\n"
             "  motion, orbit camera, culling, LOD; sizes 1000,10000,100000, --sizes / --budget / --full as\n"
             "  above), per-stage table, scene.csv / scene.json / scene.png in --out.\n");
@@ -901,6 +902,19 @@ int main(int argc, char **argv)
            roof.read_path == SINEW_READ_TEXEL ? "texel" : "storage", roof.shader_copy_gbps, roof.transfer_copy_gbps);
     double roof_first = roof.shader_copy_gbps;
     if (o.roofline_only) {
+        /* the same copy at other sizes (as far as the device's buffer limits allow): where the
+         * probe's size, rather than the memory, sets the figure */
+        printf("copy by size (read + written, medians of 7, read path as above):\n%10s %14s %16s\n", "MiB",
+               "shader GB/s", "vkCmdCopy GB/s");
+        for (uint64_t mib = 16; mib <= 4096; mib *= 4) {
+            sinew_copy_roofline c;
+            sinew_result rc = sinew_debug_measure_copy_path(gpu, mib << 20, 7, roof.read_path, &c);
+            if (rc != SINEW_OK) {
+                printf("%10llu %14s (%s)\n", (unsigned long long)mib, "-", sinew_result_string(rc));
+                break;
+            }
+            printf("%10llu %14.1f %16.1f\n", (unsigned long long)mib, c.shader_copy_gbps, c.transfer_copy_gbps);
+        }
         sinew_gpu_destroy(gpu);
         return r == SINEW_OK ? 0 : 1;
     }
