@@ -3,10 +3,11 @@
 #
 # One pass over an existing build on whatever Vulkan device is there (a lent
 # GPU, or lavapipe here): device + driver, the whole ctest suite, the kernel
-# A/B (sinew-bench --kernels-only), a crowd of 10,000 characters x 10,000
-# vertices skinned with DQS with scale + bulge correction, and the copy
-# roofline. Each step runs under `timeout` (the whole script stays under
-# 8 minutes on an H100) and its output, exit status and seconds go to ONE file,
+# A/B (sinew-bench --kernels-only; again at 1024 characters in full mode), a
+# crowd of 10,000 characters x 10,000 vertices skinned with DQS with scale +
+# bulge correction, the morph pass at 512 characters (full mode), and the copy
+# roofline (with the copy by size). Each step runs under `timeout` (the whole script stays under
+# 10 minutes; about 40 s on an H200) and its output, exit status and seconds go to ONE file,
 # gpu-check-results.txt, in the results folder:
 #   --out DIR, else $OUT/gpu-check when $OUT is set (the device machine), else
 #   BUILD_DIR/gpu-check. The crowd run's bench.csv / bench.json sit beside it
@@ -198,10 +199,16 @@ if [ "$QUICK" = 1 ]; then
 else
   KERNEL_ARGS=(--kernel-rounds 5)
   CROWD_ARGS=(--tube-vertices 10000 --sizes 10000 --seconds 2 --full)
+  # A GPU's L2 (60 MB on an H200) holds the default 1M-vertex A/B and its 30 us
+  # dispatches are latency: the A/B again at 1024 characters (16.7 M vertices), and
+  # the morph pass at 512 characters.
+  KERNEL_BIG_ARGS=(--kernel-rounds 5 --kernel-chars 1024)
+  MORPH_ARGS=(7 512)
 fi
 NJ=$(nproc); [ "$NJ" -gt 8 ] && NJ=8
-# Time limits (seconds): device 20 + ctest 240 + kernels 45 + crowd 60 (+ packed
-# crowd 60) + roofline 30 + nvidia-smi 20 = 475 at most, under 8 minutes.
+# Time limits (seconds): device 20 + ctest 240 + kernels 45 (+ kernels-1024 60) +
+# crowd 60 (+ packed crowd 60) (+ morph 60) + roofline 30 + nvidia-smi 20 = 595 at
+# most; about 40 s in all on an H200 (2026-11-27).
 
 # SINEW_VALIDATION off for the benchmarks (ctest sets it per test).
 unset SINEW_VALIDATION
@@ -215,6 +222,10 @@ if [ "$RUN_CTEST" = 1 ]; then
 fi
 step kernels 45 "$BENCH" --kernels-only "${KERNEL_ARGS[@]}" --out "$RESULTS/kernels"
 rmdir "$RESULTS/kernels" 2>/dev/null
+if [ "$QUICK" != 1 ]; then
+  step kernels-1024 60 "$BENCH" --kernels-only "${KERNEL_BIG_ARGS[@]}" --out "$RESULTS/kernels"
+  rmdir "$RESULTS/kernels" 2>/dev/null
+fi
 step crowd 60 "$BENCH" --model none --methods dqs-scale+bulge --kernel-rounds 0 --no-variants \
   "${CROWD_ARGS[@]}" --out "$RESULTS/crowd"
 # A device whose buffer limits capped the crowd (row marked *): again with the
@@ -224,6 +235,9 @@ if [ "$LAST_RC" -eq 0 ] && grep -Eq '^tube .* dqs-scale\+bulge +[0-9]+\*' "$RES"
     "${CROWD_ARGS[@]}" --format packed --out "$RESULTS/crowd-packed"
 fi
 rm -f "$RESULTS"/crowd*/bench.gp
+if [ "$QUICK" != 1 ] && [ -x "$BUILD/bin/sinew-bench-morph" ]; then
+  step morph 60 "$BUILD/bin/sinew-bench-morph" "${MORPH_ARGS[@]}"
+fi
 step roofline 30 "$BENCH" --roofline-only
 
 # --- summary --------------------------------------------------------------------

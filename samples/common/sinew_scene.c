@@ -378,11 +378,13 @@ double scene_tube_normal_error(const scene_tube_desc *desc, const double *pos, c
 
 /* ---- sweeps and temporal smoothness ---- */
 
+#ifdef DEMO_WITH_ASSET /* only the asset-based study below sorts */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
+#endif
 
 double scene_jump_ratio(const double *frames, uint32_t frame_count, uint32_t nv, double min_median,
                         double *max_jump)
