@@ -246,6 +246,7 @@ static void usage(void)
             "                   [--read-path auto|storage|texel] [--no-variants]\n"
             "                   [--kernel-rounds N (0 = skip the kernel A/B)] [--kernel-cases dqs,dqs-scale,...]\n"
             "                   [--kernel-chars N (kernel A/B characters x 16384 vertices, default 64)]\n"
+            "                   [--pipeline-stats (after the kernel A/B: the driver's statistics per pipeline)]\n"
             "                   [--kernels-only] [--cpu-only [--scale-fraction F] [--blend K] [--layers L] [--bounds]\n"
             "                   [--compressed]]\n"
             "                   [--cor-precompute]\n"
@@ -346,6 +347,8 @@ static double kb_uniform(double lo, double hi)
 /* characters in the kernel A/B: 64 by default (1M vertices); --kernel-chars N for a large GPU,
  * whose last-level cache holds a 1M-vertex frame */
 static uint32_t kb_chars = 64u;
+/* --pipeline-stats: print the driver's statistics of the A/B's pipelines after it */
+static int kb_stats;
 
 static sinew_result kb_scene(sinew_skeleton **skel, sinew_vertex *v, float *bulge, sinew_vertex8 *v8, float *bulge8)
 {
@@ -633,6 +636,23 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
                " x dqs: median over rounds of plain DQS (grid, wg 64) time / this time, same round)\n");
         free(tmp);
     }
+    if (kb_stats && r == SINEW_OK) {
+        size_t cap = 1u << 18;
+        char *text = malloc(cap);
+        sinew_skinner *all[3] = { sk, skp, skt };
+        static const char *what[3] = { "plain", "keep_previous", "tangents" };
+        printf("\npipeline statistics (the driver's, VK_KHR_pipeline_executable_properties):\n");
+        for (int i = 0; i < 3 && text; i++) {
+            sinew_result rs = sinew_debug_pipeline_statistics(all[i], text, cap);
+            if (rs != SINEW_OK) {
+                printf("  not available: %s (SINEW_PIPELINE_STATISTICS=1 and a driver with the extension needed)\n",
+                       sinew_result_string(rs));
+                break;
+            }
+            printf("[%s skinner]\n%s", what[i], text);
+        }
+        free(text);
+    }
     sinew_skinner_destroy(sk);
     sinew_skinner_destroy(skp);
     sinew_skinner_destroy(skt);
@@ -780,6 +800,10 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(a, "--no-variants")) o.skip_variants = 1;
         else if (!strcmp(a, "--kernel-rounds") && next) o.kernel_rounds = atoi(argv[++i]);
+        else if (!strcmp(a, "--pipeline-stats")) {
+            kb_stats = 1;
+            setenv("SINEW_PIPELINE_STATISTICS", "1", 1); /* read when the sinew_gpu is created */
+        }
         else if (!strcmp(a, "--kernel-chars") && next) {
             long n = atol(argv[++i]);
             if (n < 1 || n > 4096) {

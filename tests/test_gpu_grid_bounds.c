@@ -209,6 +209,19 @@ int main(void)
         }
     }
     fprintf(stderr, "%u frames: %u meshes x 3 workgroup sizes x 4 grid settings\n", frames, (unsigned)NMESH);
+    {   /* the driver's pipeline statistics: argument checks; the text is empty unless the gpu was made
+         * with SINEW_PIPELINE_STATISTICS=1 on a driver that has them (lavapipe here has not) */
+        char text[4096];
+        text[0] = 'x';
+        TU_CHECK_RESULT(sinew_debug_pipeline_statistics(NULL, text, sizeof text), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_debug_pipeline_statistics(sk, NULL, 16), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_debug_pipeline_statistics(sk, text, 0), SINEW_ERROR_INVALID_ARGUMENT);
+        sinew_result rs = sinew_debug_pipeline_statistics(sk, text, sizeof text);
+        TU_CHECK(rs == SINEW_OK || rs == SINEW_ERROR_NOT_FOUND);
+        if (rs == SINEW_ERROR_NOT_FOUND) TU_CHECK(text[0] == '\0');
+        else TU_CHECK(strstr(text, "grid") != NULL && strstr(text, "records") != NULL); /* both kernels ran */
+        fprintf(stderr, "pipeline statistics: %s\n", rs == SINEW_OK ? "available" : "not available");
+    }
     free(pos);
     free(nrm);
     sinew_skinner_destroy(sk);

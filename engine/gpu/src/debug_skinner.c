@@ -6,6 +6,8 @@
  * context's hooks and the copy roofline: debug.c. */
 #include "skinner_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Stages of Sinew's own one-shot submissions that touch the output (read-backs, poison). */
@@ -167,4 +169,82 @@ static sinew_result poison(sinew_skinner *sk, int prev, uint32_t first, uint32_t
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
     gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, cons, 0, 1, &mb, 0, NULL, 0, NULL);
     return snw_vk_oneshot_end(gpu, cmd);
+}
+
+/* "dqs-scale+bulge grid storage wg64": what sinew_skinner.pipe[slot] is specialized on
+ * (the slot and variant numbering of skinner_pipelines.c: pipe_slot, variant_number). */
+static void slot_describe(uint32_t slot, char *buf, size_t size)
+{
+    static const char *kinds[SINEW_KK_COUNT] = { "lbs", "dqs", "dqs-scale", "cor", "cor-scale" };
+    static const char *bulges[3] = { "", "+bulge", "+bulge+inner" };
+    uint32_t wg = slot % SNW_WG_CHOICES, rest = slot / SNW_WG_CHOICES;
+    uint32_t texel = rest % 2u, grid = (rest / 2u) % 2u, variant = rest / 4u;
+    uint32_t base = variant % SNW_BASE_VARIANTS, kind = base / 6u;
+    snprintf(buf, size, "%s%s%s%s%s %s %s wg%u", kind < SINEW_KK_COUNT ? kinds[kind] : "?", bulges[(base / 2u) % 3u],
+             base & 1u ? " 8infl" : "", variant / (2u * SNW_BASE_VARIANTS) ? " +tangents" : "",
+             (variant / SNW_BASE_VARIANTS) & 1u ? " +reset" : "", grid ? "grid" : "records",
+             texel ? "texel" : "storage", 64u << wg);
+}
+
+/* Appends to buf at *used (always NUL-terminated; the rest cut when full). */
+static void put(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    if (*used + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used = *used + (size_t)n < size ? *used + (size_t)n : size - 1;
+}
+
+sinew_result sinew_debug_pipeline_statistics(const sinew_skinner *sk, char *buf, size_t size)
+{
+    if (!sk || !buf || size == 0) return SINEW_ERROR_INVALID_ARGUMENT;
+    buf[0] = '\0';
+    sinew_gpu *gpu = sk->gpu;
+    if (!gpu->capture_stats) return SINEW_ERROR_NOT_FOUND;
+    size_t used = 0;
+    for (uint32_t slot = 0; slot < SNW_PIPES; slot++) {
+        if (!sk->pipe[slot]) continue;
+        char what[96];
+        slot_describe(slot, what, sizeof what);
+        VkPipelineInfoKHR pi = { VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR };
+        pi.pipeline = sk->pipe[slot];
+        uint32_t ne = 0;
+        if (gpu->exec_properties(gpu->device, &pi, &ne, NULL) != VK_SUCCESS) continue;
+        for (uint32_t e = 0; e < ne && e < 4u; e++) {
+            VkPipelineExecutableInfoKHR ei = { VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR };
+            ei.pipeline = sk->pipe[slot];
+            ei.executableIndex = e;
+            VkPipelineExecutableStatisticKHR st[32];
+            uint32_t ns = 32;
+            for (uint32_t i = 0; i < ns; i++) {
+                memset(&st[i], 0, sizeof st[i]);
+                st[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+            }
+            VkResult vr = gpu->exec_statistics(gpu->device, &ei, &ns, st);
+            if (vr != VK_SUCCESS && vr != VK_INCOMPLETE) continue;
+            put(buf, size, &used, "%s", what);
+            if (ne > 1) put(buf, size, &used, " [%u]", e);
+            for (uint32_t i = 0; i < ns; i++) {
+                put(buf, size, &used, "; %s=", st[i].name);
+                switch (st[i].format) {
+                case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+                    put(buf, size, &used, "%s", st[i].value.b32 ? "true" : "false");
+                    break;
+                case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+                    put(buf, size, &used, "%lld", (long long)st[i].value.i64);
+                    break;
+                case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+                    put(buf, size, &used, "%llu", (unsigned long long)st[i].value.u64);
+                    break;
+                default:
+                    put(buf, size, &used, "%g", st[i].value.f64);
+                    break;
+                }
+            }
+            put(buf, size, &used, "\n");
+        }
+    }
+    return SINEW_OK;
 }

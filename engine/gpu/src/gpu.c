@@ -74,9 +74,26 @@ static void load_instance_fns(PFN_vkGetInstanceProcAddr gipa, VkInstance inst, s
     L(GetPhysicalDeviceFormatProperties);
     L(CreateDevice);
     L(GetDeviceProcAddr);
+    L(EnumerateDeviceExtensionProperties);
     L(CreateDebugUtilsMessengerEXT);
     L(DestroyDebugUtilsMessengerEXT);
 #undef L
+}
+
+/* Whether the physical device offers a device extension. */
+static int device_ext_available(const sinew_gpu *gpu, const char *ext)
+{
+    if (!gpu->vki.EnumerateDeviceExtensionProperties) return 0;
+    uint32_t n = 0;
+    if (gpu->vki.EnumerateDeviceExtensionProperties(gpu->phys, NULL, &n, NULL) != VK_SUCCESS || n == 0) return 0;
+    VkExtensionProperties *p = (VkExtensionProperties *)calloc(n, sizeof *p);
+    if (!p) return 0;
+    int found = 0;
+    if (gpu->vki.EnumerateDeviceExtensionProperties(gpu->phys, NULL, &n, p) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n; i++)
+            if (strcmp(p[i].extensionName, ext) == 0) found = 1;
+    free(p);
+    return found;
 }
 
 static int env_flag(const char *name)
@@ -456,6 +473,19 @@ static sinew_result gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sine
     VkDeviceCreateInfo dci = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO };
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
+    /* SINEW_PIPELINE_STATISTICS=1 (benchmarks, sinew_debug_pipeline_statistics): the
+     * driver's per-pipeline statistics (registers, instructions) where it has them */
+    const char *stats_ext[1] = { VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME };
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR stats_feat = {
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR };
+    int want_stats = env_flag("SINEW_PIPELINE_STATISTICS") &&
+                     device_ext_available(gpu, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (want_stats) {
+        stats_feat.pipelineExecutableInfo = VK_TRUE;
+        dci.pNext = &stats_feat;
+        dci.enabledExtensionCount = 1;
+        dci.ppEnabledExtensionNames = stats_ext;
+    }
     if (!gpu->vki.CreateDevice) {
         r = SINEW_ERROR_VULKAN;
         goto fail;
@@ -465,6 +495,13 @@ static sinew_result gpu_create(const sinew_gpu_desc *desc, sinew_gpu **out, sine
         gpu->device = VK_NULL_HANDLE;
         r = snw_vk_result(vr);
         goto fail;
+    }
+    if (want_stats && gpu->vki.GetDeviceProcAddr) {
+        gpu->exec_properties = (PFN_vkGetPipelineExecutablePropertiesKHR)gpu->vki.GetDeviceProcAddr(
+            gpu->device, "vkGetPipelineExecutablePropertiesKHR");
+        gpu->exec_statistics = (PFN_vkGetPipelineExecutableStatisticsKHR)gpu->vki.GetDeviceProcAddr(
+            gpu->device, "vkGetPipelineExecutableStatisticsKHR");
+        gpu->capture_stats = gpu->exec_properties && gpu->exec_statistics;
     }
     return finish_create(gpu, out);
 fail:

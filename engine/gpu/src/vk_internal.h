@@ -101,6 +101,7 @@ typedef struct sinew_vki {
     PFN_vkGetPhysicalDeviceFormatProperties GetPhysicalDeviceFormatProperties;
     PFN_vkCreateDevice CreateDevice;
     PFN_vkGetDeviceProcAddr GetDeviceProcAddr;
+    PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
     PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
     PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
 } sinew_vki;
@@ -132,6 +133,12 @@ struct sinew_gpu {
     VkPhysicalDeviceMemoryProperties mem;
     VkDeviceSize max_allocation;        /* maxMemoryAllocationSize */
     VkCommandPool oneshot_pool;         /* for uploads, fills and readbacks */
+    /* SINEW_PIPELINE_STATISTICS=1 at creation of an own device that has
+     * VK_KHR_pipeline_executable_properties: compute pipelines keep the driver's
+     * statistics (sinew_debug_pipeline_statistics); else 0 and NULL */
+    int capture_stats;
+    PFN_vkGetPipelineExecutablePropertiesKHR exec_properties;
+    PFN_vkGetPipelineExecutableStatisticsKHR exec_statistics;
 };
 
 /* A buffer with its own memory. */

@@ -335,6 +335,7 @@ sinew_result snw_vk_compute_pipeline(sinew_gpu *gpu, const VkAllocationCallbacks
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = spec;
     ci.layout = layout;
+    if (gpu->capture_stats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VkResult vr = gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &ci, vka, out);
     if (vr != VK_SUCCESS) *out = VK_NULL_HANDLE;
     return snw_vk_result(vr);

@@ -48,6 +48,12 @@ SINEW_API sinew_result sinew_debug_set_workgroup_size(sinew_skinner *sk, uint32_
 SINEW_API uint32_t sinew_debug_workgroup_size(const sinew_skinner *sk);
 /* Dispatches recorded for the newest ended frame, and how many of them use grid mode. */
 SINEW_API uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t *grid_dispatches);
+/* The driver's statistics (VK_KHR_pipeline_executable_properties: registers, instruction
+ * counts, spills, as the driver names them) of every kernel pipeline this skinner has created,
+ * one line per pipeline, into buf (always NUL-terminated, cut when full). Needs
+ * SINEW_PIPELINE_STATISTICS=1 in the environment when its sinew_gpu was created (own device)
+ * and a driver with the extension, else SINEW_ERROR_NOT_FOUND. */
+SINEW_API sinew_result sinew_debug_pipeline_statistics(const sinew_skinner *sk, char *buf, size_t size);
 
 /* Where a roofline copy sits against the host's last-level cache. */
 typedef enum sinew_roofline_cache {
