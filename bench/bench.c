@@ -97,6 +97,7 @@ typedef struct options {
     int roofline_only;                    /* --roofline-only: the device and the copy roofline, then exit */
     const char *scene;                    /* --scene crowd: bench_scene.c instead of the sweep */
     uint32_t frames;                      /* --frames N (--scene): measured frames per size */
+    int no_render;                        /* --no-render (--scene): skip the render stage */
 } options;
 
 static double reference_rate(const demo_model *m, const variant *v)
@@ -280,7 +281,8 @@ static void usage(void)
             "  at 16 MiB .. 4 GiB (as the device's limits allow), then exit.\n"
             "  --scene crowd [--frames N]: the crowd scene (bench_scene.c: real models, blended clips, root\n"
             "  motion, orbit camera, culling, LOD; sizes 1000,10000,100000, --sizes / --budget / --full as\n"
-            "  above), per-stage table, scene.csv / scene.json / scene.png in --out.\n");
+            "  above), per-stage table, scene.csv / scene.json / scene.png in --out. --no-render: no render\n"
+            "  stage (the skinned crowd drawn offscreen, 1280x720, timed by timestamps).\n");
 }
 
 /* Skinner + crowd sized for `max_chars` characters of model m. */
@@ -835,6 +837,8 @@ int main(int argc, char **argv)
             unsigned long v = strtoul(argv[++i], &end, 10);
             if (!end || *end || v < 1 || v > 100000) { fprintf(stderr, "--frames: 1 .. 100000\n"); return 2; }
             o.frames = (uint32_t)v;
+        } else if (!strcmp(a, "--no-render")) {
+            o.no_render = 1;
         }
         else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
         else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
@@ -866,6 +870,7 @@ int main(int argc, char **argv)
         so.budget = o.budget;
         so.budget_given = budget_given;
         so.full = o.full;
+        so.no_render = o.no_render;
         return sinew_bench_scene(&so);
     }
     if (o.cpu_only) {

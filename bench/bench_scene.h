@@ -14,6 +14,7 @@ typedef struct sinew_bench_scene_options {
     uint64_t budget;            /* skinned-vertex cap per frame; 0 = the device default (see bench_scene.c) */
     int budget_given;           /* --budget given: use budget as is (0 = no cap) */
     int full;                   /* --full: no cap unless --budget */
+    int no_render;              /* --no-render: no render stage (frame = logic .. skinning done) */
 } sinew_bench_scene_options;
 
 /* Runs the scene; returns the process exit code (0 ok, 1 failure). */

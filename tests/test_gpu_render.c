@@ -220,10 +220,20 @@ int main(void)
         sinew_render_target *t = NULL;
         TU_CHECK_OK(sinew_render_target_create(s.rnd, &(sinew_render_target_desc){ W, H, VK_NULL_HANDLE }, &t));
         uint8_t *img = malloc((size_t)W * H * 4);
+        double ms = -1;
+        /* the pass's GPU time (sinew_renderer_gpu_time): none before a render */
+        sinew_result tr = sinew_renderer_gpu_time(s.rnd, &ms);
+        TU_CHECK(tr == SINEW_ERROR_NOT_FOUND || tr == SINEW_ERROR_LIMIT_EXCEEDED);
+        TU_CHECK_RESULT(sinew_renderer_gpu_time(NULL, &ms), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_renderer_gpu_time(s.rnd, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         if (t && img) {
             test_methods(&s, t, img);
             test_crowd_frame(&s, t, img);
             test_errors(&s, t);
+            /* after renders: a finite time >= 0 (unless the queue has no timestamps) */
+            tr = sinew_renderer_gpu_time(s.rnd, &ms);
+            TU_CHECK(tr == SINEW_OK ? ms >= 0 && isfinite(ms) : tr == SINEW_ERROR_LIMIT_EXCEEDED);
+            fprintf(stderr, "last pass: %.3f ms on the GPU (%s)\n", ms, sinew_result_string(tr));
         }
         free(img);
         sinew_render_target_destroy(t);

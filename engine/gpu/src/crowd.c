@@ -57,6 +57,10 @@ typedef struct crowd_scratch {          /* one per worker */
     size_t fast_bytes;
     float *pal;                         /* a palette in cached memory for its box (see crowd_character) */
     void *pal_block;                    /* the allocation pal lies in (4 bytes past a 16-byte boundary) */
+    /* sinew_crowd_desc.stage_timing: ns of the frame's stages on this scratch's
+     * threads (sample, FK, palette, pack: sinew_palette_build_f32_timed's order;
+     * then bounds, busy), zeroed by prepare_begin, summed by prepare_end */
+    double stage_ns[6];
 } crowd_scratch;
 
 /* What failed for a character in a range (crowd.char_stage). */
@@ -144,6 +148,7 @@ struct sinew_crowd {
     uint64_t job_slots;
     uint32_t job_ninst;
     double job_wait_ms, job_t_begun;
+    int stage_timing;                   /* sinew_crowd_desc.stage_timing */
 };
 
 /* Marks the crowd busy; 0 if another call holds it (the caller returns IN_USE). */
@@ -162,6 +167,15 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* Stage timing (sinew_crowd_desc.stage_timing): the same clock as the fast
+ * path's sinew_palette_build_f32_timed. */
+static inline uint64_t stage_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void sinew_crowd_destroy(sinew_crowd *c)
@@ -271,6 +285,7 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
     c->max_instances = (uint32_t)mi;
     c->morpher = desc->morpher;
     c->max_morph_weights = mmw;
+    c->stage_timing = desc->stage_timing;
 
     sinew_result r = SINEW_OK;
     if (desc->pool) {
@@ -965,11 +980,14 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     float *dst = c->job_dst + (size_t)c->palette_offsets[i] * 4u;
     int want_box = c->job_skip && m->has_bounds;
     float *slot0 = lod ? c->lod_pal + (size_t)i * 2u * c->lod_slot : NULL;
+    const int timed = c->stage_timing && c->job_skip; /* stage times: prepare only */
+    uint64_t ta = timed ? stage_now_ns() : 0;
     if (lod == LOD_HOLD) { /* no evaluation: the interpolated palette */
         const float *older = slot0 + (size_t)(1u - c->lod_newest[i]) * c->lod_slot;
         const float *newer = slot0 + (size_t)c->lod_newest[i] * c->lod_slot;
         *stage = STAGE_PALETTE;
         lod_lerp(older, newer, lod_fraction(c, ch, i), ch->method, ch->flags, m->joint_count, want_box ? s->pal : dst);
+        if (timed) s->stage_ns[2] += (double)(stage_now_ns() - ta);
         return crowd_character_box(c, s, i, dst, want_box, pal_floats, stage);
     }
     sinew_palette_character pc = { 0 };
@@ -992,6 +1010,7 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     } else if (ch->sample) {
         r = ch->sample(ch->sample_user, m->skeleton, i, ch->time, s->local);
         pc.pose = s->local;
+        if (timed) s->stage_ns[0] += (double)(stage_now_ns() - ta);
     } /* else the rest pose */
     if (r != SINEW_OK) return r;
     /* float32 palette straight into the destination; NON_FINITE when a
@@ -1005,14 +1024,18 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     *stage = STAGE_PALETTE;
     if (lod) { /* evaluated into a slot (both when fresh); shown: that one (fresh) or the previous newest */
         float *into = slot0 + (size_t)c->lod_next[i] * c->lod_slot;
-        r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, into);
+        r = timed ? sinew_palette_build_f32_timed(&pc, s->fast, s->fast_bytes, into, s->stage_ns)
+                  : sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, into);
         if (r == SINEW_ERROR_NON_FINITE) crowd_name_joint(c, m, ch, i, into);
         if (r != SINEW_OK) return r;
+        uint64_t tb = timed ? stage_now_ns() : 0;
         float *other = slot0 + (size_t)(1u - c->lod_next[i]) * c->lod_slot;
         if (lod == LOD_FRESH) memcpy(other, into, sizeof(float) * pal_floats);
         memcpy(pal, other, sizeof(float) * pal_floats);
+        if (timed) s->stage_ns[3] += (double)(stage_now_ns() - tb);
     } else {
-        r = sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, pal);
+        r = timed ? sinew_palette_build_f32_timed(&pc, s->fast, s->fast_bytes, pal, s->stage_ns)
+                  : sinew_palette_build_f32(&pc, s->fast, s->fast_bytes, pal);
         if (r == SINEW_ERROR_NON_FINITE) crowd_name_joint(c, m, ch, i, pal);
         if (r != SINEW_OK) return r;
     }
@@ -1029,7 +1052,11 @@ static sinew_result crowd_character_box(sinew_crowd *c, crowd_scratch *s, uint32
     const crowd_model *m = &c->models[ch->model.value];
     float *pal = want_box ? s->pal : dst;
     sinew_result r = SINEW_OK;
+    const int timed = c->stage_timing && c->job_skip;
+    uint64_t ta = timed ? stage_now_ns() : 0;
     if (want_box) memcpy(dst, pal, sizeof(float) * pal_floats);
+    uint64_t tb = timed ? stage_now_ns() : 0;
+    if (timed) s->stage_ns[3] += (double)(tb - ta);
     /* the box from the packed palette just written (the data the GPU reads);
      * none (NOT_FOUND) for CoR methods without centers in the bounds data, a
      * mesh given in ch->meshes other than the model's, or a morphed mesh without
@@ -1064,6 +1091,7 @@ static sinew_result crowd_character_box(sinew_crowd *c, crowd_scratch *s, uint32
         }
     }
     if (box && r == SINEW_OK) c->box_new_ok[i] = 1;
+    if (timed) s->stage_ns[4] += (double)(stage_now_ns() - tb);
     return r;
 }
 
@@ -1122,6 +1150,7 @@ static sinew_result crowd_range(sinew_crowd *c, crowd_scratch *s, uint32_t first
         r = snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, overlap,
                      "range [%u, %u): character %u is in another range too", first, end, overlap);
     } else {
+        uint64_t tb = c->stage_timing && c->job_skip ? stage_now_ns() : 0;
         for (uint32_t i = first; i < end; i++) {
             uint8_t stage = 0;
             sinew_result cr = crowd_character(c, s, i, &stage);
@@ -1133,6 +1162,7 @@ static sinew_result crowd_range(sinew_crowd *c, crowd_scratch *s, uint32_t first
                 break;
             }
         }
+        if (tb) s->stage_ns[5] += (double)(stage_now_ns() - tb);
     }
     __atomic_fetch_add(&c->done, newly, __ATOMIC_RELEASE);
     return r;
@@ -1337,6 +1367,8 @@ static sinew_result prepare_begin(sinew_crowd *c, const sinew_crowd_character *c
         }
     }
     crowd_job_start(c, chars, count, frame.palette, 1);
+    for (uint32_t k = 0; c->stage_timing && k < c->scratch_count; k++)
+        memset(c->scratch[k].stage_ns, 0, sizeof c->scratch[k].stage_ns);
     c->job_slots = slots;
     c->job_ninst = ninst;
     c->job_wait_ms = t1 - t0;
@@ -1441,6 +1473,10 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
         stats->output_vertices = (uint32_t)skin_verts;
         stats->skipped = skipped;
         stats->interpolated = interpolated;
+        double *f[6] = { &stats->sample_ms, &stats->fk_ms, &stats->palette_ms, &stats->pack_ms, &stats->bounds_ms,
+                         &stats->busy_ms };
+        for (uint32_t k = 0; c->stage_timing && k < c->scratch_count; k++)
+            for (int j = 0; j < 6; j++) *f[j] += c->scratch[k].stage_ns[j] * 1e-6;
     }
     crowd_job_stop(c);
     __atomic_store_n(&c->phase, PHASE_NONE, __ATOMIC_RELEASE);

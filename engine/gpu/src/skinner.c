@@ -170,7 +170,7 @@ static sinew_result create_commands(sinew_skinner *sk)
     if (gpu->timestamp_valid_bits) {
         VkQueryPoolCreateInfo qci = { VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
         qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qci.queryCount = 2 * F;
+        qci.queryCount = 3 * F; /* per slot: start, end, after the morph pass */
         vr = gpu->vk.vkCreateQueryPool(gpu->device, &qci, SNW_VKA(gpu), &sk->queries);
         if (vr != VK_SUCCESS) return snw_vk_result(vr);
     }

@@ -28,19 +28,25 @@ static VkAccessFlags consumer_access(const sinew_skinner *sk)
     return a;
 }
 
-static double slot_ms(sinew_skinner *sk, uint32_t slot, int *ok)
+/* The slot's GPU time (start to end of its timed span) and *morph_ms, the part
+ * from the start to the timestamp after the morph pass. */
+static double slot_ms(sinew_skinner *sk, uint32_t slot, int *ok, double *morph_ms)
 {
-    uint64_t t[4];
+    uint64_t t[6];
     *ok = 0;
+    *morph_ms = 0;
     if (!sk->queries || !sk->has_times[slot]) return 0;
-    VkResult vr = sk->gpu->vk.vkGetQueryPoolResults(sk->gpu->device, sk->queries, 2 * slot, 2, sizeof t, t,
+    VkResult vr = sk->gpu->vk.vkGetQueryPoolResults(sk->gpu->device, sk->queries, 3 * slot, 3, sizeof t, t,
                                                     2 * sizeof(uint64_t),
                                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
-    if (vr != VK_SUCCESS || !t[1] || !t[3]) return 0;
+    if (vr != VK_SUCCESS || !t[1] || !t[3] || !t[5]) return 0;
     uint32_t bits = sk->gpu->timestamp_valid_bits;
     uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+    double period = (double)sk->gpu->props.limits.timestampPeriod * 1e-6;
+    double all = (double)((t[2] - t[0]) & mask) * period, morph = (double)((t[4] - t[0]) & mask) * period;
     *ok = 1;
-    return (double)((t[2] - t[0]) & mask) * (double)sk->gpu->props.limits.timestampPeriod * 1e-6;
+    *morph_ms = morph < all ? morph : all;
+    return all;
 }
 
 /* Waits until ring slot s is free, keeping its timing. Own fences always
@@ -63,9 +69,11 @@ static sinew_result wait_slot(sinew_skinner *sk, uint32_t s)
     /* The slot's frame is complete: keep its time if it is the newest seen. */
     if (sk->serial[s] > sk->last_ms_serial) {
         int ok;
-        double ms = slot_ms(sk, s, &ok);
+        double morph_ms;
+        double ms = slot_ms(sk, s, &ok, &morph_ms);
         if (ok) {
             sk->last_ms = ms;
+            sk->last_morph_ms = morph_ms;
             sk->last_ms_serial = sk->serial[s];
             sk->have_last_ms = 1;
         }
@@ -333,14 +341,16 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
     gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT | cons, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
                                  &mb, 0, NULL, 0, NULL);
     if (sk->queries) {
-        gpu->vk.vkCmdResetQueryPool(cmd, sk->queries, 2 * s, 2);
-        gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 2 * s);
+        gpu->vk.vkCmdResetQueryPool(cmd, sk->queries, 3 * s, 3);
+        gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 3 * s);
     }
-    /* The morph pass (morph.c), inside the timed span. */
+    /* The morph pass (morph.c), inside the timed span; the timestamp after it
+     * splits the span (sinew_skinner_gpu_stage_times). */
     if (sk->prepass) {
         sinew_result r = sk->prepass(sk->prepass_user, cmd, s);
         if (r != SINEW_OK) return r;
     }
+    if (sk->queries) gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 3 * s + 2);
     if (sk->disp_count[s])
         gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->layout, 0, 1, &sk->sets[s], 0, NULL);
     if (sk->slot_override[s] && sk->disp_count[s]) {
@@ -355,7 +365,7 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
         }
     }
     if (sk->queries) {
-        gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 2 * s + 1);
+        gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 3 * s + 1);
         sk->has_times[s] = 1;
     }
     /* Output writes -> the consumers' reads (and later writes), unless the host records
@@ -455,6 +465,18 @@ sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms)
     }
     if (!sk->have_last_ms) return SINEW_ERROR_NOT_FOUND;
     *ms = sk->last_ms;
+    return SINEW_OK;
+}
+
+sinew_result sinew_skinner_gpu_stage_times(sinew_skinner *sk, double *morph_ms, double *skin_ms)
+{
+    if (!morph_ms || !skin_ms) return SINEW_ERROR_INVALID_ARGUMENT;
+    *morph_ms = *skin_ms = 0;
+    double all = 0;
+    sinew_result r = sinew_skinner_gpu_time(sk, &all);
+    if (r != SINEW_OK) return r;
+    *morph_ms = sk->last_morph_ms;
+    *skin_ms = all - sk->last_morph_ms;
     return SINEW_OK;
 }
 

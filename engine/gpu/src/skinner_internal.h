@@ -109,6 +109,7 @@ struct sinew_skinner {
     uint64_t serial_next;
     uint64_t last_ms_serial;/* frame whose GPU time last_ms is */
     double last_ms;
+    double last_morph_ms;   /* the morph pass's part of last_ms (third timestamp of the slot) */
     int have_last_ms;
     mesh_rec *meshes;
     uint32_t mesh_count, rest_used;   /* ids handed out (live or removed); rest_used: uvec4 slots, high-water mark */

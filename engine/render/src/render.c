@@ -47,6 +47,8 @@ struct sinew_renderer {
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
+    VkQueryPool queries;             /* 2 timestamps around the pass of sinew_renderer_render (none: no timestamps) */
+    double last_ms;                  /* that pass's GPU time, < 0 before any */
 };
 
 typedef struct render_image {
@@ -207,6 +209,7 @@ void sinew_renderer_destroy(sinew_renderer *r)
         VK->vkWaitForFences(d, 1, &r->fence, VK_TRUE, UINT64_MAX);
         VK->vkDestroyFence(d, r->fence, SNW_VKA(r->gpu));
     }
+    if (r->queries) VK->vkDestroyQueryPool(d, r->queries, SNW_VKA(r->gpu));
     if (r->pool) VK->vkDestroyCommandPool(d, r->pool, SNW_VKA(r->gpu));
     if (r->pipe_char) VK->vkDestroyPipeline(d, r->pipe_char, SNW_VKA(r->gpu));
     if (r->pipe_ground) VK->vkDestroyPipeline(d, r->pipe_ground, SNW_VKA(r->gpu));
@@ -279,6 +282,13 @@ sinew_result sinew_renderer_create(sinew_gpu *gpu, sinew_skinner *skinner, const
         VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
         fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
         res = snw_vk_result(VK->vkCreateFence(gpu->device, &fci, SNW_VKA(r->gpu), &r->fence));
+    }
+    r->last_ms = -1;
+    if (res == SINEW_OK && gpu->timestamp_valid_bits) {
+        VkQueryPoolCreateInfo qci = { VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+        qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qci.queryCount = 2;
+        res = snw_vk_result(VK->vkCreateQueryPool(gpu->device, &qci, SNW_VKA(r->gpu), &r->queries));
     }
     if (res != SINEW_OK) {
         sinew_renderer_destroy(r);
@@ -568,7 +578,13 @@ sinew_result sinew_renderer_render(sinew_renderer *r, sinew_render_target *t, co
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     sinew_result res = SINEW_OK;
     if (skin) res = sinew_skinner_record(r->skinner, r->cmd);
+    if (res == SINEW_OK && r->queries) { /* the pass (and its readback copy) between two timestamps */
+        VK->vkCmdResetQueryPool(r->cmd, r->queries, 0, 2);
+        VK->vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, r->queries, 0);
+    }
     if (res == SINEW_OK) res = sinew_renderer_record(r, r->cmd, t, view, instances, count, colors);
+    if (res == SINEW_OK && r->queries)
+        VK->vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, 1);
     vr = VK->vkEndCommandBuffer(r->cmd);
     if (res != SINEW_OK) return res;
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
@@ -580,9 +596,29 @@ sinew_result sinew_renderer_render(sinew_renderer *r, sinew_render_target *t, co
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
     vr = VK->vkWaitForFences(d, 1, &r->fence, VK_TRUE, UINT64_MAX);
     if (vr != VK_SUCCESS) return snw_vk_result(vr);
+    if (r->queries) {
+        uint64_t q[4];
+        vr = VK->vkGetQueryPoolResults(d, r->queries, 0, 2, sizeof q, q, 2 * sizeof(uint64_t),
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+        if (vr == VK_SUCCESS && q[1] && q[3]) {
+            uint32_t bits = r->gpu->timestamp_valid_bits;
+            uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+            r->last_ms = (double)((q[2] - q[0]) & mask) * (double)r->gpu->props.limits.timestampPeriod * 1e-6;
+        }
+    }
     /* we waited ourselves: the skinner need not track our fence */
     if (skin) res = sinew_skinner_end_frame(r->skinner, VK_NULL_HANDLE);
     return res;
+}
+
+sinew_result sinew_renderer_gpu_time(const sinew_renderer *r, double *ms)
+{
+    if (!r || !ms) return SINEW_ERROR_INVALID_ARGUMENT;
+    *ms = 0;
+    if (!r->queries) return SINEW_ERROR_LIMIT_EXCEEDED;
+    if (r->last_ms < 0) return SINEW_ERROR_NOT_FOUND;
+    *ms = r->last_ms;
+    return SINEW_OK;
 }
 
 sinew_result sinew_render_target_read(sinew_render_target *t, uint8_t *rgba)

@@ -86,6 +86,11 @@ typedef struct sinew_crowd_desc {
      * max_joints x 9 vec4 x 2, e.g. 72 MiB at the defaults); false: no
      * character may set it. */
     bool lod_interpolate;
+    /* Per-stage CPU times in sinew_crowd_stats (sample_ms .. busy_ms): true
+     * reads the clock around each stage of every character (about 8 reads per
+     * character, sinew_palette_build_f32_timed); false (default): no clock
+     * reads, those fields stay 0. */
+    bool stage_timing;
 } sinew_crowd_desc;
 
 #define SINEW_CROWD_DEFAULT_MAX_MORPH_WEIGHTS 65536u
@@ -239,6 +244,17 @@ typedef struct sinew_crowd_stats {
     uint32_t skipped;                /* characters skipped this frame (hidden or update_every) */
     uint32_t interpolated;           /* lod_interpolate characters shown with an interpolated
                                         palette, not evaluated, this frame */
+    /* Per-stage CPU time (only with sinew_crowd_desc.stage_timing, else 0; not
+     * by prepare_begin): ms summed over every thread that ran characters, so
+     * with T threads they may add up to T x cpu_ms. A stage's share of the wall
+     * time cpu_ms is cpu_ms x stage / busy_ms. */
+    double sample_ms;                /* clip sampling + blending of layers, pose conversion, pose callbacks */
+    double fk_ms;                    /* forward kinematics */
+    double palette_ms;               /* palette entries (+ LOD interpolation of held characters) */
+    double bounds_ms;                /* culling boxes (models with bounds data) */
+    double pack_ms;                  /* checked float32 copy into the mapped palette ring (the
+                                        upload: the GPU reads it there) + LOD slot copies */
+    double busy_ms;                  /* time in the ranges' character loops: >= the stages' sum */
 } sinew_crowd_stats;
 
 /* Creates a crowd (and its pool unless one is given); all scratch memory is

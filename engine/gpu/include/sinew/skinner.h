@@ -262,6 +262,9 @@ SINEW_API sinew_result sinew_skinner_wait(sinew_skinner *sk);
  * Waits for the skinner's own last submission; never waits on a caller's fence
  * (reports the newest frame whose fence has signalled). NOT_FOUND before any. */
 SINEW_API sinew_result sinew_skinner_gpu_time(sinew_skinner *sk, double *ms);
+/* The same frame's time split in two (ms, summing to sinew_skinner_gpu_time's):
+ * the morph pass (the morpher's prepass, 0 without one) and the skinning dispatches. */
+SINEW_API sinew_result sinew_skinner_gpu_stage_times(sinew_skinner *sk, double *morph_ms, double *skin_ms);
 
 /* Detail of the skinner's last failed call (any function taking this skinner):
  * what err would have held. After a success it still holds the last failure. */

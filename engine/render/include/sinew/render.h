@@ -84,6 +84,10 @@ SINEW_API sinew_result sinew_renderer_record(sinew_renderer *r, VkCommandBuffer 
 SINEW_API sinew_result sinew_renderer_render(sinew_renderer *r, sinew_render_target *t, const sinew_render_view *view,
                                    const sinew_instance *instances, uint32_t count,
                                    const sinew_render_colors *colors, bool skin);
+/* GPU time (timestamps, ms) of the pass recorded by the last sinew_renderer_render
+ * (clear, ground, draws and an own target's readback copy; not the skinning).
+ * NOT_FOUND before any, LIMIT_EXCEEDED when the queue has no timestamps. */
+SINEW_API sinew_result sinew_renderer_gpu_time(const sinew_renderer *r, double *ms);
 /* Copies (submits and waits) an own offscreen target's last rendered pixels (RGBA8, rows top to
  * bottom, width*height*4 bytes) after its submission has completed. */
 SINEW_API sinew_result sinew_render_target_read(sinew_render_target *t, uint8_t *rgba);
