@@ -6,6 +6,8 @@
  *   sinew-viewer [--model FILE] [--count N] [--up x|y|z|a] [--screenshot FILE --frames N]
  *   sinew-viewer [--model FILE] --script FILE [--shot-dir DIR]   (panel settings + screenshots)
  *   sinew-viewer --headless DIR [--model FILE] [--count N]
+ *   --gpu-time-check (windowed): after the run, compare the title's GPU skin time
+ *   with the wall time of skin-only submissions of the same crowd (exit 1 if off).
  *
  * Keys: 1 LBS, 2 DQS, 3 DQS with scale, 4 DQS scale local, 5 mixed per character,
  *       B bulge correction on/off, I its inner push on/off, +/- (or Up/Down) crowd size x2 / /2,
@@ -1019,8 +1021,66 @@ static int load_script(viewer *v, const char *path)
     return 1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of n values (sorts them); 0 when n == 0. */
+static double median(double *x, int n)
+{
+    if (n <= 0) return 0;
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* The bound of --gpu-time-check: the title's GPU skin time (median of the frames'
+ * figures) over the wall time per skin-only submission must lie in
+ * [1/GPU_TIME_CHECK_FACTOR, GPU_TIME_CHECK_FACTOR]. Generous: both run on the same
+ * device, the wall time adds submit and wake-up latency, and lavapipe's timings
+ * move +-40% with the host's load; the bug it guards against was 50-500x. */
+#define GPU_TIME_CHECK_FACTOR 4.0
+#define GPU_TIME_CHECK_SUBMITS 8
+
+/* --gpu-time-check: an independent measurement of the dispatch the title times.
+ * The crowd of the last frame is skinned alone GPU_TIME_CHECK_SUBMITS times back
+ * to back on the skinner's own queue path (sinew_crowd_update, no rendering), and
+ * the host's wall time from the first submit to the end of the wait, divided by
+ * the count, is compared with the median of the per-frame figures the title
+ * averaged. Only the ratio is checked. Returns 1 when it holds. */
+static int gpu_time_check(viewer *v, double *frame_ms, int nframe)
+{
+    double title_ms = median(frame_ms, nframe);
+    sinew_crowd_stats st;
+    sinew_error_info err;
+    sinew_result r = SINEW_OK;
+    /* warm-up (pipelines, palette scratch) */
+    for (int i = 0; i < 2 && r == SINEW_OK; i++) r = sinew_crowd_update(v->s.crowd, v->dc.chars, v->dc.count, &st, &err);
+    if (r == SINEW_OK) r = sinew_skinner_wait(v->s.sk);
+    double t0 = now_s();
+    for (int i = 0; i < GPU_TIME_CHECK_SUBMITS && r == SINEW_OK; i++)
+        r = sinew_crowd_update(v->s.crowd, v->dc.chars, v->dc.count, &st, &err);
+    if (r == SINEW_OK) r = sinew_skinner_wait(v->s.sk);
+    double wall_ms = (now_s() - t0) * 1e3 / GPU_TIME_CHECK_SUBMITS;
+    double own_ms = 0;
+    if (r == SINEW_OK && sinew_skinner_gpu_time(v->s.sk, &own_ms) != SINEW_OK) own_ms = 0;
+    if (r != SINEW_OK) {
+        fprintf(stderr, "GPU skin check: skin-only submission failed: %s\n", sinew_result_string(r));
+        return 0;
+    }
+    double ratio = wall_ms > 0 ? title_ms / wall_ms : 0;
+    int ok = nframe > 0 && ratio >= 1.0 / GPU_TIME_CHECK_FACTOR && ratio <= GPU_TIME_CHECK_FACTOR;
+    printf("GPU skin check: %u vertices; title figure %.3f ms (median of %d frames); skin-only submissions "
+           "%.3f ms each (wall time of %d back to back + wait; the last one's timestamps %.3f ms); "
+           "ratio %.3f, bound [%.2f, %.2f]: %s\n",
+           st.output_vertices, title_ms, nframe, wall_ms, GPU_TIME_CHECK_SUBMITS, own_ms, ratio,
+           1.0 / GPU_TIME_CHECK_FACTOR, GPU_TIME_CHECK_FACTOR, ok ? "ok" : "FAILED");
+    return ok;
+}
+
 static int run_window(const char *model, uint32_t count, int up, const char *screenshot, int frames, const char *script,
-                      const char *shot_dir)
+                      const char *shot_dir, int check_gpu_time)
 {
     viewer v;
     memset(&v, 0, sizeof v);
@@ -1097,6 +1157,9 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
     double last_time = now_s(), title_time = last_time, fps_acc = 0, cpu_acc = 0, gpu_acc = 0;
     int fps_n = 0, prev_method = v.method;
     int rc = 0;
+    /* --gpu-time-check: the per-frame GPU skin figures the title averages (from frame 3) */
+    double check_ms[1024];
+    int check_n = 0;
     for (int frame = 0; !glfwWindowShouldClose(v.win); frame++) {
         glfwPollEvents();
         /* the script: apply lines until a 'shot' (taken 3 frames later) or a wait */
@@ -1137,6 +1200,7 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         VKCHECK(vkWaitForFences(v.dev, 1, &v.fence[f], VK_TRUE, UINT64_MAX));
         double gms = 0;
         if (sinew_skinner_gpu_time(v.s.sk, &gms) != SINEW_OK) gms = 0;
+        else if (frame >= 3 && check_n < (int)(sizeof check_ms / sizeof check_ms[0])) check_ms[check_n++] = gms;
         if (shot_frame >= 0 && !shot_done && f == shot_frame % FRAMES && frame > shot_frame) {
             /* the screenshot frame has completed: write it */
             uint8_t *px = (uint8_t *)shot_map;
@@ -1301,6 +1365,7 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         }
     }
     vkDeviceWaitIdle(v.dev);
+    if (check_gpu_time && rc == 0 && !gpu_time_check(&v, check_ms, check_n)) rc = 1;
     uint32_t msgs = sinew_debug_validation_message_count(v.gpu);
     if (msgs) {
         fprintf(stderr, "%u validation messages\n", msgs);
@@ -1347,7 +1412,7 @@ int main(int argc, char **argv)
     model = "/usr/share/assimp/models/X/Testwuson.X";
 #endif
     uint32_t count = 64;
-    int frames = -1, up = VIEWER_UP_FROM_ASSET;
+    int frames = -1, up = VIEWER_UP_FROM_ASSET, check_gpu_time = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--model") && next) { model = strcmp(next, "none") ? next : NULL; i++; }
@@ -1357,12 +1422,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
         else if (!strcmp(a, "--script") && next) script = argv[++i];
         else if (!strcmp(a, "--shot-dir") && next) shot_dir = argv[++i];
+        else if (!strcmp(a, "--gpu-time-check")) check_gpu_time = 1;
         else if (!strcmp(a, "--up") && next && strchr("xyza", next[0]) && next[0] && !next[1]) {
             up = next[0] == 'a' ? DEMO_UP_AUTO : next[0] - 'x';
             i++;
         }
         else {
             fprintf(stderr, "usage: sinew-viewer [--model FILE|none] [--count N] [--up x|y|z|a] [--screenshot FILE --frames N]\n"
+                            "       [--gpu-time-check] (after the run: title's GPU skin time vs skin-only submissions, within 4x)\n"
                             "       (--up: the model's up axis; default from the asset: glTF y, others by the bounding box (a))\n"
                             "       sinew-viewer [--model FILE|none] --script FILE [--shot-dir DIR]\n"
                             "       sinew-viewer --headless DIR [--model FILE|none] [--count N]\n");
@@ -1372,5 +1439,9 @@ int main(int argc, char **argv)
     if (count == 0 || count > 16384) count = 64;
     if (shot && frames < 0) frames = 5;
     if (headless) return run_headless(headless, model, count, up);
-    return run_window(model, count, up, shot, frames, script, shot_dir);
+    if (check_gpu_time && !shot && !script) {
+        fprintf(stderr, "--gpu-time-check needs --screenshot or --script (a run that ends by itself)\n");
+        return 2;
+    }
+    return run_window(model, count, up, shot, frames, script, shot_dir, check_gpu_time);
 }
