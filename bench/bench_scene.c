@@ -780,10 +780,6 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
         int rc = system(cmd);
         if (rc != 0) fprintf(stderr, "gnuplot failed (rc %d): no plot\n", rc);
     }
-    if (slow && !o->no_render)
-        printf("note (CPU device): with the render stage, llvmpipe resolves a timestamp only at the next flush, so "
-               "the time after the morph pass reads as after the skinning: the morph / skin split is wrong here "
-               "(their sum, gpu_ms, holds); run --no-render for the split\n");
     printf("\nwrote %s/scene.csv, %s/scene.json, %s/scene.png (%.0f s in all)\n", o->out_dir, o->out_dir, o->out_dir,
            now_s() - t_begin);
     int failed = 0;

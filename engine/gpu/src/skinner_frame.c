@@ -363,8 +363,8 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
     }
     if (sk->queries) {
         gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 3 * s + 2);
-        if (sk->prepass) /* as after the start timestamp: lavapipe dates it at the next flush */
-            gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+        /* as after the start timestamp: lavapipe dates a timestamp at the next flush */
+        gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                          0, 0, NULL, 0, NULL, 0, NULL);
     }
     if (sk->disp_count[s])
