@@ -148,6 +148,7 @@ void sinew_root_motion_destroy(sinew_root_motion *rm)
 }
 
 uint32_t sinew_root_motion_joint(const sinew_root_motion *rm) { return rm ? rm->joint : 0; }
+const sinew_clip *sinew_root_motion_clip(const sinew_root_motion *rm) { return rm ? rm->clip : NULL; }
 
 /* W at t in [0, duration] */
 static planar at(const sinew_root_motion *rm, double t)
