@@ -1099,6 +1099,7 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     pc.wrap = ch->wrap;
     pc.time = ch->time;
     pc.value_limit = m->value_limit;
+    pc.joint_lod = ch->joint_lod;
     sinew_result r = SINEW_OK;
     *stage = STAGE_POSE;
     if (ch->pose) {

@@ -260,6 +260,10 @@ typedef struct sinew_crowd_character {
      * sinew_crowd_build_palettes: the pose in place at root, no world kept. */
     bool apply_root_motion;
     const sinew_root_motion *root_motion;
+    /* Bone LOD (sinew_palette_character.joint_lod): 0 = every joint; D > 0 =
+     * joints at depth >= D in the hierarchy keep their rest local transform
+     * (follow their parent rigidly) and are not sampled. */
+    uint32_t joint_lod;
 } sinew_crowd_character;
 
 /* What the last prepare/update did. */
