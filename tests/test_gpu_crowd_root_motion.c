@@ -21,7 +21,8 @@
  * A second crowd (1 thread, host jobs, random range splits) gives bit-identical
  * output, previous positions and worlds. Errors: apply_root_motion on a crowd
  * without desc.root_motion, a root motion of another clip or with layers,
- * the world of a character without root motion (NOT_FOUND). */
+ * the world of a character without root motion (NOT_FOUND); swapped layer
+ * positions move nothing that frame. */
 #include "testutil.h"
 #include <sinew/sinew.h>
 #include <sinew/debug.h>
@@ -455,6 +456,21 @@ int main(void)
             "output %.3g, previous %.3g (tol %g, relative to 1 + |world translation|)\n",
             (unsigned long long)checked, (unsigned long long)wraps, travelled, worst_world, TOL_WORLD, worst_out,
             worst_prev, TOL);
+    /* layers are known by position: swapped (each position now holds another
+     * root motion) they move nothing this frame */
+    {
+        sinew_mat4 before, after;
+        TU_CHECK_OK(sinew_crowd_character_world(A.crowd, 5, &before));
+        person *p = &people[5];
+        p->time += 0.3, p->phase += 0.2;
+        set_layers(p);
+        sinew_anim_layer t = p->layers[0];
+        p->layers[0] = p->layers[1], p->layers[1] = t;
+        for (uint32_t i = 0; i < NC; i++) ch[i].reset_previous = false, ch[i].hidden = false;
+        TU_CHECK_OK(sinew_crowd_update(A.crowd, ch, NC, NULL, NULL));
+        TU_CHECK_OK(sinew_crowd_character_world(A.crowd, 5, &after));
+        TU_CHECK(memcmp(&before, &after, sizeof before) == 0);
+    }
     /* a character that no longer applies root motion has no world */
     ch[0].apply_root_motion = false;
     TU_CHECK_OK(sinew_crowd_update(A.crowd, ch, NC, NULL, NULL));

@@ -246,8 +246,12 @@ typedef struct sinew_crowd_character {
      *   has the translation and the rotation vector (axis x angle) of the
      *   deltas weighted by w = weight x fade (no mask) and divided by
      *   max(sum of w over all blend layers, SINEW_BLEND_REST_THRESHOLD);
-     *   a layer whose position held another root motion (or none) at the last
-     *   prepare adds nothing that frame.
+     *   a layer is known by its array position: keep a playing layer at its
+     *   position (a crossfade: the incoming clip in another position, e.g.
+     *   two positions used in turn); a position that held another root motion
+     *   (or none) at the last prepare adds nothing that frame, one that held
+     *   the same root motion steps from that layer's last time (bring a clip
+     *   in at a new time with weight 0, as a fade-in starts, or elsewhere).
      * W starts at root (NULL: identity), with no motion, when the character
      * starts afresh at its index: first frame, new index, model or first output
      * vertex changed (characters inserted or removed before it: give each moved
