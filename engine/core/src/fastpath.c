@@ -785,7 +785,8 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
         }
     } else if (blended) {
         /* G and H are free until FK: the layer sample and the additive reference */
-        snw_blend_sample_f32(ch->layers, ch->layer_count, fj, n, sc.local, (snw_ftrs *)sc.G, (snw_ftrs *)sc.H);
+        snw_blend_sample_f32(ch->layers, ch->layer_count, fj, n, ch->joint_lod, sc.local, (snw_ftrs *)sc.G,
+                             (snw_ftrs *)sc.H);
     } else if (ch->clip) { /* cut joints (bone LOD) not sampled: their rest pose */
         snw_clip_sample_f32_cut(ch->clip, fj, n, ch->time, ch->wrap, ch->joint_lod, sc.local);
     } else {

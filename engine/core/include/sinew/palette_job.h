@@ -75,8 +75,8 @@ typedef struct sinew_palette_character {
     double value_limit;
     /* Bone LOD: 0 = every joint; D > 0 = joints at depth >= D in the hierarchy
      * (roots 0, their children 1, ...) are cut: they keep their rest local
-     * transform, i.e. follow their parent rigidly, and a clip character does
-     * not sample them (a pose's or the layers' values for them are replaced).
+     * transform, i.e. follow their parent rigidly, and clips (or layers) do
+     * not sample them (a pose's values for them are replaced).
      * The palette is bit-identical to that of the same pose with the cut joints
      * at rest (e.g. the clip without their channels). */
     uint32_t joint_lod;
