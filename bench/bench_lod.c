@@ -15,12 +15,16 @@
  *    error, and (b) at the current time t, the error including that delay;
  *    max and mean over every vertex of every measured frame, divided by the
  *    model's size (the diagonal of the posed characters' box).
- *  - bone LOD error (no runtime cut-off yet): joints deeper than D in the
- *    hierarchy held at their rest local transform, against the full pose.
+ *  - bone LOD (sinew_crowd_character.joint_lod = D: joints at depth >= D keep
+ *    their rest local transform and are not sampled): cpu_ms as above (median
+ *    of round-robin rounds over D), the single-thread sample and FK + palette
+ *    time per character, and the error of K characters with the cut-off against
+ *    the same with every joint (GPU skinned, distance / model size).
  * Usage: sinew-bench-lod [--characters C] [--frames F] [--threads T] [--model PATH]... */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 #include <sinew/asset.h>
+#include <sinew/palette_job.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -97,36 +101,30 @@ static int run_error(sinew_skinner *sk, sinew_crowd *crowd, sinew_model_id model
     return ok;
 }
 
-/* Bone LOD error (no runtime cut-off yet: measured here to choose one): joints
- * deeper than `depth` keep their rest local transform (follow their parent
- * rigidly); K characters with the cut pose against the same with the full pose,
- * skinned on the GPU, vertex distance over the model's size, max and mean over
- * every vertex of `frames` frames. */
-static int run_bone_error(sinew_skinner *sk, sinew_crowd *crowd, sinew_model_id model, const sinew_skeleton *skel,
-                          const sinew_clip *clip, uint32_t nv, const uint32_t *jdepth, uint32_t depth, uint32_t frames,
-                          double *err_max, double *err_mean)
+/* Bone LOD error with the runtime cut-off (sinew_crowd_character.joint_lod =
+ * lod: joints at depth >= lod keep their rest local transform and are not
+ * sampled): K characters with the cut-off against the same with every joint,
+ * each playing the clip at its own time, skinned on the GPU; vertex distance
+ * over the model's size, max and mean over every vertex of `frames` frames. */
+static int run_bone_error(sinew_skinner *sk, sinew_crowd *crowd, sinew_model_id model, const sinew_clip *clip,
+                          uint32_t nv, uint32_t lod, uint32_t frames, double *err_max, double *err_mean)
 {
-    uint32_t nj = sinew_skeleton_joint_count(skel);
     sinew_crowd_character ch[2 * K];
-    sinew_transform *poses = malloc(sizeof(sinew_transform) * 2 * K * (size_t)nj);
     float *out = malloc(sizeof(float) * 3 * 2 * K * (size_t)nv);
     double dur = sinew_clip_duration(clip), se = 0, me = 0, diag = 0;
     uint64_t cnt = 0;
-    int ok = poses && out;
+    int ok = out != NULL;
     for (uint32_t f = 0; ok && f < frames; f++) {
-        for (uint32_t k = 0; k < K; k++) {
-            sinew_transform *full = poses + (size_t)k * nj, *cut = poses + (size_t)(K + k) * nj;
-            if (sinew_clip_sample(clip, skel, dur * k / K + f / FPS, SINEW_WRAP_LOOP, full) != SINEW_OK) ok = 0;
-            for (uint32_t j = 0; j < nj; j++) cut[j] = jdepth[j] > depth ? sinew_skeleton_rest_pose(skel)[j] : full[j];
-        }
         for (uint32_t g = 0; g < 2 * K; g++) {
             memset(&ch[g], 0, sizeof ch[g]);
             ch[g].model = model;
             ch[g].method = SINEW_METHOD_DQS;
-            ch[g].pose = poses + (size_t)g * nj;
+            ch[g].clip = clip;
+            ch[g].time = dur * (g % K) / K + f / FPS;
+            ch[g].joint_lod = g < K ? 0 : lod;
         }
         sinew_error_info e;
-        if (!ok || sinew_crowd_update(crowd, ch, 2 * K, NULL, &e) != SINEW_OK ||
+        if (sinew_crowd_update(crowd, ch, 2 * K, NULL, &e) != SINEW_OK ||
             sinew_skinner_read_output(sk, 0, 2 * K * nv, out, NULL) != SINEW_OK) {
             ok = 0;
             break;
@@ -148,10 +146,59 @@ static int run_bone_error(sinew_skinner *sk, sinew_crowd *crowd, sinew_model_id 
                                    (hi[2] - lo[2]) * (hi[2] - lo[2])));
         }
     }
-    free(poses);
     free(out);
     *err_max = me / diag, *err_mean = se / cnt / diag;
     return ok;
+}
+
+/* The crowd's stats.cpu_ms per frame for `chars` palette-only characters
+ * playing the clip with joint_lod = lod (mean over `frames` after 2 warm-up
+ * frames); also the single-thread sample and FK + palette ns per character
+ * (sinew_palette_build_f32_timed over the same characters, frame 0). */
+static int bone_cpu(sinew_crowd *crowd, sinew_model_id model, const sinew_skeleton *skel, const sinew_clip *clip,
+                    sinew_crowd_character *ch, uint32_t chars, uint32_t lod, uint32_t frames, double *cpu_ms,
+                    double *sample_ns, double *rest_ns)
+{
+    double dur = sinew_clip_duration(clip), sum = 0;
+    sinew_error_info e;
+    for (uint32_t f = 0; f < frames + 2; f++) {
+        for (uint32_t i = 0; i < chars; i++) {
+            sinew_crowd_character *c = &ch[i];
+            memset(c, 0, sizeof *c);
+            c->model = model;
+            c->method = SINEW_METHOD_DQS;
+            c->clip = clip;
+            c->time = dur * (i % 97) / 97.0 + f / FPS;
+            c->joint_lod = lod;
+        }
+        sinew_crowd_stats st;
+        if (sinew_crowd_update(crowd, ch, chars, &st, &e) != SINEW_OK) {
+            printf("  %s\n", e.message);
+            return 0;
+        }
+        if (f >= 2) sum += st.cpu_ms;
+    }
+    *cpu_ms = sum / frames;
+    uint32_t nj = sinew_skeleton_joint_count(skel);
+    size_t sb = sinew_palette_scratch_bytes(nj);
+    void *scratch = aligned_alloc(16, (sb + 15) & ~(size_t)15);
+    float *pal = malloc(sizeof(float) * 4 * SINEW_PALETTE_GPU_STRIDE_MAX * (size_t)nj + 16);
+    double steps[4] = { 0, 0, 0, 0 };
+    uint32_t n = chars < 2000 ? chars : 2000;
+    for (uint32_t i = 0; scratch && pal && i < n; i++) {
+        sinew_palette_character pc = { 0 };
+        pc.skeleton = skel;
+        pc.method = SINEW_METHOD_DQS;
+        pc.clip = clip;
+        pc.time = dur * (i % 97) / 97.0;
+        pc.joint_lod = lod;
+        (void)sinew_palette_build_f32_timed(&pc, scratch, sb, pal + 1, steps); /* +1: cached stores, as the crowd */
+    }
+    *sample_ns = steps[0] / n;
+    *rest_ns = (steps[1] + steps[2] + steps[3]) / n;
+    free(scratch);
+    free(pal);
+    return 1;
 }
 
 static void bench_model(sinew_gpu *gpu, const char *path, uint32_t chars, uint32_t frames, uint32_t threads)
@@ -254,7 +301,7 @@ static void bench_model(sinew_gpu *gpu, const char *path, uint32_t chars, uint32
         free(ch);
         printf("  (errors: vertex distance / model size; err: vs evaluating every frame at t - N/%.0f s, what the\n"
                "   interpolation stands for; lag: vs evaluating at t, the one-interval delay included)\n", FPS);
-        /* bone LOD: joints deeper than D at rest */
+        /* bone LOD at run time: joint_lod = D cuts the joints at depth >= D */
         uint32_t *jdepth = malloc(sizeof(uint32_t) * nj), maxd = 0;
         for (uint32_t j = 0; jdepth && j < nj; j++) {
             uint32_t dd = 0;
@@ -263,15 +310,40 @@ static void bench_model(sinew_gpu *gpu, const char *path, uint32_t chars, uint32
             jdepth[j] = dd;
             maxd = dd > maxd ? dd : maxd;
         }
-        printf("  bone LOD (joints deeper than D keep their rest local transform; depth of the deepest: %u)\n", maxd);
-        printf("  %-12s %12s %12s %12s\n", "D", "joints kept", "err_max", "err_mean");
-        for (uint32_t dcut = 2; jdepth && dcut < maxd; dcut += (maxd > 12 ? 2 : 1)) {
-            uint32_t kept = 0;
-            for (uint32_t j = 0; j < nj; j++) kept += jdepth[j] <= dcut;
-            double bm = 0, ba = 0;
-            if (!run_bone_error(sk, crowd, m_mesh, skel, clip, nv, jdepth, dcut, frames, &bm, &ba)) break;
-            printf("  %-12u %6u of %-3u %12.2e %12.2e\n", dcut, kept, nj, bm, ba);
+        uint32_t lods[16], nl = 0;
+        lods[nl++] = 0;
+        for (uint32_t dcut = 3; dcut <= maxd && nl < 16; dcut += (maxd > 12 ? 2 : 1)) lods[nl++] = dcut;
+        printf("  bone LOD (sinew_crowd_character.joint_lod = D: joints at depth >= D keep their rest local transform\n"
+               "  and are not sampled; deepest joint at depth %u); cpu_ms: %u characters, median of %d round-robin rounds;\n"
+               "  sample / fk+pal: ns per character on one thread (sinew_palette_build_f32_timed)\n", maxd, chars, ROUNDS);
+        printf("  %-6s %12s %10s %8s %10s %10s %12s %12s\n", "D", "joints kept", "cpu_ms", "saved", "sample_ns",
+               "fk+pal_ns", "err_max", "err_mean");
+        double bms[ROUNDS][16], bsn[16] = { 0 }, brn[16] = { 0 }, bem[16] = { 0 }, bea[16] = { 0 };
+        ch = calloc(chars, sizeof *ch);
+        ok = ch && jdepth;
+        for (int round = 0; ok && round < ROUNDS; round++)
+            for (uint32_t li = 0; ok && li < nl; li++) {
+                double sn = 0, rn = 0;
+                ok = bone_cpu(crowd, m_pal, skel, clip, ch, chars, lods[li], frames, &bms[round][li], &sn, &rn);
+                bsn[li] += sn / ROUNDS, brn[li] += rn / ROUNDS;
+                if (ok && round == 0 && lods[li])
+                    ok = run_bone_error(sk, crowd, m_mesh, clip, nv, lods[li], frames, &bem[li], &bea[li]);
+            }
+        for (uint32_t li = 0; ok && li < nl; li++) {
+            double v[ROUNDS];
+            for (int round = 0; round < ROUNDS; round++) v[round] = bms[round][li];
+            qsort(v, ROUNDS, sizeof(double), cmp_d);
+            bms[0][li] = v[ROUNDS / 2];
         }
+        for (uint32_t li = 0; ok && li < nl; li++) {
+            uint32_t kept = 0;
+            for (uint32_t j = 0; j < nj; j++) kept += !lods[li] || jdepth[j] < lods[li];
+            char dname[16];
+            snprintf(dname, sizeof dname, lods[li] ? "%u" : "0 (all)", lods[li]);
+            printf("  %-6s %5u of %-4u %10.3f %7.0f%% %10.0f %10.0f %12.2e %12.2e\n", dname, kept, nj, bms[0][li],
+                   100.0 * (1.0 - bms[0][li] / bms[0][0]), bsn[li], brn[li], bem[li], bea[li]);
+        }
+        free(ch);
         free(jdepth);
     }
     sinew_crowd_destroy(crowd);

@@ -910,6 +910,29 @@ static inline void sample_rot_f(const sinew_clip *c, const snw_ftrack *tr, doubl
     slerp_f(p, q, a, out);
 }
 
+void snw_clip_sample_f32_cut(const sinew_clip *c, const snw_fast_joint *joints, uint32_t n, double time_s,
+                             sinew_wrap wrap, uint32_t cut, snw_ftrs *out)
+{
+    if (!cut) { snw_clip_sample_f32(c, joints, n, time_s, wrap, out); return; }
+    const double t = wrap_ticks(c, time_s, wrap);
+    if (c->cmp) { /* compressed: decoded whole, then the cut joints set to rest */
+        snw_cclip_sample_f32(c->cmp, joints, n, t, out);
+        for (uint32_t j = 0; j < n; j++)
+            if (joints[j].depth >= cut) out[j] = joints[j].rest;
+        return;
+    }
+    find_cache fc = { 0, 0, 1, 0 };
+    for (uint32_t j = 0; j < n; j++) {
+        snw_ftrs *o = &out[j];
+        const snw_ftrs *rest = &joints[j].rest;
+        if (joints[j].depth >= cut) { *o = *rest; continue; }
+        const snw_ftrack *tr = &c->ftracks[3u * j];
+        if (tr[0].count) sample_vec_f(c, &tr[0], t, o->t, &fc); else memcpy(o->t, rest->t, sizeof o->t);
+        if (tr[1].count) sample_rot_f(c, &tr[1], t, o->q, &fc); else memcpy(o->q, rest->q, sizeof o->q);
+        if (tr[2].count) sample_vec_f(c, &tr[2], t, o->s, &fc); else memcpy(o->s, rest->s, sizeof o->s);
+    }
+}
+
 void snw_clip_sample_f32(const sinew_clip *c, const snw_fast_joint *joints, uint32_t n, double time_s,
                          sinew_wrap wrap, snw_ftrs *out)
 {

@@ -119,13 +119,14 @@ static inline void quat_mul4(const float *a, const float *b, float *o);
 
 /* The layer's clip (or the rest pose) at t; with root motion, the root joint
  * in place: W(t)^-1 applied (W in float64, applied in float32). */
-static void sample_layer(const sinew_anim_layer *l, const snw_fast_joint *fj, uint32_t n, double t, snw_ftrs *o)
+static void sample_layer(const sinew_anim_layer *l, const snw_fast_joint *fj, uint32_t n, double t, uint32_t cut,
+                         snw_ftrs *o)
 {
     if (!l->clip) {
         for (uint32_t j = 0; j < n; j++) o[j] = fj[j].rest;
         return;
     }
-    snw_clip_sample_f32(l->clip, fj, n, t, l->wrap, o);
+    snw_clip_sample_f32_cut(l->clip, fj, n, t, l->wrap, cut, o);
     if (!l->root_motion) return;
     uint32_t j;
     const planar_motion w = snw_root_motion_at(l->root_motion, t, l->wrap, &j);
@@ -313,7 +314,7 @@ static inline void add_delta(snw_ftrs *o, const snw_ftrs *p, const snw_ftrs *r, 
 #endif
 
 void snw_blend_sample_f32(const sinew_anim_layer *layers, uint32_t count, const snw_fast_joint *fj, uint32_t n,
-                          snw_ftrs *out, snw_ftrs *tmp, snw_ftrs *ref)
+                          uint32_t cut, snw_ftrs *out, snw_ftrs *tmp, snw_ftrs *ref)
 {
     /* 1. blend layers. Until a layer without mask has been added, a joint's
      * first contribution is a store (zeroed first when a masked layer came
@@ -324,7 +325,7 @@ void snw_blend_sample_f32(const sinew_anim_layer *layers, uint32_t count, const 
         const sinew_anim_layer *l = &layers[i];
         const float w = (float)sinew_anim_layer_weight(l);
         if ((l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
-        sample_layer(l, fj, n, snw_layer_sample_time(l), tmp);
+        sample_layer(l, fj, n, snw_layer_sample_time(l), cut, tmp);
         const float *mask = l->joint_weights;
         if (mask && !started && !zeroed) {
             memset(out, 0, (size_t)n * sizeof *out);
@@ -363,10 +364,10 @@ void snw_blend_sample_f32(const sinew_anim_layer *layers, uint32_t count, const 
         const sinew_anim_layer *l = &layers[i];
         const float w = (float)sinew_anim_layer_weight(l);
         if (!(l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
-        sample_layer(l, fj, n, snw_layer_sample_time(l), tmp);
+        sample_layer(l, fj, n, snw_layer_sample_time(l), cut, tmp);
         const snw_ftrs *rp = ref;
         if (l->flags & SINEW_LAYER_REFERENCE_REST) rp = NULL;
-        else sample_layer(l, fj, n, l->reference_time, ref);
+        else sample_layer(l, fj, n, l->reference_time, cut, ref);
         const float *mask = l->joint_weights;
         for (uint32_t j = 0; j < n; j++) {
             const float wj = mask ? w * mask[j] : w;

@@ -54,7 +54,7 @@ typedef struct snw_fast_joint {
     uint32_t prop;       /* scale_propagates (mixed method) */
     uint32_t skel_rigid; /* (same in every joint) 1 if every bind-local L_j and B_j^-1 is a
                             rotation + translation within 1e-6: the rigid fast case applies */
-    uint32_t pad;
+    uint32_t depth;      /* in the hierarchy (roots 0): bone LOD (sinew_palette_character.joint_lod) */
     float ibq[4];        /* B_j^-1 as a unit quaternion (w >= 0) and translation, when skel_rigid */
     float ibt[4];
 } snw_fast_joint;
@@ -69,6 +69,10 @@ const snw_fast_joint *snw_skeleton_fast(const sinew_skeleton *s);
  * Key intervals are found in float64 key times (the same interval as the
  * reference sampler, found through a per-track bucket table in O(1)), the
  * blend factor is computed in float64 and the values blended in float32. */
+/* The same with a bone LOD cut-off: cut > 0 gives joints of depth >= cut their
+ * rest pose without sampling them (cut 0: every joint sampled). */
+void snw_clip_sample_f32_cut(const sinew_clip *clip, const snw_fast_joint *joints, uint32_t n, double time_s,
+                             sinew_wrap wrap, uint32_t cut, snw_ftrs *out);
 void snw_clip_sample_f32(const sinew_clip *clip, const snw_fast_joint *joints, uint32_t n, double time_s,
                          sinew_wrap wrap, snw_ftrs *out);
 

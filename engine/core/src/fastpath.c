@@ -154,6 +154,7 @@ void snw_fast_joints_init(const sinew_skeleton *s, snw_fast_joint *out)
         f->tail[0] = (float)t.x; f->tail[1] = (float)t.y; f->tail[2] = (float)t.z; f->tail[3] = 1;
         ftrs_rest(&rest[j], &f->rest);
         f->parent = p;
+        f->depth = p < 0 ? 0u : out[p].depth + 1u; /* parents come first */
         f->prop = sinew_skeleton_scale_propagates(s, j) ? 1u : 0u;
     }
     /* the rigid fast case: every L_j and B_j^-1 a rotation + translation */
@@ -784,12 +785,16 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
         }
     } else if (blended) {
         /* G and H are free until FK: the layer sample and the additive reference */
-        snw_blend_sample_f32(ch->layers, ch->layer_count, fj, n, sc.local, (snw_ftrs *)sc.G, (snw_ftrs *)sc.H);
-    } else if (ch->clip) {
-        snw_clip_sample_f32(ch->clip, fj, n, ch->time, ch->wrap, sc.local);
+        snw_blend_sample_f32(ch->layers, ch->layer_count, fj, n, ch->joint_lod, sc.local, (snw_ftrs *)sc.G,
+                             (snw_ftrs *)sc.H);
+    } else if (ch->clip) { /* cut joints (bone LOD) not sampled: their rest pose */
+        snw_clip_sample_f32_cut(ch->clip, fj, n, ch->time, ch->wrap, ch->joint_lod, sc.local);
     } else {
         for (uint32_t j = 0; j < n; j++) sc.local[j] = fj[j].rest;
     }
+    if (ch->joint_lod && (ch->pose || blended)) /* bone LOD: cut joints at rest */
+        for (uint32_t j = 0; j < n; j++)
+            if (fj[j].depth >= ch->joint_lod) sc.local[j] = fj[j].rest;
     uint64_t t1 = step_ns ? ticks_ns() : 0;
     snw_faff root;
     if (ch->root) aff_from_mat4(ch->root, &root);

@@ -148,6 +148,7 @@ void sinew_root_motion_destroy(sinew_root_motion *rm)
 }
 
 uint32_t sinew_root_motion_joint(const sinew_root_motion *rm) { return rm ? rm->joint : 0; }
+const sinew_clip *sinew_root_motion_clip(const sinew_root_motion *rm) { return rm ? rm->clip : NULL; }
 
 /* W at t in [0, duration] */
 static planar at(const sinew_root_motion *rm, double t)
@@ -210,6 +211,21 @@ sinew_result sinew_root_motion_delta(const sinew_root_motion *rm, double t0, dou
 {
     if (!rm || !delta || (unsigned)wrap > (unsigned)SINEW_WRAP_CLAMP) return SINEW_ERROR_INVALID_ARGUMENT;
     if (!isfinite(t0) || !isfinite(t1)) return SINEW_ERROR_NON_FINITE;
+    const double D = rm->duration;
+    if (wrap == SINEW_WRAP_LOOP && D > 0) {
+        /* A(t0)^-1 A(t1) = W(f0)^-1 E^(c1 - c0) W(f1): the common whole cycles
+         * cancel, so a frame's step costs O(1) (usually c1 - c0 is 0 or 1) and
+         * keeps its precision however many loops have been played */
+        double c0 = floor(t0 / D), c1 = floor(t1 / D);
+        if (!(fabs(c0) <= 1099511627776.0) || !(fabs(c1) <= 1099511627776.0)) return SINEW_ERROR_NON_FINITE;
+        double f0 = t0 - c0 * D, f1 = t1 - c1 * D;
+        f0 = f0 < 0 ? 0 : f0 > D ? D : f0;
+        f1 = f1 < 0 ? 0 : f1 > D ? D : f1;
+        planar e = power(rm->up, at(rm, D), (int64_t)(c1 - c0));
+        planar m = compose(rm->up, inverse(rm->up, at(rm, f0)), compose(rm->up, e, at(rm, f1)));
+        to_transform(rm, m, delta);
+        return SINEW_OK;
+    }
     planar a, b;
     if (!absolute(rm, t0, wrap, &a) || !absolute(rm, t1, wrap, &b)) return SINEW_ERROR_NON_FINITE;
     to_transform(rm, compose(rm->up, inverse(rm->up, a), b), delta);

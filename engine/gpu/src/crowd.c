@@ -149,7 +149,19 @@ struct sinew_crowd {
     uint32_t job_ninst;
     double job_wait_ms, job_t_begun;
     int stage_timing;                   /* sinew_crowd_desc.stage_timing */
+    /* Root motion applied by the crowd (sinew_crowd_desc.root_motion; NULL
+     * without), per character index as of the last successful prepare: the
+     * world transform, the last sample time and root motion of each layer
+     * position (RM_SLOTS each; a clip character uses position 0), whether it
+     * applied root motion; the *_new copies are written by the jobs and swapped
+     * in by prepare_end. rm_fresh: the frame's characters starting afresh. */
+    sinew_mat4 *rm_world, *rm_world_new;
+    double *rm_time, *rm_time_new;
+    const sinew_root_motion **rm_src, **rm_src_new;
+    uint8_t *rm_valid, *rm_valid_new, *rm_fresh;
 };
+
+#define RM_SLOTS SINEW_MAX_ANIM_LAYERS
 
 /* Marks the crowd busy; 0 if another call holds it (the caller returns IN_USE). */
 static int crowd_enter(sinew_crowd *c)
@@ -228,6 +240,15 @@ void sinew_crowd_destroy(sinew_crowd *c)
     snw_free(a, c->m_inst);
     snw_free(a, c->m_char);
     snw_free(a, c->m_wofs);
+    snw_free(a, c->rm_world);
+    snw_free(a, c->rm_world_new);
+    snw_free(a, c->rm_time);
+    snw_free(a, c->rm_time_new);
+    snw_free(a, (void *)c->rm_src);
+    snw_free(a, (void *)c->rm_src_new);
+    snw_free(a, c->rm_valid);
+    snw_free(a, c->rm_valid_new);
+    snw_free(a, c->rm_fresh);
     if (c->own_pool) sinew_thread_pool_destroy(c->pool);
     if (c->skinner) snw_skinner_detach(c->skinner);
     sinew_allocator copy = c->alloc;
@@ -340,6 +361,22 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
             !c->lod_method || !c->lod_flags) {
             sinew_crowd_destroy(c);
             return OOM("LOD interpolation palettes (sinew_crowd_desc.lod_interpolate)");
+        }
+    }
+    if (desc->root_motion) {
+        c->rm_world = (sinew_mat4 *)snw_calloc(a, max_chars, sizeof(sinew_mat4));
+        c->rm_world_new = (sinew_mat4 *)snw_calloc(a, max_chars, sizeof(sinew_mat4));
+        c->rm_time = (double *)snw_calloc(a, (size_t)max_chars * RM_SLOTS, sizeof(double));
+        c->rm_time_new = (double *)snw_calloc(a, (size_t)max_chars * RM_SLOTS, sizeof(double));
+        c->rm_src = (const sinew_root_motion **)snw_calloc(a, (size_t)max_chars * RM_SLOTS, sizeof(void *));
+        c->rm_src_new = (const sinew_root_motion **)snw_calloc(a, (size_t)max_chars * RM_SLOTS, sizeof(void *));
+        c->rm_valid = (uint8_t *)snw_calloc(a, max_chars, 1);
+        c->rm_valid_new = (uint8_t *)snw_calloc(a, max_chars, 1);
+        c->rm_fresh = (uint8_t *)snw_calloc(a, max_chars, 1);
+        if (!c->rm_world || !c->rm_world_new || !c->rm_time || !c->rm_time_new || !c->rm_src || !c->rm_src_new ||
+            !c->rm_valid || !c->rm_valid_new || !c->rm_fresh) {
+            sinew_crowd_destroy(c);
+            return OOM("root motion state (sinew_crowd_desc.root_motion)");
         }
     }
     if (c->morpher) {
@@ -610,6 +647,14 @@ static sinew_result crowd_layout(sinew_crowd *c, const sinew_crowd_character *ch
             return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: lod_interpolate set but the crowd was made without "
                          "sinew_crowd_desc.lod_interpolate", i);
         if (ch->root && !mat4_finite(ch->root)) return CFAIL(SINEW_ERROR_NON_FINITE, i, "character %u: root is not finite", i);
+        if (ch->apply_root_motion && !c->rm_world)
+            return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: apply_root_motion set but the crowd was made without "
+                         "sinew_crowd_desc.root_motion", i);
+        if (ch->root_motion && (ch->pose || ch->layer_count || !ch->clip))
+            return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: root_motion set but its pose is not a clip's (%s)", i,
+                         ch->pose ? "pose given" : ch->layer_count ? "layers given: set each layer's root_motion" : "no clip");
+        if (ch->root_motion && sinew_root_motion_clip(ch->root_motion) != ch->clip)
+            return CFAIL(SINEW_ERROR_INVALID_ARGUMENT, i, "character %u: root_motion was extracted from another clip", i);
         const crowd_model *m = &c->models[ch->model.value];
         const int layered = !ch->pose && ch->layer_count;
         uint32_t layer_wc = 0;
@@ -970,9 +1015,82 @@ static void crowd_name_joint(sinew_crowd *c, const crowd_model *m, const sinew_c
         }
 }
 
+/* Rotation vector (axis x angle) of a unit quaternion, and back. */
+static sinew_vec3 rm_rotvec(sinew_quat q)
+{
+    if (q.w < 0) q = (sinew_quat){ -q.x, -q.y, -q.z, -q.w };
+    double s = sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+    if (!(s > 0)) return sinew_v3(0, 0, 0);
+    double k = 2.0 * atan2(s, q.w) / s;
+    return sinew_v3(q.x * k, q.y * k, q.z * k);
+}
+
+static sinew_quat rm_from_rotvec(sinew_vec3 v)
+{
+    double a = sinew_v3_length(v);
+    if (!(a > 0)) return sinew_quat_identity();
+    return sinew_quat_from_axis_angle(sinew_v3_scale(v, 1.0 / a), a);
+}
+
+/* Root motion of character i this frame (prepare only): its world transform
+ * moved by the clip's or the layers' deltas since its last prepare (crowd.h,
+ * apply_root_motion) into rm_world_new, the times and root motions into the
+ * *_new state. Writes only index i's state. */
+static sinew_result crowd_root_motion(sinew_crowd *c, const sinew_crowd_character *ch, uint32_t i)
+{
+    double *tn = c->rm_time_new + (size_t)i * RM_SLOTS;
+    const sinew_root_motion **sn = c->rm_src_new + (size_t)i * RM_SLOTS;
+    const double *to = c->rm_time + (size_t)i * RM_SLOTS;
+    const sinew_root_motion *const *so = c->rm_src + (size_t)i * RM_SLOTS;
+    for (uint32_t k = 0; k < RM_SLOTS; k++) sn[k] = NULL;
+    c->rm_valid_new[i] = 0;
+    if (!ch->apply_root_motion) return SINEW_OK;
+    const int fresh = c->rm_fresh[i];
+    sinew_transform delta = { { 0, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1 } };
+    sinew_result r = SINEW_OK;
+    if (!ch->pose && ch->layer_count) {
+        double wsum = 0;
+        sinew_vec3 t = { 0, 0, 0 }, v = { 0, 0, 0 };
+        for (uint32_t k = 0; k < ch->layer_count; k++) {
+            const sinew_anim_layer *l = &ch->layers[k];
+            if (l->flags & SINEW_LAYER_ADDITIVE) continue;
+            const sinew_root_motion *rm = l->clip ? l->root_motion : NULL;
+            const double w = sinew_anim_layer_weight(l);
+            const double lt = (l->flags & SINEW_LAYER_SYNC) && l->clip ? l->time * sinew_clip_duration(l->clip) : l->time;
+            if (rm) tn[k] = lt, sn[k] = rm;
+            if (!(w > 0)) continue;
+            wsum += w;
+            if (!rm || fresh || so[k] != rm) continue;
+            sinew_transform d;
+            if ((r = sinew_root_motion_delta(rm, to[k], lt, l->wrap, &d)) != SINEW_OK) return r;
+            t = sinew_v3_add(t, sinew_v3_scale(d.translation, w));
+            v = sinew_v3_add(v, sinew_v3_scale(rm_rotvec(d.rotation), w));
+        }
+        const double inv = 1.0 / (wsum > SINEW_BLEND_REST_THRESHOLD ? wsum : SINEW_BLEND_REST_THRESHOLD);
+        delta.translation = sinew_v3_scale(t, inv);
+        delta.rotation = rm_from_rotvec(sinew_v3_scale(v, inv));
+    } else if (!ch->pose && ch->clip && ch->root_motion) {
+        tn[0] = ch->time, sn[0] = ch->root_motion;
+        if (!fresh && so[0] == ch->root_motion &&
+            (r = sinew_root_motion_delta(ch->root_motion, to[0], ch->time, ch->wrap, &delta)) != SINEW_OK)
+            return r;
+    }
+    const sinew_mat4 w0 = fresh ? (ch->root ? *ch->root : sinew_mat4_identity()) : c->rm_world[i];
+    const sinew_mat4 dm = sinew_mat4_from_transform(&delta);
+    c->rm_world_new[i] = sinew_mat4_mul(&w0, &dm);
+    if (!mat4_finite(&c->rm_world_new[i])) return SINEW_ERROR_NON_FINITE;
+    c->rm_valid_new[i] = 1;
+    return SINEW_OK;
+}
+
 static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i, uint8_t *stage)
 {
     const sinew_crowd_character *ch = &c->job_chars[i];
+    if (c->job_skip && c->rm_world) { /* skipped characters move too */
+        *stage = STAGE_POSE;
+        sinew_result rr = crowd_root_motion(c, ch, i);
+        if (rr != SINEW_OK) return rr;
+    }
     if (c->job_skip && crowd_skipped(c, ch, i)) return SINEW_OK; /* no palette for a skipped character */
     const crowd_model *m = &c->models[ch->model.value];
     const int lod = c->job_skip && c->lod_pal ? c->lod_mode[i] : LOD_NONE;
@@ -991,13 +1109,15 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
         return crowd_character_box(c, s, i, dst, want_box, pal_floats, stage);
     }
     sinew_palette_character pc = { 0 };
+    sinew_anim_layer one;
     pc.skeleton = m->skeleton;
     pc.method = ch->method;
     pc.flags = ch->flags;
-    pc.root = ch->root;
+    pc.root = c->job_skip && ch->apply_root_motion ? &c->rm_world_new[i] : ch->root;
     pc.wrap = ch->wrap;
     pc.time = ch->time;
     pc.value_limit = m->value_limit;
+    pc.joint_lod = ch->joint_lod;
     sinew_result r = SINEW_OK;
     *stage = STAGE_POSE;
     if (ch->pose) {
@@ -1005,6 +1125,15 @@ static sinew_result crowd_character(sinew_crowd *c, crowd_scratch *s, uint32_t i
     } else if (ch->layer_count) {
         pc.layers = ch->layers;
         pc.layer_count = ch->layer_count;
+    } else if (ch->clip && ch->root_motion) { /* in place: one layer with the root motion */
+        memset(&one, 0, sizeof one);
+        one.clip = ch->clip;
+        one.time = ch->time;
+        one.weight = 1.0;
+        one.wrap = ch->wrap;
+        one.root_motion = ch->root_motion;
+        pc.layers = &one;
+        pc.layer_count = 1;
     } else if (ch->clip) {
         pc.clip = ch->clip;
     } else if (ch->sample) {
@@ -1324,6 +1453,12 @@ static sinew_result prepare_begin(sinew_crowd *c, const sinew_crowd_character *c
      * whose output range or model changed (or that owes a reset) is skinned now. */
     for (uint32_t i = 0; i < count; i++)
         c->forced[i] = (uint8_t)(!chars[i].hidden && crowd_changed(c, &chars[i], i));
+    /* Root motion: the characters starting afresh at their index (crowd.h) */
+    for (uint32_t i = 0; c->rm_world && i < count; i++) {
+        const sinew_crowd_character *ch = &chars[i];
+        c->rm_fresh[i] = (uint8_t)(!c->rm_valid[i] || ch->reset_previous || i >= c->last_count ||
+                                   c->last_model[i] != ch->model.value || c->last_output[i] != crowd_first_output(c, i));
+    }
     /* LOD interpolation: each character's mode this frame, from the state of
      * the last successful prepare (committed by prepare_end) */
     for (uint32_t i = 0; c->lod_pal && i < count; i++) {
@@ -1461,6 +1596,12 @@ static sinew_result prepare_end(sinew_crowd *c, sinew_crowd_stats *stats, sinew_
             interpolated += c->lod_mode[i] == LOD_HOLD;
         }
     }
+    if (c->rm_world) { /* the root motion state as this frame left it (every index < count written by the jobs) */
+        sinew_mat4 *wt = c->rm_world; c->rm_world = c->rm_world_new; c->rm_world_new = wt;
+        double *tt = c->rm_time; c->rm_time = c->rm_time_new; c->rm_time_new = tt;
+        const sinew_root_motion **st = c->rm_src; c->rm_src = c->rm_src_new; c->rm_src_new = st;
+        uint8_t *vt = c->rm_valid; c->rm_valid = c->rm_valid_new; c->rm_valid_new = vt;
+    }
     c->last_count = count;
     c->frame++;
     if (stats) {
@@ -1597,6 +1738,36 @@ sinew_result sinew_crowd_character_bounds(const sinew_crowd *c, uint32_t charact
     memcpy(box_min, c->box + (size_t)character * 6u, sizeof(float) * 3u);
     memcpy(box_max, c->box + (size_t)character * 6u + 3u, sizeof(float) * 3u);
     return SINEW_OK;
+}
+
+sinew_result sinew_crowd_character_world(const sinew_crowd *c, uint32_t character, sinew_mat4 *world)
+{
+    if (!c || !world || character >= c->character_count) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!c->rm_world || !c->rm_valid[character]) return SINEW_ERROR_NOT_FOUND;
+    *world = c->rm_world[character];
+    return SINEW_OK;
+}
+
+sinew_result sinew_crowd_set_character_world(sinew_crowd *c, uint32_t character, const sinew_mat4 *world,
+                                             sinew_error_info *err)
+{
+    snw_error_clear(err);
+    if (!c || !world)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, "%s is NULL", !c ? "crowd" : "world");
+    if (!crowd_enter(c)) return crowd_busy(c, "sinew_crowd_set_character_world", err);
+    sinew_result r = SINEW_OK;
+    if (character >= c->character_count)
+        r = snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_CHARACTER, character,
+                     "character %u: beyond the last prepare's %u characters", character, c->character_count);
+    else if (!c->rm_world || !c->rm_valid[character])
+        r = snw_fail(err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_CHARACTER, character,
+                     "character %u did not apply root motion at the last prepare", character);
+    else if (!mat4_finite(world))
+        r = snw_fail(err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_CHARACTER, character, "character %u: world is not finite", character);
+    else
+        c->rm_world[character] = *world;
+    crowd_leave(c);
+    return r;
 }
 
 sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32_t character, uint32_t mesh,

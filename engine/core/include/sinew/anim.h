@@ -272,6 +272,8 @@ SINEW_API sinew_result sinew_root_motion_create(const sinew_root_motion_desc *de
 SINEW_API void sinew_root_motion_destroy(sinew_root_motion *rm);
 /* The joint it moves (desc->joint). */
 SINEW_API uint32_t sinew_root_motion_joint(const sinew_root_motion *rm);
+/* The clip it was extracted from (desc->clip); NULL for NULL. */
+SINEW_API const sinew_clip *sinew_root_motion_clip(const sinew_root_motion *rm);
 /* W(t) at time_s seconds (wrap as sampling does) as a transform (scale 1).
  * NON_FINITE for a NaN/inf time. */
 SINEW_API sinew_result sinew_root_motion_sample(const sinew_root_motion *rm, double time_s, sinew_wrap wrap,

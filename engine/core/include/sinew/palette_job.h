@@ -73,6 +73,13 @@ typedef struct sinew_palette_character {
      * each other, for normals) do not is NON_FINITE too. The crowd sets it from
      * the model's rest extent (sinew_crowd.h). */
     double value_limit;
+    /* Bone LOD: 0 = every joint; D > 0 = joints at depth >= D in the hierarchy
+     * (roots 0, their children 1, ...) are cut: they keep their rest local
+     * transform, i.e. follow their parent rigidly, and clips (or layers) do
+     * not sample them (a pose's values for them are replaced).
+     * The palette is bit-identical to that of the same pose with the cut joints
+     * at rest (e.g. the clip without their channels). */
+    uint32_t joint_lod;
 } sinew_palette_character;
 
 /* Bytes of scratch one caller of the functions below needs for skeletons of

@@ -91,6 +91,11 @@ typedef struct sinew_crowd_desc {
      * character, sinew_palette_build_f32_timed); false (default): no clock
      * reads, those fields stay 0. */
     bool stage_timing;
+    /* Root motion applied by the crowd (sinew_crowd_character.apply_root_motion):
+     * true allocates, per character index, two float64 world transforms and the
+     * last time and root motion of up to SINEW_MAX_ANIM_LAYERS layers (about 800
+     * bytes); false: no character may set it. */
+    bool root_motion;
 } sinew_crowd_desc;
 
 #define SINEW_CROWD_DEFAULT_MAX_MORPH_WEIGHTS 65536u
@@ -229,6 +234,45 @@ typedef struct sinew_crowd_character {
      * (morph_slots) are sampled every frame at time, not delayed.
      * sinew_crowd_build_palettes evaluates such a character at time, as any other. */
     bool lod_interpolate;
+    /* Root motion (anim.h, "Root motion"; docs/crowds.md). root_motion: with a
+     * clip character (clip decides the pose), that clip's root motion
+     * (sinew_root_motion_desc.clip == clip, else INVALID_ARGUMENT; set with a
+     * pose, layers or no clip: INVALID_ARGUMENT): the clip plays in place, as
+     * a one-layer blend of it with this root_motion. Layered characters play
+     * in place by their layers' root_motion. apply_root_motion (needs
+     * sinew_crowd_desc.root_motion, else INVALID_ARGUMENT): the crowd keeps a
+     * float64 world transform W at this index and places the character at W
+     * (root is then only W's start). Each prepare/update moves it by the root
+     * motion over the time stepped since the last one at this index, across
+     * loops (whole cycles + remainder):
+     *   clip: W = W x sinew_mat4_from_transform(sinew_root_motion_delta(root_motion, t_last, time, wrap));
+     *   layers: each blend layer (not ADDITIVE) with a root_motion gives its
+     *   delta over its own step (SYNC: times x duration); the character's delta
+     *   has the translation and the rotation vector (axis x angle) of the
+     *   deltas weighted by w = weight x fade (no mask) and divided by
+     *   max(sum of w over all blend layers, SINEW_BLEND_REST_THRESHOLD);
+     *   a layer is known by its array position: keep a playing layer at its
+     *   position (a crossfade: the incoming clip in another position, e.g.
+     *   two positions used in turn); a position that held another root motion
+     *   (or none) at the last prepare adds nothing that frame, one that held
+     *   the same root motion steps from that layer's last time (bring a clip
+     *   in at a new time with weight 0, as a fade-in starts, or elsewhere).
+     * W starts at root (NULL: identity), with no motion, when the character
+     * starts afresh at its index: first frame, new index, model or first output
+     * vertex changed (characters inserted or removed before it: give each moved
+     * character its world, read before, as root), reset_previous (a teleport:
+     * root = the new place), or it did not apply root motion at the last
+     * prepare. Hidden and update_every-skipped characters move too. A failed
+     * prepare moves nothing. sinew_crowd_character_world reads W,
+     * sinew_crowd_set_character_world sets it. With lod_interpolate the W of
+     * each evaluation is in its palette (shown one interval late, as the pose).
+     * sinew_crowd_build_palettes: the pose in place at root, no world kept. */
+    bool apply_root_motion;
+    const sinew_root_motion *root_motion;
+    /* Bone LOD (sinew_palette_character.joint_lod): 0 = every joint; D > 0 =
+     * joints at depth >= D in the hierarchy keep their rest local transform
+     * (follow their parent rigidly) and are not sampled. */
+    uint32_t joint_lod;
 } sinew_crowd_character;
 
 /* What the last prepare/update did. */
@@ -370,6 +414,16 @@ SINEW_API sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32
  * by sinew_crowd_build_palettes. */
 SINEW_API sinew_result sinew_crowd_character_bounds(const sinew_crowd *c, uint32_t character, float box_min[3],
                                           float box_max[3]);
+/* The world transform W of character i (apply_root_motion) after the last
+ * successful prepare/update. INVALID_ARGUMENT (NULL, i beyond the last
+ * prepare's count), NOT_FOUND (it did not apply root motion). */
+SINEW_API sinew_result sinew_crowd_character_world(const sinew_crowd *c, uint32_t character, sinew_mat4 *world);
+/* Sets character i's W: the next prepare moves it on from world (previous
+ * positions are not reset: for a teleport set reset_previous and root
+ * instead). Errors as sinew_crowd_character_world, NON_FINITE (world), CALL_ORDER
+ * inside a frame begun by prepare_begin, IN_USE while another call runs. */
+SINEW_API sinew_result sinew_crowd_set_character_world(sinew_crowd *c, uint32_t character, const sinew_mat4 *world,
+                                                       sinew_error_info *err);
 /* Palette slots (vec4) a character of this model needs with this method and flags. */
 SINEW_API uint32_t sinew_crowd_palette_vec4(const sinew_crowd *c, sinew_model_id model, sinew_method method, uint32_t flags);
 /* The thread pool in use. */
