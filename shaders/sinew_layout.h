@@ -62,6 +62,7 @@
 #define SINEW_SPEC_PREVIOUS 7       /* SINEW_PREV_*: what the kernel writes to the previous-position buffer */
 #define SINEW_SPEC_TANGENTS 8       /* bool: skin the mesh's tangent frames too */
 #define SINEW_SPEC_BULGE_INNER 9    /* bool: bulge correction's inner push (with SINEW_SPEC_BULGE) */
+#define SINEW_SPEC_COMPACT 10       /* bool: the mesh is in the compact rest layout (SINEW_COMPACT_*) */
 
 /* Previous-frame positions (SINEW_SPEC_PREVIOUS). */
 #define SINEW_PREV_NONE 0u          /* nothing (no previous buffer kept) */
@@ -154,6 +155,22 @@
  * 8 influences (sinew_vertex8, 48 B): (pos xyz, oct normal), (j01, j23, j45, j67),
  * (w01, w23, w45, w67). Joints u16, weights unorm16, low half first. */
 #define SINEW_REST_SLOTS(influences) ((influences) / 4u + 1u)
+
+/* Compact rest layout (sinew_vertex_compact, 4 influences, docs/vertex-streams.md): a mesh's
+ * range of the rest buffer starts with a 2-slot header, then one uvec4 slot per vertex:
+ *   header slot 0: (box offset xyz as float bits, aux base), slot 1: (box step xyz, 0);
+ *   vertex: (qx | qy << 16, qz | w0 << 16 | w1 << 24, j0..j3 8-bit, ox | oy << 12 | w2 << 24),
+ *   w3 = 255 - w0 - w1 - w2, normal = the 16-bit octahedral code (16 ox, 16 oy).
+ * The vertex's bulge distance, rest tangent and center sit at index aux base + vertex index
+ * (the mesh's range holds 2 n + 1 slots when it has any of them, so the indices
+ * SINEW_BULGE_INDEX of its slots cover them; n + 2 otherwise). The grid mode's
+ * SINEW_PG_REST_FIRST and a group record's SINEW_GROUP_REST are the header slot; a group
+ * record's w is (vertices - 1) | joint count - 1 << 8 | group index in the mesh << 16
+ * (vertex index of its first vertex = group index x workgroup size). */
+#define SINEW_COMPACT_HEADER_SLOTS 2u
+#define SINEW_COMPACT_VERTEX_BYTES 16
+/* Most vertices of a compact mesh: 65536 groups of the smallest workgroup. */
+#define SINEW_COMPACT_MAX_VERTICES (65536u * SINEW_WG_SIZE)
 
 /* Push constants of the baseline kernel: uint words. */
 #define SINEW_PUSH_WORK_COUNT 0      /* work-list entries (workgroups) */

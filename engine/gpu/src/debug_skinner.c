@@ -69,6 +69,7 @@ static void baseline_record(sinew_skinner *sk, VkCommandBuffer cmd, VkPipeline p
 static const char *baseline_refuse(const sinew_instance *in, const mesh_rec *m)
 {
     if (sinew_method_uses_centers(in->method)) return "the baseline debug kernel has no centers of rotation";
+    if (m->compact) return "the baseline debug kernel has no compact rest layout";
     if (m->influences != 4u || (m->first_slot & 1u))
         return "the baseline debug kernel reads only 4-influence meshes at even slots";
     return NULL;

@@ -27,12 +27,15 @@ typedef struct mesh_rec {
     uint32_t live;          /* 0: removed (sinew_skinner_remove_mesh), the id is free for a later add */
     uint32_t refs;          /* crowd models and morph sets using it (snw_skinner_mesh_ref) */
     uint32_t owned;         /* a morpher's copy: not removable by the host */
+    uint32_t compact;       /* SINEW_REST_LAYOUT_COMPACT (4 influences; header + 1 slot per vertex) */
+    uint32_t slots;         /* uvec4 slots of its rest range (rest_free gives them back) */
 } mesh_rec;
 
-/* Variants of skin.comp: kernel kind x bulge (none, outer, outer + inner) x influences (4, 8), then x
+/* Variants of skin.comp: kernel kind x bulge (none, outer, outer + inner) x rest layout (4, 8
+ * influences, compact 4), then x
  * previous-position mode (keep, reset; one mode without keep_previous), then x
  * tangents (the mesh has them). */
-#define SNW_BASE_VARIANTS (SINEW_KK_COUNT * 3u * 2u)
+#define SNW_BASE_VARIANTS (SINEW_KK_COUNT * 3u * 3u)
 #define SNW_VARIANTS (SNW_BASE_VARIANTS * 2u * 2u)
 /* Pipelines: variant x grid/record x storage/texel x workgroup size (64, 128, 256). */
 #define SNW_WG_CHOICES 3u
