@@ -161,7 +161,8 @@
  *   header slot 0: (box offset xyz as float bits, aux base), slot 1: (box step xyz, 0);
  *   vertex: (qx | qy << 16, qz | w0 << 16 | w1 << 24, j0..j3 8-bit, ox | oy << 12 | w2 << 24),
  *   w3 = 255 - w0 - w1 - w2, normal = the 16-bit octahedral code (16 ox, 16 oy).
- * The vertex's bulge distance, rest tangent and center sit at index aux base + vertex index
+ * Grid mode reads the box and aux base from push constants (SINEW_PG_BOX_*), group records
+ * from the header. The vertex's bulge distance, rest tangent and center sit at index aux base + vertex index
  * (the mesh's range holds 2 n + 1 slots when it has any of them, so the indices
  * SINEW_BULGE_INDEX of its slots cover them; n + 2 otherwise). The grid mode's
  * SINEW_PG_REST_FIRST and a group record's SINEW_GROUP_REST are the header slot; a group
@@ -187,11 +188,16 @@
 #define SINEW_PG_JOINT_MAX 6         /* joint count - 1 (clamp, a last net) */
 #define SINEW_PG_INSTANCES 7         /* instances in the dispatch */
 #define SINEW_PG_ROWS 8              /* instances per z slice */
+/* compact meshes (SINEW_SPEC_COMPACT) in grid mode: the header's box and aux base, so the
+ * kernel reads only the vertex's slot */
+#define SINEW_PG_BOX_OFFSET 9        /* 3 words: box offset xyz (float bits) */
+#define SINEW_PG_BOX_STEP 12         /* 3 words: box step xyz (float bits) */
+#define SINEW_PG_AUX_BASE 15         /* aux base (bulge, tangent and center index of vertex 0) */
 /* Push constants of skin.comp, group-record mode. */
 #define SINEW_PR_GROUP_BASE 0        /* first group record of the dispatch */
 #define SINEW_PR_GROUP_COUNT 1       /* group records (workgroups) of the dispatch */
 #define SINEW_PR_GRID_X 2            /* workgroups per dispatch row */
-#define SINEW_PUSH_WORDS 12          /* the larger of the layouts, padded to 16 bytes */
+#define SINEW_PUSH_WORDS 16          /* the larger of the layouts, padded to 16 bytes */
 
 /* Group record (skin.comp, group-record mode): uvec4 per workgroup. */
 #define SINEW_GROUP_REST 0           /* x: rest uvec4 slot of the group's first vertex */

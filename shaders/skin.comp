@@ -160,7 +160,15 @@ void main()
         /* Compact layout (sinew_layout.h): the box from the mesh's header, 16-bit
          * positions, 12-bit octahedral normal, 8-bit joints and weights (sum 255),
          * spread into the 16-bit fields the loop below reads (weights x 257). */
-        uvec4 h0 = load_rest(slot), h1 = load_rest(slot + 1u);
+        uvec4 h0, h1;
+        if (GRID) {
+            h0 = uvec4(pc.words[SINEW_PG_BOX_OFFSET], pc.words[SINEW_PG_BOX_OFFSET + 1], pc.words[SINEW_PG_BOX_OFFSET + 2],
+                       pc.words[SINEW_PG_AUX_BASE]);
+            h1 = uvec4(pc.words[SINEW_PG_BOX_STEP], pc.words[SINEW_PG_BOX_STEP + 1], pc.words[SINEW_PG_BOX_STEP + 2], 0u);
+        } else {
+            h0 = load_rest(slot);
+            h1 = load_rest(slot + 1u);
+        }
         uvec4 c = load_rest(slot + SINEW_COMPACT_HEADER_SLOTS + vidx);
         aux = h0.w + vidx;
         p = uintBitsToFloat(h0.xyz) + vec3(uvec3(c.x & 0xffffu, c.x >> 16, c.y & 0xffffu)) * uintBitsToFloat(h1.xyz);

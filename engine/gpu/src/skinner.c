@@ -31,6 +31,7 @@ _Static_assert(sizeof(gpu_push) == SINEW_PUSH_BYTES && SNW_WORD_AT(gpu_push, wor
                "push constant layout");
 _Static_assert(sizeof(sinew_vertex) == SINEW_REST_VERTEX_BYTES, "rest vertex layout");
 _Static_assert(sizeof(sinew_tangent) == SINEW_TANGENT_REST_BYTES, "rest tangent layout");
+_Static_assert(sizeof(sinew_vertex_compact) == SINEW_COMPACT_VERTEX_BYTES && sizeof(sinew_compact_box) == 24, "compact vertex layout");
 _Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsigned)SINEW_METHOD_DQS &&
                    SINEW_K_DQS_SCALE == (unsigned)SINEW_METHOD_DQS_SCALE &&
                    SINEW_K_DQS_SCALE_LOCAL == (unsigned)SINEW_METHOD_DQS_SCALE_LOCAL &&
@@ -672,6 +673,7 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     sinew_result r = SINEW_OK;
     /* compact: the aux records at aux base + i, inside the indices of the mesh's own slots */
     const uint32_t aux_base = compact ? (first + 1u) >> 1 : 0u;
+    uint32_t header[8] = { 0 };
     if (compact) {
         size_t words = 4u * ((size_t)mesh->vertex_count + SINEW_COMPACT_HEADER_SLOTS);
         uint32_t *tmp = (uint32_t *)snw_gpu_alloc(sk->gpu, sizeof(uint32_t) * words);
@@ -685,6 +687,7 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
             tmp[3] = has_aux ? aux_base : 0u;
             memcpy(tmp + 4, box.step, 12);
             tmp[7] = 0u;
+            memcpy(header, tmp, sizeof header);
             if (r == SINEW_OK)
                 r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, tmp, (VkDeviceSize)words * 4u);
             else
@@ -740,6 +743,7 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     m->influences = K;
     m->compact = compact ? 1u : 0u;
     m->slots = (uint32_t)total;
+    memcpy(m->header, header, sizeof header);
     mesh_id->value = new_id;
     if (new_id == sk->mesh_count) sk->mesh_count++;
     return SINEW_OK;

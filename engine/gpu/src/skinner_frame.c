@@ -178,6 +178,11 @@ static uint32_t plan_variants(const sinew_skinner *sk, const sinew_instance *ins
             d->push[SINEW_PG_JOINT_MAX] = m->joints - 1u;
             d->push[SINEW_PG_INSTANCES] = p->count;
             d->push[SINEW_PG_ROWS] = rows;
+            if (m->compact) { /* the header's box and aux base */
+                memcpy(d->push + SINEW_PG_BOX_OFFSET, m->header, 12);
+                memcpy(d->push + SINEW_PG_BOX_STEP, m->header + 4, 12);
+                d->push[SINEW_PG_AUX_BASE] = m->header[3];
+            }
             d->gx = gpi;
             d->gy = rows;
             d->gz = slices;

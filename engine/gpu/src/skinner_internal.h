@@ -29,6 +29,7 @@ typedef struct mesh_rec {
     uint32_t owned;         /* a morpher's copy: not removable by the host */
     uint32_t compact;       /* SINEW_REST_LAYOUT_COMPACT (4 influences; header + 1 slot per vertex) */
     uint32_t slots;         /* uvec4 slots of its rest range (rest_free gives them back) */
+    uint32_t header[8];     /* compact: its 2 header slots (box offset, aux base, box step), for grid pushes */
 } mesh_rec;
 
 /* Variants of skin.comp: kernel kind x bulge (none, outer, outer + inner) x rest layout (4, 8
