@@ -11,7 +11,9 @@
  *    mesh in the same skinner (its aux records next to the compact ones'), random
  *    poses (rotations up to 1.2 pi, scale except for DQS and CoR), NaN-poisoned output
  *    with gaps that must stay NaN; float/texel, float/storage in group records,
- *    packed/texel with workgroups of 256, and a grid-mode subset. Tolerances as
+ *    packed/texel with workgroups of 256, and a grid-mode subset (the records and grid runs
+ *    with tangent frames: against sinew_reference_tangents, 1e-4 x max(1, k) for k <= 100,
+ *    the sign exact). Tolerances as
  *    test_gpu_skin8: position 2e-5 x extent; normal 1e-4 (float) or 4e-3 (packed) x
  *    max(1, k) + 8 x the measured bulge sensitivity;
  *  - the same GPU output against the float64 reference on the FULL-precision vertices:
@@ -19,11 +21,14 @@
  *    dn = |decoded - rest normal|, L = max_k ||X_k||_F (3x3), R = max_k |X_k p - out|
  *    (CoR: + 2 max_k |X_k c - X_0 c| + 2 L |p - c|), G = 1 (LBS) or 2 / |sum_k w_k r_k|
  *    (the blended real quaternions, sign-aligned), the position error is at most
- *    2 (L dp + G dw R) (x 2 + 2 dp with bulge correction) + the tolerance above (for
- *    LBS, L dp + dw R is exact to first order: sum_k dw_k = 0); the normal error (no
+ *    2 (L dp + G dw R) + the tolerance above (for LBS, L dp + dw R is exact to first
+ *    order: sum_k dw_k = 0); with bulge correction + 2 dp + the bulge displacements
+ *    |with - without| on both inputs (the correction is not smooth in its inputs: near
+ *    the bone a vertex's push can change by its whole size); the normal error (no
  *    bulge) at most 4 (k (dn + dw Rs) + G dw Rq) + the tolerance above, Rs = max_k
  *    ||A_k - A_0||_F / ||A||_F of the LBS stage's matrices (0 for DQS, CoR), Rq = 2 max_k
- *    |r_k - r_0| (0 for LBS), checked where that bound is <= 0.05 and k <= 100 (the
+ *    |r_k - r_0| (0 for LBS), checked where that bound is <= 0.05, k <= 100 and
+ *    |det A| >= 3 ||A||_F^2 ||dA||_F with the same sign for both weight sets (the
  *    first-order regime: beyond it a perturbation of the inputs of that size may flip
  *    the skinned normal, quantization or not). The worst ratio to the bound is printed
  *    per method;
@@ -49,6 +54,7 @@ typedef struct mesh_data {
     sinew_vertex *vq;         /* decoded compact vertices: what the GPU skins */
     sinew_compact_box box;
     float *bulge, *bulge_q, *centers;
+    sinew_tangent *tan;
 } mesh_data;
 
 typedef struct character {
@@ -90,6 +96,7 @@ static void make_mesh(mesh_data *md, uint32_t jc)
     md->bulge = malloc(sizeof(float) * n);
     md->bulge_q = malloc(sizeof(float) * n);
     md->centers = malloc(sizeof(float) * 3 * n);
+    md->tan = malloc(sizeof(sinew_tangent) * n);
     TU_CHECK_OK(tu_make_random_mesh(&rng, md->skel, n, 0.5, md->v, md->bulge));
     sinew_vertex_compact *c = malloc(sizeof *c * n);
     TU_CHECK_OK(sinew_compact_encode(n, md->v, c, &md->box, NULL));
@@ -101,6 +108,8 @@ static void make_mesh(mesh_data *md, uint32_t jc)
         md->centers[3 * i] = md->v[i].position[0] + (float)o.x;
         md->centers[3 * i + 1] = md->v[i].position[1] + (float)o.y;
         md->centers[3 * i + 2] = md->v[i].position[2] + (float)o.z;
+        md->tan[i].tangent_oct = sinew_oct_encode(tu_random_unit(&rng));
+        md->tan[i].sign = tu_range(&rng, 2) ? 1.0f : -1.0f;
     }
 }
 
@@ -178,7 +187,9 @@ static double frob3(const sinew_mat4 *m)
     return sqrt(s);
 }
 
-static void make_bounds(character *c, const mesh_data *md, int f)
+/* disp_f, disp_q: with bulge correction, |the reference with it - without it| per vertex on the
+ * full-precision and the quantized inputs (NULL without). */
+static void make_bounds(character *c, const mesh_data *md, int f, const double *disp_f, const double *disp_q)
 {
     const sinew_palette_joint *pal = c->pal[f];
     int cor = sinew_method_uses_centers(c->method);
@@ -192,7 +203,7 @@ static void make_bounds(character *c, const mesh_data *md, int f)
         sinew_vec3 out = { c->full_pos[f][3 * i], c->full_pos[f][3 * i + 1], c->full_pos[f][3 * i + 2] };
         sinew_vec3 cc = { md->centers[3 * i], md->centers[3 * i + 1], md->centers[3 * i + 2] };
         sinew_quat r0 = pal[v->joints[0]].rigid.real;
-        double b[4] = { 0, 0, 0, 0 }, A[9] = { 0 }, An = 0;
+        double b[4] = { 0, 0, 0, 0 }, A[9] = { 0 }, Aq[9] = { 0 }, An = 0;
         for (int k = 0; k < 4; k++) {
             double w = v->weights[k] / 65535.0;
             dw += fabs(q->weights[k] / 65535.0 - w);
@@ -217,6 +228,7 @@ static void make_bounds(character *c, const mesh_data *md, int f)
             for (int cc2 = 0; cc2 < 3; cc2++)
                 for (int r = 0; r < 3; r++) {
                     A[3 * cc2 + r] += w * Y->m[cc2][r];
+                    Aq[3 * cc2 + r] += q->weights[k] / 65535.0 * Y->m[cc2][r];
                     double dd = Y->m[cc2][r] - (c->method == SINEW_METHOD_LBS || c->method == SINEW_METHOD_DQS ||
                                                          c->method == SINEW_METHOD_COR
                                                      ? pal[v->joints[0]].skin.m[cc2][r]
@@ -233,10 +245,17 @@ static void make_bounds(character *c, const mesh_data *md, int f)
         double G = c->method == SINEW_METHOD_LBS ? 1.0 : 2.0 / (bl > 1e-9 ? bl : 1e-9);
         if (cor) R += 2 * Rc + 2 * L * sinew_v3_length(sinew_v3_sub(p, cc));
         double bp = 2 * (L * dp + G * dw * R);
-        if (c->flags) bp = 2 * bp + 2 * dp;
+        if (c->flags) bp += disp_f[i] + disp_q[i] + 2 * dp;
         c->bound_p[f][i] = bp;
         double k = c->cond[f][i] > 1 ? c->cond[f][i] : 1;
         c->bound_n[f][i] = 4 * (k * (dn + dw * Rn) + G * dw * Rq);
+        /* the normal takes the sign of det(A): where the weights' change can flip it, no bound */
+        double det = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[3] * (A[1] * A[8] - A[2] * A[7]) + A[6] * (A[1] * A[5] - A[2] * A[4]);
+        double detq = Aq[0] * (Aq[4] * Aq[8] - Aq[5] * Aq[7]) - Aq[3] * (Aq[1] * Aq[8] - Aq[2] * Aq[7]) +
+                      Aq[6] * (Aq[1] * Aq[5] - Aq[2] * Aq[4]);
+        double dA = 0;
+        for (int e = 0; e < 9; e++) dA += (Aq[e] - A[e]) * (Aq[e] - A[e]);
+        if (Rn > 0 && (det * detq <= 0 || fabs(det) < 3 * An * An * sqrt(dA))) c->bound_n[f][i] = INFINITY;
     }
 }
 
@@ -279,7 +298,29 @@ static void make_pose(character *c, const mesh_data *md, int f, sinew_mat4 *scra
     }
     double e = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
     c->extent[f] = e > 1 ? e : 1;
-    make_bounds(c, md, f);
+    double *df = NULL, *dq = NULL;
+    if (c->flags) { /* the bulge displacements: the plain method's outputs */
+        double *pf = malloc(sizeof(double) * 3 * n), *pq = malloc(sizeof(double) * 3 * n);
+        df = malloc(sizeof(double) * n);
+        dq = malloc(sizeof(double) * n);
+        TU_CHECK_OK(sinew_reference_skin_cor(n, md->v, NULL, md->centers, NULL, c->pal[f], md->jc, c->method, 0, pf, NULL));
+        TU_CHECK_OK(sinew_reference_skin_cor(n, md->vq, NULL, md->centers, NULL, c->pal[f], md->jc, c->method, 0, pq, NULL));
+        for (uint32_t v = 0; v < n; v++) {
+            double a = 0, b = 0;
+            for (int k = 0; k < 3; k++) {
+                a += (c->full_pos[f][3 * v + k] - pf[3 * v + k]) * (c->full_pos[f][3 * v + k] - pf[3 * v + k]);
+                double rq = c->def ? c->full_pos[f][3 * v + k] : c->ref_pos[f][3 * v + k];
+                b += (rq - pq[3 * v + k]) * (rq - pq[3 * v + k]);
+            }
+            df[v] = sqrt(a);
+            dq[v] = sqrt(b);
+        }
+        free(pf);
+        free(pq);
+    }
+    make_bounds(c, md, f, df, dq);
+    free(df);
+    free(dq);
 }
 
 /* ---- GPU runs ---- */
@@ -290,7 +331,7 @@ typedef struct worst {
 
 static void run_list(sinew_gpu *gpu, const char *label, sinew_output_format fmt, sinew_read_path path,
                      sinew_debug_kernel kernel, uint32_t wg, mesh_data *meshes, const character *list, uint32_t nlist,
-                     uint32_t total_rest, uint32_t total_out, uint32_t total_pal, worst *wr)
+                     uint32_t total_rest, uint32_t total_out, uint32_t total_pal, worst *wr, int tangents)
 {
     sinew_skinner_desc sd = { 0 };
     sd.max_rest_vertices = total_rest;
@@ -301,6 +342,7 @@ static void run_list(sinew_gpu *gpu, const char *label, sinew_output_format fmt,
     sd.output_format = fmt;
     sd.read_path = path;
     sd.cor_centers = true;
+    sd.tangents = tangents != 0;
     sinew_skinner *sk = NULL;
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (!sk) return;
@@ -318,6 +360,7 @@ static void run_list(sinew_gpu *gpu, const char *label, sinew_output_format fmt,
         md.bulge_rest = def ? meshes[mm].bulge : meshes[mm].bulge_q;
         md.cor_centers = meshes[mm].centers;
         md.rest_layout = def ? SINEW_REST_LAYOUT_DEFAULT : SINEW_REST_LAYOUT_COMPACT;
+        md.tangents = tangents ? meshes[mm].tan : NULL;
         TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &ids[def ? N_MESH : mm], NULL));
     }
     float *pos = malloc(sizeof(float) * 3 * total_out), *nrm = malloc(sizeof(float) * 3 * total_out);
@@ -385,6 +428,30 @@ static void run_list(sinew_gpu *gpu, const char *label, sinew_output_format fmt,
                     if (fp / c->extent[f] > wr->full_p[c->method]) wr->full_p[c->method] = fp / c->extent[f];
                 }
             }
+        }
+        /* tangents (their aux records beside the bulge distances and centers): against
+         * sinew_reference_tangents on the same vertices, 1e-4 x max(1, k) (k <= 100), sign exact */
+        for (uint32_t i = 0; tangents && i < nlist; i++) {
+            const character *c = &list[i];
+            const mesh_data *m = &meshes[c->mesh];
+            float *gt = malloc(sizeof(float) * 4 * m->n);
+            double *rt = malloc(sizeof(double) * 4 * m->n);
+            TU_CHECK_OK(sinew_skinner_read_tangents(sk, c->out_offset, m->n, gt));
+            TU_CHECK_OK(sinew_reference_tangents(m->n, c->def ? m->v : m->vq, NULL, m->tan, c->pal[f], m->jc, c->method, rt));
+            uint32_t tb = 0;
+            for (uint32_t v = 0; v < m->n; v++) {
+                double et = 0, k = c->cond[f][v] > 1 ? c->cond[f][v] : 1;
+                for (int a = 0; a < 3; a++) {
+                    double d = fabs((double)gt[4 * v + a] - rt[4 * v + a]);
+                    if (!(d <= et)) et = d == d ? d : INFINITY;
+                }
+                if (k > 100) continue;
+                if ((!(et <= 1e-4 * k) || (double)gt[4 * v + 3] != rt[4 * v + 3]) && tb++ < 3)
+                    TU_CHECK_MSG(0, "%s frame %d char %u (%s) v %u: tangent %.3g (cond %.3g), sign %g want %g", label, f, i,
+                                 sinew_method_name(c->method), v, et, k, gt[4 * v + 3], rt[4 * v + 3]);
+            }
+            free(gt);
+            free(rt);
         }
         for (uint32_t o = 0; o < total_out; o++) written += !covered[o] && pos[3 * (size_t)o] == pos[3 * (size_t)o];
         TU_CHECK_MSG(bad == 0, "%s: %u vertices out of tolerance (quantized inputs)", label, bad);
@@ -551,11 +618,11 @@ int main(void)
     worst wr;
     memset(&wr, 0, sizeof wr);
     run_list(gpu, "float/texel", SINEW_OUTPUT_FLOAT, SINEW_READ_TEXEL, SINEW_DEBUG_KERNEL_AUTO, 0, meshes, ch, nch,
-             total_rest, out, pal, &wr);
+             total_rest, out, pal, &wr, 0);
     run_list(gpu, "float/storage/records", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, SINEW_DEBUG_KERNEL_RECORDS, 0, meshes,
-             ch, nch, total_rest, out, pal, NULL);
+             ch, nch, total_rest, out, pal, NULL, 1);
     run_list(gpu, "packed/texel/wg256", SINEW_OUTPUT_PACKED, SINEW_READ_TEXEL, SINEW_DEBUG_KERNEL_AUTO, 256, meshes, ch,
-             nch, total_rest, out, pal, NULL);
+             nch, total_rest, out, pal, NULL, 0);
     /* grid mode: one instance per variant of mesh 2 (256 joints), records forced off */
     {
         character sub[2 * SINEW_METHOD_COUNT];
@@ -563,12 +630,12 @@ int main(void)
         for (uint32_t i = 0; i < N_CHAR; i++)
             if (ch[i].mesh == 2 && ch[i].method <= SINEW_METHOD_DQS) sub[ns++] = ch[i];
         run_list(gpu, "grid float/storage wg128", SINEW_OUTPUT_FLOAT, SINEW_READ_STORAGE, SINEW_DEBUG_KERNEL_AUTO, 128,
-                 meshes, sub, ns, total_rest, out, pal, NULL);
+                 meshes, sub, ns, total_rest, out, pal, NULL, 1);
     }
     for (int m = 0; m < (int)SINEW_METHOD_COUNT; m++)
         fprintf(stderr, "%-22s full precision: worst position %.3g x extent, ratio to bound: position %.3f normal %.3f\n",
                 sinew_method_name((sinew_method)m), wr.full_p[m], wr.ratio_p[m], wr.ratio_n[m]);
-    fprintf(stderr, "full-precision normals checked on %llu of %llu vertex-frames (the others: bulge, k > 100 or bound > 0.05)\n",
+    fprintf(stderr, "full-precision normals checked on %llu of %llu vertex-frames (the others: bulge, k > 100, bound > 0.05 or det A near a sign change)\n",
             (unsigned long long)(wr.checked - wr.skipped_n), (unsigned long long)wr.checked);
     check_misuse(gpu, meshes);
 
@@ -580,6 +647,7 @@ int main(void)
     for (int m = 0; m < N_MESH; m++) {
         sinew_skeleton_destroy(meshes[m].skel);
         free(meshes[m].v); free(meshes[m].vq); free(meshes[m].bulge); free(meshes[m].bulge_q); free(meshes[m].centers);
+        free(meshes[m].tan);
     }
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
     sinew_gpu_destroy(gpu);
