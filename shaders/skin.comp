@@ -155,11 +155,13 @@ void main()
 
     vec3 p, n;
     uint jw[8], ww[4];
+    uint js[8];
+    float wf[8];
     uint aux = SINEW_BULGE_INDEX(slot);   /* where the vertex's bulge distance, tangent and center are */
     if (COMPACT) {
         /* Compact layout (sinew_layout.h): the box from the mesh's header, 16-bit
          * positions, 12-bit octahedral normal, 8-bit joints and weights (sum 255),
-         * spread into the 16-bit fields the loop below reads (weights x 257). */
+         * straight into js / wf (w / 255 = 257 w / 65535: the decoded vertex's weights). */
         uvec4 h0, h1;
         if (GRID) {
             h0 = uvec4(pc.words[SINEW_PG_BOX_OFFSET], pc.words[SINEW_PG_BOX_OFFSET + 1], pc.words[SINEW_PG_BOX_OFFSET + 2],
@@ -175,11 +177,14 @@ void main()
         uint ox = (c.w << 4) & 0xfff0u, oy = (c.w >> 8) & 0xfff0u;   /* 16 x the 12-bit fields */
         n = oct_decode(ox | (oy << 16));
         uint w0 = (c.y >> 16) & 0xffu, w1 = c.y >> 24, w2 = c.w >> 24;
-        jw[0] = (c.z & 0xffu) | ((c.z << 8) & 0xff0000u);
-        jw[1] = ((c.z >> 16) & 0xffu) | ((c.z >> 8) & 0xff0000u);
-        ww[0] = (w0 | (w1 << 16)) * 257u;
-        ww[1] = (w2 | ((255u - w0 - w1 - w2) << 16)) * 257u;
-        jw[2] = 0u; jw[3] = 0u; ww[2] = 0u; ww[3] = 0u;
+        js[0] = min(c.z & 0xffu, jmax);
+        js[1] = min((c.z >> 8) & 0xffu, jmax);
+        js[2] = min((c.z >> 16) & 0xffu, jmax);
+        js[3] = min(c.z >> 24, jmax);
+        wf[0] = float(w0) * (1.0 / 255.0);
+        wf[1] = float(w1) * (1.0 / 255.0);
+        wf[2] = float(w2) * (1.0 / 255.0);
+        wf[3] = float(255u - w0 - w1 - w2) * (1.0 / 255.0);
     } else {
         uvec4 a = load_rest(slot);
         uvec4 b = load_rest(slot + 1u);
@@ -205,9 +210,7 @@ void main()
         tsign = uintBitsToFloat(tw.y);
     }
 
-    uint js[8];
-    float wf[8];
-    for (uint k = 0u; k < INFLUENCES; k++) {
+    for (uint k = 0u; !COMPACT && k < INFLUENCES; k++) {
         uint h = (k & 1u) * 16u;
         js[k] = min((jw[k >> 1] >> h) & 0xffffu, jmax);
         wf[k] = float((ww[k >> 1] >> h) & 0xffffu) * (1.0 / 65535.0);
