@@ -556,6 +556,17 @@ static void check_misuse(sinew_gpu *gpu, mesh_data *meshes)
     sinew_rest_mesh *rm = NULL;
     TU_CHECK_OK(sinew_rest_mesh_create(&rd, &rm, NULL));
     TU_CHECK(sinew_rest_mesh_rest_layout(rm) == SINEW_REST_LAYOUT_COMPACT);
+    {   /* add_rest_mesh keeps the layout: the compact range (bulge distances: 2 n + 1 slots) */
+        sinew_skinner *s2 = NULL;
+        sinew_skinner_desc d2 = { 0 };
+        d2.max_rest_vertices = 2 * meshes[0].n;
+        TU_CHECK_OK(sinew_skinner_create(gpu, &d2, &s2, NULL));
+        sinew_mesh_id rid;
+        TU_CHECK_OK(sinew_skinner_add_rest_mesh(s2, rm, &rid, NULL));
+        sinew_skinner_memory(s2, &mr);
+        TU_CHECK(mr.rest_used_bytes == 16ull * (2 * meshes[0].n + 1));
+        sinew_skinner_destroy(s2);
+    }
     sinew_rest_mesh_destroy(rm);
     rd.packed_vertices = NULL;
     rd.packed_vertices8 = v8;
