@@ -578,6 +578,11 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         { "dqs-scale+bulge compact", SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
         { "cor compact", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
         { "cor-scale compact", SINEW_METHOD_COR_SCALE, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "cor-scale-local compact", SINEW_METHOD_COR_SCALE_LOCAL, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "dqs-scale-mixed", SINEW_METHOD_DQS_SCALE_MIXED, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "dqs-scale-mixed compact", SINEW_METHOD_DQS_SCALE_MIXED, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "cor-scale-mixed", SINEW_METHOD_COR_SCALE_MIXED, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "cor-scale-mixed compact", SINEW_METHOD_COR_SCALE_MIXED, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
         { "cor+bulge compact", SINEW_METHOD_COR, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
         { "cor-scale+bulge compact", SINEW_METHOD_COR_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
     };
