@@ -333,7 +333,23 @@ static const char *read_path_name(sinew_read_path p)
  * influences, random poses (non-uniform scale for LBS and the scale methods),
  * skinned straight through the skinner (palettes packed on the CPU, not timed);
  * every case is run once per round, round-robin, and the medians reported. */
-typedef struct kcase { const char *name; sinew_method method; uint32_t flags; sinew_debug_kernel kernel; uint32_t wg; uint32_t infl; int prev; } kcase;
+typedef struct kcase { const char *name; sinew_method method; uint32_t flags; sinew_debug_kernel kernel; uint32_t wg; uint32_t infl; int prev; int compact; } kcase;
+
+/* Bytes one vertex moves in the kernel A/B (float output): rest vertex (32, 48 with 8
+ * influences, 16 compact) + bulge distance 4 + center 16 + tangent 8 in / 16 out +
+ * previous position 16 out and 12 re-read + output 24. The per-workgroup header of the
+ * compact layout (32 B per 64+ vertices) and the palette (cached) are left out. */
+static uint32_t kb_bytes(const kcase *k)
+{
+    /* sizes of the public structs (the layout's constants are the library's own) */
+    uint32_t b = k->compact ? (uint32_t)sizeof(sinew_vertex_compact)
+                 : k->infl == 8 ? (uint32_t)sizeof(sinew_vertex8) : (uint32_t)sizeof(sinew_vertex);
+    if (k->flags & SINEW_SKIN_BULGE_CORRECTION) b += 4u;             /* float rest distance */
+    if (sinew_method_uses_centers(k->method)) b += 16u;              /* center xyz + pad */
+    if (k->prev == 2) b += (uint32_t)sizeof(sinew_tangent) + 16u;    /* rest tangent in, tangent + sign out */
+    if (k->prev == 1) b += 16u + 12u;                                /* previous out, old position re-read */
+    return b + 24u;                                                  /* float position + normal */
+}
 
 static uint64_t kb_rng = 0x9e3779b97f4a7c15ull;
 static double kb_uniform(double lo, double hi)
@@ -402,8 +418,13 @@ static sinew_result kb_scene(sinew_skeleton **skel, sinew_vertex *v, float *bulg
     return r;
 }
 
-/* Packed palettes of every character for each method (random poses). */
-static sinew_result kb_palettes(const sinew_skeleton *skel, sinew_method m, uint32_t flags, float *dst, uint32_t stride)
+/* Characters of the kernel A/B whose output is checked against the float64 reference. */
+#define KB_ERR_CHARS 4u
+
+/* Packed palettes of every character for each method (random poses); keep: the first
+ * KB_ERR_CHARS characters' palettes (KB_JOINTS each), or NULL. */
+static sinew_result kb_palettes(const sinew_skeleton *skel, sinew_method m, uint32_t flags, float *dst, uint32_t stride,
+                                sinew_palette_joint *keep)
 {
     sinew_transform local[KB_JOINTS];
     sinew_palette_joint pal[KB_JOINTS];
@@ -422,6 +443,7 @@ static sinew_result kb_palettes(const sinew_skeleton *skel, sinew_method m, uint
         sinew_mat4 root = sinew_mat4_from_transform(&root_t);
         r = sinew_palette_build(skel, m, local, &root, scratch, pal);
         if (r == SINEW_OK) r = sinew_palette_pack(m, flags, pal, KB_JOINTS, dst + (size_t)c * KB_JOINTS * stride * 4);
+        if (r == SINEW_OK && keep && c < KB_ERR_CHARS) memcpy(keep + (size_t)c * KB_JOINTS, pal, sizeof pal);
     }
     free(scratch);
     return r;
@@ -440,6 +462,75 @@ static int kb_selected(const char *list, const char *name)
         p = e + 1;
     }
     return 0;
+}
+
+/* Errors of a case's last frame against the float64 reference (first KB_ERR_CHARS
+ * characters): position (max over vertices and axes, mesh units; the tube is 6.3 long)
+ * and normal (max component) against the full-precision vertices, and the position
+ * against the vertices the kernel read (compact: decoded). */
+typedef struct kb_err { double pos_full, nrm_full, pos_same, nrm_p999; int set; } kb_err;
+
+static int kb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static kb_err kb_errs[64];
+
+static sinew_result kb_error(sinew_skinner *sk, const kcase *k, int c, const sinew_palette_joint *pal,
+                             const sinew_skeleton *skel, const sinew_vertex *v, const float *bulge, const sinew_vertex *vq,
+                             const float *bulgeq, const float *centers)
+{
+    (void)skel;
+    if (c >= 64) return SINEW_OK;
+    size_t n = KB_VERTS;
+    float *gp = malloc(sizeof(float) * 3 * n), *gn = malloc(sizeof(float) * 3 * n);
+    double *fp = malloc(sizeof(double) * 3 * n), *fn = malloc(sizeof(double) * 3 * n);
+    double *qp = malloc(sizeof(double) * 3 * n), *qn = malloc(sizeof(double) * 3 * n);
+    double *ne = malloc(sizeof(double) * KB_ERR_CHARS * n);   /* per vertex: max normal component error */
+    sinew_result r = gp && gn && fp && fn && qp && qn && ne ? SINEW_OK : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    kb_err e = { 0, 0, 0, 0, 1 };
+    for (uint32_t ch = 0; ch < KB_ERR_CHARS && r == SINEW_OK; ch++) {
+        const sinew_palette_joint *p = pal + (size_t)ch * KB_JOINTS;
+        r = sinew_skinner_read_output(sk, ch * KB_VERTS, KB_VERTS, gp, gn);
+        if (r == SINEW_OK)
+            r = sinew_reference_skin_cor(KB_VERTS, v, NULL, centers, bulge, p, KB_JOINTS, k->method, k->flags, fp, fn);
+        if (r == SINEW_OK)
+            r = sinew_reference_skin_cor(KB_VERTS, k->compact ? vq : v, NULL, centers, k->compact ? bulgeq : bulge, p,
+                                         KB_JOINTS, k->method, k->flags, qp, qn);
+        for (size_t i = 0; r == SINEW_OK && i < 3 * n; i++) {
+            double a = fabs(gp[i] - fp[i]), b = fabs(gn[i] - fn[i]), q = fabs(gp[i] - qp[i]);
+            if (!(a <= e.pos_full)) e.pos_full = a == a ? a : INFINITY;
+            if (!(b <= e.nrm_full)) e.nrm_full = b == b ? b : INFINITY;
+            if (!(q <= e.pos_same)) e.pos_same = q == q ? q : INFINITY;
+            double *v = &ne[ch * n + i / 3];
+            if (i % 3 == 0) *v = 0;
+            if (!(b <= *v)) *v = b == b ? b : INFINITY;
+        }
+    }
+    if (r == SINEW_OK) {
+        qsort(ne, KB_ERR_CHARS * n, sizeof(double), kb_cmp_double);
+        e.nrm_p999 = ne[(size_t)(0.999 * (KB_ERR_CHARS * n - 1))];
+        kb_errs[c] = e;
+    }
+    free(ne);
+    free(gp); free(gn); free(fp); free(fn); free(qp); free(qn);
+    return r;
+}
+
+static void kb_error_print(const kcase *cases, int nc, sinew_palette_joint *const *keep)
+{
+    printf("\nerror against the float64 reference (kernel A/B scene, first %u characters, last round; max over "
+           "vertices and components; the tube is 6.3 x 0.1):\n", KB_ERR_CHARS);
+    printf("%-23s %7s %12s %12s %12s %12s\n", "method", "layout", "pos_same", "pos_full", "normal_full", "normal_p999");
+    for (int c = 0; c < nc && c < 64; c++) {
+        if (!keep[c] || !kb_errs[c].set) continue;
+        printf("%-23s %7s %12.3g %12.3g %12.3g %12.3g\n", cases[c].name, cases[c].compact ? "compact" : "default",
+               kb_errs[c].pos_same, kb_errs[c].pos_full, kb_errs[c].nrm_full, kb_errs[c].nrm_p999);
+    }
+    printf("(pos_same: against the reference on the inputs the kernel read (compact: sinew_compact_decode's "
+           "vertices, bulge distances from them); pos_full, normal_full: against the reference on the full-precision "
+           "vertices; normal_p999: the 99.9th percentile over vertices of the normal's max component error)\n");
 }
 
 static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
@@ -480,6 +571,25 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         { "cor-scale-local", SINEW_METHOD_COR_SCALE_LOCAL, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
         { "cor 8 infl", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 8 },
         { "cor +tangents", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 2 },
+        /* the compact rest layout (SINEW_REST_LAYOUT_COMPACT, 16 B), x base = the same case in
+         * the default layout / this, same round */
+        { "lbs compact", SINEW_METHOD_LBS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "dqs compact", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "dqs compact", SINEW_METHOD_DQS, 0, SINEW_DEBUG_KERNEL_RECORDS, 0, 4, 0, 1 },
+        { "dqs-scale compact", SINEW_METHOD_DQS_SCALE, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "dqs-scale-local compact", SINEW_METHOD_DQS_SCALE_LOCAL, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "lbs+bulge compact", SINEW_METHOD_LBS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "dqs+bulge compact", SINEW_METHOD_DQS, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "dqs-scale+bulge compact", SINEW_METHOD_DQS_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "cor compact", SINEW_METHOD_COR, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "cor-scale compact", SINEW_METHOD_COR_SCALE, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "cor-scale-local compact", SINEW_METHOD_COR_SCALE_LOCAL, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "dqs-scale-mixed", SINEW_METHOD_DQS_SCALE_MIXED, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "dqs-scale-mixed compact", SINEW_METHOD_DQS_SCALE_MIXED, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "cor-scale-mixed", SINEW_METHOD_COR_SCALE_MIXED, 0, SINEW_DEBUG_KERNEL_AUTO, 0 },
+        { "cor-scale-mixed compact", SINEW_METHOD_COR_SCALE_MIXED, 0, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "cor+bulge compact", SINEW_METHOD_COR, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
+        { "cor-scale+bulge compact", SINEW_METHOD_COR_SCALE, SINEW_SKIN_BULGE_CORRECTION, SINEW_DEBUG_KERNEL_AUTO, 0, 4, 0, 1 },
     };
     enum { NC = sizeof cases / sizeof cases[0] };
     sinew_skeleton *skel = NULL;
@@ -491,11 +601,14 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     double *ms = calloc((size_t)NC * (size_t)rounds, sizeof(double));
     sinew_skinner *sk = NULL, *skp = NULL, *skt = NULL;
     sinew_tangent *tan = malloc(sizeof(sinew_tangent) * KB_VERTS);
-    sinew_mesh_id mesh = { 0 }, mesh8 = { 0 };
+    sinew_mesh_id mesh = { 0 }, mesh8 = { 0 }, meshc = { 0 };
+    sinew_palette_joint *keep[NC] = { 0 };
+    sinew_vertex *vq = malloc(sizeof(sinew_vertex) * KB_VERTS);   /* the compact mesh decoded */
+    float *bulgeq = malloc(sizeof(float) * KB_VERTS);
     sinew_result r = v && bulge && v8 && bulge8 && ms ? kb_scene(&skel, v, bulge, v8, bulge8) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
     sinew_skinner_desc sd = { 0 };
-    sd.max_rest_vertices = KB_VERTS * 3;
-    sd.max_meshes = 2;
+    sd.max_rest_vertices = KB_VERTS * 4 + 1;
+    sd.max_meshes = 3;
     sd.max_instances = kb_chars;
     sd.max_output_vertices = kb_chars * KB_VERTS;
     sd.max_palette_vec4 = kb_chars * KB_JOINTS * SINEW_PALETTE_GPU_STRIDE_MAX;
@@ -521,6 +634,17 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         cen[3 * i] = 0; cen[3 * i + 1] = v[i].position[1]; cen[3 * i + 2] = 0;
         cen8[3 * i] = 0; cen8[3 * i + 1] = v8[i].position[1]; cen8[3 * i + 2] = 0;
     }
+    /* the vertices the compact mesh skins as (the reference on the same quantized inputs), and
+     * their bulge distances (uploaded with it) */
+    if (r == SINEW_OK && (!vq || !bulgeq)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == SINEW_OK) {
+        sinew_vertex_compact *vc = malloc(sizeof *vc * KB_VERTS);
+        sinew_compact_box box;
+        r = vc ? sinew_compact_encode(KB_VERTS, v, vc, &box, NULL) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (r == SINEW_OK) r = sinew_compact_decode(KB_VERTS, vc, &box, vq);
+        if (r == SINEW_OK) r = sinew_bulge_rest_distances(skel, KB_VERTS, vq, bulgeq);
+        free(vc);
+    }
     for (int s = 0; s < 3 && r == SINEW_OK; s++) { /* same ids in all three; the tangent skinner's mesh has tangents */
         sinew_skinner *t = s == 2 ? skt : s ? skp : sk;
         sinew_skinner_mesh_desc md = { v, KB_VERTS, KB_JOINTS, bulge, NULL, s == 2 ? tan : NULL };
@@ -529,14 +653,35 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
         sinew_skinner_mesh_desc md8 = { NULL, KB_VERTS, KB_JOINTS, bulge8, v8 };
         md8.cor_centers = cen8;
         if (r == SINEW_OK) r = sinew_skinner_add_mesh(t, &md8, &mesh8, NULL);
+        if (s == 0 && r == SINEW_OK) { /* the compact layout of the 4-influence mesh */
+            sinew_skinner_mesh_desc mdc = md;
+            mdc.rest_layout = SINEW_REST_LAYOUT_COMPACT;
+            mdc.bulge_rest = bulgeq;
+            r = sinew_skinner_add_mesh(t, &mdc, &meshc, NULL);
+        }
     }
-    free(cen);
+    float *cen_keep = cen;
+    cen = NULL;
     free(cen8);
     for (int c = 0; c < NC && r == SINEW_OK; c++) {
         if (!kb_selected(only, cases[c].name)) continue;
         uint32_t stride = sinew_palette_gpu_stride(cases[c].method, cases[c].flags);
         pal[c] = malloc(sizeof(float) * 4 * kb_chars * KB_JOINTS * stride);
-        r = pal[c] ? kb_palettes(skel, cases[c].method, cases[c].flags, pal[c], stride) : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        /* the error table: the compact cases and the default-layout cases of the same variant */
+        int err_row = 0; /* one default-layout row (grid, wg 64 or default) per variant that has a compact row */
+        for (int q = 0; q < NC; q++)
+            if (cases[q].compact && kb_selected(only, cases[q].name) && cases[q].method == cases[c].method &&
+                cases[q].flags == cases[c].flags)
+                err_row = 1;
+        for (int q = 0; q < c; q++)
+            if (keep[q] && cases[q].compact == cases[c].compact && cases[q].method == cases[c].method &&
+                cases[q].flags == cases[c].flags)
+                err_row = 0;
+        if (err_row && cases[c].kernel == SINEW_DEBUG_KERNEL_AUTO && (cases[c].wg == 0 || cases[c].wg == 64) &&
+            !cases[c].prev && cases[c].infl != 8 && kb_chars >= KB_ERR_CHARS)
+            keep[c] = malloc(sizeof(sinew_palette_joint) * KB_ERR_CHARS * KB_JOINTS);
+        r = pal[c] ? kb_palettes(skel, cases[c].method, cases[c].flags, pal[c], stride, keep[c])
+                   : SINEW_ERROR_OUT_OF_HOST_MEMORY;
     }
     if (r != SINEW_OK) {
         fprintf(stderr, "kernel comparison: setup failed: %s\n", sinew_result_string(r));
@@ -560,8 +705,8 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
                 if (r != SINEW_OK) break;
                 memcpy(fr.palette, pal[c], sizeof(float) * 4 * kb_chars * KB_JOINTS * stride);
                 for (uint32_t i = 0; i < kb_chars; i++) {
-                    sinew_instance in = { k->infl == 8 ? mesh8 : mesh, k->method, k->flags, i * KB_JOINTS * stride,
-                                          i * KB_VERTS, false };
+                    sinew_instance in = { k->infl == 8 ? mesh8 : k->compact ? meshc : mesh, k->method, k->flags,
+                                          i * KB_JOINTS * stride, i * KB_VERTS, false };
                     inst[i] = in;
                 }
                 r = sinew_skinner_set_instances(sk, inst, kb_chars, NULL);
@@ -581,6 +726,7 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
                 }
 #endif
                 if (r == SINEW_OK) r = sinew_skinner_gpu_time(sk, &ms[round * NC + c]);
+                if (r == SINEW_OK && round == rounds - 1 && keep[c]) r = kb_error(sk, k, c, keep[c], skel, v, bulge, vq, bulgeq, cen_keep);
             }
         free(inst);
         if (r != SINEW_OK) fprintf(stderr, "kernel comparison failed: %s\n", sinew_result_string(r));
@@ -588,7 +734,8 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     if (r == SINEW_OK && rounds > 1) {
         int n = rounds - 1;
         double *tmp = malloc(sizeof(double) * (size_t)n);
-        printf("%-20s %-9s %4s %9s %8s %8s %7s\n", "method", "kernel", "wg", "gpu_ms", "Mvert/s", "x base", "x dqs");
+        printf("%-23s %-9s %4s %9s %8s %8s %7s %6s %7s\n", "method", "kernel", "wg", "gpu_ms", "Mvert/s", "x base", "x dqs",
+               "B/vert", "GB/s");
         int base = -1, dqs_plain = -1;
         for (int c = 0; c < NC && dqs_plain < 0; c++)
             if (pal[c] && cases[c].method == SINEW_METHOD_DQS && !cases[c].flags && cases[c].kernel == SINEW_DEBUG_KERNEL_AUTO &&
@@ -606,12 +753,13 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
                 for (int i = 0; i < n; i++) tmp[i] = ms[(i + 1) * NC + base] / ms[(i + 1) * NC + c];
                 ratio = median(tmp, n);
             }
-            if (k->prev) { /* against the same variant without previous positions, same rounds */
+            if (k->prev || k->compact) { /* against the same variant without previous positions / in the
+                                            default layout, same rounds */
                 int plain = -1;
                 for (int q = 0; q < NC; q++)
-                    if (pal[q] && !cases[q].prev && cases[q].method == k->method && cases[q].flags == k->flags &&
-                        cases[q].kernel == SINEW_DEBUG_KERNEL_AUTO && (cases[q].wg == 64 || cases[q].wg == 0) &&
-                        cases[q].infl != 8) { plain = q; break; }
+                    if (pal[q] && !cases[q].prev && !cases[q].compact && cases[q].method == k->method &&
+                        cases[q].flags == k->flags && cases[q].kernel == k->kernel &&
+                        (cases[q].wg == 64 || cases[q].wg == 0) && cases[q].infl != 8) { plain = q; break; }
                 if (plain >= 0) {
                     for (int i = 0; i < n; i++) tmp[i] = ms[(i + 1) * NC + plain] / ms[(i + 1) * NC + c];
                     ratio = median(tmp, n);
@@ -627,17 +775,21 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
                              : k->kernel == SINEW_DEBUG_KERNEL_RECORDS ? "records" : "grid";
             char ratio_s[16] = "";
             if (ratio > 0) snprintf(ratio_s, sizeof ratio_s, "%.2f", ratio);
-            printf("%-20s %-9s %4u %9.3f %8.1f %8s %7s\n", k->name, kn,
+            double mvs = (double)kb_chars * KB_VERTS / (med * 1e-3) * 1e-6;
+            printf("%-23s %-9s %4u %9.3f %8.1f %8s %7s %6u %7.2f\n", k->name, kn,
                    k->kernel == SINEW_DEBUG_KERNEL_BASELINE ? 64u : (k->wg ? k->wg : sinew_debug_workgroup_size(sk)),
-                   med, (double)kb_chars * KB_VERTS / (med * 1e-3) * 1e-6, ratio_s, dqs_s);
+                   med, mvs, ratio_s, dqs_s, kb_bytes(k), mvs * kb_bytes(k) * 1e-3);
             if (k->wg) sinew_debug_set_workgroup_size(sk, 0);
         }
         printf("(x base: median over rounds of baseline time / this time, same method, same round; "
                "grid = one dispatch per variant, character from the workgroup id; records = per-workgroup records;\n"
                " +prev / +tangents rows: keep_previous / tangent frames, x = time of the same variant without it / this time, same round;\n"
+               " compact rows: the compact rest layout, x base = time of the same variant in the default layout / this time, same round;\n"
+               " B/vert: bytes a vertex moves (rest + bulge + center + tangent + previous + float output), GB/s: B/vert x Mvert/s;\n"
                " x dqs: median over rounds of plain DQS (grid, wg 64) time / this time, same round)\n");
         free(tmp);
     }
+    if (r == SINEW_OK && rounds > 1) kb_error_print(cases, NC, keep);
     if (kb_stats && r == SINEW_OK) {
         size_t cap = 1u << 18;
         char *text = malloc(cap);
@@ -659,6 +811,10 @@ static void kernel_compare(sinew_gpu *gpu, int rounds, const char *only)
     sinew_skinner_destroy(skp);
     sinew_skinner_destroy(skt);
     free(tan);
+    free(cen_keep);
+    free(vq);
+    free(bulgeq);
+    for (int c = 0; c < NC; c++) free(keep[c]);
     for (int c = 0; c < NC; c++) free(pal[c]);
     free(ms);
     free(v);

@@ -62,6 +62,7 @@
 #define SINEW_SPEC_PREVIOUS 7       /* SINEW_PREV_*: what the kernel writes to the previous-position buffer */
 #define SINEW_SPEC_TANGENTS 8       /* bool: skin the mesh's tangent frames too */
 #define SINEW_SPEC_BULGE_INNER 9    /* bool: bulge correction's inner push (with SINEW_SPEC_BULGE) */
+#define SINEW_SPEC_COMPACT 10       /* bool: the mesh is in the compact rest layout (SINEW_COMPACT_*) */
 
 /* Previous-frame positions (SINEW_SPEC_PREVIOUS). */
 #define SINEW_PREV_NONE 0u          /* nothing (no previous buffer kept) */
@@ -155,6 +156,23 @@
  * (w01, w23, w45, w67). Joints u16, weights unorm16, low half first. */
 #define SINEW_REST_SLOTS(influences) ((influences) / 4u + 1u)
 
+/* Compact rest layout (sinew_vertex_compact, 4 influences, docs/vertex-streams.md): a mesh's
+ * range of the rest buffer starts with a 2-slot header, then one uvec4 slot per vertex:
+ *   header slot 0: (box offset xyz as float bits, aux base), slot 1: (box step xyz, 0);
+ *   vertex: (qx | qy << 16, qz | w0 << 16 | w1 << 24, j0..j3 8-bit, ox | oy << 12 | w2 << 24),
+ *   w3 = 255 - w0 - w1 - w2, normal = the 16-bit octahedral code (16 ox, 16 oy).
+ * Grid mode reads the box and aux base from push constants (SINEW_PG_BOX_*), group records
+ * from the header. The vertex's bulge distance, rest tangent and center sit at index aux base + vertex index
+ * (the mesh's range holds 2 n + 1 slots when it has any of them, so the indices
+ * SINEW_BULGE_INDEX of its slots cover them; n + 2 otherwise). The grid mode's
+ * SINEW_PG_REST_FIRST and a group record's SINEW_GROUP_REST are the header slot; a group
+ * record's w is (vertices - 1) | joint count - 1 << 8 | group index in the mesh << 16
+ * (vertex index of its first vertex = group index x workgroup size). */
+#define SINEW_COMPACT_HEADER_SLOTS 2u
+#define SINEW_COMPACT_VERTEX_BYTES 16
+/* Most vertices of a compact mesh: 65536 groups of the smallest workgroup. */
+#define SINEW_COMPACT_MAX_VERTICES (65536u * SINEW_WG_SIZE)
+
 /* Push constants of the baseline kernel: uint words. */
 #define SINEW_PUSH_WORK_COUNT 0      /* work-list entries (workgroups) */
 #define SINEW_PUSH_GRID_X 1          /* workgroups per dispatch row */
@@ -170,11 +188,16 @@
 #define SINEW_PG_JOINT_MAX 6         /* joint count - 1 (clamp, a last net) */
 #define SINEW_PG_INSTANCES 7         /* instances in the dispatch */
 #define SINEW_PG_ROWS 8              /* instances per z slice */
+/* compact meshes (SINEW_SPEC_COMPACT) in grid mode: the header's box and aux base, so the
+ * kernel reads only the vertex's slot */
+#define SINEW_PG_BOX_OFFSET 9        /* 3 words: box offset xyz (float bits) */
+#define SINEW_PG_BOX_STEP 12         /* 3 words: box step xyz (float bits) */
+#define SINEW_PG_AUX_BASE 15         /* aux base (bulge, tangent and center index of vertex 0) */
 /* Push constants of skin.comp, group-record mode. */
 #define SINEW_PR_GROUP_BASE 0        /* first group record of the dispatch */
 #define SINEW_PR_GROUP_COUNT 1       /* group records (workgroups) of the dispatch */
 #define SINEW_PR_GRID_X 2            /* workgroups per dispatch row */
-#define SINEW_PUSH_WORDS 12          /* the larger of the layouts, padded to 16 bytes */
+#define SINEW_PUSH_WORDS 16          /* the larger of the layouts, padded to 16 bytes */
 
 /* Group record (skin.comp, group-record mode): uvec4 per workgroup. */
 #define SINEW_GROUP_REST 0           /* x: rest uvec4 slot of the group's first vertex */

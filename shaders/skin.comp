@@ -27,6 +27,7 @@ layout(constant_id = SINEW_SPEC_INFLUENCES) const uint INFLUENCES = 4u;
 layout(constant_id = SINEW_SPEC_GRID) const bool GRID = true;
 layout(constant_id = SINEW_SPEC_PREVIOUS) const uint PREVIOUS = SINEW_PREV_NONE;
 layout(constant_id = SINEW_SPEC_TANGENTS) const bool TANGENTS = false;
+layout(constant_id = SINEW_SPEC_COMPACT) const bool COMPACT = false;   /* 4 influences only */
 
 const uint REST_SLOTS = INFLUENCES / 4u + 1u;               /* SINEW_REST_SLOTS */
 const bool DQ_ONLY = METHOD == SINEW_KK_DQS || METHOD == SINEW_KK_COR; /* palette: real, dual */
@@ -120,12 +121,15 @@ void lbs_apply(vec4 r0, vec4 r1, vec4 r2, inout vec3 p, inout vec3 n, inout vec3
 void main()
 {
     uint lid = gl_LocalInvocationID.x;
-    uint slot, o, pbase, jmax;
+    /* slot: the vertex's first rest slot (COMPACT: the mesh's header slot; vidx: the
+     * vertex's index in the mesh) */
+    uint slot, o, pbase, jmax, vidx = 0u;
     if (GRID) {
         uint inst = gl_WorkGroupID.z * pc.words[SINEW_PG_ROWS] + gl_WorkGroupID.y;
         uint local = gl_WorkGroupID.x * gl_WorkGroupSize.x + lid;
         if (inst >= pc.words[SINEW_PG_INSTANCES] || local >= pc.words[SINEW_PG_VERTEX_COUNT]) return;
-        slot = pc.words[SINEW_PG_REST_FIRST] + REST_SLOTS * local;
+        slot = COMPACT ? pc.words[SINEW_PG_REST_FIRST] : pc.words[SINEW_PG_REST_FIRST] + REST_SLOTS * local;
+        vidx = local;
         pbase = pc.words[SINEW_PG_PALETTE_BASE] + inst * pc.words[SINEW_PG_PALETTE_STEP];
         o = pc.words[SINEW_PG_OUTPUT_BASE] + inst * pc.words[SINEW_PG_OUTPUT_STEP] + local;
         jmax = pc.words[SINEW_PG_JOINT_MAX];
@@ -134,40 +138,79 @@ void main()
         if (wg >= pc.words[SINEW_PR_GROUP_COUNT]) return;
         uint gi = pc.words[SINEW_PR_GROUP_BASE] + wg;
         uvec4 g = READ_TEXEL ? texelFetch(group_tex, int(gi)) : groups[gi];
-        if (lid >= (g[SINEW_GROUP_COUNT_JMAX] & 0xffffu)) return;
-        slot = g[SINEW_GROUP_REST] + REST_SLOTS * lid;
+        uint cw = g[SINEW_GROUP_COUNT_JMAX];
+        if (COMPACT) {
+            if (lid > (cw & 0xffu)) return;
+            slot = g[SINEW_GROUP_REST];
+            vidx = (cw >> 16) * gl_WorkGroupSize.x + lid;
+            jmax = (cw >> 8) & 0xffu;
+        } else {
+            if (lid >= (cw & 0xffffu)) return;
+            slot = g[SINEW_GROUP_REST] + REST_SLOTS * lid;
+            jmax = cw >> 16;
+        }
         o = g[SINEW_GROUP_OUTPUT] + lid;
         pbase = g[SINEW_GROUP_PALETTE];
-        jmax = g[SINEW_GROUP_COUNT_JMAX] >> 16;
     }
 
-    uvec4 a = load_rest(slot);
-    uvec4 b = load_rest(slot + 1u);
-    vec3 p = uintBitsToFloat(a.xyz);
-    vec3 n = oct_decode(a.w);
+    vec3 p, n;
+    uint jw[8], ww[4];
+    uint js[8];
+    float wf[8];
+    uint aux = SINEW_BULGE_INDEX(slot);   /* where the vertex's bulge distance, tangent and center are */
+    if (COMPACT) {
+        /* Compact layout (sinew_layout.h): the box from the mesh's header, 16-bit
+         * positions, 12-bit octahedral normal, 8-bit joints and weights (sum 255),
+         * straight into js / wf (w / 255 = 257 w / 65535: the decoded vertex's weights). */
+        uvec4 h0, h1;
+        if (GRID) {
+            h0 = uvec4(pc.words[SINEW_PG_BOX_OFFSET], pc.words[SINEW_PG_BOX_OFFSET + 1], pc.words[SINEW_PG_BOX_OFFSET + 2],
+                       pc.words[SINEW_PG_AUX_BASE]);
+            h1 = uvec4(pc.words[SINEW_PG_BOX_STEP], pc.words[SINEW_PG_BOX_STEP + 1], pc.words[SINEW_PG_BOX_STEP + 2], 0u);
+        } else {
+            h0 = load_rest(slot);
+            h1 = load_rest(slot + 1u);
+        }
+        uvec4 c = load_rest(slot + SINEW_COMPACT_HEADER_SLOTS + vidx);
+        aux = h0.w + vidx;
+        p = uintBitsToFloat(h0.xyz) + vec3(uvec3(c.x & 0xffffu, c.x >> 16, c.y & 0xffffu)) * uintBitsToFloat(h1.xyz);
+        uint ox = (c.w << 4) & 0xfff0u, oy = (c.w >> 8) & 0xfff0u;   /* 16 x the 12-bit fields */
+        n = oct_decode(ox | (oy << 16));
+        uint w0 = (c.y >> 16) & 0xffu, w1 = c.y >> 24, w2 = c.w >> 24;
+        js[0] = min(c.z & 0xffu, jmax);
+        js[1] = min((c.z >> 8) & 0xffu, jmax);
+        js[2] = min((c.z >> 16) & 0xffu, jmax);
+        js[3] = min(c.z >> 24, jmax);
+        wf[0] = float(w0) * (1.0 / 255.0);
+        wf[1] = float(w1) * (1.0 / 255.0);
+        wf[2] = float(w2) * (1.0 / 255.0);
+        wf[3] = float(255u - w0 - w1 - w2) * (1.0 / 255.0);
+    } else {
+        uvec4 a = load_rest(slot);
+        uvec4 b = load_rest(slot + 1u);
+        p = uintBitsToFloat(a.xyz);
+        n = oct_decode(a.w);
+        /* Joints (clamped: validated at add_mesh, a last net) and weights. */
+        if (INFLUENCES == 8u) {
+            uvec4 c = load_rest(slot + 2u);
+            jw[0] = b.x; jw[1] = b.y; jw[2] = b.z; jw[3] = b.w;
+            ww[0] = c.x; ww[1] = c.y; ww[2] = c.z; ww[3] = c.w;
+        } else {
+            jw[0] = b.x; jw[1] = b.y; jw[2] = 0u; jw[3] = 0u;
+            ww[0] = b.z; ww[1] = b.w; ww[2] = 0u; ww[3] = 0u;
+        }
+    }
     /* Tangent frame (TANGENTS): skinned like a direction by the blended matrix
      * (not its cofactor), the sign flipped with det < 0, then rotated (reference.h). */
     vec3 tg = vec3(0.0);
     float tsign = 1.0;
     if (TANGENTS) {
-        uvec2 tw = load_tan_rest(SINEW_BULGE_INDEX(slot));
+        uvec2 tw = load_tan_rest(aux);
         tg = oct_decode(tw.x);
         tsign = uintBitsToFloat(tw.y);
     }
 
-    /* Joints (clamped: validated at add_mesh, a last net) and weights. */
-    uint jw[8], ww[4];
-    if (INFLUENCES == 8u) {
-        uvec4 c = load_rest(slot + 2u);
-        jw[0] = b.x; jw[1] = b.y; jw[2] = b.z; jw[3] = b.w;
-        ww[0] = c.x; ww[1] = c.y; ww[2] = c.z; ww[3] = c.w;
-    } else {
-        jw[0] = b.x; jw[1] = b.y; jw[2] = 0u; jw[3] = 0u;
-        ww[0] = b.z; ww[1] = b.w; ww[2] = 0u; ww[3] = 0u;
-    }
-    uint js[8];
-    float wf[8];
-    for (uint k = 0u; k < INFLUENCES; k++) {
+    for (uint k = 0u; !COMPACT && k < INFLUENCES; k++) {
         uint h = (k & 1u) * 16u;
         js[k] = min((jw[k >> 1] >> h) & 0xffffu, jmax);
         wf[k] = float((ww[k >> 1] >> h) & 0xffffu) * (1.0 / 65535.0);
@@ -254,7 +297,7 @@ void main()
          * (quaternions sign-aligned with the major joint's) about the vertex's center c,
          * which moves by LBS: p' = rot(p - c) + c'. COR_SCALE first runs the scale stage
          * (LBS of the S_j) on p, n and c, then moves c by the rigid R_j (dual quaternions). */
-        vec3 c = load_cor(SINEW_BULGE_INDEX(slot));
+        vec3 c = load_cor(aux);
         vec4 real0 = load_pal(pbase + js[0] * STRIDE + OFF_DQ);
         vec4 br = vec4(0.0);
         vec3 cm = vec3(0.0);
@@ -279,7 +322,7 @@ void main()
         if (BULGE) gb = bulge_rotate(br, gb);
         if (TANGENTS) tg = safe_normalize(quat_rotate(br, tg));
     }
-    if (BULGE) bulge_correct(sa, sb, load_bulge(SINEW_BULGE_INDEX(slot)), sig, gb, BULGE_INNER, p, n);
+    if (BULGE) bulge_correct(sa, sb, load_bulge(aux), sig, gb, BULGE_INNER, p, n);
 
     /* Previous-frame position: what this vertex's output held before this
      * dispatch (read before the store below; outputs of a frame are disjoint),

@@ -14,6 +14,7 @@
 struct sinew_rest_mesh {
     sinew_allocator alloc;
     uint32_t vertex_count, joint_count, influences, triangle_count, neighbor_count;
+    sinew_rest_layout layout;
     sinew_vertex *v;           /* 4 influences, or NULL */
     sinew_vertex8 *v8;         /* 8 influences, or NULL */
     float *bulge;
@@ -117,6 +118,17 @@ static sinew_result check_desc(const sinew_rest_mesh_desc *d, sinew_error_info *
                 return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_VERTEX, i,
                                 "vertex %u: packed tangent sign %g (must be exactly 1 or -1)", i,
                                 d->packed_tangents[i].sign);
+    if (d->rest_layout != SINEW_REST_LAYOUT_DEFAULT && d->rest_layout != SINEW_REST_LAYOUT_COMPACT)
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "desc.rest_layout %d is not a sinew_rest_layout", (int)d->rest_layout);
+    if (d->rest_layout == SINEW_REST_LAYOUT_COMPACT && (d->max_influences == 8 || d->packed_vertices8))
+        return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "the compact rest layout holds 4 influences per vertex: desc.%s",
+                        d->packed_vertices8 ? "packed_vertices8 cannot be compact" : "max_influences must be 0 or 4");
+    if (d->rest_layout == SINEW_REST_LAYOUT_COMPACT && sinew_skeleton_joint_count(d->skeleton) > SINEW_COMPACT_MAX_JOINTS)
+        return snw_fail(err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                        "the compact rest layout has 8-bit joint indices: the skeleton has %u joints, at most %u",
+                        sinew_skeleton_joint_count(d->skeleton), (unsigned)SINEW_COMPACT_MAX_JOINTS);
     if (d->max_influences != 0 && d->max_influences != 4 && d->max_influences != 8)
         return snw_fail(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
                         "desc.max_influences %u (0, 4 or 8)", d->max_influences);
@@ -157,6 +169,7 @@ sinew_result sinew_rest_mesh_create(const sinew_rest_mesh_desc *desc, sinew_rest
         goto fail;
     }
     m->alloc = a;
+    m->layout = desc->rest_layout;
     m->vertex_count = n;
     m->joint_count = J;
     if (!packed) gather(pos, desc->positions, desc->position_stride, n, 3);
@@ -183,7 +196,7 @@ sinew_result sinew_rest_mesh_create(const sinew_rest_mesh_desc *desc, sinew_rest
                 k += (m->v8 ? m->v8[i].weights[s] : m->v[i].weights[s]) != 0;
             if (k > m->stats.max_influences) m->stats.max_influences = k;
         }
-    } else if (desc->max_influences != 4) {
+    } else if (desc->max_influences != 4 && desc->rest_layout != SINEW_REST_LAYOUT_COMPACT) {
         m->v8 = (sinew_vertex8 *)snw_alloc(&a, sizeof(sinew_vertex8) * (size_t)n);
         if (!m->v8) {
             r = snw_fail(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_NONE, UINT32_MAX, "rest mesh: out of host memory");
@@ -196,7 +209,8 @@ sinew_result sinew_rest_mesh_create(const sinew_rest_mesh_desc *desc, sinew_rest
         }
         m->influences = 8;
     }
-    if (!packed && (desc->max_influences == 4 || (desc->max_influences == 0 && m->stats.max_influences <= 4))) {
+    if (!packed && (desc->max_influences == 4 || desc->rest_layout == SINEW_REST_LAYOUT_COMPACT ||
+                    (desc->max_influences == 0 && m->stats.max_influences <= 4))) {
         snw_free(&a, m->v8);
         m->v8 = NULL;
         m->v = (sinew_vertex *)snw_alloc(&a, sizeof(sinew_vertex) * (size_t)n);
@@ -289,6 +303,7 @@ fail:
 
 uint32_t sinew_rest_mesh_vertex_count(const sinew_rest_mesh *m) { return m ? m->vertex_count : 0; }
 uint32_t sinew_rest_mesh_influences(const sinew_rest_mesh *m) { return m ? m->influences : 0; }
+sinew_rest_layout sinew_rest_mesh_rest_layout(const sinew_rest_mesh *m) { return m ? m->layout : SINEW_REST_LAYOUT_DEFAULT; }
 uint32_t sinew_rest_mesh_joint_count(const sinew_rest_mesh *m) { return m ? m->joint_count : 0; }
 const sinew_pack_stats *sinew_rest_mesh_pack_stats(const sinew_rest_mesh *m) { return m ? &m->stats : NULL; }
 const sinew_vertex *sinew_rest_mesh_vertices(const sinew_rest_mesh *m) { return m ? m->v : NULL; }

@@ -71,6 +71,7 @@ static void baseline_record(sinew_skinner *sk, VkCommandBuffer cmd, VkPipeline p
 static const char *baseline_refuse(const sinew_instance *in, const mesh_rec *m)
 {
     if (sinew_method_uses_centers(in->method)) return "the baseline debug kernel has no centers of rotation";
+    if (m->compact) return "the baseline debug kernel has no compact rest layout";
     if (m->influences != 4u || (m->first_slot & 1u))
         return "the baseline debug kernel reads only 4-influence meshes at even slots";
     return NULL;
@@ -172,18 +173,18 @@ static sinew_result poison(sinew_skinner *sk, int prev, uint32_t first, uint32_t
 }
 
 /* "dqs-scale+bulge grid storage wg64": what sinew_skinner.pipe[slot] is specialized on
- * (the slot and variant numbering of skinner_pipelines.c: pipe_slot, variant_number). */
+ * (the slot numbering of skinner_pipelines.c's pipe_slot). */
 static void slot_describe(uint32_t slot, char *buf, size_t size)
 {
     static const char *kinds[SINEW_KK_COUNT] = { "lbs", "dqs", "dqs-scale", "cor", "cor-scale" };
     static const char *bulges[3] = { "", "+bulge", "+bulge+inner" };
+    static const char *layouts[3] = { "", " 8infl", " compact" };
     uint32_t wg = slot % SNW_WG_CHOICES, rest = slot / SNW_WG_CHOICES;
-    uint32_t texel = rest % 2u, grid = (rest / 2u) % 2u, variant = rest / 4u;
-    uint32_t base = variant % SNW_BASE_VARIANTS, kind = base / 6u;
-    snprintf(buf, size, "%s%s%s%s%s %s %s wg%u", kind < SINEW_KK_COUNT ? kinds[kind] : "?", bulges[(base / 2u) % 3u],
-             base & 1u ? " 8infl" : "", variant / (2u * SNW_BASE_VARIANTS) ? " +tangents" : "",
-             (variant / SNW_BASE_VARIANTS) & 1u ? " +reset" : "", grid ? "grid" : "records",
-             texel ? "texel" : "storage", 64u << wg);
+    uint32_t texel = rest % 2u, grid = (rest / 2u) % 2u;
+    variant_fields f = snw_variant_fields_of(rest / 4u);
+    snprintf(buf, size, "%s%s%s%s%s %s %s wg%u", f.kind < SINEW_KK_COUNT ? kinds[f.kind] : "?", bulges[f.bulge % 3u],
+             layouts[f.layout % 3u], f.tangents ? " +tangents" : "", f.reset ? " +reset" : "",
+             grid ? "grid" : "records", texel ? "texel" : "storage", 64u << wg);
 }
 
 /* Appends to buf at *used (always NUL-terminated; the rest cut when full). */

@@ -231,6 +231,10 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     snw_mesh_layout ml;
     if (snw_skinner_mesh_layout(m->sk, base.value, &ml) != SINEW_OK)
         return snw_fail_entry(err, SINEW_ERROR_NOT_FOUND, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "mesh %u is not a mesh of the skinner", base.value);
+    if (ml.compact)
+        return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX,
+                              "mesh %u is in the compact rest layout: the morph pass writes the default layout (add the "
+                              "base mesh with SINEW_REST_LAYOUT_DEFAULT)", base.value);
     if (target_count == 0) return snw_fail_entry(err, SINEW_ERROR_EMPTY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "no targets");
     sinew_result r = sinew_morph_validate(ml.vertex_count, targets, target_count, err);
     if (r != SINEW_OK) return r;

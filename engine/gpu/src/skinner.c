@@ -7,6 +7,7 @@
  * points of sinew/debug.h in the debug layer, debug_skinner.c (shared
  * internals: skinner_internal.h). */
 #include "skinner_internal.h"
+#include <sinew/mesh.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@ _Static_assert(sizeof(gpu_push) == SINEW_PUSH_BYTES && SNW_WORD_AT(gpu_push, wor
                "push constant layout");
 _Static_assert(sizeof(sinew_vertex) == SINEW_REST_VERTEX_BYTES, "rest vertex layout");
 _Static_assert(sizeof(sinew_tangent) == SINEW_TANGENT_REST_BYTES, "rest tangent layout");
+_Static_assert(sizeof(sinew_vertex_compact) == SINEW_COMPACT_VERTEX_BYTES && sizeof(sinew_compact_box) == 24, "compact vertex layout");
 _Static_assert(SINEW_K_LBS == (unsigned)SINEW_METHOD_LBS && SINEW_K_DQS == (unsigned)SINEW_METHOD_DQS &&
                    SINEW_K_DQS_SCALE == (unsigned)SINEW_METHOD_DQS_SCALE &&
                    SINEW_K_DQS_SCALE_LOCAL == (unsigned)SINEW_METHOD_DQS_SCALE_LOCAL &&
@@ -611,10 +613,31 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     if (new_id >= sk->d.max_meshes)
         return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
                            "max_meshes (%u) reached", sk->d.max_meshes);
+    const int compact = mesh->rest_layout == SINEW_REST_LAYOUT_COMPACT;
+    if (mesh->rest_layout != SINEW_REST_LAYOUT_DEFAULT && !compact)
+        return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                           "mesh.rest_layout %d is not a sinew_rest_layout", (int)mesh->rest_layout);
+    if (compact && mesh->vertices8)
+        return snw_sk_fail(sk, err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                           "the compact rest layout holds 4 influences per vertex: give mesh.vertices, not vertices8 "
+                           "(sinew_pack_vertices keeps the 4 largest)");
+    if (compact && mesh->joint_count > SINEW_COMPACT_MAX_JOINTS)
+        return snw_sk_fail(sk, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                           "the compact rest layout has 8-bit joint indices: mesh.joint_count %u, at most %u",
+                           mesh->joint_count, (unsigned)SINEW_COMPACT_MAX_JOINTS);
+    if (compact && mesh->vertex_count > SINEW_COMPACT_MAX_VERTICES)
+        return snw_sk_fail(sk, err, SINEW_ERROR_LIMIT_EXCEEDED, SINEW_ITEM_ARGUMENT, UINT32_MAX,
+                           "the compact rest layout: mesh.vertex_count %u, at most %u", mesh->vertex_count,
+                           (unsigned)SINEW_COMPACT_MAX_VERTICES);
+    const int has_aux = mesh->bulge_rest || mesh->tangents || mesh->cor_centers;
     uint32_t K = mesh->vertices8 ? 8u : 4u, slots = SINEW_REST_SLOTS(K);
+    /* the mesh's rest range; compact: header + vertices, and room for the aux indices (sinew_layout.h) */
+    uint64_t total = !compact ? (uint64_t)mesh->vertex_count * slots
+                     : has_aux ? 2ull * mesh->vertex_count + 1u
+                               : (uint64_t)mesh->vertex_count + SINEW_COMPACT_HEADER_SLOTS;
     uint32_t first = 0; /* uvec4 slot, allocated once the mesh is validated */
     uint64_t largest = rest_largest(sk);
-    if ((uint64_t)mesh->vertex_count * slots > largest)
+    if (total > largest)
         return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX,
                            "max_rest_vertices (%u): %u vertices%s do not fit in the largest free range (%llu "
                            "4-influence vertices)",
@@ -643,16 +666,53 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
                                    isfinite(mesh->cor_centers[3 * (size_t)i + 2])))
             return snw_sk_fail(sk, err, SINEW_ERROR_NON_FINITE, SINEW_ITEM_VERTEX, i, "vertex %u: center of rotation is not finite", i);
     }
-    if (!rest_alloc(sk, (uint64_t)mesh->vertex_count * slots, &first))
+    if (!rest_alloc(sk, total, &first))
         return snw_sk_fail(sk, err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, "max_rest_vertices (%u) reached",
                            sk->d.max_rest_vertices);
-    const void *src = K == 8u ? (const void *)mesh->vertices8 : (const void *)mesh->vertices;
-    sinew_result r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, src,
-                                   (VkDeviceSize)mesh->vertex_count * slots * 16u);
-    /* Vertex i's bulge distance, tangent and center (xyz, w = 0) at SINEW_BULGE_INDEX(first + slots * i):
-     * contiguous for 4 influences; for 8, spread over a range no other mesh uses (gaps zero). */
     const char *what = "add_mesh upload";
-    if (r == SINEW_OK && mesh->bulge_rest) {
+    sinew_result r = SINEW_OK;
+    /* compact: the aux records at aux base + i, inside the indices of the mesh's own slots */
+    const uint32_t aux_base = compact ? (first + 1u) >> 1 : 0u;
+    uint32_t header[8] = { 0 };
+    if (compact) {
+        size_t words = 4u * ((size_t)mesh->vertex_count + SINEW_COMPACT_HEADER_SLOTS);
+        uint32_t *tmp = (uint32_t *)snw_gpu_alloc(sk->gpu, sizeof(uint32_t) * words);
+        sinew_compact_box box;
+        if (!tmp) {
+            what = "add_mesh staging";
+            r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        } else {
+            r = sinew_compact_encode(mesh->vertex_count, mesh->vertices, (sinew_vertex_compact *)(tmp + 8), &box, NULL);
+            memcpy(tmp, box.offset, 12);
+            tmp[3] = has_aux ? aux_base : 0u;
+            memcpy(tmp + 4, box.step, 12);
+            tmp[7] = 0u;
+            memcpy(header, tmp, sizeof header);
+            if (r == SINEW_OK)
+                r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, tmp, (VkDeviceSize)words * 4u);
+            else
+                what = "compact encoding";
+            snw_gpu_free(sk->gpu, tmp);
+        }
+    } else {
+        const void *src = K == 8u ? (const void *)mesh->vertices8 : (const void *)mesh->vertices;
+        r = snw_vk_upload(sk->gpu, sk->rest.buffer, (VkDeviceSize)first * 16u, src,
+                          (VkDeviceSize)mesh->vertex_count * slots * 16u);
+    }
+    /* Vertex i's bulge distance, tangent and center (xyz, w = 0) at SINEW_BULGE_INDEX(first + slots * i):
+     * contiguous for 4 influences; for 8, spread over a range no other mesh uses (gaps zero);
+     * compact: contiguous from aux_base. */
+    if (compact) {
+        if (r == SINEW_OK && mesh->bulge_rest)
+            r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)aux_base * SINEW_BULGE_BYTES, mesh->bulge_rest,
+                              (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
+        if (r == SINEW_OK && mesh->tangents)
+            r = upload_spread(sk, sk->tan_rest.buffer, SINEW_TANGENT_REST_BYTES, mesh->tangents, sizeof(sinew_tangent),
+                              sizeof(sinew_tangent), 2u * aux_base, 2u, mesh->vertex_count, &what);
+        if (r == SINEW_OK && mesh->cor_centers)
+            r = upload_spread(sk, sk->cor.buffer, SINEW_COR_BYTES, mesh->cor_centers, 3 * sizeof(float),
+                              3 * sizeof(float), 2u * aux_base, 2u, mesh->vertex_count, &what);
+    } else if (r == SINEW_OK && mesh->bulge_rest) {
         if (K == 4u)
             r = snw_vk_upload(sk->gpu, sk->bulge.buffer, (VkDeviceSize)SINEW_BULGE_INDEX(first) * SINEW_BULGE_BYTES,
                               mesh->bulge_rest, (VkDeviceSize)mesh->vertex_count * SINEW_BULGE_BYTES);
@@ -660,14 +720,14 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
             r = upload_spread(sk, sk->bulge.buffer, SINEW_BULGE_BYTES, mesh->bulge_rest, sizeof(float), sizeof(float),
                               first, slots, mesh->vertex_count, &what);
     }
-    if (r == SINEW_OK && mesh->tangents)
+    if (r == SINEW_OK && mesh->tangents && !compact)
         r = upload_spread(sk, sk->tan_rest.buffer, SINEW_TANGENT_REST_BYTES, mesh->tangents, sizeof(sinew_tangent),
                           sizeof(sinew_tangent), first, slots, mesh->vertex_count, &what);
-    if (r == SINEW_OK && mesh->cor_centers)
+    if (r == SINEW_OK && mesh->cor_centers && !compact)
         r = upload_spread(sk, sk->cor.buffer, SINEW_COR_BYTES, mesh->cor_centers, 3 * sizeof(float),
                           3 * sizeof(float), first, slots, mesh->vertex_count, &what);
     if (r != SINEW_OK) {
-        rest_free(sk, first, mesh->vertex_count * slots);
+        rest_free(sk, first, (uint32_t)total);
         return snw_sk_fail_plain(sk, err, r, what);
     }
     mesh_rec *m = &sk->meshes[new_id];
@@ -681,6 +741,9 @@ sinew_result sinew_skinner_add_mesh(sinew_skinner *sk, const sinew_skinner_mesh_
     m->has_bulge = mesh->bulge_rest != NULL;
     m->first_slot = first;
     m->influences = K;
+    m->compact = compact ? 1u : 0u;
+    m->slots = (uint32_t)total;
+    memcpy(m->header, header, sizeof header);
     mesh_id->value = new_id;
     if (new_id == sk->mesh_count) sk->mesh_count++;
     return SINEW_OK;
@@ -701,6 +764,7 @@ sinew_result sinew_skinner_add_rest_mesh(sinew_skinner *sk, const sinew_rest_mes
     md.bulge_rest = sinew_rest_mesh_bulge_distances(m);
     md.tangents = sk->d.tangents ? sinew_rest_mesh_tangents(m) : NULL;
     md.cor_centers = sk->d.cor_centers ? sinew_rest_mesh_centers(m) : NULL;
+    md.rest_layout = sinew_rest_mesh_rest_layout(m);
     return sinew_skinner_add_mesh(sk, &md, mesh_id, err);
 }
 
@@ -713,7 +777,7 @@ void snw_skinner_release_copy(sinew_skinner *sk, uint32_t mesh)
 {
     if (!snw_mesh_live(sk, mesh) || !sk->meshes[mesh].owned) return;
     mesh_rec *m = &sk->meshes[mesh];
-    rest_free(sk, m->first_slot, m->count * SINEW_REST_SLOTS(m->influences));
+    rest_free(sk, m->first_slot, m->slots);
     m->live = 0;
     m->owned = 0;
 }
@@ -740,7 +804,7 @@ sinew_result sinew_skinner_remove_mesh(sinew_skinner *sk, sinew_mesh_id mesh, si
     if (r != SINEW_OK)
         return snw_sk_fail(sk, err, r, SINEW_ITEM_CALL_ORDER, UINT32_MAX,
                            "remove_mesh: waiting for the frames in flight failed (%s)", sinew_result_string(r));
-    rest_free(sk, m->first_slot, m->count * SINEW_REST_SLOTS(m->influences));
+    rest_free(sk, m->first_slot, m->slots);
     m->live = 0;
     return SINEW_OK;
 }
@@ -860,6 +924,7 @@ sinew_result snw_skinner_mesh_layout(const sinew_skinner *sk, uint32_t mesh, snw
     out->rest_slots = SINEW_REST_SLOTS(m->influences);
     out->has_bulge = m->has_bulge;
     out->has_tangents = m->has_tangents;
+    out->compact = m->compact;
     return SINEW_OK;
 }
 
@@ -883,7 +948,8 @@ sinew_result snw_skinner_add_copy(sinew_skinner *sk, uint32_t base, uint32_t *co
     const uint32_t new_id = next_mesh_id(sk);
     if (new_id >= sk->d.max_meshes) return SINEW_ERROR_CAPACITY;
     mesh_rec b = sk->meshes[base];
-    uint64_t slots = (uint64_t)b.count * SINEW_REST_SLOTS(b.influences);
+    if (b.compact) return SINEW_ERROR_INVALID_ARGUMENT; /* the morph pass writes the default layout */
+    uint64_t slots = b.slots;
     uint32_t first;
     if (!rest_alloc(sk, slots, &first)) return SINEW_ERROR_CAPACITY;
     /* The copy starts as the base: rest vertices and bulge distances (the

@@ -177,7 +177,7 @@ static uint32_t plan_variants(const sinew_skinner *sk, const sinew_instance *ins
         d->variant = v;
         d->grid = p->grid;
         if (p->grid) {
-            d->push[SINEW_PG_REST_FIRST] = m->first_slot;
+            d->push[SINEW_PG_REST_FIRST] = m->first_slot; /* compact: the header slot */
             d->push[SINEW_PG_VERTEX_COUNT] = m->count;
             d->push[SINEW_PG_PALETTE_BASE] = p->pal0;
             d->push[SINEW_PG_PALETTE_STEP] = p->pal_step;
@@ -186,6 +186,11 @@ static uint32_t plan_variants(const sinew_skinner *sk, const sinew_instance *ins
             d->push[SINEW_PG_JOINT_MAX] = m->joints - 1u;
             d->push[SINEW_PG_INSTANCES] = p->count;
             d->push[SINEW_PG_ROWS] = rows;
+            if (m->compact) { /* the header's box and aux base */
+                memcpy(d->push + SINEW_PG_BOX_OFFSET, m->header, 12);
+                memcpy(d->push + SINEW_PG_BOX_STEP, m->header + 4, 12);
+                d->push[SINEW_PG_AUX_BASE] = m->header[3];
+            }
             d->gx = gpi;
             d->gy = rows;
             d->gz = slices;
@@ -219,10 +224,15 @@ static void write_variants(sinew_skinner *sk, const sinew_instance *instances, u
         for (uint32_t first = 0; first < m->count; first += wgs) {
             uint32_t *g = gr + 4u * cursor[v]++;
             uint32_t n = m->count - first < wgs ? m->count - first : wgs;
-            g[SINEW_GROUP_REST] = m->first_slot + first * slots;
             g[SINEW_GROUP_OUTPUT] = in->output_offset + first;
             g[SINEW_GROUP_PALETTE] = in->palette_offset;
-            g[SINEW_GROUP_COUNT_JMAX] = n | ((m->joints - 1u) << 16);
+            if (m->compact) { /* sinew_layout.h, "Compact rest layout" */
+                g[SINEW_GROUP_REST] = m->first_slot;
+                g[SINEW_GROUP_COUNT_JMAX] = (n - 1u) | ((m->joints - 1u) << 8) | ((first / wgs) << 16);
+            } else {
+                g[SINEW_GROUP_REST] = m->first_slot + first * slots;
+                g[SINEW_GROUP_COUNT_JMAX] = n | ((m->joints - 1u) << 16);
+            }
         }
     }
     memcpy(sk->disp[s], disp, sizeof(snw_dispatch) * nd);

@@ -27,13 +27,41 @@ typedef struct mesh_rec {
     uint32_t live;          /* 0: removed (sinew_skinner_remove_mesh), the id is free for a later add */
     uint32_t refs;          /* crowd models and morph sets using it (snw_skinner_mesh_ref) */
     uint32_t owned;         /* a morpher's copy: not removable by the host */
+    uint32_t compact;       /* SINEW_REST_LAYOUT_COMPACT (4 influences; header + 1 slot per vertex) */
+    uint32_t slots;         /* uvec4 slots of its rest range (rest_free gives them back) */
+    uint32_t header[8];     /* compact: its 2 header slots (box offset, aux base, box step), for grid pushes */
 } mesh_rec;
 
-/* Variants of skin.comp: kernel kind x bulge (none, outer, outer + inner) x influences (4, 8), then x
+/* Variants of skin.comp: kernel kind x bulge (none, outer, outer + inner) x rest layout (4, 8
+ * influences, compact 4), then x
  * previous-position mode (keep, reset; one mode without keep_previous), then x
  * tangents (the mesh has them). */
-#define SNW_BASE_VARIANTS (SINEW_KK_COUNT * 3u * 2u)
+#define SNW_BASE_VARIANTS (SINEW_KK_COUNT * 3u * 3u)
 #define SNW_VARIANTS (SNW_BASE_VARIANTS * 2u * 2u)
+/* What a variant of skin.comp is specialized on, besides the skinner's output
+ * format: its variant number is layout + 3 * (bulge + 3 * kind) +
+ * SNW_BASE_VARIANTS * (reset + 2 * tangents) (snw_variant_of; inline here for the
+ * debug layer's pipeline statistics too). */
+typedef struct variant_fields {
+    uint32_t kind;      /* SINEW_KK_* */
+    uint32_t bulge;     /* 0 none, 1 the correction, 2 with the inner push */
+    uint32_t layout;    /* 0: 4 influences, 1: 8, 2: compact (4) */
+    uint32_t reset;     /* reset the previous positions (only with keep_previous) */
+    uint32_t tangents;  /* the mesh has tangents */
+} variant_fields;
+
+static inline variant_fields snw_variant_fields_of(uint32_t variant)
+{
+    uint32_t base = variant % SNW_BASE_VARIANTS;
+    variant_fields f;
+    f.kind = base / 9u;
+    f.bulge = (base / 3u) % 3u;
+    f.layout = base % 3u;
+    f.reset = (variant / SNW_BASE_VARIANTS) & 1u;
+    f.tangents = variant / (2u * SNW_BASE_VARIANTS);
+    return f;
+}
+
 /* Pipelines: variant x grid/record x storage/texel x workgroup size (64, 128, 256). */
 #define SNW_WG_CHOICES 3u
 #define SNW_PIPES (SNW_VARIANTS * 2u * 2u * SNW_WG_CHOICES)

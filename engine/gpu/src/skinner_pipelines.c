@@ -11,33 +11,10 @@ static sinew_result make_pipeline(sinew_skinner *sk, VkShaderModule module, cons
     return snw_vk_compute_pipeline(sk->gpu, SNW_VKA(sk->gpu), module, sk->layout, &si, out);
 }
 
-/* What a variant of skin.comp is specialized on, besides the skinner's output
- * format: its variant number is wide + 2 * (bulge + 3 * kind) +
- * SNW_BASE_VARIANTS * (reset + 2 * tangents) (snw_variant_of, variant_fields_of). */
-typedef struct variant_fields {
-    uint32_t kind;      /* SINEW_KK_* */
-    uint32_t bulge;     /* 0 none, 1 the correction, 2 with the inner push */
-    uint32_t wide;      /* 8 influences (else 4) */
-    uint32_t reset;     /* reset the previous positions (only with keep_previous) */
-    uint32_t tangents;  /* the mesh has tangents */
-} variant_fields;
-
 static uint32_t variant_number(variant_fields f)
 {
-    uint32_t base = (f.kind * 3u + f.bulge) * 2u + f.wide;
+    uint32_t base = (f.kind * 3u + f.bulge) * 3u + f.layout;
     return base + SNW_BASE_VARIANTS * (f.reset + 2u * f.tangents);
-}
-
-static variant_fields variant_fields_of(uint32_t variant)
-{
-    uint32_t base = variant % SNW_BASE_VARIANTS;
-    variant_fields f;
-    f.kind = base / 6u;
-    f.bulge = (base / 2u) % 3u;
-    f.wide = base & 1u;
-    f.reset = (variant / SNW_BASE_VARIANTS) & 1u;
-    f.tangents = variant / (2u * SNW_BASE_VARIANTS);
-    return f;
 }
 
 uint32_t snw_variant_of(const sinew_skinner *sk, const sinew_instance *in, const mesh_rec *mr)
@@ -49,7 +26,7 @@ uint32_t snw_variant_of(const sinew_skinner *sk, const sinew_instance *in, const
              : sinew_method_uses_centers(m) ? SINEW_KK_COR_SCALE /* the three CoR-with-scale methods */
              : SINEW_KK_DQS_SCALE;
     f.bulge = !(in->flags & SINEW_SKIN_BULGE_CORRECTION) ? 0u : (in->flags & SINEW_SKIN_BULGE_INNER) ? 2u : 1u;
-    f.wide = mr->influences == 8u ? 1u : 0u;
+    f.layout = mr->compact ? 2u : mr->influences == 8u ? 1u : 0u;
     f.reset = (sk->d.keep_previous && in->reset_previous) ? 1u : 0u;
     f.tangents = mr->has_tangents ? 1u : 0u;
     return variant_number(f);
@@ -76,18 +53,18 @@ sinew_result snw_skinner_pipeline(sinew_skinner *sk, snw_pipe_key key, VkPipelin
 {
     VkPipeline *pipe = &sk->pipe[pipe_slot(key)];
     if (!*pipe) {
-        variant_fields f = variant_fields_of(key.variant);
+        variant_fields f = snw_variant_fields_of(key.variant);
         uint32_t prev = !sk->d.keep_previous ? SINEW_PREV_NONE : f.reset ? SINEW_PREV_RESET : SINEW_PREV_KEEP;
-        uint32_t spec[10] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, key.texel, f.kind,
-                              f.bulge != 0u, f.wide ? 8u : 4u, key.grid, wg_size_of(key.wg), prev, f.tangents,
-                              f.bulge == 2u };
-        VkSpecializationMapEntry me[10] = {
+        uint32_t spec[11] = { sk->d.output_format == SINEW_OUTPUT_PACKED ? 1u : 0u, key.texel, f.kind,
+                              f.bulge != 0u, f.layout == 1u ? 8u : 4u, key.grid, wg_size_of(key.wg), prev, f.tangents,
+                              f.bulge == 2u, f.layout == 2u };
+        VkSpecializationMapEntry me[11] = {
             { SINEW_SPEC_OUTPUT_PACKED, 0, 4 }, { SINEW_SPEC_READ_TEXEL, 4, 4 }, { SINEW_SPEC_METHOD, 8, 4 },
             { SINEW_SPEC_BULGE, 12, 4 },        { SINEW_SPEC_INFLUENCES, 16, 4 }, { SINEW_SPEC_GRID, 20, 4 },
             { SINEW_SPEC_WG_SIZE, 24, 4 },      { SINEW_SPEC_PREVIOUS, 28, 4 }, { SINEW_SPEC_TANGENTS, 32, 4 },
-            { SINEW_SPEC_BULGE_INNER, 36, 4 },
+            { SINEW_SPEC_BULGE_INNER, 36, 4 },  { SINEW_SPEC_COMPACT, 40, 4 },
         };
-        sinew_result r = make_pipeline(sk, sk->shader, spec, me, 10, pipe);
+        sinew_result r = make_pipeline(sk, sk->shader, spec, me, 11, pipe);
         if (r != SINEW_OK) return r;
     }
     *out = *pipe;

@@ -237,6 +237,7 @@ struct sinew_skinner *snw_morpher_skinner(const struct sinew_morpher *m);
 void snw_skinner_rest_buffer(const struct sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size);
 typedef struct snw_mesh_layout {
     uint32_t first_slot, vertex_count, joint_count, rest_slots, has_bulge, has_tangents;
+    uint32_t compact;   /* SINEW_REST_LAYOUT_COMPACT (the morpher refuses it) */
 } snw_mesh_layout;
 /* The skinner's tangent rest buffer (uvec2 per rest vertex at SINEW_BULGE_INDEX; a dummy without desc.tangents). */
 void snw_skinner_tangent_rest_buffer(const struct sinew_skinner *sk, VkBuffer *buffer, VkDeviceSize *size);

@@ -52,6 +52,24 @@ SINEW_API double sinew_vertex8_weight(const sinew_vertex8 *v, int k);
 /* Weight of slot k of a packed vertex as float64 (q / 65535). */
 SINEW_API double sinew_vertex_weight(const sinew_vertex *v, int k);
 
+/* Encodes n 4-influence vertices in the compact layout (sinew_vertex_compact) and
+ * returns their box: offset = the positions' minimum, step = extent / 65535 per axis
+ * (0 for a flat axis); q = the nearest step, so |decoded - position| <= step / 2 per
+ * axis (plus float rounding). Weights to 8 bits by largest remainders (floor of
+ * 255 w / 65535, the missing units to the largest fractional parts, ties to the lower
+ * slot), each within 1/255 of its unorm16 value, summing to 255, order kept; the
+ * normal to the 12-bit octahedral grid point (of four) nearest the decoded 16-bit
+ * normal (SINEW_OCT_ZERO stays zero). Errors: INVALID_ARGUMENT (NULL), EMPTY (n == 0),
+ * NON_FINITE (a position), JOINT_INDEX (a joint >= SINEW_COMPACT_MAX_JOINTS),
+ * INVALID_WEIGHT (weights not summing to 65535); *bad_vertex (may be NULL) names it. */
+SINEW_API sinew_result sinew_compact_encode(uint32_t n, const sinew_vertex *v, sinew_vertex_compact *out,
+                                            sinew_compact_box *box, uint32_t *bad_vertex);
+/* The vertices a compact mesh skins as (its positions offset + q * step in float32,
+ * weights 257 w8 so they sum to 65535, the normal's 16-bit code): what a float64
+ * reference of the compact layout takes. Returns INVALID_ARGUMENT for NULL. */
+SINEW_API sinew_result sinew_compact_decode(uint32_t n, const sinew_vertex_compact *c, const sinew_compact_box *box,
+                                            sinew_vertex *out);
+
 /* Bulge correction's per-vertex input: the rest distance from each vertex to the
  * bind-pose bone segment of its major joint (joints[0]), as float. Errors:
  * INVALID_ARGUMENT (NULL), EMPTY (n == 0), JOINT_INDEX, NON_FINITE (a position). */

@@ -44,6 +44,11 @@ typedef struct sinew_rest_mesh_desc {
     const uint32_t *triangles;        /* 3 indices per triangle, or NULL (centers of rotation need them) */
     uint32_t triangle_count;
     const sinew_allocator *allocator; /* the mesh's memory; NULL = default */
+    /* The GPU rest layout sinew_skinner_add_rest_mesh gives the mesh (the CPU data stays
+     * sinew_vertex). SINEW_REST_LAYOUT_COMPACT: 4 influences (max_influences 0 means 4;
+     * 8 or packed_vertices8 is INVALID_ARGUMENT), at most SINEW_COMPACT_MAX_JOINTS joints
+     * (else LIMIT_EXCEEDED); docs/vertex-streams.md. */
+    sinew_rest_layout rest_layout;
 } sinew_rest_mesh_desc;
 
 /* Builds a rest mesh. Errors name the argument or vertex at fault (err may be
@@ -58,6 +63,8 @@ SINEW_API void sinew_rest_mesh_destroy(sinew_rest_mesh *m);
 /* Vertex count, influences per vertex (4 or 8), and the skeleton's joint count. */
 SINEW_API uint32_t sinew_rest_mesh_vertex_count(const sinew_rest_mesh *m);
 SINEW_API uint32_t sinew_rest_mesh_influences(const sinew_rest_mesh *m);
+/* The desc's rest_layout (SINEW_REST_LAYOUT_DEFAULT for NULL). */
+SINEW_API sinew_rest_layout sinew_rest_mesh_rest_layout(const sinew_rest_mesh *m);
 SINEW_API uint32_t sinew_rest_mesh_joint_count(const sinew_rest_mesh *m);
 /* What packing pruned (vertices with more influences than the layout holds). */
 SINEW_API const sinew_pack_stats *sinew_rest_mesh_pack_stats(const sinew_rest_mesh *m);

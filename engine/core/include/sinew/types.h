@@ -54,6 +54,36 @@ typedef struct sinew_vertex8 {
     uint16_t weights[8];
 } sinew_vertex8;
 
+/* Rest layouts of a mesh on the GPU (sinew_skinner_mesh_desc.rest_layout,
+ * sinew_rest_mesh_desc.rest_layout; docs/vertex-streams.md). */
+typedef enum sinew_rest_layout {
+    SINEW_REST_LAYOUT_DEFAULT = 0,  /* sinew_vertex (32 B) or sinew_vertex8 (48 B), float positions */
+    /* sinew_vertex_compact (16 B, 4 influences): positions 16-bit in a per-mesh box,
+     * normal 12+12-bit octahedral, joints 8-bit (at most SINEW_COMPACT_MAX_JOINTS),
+     * weights 8-bit summing to 255 */
+    SINEW_REST_LAYOUT_COMPACT = 1
+} sinew_rest_layout;
+
+/* Most joints a mesh in the compact layout may have (8-bit joint indices). */
+#define SINEW_COMPACT_MAX_JOINTS 256u
+
+/* One rest vertex in the compact layout (16 bytes, sinew_compact_encode), as the GPU reads it:
+ *   words[0] = qx | qy << 16               position in the box: offset + q * step per axis
+ *   words[1] = qz | w0 << 16 | w1 << 24    weights 8-bit (w / 255)
+ *   words[2] = j0 | j1 << 8 | j2 << 16 | j3 << 24
+ *   words[3] = ox | oy << 12 | w2 << 24    normal: 12-bit signed octahedral ox, oy (the 16-bit
+ *                                          code of sinew_oct_encode with x, y = 16 ox, 16 oy)
+ * w3 = 255 - w0 - w1 - w2. */
+typedef struct sinew_vertex_compact {
+    uint32_t words[4];
+} sinew_vertex_compact;
+
+/* The box of a compact mesh: position = offset + q * step per axis (q 0..65535). */
+typedef struct sinew_compact_box {
+    float offset[3];
+    float step[3];
+} sinew_compact_box;
+
 /* A rest tangent frame (8 bytes, optional, per vertex, alongside the vertex):
  * the tangent direction sinew_oct_encode()d and the bitangent sign, exactly
  * +1.0f or -1.0f (bitangent = sign * cross(normal, tangent)). */

@@ -142,6 +142,14 @@ typedef struct sinew_skinner_mesh_desc {
      * method on a mesh without centers is refused by set_instances (INVALID_ARGUMENT).
      * Morphed copies of the mesh (sinew_morpher) keep the base mesh's centers. */
     const float *cor_centers;
+    /* SINEW_REST_LAYOUT_DEFAULT (0): vertices / vertices8 as given. SINEW_REST_LAYOUT_COMPACT:
+     * vertices (4 influences; vertices8 refused) encoded by sinew_compact_encode to 16 B
+     * each, which the kernel reads instead of 32 B (docs/vertex-streams.md); joint_count
+     * at most SINEW_COMPACT_MAX_JOINTS and vertex_count at most 4,194,304 (else
+     * LIMIT_EXCEEDED). Every method, bulge correction, tangents and centers work with it;
+     * the morpher and the baseline debug kernel refuse it. It takes the rest capacity of
+     * the default layout (2n + 1 slots with bulge, tangents or centers, n + 2 without). */
+    sinew_rest_layout rest_layout;
 } sinew_skinner_mesh_desc;
 
 /* One character to skin this frame. */
