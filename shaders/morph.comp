@@ -2,7 +2,9 @@
 /* Sinew morph pass: before skinning, writes each morphed character's rest
  * copy: for every vertex moved by any target of its mesh (the mesh's rows),
  *   p = base p + sum_e w[target_e] dp_e,  n = oct(normalize(decode(base n) + sum_e w dn_e))
- * (the rule of sinew/blendshape.h; float32). Joints, weights and bulge
+ * (the rule of sinew/blendshape.h; float32; the normal's code rounded to the
+ * nearest octahedral grid point, oct_encode_round, and rewritten only where
+ * the normal deltas are non-zero). Joints, weights and bulge
  * distances of the copy were copied once from the base mesh and never change;
  * vertices no target moves are never written.
  * Rows mode: one invocation per row, reading every stored delta of the row.
@@ -35,6 +37,22 @@ float segment_distance(vec3 p, vec3 a, vec3 b)
     if (l2 > 0.0) t = clamp(dot(p - a, ab) / l2, 0.0, 1.0);
     vec3 d = p - (a + t * ab);
     return sqrt(dot(d, d));
+}
+
+/* Octahedral code of n (any length): its projection rounded to the nearest grid
+ * point, one candidate instead of oct_encode's four (common.glsl). Over 4 M
+ * random unit normals (a float64 model of both encoders, bench/RESULTS.md
+ * 2026-11-27) |decode(code) - n| is at most 6.4e-5 (mean 2.3e-5) against 4.3e-5
+ * (mean 2.1e-5) for the four-candidate search: within the one-step error
+ * (about 1e-4) the morph tests already allow for the rest normal's code. */
+uint oct_encode_round(vec3 n)
+{
+    float l1 = abs(n.x) + abs(n.y) + abs(n.z);
+    if (!(l1 >= 1e-30)) return SINEW_OCT_ZERO_CODE;
+    vec2 q = n.xy / l1;
+    if (n.z < 0.0) q = (1.0 - abs(q.yx)) * vec2(q.x >= 0.0 ? 1.0 : -1.0, q.y >= 0.0 ? 1.0 : -1.0);
+    ivec2 c = ivec2(round(clamp(q, -1.0, 1.0) * 32767.0));
+    return (uint(c.x) & 0xffffu) | (uint(c.y) << 16);
 }
 
 void main()
@@ -73,7 +91,7 @@ void main()
             if (e0.x != pr.w) return;
             owner = true;
         }
-        if (sparse_mode && w == 0.0) continue;
+        if (w == 0.0) continue; /* untouched (+0.0) or touched zero (-0.0): adds nothing */
         uvec4 e1 = mdata[e + 1u];
         dp += w * uintBitsToFloat(e0.yzw);
         dn += w * uintBitsToFloat(e1.xyz);
@@ -81,15 +99,25 @@ void main()
     }
     uvec4 a = rest[src];
     vec3 p = uintBitsToFloat(a.xyz) + dp;
-    vec3 n = oct_decode(a.w) + dn;
-    rest[dst] = uvec4(floatBitsToUint(p), oct_encode(n));
+    /* Re-encoded only where the deltas change it: with dn = 0 (no normal deltas, or
+     * all weights zero) the copy gets the base code, which is what the re-encode
+     * of the decoded base normal gives. */
+    uint code = a.w;
+    if (dn != vec3(0.0)) code = oct_encode_round(oct_decode(a.w) + dn);
+    rest[dst] = uvec4(floatBitsToUint(p), code);
     if (ib.w != 0u) { /* bulge rest distance of the morphed position (sinew_morpher_set_skeleton) */
-        uint j = rest[dst + 1u].x & 0xffffu;
-        uint seg = ib.w - 1u + 2u * j;
-        bulge_rest[SINEW_BULGE_INDEX(dst)] = segment_distance(p, uintBitsToFloat(mdata[seg].xyz), uintBitsToFloat(mdata[seg + 1u].xyz));
+        uint bd = SINEW_BULGE_INDEX(dst);
+        if (dp == vec3(0.0)) { /* the base's distance (the copy may hold one of an earlier frame) */
+            bulge_rest[bd] = bulge_rest[SINEW_BULGE_INDEX(src)];
+        } else {
+            uint j = rest[dst + 1u].x & 0xffffu;
+            uint seg = ib.w - 1u + 2u * j;
+            bulge_rest[bd] = segment_distance(p, uintBitsToFloat(mdata[seg].xyz), uintBitsToFloat(mdata[seg + 1u].xyz));
+        }
     }
     if (tangents) { /* t = normalize(decode(base t) + sum w dt), the bitangent sign kept */
         uvec2 tb = tangent_rest[SINEW_BULGE_INDEX(src)];
-        tangent_rest[SINEW_BULGE_INDEX(dst)] = uvec2(oct_encode(oct_decode(tb.x) + dt), tb.y);
+        if (dt != vec3(0.0)) tb.x = oct_encode_round(oct_decode(tb.x) + dt);
+        tangent_rest[SINEW_BULGE_INDEX(dst)] = tb;
     }
 }

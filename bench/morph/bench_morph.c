@@ -117,6 +117,9 @@ int main(int argc, char **argv)
     mdsc.max_weights = NCHAR * 256;
     sinew_morpher *mo = NULL;
     CHECK(sinew_morpher_create(sk, &mdsc, &mo));
+    /* the lean reference needs its host copy of the sets: selected before add_targets */
+    CHECK(sinew_debug_set_morph_kernel(mo, SINEW_DEBUG_MORPH_PREVIOUS));
+    CHECK(sinew_debug_set_morph_kernel(mo, SINEW_DEBUG_MORPH_LEAN));
 
     /* Target sets. */
     sinew_morph_set_id set[NSET];
@@ -187,15 +190,21 @@ int main(int argc, char **argv)
     sinew_instance *inst = malloc(sizeof *inst * NCHAR);
     sinew_morph_item *items = malloc(sizeof *items * NCHAR);
     sinew_mesh_id *meshes = malloc(sizeof *meshes * NCHAR);
-    enum { NCASE = 2 + 2 * NSET };
+    /* per set: rows and active pass with the previous and the current kernel, then the lean reference */
+    enum { NPER = 5, NCASE = 2 + NPER * NSET };
+    static const int case_pass[NPER] = { 0, 0, 1, 1, 2 };          /* rows, active, lean */
+    static const sinew_debug_morph_kernel case_kernel[NPER] = {
+        SINEW_DEBUG_MORPH_PREVIOUS, SINEW_DEBUG_MORPH_CURRENT, SINEW_DEBUG_MORPH_PREVIOUS, SINEW_DEBUG_MORPH_CURRENT,
+        SINEW_DEBUG_MORPH_LEAN };
     double *ms = calloc((size_t)NCASE * rounds, sizeof(double));
     for (int round = 0; round < rounds; round++)
         for (int cs = 0; cs < NCASE; cs++) {
             sinew_frame fr;
             CHECK(sinew_skinner_begin_frame(sk, &fr));
             memcpy(fr.palette, pal, sizeof(float) * 4 * stride * 3 * NCHAR);
-            int s = cs >= 2 ? (cs - 2) / 2 : 0;
-            CHECK(sinew_morpher_set_pass(mo, cs >= 2 && (cs - 2) % 2 ? SINEW_MORPH_PASS_ACTIVE : SINEW_MORPH_PASS_ROWS));
+            int s = cs >= 2 ? (cs - 2) / NPER : 0, q = cs >= 2 ? (cs - 2) % NPER : 1;
+            CHECK(sinew_morpher_set_pass(mo, case_pass[q] == 1 ? SINEW_MORPH_PASS_ACTIVE : SINEW_MORPH_PASS_ROWS));
+            CHECK(sinew_debug_set_morph_kernel(mo, case_kernel[q]));
             uint32_t nt = SETS[s].targets;
             for (int c = 0; c < NCHAR; c++) {
                 float *wc = w + 256 * c;
@@ -226,8 +235,8 @@ int main(int argc, char **argv)
            "medians)\n", sinew_gpu_info(gpu)->name, NCHAR, nv, rounds);
     printf("roofline (same run): shader copy %.2f GB/s, %s\n", roof.shader_copy_gbps,
            sinew_debug_roofline_describe(&roof, roof_text, sizeof roof_text));
-    printf("%-24s %-6s %7s %8s %9s %9s %9s %10s %8s %8s %10s %8s %6s\n", "case", "pass", "targets", "moved", "deltas", "act.dlt",
-           "frame_ms", "extra_ms", "ns/moved", "ns/delta", "us/act.tgt", "MB", "roof%");
+    printf("%-24s %-6s %-8s %7s %8s %9s %9s %9s %10s %8s %8s %10s %8s %6s %6s\n", "case", "pass", "kernel", "targets", "moved",
+           "deltas", "act.dlt", "frame_ms", "extra_ms", "ns/moved", "ns/delta", "us/act.tgt", "MB", "roof%", "x lean");
     double med[NCASE];
     double *tmp = malloc(sizeof(double) * rounds);
     for (int cs = 0; cs < NCASE; cs++) {
@@ -235,27 +244,32 @@ int main(int argc, char **argv)
         qsort(tmp, (size_t)rounds - 1, sizeof(double), cmp_d);
         med[cs] = (rounds - 1) % 2 ? tmp[(rounds - 1) / 2] : 0.5 * (tmp[(rounds - 1) / 2 - 1] + tmp[(rounds - 1) / 2]);
     }
-    printf("%-24s %-6s %7s %8s %9s %9s %9.3f %10s   (plain skinning: %.2f ns per skinned vertex)\n", "plain (no morph)",
-           "-", "-", "-", "-", "-", med[0], "-", med[0] * 1e6 / ((double)nv * NCHAR));
-    printf("%-24s %-6s %7s %8s %9s %9s %9.3f %10.3f\n", "all weights zero", "-", "-", "0", "0", "0", med[1],
+    printf("%-24s %-6s %-8s %7s %8s %9s %9s %9.3f %10s   (plain skinning: %.2f ns per skinned vertex)\n",
+           "plain (no morph)", "-", "-", "-", "-", "-", "-", med[0], "-", med[0] * 1e6 / ((double)nv * NCHAR));
+    printf("%-24s %-6s %-8s %7s %8s %9s %9s %9.3f %10.3f\n", "all weights zero", "-", "-", "-", "0", "0", "0", med[1],
            med[1] - med[0]);
+    static const char *kname[3] = { "current", "previous", "lean" }, *pname[3] = { "rows", "active", "-" };
     for (int s = 0; s < NSET; s++)
-        for (int p = 0; p < 2; p++) {
-            double extra = med[2 + 2 * s + p] - med[0];
+        for (int p = 0; p < NPER; p++) {
+            double extra = med[2 + NPER * s + p] - med[0];
+            double lean = med[2 + NPER * s + NPER - 1] - med[0];
             uint32_t act = SETS[s].active * (stored[s] / SETS[s].targets);
             double bytes = 36.0 * (double)act_deltas[s] + 32.0 * (double)act_written[s];
             double gbps = extra > 0 ? bytes / (extra * 1e-3) * 1e-9 : 0.0;
-            printf("%-24s %-6s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f %10.2f %8.2f %5.1f%%\n", SETS[s].name,
-                   p ? "active" : "rows", SETS[s].targets, moved[s], stored[s], act, med[2 + 2 * s + p], extra,
-                   extra * 1e6 / ((double)moved[s] * NCHAR), extra * 1e6 / ((double)stored[s] * NCHAR),
-                   extra * 1e3 / ((double)SETS[s].active * NCHAR), bytes * 1e-6,
-                   roof.shader_copy_gbps > 0 ? 100.0 * gbps / roof.shader_copy_gbps : 0.0);
+            printf("%-24s %-6s %-8s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f %10.2f %8.2f %5.1f%% %6.2f\n", SETS[s].name,
+                   pname[case_pass[p]], kname[case_kernel[p]], SETS[s].targets, moved[s], stored[s], act,
+                   med[2 + NPER * s + p], extra, extra * 1e6 / ((double)moved[s] * NCHAR),
+                   extra * 1e6 / ((double)stored[s] * NCHAR), extra * 1e3 / ((double)SETS[s].active * NCHAR),
+                   bytes * 1e-6, roof.shader_copy_gbps > 0 ? 100.0 * gbps / roof.shader_copy_gbps : 0.0,
+                   extra > 0 && lean > 0 ? lean / extra : 0.0);
         }
     printf("(moved / deltas / act.dlt: per character: vertices any target moves, stored deltas, deltas of the active "
            "targets; ns per moved vertex / per stored delta, and us per active target of one character, over all %d "
            "morphed characters; the extra time includes the skinning reads of the copies; MB: bytes the pass must move "
            "per frame, all characters (36 B per active delta, 32 B per written vertex); roof%%: MB / extra_ms against the "
-           "roofline's GB/s)\n", NCHAR);
+           "roofline's GB/s; x lean: the lean reference kernel's extra_ms over this case's, same set, same run; kernel: "
+           "previous = morph.comp before 2026-11-27, current = morph.comp now, lean = the reference "
+           "(sinew_debug_set_morph_kernel))\n", NCHAR);
     if (sinew_debug_validation_enabled(gpu))
         printf("validation messages: %u\n", sinew_debug_validation_message_count(gpu));
     sinew_morpher_destroy(mo);
