@@ -12,11 +12,21 @@
  * invocation whose target is the row's first touched one (entries are in
  * target order) computes the row from its non-zero weights and writes it, the
  * others return: each moved vertex written once, no atomics, and the cost
- * follows the touched targets' deltas. */
+ * follows the touched targets' deltas.
+ * Lists mode: the host lists, per frame, every vertex the touched targets move
+ * (records: item, row, first and end of its entry list) and, per vertex, the
+ * entries of the touched targets only; one invocation per record reads its
+ * base, its listed entries, and writes: the bytes follow the touched deltas
+ * and the written vertices, without the owner search. */
 #include "morph_layout.h"
 #include "sinew_layout.h"
 #include "common.glsl"
 layout(local_size_x = SINEW_MORPH_WG_SIZE) in;
+/* One pipeline per mode (SINEW_MORPH_MODE_*) and per EXTRAS (0: no item of the
+ * frame has tangent deltas or a bone segment table, their code left out): a CPU
+ * device runs both sides of every branch, so the unused modes cost there. */
+layout(constant_id = 0) const uint MODE = SINEW_MORPH_MODE_ROWS;
+layout(constant_id = 1) const uint EXTRAS = 1u;
 
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_REST) buffer RestBuf { uvec4 rest[]; };
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_DATA) readonly buffer DataBuf { uvec4 mdata[]; };
@@ -26,6 +36,8 @@ layout(std430, set = 0, binding = SINEW_MORPH_BIND_PAIRS) readonly buffer PairBu
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_DATA_U32) readonly buffer DataU32 { uint mdata_u[]; };
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_TANGENT) buffer TangentBuf { uvec2 tangent_rest[]; };
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_BULGE) buffer BulgeBuf { float bulge_rest[]; };
+
+layout(std430, set = 0, binding = SINEW_MORPH_BIND_LISTS) readonly buffer ListBuf { uint lists[]; };
 
 layout(push_constant) uniform Push { uint words[SINEW_MORPH_PUSH_WORDS]; } pc;
 
@@ -55,12 +67,65 @@ uint oct_encode_round(vec3 n)
     return (uint(c.x) & 0xffffu) | (uint(c.y) << 16);
 }
 
+/* Writes a moved vertex of item (ia, ib), row `row`, from its summed deltas. */
+void write_vertex(uvec4 ia, uvec4 ib, uvec4 row, vec3 dp, vec3 dn, vec3 dt)
+{
+    uint src = ia.z + ib.y * row[SINEW_MORPH_ROW_VERTEX];
+    uint dst = ia.w + ib.y * row[SINEW_MORPH_ROW_VERTEX];
+    bool tangents = EXTRAS != 0u && ib.z == SINEW_MORPH_ENTRY_SLOTS_TANGENT;
+    uvec4 a = rest[src];
+    vec3 p = uintBitsToFloat(a.xyz) + dp;
+    /* Re-encoded only where the deltas change it: with dn = 0 (no normal deltas, or
+     * all weights zero) the copy gets the base code, which is what the re-encode
+     * of the decoded base normal gives. */
+    uint code = a.w;
+    if (dn != vec3(0.0)) code = oct_encode_round(oct_decode(a.w) + dn);
+    rest[dst] = uvec4(floatBitsToUint(p), code);
+    if (EXTRAS != 0u && ib.w != 0u) { /* bulge rest distance of the morphed position (sinew_morpher_set_skeleton) */
+        uint bd = SINEW_BULGE_INDEX(dst);
+        if (dp == vec3(0.0)) { /* the base's distance (the copy may hold one of an earlier frame) */
+            bulge_rest[bd] = bulge_rest[SINEW_BULGE_INDEX(src)];
+        } else {
+            uint j = rest[dst + 1u].x & 0xffffu;
+            uint seg = ib.w - 1u + 2u * j;
+            bulge_rest[bd] = segment_distance(p, uintBitsToFloat(mdata[seg].xyz), uintBitsToFloat(mdata[seg + 1u].xyz));
+        }
+    }
+    if (tangents) { /* t = normalize(decode(base t) + sum w dt), the bitangent sign kept */
+        uvec2 tb = tangent_rest[SINEW_BULGE_INDEX(src)];
+        if (dt != vec3(0.0)) tb.x = oct_encode_round(oct_decode(tb.x) + dt);
+        tangent_rest[SINEW_BULGE_INDEX(dst)] = tb;
+    }
+}
+
 void main()
 {
+    if (MODE == SINEW_MORPH_MODE_LISTS) {
+        /* one invocation per list record (item, row, first and end of its entry list) */
+        uint g = (gl_WorkGroupID.y * pc.words[SINEW_MORPH_PUSH_ROWS] + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
+                 gl_LocalInvocationID.x;
+        if (g >= pc.words[SINEW_MORPH_PUSH_ITEMS]) return;
+        uvec4 rec = uvec4(lists[4u * g], lists[4u * g + 1u], lists[4u * g + 2u], lists[4u * g + 3u]);
+        uvec4 ia = items[SINEW_MORPH_ITEM_SLOTS * rec.x];
+        uvec4 ib = items[SINEW_MORPH_ITEM_SLOTS * rec.x + 1u];
+        bool tangents = EXTRAS != 0u && ib.z == SINEW_MORPH_ENTRY_SLOTS_TANGENT;
+        vec3 dp = vec3(0.0), dn = vec3(0.0), dt = vec3(0.0);
+        for (uint j = rec.z; j < rec.w; j++) {
+            uint e = lists[j];
+            uvec4 e0 = mdata[e];
+            float w = weights[ib.x + e0.x];
+            if (w == 0.0) continue; /* a touched zero weight: the vertex is rewritten, adds nothing */
+            dp += w * uintBitsToFloat(e0.yzw);
+            dn += w * uintBitsToFloat(mdata[e + 1u].xyz);
+            if (tangents) dt += w * uintBitsToFloat(mdata[e + 2u].xyz);
+        }
+        write_vertex(ia, ib, mdata[rec.y], dp, dn, dt);
+        return;
+    }
     uint idx = gl_WorkGroupID.z * pc.words[SINEW_MORPH_PUSH_ROWS] + gl_WorkGroupID.y;
     if (idx >= pc.words[SINEW_MORPH_PUSH_ITEMS]) return;
     uint k = gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-    bool sparse_mode = pc.words[SINEW_MORPH_PUSH_MODE] == SINEW_MORPH_MODE_ACTIVE;
+    bool sparse_mode = MODE == SINEW_MORPH_MODE_ACTIVE;
     uint item = idx, r = 0u;
     uvec4 pr = uvec4(0u);
     if (sparse_mode) {
@@ -76,10 +141,8 @@ void main()
         r = ia.x + k;
     }
     uvec4 row = mdata[r];
-    uint src = ia.z + ib.y * row[SINEW_MORPH_ROW_VERTEX];
-    uint dst = ia.w + ib.y * row[SINEW_MORPH_ROW_VERTEX];
     vec3 dp = vec3(0.0), dn = vec3(0.0), dt = vec3(0.0);
-    bool tangents = ib.z == SINEW_MORPH_ENTRY_SLOTS_TANGENT;
+    bool tangents = EXTRAS != 0u && ib.z == SINEW_MORPH_ENTRY_SLOTS_TANGENT;
     /* Active mode: entries before the row's first touched one have +0.0
      * weights (nothing to add); that first touched target owns the row. */
     bool owner = !sparse_mode;
@@ -97,27 +160,5 @@ void main()
         dn += w * uintBitsToFloat(e1.xyz);
         if (tangents) dt += w * uintBitsToFloat(mdata[e + 2u].xyz);
     }
-    uvec4 a = rest[src];
-    vec3 p = uintBitsToFloat(a.xyz) + dp;
-    /* Re-encoded only where the deltas change it: with dn = 0 (no normal deltas, or
-     * all weights zero) the copy gets the base code, which is what the re-encode
-     * of the decoded base normal gives. */
-    uint code = a.w;
-    if (dn != vec3(0.0)) code = oct_encode_round(oct_decode(a.w) + dn);
-    rest[dst] = uvec4(floatBitsToUint(p), code);
-    if (ib.w != 0u) { /* bulge rest distance of the morphed position (sinew_morpher_set_skeleton) */
-        uint bd = SINEW_BULGE_INDEX(dst);
-        if (dp == vec3(0.0)) { /* the base's distance (the copy may hold one of an earlier frame) */
-            bulge_rest[bd] = bulge_rest[SINEW_BULGE_INDEX(src)];
-        } else {
-            uint j = rest[dst + 1u].x & 0xffffu;
-            uint seg = ib.w - 1u + 2u * j;
-            bulge_rest[bd] = segment_distance(p, uintBitsToFloat(mdata[seg].xyz), uintBitsToFloat(mdata[seg + 1u].xyz));
-        }
-    }
-    if (tangents) { /* t = normalize(decode(base t) + sum w dt), the bitangent sign kept */
-        uvec2 tb = tangent_rest[SINEW_BULGE_INDEX(src)];
-        if (dt != vec3(0.0)) tb.x = oct_encode_round(oct_decode(tb.x) + dt);
-        tangent_rest[SINEW_BULGE_INDEX(dst)] = tb;
-    }
+    write_vertex(ia, ib, row, dp, dn, dt);
 }

@@ -201,7 +201,7 @@ static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_mor
     tu_check_destroy_refused(sk);
     sinew_morpher *second = NULL;
     TU_CHECK_RESULT(sinew_morpher_create(sk, NULL, &second), SINEW_ERROR_IN_USE);
-    TU_CHECK_RESULT(sinew_morpher_set_pass(mo, (sinew_morph_pass)3), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_morpher_set_pass(mo, (sinew_morph_pass)4), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_RESULT(sinew_morpher_set_pass(NULL, SINEW_MORPH_PASS_ROWS), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(second == NULL);
     free(w);
@@ -293,7 +293,7 @@ static void test_tangent_deltas(tu_rng *r, sinew_gpu *gpu)
     for (int f = 0; f < 3; f++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total, 0x7fc00000u));
         TU_CHECK_OK(sinew_debug_poison_tangents(sk, 0, total, 0x7fc00000u));
-        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 3)));
+        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 4)));
         sinew_frame fr;
         TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
         sinew_morph_item items[TCH];
@@ -530,7 +530,7 @@ int main(void)
         TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
         /* Each pass sees copies left by the others: targets active in one frame
          * and not in the next must be taken out of the copy. */
-        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 3)));
+        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 4)));
         uint32_t pal_at = 0, out_at = 0;
         for (int c = 0; c < NCHAR; c++) {
             mesh *m = &M[C[c].mesh];

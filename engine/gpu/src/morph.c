@@ -29,6 +29,9 @@ typedef struct morph_set {
     uint32_t segments;      /* 1 + first uvec4 of the bone segment table (sinew_morpher_set_skeleton), or 0 */
     uint32_t *tfirst, *tcount;  /* per target: first uint of its row list in the data buffer, length */
     float *tmax;            /* per target: its largest |delta component| (positions, normals, tangents) */
+    /* Lists pass: per stored delta, target-major (target t from hfirst[t], tcount[t] long): the uvec4
+     * index of its row and of its entry in the data buffer. */
+    uint32_t *hfirst, *hrow, *hent;
     /* Lean reference kernel only (sets added while it is selected, sinew_debug_set_morph_kernel):
      * the deltas again on the host, target-major: per delta its vertex and 8 words (target, dp; dn, 0). */
     uint32_t *lean_first;   /* per target: first delta, or NULL */
@@ -54,12 +57,18 @@ struct sinew_morpher {
     sinew_gpu *gpu;
     sinew_morpher_desc d;
     uint32_t frames;
-    VkDeviceSize weights_bytes, items_offset, items_bytes, pairs_offset, pairs_bytes, slot_stride;
+    VkDeviceSize weights_bytes, items_offset, items_bytes, pairs_offset, pairs_bytes, lists_offset, lists_bytes,
+        slot_stride;
+    uint32_t list_count[MAXF];   /* lists pass: records of each ring slot's frame */
+    uint32_t *row_scratch;       /* lists pass: per row of the largest set, zero between frames; then its touched rows */
+    uint32_t row_scratch_n;
     snw_vk_buffer data, frame;
     VkShaderModule shader;
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
-    VkPipeline pipe;
+    VkPipeline pipe;            /* rows mode with extras (the previous kernel's layout user) */
+    VkPipeline pipes[3][2];     /* [SINEW_MORPH_MODE_*][extras: tangents or bulge in some item] */
+    uint32_t extras[MAXF];
     VkDescriptorPool dpool;
     VkDescriptorSet sets[MAXF];
     uint32_t item_count[MAXF], max_rows[MAXF];
@@ -108,7 +117,15 @@ static sinew_result create_pipeline(sinew_morpher *m)
     r = snw_vk_compute_layout(gpu, SNW_VKA(gpu), types, SINEW_MORPH_BIND_COUNT, SINEW_MORPH_PUSH_BYTES, &m->dsl,
                               &m->layout);
     if (r != SINEW_OK) return r;
-    return snw_vk_compute_pipeline(gpu, SNW_VKA(gpu), m->shader, m->layout, NULL, &m->pipe);
+    static const VkSpecializationMapEntry me[2] = { { 0, 0, 4 }, { 1, 4, 4 } };
+    for (uint32_t mode = 0; mode < 3 && r == SINEW_OK; mode++)
+        for (uint32_t x = 0; x < 2 && r == SINEW_OK; x++) {
+            uint32_t spec[2] = { mode, x };
+            VkSpecializationInfo si = { 2, me, sizeof spec, spec };
+            r = snw_vk_compute_pipeline(gpu, SNW_VKA(gpu), m->shader, m->layout, &si, &m->pipes[mode][x]);
+        }
+    if (r == SINEW_OK) m->pipe = m->pipes[SINEW_MORPH_MODE_ROWS][1];
+    return r;
 }
 
 static sinew_result create_descriptors(sinew_morpher *m)
@@ -139,6 +156,7 @@ static sinew_result create_descriptors(sinew_morpher *m)
             [SINEW_MORPH_BIND_DATA_U32] = { m->data.buffer, 0, m->data.size },
             [SINEW_MORPH_BIND_TANGENT] = { tan, 0, tan_size },
             [SINEW_MORPH_BIND_BULGE] = { blg, 0, blg_size },
+            [SINEW_MORPH_BIND_LISTS] = { m->frame.buffer, s * m->slot_stride + m->lists_offset, m->lists_bytes },
         };
         snw_vk_write_set(gpu, m->sets[s], SINEW_MORPH_BIND_COUNT, types, bi, NULL);
     }
@@ -218,15 +236,18 @@ sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morpher_desc *d
     if (!d.max_data_vec4) d.max_data_vec4 = SINEW_MORPHER_DEFAULT_MAX_DATA_VEC4;
     if (!d.max_weights) d.max_weights = SINEW_MORPHER_DEFAULT_MAX_WEIGHTS;
     if (d.max_sets > (1u << 20) || d.max_slots > (1u << 20)) return SINEW_ERROR_LIMIT_EXCEEDED;
-    if ((uint32_t)d.pass > (uint32_t)SINEW_MORPH_PASS_ROWS) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((uint32_t)d.pass > (uint32_t)SINEW_MORPH_PASS_LISTS) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_gpu *gpu = snw_skinner_gpu(sk);
     const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
     uint64_t data_bytes = (uint64_t)d.max_data_vec4 * 16u;
     uint64_t weights_bytes = (uint64_t)d.max_weights * 4u;
     uint64_t items_bytes = (uint64_t)d.max_slots * SINEW_MORPH_ITEM_SLOTS * 16u;
     uint64_t pairs_bytes = (uint64_t)d.max_weights * 16u; /* at most one pair per weight */
+    if (!d.max_list_words) d.max_list_words = SINEW_MORPHER_DEFAULT_MAX_LIST_WORDS;
+    uint64_t lists_bytes = (uint64_t)d.max_list_words * 4u;
     if (data_bytes > lim->maxStorageBufferRange || weights_bytes > lim->maxStorageBufferRange ||
         items_bytes > lim->maxStorageBufferRange || pairs_bytes > lim->maxStorageBufferRange ||
+        lists_bytes > lim->maxStorageBufferRange ||
         data_bytes > gpu->max_allocation)
         return SINEW_ERROR_LIMIT_EXCEEDED;
     uint64_t align = 256;
@@ -244,7 +265,9 @@ sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morpher_desc *d
     m->items_bytes = items_bytes;
     m->pairs_offset = align_up(m->items_offset + items_bytes, align);
     m->pairs_bytes = pairs_bytes;
-    m->slot_stride = align_up(m->pairs_offset + pairs_bytes, align);
+    m->lists_offset = align_up(m->pairs_offset + pairs_bytes, align);
+    m->lists_bytes = lists_bytes;
+    m->slot_stride = align_up(m->lists_offset + lists_bytes, align);
     sinew_result r = snw_skinner_set_prepass(sk, prepass, m);
     if (r != SINEW_OK) {
         snw_gpu_free(gpu, m);
@@ -290,7 +313,10 @@ void sinew_morpher_destroy(sinew_morpher *m)
     snw_vk_shader_destroy(gpu, m->lean_shader);
     snw_vk_buffer_destroy(gpu, &m->lean);
     snw_gpu_free(gpu, m->lean_scratch);
-    if (m->pipe) gpu->vk.vkDestroyPipeline(dev, m->pipe, vka);
+    snw_gpu_free(gpu, m->row_scratch);
+    for (uint32_t i = 0; i < 3; i++)
+        for (uint32_t x = 0; x < 2; x++)
+            if (m->pipes[i][x]) gpu->vk.vkDestroyPipeline(dev, m->pipes[i][x], vka);
     if (m->layout) gpu->vk.vkDestroyPipelineLayout(dev, m->layout, vka);
     if (m->dsl) gpu->vk.vkDestroyDescriptorSetLayout(dev, m->dsl, vka);
     snw_vk_shader_destroy(gpu, m->shader);
@@ -301,6 +327,9 @@ void sinew_morpher_destroy(sinew_morpher *m)
         snw_gpu_free(gpu, m->msets[i].tmax);
         snw_gpu_free(gpu, m->msets[i].tcount);
         snw_gpu_free(gpu, m->msets[i].lean_first);
+        snw_gpu_free(gpu, m->msets[i].hfirst);
+        snw_gpu_free(gpu, m->msets[i].hrow);
+        snw_gpu_free(gpu, m->msets[i].hent);
         snw_gpu_free(gpu, m->msets[i].lean_vertex);
         snw_gpu_free(gpu, m->msets[i].lean_entry);
     }
@@ -362,7 +391,22 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     float *tmax = (float *)snw_gpu_alloc(m->gpu, sizeof(float) * target_count);
     /* vertex -> uvec4 index of its row (for the target row lists) */
     uint32_t *rowof = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * ((size_t)ml.vertex_count + 1));
-    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof) {
+    uint32_t *hfirst = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
+    uint32_t *hrow = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
+    uint32_t *hent = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
+    if (rows > m->row_scratch_n) { /* the lists pass's per-row scratch (2 words per row) */
+        uint32_t *rs = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * 2u * rows);
+        if (rs) {
+            memset(rs, 0, sizeof(uint32_t) * 2u * rows);
+            snw_gpu_free(m->gpu, m->row_scratch);
+            m->row_scratch = rs;
+            m->row_scratch_n = rows;
+        }
+    }
+    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof || !hfirst || !hrow || !hent || rows > m->row_scratch_n) {
+        snw_gpu_free(m->gpu, hfirst);
+        snw_gpu_free(m->gpu, hrow);
+        snw_gpu_free(m->gpu, hent);
         snw_gpu_free(m->gpu, cnt);
         snw_gpu_free(m->gpu, data);
         snw_gpu_free(m->gpu, tfirst);
@@ -398,9 +442,10 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         if (targets[t].count > 1) qsort(lists + lpos, targets[t].count, sizeof(uint32_t), cmp_u32);
         lpos += targets[t].count;
     }
-    snw_gpu_free(m->gpu, rowof);
+    uint32_t hk = 0;
     for (uint32_t t = 0; t < target_count; t++) {
         const sinew_morph_target *g = &targets[t];
+        hfirst[t] = hk;
         float mx = 0;
         for (size_t k = 0; k < 3 * (size_t)g->count; k++) {
             mx = fmaxf(mx, fabsf(g->position_deltas[k]));
@@ -410,6 +455,8 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         tmax[t] = mx;
         for (uint32_t e = 0; e < g->count; e++) {
             uint32_t v = g->indices[e];
+            hrow[hk] = rowof[v];
+            hent[hk++] = cnt[v];
             uint32_t *ew = data + 4 * (size_t)(cnt[v] - m->data_used);
             float dn[3] = { 0, 0, 0 };
             if (g->normal_deltas) memcpy(dn, &g->normal_deltas[3 * (size_t)e], sizeof dn);
@@ -427,6 +474,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         }
     }
     snw_gpu_free(m->gpu, cnt);
+    snw_gpu_free(m->gpu, rowof);
     uint32_t *lean_first = NULL, *lean_vertex = NULL, *lean_entry = NULL;
     if (m->lean_keep) { /* the lean reference kernel's host copy (debug) */
         lean_first = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
@@ -465,6 +513,9 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
             snw_gpu_free(m->gpu, lean_first);
             snw_gpu_free(m->gpu, lean_vertex);
             snw_gpu_free(m->gpu, lean_entry);
+            snw_gpu_free(m->gpu, hfirst);
+            snw_gpu_free(m->gpu, hrow);
+            snw_gpu_free(m->gpu, hent);
             return snw_fail_entry(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "upload failed");
         }
     }
@@ -481,6 +532,9 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     s->tcount = tcount;
     s->tmax = tmax;
     s->lean_first = lean_first;
+    s->hfirst = hfirst;
+    s->hrow = hrow;
+    s->hent = hent;
     s->lean_vertex = lean_vertex;
     s->lean_entry = lean_entry;
     s->vertex_count = ml.vertex_count;
@@ -568,6 +622,45 @@ sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_morph_set_id 
     if (moved_vertices) *moved_vertices = m->msets[set.value].rows;
     if (stored_deltas) *stored_deltas = m->msets[set.value].deltas;
     return SINEW_OK;
+}
+
+/* The lists pass's records of item n (slot ms of set st): every row a touched
+ * target moves (4 words: item, row, first and end word of its entry list, from
+ * *rec), then per row its touched deltas' entries in target order (from *pos). */
+static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *ms, uint32_t n, uint32_t *dst,
+                      uint32_t *rec, uint32_t *pos)
+{
+    uint32_t *cnt = m->row_scratch, *touched = m->row_scratch + m->row_scratch_n, nt = 0;
+    for (uint32_t t = 0; t < st->targets; t++) {
+        if (!((ms->next[t >> 5] | ms->baked[t >> 5]) >> (t & 31u) & 1u)) continue;
+        for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++) {
+            uint32_t r = st->hrow[k] - st->row_first;
+            if (cnt[r]++ == 0) touched[nt++] = r;
+        }
+    }
+    /* records in row order (neighbouring invocations read neighbouring rows) */
+    if (nt > st->rows / 8u) {
+        nt = 0;
+        for (uint32_t r = 0; r < st->rows; r++)
+            if (cnt[r]) touched[nt++] = r;
+    } else if (nt > 1) {
+        qsort(touched, nt, sizeof(uint32_t), cmp_u32);
+    }
+    for (uint32_t i = 0; i < nt; i++) {
+        uint32_t r = touched[i], *rc = dst + 4 * (size_t)(*rec)++;
+        rc[0] = n;
+        rc[1] = st->row_first + r;
+        rc[2] = *pos;
+        *pos += cnt[r];
+        rc[3] = *pos;
+        cnt[r] = rc[2];
+    }
+    for (uint32_t t = 0; t < st->targets; t++) {
+        if (!((ms->next[t >> 5] | ms->baked[t >> 5]) >> (t & 31u) & 1u)) continue;
+        for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++)
+            dst[cnt[st->hrow[k] - st->row_first]++] = st->hent[k];
+    }
+    for (uint32_t i = 0; i < nt; i++) cnt[touched[i]] = 0;
 }
 
 /* Lean reference kernel (debug): checks that every morphed item's set has its host
@@ -686,6 +779,43 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     if (weights > m->d.max_weights)
         return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX, "%llu weights this frame, max_weights %u",
                     (unsigned long long)weights, m->d.max_weights);
+    /* Lists pass: the frame's bound (a record per touched row, at most one per
+     * touched delta, and a word per touched delta) against max_list_words. */
+    uint64_t list_recs = 0, list_words = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const morph_slot *sl = &m->slots[items[i].slot.value];
+        const morph_set *st = &m->msets[sl->set];
+        uint64_t td = 0;
+        int any = 0;
+        for (uint32_t t = 0; t < st->targets; t++) {
+            int nz = items[i].weights[t] != 0.0f;
+            any |= nz;
+            if (nz || (sl->baked[t >> 5] >> (t & 31u) & 1u)) td += st->tcount[t];
+        }
+        if (!any || st->rows == 0) continue;
+        list_recs += td < st->rows ? td : st->rows;
+        list_words += td;
+    }
+    list_words += 4u * list_recs;
+    int lists_fit = list_words <= m->d.max_list_words;
+    if (m->d.pass == SINEW_MORPH_PASS_LISTS && !lists_fit)
+        return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX,
+                              "lists pass: this frame needs up to %llu list words, max_list_words %u",
+                              (unsigned long long)list_words, m->d.max_list_words);
+    /* (the previous kernel, sinew_debug_set_morph_kernel, has no lists mode: AUTO's other rule) */
+    /* AUTO: LISTS unless nearly every stored delta is touched (then ROWS streams them
+     * without the lists' indirection: 0.64 vs 0.53 of the lean kernel with 64 of 64
+     * targets active on lavapipe, sinew-bench-morph 2026-11-27). */
+    uint64_t stored_all = 0, touched_all = list_words - 4u * list_recs;
+    for (uint32_t i = 0; i < count; i++) {
+        const morph_set *st = &m->msets[m->slots[items[i].slot.value].set];
+        stored_all += st->deltas;
+    }
+    int lists = lists_fit && m->kernel != SINEW_DEBUG_MORPH_PREVIOUS &&
+                (m->d.pass == SINEW_MORPH_PASS_LISTS ||
+                 (m->d.pass == SINEW_MORPH_PASS_AUTO && 8u * touched_all < 7u * stored_all));
+    uint32_t *ldst = lists ? (uint32_t *)((uint8_t *)m->frame.mapped + fs * m->slot_stride + m->lists_offset) : NULL;
+    uint32_t lrec = 0, lpos = 4u * (uint32_t)list_recs;
     uint32_t lean_rec_cap = 0;
     if (m->kernel == SINEW_DEBUG_MORPH_LEAN) {
         sinew_result r = lean_reserve(m, items, count, &lean_rec_cap, err);
@@ -699,7 +829,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     float *wdst = (float *)base;
     uint32_t *idst = (uint32_t *)(base + m->items_offset);
     uint32_t *pdst = (uint32_t *)(base + m->pairs_offset);
-    uint32_t n = 0, wused = 0, max_rows = 0, npairs = 0, max_len = 0;
+    uint32_t n = 0, wused = 0, max_rows = 0, npairs = 0, max_len = 0, extras = 0;
     uint64_t cost_deltas = 0, cost_active = 0;
     uint32_t *fsl = m->frame_slots + (size_t)fs * m->d.max_slots;
     for (uint32_t i = 0; i < count; i++) {
@@ -743,7 +873,9 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
             }
         }
         cost_deltas += st->deltas;
+        extras |= st->entry_slots == SINEW_MORPH_ENTRY_SLOTS_TANGENT || st->segments != 0;
         if (lean_base) lean_item(m, st, ms, bl, cl, wused, lean_base, &lean_recs, &lean_pos);
+        if (ldst) list_item(m, st, ms, n, ldst, &lrec, &lpos);
         fsl[n] = it->slot.value;
         uint32_t *rec = idst + 8 * (size_t)n;
         rec[0] = st->row_first;
@@ -770,7 +902,10 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
      * On lavapipe (sinew-bench-morph) a touched delta costs 4-7x a streamed
      * one: ACTIVE was 2.4x cheaper with 1/16 of the deltas touched and 1.15x
      * dearer with 1/8, so it is taken below 1/12. */
-    if (m->d.pass == SINEW_MORPH_PASS_ROWS) m->mode[fs] = SINEW_MORPH_MODE_ROWS;
+    m->list_count[fs] = lrec;
+    m->extras[fs] = extras;
+    if (lists) m->mode[fs] = SINEW_MORPH_MODE_LISTS;
+    else if (m->d.pass == SINEW_MORPH_PASS_ROWS) m->mode[fs] = SINEW_MORPH_MODE_ROWS;
     else if (m->d.pass == SINEW_MORPH_PASS_ACTIVE) m->mode[fs] = SINEW_MORPH_MODE_ACTIVE;
     else m->mode[fs] = 12u * cost_active < cost_deltas ? SINEW_MORPH_MODE_ACTIVE : SINEW_MORPH_MODE_ROWS;
     m->active = n;
@@ -779,7 +914,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
 
 sinew_result sinew_morpher_set_pass(sinew_morpher *m, sinew_morph_pass pass)
 {
-    if (!m || (uint32_t)pass > (uint32_t)SINEW_MORPH_PASS_ROWS) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!m || (uint32_t)pass > (uint32_t)SINEW_MORPH_PASS_LISTS) return SINEW_ERROR_INVALID_ARGUMENT;
     m->d.pass = pass;
     return SINEW_OK;
 }
@@ -837,6 +972,13 @@ static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
     m->frame_nslots[slot] = 0;
     uint32_t mode = m->mode[slot];
     if (m->lean_kernel[slot] == SINEW_DEBUG_MORPH_LEAN) return lean_record(m, cmd, slot);
+    if (mode == SINEW_MORPH_MODE_LISTS) {
+        n = m->list_count[slot];
+        if (n == 0) {
+            m->item_count[slot] = 0;
+            return SINEW_OK;
+        }
+    }
     if (mode == SINEW_MORPH_MODE_ACTIVE) {
         n = m->pair_count[slot];
         if (n == 0) {
@@ -848,6 +990,15 @@ static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
     uint32_t gx = (len + SINEW_MORPH_WG_SIZE - 1) / SINEW_MORPH_WG_SIZE;
     uint32_t rows = n < lim->maxComputeWorkGroupCount[1] ? n : lim->maxComputeWorkGroupCount[1];
     uint32_t gz = (n + rows - 1) / rows;
+    if (mode == SINEW_MORPH_MODE_LISTS) { /* records x + y * rows groups: rows = groups per grid row */
+        uint32_t groups = (n + SINEW_MORPH_WG_SIZE - 1) / SINEW_MORPH_WG_SIZE;
+        gx = groups < lim->maxComputeWorkGroupCount[0] ? groups : lim->maxComputeWorkGroupCount[0];
+        rows = gx;
+        uint32_t gy = (groups + gx - 1) / gx;
+        if (gy > lim->maxComputeWorkGroupCount[1]) return SINEW_ERROR_LIMIT_EXCEEDED;
+        gz = 1;
+        len = gy; /* dispatched as (gx, gy, 1) below; ITEMS = records */
+    }
     if (gx > lim->maxComputeWorkGroupCount[0] || gz > lim->maxComputeWorkGroupCount[2])
         return SINEW_ERROR_LIMIT_EXCEEDED;
     /* Host writes (weights, items) and earlier uses of the rest copies (skinning
@@ -864,10 +1015,12 @@ static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
     push[SINEW_MORPH_PUSH_ROWS] = rows;
     push[SINEW_MORPH_PUSH_MODE] = mode;
     gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-                              m->lean_kernel[slot] == SINEW_DEBUG_MORPH_PREVIOUS ? m->prev_pipe : m->pipe);
+                              m->lean_kernel[slot] == SINEW_DEBUG_MORPH_PREVIOUS ? m->prev_pipe
+                                                                                  : m->pipes[mode][m->extras[slot]]);
     gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->layout, 0, 1, &m->sets[slot], 0, NULL);
     gpu->vk.vkCmdPushConstants(cmd, m->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_MORPH_PUSH_BYTES, push);
-    gpu->vk.vkCmdDispatch(cmd, gx, rows, gz);
+    if (mode == SINEW_MORPH_MODE_LISTS) gpu->vk.vkCmdDispatch(cmd, gx, len, 1);
+    else gpu->vk.vkCmdDispatch(cmd, gx, rows, gz);
     /* Rest copies written -> the skinning dispatches' reads (storage or texel). */
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;

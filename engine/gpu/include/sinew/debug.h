@@ -52,8 +52,8 @@ SINEW_API uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t 
 
 /* Which kernel a morpher's pass records (sinew-bench-morph compares them in one run):
  * CURRENT = shaders/morph.comp; PREVIOUS = the morph.comp of commit 4515053
- * (four-candidate normal encode, every written row's normal re-encoded), kept to
- * compare against; LEAN = a lean reference: per frame the host lists every vertex
+ * (four-candidate normal encode, every written row's normal re-encoded; rows and
+ * active passes only: LISTS and AUTO take AUTO's other rule), kept to compare against; LEAN = a lean reference: per frame the host lists every vertex
  * the touched targets move with those deltas only (the debug layer's work, not
  * timed), one invocation per vertex reads its base, fmas its deltas, writes
  * position and rounded normal code (no tangents, no bulge distances). LEAN keeps
