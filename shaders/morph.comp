@@ -14,7 +14,7 @@
  * others return: each moved vertex written once, no atomics, and the cost
  * follows the touched targets' deltas.
  * Lists mode: the host lists, per frame, every vertex the touched targets move
- * (records: item, row, first and end of its entry list) and, per vertex, the
+ * (records: item, vertex, first and end of its entry list) and, per vertex, the
  * entries of the touched targets only; one invocation per record reads its
  * base, its listed entries, and writes: the bytes follow the touched deltas
  * and the written vertices, without the owner search. */
@@ -38,6 +38,7 @@ layout(std430, set = 0, binding = SINEW_MORPH_BIND_TANGENT) buffer TangentBuf { 
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_BULGE) buffer BulgeBuf { float bulge_rest[]; };
 
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_LISTS) readonly buffer ListBuf { uint lists[]; };
+layout(std430, set = 0, binding = SINEW_MORPH_BIND_LIST_RECORDS) readonly buffer ListRecBuf { uvec4 list_records[]; };
 
 layout(push_constant) uniform Push { uint words[SINEW_MORPH_PUSH_WORDS]; } pc;
 
@@ -67,11 +68,11 @@ uint oct_encode_round(vec3 n)
     return (uint(c.x) & 0xffffu) | (uint(c.y) << 16);
 }
 
-/* Writes a moved vertex of item (ia, ib), row `row`, from its summed deltas. */
-void write_vertex(uvec4 ia, uvec4 ib, uvec4 row, vec3 dp, vec3 dn, vec3 dt)
+/* Writes moved vertex `vertex` of item (ia, ib) from its summed deltas. */
+void write_vertex(uvec4 ia, uvec4 ib, uint vertex, vec3 dp, vec3 dn, vec3 dt)
 {
-    uint src = ia.z + ib.y * row[SINEW_MORPH_ROW_VERTEX];
-    uint dst = ia.w + ib.y * row[SINEW_MORPH_ROW_VERTEX];
+    uint src = ia.z + ib.y * vertex;
+    uint dst = ia.w + ib.y * vertex;
     bool tangents = EXTRAS != 0u && ib.z == SINEW_MORPH_ENTRY_SLOTS_TANGENT;
     uvec4 a = rest[src];
     vec3 p = uintBitsToFloat(a.xyz) + dp;
@@ -101,11 +102,11 @@ void write_vertex(uvec4 ia, uvec4 ib, uvec4 row, vec3 dp, vec3 dn, vec3 dt)
 void main()
 {
     if (MODE == SINEW_MORPH_MODE_LISTS) {
-        /* one invocation per list record (item, row, first and end of its entry list) */
+        /* one invocation per list record (item, vertex, first and end of its entry list) */
         uint g = (gl_WorkGroupID.y * pc.words[SINEW_MORPH_PUSH_ROWS] + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
                  gl_LocalInvocationID.x;
         if (g >= pc.words[SINEW_MORPH_PUSH_ITEMS]) return;
-        uvec4 rec = uvec4(lists[4u * g], lists[4u * g + 1u], lists[4u * g + 2u], lists[4u * g + 3u]);
+        uvec4 rec = list_records[g];
         uvec4 ia = items[SINEW_MORPH_ITEM_SLOTS * rec.x];
         uvec4 ib = items[SINEW_MORPH_ITEM_SLOTS * rec.x + 1u];
         bool tangents = EXTRAS != 0u && ib.z == SINEW_MORPH_ENTRY_SLOTS_TANGENT;
@@ -119,7 +120,7 @@ void main()
             dn += w * uintBitsToFloat(mdata[e + 1u].xyz);
             if (tangents) dt += w * uintBitsToFloat(mdata[e + 2u].xyz);
         }
-        write_vertex(ia, ib, mdata[rec.y], dp, dn, dt);
+        write_vertex(ia, ib, rec.y, dp, dn, dt);
         return;
     }
     uint idx = gl_WorkGroupID.z * pc.words[SINEW_MORPH_PUSH_ROWS] + gl_WorkGroupID.y;
@@ -160,5 +161,5 @@ void main()
         dn += w * uintBitsToFloat(e1.xyz);
         if (tangents) dt += w * uintBitsToFloat(mdata[e + 2u].xyz);
     }
-    write_vertex(ia, ib, row, dp, dn, dt);
+    write_vertex(ia, ib, row[SINEW_MORPH_ROW_VERTEX], dp, dn, dt);
 }

@@ -16,7 +16,8 @@
 #define SINEW_MORPH_BIND_TANGENT 6  /* the skinner's tangent rest buffer (uvec2 per vertex at SINEW_BULGE_INDEX) */
 #define SINEW_MORPH_BIND_BULGE 7    /* the skinner's bulge rest distances (float per vertex at SINEW_BULGE_INDEX) */
 #define SINEW_MORPH_BIND_LISTS 8     /* lists mode: uint records and entry lists of the frame (ring slot) */
-#define SINEW_MORPH_BIND_COUNT 9
+#define SINEW_MORPH_BIND_LIST_RECORDS 9 /* the same region as uvec4 (the records) */
+#define SINEW_MORPH_BIND_COUNT 10
 
 /* Row (one uvec4 per vertex moved by any target of the mesh, by vertex):
  * x = vertex index, y = first entry (uvec4 index in the data buffer), z = end entry. */
@@ -40,7 +41,7 @@
 #define SINEW_MORPH_TOUCHED_ZERO 0x80000000u
 
 /* List record (lists mode, 4 uint each from word 0 of the frame's list region):
- * (item, uvec4 index of the row in the data buffer, first and end word of its entry
+ * (item, vertex index, first and end word of its entry
  * list); entry lists after the records: one uint per touched delta of the row, the
  * uvec4 index of its entry, in target order. */
 

@@ -288,7 +288,7 @@ int main(int argc, char **argv)
            "per frame, all characters (36 B per active delta, 32 B per written vertex); roof%%: MB / extra_ms against the "
            "roofline's GB/s; x lean: the lean reference kernel's extra_ms over this case's, same set, same run; kernel: "
            "previous = morph.comp before 2026-11-27, current = morph.comp now, lean = the reference "
-           "(sinew_debug_set_morph_kernel), its host-built lists not in set_ms; set_ms: sinew_morpher_set_frame's wall "
+           "(sinew_debug_set_morph_kernel), its host-built lists in its set_ms; set_ms: sinew_morpher_set_frame's wall "
            "time on the host, all characters)\n", NCHAR);
     if (sinew_debug_validation_enabled(gpu))
         printf("validation messages: %u\n", sinew_debug_validation_message_count(gpu));

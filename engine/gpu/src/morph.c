@@ -32,6 +32,7 @@ typedef struct morph_set {
     /* Lists pass: per stored delta, target-major (target t from hfirst[t], tcount[t] long): the uvec4
      * index of its row and of its entry in the data buffer. */
     uint32_t *hfirst, *hrow, *hent;
+    uint32_t *hvert;        /* per row: its vertex */
     /* Lean reference kernel only (sets added while it is selected, sinew_debug_set_morph_kernel):
      * the deltas again on the host, target-major: per delta its vertex and 8 words (target, dp; dn, 0). */
     uint32_t *lean_first;   /* per target: first delta, or NULL */
@@ -157,6 +158,7 @@ static sinew_result create_descriptors(sinew_morpher *m)
             [SINEW_MORPH_BIND_TANGENT] = { tan, 0, tan_size },
             [SINEW_MORPH_BIND_BULGE] = { blg, 0, blg_size },
             [SINEW_MORPH_BIND_LISTS] = { m->frame.buffer, s * m->slot_stride + m->lists_offset, m->lists_bytes },
+            [SINEW_MORPH_BIND_LIST_RECORDS] = { m->frame.buffer, s * m->slot_stride + m->lists_offset, m->lists_bytes },
         };
         snw_vk_write_set(gpu, m->sets[s], SINEW_MORPH_BIND_COUNT, types, bi, NULL);
     }
@@ -330,6 +332,7 @@ void sinew_morpher_destroy(sinew_morpher *m)
         snw_gpu_free(gpu, m->msets[i].hfirst);
         snw_gpu_free(gpu, m->msets[i].hrow);
         snw_gpu_free(gpu, m->msets[i].hent);
+        snw_gpu_free(gpu, m->msets[i].hvert);
         snw_gpu_free(gpu, m->msets[i].lean_vertex);
         snw_gpu_free(gpu, m->msets[i].lean_entry);
     }
@@ -394,6 +397,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     uint32_t *hfirst = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
     uint32_t *hrow = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
     uint32_t *hent = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
+    uint32_t *hvert = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (rows ? rows : 1));
     if (rows > m->row_scratch_n) { /* the lists pass's per-row scratch (2 words per row) */
         uint32_t *rs = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * 2u * rows);
         if (rs) {
@@ -403,7 +407,8 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
             m->row_scratch_n = rows;
         }
     }
-    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof || !hfirst || !hrow || !hent || rows > m->row_scratch_n) {
+    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof || !hfirst || !hrow || !hent || !hvert || rows > m->row_scratch_n) {
+        snw_gpu_free(m->gpu, hvert);
         snw_gpu_free(m->gpu, hfirst);
         snw_gpu_free(m->gpu, hrow);
         snw_gpu_free(m->gpu, hent);
@@ -426,6 +431,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         rw[SINEW_MORPH_ROW_END] = ent + cnt[v] * stride;
         rw[3] = 0;
         rowof[v] = row_first + row;
+        hvert[row] = v;
         cnt[v] = ent;
         ent += rw[SINEW_MORPH_ROW_END] - rw[SINEW_MORPH_ROW_FIRST];
         row++;
@@ -516,6 +522,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
             snw_gpu_free(m->gpu, hfirst);
             snw_gpu_free(m->gpu, hrow);
             snw_gpu_free(m->gpu, hent);
+            snw_gpu_free(m->gpu, hvert);
             return snw_fail_entry(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "upload failed");
         }
     }
@@ -535,6 +542,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     s->hfirst = hfirst;
     s->hrow = hrow;
     s->hent = hent;
+    s->hvert = hvert;
     s->lean_vertex = lean_vertex;
     s->lean_entry = lean_entry;
     s->vertex_count = ml.vertex_count;
@@ -625,7 +633,7 @@ sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_morph_set_id 
 }
 
 /* The lists pass's records of item n (slot ms of set st): every row a touched
- * target moves (4 words: item, row, first and end word of its entry list, from
+ * target moves (4 words: item, vertex, first and end word of its entry list, from
  * *rec), then per row its touched deltas' entries in target order (from *pos). */
 static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *ms, uint32_t n, uint32_t *dst,
                       uint32_t *rec, uint32_t *pos)
@@ -649,7 +657,7 @@ static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *m
     for (uint32_t i = 0; i < nt; i++) {
         uint32_t r = touched[i], *rc = dst + 4 * (size_t)(*rec)++;
         rc[0] = n;
-        rc[1] = st->row_first + r;
+        rc[1] = st->hvert[r];
         rc[2] = *pos;
         *pos += cnt[r];
         rc[3] = *pos;
