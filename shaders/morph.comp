@@ -14,7 +14,8 @@
  * others return: each moved vertex written once, no atomics, and the cost
  * follows the touched targets' deltas.
  * Lists mode: the host lists, per frame, every vertex the touched targets move
- * (records: item, vertex, first and end of its entry list) and, per vertex, the
+ * (records: base and copy rest slots, first and end of its entry list, the
+ * item's first weight and index) and, per vertex, the
  * entries of the touched targets only; one invocation per record reads its
  * base, its listed entries, and writes: the bytes follow the touched deltas
  * and the written vertices, without the owner search. */
@@ -102,13 +103,15 @@ void write_vertex(uvec4 ia, uvec4 ib, uint vertex, vec3 dp, vec3 dn, vec3 dt)
 void main()
 {
     if (MODE == SINEW_MORPH_MODE_LISTS) {
-        /* one invocation per list record (item, vertex, first and end of its entry list) */
+        /* one invocation per list record (base slot, copy slot, first and end of its entry
+         * list; weights' first, item) */
         uint g = (gl_WorkGroupID.y * pc.words[SINEW_MORPH_PUSH_ROWS] + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
                  gl_LocalInvocationID.x;
         if (g >= pc.words[SINEW_MORPH_PUSH_ITEMS]) return;
-        uvec4 rec = list_records[g];
-        uvec4 ia = items[SINEW_MORPH_ITEM_SLOTS * rec.x];
-        uvec4 ib = items[SINEW_MORPH_ITEM_SLOTS * rec.x + 1u];
+        uvec4 rec = list_records[2u * g], rec2 = list_records[2u * g + 1u];
+        /* the item's record only for tangents and bulge (src, dst and the weights' base are in rec) */
+        uvec4 ia = uvec4(0u, 0u, rec.x, rec.y), ib = uvec4(rec2.x, 0u, SINEW_MORPH_ENTRY_SLOTS, 0u);
+        if (EXTRAS != 0u) ib.zw = items[SINEW_MORPH_ITEM_SLOTS * rec2.y + 1u].zw;
         bool tangents = EXTRAS != 0u && ib.z == SINEW_MORPH_ENTRY_SLOTS_TANGENT;
         vec3 dp = vec3(0.0), dn = vec3(0.0), dt = vec3(0.0);
         for (uint j = rec.z; j < rec.w; j++) {
@@ -120,7 +123,7 @@ void main()
             dn += w * uintBitsToFloat(mdata[e + 1u].xyz);
             if (tangents) dt += w * uintBitsToFloat(mdata[e + 2u].xyz);
         }
-        write_vertex(ia, ib, rec.y, dp, dn, dt);
+        write_vertex(ia, ib, 0u, dp, dn, dt);
         return;
     }
     uint idx = gl_WorkGroupID.z * pc.words[SINEW_MORPH_PUSH_ROWS] + gl_WorkGroupID.y;

@@ -40,8 +40,9 @@
  * 0x80000000) for a touched zero weight and +0.0 for an untouched one. */
 #define SINEW_MORPH_TOUCHED_ZERO 0x80000000u
 
-/* List record (lists mode, 4 uint each from word 0 of the frame's list region):
- * (item, vertex index, first and end word of its entry
+/* List record (lists mode, 2 uvec4 each from word 0 of the frame's list region):
+ * (base rest slot, copy rest slot, first and end word of its entry list),
+ * (item's first weight, item, 0, 0); entry
  * list); entry lists after the records: one uint per touched delta of the row, the
  * uvec4 index of its entry, in target order. */
 

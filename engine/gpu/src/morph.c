@@ -633,10 +633,11 @@ sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_morph_set_id 
 }
 
 /* The lists pass's records of item n (slot ms of set st): every row a touched
- * target moves (4 words: item, vertex, first and end word of its entry list, from
- * *rec), then per row its touched deltas' entries in target order (from *pos). */
-static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *ms, uint32_t n, uint32_t *dst,
-                      uint32_t *rec, uint32_t *pos)
+ * target moves (8 words: base and copy rest slot, first and end word of its entry
+ * list, the item's first weight, n, 0, 0; from record *rec), then per row its touched deltas' entries in target order (from *pos). */
+static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *ms, uint32_t n, uint32_t src_first,
+                      uint32_t dst_first, uint32_t rest_slots, uint32_t wfirst, uint32_t *dst, uint32_t *rec,
+                      uint32_t *pos)
 {
     uint32_t *cnt = m->row_scratch, *touched = m->row_scratch + m->row_scratch_n, nt = 0;
     for (uint32_t t = 0; t < st->targets; t++) {
@@ -655,12 +656,15 @@ static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *m
         qsort(touched, nt, sizeof(uint32_t), cmp_u32);
     }
     for (uint32_t i = 0; i < nt; i++) {
-        uint32_t r = touched[i], *rc = dst + 4 * (size_t)(*rec)++;
-        rc[0] = n;
-        rc[1] = st->hvert[r];
+        uint32_t r = touched[i], *rc = dst + 8 * (size_t)(*rec)++;
+        rc[0] = src_first + rest_slots * st->hvert[r];
+        rc[1] = dst_first + rest_slots * st->hvert[r];
         rc[2] = *pos;
         *pos += cnt[r];
         rc[3] = *pos;
+        rc[4] = wfirst;
+        rc[5] = n;
+        rc[6] = rc[7] = 0;
         cnt[r] = rc[2];
     }
     for (uint32_t t = 0; t < st->targets; t++) {
@@ -804,7 +808,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
         list_recs += td < st->rows ? td : st->rows;
         list_words += td;
     }
-    list_words += 4u * list_recs;
+    list_words += 8u * list_recs;
     int lists_fit = list_words <= m->d.max_list_words;
     if (m->d.pass == SINEW_MORPH_PASS_LISTS && !lists_fit)
         return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX,
@@ -814,7 +818,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     /* AUTO: LISTS unless nearly every stored delta is touched (then ROWS streams them
      * without the lists' indirection: 0.64 vs 0.53 of the lean kernel with 64 of 64
      * targets active on lavapipe, sinew-bench-morph 2026-11-27). */
-    uint64_t stored_all = 0, touched_all = list_words - 4u * list_recs;
+    uint64_t stored_all = 0, touched_all = list_words - 8u * list_recs;
     for (uint32_t i = 0; i < count; i++) {
         const morph_set *st = &m->msets[m->slots[items[i].slot.value].set];
         stored_all += st->deltas;
@@ -823,7 +827,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
                 (m->d.pass == SINEW_MORPH_PASS_LISTS ||
                  (m->d.pass == SINEW_MORPH_PASS_AUTO && 8u * touched_all < 7u * stored_all));
     uint32_t *ldst = lists ? (uint32_t *)((uint8_t *)m->frame.mapped + fs * m->slot_stride + m->lists_offset) : NULL;
-    uint32_t lrec = 0, lpos = 4u * (uint32_t)list_recs;
+    uint32_t lrec = 0, lpos = 8u * (uint32_t)list_recs;
     uint32_t lean_rec_cap = 0;
     if (m->kernel == SINEW_DEBUG_MORPH_LEAN) {
         sinew_result r = lean_reserve(m, items, count, &lean_rec_cap, err);
@@ -883,7 +887,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
         cost_deltas += st->deltas;
         extras |= st->entry_slots == SINEW_MORPH_ENTRY_SLOTS_TANGENT || st->segments != 0;
         if (lean_base) lean_item(m, st, ms, bl, cl, wused, lean_base, &lean_recs, &lean_pos);
-        if (ldst) list_item(m, st, ms, n, ldst, &lrec, &lpos);
+        if (ldst) list_item(m, st, ms, n, bl.first_slot, cl.first_slot, bl.rest_slots, wused, ldst, &lrec, &lpos);
         fsl[n] = it->slot.value;
         uint32_t *rec = idst + 8 * (size_t)n;
         rec[0] = st->row_first;
