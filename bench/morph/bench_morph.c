@@ -8,8 +8,11 @@
  *               dense-64:   64 targets x 5% of the vertices each, 8 or 64 active
  *               sparse-256: 256 targets x 1% each, 16 active
  *               face-32:    32 targets over a 10% region, 50% of it each, 32 active
- * Each set runs with both passes (sinew_morpher_set_pass): rows (every stored
- * delta of the mesh) and active (the active targets' deltas), same round.
+ * Each set runs with every pass (sinew_morpher_set_pass), same round: rows (every
+ * stored delta of the mesh) and active (the active targets' deltas) with the
+ * previous morph.comp and the current one (sinew_debug_set_morph_kernel), lists
+ * (host-built lists of the touched rows and deltas), and the lean reference
+ * kernel (x lean: its extra time over the case's).
  * Per case: median frame ms, extra ms over plain, and the extra cost per moved
  * vertex, per stored delta and per active target (of one character) of all
  * morphed characters; plain skinning's cost per skinned vertex beside it; and
