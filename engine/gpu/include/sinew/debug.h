@@ -58,7 +58,8 @@ SINEW_API uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t 
  * timed), one invocation per vertex reads its base, fmas its deltas, writes
  * position and rounded normal code (no tangents, no bulge distances). LEAN keeps
  * a host copy of the deltas of sets added after it was first selected; set_frame
- * refuses (INVALID_ARGUMENT) items of other sets while LEAN is selected. Takes
+ * refuses (INVALID_ARGUMENT) items of other sets while LEAN is selected, and
+ * grows LEAN's buffer when a frame needs it (waiting for the skinner). Takes
  * effect at the next sinew_morpher_set_frame. */
 typedef enum sinew_debug_morph_kernel {
     SINEW_DEBUG_MORPH_CURRENT = 0,

@@ -120,7 +120,8 @@ SINEW_API sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_mor
  * weight count or a slot named twice, NON_FINITE weights, or weights whose sum of
  * |weight| x the target's largest delta component passes 1e18 (skinned in float32
  * it would overflow; entry = the largest term's target), CAPACITY beyond
- * max_weights; err names the item and weight), then writes meshes_out[i]: the
+ * max_weights, or beyond max_list_words with the LISTS pass forced; err names
+ * the item and weight), then writes meshes_out[i]: the
  * mesh id item i's instance must use (the base mesh when all its weights are
  * zero). Replaces any earlier call in the same frame. No allocation. */
 SINEW_API sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *items, uint32_t count,
