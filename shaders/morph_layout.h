@@ -15,7 +15,7 @@
 #define SINEW_MORPH_BIND_DATA_U32 5 /* the morph data buffer again, as uint (target row lists) */
 #define SINEW_MORPH_BIND_TANGENT 6  /* the skinner's tangent rest buffer (uvec2 per vertex at SINEW_BULGE_INDEX) */
 #define SINEW_MORPH_BIND_BULGE 7    /* the skinner's bulge rest distances (float per vertex at SINEW_BULGE_INDEX) */
-#define SINEW_MORPH_BIND_LISTS 8     /* lists mode: uint records and entry lists of the frame (ring slot) */
+#define SINEW_MORPH_BIND_LISTS 8     /* lists mode: the frame's list region as uvec2 (entry lists; ring slot) */
 #define SINEW_MORPH_BIND_LIST_RECORDS 9 /* the same region as uvec4 (the records) */
 #define SINEW_MORPH_BIND_COUNT 10
 
@@ -41,10 +41,10 @@
 #define SINEW_MORPH_TOUCHED_ZERO 0x80000000u
 
 /* List record (lists mode, 2 uvec4 each from word 0 of the frame's list region):
- * (base rest slot, copy rest slot, first and end word of its entry list),
- * (item's first weight, item, 0, 0); entry
- * list); entry lists after the records: one uint per touched delta of the row, the
- * uvec4 index of its entry, in target order. */
+ * (base rest slot, copy rest slot, first and end uvec2 of its entry list),
+ * (0, item, 0, 0); entry lists after the records: one uvec2 per touched delta of
+ * the row, (uvec4 index of its entry, its target's weight as float bits), in
+ * target order. */
 
 /* Item record (one per morphed character-mesh of the frame): 2 uvec4.
  * a = (first row, row count, base mesh's first rest slot, copy's first rest slot)

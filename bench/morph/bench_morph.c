@@ -127,7 +127,7 @@ int main(int argc, char **argv)
     mdsc.max_slots = NCHAR * NSET;
     mdsc.max_data_vec4 = 1u << 22;
     mdsc.max_weights = NCHAR * 256;
-    mdsc.max_list_words = (uint32_t)NCHAR * 190000u; /* 8 per moved vertex + 1 per delta of the densest set */
+    mdsc.max_list_words = (uint32_t)NCHAR * 240000u; /* 8 per moved vertex + 2 per delta of the densest set */
     sinew_morpher *mo = NULL;
     CHECK(sinew_morpher_create(sk, &mdsc, &mo));
     /* the lean reference needs its host copy of the sets: selected before add_targets */

@@ -632,11 +632,12 @@ sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_morph_set_id 
     return SINEW_OK;
 }
 
-/* The lists pass's records of item n (slot ms of set st): every row a touched
- * target moves (8 words: base and copy rest slot, first and end word of its entry
- * list, the item's first weight, n, 0, 0; from record *rec), then per row its touched deltas' entries in target order (from *pos). */
+/* The lists pass's records of item n (slot ms of set st, weights w as written to
+ * the frame): every row a touched target moves (8 words: base and copy rest slot,
+ * first and end uvec2 of its entry list, 0, n, 0, 0; from record *rec), then per row
+ * its touched deltas' (entry, weight bits) in target order (from uvec2 *pos). */
 static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *ms, uint32_t n, uint32_t src_first,
-                      uint32_t dst_first, uint32_t rest_slots, uint32_t wfirst, uint32_t *dst, uint32_t *rec,
+                      uint32_t dst_first, uint32_t rest_slots, const float *w, uint32_t *dst, uint32_t *rec,
                       uint32_t *pos)
 {
     uint32_t *cnt = m->row_scratch, *touched = m->row_scratch + m->row_scratch_n, nt = 0;
@@ -662,15 +663,20 @@ static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *m
         rc[2] = *pos;
         *pos += cnt[r];
         rc[3] = *pos;
-        rc[4] = wfirst;
+        rc[4] = 0;
         rc[5] = n;
         rc[6] = rc[7] = 0;
         cnt[r] = rc[2];
     }
     for (uint32_t t = 0; t < st->targets; t++) {
         if (!((ms->next[t >> 5] | ms->baked[t >> 5]) >> (t & 31u) & 1u)) continue;
-        for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++)
-            dst[cnt[st->hrow[k] - st->row_first]++] = st->hent[k];
+        uint32_t wbits;
+        memcpy(&wbits, &w[t], 4);
+        for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++) {
+            uint32_t *ref = dst + 2 * (size_t)cnt[st->hrow[k] - st->row_first]++;
+            ref[0] = st->hent[k];
+            ref[1] = wbits;
+        }
     }
     for (uint32_t i = 0; i < nt; i++) cnt[touched[i]] = 0;
 }
@@ -802,10 +808,10 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
         for (uint32_t t = 0; t < st->targets; t++) {
             int nz = items[i].weights[t] != 0.0f;
             any |= nz;
-            if (nz || (sl->baked[t >> 5] >> (t & 31u) & 1u)) td += st->tcount[t];
+            if (nz || (sl->baked[t >> 5] >> (t & 31u) & 1u)) td += 2u * st->tcount[t];
         }
         if (!any || st->rows == 0) continue;
-        list_recs += td < st->rows ? td : st->rows;
+        list_recs += td / 2u < st->rows ? td / 2u : st->rows;
         list_words += td;
     }
     list_words += 8u * list_recs;
@@ -818,7 +824,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     /* AUTO: LISTS unless nearly every stored delta is touched (then ROWS streams them
      * without the lists' indirection: 0.64 vs 0.53 of the lean kernel with 64 of 64
      * targets active on lavapipe, sinew-bench-morph 2026-11-27). */
-    uint64_t stored_all = 0, touched_all = list_words - 8u * list_recs;
+    uint64_t stored_all = 0, touched_all = (list_words - 8u * list_recs) / 2u;
     for (uint32_t i = 0; i < count; i++) {
         const morph_set *st = &m->msets[m->slots[items[i].slot.value].set];
         stored_all += st->deltas;
@@ -827,7 +833,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
                 (m->d.pass == SINEW_MORPH_PASS_LISTS ||
                  (m->d.pass == SINEW_MORPH_PASS_AUTO && 8u * touched_all < 7u * stored_all));
     uint32_t *ldst = lists ? (uint32_t *)((uint8_t *)m->frame.mapped + fs * m->slot_stride + m->lists_offset) : NULL;
-    uint32_t lrec = 0, lpos = 8u * (uint32_t)list_recs;
+    uint32_t lrec = 0, lpos = 4u * (uint32_t)list_recs; /* uvec2 units */
     uint32_t lean_rec_cap = 0;
     if (m->kernel == SINEW_DEBUG_MORPH_LEAN) {
         sinew_result r = lean_reserve(m, items, count, &lean_rec_cap, err);
@@ -887,7 +893,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
         cost_deltas += st->deltas;
         extras |= st->entry_slots == SINEW_MORPH_ENTRY_SLOTS_TANGENT || st->segments != 0;
         if (lean_base) lean_item(m, st, ms, bl, cl, wused, lean_base, &lean_recs, &lean_pos);
-        if (ldst) list_item(m, st, ms, n, bl.first_slot, cl.first_slot, bl.rest_slots, wused, ldst, &lrec, &lpos);
+        if (ldst) list_item(m, st, ms, n, bl.first_slot, cl.first_slot, bl.rest_slots, it->weights, ldst, &lrec, &lpos);
         fsl[n] = it->slot.value;
         uint32_t *rec = idst + 8 * (size_t)n;
         rec[0] = st->row_first;

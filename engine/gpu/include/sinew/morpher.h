@@ -57,7 +57,7 @@ typedef enum sinew_morph_pass {
     SINEW_MORPH_PASS_ACTIVE = 1,   /* cost follows the touched targets' deltas (one invocation per delta) */
     SINEW_MORPH_PASS_ROWS = 2,     /* every moved vertex, every stored delta (inactive ones x 0) */
     SINEW_MORPH_PASS_LISTS = 3     /* the host lists the vertices the touched targets move and their deltas
-                                      (set_frame: 8 words per vertex + 1 per touched delta); one invocation
+                                      (set_frame: 8 words per vertex + 2 per touched delta); one invocation
                                       per listed vertex. CAPACITY in set_frame beyond max_list_words */
 } sinew_morph_pass;
 
@@ -70,7 +70,7 @@ typedef struct sinew_morpher_desc {
     uint32_t max_weights;          /* weights of all morphed items of one frame */
     sinew_morph_pass pass;         /* AUTO by default; ACTIVE/ROWS/LISTS force one (benchmarks, tests) */
     uint32_t max_list_words;       /* LISTS: words of one frame's lists, all items (8 per listed vertex +
-                                      1 per touched delta; 4 B each, per frame in flight, host-visible) */
+                                      2 per touched delta; 4 B each, per frame in flight, host-visible) */
 } sinew_morpher_desc;
 
 /* One morphed character-mesh this frame. */
