@@ -201,7 +201,7 @@ static void test_errors(sinew_skinner *sk, sinew_morpher *mo, mesh *m, sinew_mor
     tu_check_destroy_refused(sk);
     sinew_morpher *second = NULL;
     TU_CHECK_RESULT(sinew_morpher_create(sk, NULL, &second), SINEW_ERROR_IN_USE);
-    TU_CHECK_RESULT(sinew_morpher_set_pass(mo, (sinew_morph_pass)3), SINEW_ERROR_INVALID_ARGUMENT);
+    TU_CHECK_RESULT(sinew_morpher_set_pass(mo, (sinew_morph_pass)4), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK_RESULT(sinew_morpher_set_pass(NULL, SINEW_MORPH_PASS_ROWS), SINEW_ERROR_INVALID_ARGUMENT);
     TU_CHECK(second == NULL);
     free(w);
@@ -293,7 +293,7 @@ static void test_tangent_deltas(tu_rng *r, sinew_gpu *gpu)
     for (int f = 0; f < 3; f++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total, 0x7fc00000u));
         TU_CHECK_OK(sinew_debug_poison_tangents(sk, 0, total, 0x7fc00000u));
-        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 3)));
+        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 4)));
         sinew_frame fr;
         TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
         sinew_morph_item items[TCH];
@@ -454,6 +454,62 @@ static void test_crowd_path(tu_rng *r, sinew_skinner *sk, sinew_morpher *mo, mes
     sinew_crowd_destroy(crowd);
 }
 
+/* max_list_words: a forced LISTS frame beyond it is refused (CAPACITY, naming
+ * the bound), AUTO then takes another pass and the frame goes through. */
+static void test_list_capacity(tu_rng *r, sinew_gpu *gpu)
+{
+    enum { LNV = 200 };
+    sinew_skinner_desc sd = { 0 };
+    sd.max_meshes = 4;
+    sd.max_rest_vertices = 1u << 12;
+    sd.max_output_vertices = LNV;
+    sinew_skinner *sk = NULL;
+    sinew_morpher *mo = NULL;
+    sinew_morpher_desc mdsc = { 0 };
+    mdsc.max_list_words = 80; /* 8 vertices moved by one delta each: 8 x 8 + 2 x 8 = 80 words fit, 9 do not */
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
+    if (sk) TU_CHECK_OK(sinew_morpher_create(sk, &mdsc, &mo));
+    if (!sk || !mo) {
+        sinew_skinner_destroy(sk);
+        return;
+    }
+    sinew_skeleton *skel = NULL;
+    TU_CHECK_OK(tu_make_random_skeleton(r, 4, NULL, &skel));
+    sinew_vertex *v = malloc(sizeof(sinew_vertex) * LNV);
+    TU_CHECK_OK(tu_make_random_mesh(r, skel, LNV, 0.5, v, NULL));
+    sinew_skinner_mesh_desc md = { v, LNV, 4, NULL, NULL, NULL };
+    sinew_mesh_id id;
+    TU_CHECK_OK(sinew_skinner_add_mesh(sk, &md, &id, NULL));
+    uint32_t ix[2][9];
+    float dp[2][27];
+    for (uint32_t k = 0; k < 9; k++) {
+        ix[0][k] = k;
+        ix[1][k] = 100 + k;
+        for (int a = 0; a < 3; a++) dp[0][3 * k + a] = dp[1][3 * k + a] = 0.01f * (float)(a + 1);
+    }
+    sinew_morph_target tg[2] = { { NULL, 8, ix[0], dp[0], NULL }, { NULL, 9, ix[1], dp[1], NULL } };
+    sinew_morph_error err;
+    sinew_morph_set_id set;
+    sinew_morph_slot_id slot;
+    TU_CHECK_OK(sinew_morpher_add_targets(mo, id, tg, 2, &set, &err));
+    TU_CHECK_OK(sinew_morpher_add_slot(mo, set, &slot));
+    float w[2] = { 1.0f, 0.0f };
+    sinew_morph_item it = { slot, w, 2 };
+    sinew_mesh_id out;
+    TU_CHECK_OK(sinew_morpher_set_pass(mo, SINEW_MORPH_PASS_LISTS));
+    TU_CHECK_OK(sinew_morpher_set_frame(mo, &it, 1, &out, &err)); /* 80 words */
+    w[0] = 0.0f;
+    w[1] = 1.0f; /* 90 words; target 0 not baked (no frame recorded) */
+    TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, &out, &err), SINEW_ERROR_CAPACITY);
+    TU_CHECK(strstr(err.message, "max_list_words") != NULL);
+    TU_CHECK_OK(sinew_morpher_set_pass(mo, SINEW_MORPH_PASS_AUTO));
+    TU_CHECK_OK(sinew_morpher_set_frame(mo, &it, 1, &out, &err));
+    sinew_morpher_destroy(mo);
+    sinew_skinner_destroy(sk);
+    sinew_skeleton_destroy(skel);
+    free(v);
+}
+
 int main(void)
 {
     tu_rng r = tu_rng_seeded(0x3012ull);
@@ -530,7 +586,7 @@ int main(void)
         TU_CHECK_OK(sinew_skinner_begin_frame(sk, &fr));
         /* Each pass sees copies left by the others: targets active in one frame
          * and not in the next must be taken out of the copy. */
-        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 3)));
+        TU_CHECK_OK(sinew_morpher_set_pass(mo, (sinew_morph_pass)(f % 4)));
         uint32_t pal_at = 0, out_at = 0;
         for (int c = 0; c < NCHAR; c++) {
             mesh *m = &M[C[c].mesh];
@@ -611,6 +667,7 @@ int main(void)
     free(mbulge);
     test_crowd_path(&r, sk, mo, M, C);
     test_tangent_deltas(&r, gpu);
+    test_list_capacity(&r, gpu);
 
     uint32_t msgs = sinew_debug_validation_message_count(gpu);
     TU_CHECK_MSG(msgs == 0, "%u validation messages", msgs);

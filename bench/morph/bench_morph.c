@@ -8,8 +8,11 @@
  *               dense-64:   64 targets x 5% of the vertices each, 8 or 64 active
  *               sparse-256: 256 targets x 1% each, 16 active
  *               face-32:    32 targets over a 10% region, 50% of it each, 32 active
- * Each set runs with both passes (sinew_morpher_set_pass): rows (every stored
- * delta of the mesh) and active (the active targets' deltas), same round.
+ * Each set runs with every pass (sinew_morpher_set_pass), same round: rows (every
+ * stored delta of the mesh) and active (the active targets' deltas) with the
+ * previous morph.comp and the current one (sinew_debug_set_morph_kernel), lists
+ * (host-built lists of the touched rows and deltas), and the lean reference
+ * kernel (x lean: its extra time over the case's).
  * Per case: median frame ms, extra ms over plain, and the extra cost per moved
  * vertex, per stored delta and per active target (of one character) of all
  * morphed characters; plain skinning's cost per skinned vertex beside it; and
@@ -17,6 +20,7 @@
  * the bytes the pass must move (each active delta's 32 B entry and 4 B weight, each
  * written vertex's 16 B read and 16 B write: the data layout of morph.comp), over
  * the extra time, as a fraction of the roofline's GB/s (roof%). */
+#define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 #include <sinew/linalg.h>
 #include <sinew/mesh.h>
@@ -34,6 +38,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 #define NSET 4
 
@@ -115,8 +127,12 @@ int main(int argc, char **argv)
     mdsc.max_slots = NCHAR * NSET;
     mdsc.max_data_vec4 = 1u << 22;
     mdsc.max_weights = NCHAR * 256;
+    mdsc.max_list_words = (uint32_t)NCHAR * 240000u; /* 8 per moved vertex + 2 per delta of the densest set */
     sinew_morpher *mo = NULL;
     CHECK(sinew_morpher_create(sk, &mdsc, &mo));
+    /* the lean reference needs its host copy of the sets: selected before add_targets */
+    CHECK(sinew_debug_set_morph_kernel(mo, SINEW_DEBUG_MORPH_PREVIOUS));
+    CHECK(sinew_debug_set_morph_kernel(mo, SINEW_DEBUG_MORPH_LEAN));
 
     /* Target sets. */
     sinew_morph_set_id set[NSET];
@@ -187,15 +203,25 @@ int main(int argc, char **argv)
     sinew_instance *inst = malloc(sizeof *inst * NCHAR);
     sinew_morph_item *items = malloc(sizeof *items * NCHAR);
     sinew_mesh_id *meshes = malloc(sizeof *meshes * NCHAR);
-    enum { NCASE = 2 + 2 * NSET };
+    /* per set: rows and active pass with the previous and the current kernel, then the lean reference */
+    enum { NPER = 6, NCASE = 2 + NPER * NSET };
+    static const int case_pass[NPER] = { 0, 0, 1, 1, 2, 3 };          /* rows, active, lists, lean */
+    static const sinew_debug_morph_kernel case_kernel[NPER] = {
+        SINEW_DEBUG_MORPH_PREVIOUS, SINEW_DEBUG_MORPH_CURRENT, SINEW_DEBUG_MORPH_PREVIOUS, SINEW_DEBUG_MORPH_CURRENT,
+        SINEW_DEBUG_MORPH_CURRENT, SINEW_DEBUG_MORPH_LEAN };
+    static const sinew_morph_pass case_api[NPER] = { SINEW_MORPH_PASS_ROWS, SINEW_MORPH_PASS_ROWS,
+                                                     SINEW_MORPH_PASS_ACTIVE, SINEW_MORPH_PASS_ACTIVE,
+                                                     SINEW_MORPH_PASS_LISTS, SINEW_MORPH_PASS_ROWS };
     double *ms = calloc((size_t)NCASE * rounds, sizeof(double));
+    double *host_ms = calloc((size_t)NCASE * rounds, sizeof(double)); /* sinew_morpher_set_frame's wall time */
     for (int round = 0; round < rounds; round++)
         for (int cs = 0; cs < NCASE; cs++) {
             sinew_frame fr;
             CHECK(sinew_skinner_begin_frame(sk, &fr));
             memcpy(fr.palette, pal, sizeof(float) * 4 * stride * 3 * NCHAR);
-            int s = cs >= 2 ? (cs - 2) / 2 : 0;
-            CHECK(sinew_morpher_set_pass(mo, cs >= 2 && (cs - 2) % 2 ? SINEW_MORPH_PASS_ACTIVE : SINEW_MORPH_PASS_ROWS));
+            int s = cs >= 2 ? (cs - 2) / NPER : 0, q = cs >= 2 ? (cs - 2) % NPER : 1;
+            CHECK(sinew_morpher_set_pass(mo, case_api[q]));
+            CHECK(sinew_debug_set_morph_kernel(mo, case_kernel[q]));
             uint32_t nt = SETS[s].targets;
             for (int c = 0; c < NCHAR; c++) {
                 float *wc = w + 256 * c;
@@ -207,8 +233,10 @@ int main(int argc, char **argv)
                 items[c].weight_count = nt;
             }
             sinew_morph_error err;
+            double t0 = now_s();
             if (cs >= 1) CHECK(sinew_morpher_set_frame(mo, items, NCHAR, meshes, &err));
             else CHECK(sinew_morpher_set_frame(mo, NULL, 0, NULL, &err));
+            host_ms[round * NCASE + cs] = (now_s() - t0) * 1e3;
             for (int c = 0; c < NCHAR; c++) {
                 sinew_instance in = { cs >= 1 ? meshes[c] : mesh, SINEW_METHOD_LBS, 0, stride * 3 * (uint32_t)c,
                                       nv * (uint32_t)c };
@@ -226,36 +254,45 @@ int main(int argc, char **argv)
            "medians)\n", sinew_gpu_info(gpu)->name, NCHAR, nv, rounds);
     printf("roofline (same run): shader copy %.2f GB/s, %s\n", roof.shader_copy_gbps,
            sinew_debug_roofline_describe(&roof, roof_text, sizeof roof_text));
-    printf("%-24s %-6s %7s %8s %9s %9s %9s %10s %8s %8s %10s %8s %6s\n", "case", "pass", "targets", "moved", "deltas", "act.dlt",
-           "frame_ms", "extra_ms", "ns/moved", "ns/delta", "us/act.tgt", "MB", "roof%");
-    double med[NCASE];
+    printf("%-24s %-6s %-8s %7s %8s %9s %9s %9s %10s %8s %8s %10s %8s %6s %6s %7s\n", "case", "pass", "kernel", "targets", "moved",
+           "deltas", "act.dlt", "frame_ms", "extra_ms", "ns/moved", "ns/delta", "us/act.tgt", "MB", "roof%", "x lean", "set_ms");
+    double med[NCASE], hmed[NCASE];
     double *tmp = malloc(sizeof(double) * rounds);
     for (int cs = 0; cs < NCASE; cs++) {
         for (int i = 1; i < rounds; i++) tmp[i - 1] = ms[i * NCASE + cs];
         qsort(tmp, (size_t)rounds - 1, sizeof(double), cmp_d);
         med[cs] = (rounds - 1) % 2 ? tmp[(rounds - 1) / 2] : 0.5 * (tmp[(rounds - 1) / 2 - 1] + tmp[(rounds - 1) / 2]);
+        for (int i = 1; i < rounds; i++) tmp[i - 1] = host_ms[i * NCASE + cs];
+        qsort(tmp, (size_t)rounds - 1, sizeof(double), cmp_d);
+        hmed[cs] = (rounds - 1) % 2 ? tmp[(rounds - 1) / 2] : 0.5 * (tmp[(rounds - 1) / 2 - 1] + tmp[(rounds - 1) / 2]);
     }
-    printf("%-24s %-6s %7s %8s %9s %9s %9.3f %10s   (plain skinning: %.2f ns per skinned vertex)\n", "plain (no morph)",
-           "-", "-", "-", "-", "-", med[0], "-", med[0] * 1e6 / ((double)nv * NCHAR));
-    printf("%-24s %-6s %7s %8s %9s %9s %9.3f %10.3f\n", "all weights zero", "-", "-", "0", "0", "0", med[1],
+    printf("%-24s %-6s %-8s %7s %8s %9s %9s %9.3f %10s   (plain skinning: %.2f ns per skinned vertex)\n",
+           "plain (no morph)", "-", "-", "-", "-", "-", "-", med[0], "-", med[0] * 1e6 / ((double)nv * NCHAR));
+    printf("%-24s %-6s %-8s %7s %8s %9s %9s %9.3f %10.3f\n", "all weights zero", "-", "-", "-", "0", "0", "0", med[1],
            med[1] - med[0]);
+    static const char *kname[3] = { "current", "previous", "lean" }, *pname[4] = { "rows", "active", "lists", "-" };
     for (int s = 0; s < NSET; s++)
-        for (int p = 0; p < 2; p++) {
-            double extra = med[2 + 2 * s + p] - med[0];
+        for (int p = 0; p < NPER; p++) {
+            double extra = med[2 + NPER * s + p] - med[0];
+            double lean = med[2 + NPER * s + NPER - 1] - med[0];
             uint32_t act = SETS[s].active * (stored[s] / SETS[s].targets);
             double bytes = 36.0 * (double)act_deltas[s] + 32.0 * (double)act_written[s];
             double gbps = extra > 0 ? bytes / (extra * 1e-3) * 1e-9 : 0.0;
-            printf("%-24s %-6s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f %10.2f %8.2f %5.1f%%\n", SETS[s].name,
-                   p ? "active" : "rows", SETS[s].targets, moved[s], stored[s], act, med[2 + 2 * s + p], extra,
-                   extra * 1e6 / ((double)moved[s] * NCHAR), extra * 1e6 / ((double)stored[s] * NCHAR),
-                   extra * 1e3 / ((double)SETS[s].active * NCHAR), bytes * 1e-6,
-                   roof.shader_copy_gbps > 0 ? 100.0 * gbps / roof.shader_copy_gbps : 0.0);
+            printf("%-24s %-6s %-8s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f %10.2f %8.2f %5.1f%% %6.2f %7.3f\n", SETS[s].name,
+                   pname[case_pass[p]], kname[case_kernel[p]], SETS[s].targets, moved[s], stored[s], act,
+                   med[2 + NPER * s + p], extra, extra * 1e6 / ((double)moved[s] * NCHAR),
+                   extra * 1e6 / ((double)stored[s] * NCHAR), extra * 1e3 / ((double)SETS[s].active * NCHAR),
+                   bytes * 1e-6, roof.shader_copy_gbps > 0 ? 100.0 * gbps / roof.shader_copy_gbps : 0.0,
+                   extra > 0 && lean > 0 ? lean / extra : 0.0, hmed[2 + NPER * s + p]);
         }
     printf("(moved / deltas / act.dlt: per character: vertices any target moves, stored deltas, deltas of the active "
            "targets; ns per moved vertex / per stored delta, and us per active target of one character, over all %d "
            "morphed characters; the extra time includes the skinning reads of the copies; MB: bytes the pass must move "
            "per frame, all characters (36 B per active delta, 32 B per written vertex); roof%%: MB / extra_ms against the "
-           "roofline's GB/s)\n", NCHAR);
+           "roofline's GB/s; x lean: the lean reference kernel's extra_ms over this case's, same set, same run; kernel: "
+           "previous = morph.comp before 2026-11-27, current = morph.comp now, lean = the reference "
+           "(sinew_debug_set_morph_kernel), its host-built lists in its set_ms; set_ms: sinew_morpher_set_frame's wall "
+           "time on the host, all characters)\n", NCHAR);
     if (sinew_debug_validation_enabled(gpu))
         printf("validation messages: %u\n", sinew_debug_validation_message_count(gpu));
     sinew_morpher_destroy(mo);
@@ -263,7 +300,7 @@ int main(int argc, char **argv)
     sinew_gpu_destroy(gpu);
     sinew_rest_mesh_destroy(rm);
     sinew_skeleton_destroy(skel);
-    free(pos); free(nrm); free(j4); free(idx); free(w4); free(used); free(pal); free(w); free(ms); free(tmp);
+    free(pos); free(nrm); free(j4); free(idx); free(w4); free(used); free(pal); free(w); free(ms); free(host_ms); free(tmp);
     free(inst); free(items); free(meshes);
     for (int s = 0; s < NSET; s++) free(slot[s]);
     return 0;

@@ -11,6 +11,7 @@
 #include "morph_layout.h"
 #include "sinew_layout.h"
 #include <sinew/morpher.h>
+#include <sinew/debug.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -28,6 +29,15 @@ typedef struct morph_set {
     uint32_t segments;      /* 1 + first uvec4 of the bone segment table (sinew_morpher_set_skeleton), or 0 */
     uint32_t *tfirst, *tcount;  /* per target: first uint of its row list in the data buffer, length */
     float *tmax;            /* per target: its largest |delta component| (positions, normals, tangents) */
+    /* Lists pass: per stored delta, target-major (target t from hfirst[t], tcount[t] long): the uvec4
+     * index of its row and of its entry in the data buffer. */
+    uint32_t *hfirst, *hrow, *hent;
+    uint32_t *hvert;        /* per row: its vertex */
+    /* Lean reference kernel only (sets added while it is selected, sinew_debug_set_morph_kernel):
+     * the deltas again on the host, target-major: per delta its vertex and 8 words (target, dp; dn, 0). */
+    uint32_t *lean_first;   /* per target: first delta, or NULL */
+    uint32_t *lean_vertex, *lean_entry;
+    uint32_t vertex_count;
 } morph_set;
 
 /* Largest sum over targets of |weight| x the target's largest delta component a
@@ -48,12 +58,18 @@ struct sinew_morpher {
     sinew_gpu *gpu;
     sinew_morpher_desc d;
     uint32_t frames;
-    VkDeviceSize weights_bytes, items_offset, items_bytes, pairs_offset, pairs_bytes, slot_stride;
+    VkDeviceSize weights_bytes, items_offset, items_bytes, pairs_offset, pairs_bytes, lists_offset, lists_bytes,
+        slot_stride;
+    uint32_t list_count[MAXF];   /* lists pass: records of each ring slot's frame */
+    uint32_t *row_scratch;       /* lists pass: per row of the largest set, zero between frames; then its touched rows */
+    uint32_t row_scratch_n;
     snw_vk_buffer data, frame;
     VkShaderModule shader;
     VkDescriptorSetLayout dsl;
     VkPipelineLayout layout;
-    VkPipeline pipe;
+    VkPipeline pipe;            /* rows mode with extras (the previous kernel's layout user) */
+    VkPipeline pipes[3][2];     /* [SINEW_MORPH_MODE_*][extras: tangents or bulge in some item] */
+    uint32_t extras[MAXF];
     VkDescriptorPool dpool;
     VkDescriptorSet sets[MAXF];
     uint32_t item_count[MAXF], max_rows[MAXF];
@@ -64,6 +80,21 @@ struct sinew_morpher {
     uint32_t set_count, slot_count, data_used;
     uint32_t active;
     uint64_t serial;
+    /* sinew_debug_set_morph_kernel: the kernel recorded, the previous morph.comp's pipeline and the
+     * lean reference's (its own layout, per ring slot a host-built list of written vertices and their
+     * touched deltas in `lean`, capacity lean_vec4 uvec4 per slot). */
+    uint32_t kernel, lean_keep;
+    VkShaderModule prev_shader, lean_shader;
+    VkPipeline prev_pipe, lean_pipe;
+    VkDescriptorSetLayout lean_dsl;
+    VkPipelineLayout lean_layout;
+    VkDescriptorPool lean_dpool;
+    VkDescriptorSet lean_sets[MAXF];
+    snw_vk_buffer lean;
+    VkDeviceSize lean_vec4;
+    uint32_t lean_count[MAXF], lean_kernel[MAXF];
+    uint32_t *lean_scratch; /* per vertex of the largest lean set: delta count, then fill position */
+    uint32_t lean_scratch_n;
 };
 
 
@@ -87,7 +118,15 @@ static sinew_result create_pipeline(sinew_morpher *m)
     r = snw_vk_compute_layout(gpu, SNW_VKA(gpu), types, SINEW_MORPH_BIND_COUNT, SINEW_MORPH_PUSH_BYTES, &m->dsl,
                               &m->layout);
     if (r != SINEW_OK) return r;
-    return snw_vk_compute_pipeline(gpu, SNW_VKA(gpu), m->shader, m->layout, NULL, &m->pipe);
+    static const VkSpecializationMapEntry me[2] = { { 0, 0, 4 }, { 1, 4, 4 } };
+    for (uint32_t mode = 0; mode < 3 && r == SINEW_OK; mode++)
+        for (uint32_t x = 0; x < 2 && r == SINEW_OK; x++) {
+            uint32_t spec[2] = { mode, x };
+            VkSpecializationInfo si = { 2, me, sizeof spec, spec };
+            r = snw_vk_compute_pipeline(gpu, SNW_VKA(gpu), m->shader, m->layout, &si, &m->pipes[mode][x]);
+        }
+    if (r == SINEW_OK) m->pipe = m->pipes[SINEW_MORPH_MODE_ROWS][1];
+    return r;
 }
 
 static sinew_result create_descriptors(sinew_morpher *m)
@@ -118,9 +157,71 @@ static sinew_result create_descriptors(sinew_morpher *m)
             [SINEW_MORPH_BIND_DATA_U32] = { m->data.buffer, 0, m->data.size },
             [SINEW_MORPH_BIND_TANGENT] = { tan, 0, tan_size },
             [SINEW_MORPH_BIND_BULGE] = { blg, 0, blg_size },
+            [SINEW_MORPH_BIND_LISTS] = { m->frame.buffer, s * m->slot_stride + m->lists_offset, m->lists_bytes },
+            [SINEW_MORPH_BIND_LIST_RECORDS] = { m->frame.buffer, s * m->slot_stride + m->lists_offset, m->lists_bytes },
         };
         snw_vk_write_set(gpu, m->sets[s], SINEW_MORPH_BIND_COUNT, types, bi, NULL);
     }
+    return SINEW_OK;
+}
+
+/* The lean buffer with room for vec4 uvec4 per ring slot, and the lean sets' bindings
+ * (rest buffer, the slot's weights, the slot's lean region). */
+static sinew_result lean_buffer(sinew_morpher *m, VkDeviceSize vec4)
+{
+    sinew_gpu *gpu = m->gpu;
+    if (vec4 < 4096) vec4 = 4096;
+    uint64_t align = gpu->props.limits.minStorageBufferOffsetAlignment > 256 ? gpu->props.limits.minStorageBufferOffsetAlignment : 256;
+    vec4 = align_up(vec4 * 16u, align) / 16u;
+    if (vec4 * 16u > gpu->props.limits.maxStorageBufferRange) return SINEW_ERROR_LIMIT_EXCEEDED;
+    snw_vk_buffer_destroy(gpu, &m->lean);
+    m->lean_vec4 = 0;
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    sinew_result r = snw_vk_buffer_create(gpu, vec4 * 16u * m->frames, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host,
+                                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 1, &m->lean);
+    if (r != SINEW_OK) return r;
+    m->lean_vec4 = vec4;
+    VkBuffer rest;
+    VkDeviceSize rest_size;
+    snw_skinner_rest_buffer(m->sk, &rest, &rest_size);
+    VkDescriptorType types[3] = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER };
+    for (uint32_t s = 0; s < m->frames; s++) {
+        VkDescriptorBufferInfo bi[3] = { { rest, 0, rest_size },
+                                         { m->frame.buffer, s * m->slot_stride, m->weights_bytes },
+                                         { m->lean.buffer, s * vec4 * 16u, vec4 * 16u } };
+        snw_vk_write_set(gpu, m->lean_sets[s], 3, types, bi, NULL);
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_debug_set_morph_kernel(sinew_morpher *m, sinew_debug_morph_kernel kernel)
+{
+    if (!m || (uint32_t)kernel > (uint32_t)SINEW_DEBUG_MORPH_LEAN) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_gpu *gpu = m->gpu;
+    sinew_result r = SINEW_OK;
+    if (kernel == SINEW_DEBUG_MORPH_PREVIOUS && !m->prev_pipe) {
+        if (!m->prev_shader) r = snw_vk_shader(gpu, snw_spv_morph_previous_comp, snw_spv_morph_previous_comp_size, &m->prev_shader);
+        if (r == SINEW_OK) r = snw_vk_compute_pipeline(gpu, SNW_VKA(gpu), m->prev_shader, m->layout, NULL, &m->prev_pipe);
+    }
+    if (kernel == SINEW_DEBUG_MORPH_LEAN && !m->lean_pipe) {
+        VkDescriptorType types[3] = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER };
+        if (!m->lean_shader) r = snw_vk_shader(gpu, snw_spv_morph_lean_comp, snw_spv_morph_lean_comp_size, &m->lean_shader);
+        if (r == SINEW_OK && !m->lean_layout) r = snw_vk_compute_layout(gpu, SNW_VKA(gpu), types, 3, 8, &m->lean_dsl, &m->lean_layout);
+        if (r == SINEW_OK && !m->lean_dpool) {
+            VkDescriptorPoolSize ps = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * m->frames };
+            r = snw_vk_descriptor_sets(gpu, SNW_VKA(gpu), m->lean_dsl, m->frames, &ps, 1, &m->lean_dpool, m->lean_sets);
+        }
+        if (r == SINEW_OK && !m->lean_vec4) {
+            r = sinew_skinner_wait(m->sk);
+            if (r == SINEW_OK) r = lean_buffer(m, 1u << 16);
+        }
+        if (r == SINEW_OK) r = snw_vk_compute_pipeline(gpu, SNW_VKA(gpu), m->lean_shader, m->lean_layout, NULL, &m->lean_pipe);
+    }
+    if (r != SINEW_OK) return r;
+    if (kernel == SINEW_DEBUG_MORPH_LEAN) m->lean_keep = 1;
+    m->kernel = (uint32_t)kernel;
     return SINEW_OK;
 }
 
@@ -137,15 +238,18 @@ sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morpher_desc *d
     if (!d.max_data_vec4) d.max_data_vec4 = SINEW_MORPHER_DEFAULT_MAX_DATA_VEC4;
     if (!d.max_weights) d.max_weights = SINEW_MORPHER_DEFAULT_MAX_WEIGHTS;
     if (d.max_sets > (1u << 20) || d.max_slots > (1u << 20)) return SINEW_ERROR_LIMIT_EXCEEDED;
-    if ((uint32_t)d.pass > (uint32_t)SINEW_MORPH_PASS_ROWS) return SINEW_ERROR_INVALID_ARGUMENT;
+    if ((uint32_t)d.pass > (uint32_t)SINEW_MORPH_PASS_LISTS) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_gpu *gpu = snw_skinner_gpu(sk);
     const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
     uint64_t data_bytes = (uint64_t)d.max_data_vec4 * 16u;
     uint64_t weights_bytes = (uint64_t)d.max_weights * 4u;
     uint64_t items_bytes = (uint64_t)d.max_slots * SINEW_MORPH_ITEM_SLOTS * 16u;
     uint64_t pairs_bytes = (uint64_t)d.max_weights * 16u; /* at most one pair per weight */
+    if (!d.max_list_words) d.max_list_words = SINEW_MORPHER_DEFAULT_MAX_LIST_WORDS;
+    uint64_t lists_bytes = (uint64_t)d.max_list_words * 4u;
     if (data_bytes > lim->maxStorageBufferRange || weights_bytes > lim->maxStorageBufferRange ||
         items_bytes > lim->maxStorageBufferRange || pairs_bytes > lim->maxStorageBufferRange ||
+        lists_bytes > lim->maxStorageBufferRange ||
         data_bytes > gpu->max_allocation)
         return SINEW_ERROR_LIMIT_EXCEEDED;
     uint64_t align = 256;
@@ -163,7 +267,9 @@ sinew_result sinew_morpher_create(sinew_skinner *sk, const sinew_morpher_desc *d
     m->items_bytes = items_bytes;
     m->pairs_offset = align_up(m->items_offset + items_bytes, align);
     m->pairs_bytes = pairs_bytes;
-    m->slot_stride = align_up(m->pairs_offset + pairs_bytes, align);
+    m->lists_offset = align_up(m->pairs_offset + pairs_bytes, align);
+    m->lists_bytes = lists_bytes;
+    m->slot_stride = align_up(m->lists_offset + lists_bytes, align);
     sinew_result r = snw_skinner_set_prepass(sk, prepass, m);
     if (r != SINEW_OK) {
         snw_gpu_free(gpu, m);
@@ -200,7 +306,19 @@ void sinew_morpher_destroy(sinew_morpher *m)
     if (sinew_skinner_wait(m->sk) != SINEW_OK) snw_vk_queue_wait_idle(gpu);
     snw_skinner_set_prepass(m->sk, NULL, NULL);
     if (m->dpool) gpu->vk.vkDestroyDescriptorPool(dev, m->dpool, vka);
-    if (m->pipe) gpu->vk.vkDestroyPipeline(dev, m->pipe, vka);
+    if (m->lean_dpool) gpu->vk.vkDestroyDescriptorPool(dev, m->lean_dpool, vka);
+    if (m->prev_pipe) gpu->vk.vkDestroyPipeline(dev, m->prev_pipe, vka);
+    if (m->lean_pipe) gpu->vk.vkDestroyPipeline(dev, m->lean_pipe, vka);
+    if (m->lean_layout) gpu->vk.vkDestroyPipelineLayout(dev, m->lean_layout, vka);
+    if (m->lean_dsl) gpu->vk.vkDestroyDescriptorSetLayout(dev, m->lean_dsl, vka);
+    snw_vk_shader_destroy(gpu, m->prev_shader);
+    snw_vk_shader_destroy(gpu, m->lean_shader);
+    snw_vk_buffer_destroy(gpu, &m->lean);
+    snw_gpu_free(gpu, m->lean_scratch);
+    snw_gpu_free(gpu, m->row_scratch);
+    for (uint32_t i = 0; i < 3; i++)
+        for (uint32_t x = 0; x < 2; x++)
+            if (m->pipes[i][x]) gpu->vk.vkDestroyPipeline(dev, m->pipes[i][x], vka);
     if (m->layout) gpu->vk.vkDestroyPipelineLayout(dev, m->layout, vka);
     if (m->dsl) gpu->vk.vkDestroyDescriptorSetLayout(dev, m->dsl, vka);
     snw_vk_shader_destroy(gpu, m->shader);
@@ -210,6 +328,13 @@ void sinew_morpher_destroy(sinew_morpher *m)
         snw_gpu_free(gpu, m->msets[i].tfirst);
         snw_gpu_free(gpu, m->msets[i].tmax);
         snw_gpu_free(gpu, m->msets[i].tcount);
+        snw_gpu_free(gpu, m->msets[i].lean_first);
+        snw_gpu_free(gpu, m->msets[i].hfirst);
+        snw_gpu_free(gpu, m->msets[i].hrow);
+        snw_gpu_free(gpu, m->msets[i].hent);
+        snw_gpu_free(gpu, m->msets[i].hvert);
+        snw_gpu_free(gpu, m->msets[i].lean_vertex);
+        snw_gpu_free(gpu, m->msets[i].lean_entry);
     }
     for (uint32_t i = 0; m->slots && i < m->slot_count; i++) {
         snw_gpu_free(gpu, m->slots[i].baked);
@@ -273,7 +398,24 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     float *tmax = (float *)snw_gpu_alloc(m->gpu, sizeof(float) * target_count);
     /* vertex -> uvec4 index of its row (for the target row lists) */
     uint32_t *rowof = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * ((size_t)ml.vertex_count + 1));
-    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof) {
+    uint32_t *hfirst = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
+    uint32_t *hrow = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
+    uint32_t *hent = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
+    uint32_t *hvert = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (rows ? rows : 1));
+    if (rows > m->row_scratch_n) { /* the lists pass's per-row scratch (2 words per row) */
+        uint32_t *rs = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * 2u * rows);
+        if (rs) {
+            memset(rs, 0, sizeof(uint32_t) * 2u * rows);
+            snw_gpu_free(m->gpu, m->row_scratch);
+            m->row_scratch = rs;
+            m->row_scratch_n = rows;
+        }
+    }
+    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof || !hfirst || !hrow || !hent || !hvert || rows > m->row_scratch_n) {
+        snw_gpu_free(m->gpu, hvert);
+        snw_gpu_free(m->gpu, hfirst);
+        snw_gpu_free(m->gpu, hrow);
+        snw_gpu_free(m->gpu, hent);
         snw_gpu_free(m->gpu, cnt);
         snw_gpu_free(m->gpu, data);
         snw_gpu_free(m->gpu, tfirst);
@@ -293,6 +435,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         rw[SINEW_MORPH_ROW_END] = ent + cnt[v] * stride;
         rw[3] = 0;
         rowof[v] = row_first + row;
+        hvert[row] = v;
         cnt[v] = ent;
         ent += rw[SINEW_MORPH_ROW_END] - rw[SINEW_MORPH_ROW_FIRST];
         row++;
@@ -309,9 +452,10 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         if (targets[t].count > 1) qsort(lists + lpos, targets[t].count, sizeof(uint32_t), cmp_u32);
         lpos += targets[t].count;
     }
-    snw_gpu_free(m->gpu, rowof);
+    uint32_t hk = 0;
     for (uint32_t t = 0; t < target_count; t++) {
         const sinew_morph_target *g = &targets[t];
+        hfirst[t] = hk;
         float mx = 0;
         for (size_t k = 0; k < 3 * (size_t)g->count; k++) {
             mx = fmaxf(mx, fabsf(g->position_deltas[k]));
@@ -321,6 +465,8 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         tmax[t] = mx;
         for (uint32_t e = 0; e < g->count; e++) {
             uint32_t v = g->indices[e];
+            hrow[hk] = rowof[v];
+            hent[hk++] = cnt[v];
             uint32_t *ew = data + 4 * (size_t)(cnt[v] - m->data_used);
             float dn[3] = { 0, 0, 0 };
             if (g->normal_deltas) memcpy(dn, &g->normal_deltas[3 * (size_t)e], sizeof dn);
@@ -338,6 +484,35 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
         }
     }
     snw_gpu_free(m->gpu, cnt);
+    snw_gpu_free(m->gpu, rowof);
+    uint32_t *lean_first = NULL, *lean_vertex = NULL, *lean_entry = NULL;
+    if (m->lean_keep) { /* the lean reference kernel's host copy (debug) */
+        lean_first = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
+        lean_vertex = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
+        lean_entry = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * 8u * (nnz ? nnz : 1));
+        if (lean_first && lean_vertex && lean_entry) {
+            uint32_t k = 0;
+            for (uint32_t t = 0; t < target_count; t++) {
+                const sinew_morph_target *g = &targets[t];
+                lean_first[t] = k;
+                for (uint32_t e = 0; e < g->count; e++, k++) {
+                    uint32_t *ew = lean_entry + 8 * (size_t)k;
+                    float dn[3] = { 0, 0, 0 };
+                    if (g->normal_deltas) memcpy(dn, &g->normal_deltas[3 * (size_t)e], sizeof dn);
+                    lean_vertex[k] = g->indices[e];
+                    ew[0] = t;
+                    memcpy(&ew[1], &g->position_deltas[3 * (size_t)e], 12);
+                    memcpy(&ew[4], dn, 12);
+                    ew[7] = 0;
+                }
+            }
+        } else {
+            snw_gpu_free(m->gpu, lean_first);
+            snw_gpu_free(m->gpu, lean_vertex);
+            snw_gpu_free(m->gpu, lean_entry);
+            lean_first = lean_vertex = lean_entry = NULL;
+        }
+    }
     if (need) {
         r = snw_vk_upload(m->gpu, m->data.buffer, (VkDeviceSize)m->data_used * 16u, data, (VkDeviceSize)need * 16u);
         snw_gpu_free(m->gpu, data);
@@ -345,6 +520,13 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
             snw_gpu_free(m->gpu, tfirst);
             snw_gpu_free(m->gpu, tcount);
             snw_gpu_free(m->gpu, tmax);
+            snw_gpu_free(m->gpu, lean_first);
+            snw_gpu_free(m->gpu, lean_vertex);
+            snw_gpu_free(m->gpu, lean_entry);
+            snw_gpu_free(m->gpu, hfirst);
+            snw_gpu_free(m->gpu, hrow);
+            snw_gpu_free(m->gpu, hent);
+            snw_gpu_free(m->gpu, hvert);
             return snw_fail_entry(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "upload failed");
         }
     }
@@ -360,6 +542,14 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     s->tfirst = tfirst;
     s->tcount = tcount;
     s->tmax = tmax;
+    s->lean_first = lean_first;
+    s->hfirst = hfirst;
+    s->hrow = hrow;
+    s->hent = hent;
+    s->hvert = hvert;
+    s->lean_vertex = lean_vertex;
+    s->lean_entry = lean_entry;
+    s->vertex_count = ml.vertex_count;
     m->data_used += (uint32_t)need;
     set->value = m->set_count++;
     return SINEW_OK;
@@ -446,6 +636,127 @@ sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_morph_set_id 
     return SINEW_OK;
 }
 
+/* The lists pass's records of item n (slot ms of set st, weights w as written to
+ * the frame): every row a touched target moves (8 words: base and copy rest slot,
+ * first and end uvec2 of its entry list, 0, n, 0, 0; from record *rec), then per row
+ * its touched deltas' (entry, weight bits) in target order (from uvec2 *pos). */
+static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *ms, uint32_t n, uint32_t src_first,
+                      uint32_t dst_first, uint32_t rest_slots, const float *w, uint32_t *dst, uint32_t *rec,
+                      uint32_t *pos)
+{
+    uint32_t *cnt = m->row_scratch, *touched = m->row_scratch + m->row_scratch_n, nt = 0;
+    for (uint32_t t = 0; t < st->targets; t++) {
+        if (!((ms->next[t >> 5] | ms->baked[t >> 5]) >> (t & 31u) & 1u)) continue;
+        for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++) {
+            uint32_t r = st->hrow[k] - st->row_first;
+            if (cnt[r]++ == 0) touched[nt++] = r;
+        }
+    }
+    /* records in row order (neighbouring invocations read neighbouring rows) */
+    if (nt > st->rows / 8u) {
+        nt = 0;
+        for (uint32_t r = 0; r < st->rows; r++)
+            if (cnt[r]) touched[nt++] = r;
+    } else if (nt > 1) {
+        qsort(touched, nt, sizeof(uint32_t), cmp_u32);
+    }
+    for (uint32_t i = 0; i < nt; i++) {
+        uint32_t r = touched[i], *rc = dst + 8 * (size_t)(*rec)++;
+        rc[0] = src_first + rest_slots * st->hvert[r];
+        rc[1] = dst_first + rest_slots * st->hvert[r];
+        rc[2] = *pos;
+        *pos += cnt[r];
+        rc[3] = *pos;
+        rc[4] = 0;
+        rc[5] = n;
+        rc[6] = rc[7] = 0;
+        cnt[r] = rc[2];
+    }
+    for (uint32_t t = 0; t < st->targets; t++) {
+        if (!((ms->next[t >> 5] | ms->baked[t >> 5]) >> (t & 31u) & 1u)) continue;
+        uint32_t wbits;
+        memcpy(&wbits, &w[t], 4);
+        for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++) {
+            uint32_t *ref = dst + 2 * (size_t)cnt[st->hrow[k] - st->row_first]++;
+            ref[0] = st->hent[k];
+            ref[1] = wbits;
+        }
+    }
+    for (uint32_t i = 0; i < nt; i++) cnt[touched[i]] = 0;
+}
+
+/* Lean reference kernel (debug): checks that every morphed item's set has its host
+ * copy, grows the lean buffer to the frame's bound (waiting for the skinner), and
+ * returns the records' capacity (entries follow it). */
+static sinew_result lean_reserve(sinew_morpher *m, const sinew_morph_item *items, uint32_t count, uint32_t *rec_cap,
+                                 sinew_morph_error *err)
+{
+    uint64_t recs = 0, ents = 0;
+    uint32_t maxv = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const morph_slot *sl = &m->slots[items[i].slot.value];
+        const morph_set *st = &m->msets[sl->set];
+        if (!st->lean_first)
+            return snw_fail_entry(err, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ITEM_MORPH_SLOT, i, UINT32_MAX,
+                                  "item %u: its set was added before the lean kernel was selected (no host copy)", i);
+        recs += st->rows;
+        for (uint32_t t = 0; t < st->targets; t++)
+            if (items[i].weights[t] != 0.0f || (sl->baked[t >> 5] >> (t & 31u) & 1u)) ents += 2u * st->tcount[t];
+        if (st->vertex_count > maxv) maxv = st->vertex_count;
+    }
+    if (recs + ents > UINT32_MAX / 2)
+        return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX, "lean kernel: frame too large");
+    if (maxv > m->lean_scratch_n) {
+        snw_gpu_free(m->gpu, m->lean_scratch);
+        m->lean_scratch = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * maxv);
+        m->lean_scratch_n = m->lean_scratch ? maxv : 0;
+        if (!m->lean_scratch)
+            return snw_fail_entry(err, SINEW_ERROR_OUT_OF_HOST_MEMORY, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "out of host memory");
+        memset(m->lean_scratch, 0, sizeof(uint32_t) * maxv);
+    }
+    if (recs + ents > m->lean_vec4) {
+        sinew_result r = sinew_skinner_wait(m->sk);
+        if (r == SINEW_OK) r = lean_buffer(m, 2u * (recs + ents));
+        if (r != SINEW_OK) return snw_fail_entry(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "lean kernel: buffer");
+    }
+    *rec_cap = (uint32_t)recs;
+    return SINEW_OK;
+}
+
+/* One item's lean records (vertex order: base slot, copy slot, first entry, end entry) and
+ * entries (absolute weight index, dp; dn, 0), every delta of its touched targets. */
+static void lean_item(sinew_morpher *m, const morph_set *st, const morph_slot *ms, snw_mesh_layout bl,
+                      snw_mesh_layout cl, uint32_t wused, uint32_t *base, uint32_t *recs, uint32_t *pos)
+{
+    uint32_t *sc = m->lean_scratch;
+    for (uint32_t t = 0; t < st->targets; t++) {
+        if (!(ms->next[t >> 5] >> (t & 31u) & 1u) && !(ms->baked[t >> 5] >> (t & 31u) & 1u)) continue;
+        for (uint32_t k = st->lean_first[t]; k < st->lean_first[t] + st->tcount[t]; k++) sc[st->lean_vertex[k]]++;
+    }
+    for (uint32_t v = 0; v < st->vertex_count; v++) {
+        if (!sc[v]) continue;
+        uint32_t *rec = base + 4 * (size_t)(*recs)++;
+        rec[0] = bl.first_slot + bl.rest_slots * v;
+        rec[1] = cl.first_slot + cl.rest_slots * v;
+        rec[2] = *pos;
+        *pos += 2u * sc[v];
+        rec[3] = *pos;
+        sc[v] = rec[2];
+    }
+    for (uint32_t t = 0; t < st->targets; t++) {
+        if (!(ms->next[t >> 5] >> (t & 31u) & 1u) && !(ms->baked[t >> 5] >> (t & 31u) & 1u)) continue;
+        for (uint32_t k = st->lean_first[t]; k < st->lean_first[t] + st->tcount[t]; k++) {
+            uint32_t v = st->lean_vertex[k];
+            uint32_t *ew = base + 4 * (size_t)sc[v];
+            memcpy(ew, st->lean_entry + 8 * (size_t)k, 32);
+            ew[0] = wused + t;
+            sc[v] += 2u;
+        }
+    }
+    for (uint32_t t = 0; t < st->targets; t++) /* scratch back to zero */
+        for (uint32_t k = st->lean_first[t]; k < st->lean_first[t] + st->tcount[t]; k++) sc[st->lean_vertex[k]] = 0;
+}
+
 sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *items, uint32_t count,
                                      sinew_mesh_id *meshes_out, sinew_morph_error *err)
 {
@@ -490,12 +801,58 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     if (weights > m->d.max_weights)
         return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX, "%llu weights this frame, max_weights %u",
                     (unsigned long long)weights, m->d.max_weights);
+    /* Lists pass: the frame's bound (a record per touched row, at most one per
+     * touched delta, and a word per touched delta) against max_list_words. */
+    uint64_t list_recs = 0, list_words = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const morph_slot *sl = &m->slots[items[i].slot.value];
+        const morph_set *st = &m->msets[sl->set];
+        uint64_t td = 0;
+        int any = 0;
+        for (uint32_t t = 0; t < st->targets; t++) {
+            int nz = items[i].weights[t] != 0.0f;
+            any |= nz;
+            if (nz || (sl->baked[t >> 5] >> (t & 31u) & 1u)) td += 2u * st->tcount[t];
+        }
+        if (!any || st->rows == 0) continue;
+        list_recs += td / 2u < st->rows ? td / 2u : st->rows;
+        list_words += td;
+    }
+    list_words += 8u * list_recs;
+    int lists_fit = list_words <= m->d.max_list_words;
+    if (m->d.pass == SINEW_MORPH_PASS_LISTS && !lists_fit)
+        return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX,
+                              "lists pass: this frame needs up to %llu list words, max_list_words %u",
+                              (unsigned long long)list_words, m->d.max_list_words);
+    /* (the previous kernel, sinew_debug_set_morph_kernel, has no lists mode: AUTO's other rule) */
+    /* AUTO: LISTS unless nearly every stored delta is touched: then ROWS streams them
+     * within 15 % of the lists' GPU time (0.88-0.91 vs 1.00-1.06 of the lean kernel
+     * with 64 of 64 targets active on lavapipe, sinew-bench-morph 2026-11-27) at
+     * 1/400 of set_frame's host time. */
+    uint64_t stored_all = 0, touched_all = (list_words - 8u * list_recs) / 2u;
+    for (uint32_t i = 0; i < count; i++) {
+        const morph_set *st = &m->msets[m->slots[items[i].slot.value].set];
+        stored_all += st->deltas;
+    }
+    int lists = lists_fit && m->kernel != SINEW_DEBUG_MORPH_PREVIOUS &&
+                (m->d.pass == SINEW_MORPH_PASS_LISTS ||
+                 (m->d.pass == SINEW_MORPH_PASS_AUTO && 8u * touched_all < 7u * stored_all));
+    uint32_t *ldst = lists ? (uint32_t *)((uint8_t *)m->frame.mapped + fs * m->slot_stride + m->lists_offset) : NULL;
+    uint32_t lrec = 0, lpos = 4u * (uint32_t)list_recs; /* uvec2 units */
+    uint32_t lean_rec_cap = 0;
+    if (m->kernel == SINEW_DEBUG_MORPH_LEAN) {
+        sinew_result r = lean_reserve(m, items, count, &lean_rec_cap, err);
+        if (r != SINEW_OK) return r;
+    }
+    uint32_t *lean_base = m->kernel == SINEW_DEBUG_MORPH_LEAN
+                              ? (uint32_t *)((uint8_t *)m->lean.mapped + (size_t)fs * m->lean_vec4 * 16u) : NULL;
+    uint32_t lean_recs = 0, lean_pos = lean_rec_cap;
     /* Write the slot's weights and items. */
     uint8_t *base = (uint8_t *)m->frame.mapped + fs * m->slot_stride;
     float *wdst = (float *)base;
     uint32_t *idst = (uint32_t *)(base + m->items_offset);
     uint32_t *pdst = (uint32_t *)(base + m->pairs_offset);
-    uint32_t n = 0, wused = 0, max_rows = 0, npairs = 0, max_len = 0;
+    uint32_t n = 0, wused = 0, max_rows = 0, npairs = 0, max_len = 0, extras = 0;
     uint64_t cost_deltas = 0, cost_active = 0;
     uint32_t *fsl = m->frame_slots + (size_t)fs * m->d.max_slots;
     for (uint32_t i = 0; i < count; i++) {
@@ -539,6 +896,9 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
             }
         }
         cost_deltas += st->deltas;
+        extras |= st->entry_slots == SINEW_MORPH_ENTRY_SLOTS_TANGENT || st->segments != 0;
+        if (lean_base) lean_item(m, st, ms, bl, cl, wused, lean_base, &lean_recs, &lean_pos);
+        if (ldst) list_item(m, st, ms, n, bl.first_slot, cl.first_slot, bl.rest_slots, it->weights, ldst, &lrec, &lpos);
         fsl[n] = it->slot.value;
         uint32_t *rec = idst + 8 * (size_t)n;
         rec[0] = st->row_first;
@@ -558,12 +918,17 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     m->pair_count[fs] = npairs;
     m->max_pair_len[fs] = max_len;
     m->frame_nslots[fs] = n;
+    m->lean_kernel[fs] = m->kernel;
+    m->lean_count[fs] = lean_recs;
     /* AUTO: the active pass does one invocation per touched delta, each a
      * scattered walk of its row; the rows pass streams every stored delta.
      * On lavapipe (sinew-bench-morph) a touched delta costs 4-7x a streamed
      * one: ACTIVE was 2.4x cheaper with 1/16 of the deltas touched and 1.15x
      * dearer with 1/8, so it is taken below 1/12. */
-    if (m->d.pass == SINEW_MORPH_PASS_ROWS) m->mode[fs] = SINEW_MORPH_MODE_ROWS;
+    m->list_count[fs] = lrec;
+    m->extras[fs] = extras;
+    if (lists) m->mode[fs] = SINEW_MORPH_MODE_LISTS;
+    else if (m->d.pass == SINEW_MORPH_PASS_ROWS) m->mode[fs] = SINEW_MORPH_MODE_ROWS;
     else if (m->d.pass == SINEW_MORPH_PASS_ACTIVE) m->mode[fs] = SINEW_MORPH_MODE_ACTIVE;
     else m->mode[fs] = 12u * cost_active < cost_deltas ? SINEW_MORPH_MODE_ACTIVE : SINEW_MORPH_MODE_ROWS;
     m->active = n;
@@ -572,12 +937,45 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
 
 sinew_result sinew_morpher_set_pass(sinew_morpher *m, sinew_morph_pass pass)
 {
-    if (!m || (uint32_t)pass > (uint32_t)SINEW_MORPH_PASS_ROWS) return SINEW_ERROR_INVALID_ARGUMENT;
+    if (!m || (uint32_t)pass > (uint32_t)SINEW_MORPH_PASS_LISTS) return SINEW_ERROR_INVALID_ARGUMENT;
     m->d.pass = pass;
     return SINEW_OK;
 }
 
 uint32_t sinew_morpher_active_items(const sinew_morpher *m) { return m ? m->active : 0; }
+
+/* The lean reference kernel's dispatch (debug): one invocation per record, a 2D grid
+ * of 64-wide groups; the same barriers as the pass. */
+static sinew_result lean_record(sinew_morpher *m, VkCommandBuffer cmd, uint32_t slot)
+{
+    sinew_gpu *gpu = m->gpu;
+    const VkPhysicalDeviceLimits *lim = &gpu->props.limits;
+    uint32_t count = m->lean_count[slot];
+    m->item_count[slot] = 0;
+    if (count == 0) return SINEW_OK;
+    uint32_t groups = (count + 63u) / 64u;
+    uint32_t gx = groups < lim->maxComputeWorkGroupCount[0] ? groups : lim->maxComputeWorkGroupCount[0];
+    uint32_t gy = (groups + gx - 1) / gx;
+    if (gy > lim->maxComputeWorkGroupCount[1]) return SINEW_ERROR_LIMIT_EXCEEDED;
+    VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+    mb.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd,
+                                 VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                                     VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    uint32_t push[2] = { count, gx * 64u };
+    gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->lean_pipe);
+    gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->lean_layout, 0, 1, &m->lean_sets[slot], 0,
+                                    NULL);
+    gpu->vk.vkCmdPushConstants(cmd, m->lean_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, push);
+    gpu->vk.vkCmdDispatch(cmd, gx, gy, 1);
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                 &mb, 0, NULL, 0, NULL);
+    return SINEW_OK;
+}
 
 /* Recorded by sinew_skinner_record before its own barriers and dispatches. */
 static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
@@ -596,6 +994,14 @@ static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
     }
     m->frame_nslots[slot] = 0;
     uint32_t mode = m->mode[slot];
+    if (m->lean_kernel[slot] == SINEW_DEBUG_MORPH_LEAN) return lean_record(m, cmd, slot);
+    if (mode == SINEW_MORPH_MODE_LISTS) {
+        n = m->list_count[slot];
+        if (n == 0) {
+            m->item_count[slot] = 0;
+            return SINEW_OK;
+        }
+    }
     if (mode == SINEW_MORPH_MODE_ACTIVE) {
         n = m->pair_count[slot];
         if (n == 0) {
@@ -607,6 +1013,15 @@ static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
     uint32_t gx = (len + SINEW_MORPH_WG_SIZE - 1) / SINEW_MORPH_WG_SIZE;
     uint32_t rows = n < lim->maxComputeWorkGroupCount[1] ? n : lim->maxComputeWorkGroupCount[1];
     uint32_t gz = (n + rows - 1) / rows;
+    if (mode == SINEW_MORPH_MODE_LISTS) { /* records x + y * rows groups: rows = groups per grid row */
+        uint32_t groups = (n + SINEW_MORPH_WG_SIZE - 1) / SINEW_MORPH_WG_SIZE;
+        gx = groups < lim->maxComputeWorkGroupCount[0] ? groups : lim->maxComputeWorkGroupCount[0];
+        rows = gx;
+        uint32_t gy = (groups + gx - 1) / gx;
+        if (gy > lim->maxComputeWorkGroupCount[1]) return SINEW_ERROR_LIMIT_EXCEEDED;
+        gz = 1;
+        len = gy; /* dispatched as (gx, gy, 1) below; ITEMS = records */
+    }
     if (gx > lim->maxComputeWorkGroupCount[0] || gz > lim->maxComputeWorkGroupCount[2])
         return SINEW_ERROR_LIMIT_EXCEEDED;
     /* Host writes (weights, items) and earlier uses of the rest copies (skinning
@@ -622,10 +1037,13 @@ static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
     push[SINEW_MORPH_PUSH_ITEMS] = n;
     push[SINEW_MORPH_PUSH_ROWS] = rows;
     push[SINEW_MORPH_PUSH_MODE] = mode;
-    gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->pipe);
+    gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                              m->lean_kernel[slot] == SINEW_DEBUG_MORPH_PREVIOUS ? m->prev_pipe
+                                                                                  : m->pipes[mode][m->extras[slot]]);
     gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, m->layout, 0, 1, &m->sets[slot], 0, NULL);
     gpu->vk.vkCmdPushConstants(cmd, m->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, SINEW_MORPH_PUSH_BYTES, push);
-    gpu->vk.vkCmdDispatch(cmd, gx, rows, gz);
+    if (mode == SINEW_MORPH_MODE_LISTS) gpu->vk.vkCmdDispatch(cmd, gx, len, 1);
+    else gpu->vk.vkCmdDispatch(cmd, gx, rows, gz);
     /* Rest copies written -> the skinning dispatches' reads (storage or texel). */
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;

@@ -271,6 +271,10 @@ extern const size_t snw_spv_skin_comp_size;
 /* debug layer only (debug.c, debug_skinner.c): */
 extern const uint32_t snw_spv_skin_baseline_comp[];
 extern const size_t snw_spv_skin_baseline_comp_size;
+extern const uint32_t snw_spv_morph_previous_comp[];
+extern const size_t snw_spv_morph_previous_comp_size;
+extern const uint32_t snw_spv_morph_lean_comp[];
+extern const size_t snw_spv_morph_lean_comp_size;
 extern const uint32_t snw_spv_copy_comp[];
 extern const size_t snw_spv_copy_comp_size;
 extern const uint32_t snw_spv_morph_comp[];

@@ -5,6 +5,7 @@
 #define SINEW_DEBUG_H
 
 #include <sinew/skinner.h>
+#include <sinew/morpher.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +55,25 @@ SINEW_API uint32_t sinew_debug_dispatch_count(const sinew_skinner *sk, uint32_t 
  * SINEW_PIPELINE_STATISTICS=1 in the environment when its sinew_gpu was created (own device)
  * and a driver with the extension, else SINEW_ERROR_NOT_FOUND. */
 SINEW_API sinew_result sinew_debug_pipeline_statistics(const sinew_skinner *sk, char *buf, size_t size);
+
+/* Which kernel a morpher's pass records (sinew-bench-morph compares them in one run):
+ * CURRENT = shaders/morph.comp; PREVIOUS = the morph.comp of commit 4515053
+ * (four-candidate normal encode, every written row's normal re-encoded; rows and
+ * active passes only: LISTS and AUTO take AUTO's other rule), kept to compare against; LEAN = a lean reference: per frame the host lists every vertex
+ * the touched targets move with those deltas only (the debug layer's work, not
+ * timed), one invocation per vertex reads its base, fmas its deltas, writes
+ * position and rounded normal code (no tangents, no bulge distances). LEAN keeps
+ * a host copy of the deltas of sets added after it was first selected; set_frame
+ * refuses (INVALID_ARGUMENT) items of other sets while LEAN is selected, and
+ * grows LEAN's buffer when a frame needs it (waiting for the skinner). Takes
+ * effect at the next sinew_morpher_set_frame. */
+typedef enum sinew_debug_morph_kernel {
+    SINEW_DEBUG_MORPH_CURRENT = 0,
+    SINEW_DEBUG_MORPH_PREVIOUS = 1,
+    SINEW_DEBUG_MORPH_LEAN = 2
+} sinew_debug_morph_kernel;
+/* Selects the morph pass's kernel (above); INVALID_ARGUMENT for other values. */
+SINEW_API sinew_result sinew_debug_set_morph_kernel(sinew_morpher *m, sinew_debug_morph_kernel kernel);
 
 /* Where a roofline copy sits against the host's last-level cache. */
 typedef enum sinew_roofline_cache {

@@ -48,12 +48,17 @@ typedef struct sinew_morph_slot_id { uint32_t value; } sinew_morph_slot_id;
 #define SINEW_MORPHER_DEFAULT_MAX_SLOTS 256u
 #define SINEW_MORPHER_DEFAULT_MAX_DATA_VEC4 (1u << 20)
 #define SINEW_MORPHER_DEFAULT_MAX_WEIGHTS (1u << 16)
+#define SINEW_MORPHER_DEFAULT_MAX_LIST_WORDS (1u << 20)
 
 /* How the morph pass walks the deltas (sinew_morpher_desc.pass). */
 typedef enum sinew_morph_pass {
-    SINEW_MORPH_PASS_AUTO = 0,     /* per frame: ACTIVE when the touched deltas are < 1/12 of the stored ones */
-    SINEW_MORPH_PASS_ACTIVE = 1,   /* cost follows the touched targets' deltas */
-    SINEW_MORPH_PASS_ROWS = 2      /* every moved vertex, every stored delta (inactive ones x 0) */
+    SINEW_MORPH_PASS_AUTO = 0,     /* per frame: LISTS when the frame's lists fit max_list_words, else ACTIVE
+                                      when the touched deltas are < 1/12 of the stored ones, else ROWS */
+    SINEW_MORPH_PASS_ACTIVE = 1,   /* cost follows the touched targets' deltas (one invocation per delta) */
+    SINEW_MORPH_PASS_ROWS = 2,     /* every moved vertex, every stored delta (inactive ones x 0) */
+    SINEW_MORPH_PASS_LISTS = 3     /* the host lists the vertices the touched targets move and their deltas
+                                      (set_frame: 8 words per vertex + 2 per touched delta); one invocation
+                                      per listed vertex. CAPACITY in set_frame beyond max_list_words */
 } sinew_morph_pass;
 
 /* Capacities fixed at creation; zero means the default. */
@@ -63,7 +68,9 @@ typedef struct sinew_morpher_desc {
     uint32_t max_data_vec4;        /* rows + 2.25 per stored delta (3.25 in sets with tangent deltas;
                                       rounded up per set), all sets together */
     uint32_t max_weights;          /* weights of all morphed items of one frame */
-    sinew_morph_pass pass;         /* AUTO by default; ACTIVE/ROWS force one (benchmarks, tests) */
+    sinew_morph_pass pass;         /* AUTO by default; ACTIVE/ROWS/LISTS force one (benchmarks, tests) */
+    uint32_t max_list_words;       /* LISTS: words of one frame's lists, all items (8 per listed vertex +
+                                      2 per touched delta; 4 B each, per frame in flight, host-visible) */
 } sinew_morpher_desc;
 
 /* One morphed character-mesh this frame. */
@@ -113,7 +120,8 @@ SINEW_API sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_mor
  * weight count or a slot named twice, NON_FINITE weights, or weights whose sum of
  * |weight| x the target's largest delta component passes 1e18 (skinned in float32
  * it would overflow; entry = the largest term's target), CAPACITY beyond
- * max_weights; err names the item and weight), then writes meshes_out[i]: the
+ * max_weights, or beyond max_list_words with the LISTS pass forced; err names
+ * the item and weight), then writes meshes_out[i]: the
  * mesh id item i's instance must use (the base mesh when all its weights are
  * zero). Replaces any earlier call in the same frame. No allocation. */
 SINEW_API sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *items, uint32_t count,
