@@ -83,10 +83,6 @@ void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, i
     vec3 dv = p - c;
     float d = sqrt(dot(dv, dv));
     bool act = inner ? d > 0.0 : d > d0;
-    /* Inactive: p and n stay. A real branch: a GPU skips the rest for whole warps of
-     * inactive vertices (away from bends; H200, tube crowd: the correction was all of
-     * the bulge cost, 0.45 of 1.87 ms per 100 M DQS vertices). */
-    if (!act) return;
     vec3 r = dv / d;
     vec3 u = ll > 0.0 ? ab * inversesqrt(ll) : vec3(0.0);
     float ax = max(max(abs(p.x), abs(p.y)), abs(p.z));
@@ -114,6 +110,6 @@ void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, i
     float bw = inner ? 1.0 : (d - d0 - ax * (1.0 / 65536.0)) / den;
     vec3 nbl = safe_normalize(n + bw * (nb - n));
     nb = bw < 1.0 ? (bw <= 0.0 || nbl == vec3(0.0) ? n : nbl) : nb;
-    n = nb;
-    p = c + dv * fp;
+    n = act ? nb : n; /* selects, no branch: an early return for inactive vertices measured */
+    p = act ? c + dv * fp : p; /* 1 % slower on an H200 and no gain on lavapipe (bench/RESULTS.md) */
 }

@@ -825,10 +825,12 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
                               "lists pass: this frame needs up to %llu list words, max_list_words %u",
                               (unsigned long long)list_words, m->d.max_list_words);
     /* (the previous kernel, sinew_debug_set_morph_kernel, has no lists mode: AUTO's other rule) */
-    /* AUTO: LISTS unless nearly every stored delta is touched: then ROWS streams them
-     * within 15 % of the lists' GPU time (0.88-0.91 vs 1.00-1.06 of the lean kernel
-     * with 64 of 64 targets active on lavapipe, sinew-bench-morph 2026-11-27) at
-     * 1/400 of set_frame's host time. */
+    /* AUTO: on a CPU device (lavapipe), LISTS unless nearly every stored delta is
+     * touched: then ROWS streams them within 15 % of the lists' GPU time (0.88-0.91 vs
+     * 1.00-1.06 of the lean kernel with 64 of 64 targets active on lavapipe,
+     * sinew-bench-morph 2026-11-27) at 1/400 of set_frame's host time. On a GPU, never
+     * LISTS: on an H200 (512 characters, 8 of 64 targets active) they saved 0.34 ms of
+     * GPU time over ACTIVE and cost 116 ms of host time in set_frame. */
     uint64_t stored_all = 0, touched_all = (list_words - 8u * list_recs) / 2u;
     for (uint32_t i = 0; i < count; i++) {
         const morph_set *st = &m->msets[m->slots[items[i].slot.value].set];
@@ -836,7 +838,8 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     }
     int lists = lists_fit && m->kernel != SINEW_DEBUG_MORPH_PREVIOUS &&
                 (m->d.pass == SINEW_MORPH_PASS_LISTS ||
-                 (m->d.pass == SINEW_MORPH_PASS_AUTO && 8u * touched_all < 7u * stored_all));
+                 (m->d.pass == SINEW_MORPH_PASS_AUTO && m->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU &&
+                  8u * touched_all < 7u * stored_all));
     uint32_t *ldst = lists ? (uint32_t *)((uint8_t *)m->frame.mapped + fs * m->slot_stride + m->lists_offset) : NULL;
     uint32_t lrec = 0, lpos = 4u * (uint32_t)list_recs; /* uvec2 units */
     uint32_t lean_rec_cap = 0;

@@ -52,8 +52,10 @@ typedef struct sinew_morph_slot_id { uint32_t value; } sinew_morph_slot_id;
 
 /* How the morph pass walks the deltas (sinew_morpher_desc.pass). */
 typedef enum sinew_morph_pass {
-    SINEW_MORPH_PASS_AUTO = 0,     /* per frame: LISTS when the frame's lists fit max_list_words, else ACTIVE
-                                      when the touched deltas are < 1/12 of the stored ones, else ROWS */
+    SINEW_MORPH_PASS_AUTO = 0,     /* per frame: on a CPU device LISTS when the frame's lists fit
+                                      max_list_words (and < 7/8 of the stored deltas are touched); else (and
+                                      on GPUs, where LISTS' host cost outweighs its GPU saving) ACTIVE when
+                                      the touched deltas are < 1/12 of the stored ones, else ROWS */
     SINEW_MORPH_PASS_ACTIVE = 1,   /* cost follows the touched targets' deltas (one invocation per delta) */
     SINEW_MORPH_PASS_ROWS = 2,     /* every moved vertex, every stored delta (inactive ones x 0) */
     SINEW_MORPH_PASS_LISTS = 3     /* the host lists the vertices the touched targets move and their deltas
