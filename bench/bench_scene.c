@@ -2,16 +2,31 @@
  * recognise, timed per stage. Several of assimp's test models (missing ones
  * are skipped with a note; each scaled by its root matrix to 1.8 units tall,
  * skinned with LBS, which keeps a uniform root scale exact), each character playing two blended layers
- * (sinew_anim_layer) with a 0.5 s crossfade to the model's next clip every
- * 3-4 s (a model with one clip crossfades to itself at another phase), root
- * motion extracted per clip (sinew_root_motion, translation + yaw) moving its
- * root matrix over a square plaza (positions wrap, with reset_previous), an
- * orbiting camera, frustum culling with the crowd's conservative boxes of the
- * previous frame (hidden = true). The test models' clips move a joint below a
- * static root joint, so the extracted root motion is zero there: such models'
- * characters walk straight at a scripted 1 unit/s instead (said in the output), and distance LOD (update_every 1 / 2 / 4 with
- * lod_interpolate; the skinner keeps previous positions). One frame:
- *   logic   : layers, transitions, root motion, wrap (this file, one thread)
+ * (sinew_anim_layer, two layer positions used in turn) with a 0.5 s crossfade to
+ * the model's next clip every 3-4 s (a model with one clip crossfades to itself
+ * at another phase), an orbiting camera, frustum culling with the crowd's
+ * conservative boxes of the previous frame (hidden = true), distance LOD by
+ * band: update_every 1 / 2 / 4 (lod_interpolate; the skinner keeps previous
+ * positions) with bone LOD next to it (joint_lod 0 / the deepest joint level /
+ * the deepest third of the levels; bands printed).
+ * Root motion (sinew_root_motion per clip, translation + yaw):
+ *  - models whose clips have it are moved by the crowd (sinew_crowd_desc.root_motion,
+ *    apply_root_motion: the crowd keeps each one's world W); positions wrap
+ *    over a square plaza by sinew_crowd_set_character_world (W moved across at
+ *    once) and, the next frame, reset_previous with root = the wrapped W moved
+ *    on by that frame's step (fresh previous positions, no step lost). Every
+ *    frame each such W is checked against W_last x delta recomputed here in
+ *    float64 from sinew_root_motion_delta (the crowd's blend rule): "root motion
+ *    check" line, exit 1 beyond SC_RM_TOL.
+ *  - the test models' clips move a joint below a static root joint, so their
+ *    extracted root motion is zero: their characters keep a scripted walk at
+ *    1 unit/s (root matrix moved here, wrap with reset_previous; said in the
+ *    output). So that the crowd's path runs, one more model, the first test
+ *    model again (Testwuson.X+walk), plays its clips resampled with the root
+ *    joint carried along a circle (generated_walk), whose root motion the
+ *    crowd applies.
+ * One frame:
+ *   logic   : layers, transitions, scripted walk, expected W, wrap (this file, one thread)
  *   cull    : LOD and frustum test of every character's box (one thread)
  *   prepare : sinew_crowd_stats.cpu_ms (sample + blend + FK + palette + box + pack,
  *             all threads, wall time), split by the crowd's stage timing
@@ -1027,9 +1042,15 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
             fprintf(js, "  \"vertex_budget\": %llu,\n  \"render\": \"offscreen %ux%u, sinew_renderer, timestamps around the pass\",\n"
                         "  \"models\": [", (unsigned long long)budget, SC_RENDER_W, SC_RENDER_H);
         for (int i = 0; i < nm; i++)
-            fprintf(js, "%s{\"name\": \"%s\", \"joints\": %u, \"vertices\": %u, \"clips\": %u}", i ? ", " : "", ms[i].m.name,
-                    ms[i].joints, ms[i].m.vertex_count, ms[i].nclips);
-        fprintf(js, "],\n  \"results\": [\n");
+            fprintf(js, "%s{\"name\": \"%s\", \"joints\": %u, \"vertices\": %u, \"clips\": %u, \"depth\": %u, "
+                        "\"root_motion\": \"%s\", \"joint_lod\": [0, %u, %u], \"joints_kept\": [%u, %u, %u]}",
+                    i ? ", " : "", ms[i].m.name, ms[i].joints, ms[i].m.vertex_count, ms[i].nclips, ms[i].depth,
+                    ms[i].scripted ? "none: scripted walk" : ms[i].generated ? "generated, applied by the crowd"
+                                                                             : "applied by the crowd",
+                    ms[i].lod_mid, ms[i].lod_far, ms[i].joints, ms[i].kept_mid, ms[i].kept_far);
+        fprintf(js, "],\n  \"lod_bands\": [{\"below_sizes\": %.0f, \"update_every\": 1}, {\"below_sizes\": %.0f, "
+                    "\"update_every\": 2}, {\"below_sizes\": null, \"update_every\": 4}],\n  \"results\": [\n",
+                SC_NEAR, SC_MID);
         for (int i = 0; i < nrows; i++) {
             const sc_row *w = &rows[i];
             char rj[32] = "null";
@@ -1042,12 +1063,14 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
                     "\"stages_ms\": {\"sample_blend\": %.4f, \"fk\": %.4f, \"palette\": %.4f, \"bounds\": %.4f, "
                     "\"upload\": %.4f, \"morph\": %.4f, \"skin\": %.4f, \"render\": %s}, "
                     "\"cpu_thread_sums_ms\": {\"sample_blend\": %.4f, \"fk\": %.4f, \"palette\": %.4f, \"bounds\": %.4f, "
-                    "\"upload\": %.4f, \"busy\": %.4f}, \"error\": %s%s%s}%s\n",
+                    "\"upload\": %.4f, \"busy\": %.4f}, \"root_motion_check\": {\"crowd_moved\": %u, "
+                    "\"character_frames\": %.0f, \"max_error\": %.3e, \"tolerance\": %.0e, \"mean_speed\": %.4f, "
+                    "\"wraps\": %u}, \"error\": %s%s%s}%s\n",
                     w->chars, w->capped ? "true" : "false", w->visible, w->interpolated, w->skinned_vertices, w->logic_ms,
                     w->cull_ms, w->prepare_ms, w->gpu_ms, w->frame_ms, w->fps, w->gbps, w->roofline, w->meters_per_s,
                     w->sample_ms, w->fk_ms, w->palette_ms, w->bounds_ms, w->upload_ms, w->morph_ms, w->skin_ms, rj,
                     w->sum_sample_ms, w->sum_fk_ms, w->sum_palette_ms, w->sum_bounds_ms, w->sum_upload_ms, w->busy_ms,
-                    w->error ? "\"" : "", w->error ? w->error : "null", w->error ? "\"" : "", i + 1 < nrows ? "," : "");
+                    w->crowd_moved, w->rm_checked, w->rm_max_err, SC_RM_TOL, w->rm_speed, w->rm_wraps, w->error ? "\"" : "", w->error ? w->error : "null", w->error ? "\"" : "", i + 1 < nrows ? "," : "");
         }
         fprintf(js, "  ]\n}\n");
         fclose(js);
