@@ -487,7 +487,7 @@ enum { S_LOGIC, S_CULL, S_PREP, S_GPU, S_FRAME, S_SAMPLE, S_FK, S_PAL, S_BOUNDS,
        S_SUM_PAL, S_SUM_BOUNDS, S_SUM_UPLOAD, S_BUSY, S_MORPH, S_SKIN, S_RENDER, S_COUNT };
 
 static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t count, uint32_t frames,
-                     double copy_gbps, int render, const char *frame_ppm, sc_row *row)
+                     double copy_gbps, int render, int bone_lod, const char *frame_ppm, sc_row *row)
 {
     uint32_t max_joints = 0, rest_vertices = 0;
     uint64_t out_vertices = 0, palette = 0;
@@ -728,7 +728,7 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
             }
             chars[i].hidden = !visible;
             chars[i].update_every = every;
-            chars[i].joint_lod = band == 0 ? 0 : band == 1 ? sm->lod_mid : sm->lod_far;
+            chars[i].joint_lod = !bone_lod || band == 0 ? 0 : band == 1 ? sm->lod_mid : sm->lod_far;
             chars[i].lod_interpolate = every > 1;
             if (visible) { c->skin_pos[0] = p.x; c->skin_pos[1] = p.y; c->skin_pos[2] = p.z; }
             c->was_hidden = !visible;
@@ -962,6 +962,7 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
     else
         printf("render: the visible characters drawn offscreen at %ux%u (sinew_renderer: ground + one indexed draw per "
                "character, from the skinner's output), timed by timestamps around the pass\n\n", SC_RENDER_W, SC_RENDER_H);
+    if (o->no_bone_lod) printf("bone LOD: off (--no-bone-lod): joint_lod 0 in every band\n");
     printf("distance LOD bands (camera distance in character sizes of %.2f units): < %.0f: update_every 1, joint_lod 0 "
            "(every joint); %.0f-%.0f: update_every 2 + lod_interpolate, joint_lod = the deepest level; >= %.0f: "
            "update_every 4 + lod_interpolate, joint_lod = the deepest third of the levels\n", size, SC_NEAR, SC_NEAR, SC_MID,
@@ -990,7 +991,7 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
         memset(w, 0, sizeof *w);
         w->capped = capped;
         snprintf(path, sizeof path, "%s/scene-frame.ppm", o->out_dir);
-        run_size(gpu, ms, nm, size, c, frames, roof.shader_copy_gbps, !o->no_render, path, w);
+        run_size(gpu, ms, nm, size, c, frames, roof.shader_copy_gbps, !o->no_render, !o->no_bone_lod, path, w);
         print_row(w);
         if (w->crowd_moved && (!w->error || w->rm_checked > 0))
             printf("root motion check (%u characters): %u moved by the crowd (apply_root_motion), %.0f character-frames: "
