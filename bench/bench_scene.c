@@ -232,12 +232,12 @@ static int expected_world(sc_char *c, const sinew_anim_layer *l, uint32_t nl, in
 /* A clip WITH root motion for a model whose clips have none: the source clip
  * resampled at SC_GEN_RATE keys / s (every joint it animates), its root joint
  * (0) carried along a circle on the ground plane: L0(t) = G(t) L0_src(t), G(t)
- * a yaw of SC_GEN_TURN t about up and a translation along the arc walked at
+ * a yaw of turn t (rad / s) about up and a translation along the arc walked at
  * speed (model units / s) from the model axis fwd, so the root motion
  * extracted from it is G (sinew_root_motion, translation + yaw) and its
  * in-place pose is the source clip's. */
 static sinew_clip *generated_walk(const sinew_clip *src, const sinew_skeleton *skel, sinew_vec3 up, sinew_vec3 fwd,
-                                  double speed, const char *name)
+                                  double speed, double turn, const char *name)
 {
     uint32_t nj = sinew_skeleton_joint_count(skel);
     double dur = sinew_clip_duration(src);
@@ -264,10 +264,11 @@ static sinew_clip *generated_walk(const sinew_clip *src, const sinew_skeleton *s
             double t = dur * k / (nk - 1);
             sinew_transform p = pose[(size_t)k * nj + j];
             if (j == 0) {
-                double a = SC_GEN_TURN * t;
+                double a = turn * t;
                 sinew_quat g = sinew_quat_from_axis_angle(up, a);
-                sinew_vec3 arc = sinew_v3_add(sinew_v3_scale(fwd, speed * sin(a) / SC_GEN_TURN),
-                                              sinew_v3_scale(side, speed * (1 - cos(a)) / SC_GEN_TURN));
+                /* the integral of speed R(turn s) fwd ds from 0 to t */
+                double cf = fabs(turn) > 1e-9 ? sin(a) / turn : t, cs = fabs(turn) > 1e-9 ? (1 - cos(a)) / turn : 0;
+                sinew_vec3 arc = sinew_v3_add(sinew_v3_scale(fwd, speed * cf), sinew_v3_scale(side, speed * cs));
                 p.rotation = sinew_quat_mul(g, p.rotation);
                 p.translation = sinew_v3_add(sinew_quat_rotate(g, p.translation), arc);
             }
@@ -447,7 +448,9 @@ static int load_models(sc_model *ms, double *size)
         for (uint32_t k = 0; k < sm->nclips && ok; k++) {
             char cname[96];
             snprintf(cname, sizeof cname, "%s+walk", sinew_clip_name(ms[s].clips[k]) ? sinew_clip_name(ms[s].clips[k]) : "clip");
-            sm->own[k] = generated_walk(sinew_asset_clip(sm->m.asset, k), sm->m.skel, up, fwd, speed, cname);
+            /* each clip its own walk, so crossfades blend different motions */
+            sm->own[k] = generated_walk(sinew_asset_clip(sm->m.asset, k), sm->m.skel, up, fwd, speed * (1 + 0.25 * k),
+                                        SC_GEN_TURN * (1 - 0.6 * k), cname);
             sm->clips[k] = sm->own[k];
             ok = sm->own[k] != NULL;
         }
@@ -461,7 +464,8 @@ static int load_models(sc_model *ms, double *size)
             break;
         }
         printf("generated: model %s = %s playing its %u clip(s) resampled at %.0f keys/s with root joint 0 carried "
-               "along a circle (%.2f model heights/s = %.2f units/s once scaled, yaw %.2f rad/s about its up axis)\n",
+               "along a circle: clip k at %.2f x (1 + k / 4) model heights/s (= %.2f x (1 + k / 4) units/s once scaled), "
+               "yaw %.2f x (1 - 0.6 k) rad/s about its up axis\n",
                sm->m.name, base, sm->nclips, SC_GEN_RATE, SC_GEN_SPEED, SC_GEN_SPEED * SC_HEIGHT, SC_GEN_TURN);
         model_setup(sm);
         n++;
@@ -996,9 +1000,9 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
         if (w->crowd_moved && (!w->error || w->rm_checked > 0))
             printf("root motion check (%u characters): %u moved by the crowd (apply_root_motion), %.0f character-frames: "
                    "W against W_last x delta recomputed from sinew_root_motion_delta (float64), max error %.2e x (1 + |t|) "
-                   "(tolerance %.0e); mean speed %.3f units/s (generated walk %.3f); %u plaza wraps "
+                   "(tolerance %.0e); mean speed %.3f units/s (generated walks %.2f-%.2f); %u plaza wraps "
                    "(sinew_crowd_set_character_world + reset_previous): %s\n", w->chars, w->crowd_moved, w->rm_checked,
-                   w->rm_max_err, SC_RM_TOL, w->rm_speed, SC_GEN_SPEED * SC_HEIGHT, w->rm_wraps,
+                   w->rm_max_err, SC_RM_TOL, w->rm_speed, SC_GEN_SPEED * SC_HEIGHT, SC_GEN_SPEED * SC_HEIGHT * 1.5, w->rm_wraps,
                    w->rm_max_err <= SC_RM_TOL && w->rm_speed > 0 ? "ok" : "FAILED");
         fflush(stdout);
     }
