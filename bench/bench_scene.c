@@ -791,7 +791,7 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
             double scale = 1 + sqrt(e.x * e.x + e.y * e.y + e.z * e.z), d = 0;
             for (int a = 0; a < 4; a++)
                 for (int b = 0; b < 4; b++) d = fmax(d, fabs(w.m[a][b] - c->expect.m[a][b]));
-            if (!(d / scale <= row->rm_max_err)) row->rm_max_err = d / scale; /* NaN counts as worst */
+            if (!isnan(row->rm_max_err) && !(d / scale <= row->rm_max_err)) row->rm_max_err = d / scale; /* NaN stays, the worst */
             row->rm_checked += 1;
             c->world = w;
             /* wrap inside the plaza: W moved across at once, the next frame a
