@@ -98,6 +98,7 @@ typedef struct options {
     const char *scene;                    /* --scene crowd: bench_scene.c instead of the sweep */
     uint32_t frames;                      /* --frames N (--scene): measured frames per size */
     int no_render;                        /* --no-render (--scene): skip the render stage */
+    int no_bone_lod;                      /* --no-bone-lod (--scene): joint_lod 0 in every band */
 } options;
 
 static double reference_rate(const demo_model *m, const variant *v)
@@ -282,7 +283,8 @@ static void usage(void)
             "  --scene crowd [--frames N]: the crowd scene (bench_scene.c: real models, blended clips, root\n"
             "  motion, orbit camera, culling, LOD; sizes 1000,10000,100000, --sizes / --budget / --full as\n"
             "  above), per-stage table, scene.csv / scene.json / scene.png in --out. --no-render: no render\n"
-            "  stage (the skinned crowd drawn offscreen, 1280x720, timed by timestamps).\n");
+            "  stage (the skinned crowd drawn offscreen, 1280x720, timed by timestamps). --no-bone-lod:\n"
+            "  joint_lod 0 in every distance band (update_every kept), to compare.\n");
 }
 
 /* Skinner + crowd sized for `max_chars` characters of model m. */
@@ -995,6 +997,8 @@ int main(int argc, char **argv)
             o.frames = (uint32_t)v;
         } else if (!strcmp(a, "--no-render")) {
             o.no_render = 1;
+        } else if (!strcmp(a, "--no-bone-lod")) {
+            o.no_bone_lod = 1;
         }
         else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
         else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
@@ -1027,6 +1031,7 @@ int main(int argc, char **argv)
         so.budget_given = budget_given;
         so.full = o.full;
         so.no_render = o.no_render;
+        so.no_bone_lod = o.no_bone_lod;
         return sinew_bench_scene(&so);
     }
     if (o.cpu_only) {

@@ -2,16 +2,31 @@
  * recognise, timed per stage. Several of assimp's test models (missing ones
  * are skipped with a note; each scaled by its root matrix to 1.8 units tall,
  * skinned with LBS, which keeps a uniform root scale exact), each character playing two blended layers
- * (sinew_anim_layer) with a 0.5 s crossfade to the model's next clip every
- * 3-4 s (a model with one clip crossfades to itself at another phase), root
- * motion extracted per clip (sinew_root_motion, translation + yaw) moving its
- * root matrix over a square plaza (positions wrap, with reset_previous), an
- * orbiting camera, frustum culling with the crowd's conservative boxes of the
- * previous frame (hidden = true). The test models' clips move a joint below a
- * static root joint, so the extracted root motion is zero there: such models'
- * characters walk straight at a scripted 1 unit/s instead (said in the output), and distance LOD (update_every 1 / 2 / 4 with
- * lod_interpolate; the skinner keeps previous positions). One frame:
- *   logic   : layers, transitions, root motion, wrap (this file, one thread)
+ * (sinew_anim_layer, two layer positions used in turn) with a 0.5 s crossfade to
+ * the model's next clip every 3-4 s (a model with one clip crossfades to itself
+ * at another phase), an orbiting camera, frustum culling with the crowd's
+ * conservative boxes of the previous frame (hidden = true), distance LOD by
+ * band: update_every 1 / 2 / 4 (lod_interpolate; the skinner keeps previous
+ * positions) with bone LOD next to it (joint_lod 0 / the deepest joint level /
+ * the deepest third of the levels; bands printed).
+ * Root motion (sinew_root_motion per clip, translation + yaw):
+ *  - models whose clips have it are moved by the crowd (sinew_crowd_desc.root_motion,
+ *    apply_root_motion: the crowd keeps each one's world W); positions wrap
+ *    over a square plaza by sinew_crowd_set_character_world (W moved across at
+ *    once) and, the next frame, reset_previous with root = the wrapped W moved
+ *    on by that frame's step (fresh previous positions, no step lost). Every
+ *    frame each such W is checked against W_last x delta recomputed here in
+ *    float64 from sinew_root_motion_delta (the crowd's blend rule): "root motion
+ *    check" line, exit 1 beyond SC_RM_TOL.
+ *  - the test models' clips move a joint below a static root joint, so their
+ *    extracted root motion is zero: their characters keep a scripted walk at
+ *    1 unit/s (root matrix moved here, wrap with reset_previous; said in the
+ *    output). So that the crowd's path runs, one more model, the first test
+ *    model again (Testwuson.X+walk), plays its clips resampled with the root
+ *    joint carried along a circle (generated_walk), whose root motion the
+ *    crowd applies.
+ * One frame:
+ *   logic   : layers, transitions, scripted walk, expected W, wrap (this file, one thread)
  *   cull    : LOD and frustum test of every character's box (one thread)
  *   prepare : sinew_crowd_stats.cpu_ms (sample + blend + FK + palette + box + pack,
  *             all threads, wall time), split by the crowd's stage timing
@@ -52,13 +67,19 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
 }
 #else
 
-#define SC_MAX_MODELS 4
+#define SC_MAX_MODELS 5 /* 4 test models + one with a generated root-motion clip */
 #define SC_MAX_CLIPS 4
 #define SC_MAX_ROWS 16
 #define SC_DT (1.0 / 30.0)
 #define SC_FADE 0.5
 #define SC_HEIGHT 1.8 /* every model is scaled (root matrix, LBS) to this height */
 #define SC_WALK 1.0   /* world units / s for models whose clips have no root motion */
+#define SC_GEN_SPEED 0.8 /* generated walk: model heights / s along the ground plane */
+#define SC_GEN_TURN 0.3  /* generated walk: yaw rate, rad / s (the walkers go round in circles) */
+#define SC_GEN_RATE 30.0 /* generated clip: keys / s (the source clip resampled) */
+#define SC_NEAR 10.0  /* distance LOD bands, in character sizes: < SC_NEAR every frame, all joints; */
+#define SC_MID 25.0   /* < SC_MID every 2nd frame, deepest joint level cut; beyond every 4th, deepest third cut */
+#define SC_RM_TOL 1e-9   /* crowd-moved W against W_prev x delta (float64), x (1 + |translation|) */
 #define SC_RENDER_W 1280u /* render stage target */
 #define SC_RENDER_H 720u
 
@@ -77,6 +98,12 @@ typedef struct sc_model {
     sinew_model_id id;
     double scale;              /* root scale that makes it SC_HEIGHT tall */
     int scripted;              /* its clips carry no root motion: walks at SC_WALK instead */
+    int generated;             /* its clips are generated (a source clip + a root walk): own[] */
+    sinew_clip *own[SC_MAX_CLIPS];
+    uint32_t depth;            /* deepest joint's depth (roots 0) */
+    uint32_t lod_mid, lod_far; /* joint_lod of the middle and far distance bands (0 = every joint) */
+    uint32_t kept_mid, kept_far;
+    sinew_vec3 fwd;            /* generated: the model axis its walk starts along */
 } sc_model;
 
 typedef struct sc_char {
@@ -90,6 +117,14 @@ typedef struct sc_char {
     int was_hidden;
     double skin_pos[3];        /* root position when last skinned (its box's) */
     double heading[2];         /* scripted walk direction (x, z) */
+    /* crowd-moved (apply_root_motion): the crowd's W after the last frame, the
+     * W this frame must reach (W_last x the layers' blended delta, float64), and
+     * what each layer position held at the last prepare (as the crowd knows it) */
+    uint32_t slot;             /* layer position of the current clip (0 / 1, in turn) */
+    sinew_mat4 world, expect;
+    const sinew_root_motion *last_rm[2];
+    double last_time[2];
+    int wrap_pending;          /* wrapped after the last frame: reset_previous, root = expect */
 } sc_char;
 
 typedef struct sc_row {
@@ -103,6 +138,9 @@ typedef struct sc_row {
     double sum_sample_ms, sum_fk_ms, sum_palette_ms, sum_bounds_ms, sum_upload_ms, busy_ms;
     double morph_ms, skin_ms, render_ms;
     double meters_per_s;       /* mean root-motion speed of the characters (model units / s) */
+    uint32_t crowd_moved;      /* characters moved by the crowd (apply_root_motion) */
+    double rm_checked, rm_max_err, rm_speed; /* character-frames checked, worst error, their mean speed */
+    uint32_t rm_wraps;
     const char *error;
 } sc_row;
 
@@ -139,6 +177,118 @@ static void blend_motion(const sc_model *sm, const sc_char *c, const sinew_anim_
     }
     out->translation = sinew_v3_scale(tr, 1.0 / wsum);
     out->rotation = sinew_quat_normalize(q);
+}
+
+/* Rotation vector (axis x angle, shorter arc) of a unit quaternion, and back. */
+static sinew_vec3 rotvec(sinew_quat q)
+{
+    if (q.w < 0) { q.x = -q.x; q.y = -q.y; q.z = -q.z; q.w = -q.w; }
+    double s = sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+    if (s <= 0) return sinew_v3(0, 0, 0);
+    double a = 2 * atan2(s, q.w) / s;
+    return sinew_v3(q.x * a, q.y * a, q.z * a);
+}
+
+static sinew_quat from_rotvec(sinew_vec3 v)
+{
+    double a = sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+    if (a <= 0) return sinew_quat_identity();
+    double k = sin(0.5 * a) / a;
+    sinew_quat q = { v.x * k, v.y * k, v.z * k, cos(0.5 * a) };
+    return q;
+}
+
+/* The W a crowd-moved character must reach this frame, recomputed here in
+ * float64 from the root-motion tracks alone (docs/crowds.md, "Root motion
+ * applied by the crowd"): W_last x delta, delta = the blend layers' deltas
+ * (sinew_root_motion_delta from each position's last time, when it held the
+ * same root motion) weighted by weight x fade, translation and rotation vector,
+ * over max(sum of weights, SINEW_BLEND_REST_THRESHOLD). fresh: W = root. Then
+ * records what each position holds, as the crowd does. */
+static int expected_world(sc_char *c, const sinew_anim_layer *l, uint32_t nl, int fresh, const sinew_mat4 *root)
+{
+    sinew_vec3 t = sinew_v3(0, 0, 0), v = sinew_v3(0, 0, 0);
+    double wsum = 0;
+    for (uint32_t k = 0; k < nl; k++) {
+        const sinew_root_motion *rm = l[k].clip ? l[k].root_motion : NULL;
+        double w = sinew_anim_layer_weight(&l[k]);
+        if (w > 0) wsum += w;
+        if (w > 0 && rm && !fresh && c->last_rm[k] == rm) {
+            sinew_transform d;
+            if (sinew_root_motion_delta(rm, c->last_time[k], l[k].time, l[k].wrap, &d) != SINEW_OK) return 0;
+            t = sinew_v3_add(t, sinew_v3_scale(d.translation, w));
+            v = sinew_v3_add(v, sinew_v3_scale(rotvec(d.rotation), w));
+        }
+        c->last_rm[k] = rm;
+        if (rm) c->last_time[k] = l[k].time;
+    }
+    double inv = 1.0 / (wsum > SINEW_BLEND_REST_THRESHOLD ? wsum : SINEW_BLEND_REST_THRESHOLD);
+    sinew_transform d = { sinew_v3_scale(t, inv), from_rotvec(sinew_v3_scale(v, inv)), sinew_v3(1, 1, 1) };
+    sinew_mat4 dm = sinew_mat4_from_transform(&d);
+    c->expect = sinew_mat4_mul(fresh ? root : &c->world, &dm);
+    return 1;
+}
+
+/* A clip WITH root motion for a model whose clips have none: the source clip
+ * resampled at SC_GEN_RATE keys / s (every joint it animates), its root joint
+ * (0) carried along a circle on the ground plane: L0(t) = G(t) L0_src(t), G(t)
+ * a yaw of turn t (rad / s) about up and a translation along the arc walked at
+ * speed (model units / s) from the model axis fwd, so the root motion
+ * extracted from it is G (sinew_root_motion, translation + yaw) and its
+ * in-place pose is the source clip's. */
+static sinew_clip *generated_walk(const sinew_clip *src, const sinew_skeleton *skel, sinew_vec3 up, sinew_vec3 fwd,
+                                  double speed, double turn, const char *name)
+{
+    uint32_t nj = sinew_skeleton_joint_count(skel);
+    double dur = sinew_clip_duration(src);
+    if (!(dur > 0)) dur = 1;
+    uint32_t nk = (uint32_t)ceil(dur * SC_GEN_RATE) + 1, nch = 0;
+    sinew_transform *pose = malloc((size_t)nk * nj * sizeof *pose);
+    sinew_vec3_key *tk = malloc((size_t)nk * nj * sizeof *tk), *sk = malloc((size_t)nk * nj * sizeof *sk);
+    sinew_quat_key *rk = malloc((size_t)nk * nj * sizeof *rk);
+    sinew_channel_desc *ch = calloc(nj, sizeof *ch);
+    sinew_clip *out = NULL;
+    int ok = pose && tk && sk && rk && ch;
+    for (uint32_t k = 0; ok && k < nk; k++)
+        ok = sinew_clip_sample(src, skel, dur * k / (nk - 1), SINEW_WRAP_CLAMP, pose + (size_t)k * nj) == SINEW_OK;
+    sinew_vec3 side = sinew_v3_cross(up, fwd); /* R(a) fwd = cos a fwd + sin a (up x fwd) */
+    for (uint32_t j = 0; ok && j < nj; j++) {
+        if (j != 0 && !sinew_clip_animates(src, j)) continue;
+        sinew_channel_desc *c = &ch[nch++];
+        c->joint = j;
+        c->translation_count = c->rotation_count = c->scale_count = nk;
+        c->translations = tk + (size_t)j * nk;
+        c->rotations = rk + (size_t)j * nk;
+        c->scales = sk + (size_t)j * nk;
+        for (uint32_t k = 0; k < nk; k++) {
+            double t = dur * k / (nk - 1);
+            sinew_transform p = pose[(size_t)k * nj + j];
+            if (j == 0) {
+                double a = turn * t;
+                sinew_quat g = sinew_quat_from_axis_angle(up, a);
+                /* the integral of speed R(turn s) fwd ds from 0 to t */
+                double cf = fabs(turn) > 1e-9 ? sin(a) / turn : t, cs = fabs(turn) > 1e-9 ? (1 - cos(a)) / turn : 0;
+                sinew_vec3 arc = sinew_v3_add(sinew_v3_scale(fwd, speed * cf), sinew_v3_scale(side, speed * cs));
+                p.rotation = sinew_quat_mul(g, p.rotation);
+                p.translation = sinew_v3_add(sinew_quat_rotate(g, p.translation), arc);
+            }
+            tk[(size_t)j * nk + k].time = t; tk[(size_t)j * nk + k].value = p.translation;
+            rk[(size_t)j * nk + k].time = t; rk[(size_t)j * nk + k].value = p.rotation;
+            sk[(size_t)j * nk + k].time = t; sk[(size_t)j * nk + k].value = p.scale;
+        }
+    }
+    if (ok) {
+        sinew_clip_desc d = { 0 };
+        d.name = name;
+        d.joint_count = nj;
+        d.duration = dur;
+        d.ticks_per_second = 1; /* key times in seconds */
+        d.channel_count = nch;
+        d.channels = ch;
+        if (sinew_clip_create(&d, &out) != SINEW_OK) out = NULL;
+    }
+    free(pose); free(tk); free(sk); free(rk); free(ch);
+    return out;
 }
 
 /* Camera: position, forward / right / up axes, tangents of the half angles, near, far. */
@@ -186,34 +336,21 @@ static int box_outside(const sc_camera *cam, const double lo[3], const double hi
     return 0;
 }
 
-static int load_models(sc_model *ms, double *size)
+static sinew_vec3 model_up(const sc_model *sm)
 {
-    int n = 0;
-    *size = 1.2 * SC_HEIGHT; /* world size of a character (models are scaled to SC_HEIGHT) */
-    for (size_t i = 0; i < sizeof SC_MODELS / sizeof SC_MODELS[0] && n < SC_MAX_MODELS; i++) {
-        sc_model *sm = &ms[n];
-        memset(sm, 0, sizeof *sm);
-        char msg[256] = "";
-        if (demo_asset(SC_MODELS[i], &sm->m, msg, sizeof msg) != SINEW_OK) {
-            printf("note: %s not loaded (%s), skipped\n", SC_MODELS[i], msg[0] ? msg : "missing");
-            continue;
-        }
-        sinew_asset *a = sm->m.asset;
-        sm->nclips = sinew_asset_clip_count(a);
-        if (sm->nclips > SC_MAX_CLIPS) sm->nclips = SC_MAX_CLIPS;
-        if (!sm->nclips || !sm->m.vertex_count) {
-            printf("note: %s has no clip or no vertices, skipped\n", SC_MODELS[i]);
-            demo_model_free(&sm->m);
-            continue;
-        }
+    return sm->m.up_axis == DEMO_UP_Z ? sinew_v3(0, 0, 1) : sm->m.up_axis == DEMO_UP_X ? sinew_v3(1, 0, 0) : sinew_v3(0, 1, 0);
+}
+
+/* Root motion per clip, the scripted flag, the bone-LOD bands; prints the model's line. */
+static void model_setup(sc_model *sm)
+{
+    {
         sm->joints = sinew_skeleton_joint_count(sm->m.skel);
         uint32_t root_joint = 0; /* joint 0 has no parent (parents precede children) */
-        sinew_vec3 up = sm->m.up_axis == DEMO_UP_Z ? sinew_v3(0, 0, 1) : sm->m.up_axis == DEMO_UP_X ? sinew_v3(1, 0, 0)
-                                                                                                   : sinew_v3(0, 1, 0);
+        sinew_vec3 up = model_up(sm);
         int with_rm = 0;
         double cycle = 0;
         for (uint32_t k = 0; k < sm->nclips; k++) {
-            sm->clips[k] = sinew_asset_clip(a, k);
             sinew_root_motion_desc rd = { 0 };
             rd.clip = sm->clips[k];
             rd.skeleton = sm->m.skel;
@@ -239,7 +376,100 @@ static int load_models(sc_model *ms, double *size)
         if (sm->scripted)
             printf("note: %s: its clips carry no root motion (the motion is on a joint below a static root joint); "
                    "its characters walk at a scripted %.1f units/s instead\n", sm->m.name, SC_WALK);
+        else
+            printf("note: %s: its clips carry root motion: its characters are moved by the crowd "
+                   "(sinew_crowd_character.apply_root_motion)\n", sm->m.name);
+    }
+    /* bone LOD bands: the middle band cuts the deepest level of joints, the far
+     * band the deepest third of the levels (at least depth 3 kept) */
+    uint32_t *depth = calloc(sm->joints, sizeof *depth);
+    sm->depth = 0;
+    for (uint32_t j = 0; depth && j < sm->joints; j++) {
+        int32_t p = (int32_t)sinew_skeleton_parent(sm->m.skel, j);
+        depth[j] = p >= 0 && (uint32_t)p < j ? depth[p] + 1 : 0;
+        if (depth[j] > sm->depth) sm->depth = depth[j];
+    }
+    sm->lod_mid = sm->depth >= 2 ? sm->depth : 0;
+    sm->lod_far = sm->depth >= 4 ? (2 * sm->depth + 2) / 3 : sm->lod_mid;
+    if (sm->lod_far < 3 && sm->lod_mid >= 3) sm->lod_far = 3;
+    sm->kept_mid = sm->kept_far = 0;
+    for (uint32_t j = 0; depth && j < sm->joints; j++) {
+        sm->kept_mid += !sm->lod_mid || depth[j] < sm->lod_mid;
+        sm->kept_far += !sm->lod_far || depth[j] < sm->lod_far;
+    }
+    free(depth);
+}
+
+static int load_models(sc_model *ms, double *size)
+{
+    int n = 0;
+    *size = 1.2 * SC_HEIGHT; /* world size of a character (models are scaled to SC_HEIGHT) */
+    for (size_t i = 0; i < sizeof SC_MODELS / sizeof SC_MODELS[0] && n < SC_MAX_MODELS; i++) {
+        sc_model *sm = &ms[n];
+        memset(sm, 0, sizeof *sm);
+        char msg[256] = "";
+        if (demo_asset(SC_MODELS[i], &sm->m, msg, sizeof msg) != SINEW_OK) {
+            printf("note: %s not loaded (%s), skipped\n", SC_MODELS[i], msg[0] ? msg : "missing");
+            continue;
+        }
+        sinew_asset *a = sm->m.asset;
+        sm->nclips = sinew_asset_clip_count(a);
+        if (sm->nclips > SC_MAX_CLIPS) sm->nclips = SC_MAX_CLIPS;
+        if (!sm->nclips || !sm->m.vertex_count) {
+            printf("note: %s has no clip or no vertices, skipped\n", SC_MODELS[i]);
+            demo_model_free(&sm->m);
+            continue;
+        }
+        for (uint32_t k = 0; k < sm->nclips; k++) sm->clips[k] = sinew_asset_clip(a, k);
+        model_setup(sm);
         n++;
+    }
+    /* The test models' clips have no root motion: one more model, the first
+     * one loaded again, plays generated clips that have (generated_walk), so the
+     * crowd's own root motion runs in the scene. */
+    for (int s = 0; s < n && n < SC_MAX_MODELS; s++) {
+        if (!ms[s].scripted) break; /* a test model with root motion already */
+        sc_model *sm = &ms[n];
+        memset(sm, 0, sizeof *sm);
+        char msg[256] = "";
+        const char *path = NULL;
+        for (size_t i = 0; i < sizeof SC_MODELS / sizeof SC_MODELS[0]; i++)
+            if (strstr(SC_MODELS[i], ms[s].m.name)) path = SC_MODELS[i];
+        if (!path || demo_asset(path, &sm->m, msg, sizeof msg) != SINEW_OK) continue;
+        sinew_vec3 up = model_up(sm);
+        /* forward: the next model axis after up (y-up: +z, z-up: +x, x-up: +y) */
+        sinew_vec3 fwd = sm->m.up_axis == DEMO_UP_Z ? sinew_v3(1, 0, 0) : sm->m.up_axis == DEMO_UP_X ? sinew_v3(0, 1, 0)
+                                                                                                  : sinew_v3(0, 0, 1);
+        double speed = SC_GEN_SPEED * (sm->m.height > 0 ? sm->m.height : sm->m.size);
+        sm->generated = 1;
+        sm->fwd = fwd;
+        sm->nclips = ms[s].nclips;
+        int ok = 1;
+        for (uint32_t k = 0; k < sm->nclips && ok; k++) {
+            char cname[96];
+            snprintf(cname, sizeof cname, "%s+walk", sinew_clip_name(ms[s].clips[k]) ? sinew_clip_name(ms[s].clips[k]) : "clip");
+            /* each clip its own walk, so crossfades blend different motions */
+            sm->own[k] = generated_walk(sinew_asset_clip(sm->m.asset, k), sm->m.skel, up, fwd, speed * (1 + 0.25 * k),
+                                        SC_GEN_TURN * (1 - 0.6 * k), cname);
+            sm->clips[k] = sm->own[k];
+            ok = sm->own[k] != NULL;
+        }
+        char base[64];
+        snprintf(base, sizeof base, "%s", sm->m.name);
+        snprintf(sm->m.name, sizeof sm->m.name, "%.40s+walk", base);
+        if (!ok) {
+            printf("note: the generated root-motion clips for %s could not be made, skipped\n", base);
+            for (uint32_t k = 0; k < sm->nclips; k++) sinew_clip_destroy(sm->own[k]);
+            demo_model_free(&sm->m);
+            break;
+        }
+        printf("generated: model %s = %s playing its %u clip(s) resampled at %.0f keys/s with root joint 0 carried "
+               "along a circle: clip k at %.2f x (1 + k / 4) model heights/s (= %.2f x (1 + k / 4) units/s once scaled), "
+               "yaw %.2f x (1 - 0.6 k) rad/s about its up axis\n",
+               sm->m.name, base, sm->nclips, SC_GEN_RATE, SC_GEN_SPEED, SC_GEN_SPEED * SC_HEIGHT, SC_GEN_TURN);
+        model_setup(sm);
+        n++;
+        break;
     }
     return n;
 }
@@ -247,7 +477,10 @@ static int load_models(sc_model *ms, double *size)
 static void free_models(sc_model *ms, int n)
 {
     for (int i = 0; i < n; i++) {
-        for (uint32_t k = 0; k < ms[i].nclips; k++) sinew_root_motion_destroy(ms[i].rm[k]);
+        for (uint32_t k = 0; k < ms[i].nclips; k++) {
+            sinew_root_motion_destroy(ms[i].rm[k]);
+            sinew_clip_destroy(ms[i].own[k]);
+        }
         demo_model_free(&ms[i].m);
     }
 }
@@ -258,7 +491,7 @@ enum { S_LOGIC, S_CULL, S_PREP, S_GPU, S_FRAME, S_SAMPLE, S_FK, S_PAL, S_BOUNDS,
        S_SUM_PAL, S_SUM_BOUNDS, S_SUM_UPLOAD, S_BUSY, S_MORPH, S_SKIN, S_RENDER, S_COUNT };
 
 static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t count, uint32_t frames,
-                     double copy_gbps, int render, const char *frame_ppm, sc_row *row)
+                     double copy_gbps, int render, int bone_lod, const char *frame_ppm, sc_row *row)
 {
     uint32_t max_joints = 0, rest_vertices = 0;
     uint64_t out_vertices = 0, palette = 0;
@@ -294,6 +527,7 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
         cd.max_joints = max_joints;
         cd.lod_interpolate = true;
         cd.stage_timing = true; /* the per-stage columns */
+        cd.root_motion = true;  /* characters of models whose clips have root motion: moved by the crowd */
         r = sinew_crowd_create(&cd, &crowd, &err);
     }
     sinew_renderer *rnd = NULL;
@@ -347,6 +581,18 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
         c->place = sinew_mat4_from_rigid(q, sinew_v3((2 * rx - 1) * extent, sm->m.lift * sm->scale, (2 * rz - 1) * extent));
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 3; b++) c->place.m[a][b] *= sm->scale; /* uniform scale: LBS keeps it exact */
+        if (sm->generated && i < (uint32_t)nm) {
+            /* the first generated walker starts at the plaza's edge walking out,
+             * so every run wraps at least one crowd-moved character */
+            double d[2] = { 0, 0 };
+            const double fw[3] = { sm->fwd.x, sm->fwd.y, sm->fwd.z };
+            for (int b = 0; b < 3; b++) { d[0] += c->place.m[b][0] * fw[b]; d[1] += c->place.m[b][2] * fw[b]; }
+            double dm = fmax(fabs(d[0]), fabs(d[1]));
+            if (dm > 0) {
+                c->place.m[3][0] = (extent - 0.02 * size) * d[0] / dm;
+                c->place.m[3][2] = (extent - 0.02 * size) * d[1] / dm;
+            }
+        }
         c->heading[0] = sin(yaw);
         c->heading[1] = cos(yaw);
         c->motion = sinew_mat4_identity();
@@ -363,19 +609,25 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
         chars[i].root = &c->root;
         chars[i].layer_count = 2;
         chars[i].layers = &layers[2 * i];
+        c->slot = 1;
+        c->world = c->expect = c->root;
+        chars[i].apply_root_motion = !sm->scripted;
+        row->crowd_moved += !sm->scripted;
     }
 
-    double speed_sum = 0;
+    double speed_sum = 0, rm_dist = 0;
     int n = 0;
     for (uint32_t f = 0; f < frames + 2 && r == SINEW_OK; f++) {
         double t = f * SC_DT, f0 = now_s();
         /* logic: transitions, layers, root motion, wrap */
         double moved = 0;
+        int ok_expect = 1;
         for (uint32_t i = 0; i < count; i++) {
             sc_char *c = &cs[i];
             const sc_model *sm = &ms[c->model];
             chars[i].reset_previous = false;
             if (t >= c->switch_at) {
+                c->slot = 1 - c->slot;
                 c->prev = c->cur;
                 c->prev_start = c->cur_start;
                 c->prev_off = c->cur_off;
@@ -388,21 +640,46 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
             }
             double fade_time = t - (c->switch_at - c->period);
             sinew_anim_layer *l = &layers[2 * i];
+            /* the two layer positions used in turn: the playing clip keeps its
+             * position, the incoming one takes the other (it starts at weight 0,
+             * fade_time 0), as the crowd's root motion needs (docs/crowds.md) */
+            sinew_anim_layer *lp = &l[1 - c->slot], *lc = &l[c->slot];
             memset(l, 0, 2 * sizeof *l);
-            l[0].clip = sm->clips[c->prev];
-            l[0].time = t - c->prev_start + c->prev_off;
-            l[0].weight = 1;
-            l[0].flags = SINEW_LAYER_FADE_OUT;
-            l[0].fade_time = c->transitions ? fade_time : SC_FADE;
-            l[0].fade_duration = SC_FADE;
-            l[0].root_motion = sm->rm[c->prev];
-            l[1].clip = sm->clips[c->cur];
-            l[1].time = t - c->cur_start + c->cur_off;
-            l[1].weight = 1;
-            l[1].fade_time = c->transitions ? fade_time : SC_FADE;
-            l[1].fade_duration = SC_FADE;
-            l[1].root_motion = sm->rm[c->cur];
-            if (f > 0) {
+            lp->clip = sm->clips[c->prev];
+            lp->time = t - c->prev_start + c->prev_off;
+            lp->weight = 1;
+            lp->flags = SINEW_LAYER_FADE_OUT;
+            lp->fade_time = c->transitions ? fade_time : SC_FADE;
+            lp->fade_duration = SC_FADE;
+            lp->root_motion = sm->rm[c->prev];
+            lc->clip = sm->clips[c->cur];
+            lc->time = t - c->cur_start + c->cur_off;
+            lc->weight = 1;
+            lc->fade_time = c->transitions ? fade_time : SC_FADE;
+            lc->fade_duration = SC_FADE;
+            lc->root_motion = sm->rm[c->cur];
+            if (!sm->scripted) {
+                /* moved by the crowd: where it must be after this frame (for the
+                 * culling below and the check after the frame); a wrap decided after
+                 * the last frame restarts it there with fresh previous positions */
+                int fresh = f == 0 || c->wrap_pending;
+                if (c->wrap_pending) {
+                    /* root = the wrapped W moved on by this frame's step, so the
+                     * reset loses no motion */
+                    ok_expect &= expected_world(c, l, 2, 0, NULL);
+                    c->root = c->expect;
+                } else {
+                    ok_expect &= expected_world(c, l, 2, fresh, &c->root);
+                }
+                if (f > 0) {
+                    sinew_vec3 a = mat_pos(&c->world), b = mat_pos(&c->expect);
+                    double dd = sqrt((b.x - a.x) * (b.x - a.x) + (b.z - a.z) * (b.z - a.z));
+                    moved += dd;
+                    rm_dist += dd;
+                }
+                chars[i].reset_previous = c->wrap_pending != 0;
+                c->wrap_pending = 0;
+            } else if (f > 0) {
                 sinew_transform d;
                 blend_motion(sm, c, l, t - SC_DT, t, &d);
                 sinew_mat4 dm = sinew_mat4_from_transform(&d);
@@ -432,10 +709,12 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
         camera_at(&cam, t, extent, size);
         for (uint32_t i = 0; i < count; i++) {
             sc_char *c = &cs[i];
-            sinew_vec3 p = mat_pos(&c->root);
+            const sc_model *sm = &ms[c->model];
+            sinew_vec3 p = mat_pos(sm->scripted ? &c->root : &c->expect);
             double dx = p.x - cam.eye[0], dy = p.y - cam.eye[1], dz = p.z - cam.eye[2];
             double dist = sqrt(dx * dx + dy * dy + dz * dz);
-            uint32_t every = dist < 10 * size ? 1 : dist < 25 * size ? 2 : 4;
+            int band = dist < SC_NEAR * size ? 0 : dist < SC_MID * size ? 1 : 2;
+            uint32_t every = band == 0 ? 1 : band == 1 ? 2 : 4;
             float lo[3], hi[3];
             int visible = 1;
             if (f > 0 && sinew_crowd_character_bounds(crowd, i, lo, hi) == SINEW_OK) {
@@ -453,6 +732,7 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
             }
             chars[i].hidden = !visible;
             chars[i].update_every = every;
+            chars[i].joint_lod = !bone_lod || band == 0 ? 0 : band == 1 ? sm->lod_mid : sm->lod_far;
             chars[i].lod_interpolate = every > 1;
             if (visible) { c->skin_pos[0] = p.x; c->skin_pos[1] = p.y; c->skin_pos[2] = p.z; }
             c->was_hidden = !visible;
@@ -494,6 +774,39 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
         if (r == SINEW_OK) r = sinew_skinner_gpu_time(sk, &g);
         if (r == SINEW_OK) r = sinew_skinner_gpu_stage_times(sk, &morph, &skin);
         double f3 = now_s();
+        if (r == SINEW_OK && !ok_expect) {
+            r = SINEW_ERROR_NON_FINITE;
+            snprintf(err.message, sizeof err.message, "sinew_root_motion_delta failed in the scene's check");
+        }
+        if (r != SINEW_OK) break;
+        /* crowd-moved characters: the crowd's W against the W recomputed here
+         * from the tracks (float64), then the plaza wrap */
+        for (uint32_t i = 0; i < count && r == SINEW_OK; i++) {
+            sc_char *c = &cs[i];
+            if (ms[c->model].scripted) continue;
+            sinew_mat4 w;
+            r = sinew_crowd_character_world(crowd, i, &w);
+            if (r != SINEW_OK) break;
+            sinew_vec3 e = mat_pos(&c->expect);
+            double scale = 1 + sqrt(e.x * e.x + e.y * e.y + e.z * e.z), d = 0;
+            for (int a = 0; a < 4; a++)
+                for (int b = 0; b < 4; b++) d = fmax(d, fabs(w.m[a][b] - c->expect.m[a][b]));
+            if (!isnan(row->rm_max_err) && !(d / scale <= row->rm_max_err)) row->rm_max_err = d / scale; /* NaN stays, the worst */
+            row->rm_checked += 1;
+            c->world = w;
+            /* wrap inside the plaza: W moved across at once, the next frame a
+             * teleport (reset_previous, root = there): fresh previous positions */
+            sinew_vec3 p = mat_pos(&w);
+            double sx = p.x > extent ? -2 * extent : p.x < -extent ? 2 * extent : 0;
+            double sz = p.z > extent ? -2 * extent : p.z < -extent ? 2 * extent : 0;
+            if (sx != 0 || sz != 0) {
+                c->world.m[3][0] += sx;
+                c->world.m[3][2] += sz;
+                r = sinew_crowd_set_character_world(crowd, i, &c->world, &err);
+                c->wrap_pending = 1;
+                row->rm_wraps++;
+            }
+        }
         if (r != SINEW_OK) break;
         if (f >= 2) { /* two warm-up frames (pipelines, first touches, first LOD evaluations) */
             double share = st.busy_ms > 0 ? st.cpu_ms / st.busy_ms : 0;
@@ -533,6 +846,10 @@ static void run_size(sinew_gpu *gpu, sc_model *ms, int nm, double size, uint32_t
         row->interpolated /= n;
         row->skinned_vertices /= n;
         row->meters_per_s = speed_sum / n;
+    }
+    if (row->crowd_moved) {
+        row->rm_speed = rm_dist / (row->crowd_moved * (frames + 1) * SC_DT);
+        if (!(row->rm_max_err <= SC_RM_TOL) || !(row->rm_speed > 0)) row->error = "root motion check failed";
     }
     row->logic_ms = median(ser[S_LOGIC], n);
     row->cull_ms = median(ser[S_CULL], n);
@@ -649,6 +966,15 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
     else
         printf("render: the visible characters drawn offscreen at %ux%u (sinew_renderer: ground + one indexed draw per "
                "character, from the skinner's output), timed by timestamps around the pass\n\n", SC_RENDER_W, SC_RENDER_H);
+    if (o->no_bone_lod) printf("bone LOD: off (--no-bone-lod): joint_lod 0 in every band\n");
+    printf("distance LOD bands (camera distance in character sizes of %.2f units): < %.0f: update_every 1, joint_lod 0 "
+           "(every joint); %.0f-%.0f: update_every 2 + lod_interpolate, joint_lod = the deepest level; >= %.0f: "
+           "update_every 4 + lod_interpolate, joint_lod = the deepest third of the levels\n", size, SC_NEAR, SC_NEAR, SC_MID,
+           SC_MID);
+    for (int i = 0; i < nm; i++)
+        printf("  %-26s depth %2u: joint_lod near 0 (%u joints), middle %u (%u kept), far %u (%u kept)\n", ms[i].m.name,
+               ms[i].depth, ms[i].joints, ms[i].lod_mid, ms[i].kept_mid, ms[i].lod_far, ms[i].kept_far);
+    printf("\n");
     print_header();
     sc_row rows[SC_MAX_ROWS];
     int nrows = 0;
@@ -669,8 +995,15 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
         memset(w, 0, sizeof *w);
         w->capped = capped;
         snprintf(path, sizeof path, "%s/scene-frame.ppm", o->out_dir);
-        run_size(gpu, ms, nm, size, c, frames, roof.shader_copy_gbps, !o->no_render, path, w);
+        run_size(gpu, ms, nm, size, c, frames, roof.shader_copy_gbps, !o->no_render, !o->no_bone_lod, path, w);
         print_row(w);
+        if (w->crowd_moved && (!w->error || w->rm_checked > 0))
+            printf("root motion check (%u characters): %u moved by the crowd (apply_root_motion), %.0f character-frames: "
+                   "W against W_last x delta recomputed from sinew_root_motion_delta (float64), max error %.2e x (1 + |t|) "
+                   "(tolerance %.0e); mean speed %.3f units/s (generated walks %.2f-%.2f); %u plaza wraps "
+                   "(sinew_crowd_set_character_world + reset_previous): %s\n", w->chars, w->crowd_moved, w->rm_checked,
+                   w->rm_max_err, SC_RM_TOL, w->rm_speed, SC_GEN_SPEED * SC_HEIGHT, SC_GEN_SPEED * SC_HEIGHT * 1.5, w->rm_wraps,
+                   w->rm_max_err <= SC_RM_TOL && w->rm_speed > 0 ? "ok" : "FAILED");
         fflush(stdout);
     }
     printf("(* = capped by the vertex budget or the device cap; prepare = sinew_crowd_stats.cpu_ms: sample + blend + FK + palette + box "
@@ -714,9 +1047,15 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
             fprintf(js, "  \"vertex_budget\": %llu,\n  \"render\": \"offscreen %ux%u, sinew_renderer, timestamps around the pass\",\n"
                         "  \"models\": [", (unsigned long long)budget, SC_RENDER_W, SC_RENDER_H);
         for (int i = 0; i < nm; i++)
-            fprintf(js, "%s{\"name\": \"%s\", \"joints\": %u, \"vertices\": %u, \"clips\": %u}", i ? ", " : "", ms[i].m.name,
-                    ms[i].joints, ms[i].m.vertex_count, ms[i].nclips);
-        fprintf(js, "],\n  \"results\": [\n");
+            fprintf(js, "%s{\"name\": \"%s\", \"joints\": %u, \"vertices\": %u, \"clips\": %u, \"depth\": %u, "
+                        "\"root_motion\": \"%s\", \"joint_lod\": [0, %u, %u], \"joints_kept\": [%u, %u, %u]}",
+                    i ? ", " : "", ms[i].m.name, ms[i].joints, ms[i].m.vertex_count, ms[i].nclips, ms[i].depth,
+                    ms[i].scripted ? "none: scripted walk" : ms[i].generated ? "generated, applied by the crowd"
+                                                                             : "applied by the crowd",
+                    ms[i].lod_mid, ms[i].lod_far, ms[i].joints, ms[i].kept_mid, ms[i].kept_far);
+        fprintf(js, "],\n  \"lod_bands\": [{\"below_sizes\": %.0f, \"update_every\": 1}, {\"below_sizes\": %.0f, "
+                    "\"update_every\": 2}, {\"below_sizes\": null, \"update_every\": 4}],\n  \"results\": [\n",
+                SC_NEAR, SC_MID);
         for (int i = 0; i < nrows; i++) {
             const sc_row *w = &rows[i];
             char rj[32] = "null";
@@ -729,12 +1068,14 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
                     "\"stages_ms\": {\"sample_blend\": %.4f, \"fk\": %.4f, \"palette\": %.4f, \"bounds\": %.4f, "
                     "\"upload\": %.4f, \"morph\": %.4f, \"skin\": %.4f, \"render\": %s}, "
                     "\"cpu_thread_sums_ms\": {\"sample_blend\": %.4f, \"fk\": %.4f, \"palette\": %.4f, \"bounds\": %.4f, "
-                    "\"upload\": %.4f, \"busy\": %.4f}, \"error\": %s%s%s}%s\n",
+                    "\"upload\": %.4f, \"busy\": %.4f}, \"root_motion_check\": {\"crowd_moved\": %u, "
+                    "\"character_frames\": %.0f, \"max_error\": %.3e, \"tolerance\": %.0e, \"mean_speed\": %.4f, "
+                    "\"wraps\": %u}, \"error\": %s%s%s}%s\n",
                     w->chars, w->capped ? "true" : "false", w->visible, w->interpolated, w->skinned_vertices, w->logic_ms,
                     w->cull_ms, w->prepare_ms, w->gpu_ms, w->frame_ms, w->fps, w->gbps, w->roofline, w->meters_per_s,
                     w->sample_ms, w->fk_ms, w->palette_ms, w->bounds_ms, w->upload_ms, w->morph_ms, w->skin_ms, rj,
                     w->sum_sample_ms, w->sum_fk_ms, w->sum_palette_ms, w->sum_bounds_ms, w->sum_upload_ms, w->busy_ms,
-                    w->error ? "\"" : "", w->error ? w->error : "null", w->error ? "\"" : "", i + 1 < nrows ? "," : "");
+                    w->crowd_moved, w->rm_checked, w->rm_max_err, SC_RM_TOL, w->rm_speed, w->rm_wraps, w->error ? "\"" : "", w->error ? w->error : "null", w->error ? "\"" : "", i + 1 < nrows ? "," : "");
         }
         fprintf(js, "  ]\n}\n");
         fclose(js);

@@ -15,6 +15,7 @@ typedef struct sinew_bench_scene_options {
     int budget_given;           /* --budget given: use budget as is (0 = no cap) */
     int full;                   /* --full: no cap unless --budget */
     int no_render;              /* --no-render: no render stage (frame = logic .. skinning done) */
+    int no_bone_lod;            /* --no-bone-lod: joint_lod 0 in every distance band (update_every kept) */
 } sinew_bench_scene_options;
 
 /* Runs the scene; returns the process exit code (0 ok, 1 failure). */

@@ -1,6 +1,12 @@
 # sinew-bench --scene crowd (bench/bench_scene.c) on a small crowd: it must exit 0,
 # print its per-stage table header and a row for the 100 characters, write its
-# JSON, and draw no validation message (SINEW_VALIDATION=1). No timing is checked.
+# JSON, and draw no validation message (SINEW_VALIDATION=1). Root motion: the
+# characters of the generated root-motion model are moved by the crowd
+# (apply_root_motion); the bench compares every such W, every frame, with
+# W_last x delta recomputed in float64 from sinew_root_motion_delta (tolerance
+# 1e-9 x (1 + |t|), exit 1 beyond), and one of them walks out of the plaza and
+# wraps: its "root motion check" line must say ok, with a speed > 0 and a wrap.
+# The distance LOD bands (update_every + joint_lod) must be printed. No timing is checked.
 if(CMAKE_SCRIPT_MODE_FILE)
   execute_process(COMMAND ${BENCH} --scene crowd --sizes 100 --frames 10 --out ${OUT}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 280)
@@ -14,6 +20,24 @@ if(CMAKE_SCRIPT_MODE_FILE)
   if(NOT "${out}" MATCHES "\n +100  +[0-9]+ +[0-9]+ +[0-9]+ ")
     message(FATAL_ERROR "no row for 100 characters")
   endif()
+  if(NOT "${out}" MATCHES "sample/blend +FK +palette +bounds +upload +morph +skin +render")
+    message(FATAL_ERROR "no per-stage columns")
+  endif()
+  if(NOT "${out}" MATCHES "distance LOD bands[^\n]*update_every 1, joint_lod 0[^\n]*update_every 2[^\n]*update_every 4")
+    message(FATAL_ERROR "no distance LOD bands")
+  endif()
+  if(NOT "${out}" MATCHES "Testwuson.X[^\n]*joint_lod near 0 \\(40 joints\\), middle [0-9]+ \\([0-9]+ kept\\), far [0-9]+ \\([0-9]+ kept\\)")
+    message(FATAL_ERROR "no joint_lod bands for Testwuson.X")
+  endif()
+  if(NOT "${out}" MATCHES "its characters are moved by the crowd")
+    message(FATAL_ERROR "no model moved by the crowd (apply_root_motion)")
+  endif()
+  if(NOT "${out}" MATCHES "root motion check \\(100 characters\\): ([1-9][0-9]*) moved by the crowd[^\n]*max error [^\n]*mean speed ([0-9.]+) units/s[^\n]* ([1-9][0-9]*) plaza wraps[^\n]*: ok\n")
+    message(FATAL_ERROR "no passing root motion check with crowd-moved characters and a wrap")
+  endif()
+  if(NOT CMAKE_MATCH_2 GREATER 0.5)
+    message(FATAL_ERROR "crowd-moved characters did not move (mean speed ${CMAKE_MATCH_2} units/s)")
+  endif()
   if("${out}${err}" MATCHES "Validation Error|VUID-")
     message(FATAL_ERROR "validation message")
   endif()
@@ -23,6 +47,9 @@ if(CMAKE_SCRIPT_MODE_FILE)
   file(READ "${OUT}/scene.json" js)
   if(NOT js MATCHES "\"characters\": 100, \"capped\": false")
     message(FATAL_ERROR "scene.json has no result for 100 characters")
+  endif()
+  if(NOT js MATCHES "\"root_motion_check\": {\"crowd_moved\": [1-9]")
+    message(FATAL_ERROR "scene.json has no root motion check")
   endif()
   return()
 endif()
