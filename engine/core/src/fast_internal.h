@@ -86,5 +86,9 @@ int snw_polar_f32(const float a[3][4], float q[3][4], float p[3][4], int *skippe
  * result depends only on its own matrix. Returns 0, or 1 when a value is not
  * finite (q, p then unspecified). */
 int snw_polar_batch(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff *q, snw_faff *p);
+/* snw_polar_batch with a chosen instruction set: isa 0 SSE (4 lanes), 1 AVX
+ * (8 lanes, where the CPU has it; else SSE), -1 the best the CPU has (what
+ * snw_polar_batch uses). Every choice gives bit-identical results. */
+int snw_polar_batch_isa(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff *q, snw_faff *p, int isa);
 
 #endif
