@@ -82,7 +82,7 @@ void snw_clip_sample_f32(const sinew_clip *clip, const snw_fast_joint *joints, u
  * when a value is not finite. */
 int snw_polar_f32(const float a[3][4], float q[3][4], float p[3][4], int *skipped);
 /* The same for n matrices a[j] into q[j], p[j] (3x3 parts; column 3 set to
- * 0), j = idx[0..n) (idx NULL: j = 0..n), eight at a time in SIMD; each
+ * 0), j = idx[0..n) (idx NULL: j = 0..n), 16 (AVX) or 8 (SSE) at a time in SIMD; each
  * result depends only on its own matrix. Returns 0, or 1 when a value is not
  * finite (q, p then unspecified). */
 int snw_polar_batch(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff *q, snw_faff *p);

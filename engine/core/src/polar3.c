@@ -7,22 +7,28 @@
  * ill-conditioned or non-finite one to the float64 reference
  * (sinew_polar_decompose), which keeps the reference's mirror and singular rules.
  *
- * snw_polar_batch does many at once, eight at a time (two SSE registers of
- * four per value, one matrix per lane, structure of arrays: two independent
- * chains of divisions and square roots keep the core busy): the same skip
- * test, then the Frobenius-scaled Newton iteration X <- (g X + X^-T / g) / 2
+ * snw_polar_batch does many at once, sixteen at a time with AVX (two 8-lane
+ * registers per value; chosen at run time where the CPU has it) or eight with
+ * SSE (two 4-lane registers), one matrix per lane, structure of arrays: two
+ * independent chains of divisions and square roots keep the core busy. Both
+ * come from one source (polar3_simd.h) and run the same IEEE operations per
+ * lane (no fused multiply-add), so they give bit-identical results. The same
+ * skip test, then the Frobenius-scaled Newton iteration X <- (g X + X^-T / g) / 2
  * (Higham; g = (|X^-1|_F / |X|_F)^1/2, X^-T = cof(X) / det X) from A scaled to
  * RMS singular value 1, each lane stopping on its own once a step moved no
- * entry by more than 4e-4 (Newton converges quadratically: the error after
- * that step is of order 1e-7, float32 rounding), then P = sym(Q^T A). A lane
+ * entry by more than 1e-2 (Newton converges quadratically: the error after
+ * that step is of order 1e-4), then one Newton-Schulz step
+ * X <- X (3I - X^T X) / 2 on every lane (no division or square root; it
+ * squares the error again, to float32 rounding, and leaves the identity of
+ * skipped lanes exact), then P = sym(Q^T A). A lane
  * is handed to snw_polar_f32 (so to the same fallbacks as before) when its
  * det is not positive or not finite, a step's det or g is not positive and
  * finite, it did not converge within 12 steps, or the result's |Q^T Q - I|
  * exceeds 4e-6. Each lane's result depends only on its own matrix (lanes that
  * stopped are held), so a character's palette does not depend on how its
- * joints fall into groups. For a rotation times a scale of 0.7 .. 1.4 per
- * axis a group takes about 4 steps (3.7 on average over random ones). No
- * allocation, no state. */
+ * joints fall into groups (nor on the instruction set). The Newton-Schulz step
+ * takes the place of the last Newton step (its division and two square
+ * roots). No allocation, no state. */
 #include <sinew/linalg.h>
 #include "fast_internal.h"
 
@@ -150,6 +156,7 @@ int snw_polar_f32(const float a[3][4], float q[3][4], float p[3][4], int *skippe
 /* ---- four at a time ---- */
 
 #define SNW_POLAR_MAX_STEPS 12
+/* (overridable at compile time to check that test_polar_simd catches a loose stop) */
 #ifndef SNW_POLAR_STEP_TOL
 #define SNW_POLAR_STEP_TOL 1e-2f
 #endif
