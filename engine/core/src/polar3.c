@@ -153,6 +153,17 @@ int snw_polar_f32(const float a[3][4], float q[3][4], float p[3][4], int *skippe
     return 0;
 }
 
+int snw_polar_rotation(const snw_faff *a, snw_faff *q, snw_faff *p)
+{
+    if (!(snw_det3(a->r) > 0) || !(snw_ortho_error(a->r) <= 2e-6f)) return 0;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++) {
+            q->r[r][c] = c < 3 ? a->r[r][c] : 0.f;
+            p->r[r][c] = r == c ? 1.f : 0.f;
+        }
+    return 1;
+}
+
 /* ---- four at a time ---- */
 
 #define SNW_POLAR_MAX_STEPS 12
