@@ -43,9 +43,9 @@
 #else
 #define SNW_SSE 0
 #endif
-/* AVX (8 lanes) beside SSE where the compiler can target it per function and
- * the CPU says so at run time */
-#if SNW_SSE && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* AVX (8 lanes) beside SSE where the compiler can target it per function
+ * (GCC's target pragmas) and the CPU says so at run time */
+#if SNW_SSE && defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
 #define SNW_AVX 1
 #else
