@@ -82,9 +82,17 @@ void snw_clip_sample_f32(const sinew_clip *clip, const snw_fast_joint *joints, u
  * when a value is not finite. */
 int snw_polar_f32(const float a[3][4], float q[3][4], float p[3][4], int *skipped);
 /* The same for n matrices a[j] into q[j], p[j] (3x3 parts; column 3 set to
- * 0), j = idx[0..n) (idx NULL: j = 0..n), eight at a time in SIMD; each
+ * 0), j = idx[0..n) (idx NULL: j = 0..n), 16 (AVX) or 8 (SSE) at a time in SIMD; each
  * result depends only on its own matrix. Returns 0, or 1 when a value is not
  * finite (q, p then unspecified). */
 int snw_polar_batch(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff *q, snw_faff *p);
+/* The batch's skip case alone, in scalar code: when the 3x3 of a is a rotation
+ * by the batch's test (det > 0, |A^T A - I| <= 2e-6), writes exactly what
+ * snw_polar_batch would (q = A, p = I, column 3 = 0) and returns 1; else 0. */
+int snw_polar_rotation(const snw_faff *a, snw_faff *q, snw_faff *p);
+/* snw_polar_batch with a chosen instruction set: isa 0 SSE (4 lanes), 1 AVX
+ * (8 lanes, where the CPU has it; else SSE), -1 the best the CPU has (what
+ * snw_polar_batch uses). Every choice gives bit-identical results. */
+int snw_polar_batch_isa(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff *q, snw_faff *p, int isa);
 
 #endif

@@ -539,9 +539,12 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
     for (uint32_t j = 0; j < n; j++) {
         aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
         const float *sv = local[j].s;
-        derived[j] = (unsigned char)(derive && fj[j].parent >= 0 && sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f &&
-                                     snw_det3(X[j].r) > 0);
-        if (!derived[j]) idx[nidx++] = j;
+        const int unit = sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f;
+        derived[j] = (unsigned char)(derive && fj[j].parent >= 0 && unit && snw_det3(X[j].r) > 0);
+        /* a rotation (typically a root) is not worth a SIMD lane: the batch's
+         * skip case in scalar code, the same result (and the batch of the
+         * scaled joints then fills its groups: 16, not 16 + 1 with the root) */
+        if (!derived[j] && !(unit && snw_polar_rotation(&X[j], &Q[j], &P[j]))) idx[nidx++] = j;
     }
     if (nidx && snw_polar_batch(X, idx, nidx, Q, P)) return SINEW_ERROR_NON_FINITE;
     /* Per joint 12 floats in G: the rotation's quaternion (normalized, w >= 0),

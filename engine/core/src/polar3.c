@@ -7,22 +7,28 @@
  * ill-conditioned or non-finite one to the float64 reference
  * (sinew_polar_decompose), which keeps the reference's mirror and singular rules.
  *
- * snw_polar_batch does many at once, eight at a time (two SSE registers of
- * four per value, one matrix per lane, structure of arrays: two independent
- * chains of divisions and square roots keep the core busy): the same skip
- * test, then the Frobenius-scaled Newton iteration X <- (g X + X^-T / g) / 2
+ * snw_polar_batch does many at once, sixteen at a time with AVX (two 8-lane
+ * registers per value; chosen at run time where the CPU has it) or eight with
+ * SSE (two 4-lane registers), one matrix per lane, structure of arrays: two
+ * independent chains of divisions and square roots keep the core busy. Both
+ * come from one source (polar3_simd.h) and run the same IEEE operations per
+ * lane (no fused multiply-add), so they give bit-identical results. The same
+ * skip test, then the Frobenius-scaled Newton iteration X <- (g X + X^-T / g) / 2
  * (Higham; g = (|X^-1|_F / |X|_F)^1/2, X^-T = cof(X) / det X) from A scaled to
  * RMS singular value 1, each lane stopping on its own once a step moved no
- * entry by more than 4e-4 (Newton converges quadratically: the error after
- * that step is of order 1e-7, float32 rounding), then P = sym(Q^T A). A lane
+ * entry by more than 1e-2 (Newton converges quadratically: the error after
+ * that step is of order 1e-4), then one Newton-Schulz step
+ * X <- X (3I - X^T X) / 2 on every lane (no division or square root; it
+ * squares the error again, to float32 rounding, and leaves the identity of
+ * skipped lanes exact), then P = sym(Q^T A). A lane
  * is handed to snw_polar_f32 (so to the same fallbacks as before) when its
  * det is not positive or not finite, a step's det or g is not positive and
  * finite, it did not converge within 12 steps, or the result's |Q^T Q - I|
  * exceeds 4e-6. Each lane's result depends only on its own matrix (lanes that
  * stopped are held), so a character's palette does not depend on how its
- * joints fall into groups. For a rotation times a scale of 0.7 .. 1.4 per
- * axis a group takes about 4 steps (3.7 on average over random ones). No
- * allocation, no state. */
+ * joints fall into groups (nor on the instruction set). The Newton-Schulz step
+ * takes the place of the last Newton step (its division and two square
+ * roots). No allocation, no state. */
 #include <sinew/linalg.h>
 #include "fast_internal.h"
 
@@ -36,6 +42,14 @@
 #define SNW_SSE 1
 #else
 #define SNW_SSE 0
+#endif
+/* AVX (8 lanes) beside SSE where the compiler can target it per function
+ * (GCC's target pragmas) and the CPU says so at run time */
+#if SNW_SSE && defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define SNW_AVX 1
+#else
+#define SNW_AVX 0
 #endif
 
 /* ---- one matrix ---- */
@@ -139,10 +153,27 @@ int snw_polar_f32(const float a[3][4], float q[3][4], float p[3][4], int *skippe
     return 0;
 }
 
+int snw_polar_rotation(const snw_faff *a, snw_faff *q, snw_faff *p)
+{
+    if (!(snw_det3(a->r) > 0) || !(snw_ortho_error(a->r) <= 2e-6f)) return 0;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++) {
+            q->r[r][c] = c < 3 ? a->r[r][c] : 0.f;
+            p->r[r][c] = r == c ? 1.f : 0.f;
+        }
+    return 1;
+}
+
 /* ---- four at a time ---- */
 
 #define SNW_POLAR_MAX_STEPS 12
-#define SNW_POLAR_STEP_TOL 4e-4f
+/* (overridable at compile time to check that test_polar_simd catches a loose stop) */
+#ifndef SNW_POLAR_STEP_TOL
+#define SNW_POLAR_STEP_TOL 1e-2f
+#endif
+#ifndef SNW_POLAR_NS_STEPS
+#define SNW_POLAR_NS_STEPS 1
+#endif
 #define SNW_POLAR_ORTHO_TOL 4e-6f
 
 static void put_3x3(const float (*src)[4], snw_faff *dst)
@@ -153,176 +184,114 @@ static void put_3x3(const float (*src)[4], snw_faff *dst)
 }
 
 #if SNW_SSE
-static inline __m128 sel(__m128 m, __m128 a, __m128 b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
-static inline __m128 absps(__m128 a) { return _mm_andnot_ps(_mm_set1_ps(-0.f), a); }
-
-/* Two groups of four matrices at once (lane k of group h = matrix 4h + k):
- * the Newton step is a chain of dependent divisions and square roots, and two
- * independent chains keep the core busy. A[h][r][c]: element (r, c). Returns
- * the matrices (bits 4h + k) whose results are final (skipped or converged);
- * the others need snw_polar_f32. */
+/* Two groups of VL matrices per call: the Newton step is a chain of dependent
+ * divisions and square roots, and two independent chains keep the core busy. */
 #define NG 2
 #define FOR_H _Pragma("GCC unroll 2") for (int h = 0; h < ng; h++)
-/* ng: 1 or 2 groups (1 for a batch's last four or fewer) */
-static int polar_groups(__m128 A[NG][3][3], __m128 Q[NG][3][3], __m128 P[NG][3][3], int ng)
-{
-    const __m128 one = _mm_set1_ps(1.f), zero = _mm_setzero_ps(), half = _mm_set1_ps(0.5f);
-    __m128 proper[NG], skip[NG], act[NG], fail[NG], X[NG][3][3];
-    for (int h = 0; h < NG; h++) proper[h] = skip[h] = act[h] = fail[h] = zero; /* unused groups stay idle */
-    int need = 0;
-    FOR_H {
-        __m128(*a)[3] = A[h];
-        /* det as snw_det3 (same order), finiteness, orthonormality error as snw_ortho_error */
-        __m128 det = _mm_add_ps(
-            _mm_sub_ps(_mm_mul_ps(a[0][0], _mm_sub_ps(_mm_mul_ps(a[1][1], a[2][2]), _mm_mul_ps(a[1][2], a[2][1]))),
-                       _mm_mul_ps(a[0][1], _mm_sub_ps(_mm_mul_ps(a[1][0], a[2][2]), _mm_mul_ps(a[1][2], a[2][0])))),
-            _mm_mul_ps(a[0][2], _mm_sub_ps(_mm_mul_ps(a[1][0], a[2][1]), _mm_mul_ps(a[1][1], a[2][0]))));
-        __m128 fin = zero, oe = zero;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) fin = _mm_add_ps(fin, _mm_mul_ps(a[i][j], zero));
-        for (int i = 0; i < 3; i++)
-            for (int j = i; j < 3; j++) {
-                __m128 d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a[0][i], a[0][j]), _mm_mul_ps(a[1][i], a[1][j])),
-                                      _mm_mul_ps(a[2][i], a[2][j]));
-                if (i == j) d = _mm_sub_ps(d, one);
-                oe = _mm_max_ps(oe, absps(d));
-            }
-        proper[h] = _mm_and_ps(_mm_cmpgt_ps(det, zero), _mm_cmpeq_ps(fin, zero));
-        skip[h] = _mm_and_ps(proper[h], _mm_cmple_ps(oe, _mm_set1_ps(2e-6f)));
-        act[h] = _mm_andnot_ps(skip[h], proper[h]);
-        fail[h] = zero;
-        need |= _mm_movemask_ps(act[h]);
-        /* RMS singular value 1; the skipped and fallback lanes run on the identity */
-        __m128 tr = zero;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) tr = _mm_add_ps(tr, _mm_mul_ps(a[i][j], a[i][j]));
-        __m128 s = _mm_sqrt_ps(_mm_div_ps(_mm_set1_ps(3.f), sel(act[h], tr, _mm_set1_ps(3.f))));
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) X[h][i][j] = sel(act[h], _mm_mul_ps(a[i][j], s), i == j ? one : zero);
-    }
-    if (need) {
-        const __m128 fmax = _mm_set1_ps(FLT_MAX), tol = _mm_set1_ps(SNW_POLAR_STEP_TOL);
-        for (int it = 0; it < SNW_POLAR_MAX_STEPS; it++) {
-            int more = 0;
-            FOR_H {
-                __m128(*x)[3] = X[h];
-                __m128 C[3][3];
-                /* rows of the cofactor matrix: c0 = x1 x x2, c1 = x2 x x0, c2 = x0 x x1 */
-                for (int r = 0; r < 3; r++) {
-                    const __m128 *u = x[(r + 1) % 3], *v = x[(r + 2) % 3];
-                    C[r][0] = _mm_sub_ps(_mm_mul_ps(u[1], v[2]), _mm_mul_ps(u[2], v[1]));
-                    C[r][1] = _mm_sub_ps(_mm_mul_ps(u[2], v[0]), _mm_mul_ps(u[0], v[2]));
-                    C[r][2] = _mm_sub_ps(_mm_mul_ps(u[0], v[1]), _mm_mul_ps(u[1], v[0]));
-                }
-                __m128 d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x[0][0], C[0][0]), _mm_mul_ps(x[0][1], C[0][1])),
-                                      _mm_mul_ps(x[0][2], C[0][2]));
-                __m128 nx[3], nc[3]; /* three partial sums: shorter chains */
-                for (int i = 0; i < 3; i++) {
-                    nx[i] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x[i][0], x[i][0]), _mm_mul_ps(x[i][1], x[i][1])),
-                                       _mm_mul_ps(x[i][2], x[i][2]));
-                    nc[i] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(C[i][0], C[i][0]), _mm_mul_ps(C[i][1], C[i][1])),
-                                       _mm_mul_ps(C[i][2], C[i][2]));
-                }
-                __m128 snx = _mm_add_ps(_mm_add_ps(nx[0], nx[1]), nx[2]);
-                __m128 snc = _mm_add_ps(_mm_add_ps(nc[0], nc[1]), nc[2]);
-                /* g = (|X^-1|_F / |X|_F)^(1/2) = (nc / (det^2 nx))^(1/4) */
-                __m128 g = _mm_sqrt_ps(_mm_sqrt_ps(_mm_div_ps(snc, _mm_mul_ps(_mm_mul_ps(d, d), snx))));
-                __m128 gb = _mm_div_ps(half, _mm_mul_ps(g, d)), ga = _mm_mul_ps(half, g);
-                __m128 ok = _mm_and_ps(_mm_and_ps(_mm_cmpgt_ps(d, zero), _mm_cmple_ps(d, fmax)),
-                                       _mm_and_ps(_mm_cmpgt_ps(g, zero), _mm_cmple_ps(g, fmax)));
-                ok = _mm_and_ps(ok, _mm_cmple_ps(absps(gb), fmax));
-                fail[h] = _mm_or_ps(fail[h], _mm_andnot_ps(ok, act[h]));
-                __m128 upd = _mm_and_ps(act[h], ok), delta = zero;
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++) {
-                        __m128 xn = _mm_add_ps(_mm_mul_ps(ga, x[i][j]), _mm_mul_ps(gb, C[i][j]));
-                        delta = _mm_max_ps(delta, absps(_mm_sub_ps(xn, x[i][j])));
-                        x[i][j] = sel(upd, xn, x[i][j]);
-                    }
-                act[h] = _mm_andnot_ps(_mm_cmple_ps(delta, tol), upd);
-                more |= _mm_movemask_ps(act[h]);
-            }
-            if (!more) break;
-        }
-        FOR_H {
-            __m128(*x)[3] = X[h];
-            fail[h] = _mm_or_ps(fail[h], act[h]);
-            /* the result must be orthonormal */
-            __m128 qe = zero;
-            for (int i = 0; i < 3; i++)
-                for (int j = i; j < 3; j++) {
-                    __m128 v = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x[0][i], x[0][j]), _mm_mul_ps(x[1][i], x[1][j])),
-                                          _mm_mul_ps(x[2][i], x[2][j]));
-                    if (i == j) v = _mm_sub_ps(v, one);
-                    qe = _mm_max_ps(qe, absps(v));
-                }
-            fail[h] = _mm_or_ps(fail[h], _mm_andnot_ps(_mm_cmple_ps(qe, _mm_set1_ps(SNW_POLAR_ORTHO_TOL)), proper[h]));
-        }
-    }
-    int done = 0;
-    FOR_H {
-        __m128(*a)[3] = A[h], (*x)[3] = X[h];
-        /* Q = X (A where skipped), P = sym(Q^T A) (I where skipped) */
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) Q[h][i][j] = sel(skip[h], a[i][j], x[i][j]);
-        __m128 pm[3][3];
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                pm[i][j] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x[0][i], a[0][j]), _mm_mul_ps(x[1][i], a[1][j])),
-                                      _mm_mul_ps(x[2][i], a[2][j]));
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                P[h][i][j] = sel(skip[h], i == j ? one : zero, _mm_mul_ps(half, _mm_add_ps(pm[i][j], pm[j][i])));
-        done |= _mm_movemask_ps(_mm_andnot_ps(fail[h], proper[h])) << (4 * h); /* skip lanes are proper */
-    }
-    return done;
-}
+
+/* SSE: four lanes */
+#define V __m128
+#define VL 4
+#define VZERO _mm_setzero_ps
+#define VSET1 _mm_set1_ps
+#define VADD _mm_add_ps
+#define VSUB _mm_sub_ps
+#define VMUL _mm_mul_ps
+#define VDIV _mm_div_ps
+#define VSQRT _mm_sqrt_ps
+#define VMAX _mm_max_ps
+#define VAND _mm_and_ps
+#define VOR _mm_or_ps
+#define VANDNOT _mm_andnot_ps
+#define VGT _mm_cmpgt_ps
+#define VLE _mm_cmple_ps
+#define VEQ _mm_cmpeq_ps
+#define VMASK _mm_movemask_ps
+#define VFROM4(c) ((c)[0])
+#define VTO4(v, c) ((c)[0] = (v))
+#define VSEL sel4
+#define VABS abs4
+#define PG_NAME polar_groups_sse
+#define BATCH_NAME polar_batch_sse
+static inline __m128 sel4(__m128 m, __m128 a, __m128 b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
+static inline __m128 abs4(__m128 a) { return _mm_andnot_ps(_mm_set1_ps(-0.f), a); }
+#include "polar3_simd.h"
+#undef V
+#undef VL
+#undef VZERO
+#undef VSET1
+#undef VADD
+#undef VSUB
+#undef VMUL
+#undef VDIV
+#undef VSQRT
+#undef VMAX
+#undef VAND
+#undef VOR
+#undef VANDNOT
+#undef VGT
+#undef VLE
+#undef VEQ
+#undef VMASK
+#undef VFROM4
+#undef VTO4
+#undef VSEL
+#undef VABS
+#undef PG_NAME
+#undef BATCH_NAME
+
+#if SNW_AVX
+/* AVX (no FMA: the same operations as SSE, eight lanes), chosen at run time */
+#pragma GCC push_options
+#pragma GCC target("avx")
+#define V __m256
+#define VL 8
+#define VZERO _mm256_setzero_ps
+#define VSET1 _mm256_set1_ps
+#define VADD _mm256_add_ps
+#define VSUB _mm256_sub_ps
+#define VMUL _mm256_mul_ps
+#define VDIV _mm256_div_ps
+#define VSQRT _mm256_sqrt_ps
+#define VMAX _mm256_max_ps
+#define VAND _mm256_and_ps
+#define VOR _mm256_or_ps
+#define VANDNOT _mm256_andnot_ps
+#define VGT(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OS)
+#define VLE(a, b) _mm256_cmp_ps(a, b, _CMP_LE_OS)
+#define VEQ(a, b) _mm256_cmp_ps(a, b, _CMP_EQ_OQ)
+#define VMASK _mm256_movemask_ps
+#define VFROM4(c) _mm256_insertf128_ps(_mm256_castps128_ps256((c)[0]), (c)[1], 1)
+#define VTO4(v, c) ((c)[0] = _mm256_castps256_ps128(v), (c)[1] = _mm256_extractf128_ps(v, 1))
+#define VSEL sel8
+#define VABS abs8
+#define PG_NAME polar_groups_avx
+#define BATCH_NAME polar_batch_avx
+static inline __m256 sel8(__m256 m, __m256 a, __m256 b) { return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b)); }
+static inline __m256 abs8(__m256 a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.f), a); }
+#include "polar3_simd.h"
+#pragma GCC pop_options
 #endif
+#endif
+
+int snw_polar_batch_isa(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff *q, snw_faff *p, int isa)
+{
+#if SNW_AVX
+    if (isa != 0 && __builtin_cpu_supports("avx")) return polar_batch_avx(a, idx, n, q, p);
+#endif
+#if SNW_SSE
+    (void)isa;
+    return polar_batch_sse(a, idx, n, q, p);
+#else
+    (void)isa;
+    return snw_polar_batch(a, idx, n, q, p);
+#endif
+}
 
 int snw_polar_batch(const snw_faff *a, const uint32_t *idx, uint32_t n, snw_faff *q, snw_faff *p)
 {
 #if SNW_SSE
-    for (uint32_t j0 = 0; j0 < n; j0 += 4 * NG) {
-        const uint32_t cnt = n - j0 < 4 * NG ? n - j0 : 4 * NG;
-        __m128 A[NG][3][3], Q[NG][3][3], P[NG][3][3];
-        const int ng = cnt > 4 ? 2 : 1;
-        for (int h = 0; h < ng; h++)
-            for (int r = 0; r < 3; r++) {
-                __m128 v[4];
-                for (uint32_t k = 0; k < 4; k++) {
-                    const uint32_t m = 4u * (uint32_t)h + k;
-                    if (m < cnt) v[k] = _mm_load_ps(a[idx ? idx[j0 + m] : j0 + m].r[r]);
-                    else v[k] = _mm_set_ps(0.f, r == 2 ? 1.f : 0.f, r == 1 ? 1.f : 0.f, r == 0 ? 1.f : 0.f);
-                }
-                _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);
-                A[h][r][0] = v[0]; A[h][r][1] = v[1]; A[h][r][2] = v[2];
-            }
-        const int done = polar_groups(A, Q, P, ng);
-        for (int h = 0; h < ng; h++)
-            for (int r = 0; r < 3; r++) {
-                __m128 vq[4] = { Q[h][r][0], Q[h][r][1], Q[h][r][2], _mm_setzero_ps() };
-                __m128 vp[4] = { P[h][r][0], P[h][r][1], P[h][r][2], _mm_setzero_ps() };
-                _MM_TRANSPOSE4_PS(vq[0], vq[1], vq[2], vq[3]);
-                _MM_TRANSPOSE4_PS(vp[0], vp[1], vp[2], vp[3]);
-                for (uint32_t k = 0; k < 4; k++) {
-                    const uint32_t m = 4u * (uint32_t)h + k;
-                    if (m >= cnt) break;
-                    const uint32_t j = idx ? idx[j0 + m] : j0 + m;
-                    _mm_store_ps(q[j].r[r], vq[k]);
-                    _mm_store_ps(p[j].r[r], vp[k]);
-                }
-            }
-        for (uint32_t m = 0; m < cnt; m++) {
-            if (done >> m & 1) continue;
-            const uint32_t j = idx ? idx[j0 + m] : j0 + m;
-            float q3[3][4], p3[3][4];
-            int skipped;
-            if (snw_polar_f32(a[j].r, q3, p3, &skipped)) return 1;
-            put_3x3((const float(*)[4])q3, &q[j]);
-            put_3x3((const float(*)[4])p3, &p[j]);
-        }
-    }
-    return 0;
+    return snw_polar_batch_isa(a, idx, n, q, p, -1);
 #else
     for (uint32_t m = 0; m < n; m++) {
         const uint32_t j = idx ? idx[m] : m;
