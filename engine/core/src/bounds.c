@@ -579,15 +579,13 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
     __m256 f = _mm256_add_ps(fin0, _mm256_add_ps(fin1, fin2));
     f = _mm256_sub_ps(f, f); /* NaN in a lane iff the sum is not finite */
     if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q))) return -1;
-    float t[8];
-    double b[6];
-    __m256 v[6] = { lx, ly, lz, hx, hy, hz };
-    for (int i = 0; i < 6; i++) {
-        _mm256_storeu_ps(t, v[i]);
-        double x = t[0];
-        for (int k = 1; k < 8; k++) x = i < 3 ? (t[k] < x ? t[k] : x) : (t[k] > x ? t[k] : x);
-        b[i] = x;
-    }
+    /* the eight lanes' min / max, in registers */
+#define SNW_HRED(v, op)                                                                                 \
+    _mm256_cvtss_f32(op(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), \
+                        _mm256_permute_ps(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), 0xb1)))
+    double b[6] = { SNW_HRED(lx, _mm256_min_ps), SNW_HRED(ly, _mm256_min_ps), SNW_HRED(lz, _mm256_min_ps),
+                    SNW_HRED(hx, _mm256_max_ps), SNW_HRED(hy, _mm256_max_ps), SNW_HRED(hz, _mm256_max_ps) };
+#undef SNW_HRED
     for (int i = 0; i < 3; i++) {
         lo[i] = b[i] < lo[i] ? b[i] : lo[i];
         hi[i] = b[3 + i] > hi[i] ? b[3 + i] : hi[i];
