@@ -474,7 +474,8 @@ static int lbs_boxes_sse(const sinew_joint_bounds *joints, uint32_t joint_count,
 
 static sinew_result finish_box(int any, const double lo[3], const double hi[3], float box_min[3], float box_max[3]);
 
-#if SNW_BOUNDS_SSE && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* (a build with -DSNW_BOUNDS_NO_AVX2 keeps the four-lane SSE code only, for comparisons) */
+#if SNW_BOUNDS_SSE && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && !defined(SNW_BOUNDS_NO_AVX2)
 #include <immintrin.h>
 #define SNW_BOUNDS_AVX2 1
 /* The same LBS rule eight joints at a time (AVX2 + FMA, selected at run time;
