@@ -497,9 +497,12 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
     __m256 fin0 = zero, fin1 = zero, fin2 = zero;
     int anymask = 0;
     uint32_t a = 0;
-    for (; a + 8 <= joint_count; a += 8) {
-        /* lane k < 4: joint a + k, lane 4 + k: joint a + 4 + k; one 8x4 -> 4x8
-         * transpose per 16-byte row (both halves at once: 8 shuffles, not 16 + 4 inserts) */
+    for (; a < joint_count; a += 8) {
+        /* lane k: joint a + k, or the last joint past the end (its ball again: the
+         * box does not change); one 8x4 -> 4x8 transpose per 16-byte row (both
+         * halves at once: 8 shuffles, not 16 + 4 inserts) */
+        uint32_t jx[8];
+        for (uint32_t k = 0; k < 8; k++) jx[k] = a + k < joint_count ? a + k : joint_count - 1;
         __m256 m[12]; /* a00 a01 a02 t0 a10 a11 a12 t1 a20 a21 a22 t2, lane = joint */
 #define SNW_LOAD2(p, q) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(q), 1)
 #define SNW_T8X4(q0, q1, q2, q3, o0, o1, o2, o3)                                                     \
@@ -510,10 +513,11 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
         o2 = _mm256_shuffle_ps(u2, u3, 0x44); o3 = _mm256_shuffle_ps(u2, u3, 0xee);                  \
     } while (0)
         for (int row = 0; row < 3; row++) {
-            const float *b = pal + (size_t)stride * a + 4 * row;
-            __m256 q0 = SNW_LOAD2(b, b + 4 * (size_t)stride), q1 = SNW_LOAD2(b + stride, b + 5 * (size_t)stride);
-            __m256 q2 = SNW_LOAD2(b + 2 * (size_t)stride, b + 6 * (size_t)stride);
-            __m256 q3 = SNW_LOAD2(b + 3 * (size_t)stride, b + 7 * (size_t)stride);
+            const float *b = pal + 4 * row;
+#define SNW_P(k) (b + (size_t)stride * jx[k])
+            __m256 q0 = SNW_LOAD2(SNW_P(0), SNW_P(4)), q1 = SNW_LOAD2(SNW_P(1), SNW_P(5));
+            __m256 q2 = SNW_LOAD2(SNW_P(2), SNW_P(6)), q3 = SNW_LOAD2(SNW_P(3), SNW_P(7));
+#undef SNW_P
             SNW_T8X4(q0, q1, q2, q3, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
         }
         fin0 = _mm256_add_ps(fin0, _mm256_add_ps(_mm256_add_ps(m[0], m[1]), _mm256_add_ps(m[2], m[3])));
@@ -522,16 +526,19 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
         /* centers and radii: (cx, cy, cz, r) of each joint, transposed */
         __m256 cx, cy, cz, r;
         {
-            const sinew_joint_bounds *jb = joints + a;
-            __m256 q0 = SNW_LOAD2(jb[0].center, jb[4].center), q1 = SNW_LOAD2(jb[1].center, jb[5].center);
-            __m256 q2 = SNW_LOAD2(jb[2].center, jb[6].center), q3 = SNW_LOAD2(jb[3].center, jb[7].center);
+            const sinew_joint_bounds *jb = joints;
+            __m256 q0 = SNW_LOAD2(jb[jx[0]].center, jb[jx[4]].center), q1 = SNW_LOAD2(jb[jx[1]].center, jb[jx[5]].center);
+            __m256 q2 = SNW_LOAD2(jb[jx[2]].center, jb[jx[6]].center), q3 = SNW_LOAD2(jb[jx[3]].center, jb[jx[7]].center);
             SNW_T8X4(q0, q1, q2, q3, cx, cy, cz, r);
         }
 #undef SNW_LOAD2
 #undef SNW_T8X4
         __m256 used = _mm256_cmp_ps(r, zero, _CMP_GE_OQ);
         anymask |= _mm256_movemask_ps(used);
-        if (growth) r = _mm256_add_ps(r, _mm256_loadu_ps(growth + a));
+        if (growth)
+            r = _mm256_add_ps(r, a + 8 <= joint_count ? _mm256_loadu_ps(growth + a)
+                                                      : _mm256_set_ps(growth[jx[7]], growth[jx[6]], growth[jx[5]], growth[jx[4]],
+                                                                      growth[jx[3]], growth[jx[2]], growth[jx[1]], growth[jx[0]]));
         /* P = A c + t */
         __m256 px = _mm256_fmadd_ps(m[0], cx, _mm256_fmadd_ps(m[1], cy, _mm256_fmadd_ps(m[2], cz, m[3])));
         __m256 py = _mm256_fmadd_ps(m[4], cx, _mm256_fmadd_ps(m[5], cy, _mm256_fmadd_ps(m[6], cz, m[7])));
@@ -591,20 +598,7 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
         lo[i] = b[i] < lo[i] ? b[i] : lo[i];
         hi[i] = b[3 + i] > hi[i] ? b[3 + i] : hi[i];
     }
-    int any = anymask != 0;
-    if (a < joint_count) { /* the last joint_count % 8 joints: the four-lane code */
-        if (!palette_finite(pal + (size_t)stride * a, (size_t)stride * (joint_count - a))) return -1;
-        double l2[3], h2[3];
-        if (lbs_boxes_sse(joints + a, joint_count - a, pal + (size_t)stride * a, stride, growth ? growth + a : NULL, l2,
-                          h2)) {
-            any = 1;
-            for (int i = 0; i < 3; i++) {
-                lo[i] = l2[i] < lo[i] ? l2[i] : lo[i];
-                hi[i] = h2[i] > hi[i] ? h2[i] : hi[i];
-            }
-        }
-    }
-    return any;
+    return anymask != 0;
 }
 #else
 #define SNW_BOUNDS_AVX2 0
