@@ -10,7 +10,10 @@
  * Poses: random local rotations up to 0.6 rad on every joint, and for the
  * scale methods real non-uniform scale (0.7..1.3 per axis) on a quarter of the
  * joints. Per method: ns per character for the palette and for the box, and
- * their ratio; median of 5 rounds of N characters.
+ * their ratio; median of 5 rounds of N characters. Looseness: for the first 100
+ * characters, the box (from the float64 palette, packed) against the tight box of
+ * the vertices skinned by the float64 reference (sinew_reference_skin): the median
+ * and largest volume ratio, and the vertices outside the box (must be 0).
  * Usage: sinew-bench-bounds [--characters N] [--model PATH]... */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/rest_mesh.h>
@@ -18,6 +21,7 @@
 #include <sinew/bounds.h>
 #include <sinew/linalg.h>
 #include <sinew/palette_job.h>
+#include <sinew/reference.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +74,14 @@ static void bench_model(const char *path, uint32_t chars)
     for (uint32_t j = 0; j < nj; j++) neighbors += jb[j].neighbor_count;
     printf("%s: %u joints, %u vertices, %.1f neighbours per joint, %u characters\n", path, nj,
            sinew_rest_mesh_vertex_count(rm), (double)neighbors / nj, chars);
-    printf("  %-16s %12s %12s %8s\n", "method", "palette ns", "bounds ns", "ratio");
+    printf("  %-16s %12s %12s %8s %10s %10s %8s\n", "method", "palette ns", "bounds ns", "ratio", "vol med", "vol max",
+           "outside");
+    uint32_t nv = sinew_rest_mesh_vertex_count(rm);
+    const sinew_vertex *verts = sinew_rest_mesh_vertices(rm);
+    double *skinned = malloc(sizeof(double) * 3 * nv);
+    sinew_mat4 *dscratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(nj));
+    sinew_palette_joint *dpal = malloc(sizeof(sinew_palette_joint) * nj);
+    double vol[100];
 
     size_t sb = sinew_palette_scratch_bytes(nj);
     void *scratch = aligned_alloc(16, (sb + 15) / 16 * 16);
@@ -116,8 +127,37 @@ static void bench_model(const char *path, uint32_t chars)
         }
         qsort(tp, 5, sizeof(double), cmp_d);
         qsort(tb, 5, sizeof(double), cmp_d);
-        printf("  %-16s %12.0f %12.0f %7.2fx\n", sinew_method_name(m), tp[2], tb[2], tb[2] / tp[2]);
+        uint32_t nl = chars < 100 ? chars : 100, outside = 0;
+        for (uint32_t c = 0; c < nl; c++) {
+            float lo[3], hi[3];
+            double vlo[3] = { 1e300, 1e300, 1e300 }, vhi[3] = { -1e300, -1e300, -1e300 };
+            if (sinew_palette_build(skel, m, &poses[(size_t)c * nj], NULL, dscratch, dpal) != SINEW_OK ||
+                sinew_palette_pack(m, 0, dpal, nj, dst) != SINEW_OK ||
+                sinew_character_bounds(jb, nb, nj, m, 0, dst, lo, hi) != SINEW_OK ||
+                !verts || sinew_reference_skin(nv, verts, NULL, dpal, nj, m, 0, skinned, NULL) != SINEW_OK) {
+                nl = c;
+                break;
+            }
+            for (uint32_t i = 0; i < nv; i++) {
+                int out = 0;
+                for (int k = 0; k < 3; k++) {
+                    double x = skinned[3 * (size_t)i + k];
+                    vlo[k] = x < vlo[k] ? x : vlo[k];
+                    vhi[k] = x > vhi[k] ? x : vhi[k];
+                    out |= x < lo[k] || x > hi[k];
+                }
+                outside += (uint32_t)out;
+            }
+            vol[c] = ((double)hi[0] - lo[0]) * ((double)hi[1] - lo[1]) * ((double)hi[2] - lo[2]) /
+                     ((vhi[0] - vlo[0]) * (vhi[1] - vlo[1]) * (vhi[2] - vlo[2]));
+        }
+        qsort(vol, nl, sizeof(double), cmp_d);
+        printf("  %-16s %12.0f %12.0f %7.2fx %9.2fx %9.2fx %8u\n", sinew_method_name(m), tp[2], tb[2], tb[2] / tp[2],
+               nl ? vol[nl / 2] : 0.0, nl ? vol[nl - 1] : 0.0, outside);
     }
+    free(skinned);
+    free(dscratch);
+    free(dpal);
     free(scratch);
     free(pal_block);
     free(dst);

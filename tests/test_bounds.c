@@ -343,6 +343,36 @@ int main(void)
     packed[3] = NAN;
     TU_CHECK_RESULT(sinew_character_bounds(jb, nb, 5, SINEW_METHOD_LBS, 0, packed, lo, hi), SINEW_ERROR_NON_FINITE);
     sinew_skeleton_destroy(skel);
+    /* LBS with more than 8 joints (the eight-lane path where the CPU has it, which checks
+     * finiteness on sums of the values it loads): a NaN or infinity anywhere in the
+     * palette, in a full group of eight or the tail, also in a joint without vertices,
+     * gives NON_FINITE; large finite values whose sum overflows do not */
+    {
+        const uint32_t jn = 19, nv = 200;
+        TU_CHECK_OK(tu_make_random_skeleton(&rng, jn, NULL, &skel));
+        TU_CHECK_OK(tu_make_random_mesh(&rng, skel, nv, 0.5, v4, NULL));
+        for (uint32_t i = 0; i < nv; i++) /* joint 6 influences no vertex */
+            for (int k = 0; k < 4; k++)
+                if (v4[i].joints[k] == 6) v4[i].joints[k] = 7;
+        TU_CHECK_OK(sinew_joint_bounds_build(v4, NULL, nv, jn, jb, nb, ncap, &used));
+        TU_CHECK(jb[6].radius < 0.0f);
+        TU_CHECK_OK(sinew_palette_build(skel, SINEW_METHOD_LBS, sinew_skeleton_rest_pose(skel), NULL, scratch, pal));
+        TU_CHECK_OK(sinew_palette_pack(SINEW_METHOD_LBS, 0, pal, jn, packed));
+        TU_CHECK_OK(sinew_character_bounds(jb, nb, jn, SINEW_METHOD_LBS, 0, packed, lo, hi));
+        const uint32_t at[] = { 0, 6 * 12 + 5, 9 * 12 + 3, 15 * 12 + 11, 18 * 12 + 7 };
+        const float badv[] = { NAN, INFINITY, -INFINITY };
+        for (uint32_t i = 0; i < sizeof at / sizeof at[0]; i++)
+            for (uint32_t b = 0; b < 3; b++) {
+                float keep = packed[at[i]];
+                packed[at[i]] = badv[b];
+                TU_CHECK_RESULT(sinew_character_bounds(jb, nb, jn, SINEW_METHOD_LBS, 0, packed, lo, hi),
+                                SINEW_ERROR_NON_FINITE);
+                packed[at[i]] = keep;
+            }
+        for (uint32_t k = 0; k < 16; k++) packed[k * 12 + 3] = 3.0e38f; /* translations: their sum overflows */
+        TU_CHECK(sinew_character_bounds(jb, nb, jn, SINEW_METHOD_LBS, 0, packed, lo, hi) != SINEW_ERROR_NON_FINITE);
+        sinew_skeleton_destroy(skel);
+    }
 
     free(centers);
     free(v4); free(v8); free(bulge); free(pos); free(nrm); free(scratch); free(pal); free(packed); free(jb); free(nb);

@@ -472,6 +472,138 @@ static int lbs_boxes_sse(const sinew_joint_bounds *joints, uint32_t joint_count,
 }
 #endif
 
+static sinew_result finish_box(int any, const double lo[3], const double hi[3], float box_min[3], float box_max[3]);
+
+/* (a build with -DSNW_BOUNDS_NO_AVX2 keeps the four-lane SSE code only, for comparisons) */
+#if SNW_BOUNDS_SSE && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && !defined(SNW_BOUNDS_NO_AVX2)
+#include <immintrin.h>
+#define SNW_BOUNDS_AVX2 1
+/* The same LBS rule eight joints at a time (AVX2 + FMA, selected at run time;
+ * structure of arrays: lane k is joint a + k). The rounding terms: P's error is at
+ * most 3u sum_j |a_ij c_j| + |t_i| u (fused multiply-adds), and sum_j |a_ij c_j| <=
+ * |row_i| |c|_1 <= s |c|_1 with s the computed bound of ||A_a||_2 (a row is at most
+ * the spectral norm long), so 3e-7 (s |c|_1 + |t_i|) covers it; the norm's terms as
+ * in lbs_boxes_sse. The norm bound is min(Gershgorin of A^T A, Gershgorin of A A^T,
+ * ||A||_F^2) as before. Returns 1 when some joint has a vertex, 0 when none, -1 when a
+ * value of the first 12 floats of a joint's entry may not be finite (a sum of them
+ * is not: the caller then decides with palette_finite). */
+__attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_bounds *joints, uint32_t joint_count,
+                                                               const float *pal, uint32_t stride,
+                                                               const float *growth, double lo[3], double hi[3])
+{
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 ninf = _mm256_set1_ps(-INFINITY), zero = _mm256_setzero_ps();
+    __m256 lx = _mm256_set1_ps(INFINITY), ly = lx, lz = lx, hx = ninf, hy = ninf, hz = ninf;
+    __m256 fin0 = zero, fin1 = zero, fin2 = zero;
+    int anymask = 0;
+    uint32_t a = 0;
+    for (; a < joint_count; a += 8) {
+        /* lane k: joint a + k, or the last joint past the end (its ball again: the
+         * box does not change); one 8x4 -> 4x8 transpose per 16-byte row (both
+         * halves at once: 8 shuffles, not 16 + 4 inserts) */
+        uint32_t jx[8];
+        for (uint32_t k = 0; k < 8; k++) jx[k] = a + k < joint_count ? a + k : joint_count - 1;
+        __m256 m[12]; /* a00 a01 a02 t0 a10 a11 a12 t1 a20 a21 a22 t2, lane = joint */
+#define SNW_LOAD2(p, q) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(q), 1)
+#define SNW_T8X4(q0, q1, q2, q3, o0, o1, o2, o3)                                                     \
+    do {                                                                                            \
+        __m256 u0 = _mm256_unpacklo_ps(q0, q1), u1 = _mm256_unpacklo_ps(q2, q3);                     \
+        __m256 u2 = _mm256_unpackhi_ps(q0, q1), u3 = _mm256_unpackhi_ps(q2, q3);                     \
+        o0 = _mm256_shuffle_ps(u0, u1, 0x44); o1 = _mm256_shuffle_ps(u0, u1, 0xee);                  \
+        o2 = _mm256_shuffle_ps(u2, u3, 0x44); o3 = _mm256_shuffle_ps(u2, u3, 0xee);                  \
+    } while (0)
+        for (int row = 0; row < 3; row++) {
+            const float *b = pal + 4 * row;
+#define SNW_P(k) (b + (size_t)stride * jx[k])
+            __m256 q0 = SNW_LOAD2(SNW_P(0), SNW_P(4)), q1 = SNW_LOAD2(SNW_P(1), SNW_P(5));
+            __m256 q2 = SNW_LOAD2(SNW_P(2), SNW_P(6)), q3 = SNW_LOAD2(SNW_P(3), SNW_P(7));
+#undef SNW_P
+            SNW_T8X4(q0, q1, q2, q3, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
+        }
+        fin0 = _mm256_add_ps(fin0, _mm256_add_ps(_mm256_add_ps(m[0], m[1]), _mm256_add_ps(m[2], m[3])));
+        fin1 = _mm256_add_ps(fin1, _mm256_add_ps(_mm256_add_ps(m[4], m[5]), _mm256_add_ps(m[6], m[7])));
+        fin2 = _mm256_add_ps(fin2, _mm256_add_ps(_mm256_add_ps(m[8], m[9]), _mm256_add_ps(m[10], m[11])));
+        /* centers and radii: (cx, cy, cz, r) of each joint, transposed */
+        __m256 cx, cy, cz, r;
+        {
+            const sinew_joint_bounds *jb = joints;
+            __m256 q0 = SNW_LOAD2(jb[jx[0]].center, jb[jx[4]].center), q1 = SNW_LOAD2(jb[jx[1]].center, jb[jx[5]].center);
+            __m256 q2 = SNW_LOAD2(jb[jx[2]].center, jb[jx[6]].center), q3 = SNW_LOAD2(jb[jx[3]].center, jb[jx[7]].center);
+            SNW_T8X4(q0, q1, q2, q3, cx, cy, cz, r);
+        }
+#undef SNW_LOAD2
+#undef SNW_T8X4
+        __m256 used = _mm256_cmp_ps(r, zero, _CMP_GE_OQ);
+        anymask |= _mm256_movemask_ps(used);
+        if (growth)
+            r = _mm256_add_ps(r, a + 8 <= joint_count ? _mm256_loadu_ps(growth + a)
+                                                      : _mm256_set_ps(growth[jx[7]], growth[jx[6]], growth[jx[5]], growth[jx[4]],
+                                                                      growth[jx[3]], growth[jx[2]], growth[jx[1]], growth[jx[0]]));
+        /* P = A c + t */
+        __m256 px = _mm256_fmadd_ps(m[0], cx, _mm256_fmadd_ps(m[1], cy, _mm256_fmadd_ps(m[2], cz, m[3])));
+        __m256 py = _mm256_fmadd_ps(m[4], cx, _mm256_fmadd_ps(m[5], cy, _mm256_fmadd_ps(m[6], cz, m[7])));
+        __m256 pz = _mm256_fmadd_ps(m[8], cx, _mm256_fmadd_ps(m[9], cy, _mm256_fmadd_ps(m[10], cz, m[11])));
+        /* A^T A (columns) and A A^T (rows): diagonals and |off-diagonals| */
+#define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
+        __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
+        __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
+        __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
+        __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
+        __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
+        __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
+        __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
+        __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
+        __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
+        __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
+        __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
+        __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
+#undef SNW_DOT3
+        __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
+                                  _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
+                                                _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
+        __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
+                                  _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
+                                                _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
+        __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
+        __m256 l = _mm256_min_ps(fro, _mm256_min_ps(g1, g2));
+        __m256 s = _mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l));
+        /* e_i = s (r (1 + 2e-6) + 3e-7 |c|_1) + 3e-7 |t_i| + 1e-30; unused joints: -inf */
+        __m256 c1 = _mm256_add_ps(_mm256_and_ps(cx, absm), _mm256_add_ps(_mm256_and_ps(cy, absm), _mm256_and_ps(cz, absm)));
+        __m256 k = _mm256_fmadd_ps(r, _mm256_set1_ps(1.0f + 2e-6f), _mm256_mul_ps(c1, _mm256_set1_ps(3e-7f)));
+        __m256 e = _mm256_fmadd_ps(s, k, _mm256_set1_ps(1e-30f));
+        e = _mm256_blendv_ps(ninf, e, used);
+        const __m256 eps = _mm256_set1_ps(3e-7f);
+        __m256 ex = _mm256_fmadd_ps(_mm256_and_ps(m[3], absm), eps, e);
+        __m256 ey = _mm256_fmadd_ps(_mm256_and_ps(m[7], absm), eps, e);
+        __m256 ez = _mm256_fmadd_ps(_mm256_and_ps(m[11], absm), eps, e);
+        lx = _mm256_min_ps(lx, _mm256_sub_ps(px, ex));
+        ly = _mm256_min_ps(ly, _mm256_sub_ps(py, ey));
+        lz = _mm256_min_ps(lz, _mm256_sub_ps(pz, ez));
+        hx = _mm256_max_ps(hx, _mm256_add_ps(px, ex));
+        hy = _mm256_max_ps(hy, _mm256_add_ps(py, ey));
+        hz = _mm256_max_ps(hz, _mm256_add_ps(pz, ez));
+    }
+    /* a sum of finite values may overflow to infinity: then the caller checks exactly */
+    __m256 f = _mm256_add_ps(fin0, _mm256_add_ps(fin1, fin2));
+    f = _mm256_sub_ps(f, f); /* NaN in a lane iff the sum is not finite */
+    if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q))) return -1;
+    /* the eight lanes' min / max, in registers */
+#define SNW_HRED(v, op)                                                                                 \
+    _mm256_cvtss_f32(op(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), \
+                        _mm256_permute_ps(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), 0xb1)))
+    double b[6] = { SNW_HRED(lx, _mm256_min_ps), SNW_HRED(ly, _mm256_min_ps), SNW_HRED(lz, _mm256_min_ps),
+                    SNW_HRED(hx, _mm256_max_ps), SNW_HRED(hy, _mm256_max_ps), SNW_HRED(hz, _mm256_max_ps) };
+#undef SNW_HRED
+    for (int i = 0; i < 3; i++) {
+        lo[i] = b[i] < lo[i] ? b[i] : lo[i];
+        hi[i] = b[3 + i] > hi[i] ? b[3 + i] : hi[i];
+    }
+    return anymask != 0;
+}
+#else
+#define SNW_BOUNDS_AVX2 0
+#endif
+
 sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
                                     uint32_t joint_count, sinew_method method, uint32_t flags,
                                     const float *packed_palette, float box_min[3], float box_max[3])
@@ -497,6 +629,16 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
     for (uint32_t a = 0; cor && a < joint_count; a++)
         if (joints[a].radius >= 0.0f && !joints[a].has_centers) return SINEW_ERROR_NOT_FOUND;
     uint32_t stride = sinew_palette_gpu_stride(method, flags) * 4u; /* floats per joint */
+#if SNW_BOUNDS_AVX2
+    /* LBS without bulge (12 floats per joint) on AVX2: the eight-lane rule, which
+     * checks finiteness on the values it loads (the exact scan only if that fails) */
+    if (method == SINEW_METHOD_LBS && !(flags & SINEW_SKIN_BULGE_CORRECTION) && stride == 12u &&
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        double l8[3] = { INFINITY, INFINITY, INFINITY }, h8[3] = { -INFINITY, -INFINITY, -INFINITY };
+        int any8 = lbs_boxes_avx2(joints, joint_count, packed_palette, stride, growth, l8, h8);
+        if (any8 >= 0) return finish_box(any8, l8, h8, box_min, box_max);
+    }
+#endif
     if (!palette_finite(packed_palette, (size_t)stride * joint_count)) return SINEW_ERROR_NON_FINITE;
     int scale = method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS && method != SINEW_METHOD_COR;
     uint32_t dq_off = SINEW_PAL_OFF_DQ((uint32_t)method) * 4u; /* floats */
@@ -597,6 +739,12 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
             grow(lo, hi, sb, ri);
         }
     }
+    return finish_box(any, lo, hi, box_min, box_max);
+}
+
+/* The box from lo/hi, padded by 1e-5 of its size and position for float32 rounding. */
+static sinew_result finish_box(int any, const double lo[3], const double hi[3], float box_min[3], float box_max[3])
+{
     if (!any) return SINEW_ERROR_EMPTY;
     double size = 0, mag = 0;
     for (int i = 0; i < 3; i++) {
