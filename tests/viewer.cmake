@@ -25,7 +25,7 @@ if(SINEW_BUILD_SAMPLES)
       # the title's GPU skin time (timestamps) within 4x of the wall time of skin-only submissions
       add_test(NAME viewer_gpu_time
         COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DXVFB=${SINEW_XVFB_RUN} -DOUT=${_viewer_out}
-                -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_gpu_time.cmake)
+                -DSANITIZE=${SINEW_SANITIZE} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_gpu_time.cmake)
       set_tests_properties(viewer_gpu_time PROPERTIES LABELS gpu TIMEOUT 300
         ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=16;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1;VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
       add_test(NAME viewer_lab
