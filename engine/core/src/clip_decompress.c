@@ -183,11 +183,112 @@ static SNW_CDEC_INLINE void decode_f32(const snw_cclip *cc, const snw_ctrack *tr
     }
 }
 
+#if SNW_CDEC_SSE
+/* sin(t th) / sin th for x = cos th (anim.c's slerp weights, the same formulas) */
+static inline float cdec_eberly(float x, float t)
+{
+    static const float u[8] = { 1.f / 3, 1.f / 10, 1.f / 21, 1.f / 36, 1.f / 55, 1.f / 78, 1.f / 105, 1.f / 136 };
+    static const float v[8] = { 1.f / 3, 2.f / 5, 3.f / 7, 4.f / 9, 5.f / 11, 6.f / 13, 7.f / 15, 8.f / 17 };
+    float xm1 = x - 1, t2 = t * t, acc = 1;
+    for (int i = 7; i >= 0; i--) acc = 1 + (u[i] * t2 - v[i]) * xm1 * acc;
+    return t * acc;
+}
+
+static inline float cdec_eberly3(float x, float t)
+{
+    float xm1 = x - 1, t2 = t * t;
+    float acc = 1 + (t2 * (1.f / 21) - 3.f / 7) * xm1;
+    acc = 1 + (t2 * (1.f / 10) - 2.f / 5) * xm1 * acc;
+    acc = 1 + (t2 * (1.f / 3) - 1.f / 3) * xm1 * acc;
+    return t * acc;
+}
+
+/* snw_slerp_f32 on registers: the same operations in the same order (the dot
+ * product summed left to right), so the same bits, without the round trip
+ * through memory (a 4-byte store of w then a 16-byte load stalls the store
+ * forwarding) and the call. */
+static SNW_CDEC_INLINE __m128 slerp_ps(__m128 p, __m128 q, float a)
+{
+    const __m128 m = _mm_mul_ps(p, q);
+    float d = _mm_cvtss_f32(m) + _mm_cvtss_f32(_mm_shuffle_ps(m, m, 0x55));
+    d = d + _mm_cvtss_f32(_mm_movehl_ps(m, m));
+    d = d + _mm_cvtss_f32(_mm_shuffle_ps(m, m, 0xFF));
+    float sgn = 1;
+    if (d < 0) { d = -d; sgn = -1; }
+    float wp, wq;
+    if (d >= 0.95f) {
+        wp = cdec_eberly3(d, 1 - a);
+        wq = cdec_eberly3(d, a);
+    } else if (d >= 0.5f) {
+        wp = cdec_eberly(d, 1 - a);
+        wq = cdec_eberly(d, a);
+    } else {
+        float th = acosf(d), sn = sinf(th);
+        wp = sinf((1 - a) * th) / sn;
+        wq = sinf(a * th) / sn;
+    }
+    wq *= sgn;
+    return _mm_add_ps(_mm_mul_ps(_mm_set1_ps(wp), p), _mm_mul_ps(_mm_set1_ps(wq), q));
+}
+
+/* Key k of a Q16 track: lo + (ext / 65535) q (lane 3: 0 + 0 q = 0; 8 bytes
+ * read for 6, the block is padded) */
+static SNW_CDEC_INLINE __m128 q16_key(const snw_cclip *cc, const snw_ctrack *tr, uint32_t k, __m128 lo, __m128 e)
+{
+    const unsigned char *q = cc->data + tr->data + (size_t)k * 6u;
+    const __m128i u = _mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(const void *)q), _mm_setzero_si128());
+    return _mm_add_ps(lo, _mm_mul_ps(e, _mm_cvtepi32_ps(u)));
+}
+
+/* w = sqrt(1 - x^2 - y^2 - z^2) (0 when not positive) into lane 3 of p and q,
+ * as decode_f32 computes it (((1 - x^2) - y^2) - z^2), both keys at once */
+static SNW_CDEC_INLINE void q16_w2(__m128 *p, __m128 *q)
+{
+    const __m128 pp = _mm_mul_ps(*p, *p), qq = _mm_mul_ps(*q, *q);
+    const __m128 x = _mm_unpacklo_ps(pp, qq), z = _mm_unpackhi_ps(pp, qq); /* p0 q0 p1 q1, p2 q2 .. */
+    const __m128 y = _mm_movehl_ps(x, x);
+    const __m128 w2 = _mm_sub_ps(_mm_sub_ps(_mm_sub_ps(_mm_set1_ps(1.f), x), y), z);
+    const __m128 w = _mm_sqrt_ps(_mm_max_ps(w2, _mm_setzero_ps())); /* NaN, <= 0: 0 */
+    const __m128 l3 = _mm_castsi128_ps(_mm_setr_epi32(0, 0, 0, -1));
+    *p = _mm_or_ps(*p, _mm_and_ps(l3, _mm_shuffle_ps(w, w, 0x00)));
+    *q = _mm_or_ps(*q, _mm_and_ps(l3, _mm_shuffle_ps(w, w, 0x55)));
+}
+
+/* One key: lane 3 rebuilt for a rotation (hold / step) */
+static SNW_CDEC_INLINE __m128 q16_w1(__m128 p)
+{
+    const __m128 pp = _mm_mul_ps(p, p);
+    const __m128 y = _mm_shuffle_ps(pp, pp, 0x55), z = _mm_movehl_ps(pp, pp);
+    const __m128 w2 = _mm_sub_ps(_mm_sub_ps(_mm_sub_ps(_mm_set1_ps(1.f), pp), y), z);
+    const __m128 w = _mm_sqrt_ps(_mm_max_ps(w2, _mm_setzero_ps()));
+    return _mm_or_ps(p, _mm_and_ps(_mm_castsi128_ps(_mm_setr_epi32(0, 0, 0, -1)), _mm_shuffle_ps(w, w, 0x00)));
+}
+#endif
+
 static SNW_CDEC_INLINE void track_f32(const snw_cclip *cc, const snw_ctrack *tr, double t, float *o, cfind_cache *fc)
 {
     int hold;
     double a = 0;
     uint32_t i = cfind_cached(cc, tr, t, &hold, &a, fc);
+#if SNW_CDEC_SSE
+    if (tr->format == SNW_CT_Q16) { /* in registers: o is 16-byte aligned */
+        const __m128 lo = _mm_load_ps(tr->lo), e = _mm_mul_ps(_mm_load_ps(tr->ext), _mm_set1_ps(1.0f / 65535.0f));
+        __m128 p = q16_key(cc, tr, i, lo, e);
+        if (hold || tr->step) {
+            _mm_store_ps(o, tr->rot ? q16_w1(p) : p);
+            return;
+        }
+        __m128 q = q16_key(cc, tr, i + 1, lo, e);
+        const float af = (float)a;
+        if (tr->rot) {
+            q16_w2(&p, &q);
+            _mm_store_ps(o, slerp_ps(p, q, af));
+            return;
+        }
+        _mm_store_ps(o, _mm_add_ps(p, _mm_mul_ps(_mm_sub_ps(q, p), _mm_set1_ps(af))));
+        return;
+    }
+#endif
     float p[4];
     decode_f32(cc, tr, i, p);
     if (hold || tr->step) { memcpy(o, p, sizeof p); return; }
