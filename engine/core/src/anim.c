@@ -73,6 +73,7 @@ struct sinew_clip {
     int32_t *weight_track;        /* slot -> track, -1 = none */
     double *wtimes, *wvals, *wtan;
     snw_cclip *cmp;               /* compressed form (clip_compress.c), or NULL: own block */
+    int rot_unit;                 /* no CUBICSPLINE rotation track: sampled rotations are unit (see fast_internal.h) */
 };
 
 static int finite3(sinew_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
@@ -496,6 +497,9 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
     clip->ticks_per_second = d->ticks_per_second > 0 ? d->ticks_per_second : SINEW_DEFAULT_TICKS_PER_SECOND;
     clip->duration_ticks = d->duration > 0 ? d->duration : (last_key > 0 ? last_key : 0);
     copy_channels(clip, d);
+    clip->rot_unit = 1;
+    for (uint32_t c = 0; c < clip->channel_count; c++)
+        if (clip->channels[c].r_count && clip->channels[c].r_mode == SINEW_INTERPOLATION_CUBICSPLINE) clip->rot_unit = 0;
     build_float_copy(clip);
     if (!copy_weight_tracks(clip, d)) { snw_free(&al, clip); return SINEW_ERROR_INVALID_ARGUMENT; }
     *out = clip;
@@ -985,6 +989,7 @@ void snw_clip_track_sample(const sinew_clip *c, uint32_t joint, int kind, double
 }
 
 const snw_cclip *snw_clip_compressed(const sinew_clip *c) { return c ? c->cmp : NULL; }
+int snw_clip_rotations_unit(const sinew_clip *c) { return !c || c->rot_unit; }
 const sinew_allocator *snw_clip_allocator(const sinew_clip *c) { return &c->alloc; }
 
 sinew_result snw_clip_make_compressed(const sinew_clip *c, snw_cclip *cc, uint32_t keys, sinew_clip **out)

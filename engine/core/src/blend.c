@@ -167,6 +167,8 @@ typedef struct acc4 { __m128 t, q, s; } acc4;
 
 /* a += w (p.t, 1), w p.s, +-w p.q / |p.q| (negated when dot(a.q, p.q) < 0);
  * first: a is zero (a plain store, no sign test) */
+static SNW_BLEND_INLINE void acc_add_unit(acc4 *a, const snw_ftrs *p, float w, int first);
+
 static SNW_BLEND_INLINE void acc_add(acc4 *a, const snw_ftrs *p, float w, int first)
 {
     const __m128 pq = _mm_load_ps(p->q), aq = first ? pq : a->q;
@@ -191,6 +193,32 @@ static SNW_BLEND_INLINE void acc_add(acc4 *a, const snw_ftrs *p, float w, int fi
     const __m128 one3 = _mm_setr_ps(0, 0, 0, 1.f);
     const __m128 t = _mm_mul_ps(vw, _mm_or_ps(_mm_load_ps(p->t), one3)), s = _mm_mul_ps(vw, _mm_load_ps(p->s));
     const __m128 qw = _mm_mul_ps(wq, q);
+    if (first) {
+        a->t = t;
+        a->q = qw;
+        a->s = s;
+    } else {
+        a->t = _mm_add_ps(a->t, t);
+        a->q = _mm_add_ps(a->q, qw);
+        a->s = _mm_add_ps(a->s, s);
+    }
+}
+
+/* acc_add for a rotation known to be unit within ~1e-6 (snw_clip_rotations_unit):
+ * no normalization, the weight error is that of the sampler's */
+static SNW_BLEND_INLINE void acc_add_unit(acc4 *a, const snw_ftrs *p, float w, int first)
+{
+    const __m128 pq = _mm_load_ps(p->q), sgnbit = _mm_set1_ps(-0.f), vw = _mm_set1_ps(w);
+    __m128 wq = vw;
+    if (!first) {
+        __m128 d = _mm_mul_ps(a->q, pq);
+        d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(2, 3, 0, 1)));
+        d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(1, 0, 3, 2)));
+        wq = _mm_xor_ps(wq, _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), sgnbit));
+    }
+    const __m128 one3 = _mm_setr_ps(0, 0, 0, 1.f);
+    const __m128 t = _mm_mul_ps(vw, _mm_or_ps(_mm_load_ps(p->t), one3)), s = _mm_mul_ps(vw, _mm_load_ps(p->s));
+    const __m128 qw = _mm_mul_ps(wq, pq);
     if (first) {
         a->t = t;
         a->q = qw;
@@ -374,39 +402,43 @@ static void blend_unmasked(const sinew_anim_layer *layers, const float *wl, uint
     uint32_t last = count - 1;
     while (!(wl[last] > 0) || (layers[last].flags & SINEW_LAYER_ADDITIVE)) last--;
 #if SNW_BLEND_SSE
+    /* rotations from clips without CUBICSPLINE rotation tracks are unit within
+     * ~1e-6: added without normalizing (the sampler's error is the weight's) */
+#define SNW_ADD(p, w, first, unit) \
+    do { if (unit) acc_add_unit(&a, p, w, first); else acc_add(&a, p, w, first); } while (0)
+    const int u0 = snw_clip_rotations_unit(layers[i0].clip);
     if (last == i0) { /* one layer: scale and finish */
-        for (uint32_t j = 0; j < n; j++) {
-            acc4 a;
-            acc_add(&a, &out[j], w0, 1);
-            acc_finish(&out[j], &a, iw);
-        }
+        if (u0)
+            for (uint32_t j = 0; j < n; j++) { acc4 a; SNW_ADD(&out[j], w0, 1, 1); acc_finish(&out[j], &a, iw); }
+        else
+            for (uint32_t j = 0; j < n; j++) { acc4 a; SNW_ADD(&out[j], w0, 1, 0); acc_finish(&out[j], &a, iw); }
         return;
     }
-    for (uint32_t j = 0; j < n; j++) {
-        acc4 a;
-        acc_add(&a, &out[j], w0, 1);
-        acc_store(&out[j], &a);
-    }
+    if (u0)
+        for (uint32_t j = 0; j < n; j++) { acc4 a; SNW_ADD(&out[j], w0, 1, 1); acc_store(&out[j], &a); }
+    else
+        for (uint32_t j = 0; j < n; j++) { acc4 a; SNW_ADD(&out[j], w0, 1, 0); acc_store(&out[j], &a); }
     for (uint32_t i = i0 + 1; i <= last; i++) {
         const sinew_anim_layer *l = &layers[i];
         const float w = wl[i];
         if ((l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
         sample_layer(l, fj, n, snw_layer_sample_time(l), cut, tmp);
-        if (i == last)
-            for (uint32_t j = 0; j < n; j++) {
-                acc4 a;
-                acc_load(&a, &out[j]);
-                acc_add(&a, &tmp[j], w, 0);
-                acc_finish(&out[j], &a, iw);
-            }
-        else
-            for (uint32_t j = 0; j < n; j++) {
-                acc4 a;
-                acc_load(&a, &out[j]);
-                acc_add(&a, &tmp[j], w, 0);
-                acc_store(&out[j], &a);
-            }
+        const int u = snw_clip_rotations_unit(l->clip);
+#define SNW_PASS(unit, fin)                                                   \
+        for (uint32_t j = 0; j < n; j++) {                                    \
+            acc4 a;                                                           \
+            acc_load(&a, &out[j]);                                            \
+            SNW_ADD(&tmp[j], w, 0, unit);                                     \
+            if (fin) acc_finish(&out[j], &a, iw); else acc_store(&out[j], &a); \
+        }
+        if (i == last) {
+            if (u) SNW_PASS(1, 1) else SNW_PASS(0, 1)
+        } else {
+            if (u) SNW_PASS(1, 0) else SNW_PASS(0, 0)
+        }
+#undef SNW_PASS
     }
+#undef SNW_ADD
 #else
     if (last == i0) {
         for (uint32_t j = 0; j < n; j++) {

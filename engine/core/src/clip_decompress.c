@@ -6,6 +6,7 @@
  * compressor stores identical index runs once) reuse the interval found. */
 #include <sinew/linalg.h>
 #include "clip_internal.h"
+#include "slerp_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -184,53 +185,6 @@ static SNW_CDEC_INLINE void decode_f32(const snw_cclip *cc, const snw_ctrack *tr
 }
 
 #if SNW_CDEC_SSE
-/* sin(t th) / sin th for x = cos th (anim.c's slerp weights, the same formulas) */
-static inline float cdec_eberly(float x, float t)
-{
-    static const float u[8] = { 1.f / 3, 1.f / 10, 1.f / 21, 1.f / 36, 1.f / 55, 1.f / 78, 1.f / 105, 1.f / 136 };
-    static const float v[8] = { 1.f / 3, 2.f / 5, 3.f / 7, 4.f / 9, 5.f / 11, 6.f / 13, 7.f / 15, 8.f / 17 };
-    float xm1 = x - 1, t2 = t * t, acc = 1;
-    for (int i = 7; i >= 0; i--) acc = 1 + (u[i] * t2 - v[i]) * xm1 * acc;
-    return t * acc;
-}
-
-static inline float cdec_eberly3(float x, float t)
-{
-    float xm1 = x - 1, t2 = t * t;
-    float acc = 1 + (t2 * (1.f / 21) - 3.f / 7) * xm1;
-    acc = 1 + (t2 * (1.f / 10) - 2.f / 5) * xm1 * acc;
-    acc = 1 + (t2 * (1.f / 3) - 1.f / 3) * xm1 * acc;
-    return t * acc;
-}
-
-/* snw_slerp_f32 on registers: the same operations in the same order (the dot
- * product summed left to right), so the same bits, without the round trip
- * through memory (a 4-byte store of w then a 16-byte load stalls the store
- * forwarding) and the call. */
-static SNW_CDEC_INLINE __m128 slerp_ps(__m128 p, __m128 q, float a)
-{
-    const __m128 m = _mm_mul_ps(p, q);
-    float d = _mm_cvtss_f32(m) + _mm_cvtss_f32(_mm_shuffle_ps(m, m, 0x55));
-    d = d + _mm_cvtss_f32(_mm_movehl_ps(m, m));
-    d = d + _mm_cvtss_f32(_mm_shuffle_ps(m, m, 0xFF));
-    float sgn = 1;
-    if (d < 0) { d = -d; sgn = -1; }
-    float wp, wq;
-    if (d >= 0.95f) {
-        wp = cdec_eberly3(d, 1 - a);
-        wq = cdec_eberly3(d, a);
-    } else if (d >= 0.5f) {
-        wp = cdec_eberly(d, 1 - a);
-        wq = cdec_eberly(d, a);
-    } else {
-        float th = acosf(d), sn = sinf(th);
-        wp = sinf((1 - a) * th) / sn;
-        wq = sinf(a * th) / sn;
-    }
-    wq *= sgn;
-    return _mm_add_ps(_mm_mul_ps(_mm_set1_ps(wp), p), _mm_mul_ps(_mm_set1_ps(wq), q));
-}
-
 /* Key k of a Q16 track: lo + (ext / 65535) q (lane 3: 0 + 0 q = 0; 8 bytes
  * read for 6, the block is padded) */
 static SNW_CDEC_INLINE __m128 q16_key(const snw_cclip *cc, const snw_ctrack *tr, uint32_t k, __m128 lo, __m128 e)
@@ -282,7 +236,7 @@ static SNW_CDEC_INLINE void track_f32(const snw_cclip *cc, const snw_ctrack *tr,
         const float af = (float)a;
         if (tr->rot) {
             q16_w2(&p, &q);
-            _mm_store_ps(o, slerp_ps(p, q, af));
+            _mm_store_ps(o, snw_slerp_ps(p, q, af)); /* no round trip through memory */
             return;
         }
         _mm_store_ps(o, _mm_add_ps(p, _mm_mul_ps(_mm_sub_ps(q, p), _mm_set1_ps(af))));
