@@ -113,9 +113,10 @@ static inline void quat_mul4(const float *a, const float *b, float *o);
 /* ---- the float32 pose blend ----
  * Per joint the running sums live in the output pose itself: T and S sums in
  * t[0..2] and s[0..2], the quaternion sum in q, and the total weight W in t[3]
- * (the sampler's 4th lanes are 0). Sampled rotations are normalized as they are
- * added (the fast sampler leaves them unit only within its interpolation's
- * error; FK normalizes later), so each weighs exactly its weight. */
+ * (the sampler's 4th lanes are 0). Rotations of clips with a CUBICSPLINE
+ * rotation track are normalized as they are added, so each weighs its weight;
+ * those of other clips (snw_clip_rotations_unit: slerp, keys, compressed keys)
+ * are unit within ~1e-6 and are added as sampled (FK normalizes later). */
 
 /* The layer's clip (or the rest pose) at t; with root motion, the root joint
  * in place: W(t)^-1 applied (W in float64, applied in float32). */

@@ -242,6 +242,13 @@ static SNW_CDEC_INLINE void track_f32(const snw_cclip *cc, const snw_ctrack *tr,
         _mm_store_ps(o, _mm_add_ps(p, _mm_mul_ps(_mm_sub_ps(q, p), _mm_set1_ps(af))));
         return;
     }
+    if (tr->comps == 4) { /* F32 rotation: keys loaded as vectors */
+        const float *f = (const float *)(cc->data + tr->data) + (size_t)i * 4u;
+        const __m128 p = _mm_loadu_ps(f);
+        if (hold || tr->step) { _mm_store_ps(o, p); return; }
+        _mm_store_ps(o, snw_slerp_ps(p, _mm_loadu_ps(f + 4), (float)a));
+        return;
+    }
 #endif
     float p[4];
     decode_f32(cc, tr, i, p);
