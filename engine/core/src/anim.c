@@ -4,6 +4,7 @@
 #include "alloc_internal.h"
 #include "fast_internal.h"
 #include "clip_internal.h"
+#include "slerp_internal.h"
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -73,6 +74,7 @@ struct sinew_clip {
     int32_t *weight_track;        /* slot -> track, -1 = none */
     double *wtimes, *wvals, *wtan;
     snw_cclip *cmp;               /* compressed form (clip_compress.c), or NULL: own block */
+    int rot_unit;                 /* no CUBICSPLINE rotation track: sampled rotations are unit (see fast_internal.h) */
 };
 
 static int finite3(sinew_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
@@ -496,6 +498,9 @@ sinew_result sinew_clip_create(const sinew_clip_desc *d, sinew_clip **out)
     clip->ticks_per_second = d->ticks_per_second > 0 ? d->ticks_per_second : SINEW_DEFAULT_TICKS_PER_SECOND;
     clip->duration_ticks = d->duration > 0 ? d->duration : (last_key > 0 ? last_key : 0);
     copy_channels(clip, d);
+    clip->rot_unit = 1;
+    for (uint32_t c = 0; c < clip->channel_count; c++)
+        if (clip->channels[c].r_count && clip->channels[c].r_mode == SINEW_INTERPOLATION_CUBICSPLINE) clip->rot_unit = 0;
     build_float_copy(clip);
     if (!copy_weight_tracks(clip, d)) { snw_free(&al, clip); return SINEW_ERROR_INVALID_ARGUMENT; }
     *out = clip;
@@ -861,6 +866,10 @@ static inline float eberly3(float x, float t)
 /* Slerp along the shorter arc (not normalized: FK normalizes). */
 static inline void slerp_f(const float *p, const float *q, float a, float *out)
 {
+#if SNW_ANIM_SSE /* both weights in two lanes (slerp_internal.h): the same bits, fewer instructions */
+    _mm_storeu_ps(out, snw_slerp_ps(_mm_loadu_ps(p), _mm_loadu_ps(q), a));
+    return;
+#endif
     float d = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
     float sgn = 1;
     if (d < 0) { d = -d; sgn = -1; }
@@ -985,6 +994,7 @@ void snw_clip_track_sample(const sinew_clip *c, uint32_t joint, int kind, double
 }
 
 const snw_cclip *snw_clip_compressed(const sinew_clip *c) { return c ? c->cmp : NULL; }
+int snw_clip_rotations_unit(const sinew_clip *c) { return !c || c->rot_unit; }
 const sinew_allocator *snw_clip_allocator(const sinew_clip *c) { return &c->alloc; }
 
 sinew_result snw_clip_make_compressed(const sinew_clip *c, snw_cclip *cc, uint32_t keys, sinew_clip **out)

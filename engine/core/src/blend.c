@@ -113,9 +113,10 @@ static inline void quat_mul4(const float *a, const float *b, float *o);
 /* ---- the float32 pose blend ----
  * Per joint the running sums live in the output pose itself: T and S sums in
  * t[0..2] and s[0..2], the quaternion sum in q, and the total weight W in t[3]
- * (the sampler's 4th lanes are 0). Sampled rotations are normalized as they are
- * added (the fast sampler leaves them unit only within its interpolation's
- * error; FK normalizes later), so each weighs exactly its weight. */
+ * (the sampler's 4th lanes are 0). Rotations of clips with a CUBICSPLINE
+ * rotation track are normalized as they are added, so each weighs its weight;
+ * those of other clips (snw_clip_rotations_unit: slerp, keys, compressed keys)
+ * are unit within ~1e-6 and are added as sampled (FK normalizes later). */
 
 /* The layer's clip (or the rest pose) at t; with root motion, the root joint
  * in place: W(t)^-1 applied (W in float64, applied in float32). */
@@ -155,13 +156,24 @@ static inline float inv_len(float n2)
     return n2 > 1e-30f && n2 <= FLT_MAX ? 1.f / sqrtf(n2) : 0.f;
 }
 
-/* acc += w (p.t, 1), w p.s, +-w p.q / |p.q| (negated when dot(acc.q, p.q) < 0);
- * first: acc is zero (a plain store, no sign test) */
-static inline void accumulate(snw_ftrs *acc, const snw_ftrs *p, float w, int first)
-{
+#if defined(__GNUC__) || defined(__clang__)
+#define SNW_BLEND_INLINE inline __attribute__((always_inline))
+#else
+#define SNW_BLEND_INLINE inline
+#endif
+
 #if SNW_BLEND_SSE
-    const __m128 pq = _mm_load_ps(p->q), aq = _mm_load_ps(acc->q);
-    /* |p.q|^2 and dot(acc.q, p.q) in every lane */
+/* The running sums of one joint in registers (t lane 3: W). */
+typedef struct acc4 { __m128 t, q, s; } acc4;
+
+/* a += w (p.t, 1), w p.s, +-w p.q / |p.q| (negated when dot(a.q, p.q) < 0);
+ * first: a is zero (a plain store, no sign test) */
+static SNW_BLEND_INLINE void acc_add_unit(acc4 *a, const snw_ftrs *p, float w, int first);
+
+static SNW_BLEND_INLINE void acc_add(acc4 *a, const snw_ftrs *p, float w, int first)
+{
+    const __m128 pq = _mm_load_ps(p->q), aq = first ? pq : a->q;
+    /* |p.q|^2 and dot(a.q, p.q) in every lane */
     __m128 n2 = _mm_mul_ps(pq, pq), d = _mm_mul_ps(aq, pq);
     n2 = _mm_add_ps(n2, _mm_shuffle_ps(n2, n2, _MM_SHUFFLE(2, 3, 0, 1)));
     d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(2, 3, 0, 1)));
@@ -183,15 +195,89 @@ static inline void accumulate(snw_ftrs *acc, const snw_ftrs *p, float w, int fir
     const __m128 t = _mm_mul_ps(vw, _mm_or_ps(_mm_load_ps(p->t), one3)), s = _mm_mul_ps(vw, _mm_load_ps(p->s));
     const __m128 qw = _mm_mul_ps(wq, q);
     if (first) {
-        _mm_store_ps(acc->t, t);
-        _mm_store_ps(acc->q, qw);
-        _mm_store_ps(acc->s, s);
+        a->t = t;
+        a->q = qw;
+        a->s = s;
     } else {
-        _mm_store_ps(acc->t, _mm_add_ps(_mm_load_ps(acc->t), t));
-        _mm_store_ps(acc->q, _mm_add_ps(aq, qw));
-        _mm_store_ps(acc->s, _mm_add_ps(_mm_load_ps(acc->s), s));
+        a->t = _mm_add_ps(a->t, t);
+        a->q = _mm_add_ps(a->q, qw);
+        a->s = _mm_add_ps(a->s, s);
     }
+}
+
+/* acc_add for a rotation known to be unit within ~1e-6 (snw_clip_rotations_unit):
+ * no normalization, the weight error is that of the sampler's */
+static SNW_BLEND_INLINE void acc_add_unit(acc4 *a, const snw_ftrs *p, float w, int first)
+{
+    const __m128 pq = _mm_load_ps(p->q), sgnbit = _mm_set1_ps(-0.f), vw = _mm_set1_ps(w);
+    __m128 wq = vw;
+    if (!first) {
+        __m128 d = _mm_mul_ps(a->q, pq);
+        d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(2, 3, 0, 1)));
+        d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(1, 0, 3, 2)));
+        wq = _mm_xor_ps(wq, _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), sgnbit));
+    }
+    const __m128 one3 = _mm_setr_ps(0, 0, 0, 1.f);
+    const __m128 t = _mm_mul_ps(vw, _mm_or_ps(_mm_load_ps(p->t), one3)), s = _mm_mul_ps(vw, _mm_load_ps(p->s));
+    const __m128 qw = _mm_mul_ps(wq, pq);
+    if (first) {
+        a->t = t;
+        a->q = qw;
+        a->s = s;
+    } else {
+        a->t = _mm_add_ps(a->t, t);
+        a->q = _mm_add_ps(a->q, qw);
+        a->s = _mm_add_ps(a->s, s);
+    }
+}
+
+static SNW_BLEND_INLINE void acc_load(acc4 *a, const snw_ftrs *o)
+{
+    a->t = _mm_load_ps(o->t);
+    a->q = _mm_load_ps(o->q);
+    a->s = _mm_load_ps(o->s);
+}
+
+static SNW_BLEND_INLINE void acc_store(snw_ftrs *o, const acc4 *a)
+{
+    _mm_store_ps(o->t, a->t);
+    _mm_store_ps(o->q, a->q);
+    _mm_store_ps(o->s, a->s);
+}
+
+/* The sums to the pose, with iw = 1 / W: T iw, S iw (exactly 1 on an axis where
+ * every blended scale was 1: that sum equals W), the rotation sum times iw (left
+ * unnormalized: it is a positive multiple of the normalized blend, and FK
+ * normalizes every local rotation); lanes 3 back to 0. */
+static SNW_BLEND_INLINE void acc_finish(snw_ftrs *o, const acc4 *a, float iw)
+{
+    const __m128 t = a->t, W = _mm_shuffle_ps(t, t, 0xFF), vi = _mm_set1_ps(iw);
+    const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+    const __m128 s = a->s, unit = _mm_cmpeq_ps(s, W);
+    _mm_store_ps(o->t, _mm_and_ps(_mm_mul_ps(t, vi), xyz));
+    _mm_store_ps(o->s, _mm_and_ps(_mm_or_ps(_mm_andnot_ps(unit, _mm_mul_ps(s, vi)), _mm_and_ps(unit, _mm_set1_ps(1.f))), xyz));
+    _mm_store_ps(o->q, _mm_mul_ps(a->q, vi));
+}
+
+static SNW_BLEND_INLINE void accumulate(snw_ftrs *acc, const snw_ftrs *p, float w, int first)
+{
+    acc4 a;
+    if (!first) acc_load(&a, acc);
+    acc_add(&a, p, w, first);
+    acc_store(acc, &a);
+}
+
+static SNW_BLEND_INLINE void finish(snw_ftrs *o, float iw)
+{
+    acc4 a;
+    acc_load(&a, o);
+    acc_finish(o, &a, iw);
+}
 #else
+/* acc += w (p.t, 1), w p.s, +-w p.q / |p.q| (negated when dot(acc.q, p.q) < 0);
+ * first: acc is zero */
+static inline void accumulate(snw_ftrs *acc, const snw_ftrs *p, float w, int first)
+{
     if (first) memset(acc, 0, sizeof *acc);
     float pq[4] = { p->q[0], p->q[1], p->q[2], p->q[3] };
     const float n2 = (pq[0] * pq[0] + pq[2] * pq[2]) + (pq[1] * pq[1] + pq[3] * pq[3]);
@@ -205,23 +291,11 @@ static inline void accumulate(snw_ftrs *acc, const snw_ftrs *p, float w, int fir
     }
     acc->t[3] += w;
     for (int k = 0; k < 4; k++) acc->q[k] += wq * pq[k];
-#endif
 }
 
-/* The sums to the pose, with iw = 1 / W: T iw, S iw (exactly 1 on an axis where
- * every blended scale was 1: that sum equals W), the rotation sum times iw (left
- * unnormalized: it is a positive multiple of the normalized blend, and FK
- * normalizes every local rotation); lanes 3 back to 0. */
+/* The sums to the pose (see the SSE acc_finish) */
 static inline void finish(snw_ftrs *o, float iw)
 {
-#if SNW_BLEND_SSE
-    const __m128 t = _mm_load_ps(o->t), W = _mm_shuffle_ps(t, t, 0xFF), vi = _mm_set1_ps(iw);
-    const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
-    const __m128 s = _mm_load_ps(o->s), unit = _mm_cmpeq_ps(s, W);
-    _mm_store_ps(o->t, _mm_and_ps(_mm_mul_ps(t, vi), xyz));
-    _mm_store_ps(o->s, _mm_and_ps(_mm_or_ps(_mm_andnot_ps(unit, _mm_mul_ps(s, vi)), _mm_and_ps(unit, _mm_set1_ps(1.f))), xyz));
-    _mm_store_ps(o->q, _mm_mul_ps(_mm_load_ps(o->q), vi));
-#else
     const float W = o->t[3];
     for (int k = 0; k < 3; k++) {
         o->t[k] *= iw;
@@ -229,8 +303,8 @@ static inline void finish(snw_ftrs *o, float iw)
     }
     o->t[3] = o->s[3] = 0;
     for (int k = 0; k < 4; k++) o->q[k] *= iw;
-#endif
 }
+#endif
 
 static inline void quat_mul4(const float *a, const float *b, float *o)
 {
@@ -313,8 +387,118 @@ static inline void add_delta(snw_ftrs *o, const snw_ftrs *p, const snw_ftrs *r, 
 }
 #endif
 
+/* Step 1 when no blend layer has a mask and the total weight W reaches the
+ * threshold: the first layer is sampled straight into out, each further one
+ * into tmp and added in one pass, the last pass also applying 1 / W. The same
+ * float operations in the same order as the general path below (accumulate
+ * into a zero pose, add, finish), so the same bits, with fewer passes. */
+static void blend_unmasked(const sinew_anim_layer *layers, const float *wl, uint32_t count, const snw_fast_joint *fj,
+                           uint32_t n, uint32_t cut, float W_all, snw_ftrs *out, snw_ftrs *tmp)
+{
+    const float iw = 1.f / W_all;
+    uint32_t i0 = 0;
+    while (!(wl[i0] > 0) || (layers[i0].flags & SINEW_LAYER_ADDITIVE)) i0++;
+    sample_layer(&layers[i0], fj, n, snw_layer_sample_time(&layers[i0]), cut, out);
+    const float w0 = wl[i0];
+    uint32_t last = count - 1;
+    while (!(wl[last] > 0) || (layers[last].flags & SINEW_LAYER_ADDITIVE)) last--;
+#if SNW_BLEND_SSE
+    /* rotations from clips without CUBICSPLINE rotation tracks are unit within
+     * ~1e-6: added without normalizing (the sampler's error is the weight's) */
+#define SNW_ADD(p, w, first, unit) \
+    do { if (unit) acc_add_unit(&a, p, w, first); else acc_add(&a, p, w, first); } while (0)
+    const int u0 = snw_clip_rotations_unit(layers[i0].clip);
+    if (last == i0) { /* one layer: scale and finish */
+        if (u0)
+            for (uint32_t j = 0; j < n; j++) { acc4 a; SNW_ADD(&out[j], w0, 1, 1); acc_finish(&out[j], &a, iw); }
+        else
+            for (uint32_t j = 0; j < n; j++) { acc4 a; SNW_ADD(&out[j], w0, 1, 0); acc_finish(&out[j], &a, iw); }
+        return;
+    }
+    if (u0)
+        for (uint32_t j = 0; j < n; j++) { acc4 a; SNW_ADD(&out[j], w0, 1, 1); acc_store(&out[j], &a); }
+    else
+        for (uint32_t j = 0; j < n; j++) { acc4 a; SNW_ADD(&out[j], w0, 1, 0); acc_store(&out[j], &a); }
+    for (uint32_t i = i0 + 1; i <= last; i++) {
+        const sinew_anim_layer *l = &layers[i];
+        const float w = wl[i];
+        if ((l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
+        sample_layer(l, fj, n, snw_layer_sample_time(l), cut, tmp);
+        const int u = snw_clip_rotations_unit(l->clip);
+#define SNW_PASS(unit, fin)                                                   \
+        for (uint32_t j = 0; j < n; j++) {                                    \
+            acc4 a;                                                           \
+            acc_load(&a, &out[j]);                                            \
+            SNW_ADD(&tmp[j], w, 0, unit);                                     \
+            if (fin) acc_finish(&out[j], &a, iw); else acc_store(&out[j], &a); \
+        }
+        if (i == last) {
+            if (u) SNW_PASS(1, 1) else SNW_PASS(0, 1)
+        } else {
+            if (u) SNW_PASS(1, 0) else SNW_PASS(0, 0)
+        }
+#undef SNW_PASS
+    }
+#undef SNW_ADD
+#else
+    if (last == i0) {
+        for (uint32_t j = 0; j < n; j++) {
+            const snw_ftrs p0 = out[j];
+            accumulate(&out[j], &p0, w0, 1);
+            finish(&out[j], iw);
+        }
+        return;
+    }
+    int first = 1;
+    for (uint32_t i = i0 + 1; i <= last; i++) {
+        const sinew_anim_layer *l = &layers[i];
+        const float w = wl[i];
+        if ((l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
+        sample_layer(l, fj, n, snw_layer_sample_time(l), cut, tmp);
+        for (uint32_t j = 0; j < n; j++) {
+            if (first) {
+                snw_ftrs p0 = out[j];
+                accumulate(&out[j], &p0, w0, 1);
+            }
+            accumulate(&out[j], &tmp[j], w, 0);
+            if (i == last) finish(&out[j], iw);
+        }
+        first = 0;
+    }
+#endif
+}
+
+static void blend_general(const sinew_anim_layer *layers, const float *wl, uint32_t count, const snw_fast_joint *fj,
+                          uint32_t n, uint32_t cut, snw_ftrs *out, snw_ftrs *tmp);
+static void add_layers(const sinew_anim_layer *layers, const float *wl, uint32_t count, const snw_fast_joint *fj,
+                       uint32_t n, uint32_t cut, snw_ftrs *out, snw_ftrs *tmp, snw_ftrs *ref);
+
 void snw_blend_sample_f32(const sinew_anim_layer *layers, uint32_t count, const snw_fast_joint *fj, uint32_t n,
                           uint32_t cut, snw_ftrs *out, snw_ftrs *tmp, snw_ftrs *ref)
+{
+    /* the layers' weights, once; W_all in layer order, as the general path adds it */
+    float wl[SINEW_MAX_ANIM_LAYERS];
+    int any_mask = 0, any_blend = 0;
+    float W_sum = 0;
+    if (count > SINEW_MAX_ANIM_LAYERS) count = SINEW_MAX_ANIM_LAYERS; /* validated before */
+    for (uint32_t i = 0; i < count; i++) {
+        wl[i] = (float)sinew_anim_layer_weight(&layers[i]);
+        if ((layers[i].flags & SINEW_LAYER_ADDITIVE) || !(wl[i] > 0)) continue;
+        any_blend = 1;
+        if (layers[i].joint_weights) any_mask = 1;
+        else W_sum += wl[i];
+    }
+    if (any_blend && !any_mask && W_sum >= (float)SINEW_BLEND_REST_THRESHOLD) {
+        blend_unmasked(layers, wl, count, fj, n, cut, W_sum, out, tmp);
+    } else {
+        blend_general(layers, wl, count, fj, n, cut, out, tmp);
+    }
+    add_layers(layers, wl, count, fj, n, cut, out, tmp, ref);
+}
+
+/* Step 1, the general case (masks, or a total weight under the threshold). */
+static void blend_general(const sinew_anim_layer *layers, const float *wl, uint32_t count, const snw_fast_joint *fj,
+                          uint32_t n, uint32_t cut, snw_ftrs *out, snw_ftrs *tmp)
 {
     /* 1. blend layers. Until a layer without mask has been added, a joint's
      * first contribution is a store (zeroed first when a masked layer came
@@ -323,7 +507,7 @@ void snw_blend_sample_f32(const sinew_anim_layer *layers, uint32_t count, const 
     float W_all = 0;
     for (uint32_t i = 0; i < count; i++) {
         const sinew_anim_layer *l = &layers[i];
-        const float w = (float)sinew_anim_layer_weight(l);
+        const float w = wl[i];
         if ((l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
         sample_layer(l, fj, n, snw_layer_sample_time(l), cut, tmp);
         const float *mask = l->joint_weights;
@@ -359,10 +543,15 @@ void snw_blend_sample_f32(const sinew_anim_layer *layers, uint32_t count, const 
             finish(&out[j], 1.f / out[j].t[3]);
         }
     }
-    /* 2. additive layers */
+}
+
+/* Step 2: the additive layers, in order. */
+static void add_layers(const sinew_anim_layer *layers, const float *wl, uint32_t count, const snw_fast_joint *fj,
+                       uint32_t n, uint32_t cut, snw_ftrs *out, snw_ftrs *tmp, snw_ftrs *ref)
+{
     for (uint32_t i = 0; i < count; i++) {
         const sinew_anim_layer *l = &layers[i];
-        const float w = (float)sinew_anim_layer_weight(l);
+        const float w = wl[i];
         if (!(l->flags & SINEW_LAYER_ADDITIVE) || !(w > 0)) continue;
         sample_layer(l, fj, n, snw_layer_sample_time(l), cut, tmp);
         const snw_ftrs *rp = ref;

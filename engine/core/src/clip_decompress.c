@@ -6,6 +6,7 @@
  * compressor stores identical index runs once) reuse the interval found. */
 #include <sinew/linalg.h>
 #include "clip_internal.h"
+#include "slerp_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -183,11 +184,72 @@ static SNW_CDEC_INLINE void decode_f32(const snw_cclip *cc, const snw_ctrack *tr
     }
 }
 
+#if SNW_CDEC_SSE
+/* Key k of a Q16 track: lo + (ext / 65535) q (lane 3: 0 + 0 q = 0; 8 bytes
+ * read for 6, the block is padded) */
+static SNW_CDEC_INLINE __m128 q16_key(const snw_cclip *cc, const snw_ctrack *tr, uint32_t k, __m128 lo, __m128 e)
+{
+    const unsigned char *q = cc->data + tr->data + (size_t)k * 6u;
+    const __m128i u = _mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(const void *)q), _mm_setzero_si128());
+    return _mm_add_ps(lo, _mm_mul_ps(e, _mm_cvtepi32_ps(u)));
+}
+
+/* w = sqrt(1 - x^2 - y^2 - z^2) (0 when not positive) into lane 3 of p and q,
+ * as decode_f32 computes it (((1 - x^2) - y^2) - z^2), both keys at once */
+static SNW_CDEC_INLINE void q16_w2(__m128 *p, __m128 *q)
+{
+    const __m128 pp = _mm_mul_ps(*p, *p), qq = _mm_mul_ps(*q, *q);
+    const __m128 x = _mm_unpacklo_ps(pp, qq), z = _mm_unpackhi_ps(pp, qq); /* p0 q0 p1 q1, p2 q2 .. */
+    const __m128 y = _mm_movehl_ps(x, x);
+    const __m128 w2 = _mm_sub_ps(_mm_sub_ps(_mm_sub_ps(_mm_set1_ps(1.f), x), y), z);
+    const __m128 w = _mm_sqrt_ps(_mm_max_ps(w2, _mm_setzero_ps())); /* NaN, <= 0: 0 */
+    const __m128 l3 = _mm_castsi128_ps(_mm_setr_epi32(0, 0, 0, -1));
+    *p = _mm_or_ps(*p, _mm_and_ps(l3, _mm_shuffle_ps(w, w, 0x00)));
+    *q = _mm_or_ps(*q, _mm_and_ps(l3, _mm_shuffle_ps(w, w, 0x55)));
+}
+
+/* One key: lane 3 rebuilt for a rotation (hold / step) */
+static SNW_CDEC_INLINE __m128 q16_w1(__m128 p)
+{
+    const __m128 pp = _mm_mul_ps(p, p);
+    const __m128 y = _mm_shuffle_ps(pp, pp, 0x55), z = _mm_movehl_ps(pp, pp);
+    const __m128 w2 = _mm_sub_ps(_mm_sub_ps(_mm_sub_ps(_mm_set1_ps(1.f), pp), y), z);
+    const __m128 w = _mm_sqrt_ps(_mm_max_ps(w2, _mm_setzero_ps()));
+    return _mm_or_ps(p, _mm_and_ps(_mm_castsi128_ps(_mm_setr_epi32(0, 0, 0, -1)), _mm_shuffle_ps(w, w, 0x00)));
+}
+#endif
+
 static SNW_CDEC_INLINE void track_f32(const snw_cclip *cc, const snw_ctrack *tr, double t, float *o, cfind_cache *fc)
 {
     int hold;
     double a = 0;
     uint32_t i = cfind_cached(cc, tr, t, &hold, &a, fc);
+#if SNW_CDEC_SSE
+    if (tr->format == SNW_CT_Q16) { /* in registers: o is 16-byte aligned */
+        const __m128 lo = _mm_load_ps(tr->lo), e = _mm_mul_ps(_mm_load_ps(tr->ext), _mm_set1_ps(1.0f / 65535.0f));
+        __m128 p = q16_key(cc, tr, i, lo, e);
+        if (hold || tr->step) {
+            _mm_store_ps(o, tr->rot ? q16_w1(p) : p);
+            return;
+        }
+        __m128 q = q16_key(cc, tr, i + 1, lo, e);
+        const float af = (float)a;
+        if (tr->rot) {
+            q16_w2(&p, &q);
+            _mm_store_ps(o, snw_slerp_ps(p, q, af)); /* no round trip through memory */
+            return;
+        }
+        _mm_store_ps(o, _mm_add_ps(p, _mm_mul_ps(_mm_sub_ps(q, p), _mm_set1_ps(af))));
+        return;
+    }
+    if (tr->comps == 4) { /* F32 rotation: keys loaded as vectors */
+        const float *f = (const float *)(cc->data + tr->data) + (size_t)i * 4u;
+        const __m128 p = _mm_loadu_ps(f);
+        if (hold || tr->step) { _mm_store_ps(o, p); return; }
+        _mm_store_ps(o, snw_slerp_ps(p, _mm_loadu_ps(f + 4), (float)a));
+        return;
+    }
+#endif
     float p[4];
     decode_f32(cc, tr, i, p);
     if (hold || tr->step) { memcpy(o, p, sizeof p); return; }

@@ -64,6 +64,11 @@ void snw_fast_joints_init(const sinew_skeleton *s, snw_fast_joint *out);
 /* The table (joint_count entries, 16-byte aligned). */
 const snw_fast_joint *snw_skeleton_fast(const sinew_skeleton *s);
 
+/* 1 when every rotation snw_clip_sample_f32 returns for the clip is unit within
+ * 1e-6 or so (no CUBICSPLINE rotation track: slerp within Eberly's 5e-7, keys,
+ * compressed keys with w rebuilt; NULL, the rest pose, too); 0 otherwise. */
+int snw_clip_rotations_unit(const sinew_clip *clip);
+
 /* Samples a clip in float32 into out[0..n) (joints without keys take rest[j]).
  * Arguments are trusted: clip made for n joints, time finite, wrap valid.
  * Key intervals are found in float64 key times (the same interval as the
