@@ -144,32 +144,6 @@ static void model_palette(const float *a, const float *b, double t, sinew_method
     }
 }
 
-static sinew_rest_mesh *make_mesh(tu_rng *r, const sinew_skeleton *skel)
-{
-    static float pos[3 * NV], nrm[3 * NV], w[3 * NV];
-    static uint32_t jt[3 * NV];
-    for (uint32_t i = 0; i < NV; i++) {
-        sinew_vec3 p = tu_random_vec3(r, -1, 1), n = tu_random_unit(r);
-        pos[3 * i] = (float)p.x, pos[3 * i + 1] = (float)p.y, pos[3 * i + 2] = (float)p.z;
-        nrm[3 * i] = (float)n.x, nrm[3 * i + 1] = (float)n.y, nrm[3 * i + 2] = (float)n.z;
-        for (uint32_t k = 0; k < 3; k++) {
-            jt[3 * i + k] = (i + 2 * k) % NJ;
-            w[3 * i + k] = (float)tu_uniform(r, 0.1, 1.0);
-        }
-    }
-    sinew_rest_mesh_desc d = { 0 };
-    d.skeleton = skel;
-    d.vertex_count = NV;
-    d.positions = pos;
-    d.normals = nrm;
-    d.influences.per_vertex = 3;
-    d.influences.joints = jt;
-    d.influences.weights = w;
-    sinew_rest_mesh *m = NULL;
-    TU_CHECK_OK(sinew_rest_mesh_create(&d, &m, NULL));
-    return m;
-}
-
 static void make_person(tu_rng *r, uint32_t id, person *p)
 {
     static const sinew_method methods[3] = { SINEW_METHOD_LBS, SINEW_METHOD_DQS, SINEW_METHOD_DQS_SCALE };
@@ -188,42 +162,6 @@ static void make_person(tu_rng *r, uint32_t id, person *p)
     mo->scaled = p->method != SINEW_METHOD_DQS;
 }
 
-typedef struct gpu_crowd {
-    sinew_skinner *sk;
-    sinew_crowd *crowd;
-    sinew_model_id model;
-    sinew_mesh_id mesh;
-} gpu_crowd;
-
-static void make_gpu_crowd(sinew_gpu *gpu, const sinew_skeleton *skel, const sinew_rest_mesh *rm, uint32_t threads,
-                           gpu_crowd *g)
-{
-    sinew_skinner_desc sd = { 0 };
-    sd.max_rest_vertices = NV;
-    sd.max_meshes = 1;
-    sd.max_instances = MAXC;
-    sd.max_output_vertices = MAXC * NV;
-    sd.max_palette_vec4 = MAXC * NJ * 5;
-    sd.keep_previous = true;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &g->sk, NULL));
-    sinew_crowd_desc cd = { 0 };
-    cd.skinner = g->sk;
-    cd.max_characters = MAXC;
-    cd.max_joints = NJ;
-    cd.threads = threads;
-    cd.range_threads = 2;
-    cd.lod_interpolate = true;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &g->crowd, NULL));
-    if (!g->sk || !g->crowd) return;
-    TU_CHECK_OK(sinew_skinner_add_rest_mesh(g->sk, rm, &g->mesh, NULL));
-    sinew_crowd_model_desc md = { 0 };
-    md.skeleton = skel;
-    md.mesh_count = 1;
-    md.meshes = &g->mesh;
-    md.rest_meshes = &rm;
-    TU_CHECK_OK(sinew_crowd_add_model(g->crowd, &md, &g->model, NULL));
-}
-
 int main(void)
 {
     tu_rng r = tu_rng_seeded(0x10d1e7ull);
@@ -233,10 +171,11 @@ int main(void)
     sinew_gpu *gpu = NULL;
     TU_CHECK_OK(sinew_gpu_create(NULL, &gpu, NULL));
     if (!gpu || !skel) return tu_finish("test_gpu_crowd_lod");
-    sinew_rest_mesh *rm = make_mesh(&r, skel);
-    gpu_crowd A = { 0 }, B = { 0 };
-    make_gpu_crowd(gpu, skel, rm, 2, &A);
-    make_gpu_crowd(gpu, skel, rm, 1, &B);
+    sinew_rest_mesh *rm = tu_random_rest_mesh(&r, skel, NV, 2);
+    tu_gpu_crowd A = { 0 }, B = { 0 };
+    const sinew_crowd_desc opts = { .lod_interpolate = true };
+    tu_gpu_crowd_create(gpu, skel, rm, MAXC, 2, &opts, &A);
+    tu_gpu_crowd_create(gpu, skel, rm, MAXC, 1, &opts, &B);
     sinew_crowd_desc cpud = { 0 };
     cpud.max_characters = 1;
     cpud.max_joints = NJ;
@@ -420,11 +359,9 @@ int main(void)
             (unsigned long long)moving_held, (unsigned long long)fresh_frames, worst, worst_prev, TOL);
     TU_CHECK(checked > 400 && moving_held > 100 && fresh_frames > 10);
     sinew_crowd_destroy(cpu);
-    sinew_crowd_destroy(A.crowd);
-    sinew_crowd_destroy(B.crowd);
+    tu_gpu_crowd_destroy(&A);
+    tu_gpu_crowd_destroy(&B);
     TU_CHECK(sinew_debug_validation_message_count(gpu) == 0);
-    sinew_skinner_destroy(A.sk);
-    sinew_skinner_destroy(B.sk);
     sinew_rest_mesh_destroy(rm);
     sinew_gpu_destroy(gpu);
     sinew_skeleton_destroy(skel);

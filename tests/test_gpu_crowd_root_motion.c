@@ -82,68 +82,6 @@ static sinew_clip *walk_clip(tu_rng *r, const sinew_transform *rest, double tps)
     return c;
 }
 
-static sinew_rest_mesh *make_mesh(tu_rng *r, const sinew_skeleton *skel)
-{
-    static float pos[3 * NV], nrm[3 * NV], w[3 * NV];
-    static uint32_t jt[3 * NV];
-    for (uint32_t i = 0; i < NV; i++) {
-        sinew_vec3 p = tu_random_vec3(r, -1, 1), n = tu_random_unit(r);
-        pos[3 * i] = (float)p.x, pos[3 * i + 1] = (float)p.y, pos[3 * i + 2] = (float)p.z;
-        nrm[3 * i] = (float)n.x, nrm[3 * i + 1] = (float)n.y, nrm[3 * i + 2] = (float)n.z;
-        for (uint32_t k = 0; k < 3; k++) {
-            jt[3 * i + k] = (i + 2 * k) % NJ;
-            w[3 * i + k] = (float)tu_uniform(r, 0.1, 1.0);
-        }
-    }
-    sinew_rest_mesh_desc d = { 0 };
-    d.skeleton = skel;
-    d.vertex_count = NV;
-    d.positions = pos;
-    d.normals = nrm;
-    d.influences.per_vertex = 3;
-    d.influences.joints = jt;
-    d.influences.weights = w;
-    sinew_rest_mesh *m = NULL;
-    TU_CHECK_OK(sinew_rest_mesh_create(&d, &m, NULL));
-    return m;
-}
-
-typedef struct gpu_crowd {
-    sinew_skinner *sk;
-    sinew_crowd *crowd;
-    sinew_model_id model;
-    sinew_mesh_id mesh;
-} gpu_crowd;
-
-static void make_gpu_crowd(sinew_gpu *gpu, const sinew_skeleton *skel, const sinew_rest_mesh *rm, uint32_t threads,
-                           gpu_crowd *g)
-{
-    sinew_skinner_desc sd = { 0 };
-    sd.max_rest_vertices = NV;
-    sd.max_meshes = 1;
-    sd.max_instances = NC;
-    sd.max_output_vertices = NC * NV;
-    sd.max_palette_vec4 = NC * NJ * 5;
-    sd.keep_previous = true;
-    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &g->sk, NULL));
-    sinew_crowd_desc cd = { 0 };
-    cd.skinner = g->sk;
-    cd.max_characters = NC;
-    cd.max_joints = NJ;
-    cd.threads = threads;
-    cd.range_threads = 2;
-    cd.root_motion = true;
-    TU_CHECK_OK(sinew_crowd_create(&cd, &g->crowd, NULL));
-    if (!g->sk || !g->crowd) return;
-    TU_CHECK_OK(sinew_skinner_add_rest_mesh(g->sk, rm, &g->mesh, NULL));
-    sinew_crowd_model_desc md = { 0 };
-    md.skeleton = skel;
-    md.mesh_count = 1;
-    md.meshes = &g->mesh;
-    md.rest_meshes = &rm;
-    TU_CHECK_OK(sinew_crowd_add_model(g->crowd, &md, &g->model, NULL));
-}
-
 static sinew_clip *clips[NCLIP];
 static sinew_root_motion *rms[NCLIP];
 static double durs[NCLIP];
@@ -242,10 +180,11 @@ int main(void)
         TU_CHECK_OK(sinew_root_motion_create(&rd, &rms[k]));
         TU_CHECK(sinew_root_motion_clip(rms[k]) == clips[k]);
     }
-    sinew_rest_mesh *mesh = make_mesh(&r, skel);
-    gpu_crowd A = { 0 }, B = { 0 };
-    make_gpu_crowd(gpu, skel, mesh, 2, &A);
-    make_gpu_crowd(gpu, skel, mesh, 1, &B);
+    sinew_rest_mesh *mesh = tu_random_rest_mesh(&r, skel, NV, 2);
+    tu_gpu_crowd A = { 0 }, B = { 0 };
+    const sinew_crowd_desc opts = { .root_motion = true };
+    tu_gpu_crowd_create(gpu, skel, mesh, NC, 2, &opts, &A);
+    tu_gpu_crowd_create(gpu, skel, mesh, NC, 1, &opts, &B);
     if (!A.crowd || !B.crowd) return tu_finish("test_gpu_crowd_root_motion");
 
     /* errors */
@@ -478,10 +417,8 @@ int main(void)
     TU_CHECK(sinew_crowd_character_world(A.crowd, 0, &w) == SINEW_ERROR_NOT_FOUND);
     TU_CHECK(sinew_crowd_set_character_world(A.crowd, 0, &w, NULL) == SINEW_ERROR_NOT_FOUND);
     TU_CHECK(sinew_crowd_character_world(A.crowd, NC, &w) == SINEW_ERROR_INVALID_ARGUMENT);
-    sinew_crowd_destroy(A.crowd);
-    sinew_crowd_destroy(B.crowd);
-    sinew_skinner_destroy(A.sk);
-    sinew_skinner_destroy(B.sk);
+    tu_gpu_crowd_destroy(&A);
+    tu_gpu_crowd_destroy(&B);
     sinew_rest_mesh_destroy(mesh);
     for (uint32_t k = 0; k < NCLIP; k++) {
         sinew_root_motion_destroy(rms[k]);

@@ -37,32 +37,6 @@ static sinew_result pose_cb(void *user, const sinew_skeleton *skel, uint32_t cha
     return SINEW_OK;
 }
 
-static sinew_rest_mesh *make_mesh(tu_rng *r, const sinew_skeleton *skel)
-{
-    static float pos[3 * NV], nrm[3 * NV], w[3 * NV];
-    static uint32_t jt[3 * NV];
-    for (uint32_t i = 0; i < NV; i++) {
-        sinew_vec3 p = tu_random_vec3(r, -1, 1), n = tu_random_unit(r);
-        pos[3 * i] = (float)p.x, pos[3 * i + 1] = (float)p.y, pos[3 * i + 2] = (float)p.z;
-        nrm[3 * i] = (float)n.x, nrm[3 * i + 1] = (float)n.y, nrm[3 * i + 2] = (float)n.z;
-        for (uint32_t k = 0; k < 3; k++) {
-            jt[3 * i + k] = (i + 3 * k) % NJ;
-            w[3 * i + k] = (float)tu_uniform(r, 0.1, 1.0);
-        }
-    }
-    sinew_rest_mesh_desc d = { 0 };
-    d.skeleton = skel;
-    d.vertex_count = NV;
-    d.positions = pos;
-    d.normals = nrm;
-    d.influences.per_vertex = 3;
-    d.influences.joints = jt;
-    d.influences.weights = w;
-    sinew_rest_mesh *m = NULL;
-    TU_CHECK_OK(sinew_rest_mesh_create(&d, &m, NULL));
-    return m;
-}
-
 static sinew_clip *make_clip(tu_rng *r, const sinew_skeleton *skel, double amp)
 {
     static sinew_channel_desc ch[NJ];
@@ -156,7 +130,7 @@ int main(void)
     sinew_gpu *gpu = NULL;
     TU_CHECK_OK(sinew_gpu_create(NULL, &gpu, NULL));
     if (!gpu || !skel) return tu_finish("test_gpu_crowd_stages");
-    sinew_rest_mesh *rm = make_mesh(&r, skel);
+    sinew_rest_mesh *rm = tu_random_rest_mesh(&r, skel, NV, 3);
     sinew_clip *clip_a = make_clip(&r, skel, 0.7), *clip_b = make_clip(&r, skel, 0.5);
     side T = { 0 }, U = { 0 };
     make_side(gpu, skel, rm, true, &T);

@@ -1,4 +1,5 @@
 #include "testutil.h"
+#include <stdlib.h>
 #include <string.h>
 
 int tu_failures = 0;
@@ -132,4 +133,76 @@ void tu_random_influences(tu_rng *r, uint32_t n_vertices, uint32_t joint_count, 
             else { w[a] = 0.0f; j[a] = j[0]; }
         }
     }
+}
+
+sinew_rest_mesh *tu_random_rest_mesh(tu_rng *r, const sinew_skeleton *skel, uint32_t nv, uint32_t joint_step)
+{
+    const uint32_t nj = sinew_skeleton_joint_count(skel);
+    float *pos = malloc(sizeof(float) * 3 * nv), *nrm = malloc(sizeof(float) * 3 * nv), *w = malloc(sizeof(float) * 3 * nv);
+    uint32_t *jt = malloc(sizeof(uint32_t) * 3 * nv);
+    sinew_rest_mesh *m = NULL;
+    TU_CHECK(pos && nrm && w && jt && nj > 0);
+    if (pos && nrm && w && jt && nj > 0) {
+        for (uint32_t i = 0; i < nv; i++) {
+            sinew_vec3 p = tu_random_vec3(r, -1, 1), n = tu_random_unit(r);
+            pos[3 * i] = (float)p.x, pos[3 * i + 1] = (float)p.y, pos[3 * i + 2] = (float)p.z;
+            nrm[3 * i] = (float)n.x, nrm[3 * i + 1] = (float)n.y, nrm[3 * i + 2] = (float)n.z;
+            for (uint32_t k = 0; k < 3; k++) {
+                jt[3 * i + k] = (i + joint_step * k) % nj;
+                w[3 * i + k] = (float)tu_uniform(r, 0.1, 1.0);
+            }
+        }
+        sinew_rest_mesh_desc d = { 0 };
+        d.skeleton = skel;
+        d.vertex_count = nv;
+        d.positions = pos;
+        d.normals = nrm;
+        d.influences.per_vertex = 3;
+        d.influences.joints = jt;
+        d.influences.weights = w;
+        TU_CHECK_OK(sinew_rest_mesh_create(&d, &m, NULL)); /* copies what it keeps */
+    }
+    free(pos);
+    free(nrm);
+    free(w);
+    free(jt);
+    return m;
+}
+
+void tu_gpu_crowd_create(sinew_gpu *gpu, const sinew_skeleton *skel, const sinew_rest_mesh *rm, uint32_t max_chars,
+                         uint32_t threads, const sinew_crowd_desc *opts, tu_gpu_crowd *g)
+{
+    const uint32_t nv = sinew_rest_mesh_vertex_count(rm), nj = sinew_skeleton_joint_count(skel);
+    sinew_skinner_desc sd = { 0 };
+    sd.max_rest_vertices = nv;
+    sd.max_meshes = 1;
+    sd.max_instances = max_chars;
+    sd.max_output_vertices = max_chars * nv;
+    sd.max_palette_vec4 = max_chars * nj * 5;
+    sd.keep_previous = true;
+    TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &g->sk, NULL));
+    sinew_crowd_desc cd = { 0 };
+    if (opts) cd = *opts;
+    cd.skinner = g->sk;
+    cd.max_characters = max_chars;
+    cd.max_joints = nj;
+    cd.threads = threads;
+    cd.range_threads = 2;
+    TU_CHECK_OK(sinew_crowd_create(&cd, &g->crowd, NULL));
+    if (!g->sk || !g->crowd) return;
+    TU_CHECK_OK(sinew_skinner_add_rest_mesh(g->sk, rm, &g->mesh, NULL));
+    sinew_crowd_model_desc md = { 0 };
+    md.skeleton = skel;
+    md.mesh_count = 1;
+    md.meshes = &g->mesh;
+    md.rest_meshes = &rm;
+    TU_CHECK_OK(sinew_crowd_add_model(g->crowd, &md, &g->model, NULL));
+}
+
+void tu_gpu_crowd_destroy(tu_gpu_crowd *g)
+{
+    sinew_crowd_destroy(g->crowd);
+    sinew_skinner_destroy(g->sk);
+    g->crowd = NULL;
+    g->sk = NULL;
 }

@@ -296,4 +296,24 @@ static inline void tu_check_destroy_refused(sinew_skinner *sk)
     TU_CHECK(sinew_skinner_frames_in_flight(sk) > 0); /* still alive (ASan would see a freed one) */
 }
 
+/* A rest mesh of nv vertices: positions uniform in [-1, 1]^3, random unit normals,
+ * 3 influences per vertex on joints (i + joint_step * k) % joint count with weights
+ * uniform in [0.1, 1] (drawn in that order per vertex). NULL after a failed check. */
+sinew_rest_mesh *tu_random_rest_mesh(tu_rng *r, const sinew_skeleton *skel, uint32_t nv, uint32_t joint_step);
+
+/* A skinner (keep_previous, one mesh: rm) and a crowd with one model (skel, rm) for
+ * up to max_chars characters with palettes of up to 5 vec4 per joint. The crowd
+ * desc's skinner, max_characters, max_joints, threads and range_threads (2) are
+ * set here; its other fields (e.g. lod_interpolate, root_motion) come from opts
+ * (NULL: zero). Destroy with tu_gpu_crowd_destroy. */
+typedef struct tu_gpu_crowd {
+    sinew_skinner *sk;
+    sinew_crowd *crowd;
+    sinew_model_id model;
+    sinew_mesh_id mesh;
+} tu_gpu_crowd;
+void tu_gpu_crowd_create(sinew_gpu *gpu, const sinew_skeleton *skel, const sinew_rest_mesh *rm, uint32_t max_chars,
+                         uint32_t threads, const sinew_crowd_desc *opts, tu_gpu_crowd *g);
+void tu_gpu_crowd_destroy(tu_gpu_crowd *g);
+
 #endif
