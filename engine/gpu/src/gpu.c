@@ -80,6 +80,14 @@ static void load_instance_fns(PFN_vkGetInstanceProcAddr gipa, VkInstance inst, s
 #undef L
 }
 
+/* Whether ext is among the n properties p. */
+static int ext_listed(const VkExtensionProperties *p, uint32_t n, const char *ext)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(p[i].extensionName, ext) == 0) return 1;
+    return 0;
+}
+
 /* Whether the physical device offers a device extension. */
 static int device_ext_available(const sinew_gpu *gpu, const char *ext)
 {
@@ -88,10 +96,8 @@ static int device_ext_available(const sinew_gpu *gpu, const char *ext)
     if (gpu->vki.EnumerateDeviceExtensionProperties(gpu->phys, NULL, &n, NULL) != VK_SUCCESS || n == 0) return 0;
     VkExtensionProperties *p = (VkExtensionProperties *)calloc(n, sizeof *p);
     if (!p) return 0;
-    int found = 0;
-    if (gpu->vki.EnumerateDeviceExtensionProperties(gpu->phys, NULL, &n, p) == VK_SUCCESS)
-        for (uint32_t i = 0; i < n; i++)
-            if (strcmp(p[i].extensionName, ext) == 0) found = 1;
+    int found = gpu->vki.EnumerateDeviceExtensionProperties(gpu->phys, NULL, &n, p) == VK_SUCCESS &&
+                ext_listed(p, n, ext);
     free(p);
     return found;
 }
@@ -129,10 +135,8 @@ static int ext_available(PFN_vkGetInstanceProcAddr gipa, const char *ext)
     if (enum_ext(NULL, &n, NULL) != VK_SUCCESS || n == 0) return 0;
     VkExtensionProperties *p = (VkExtensionProperties *)calloc(n, sizeof *p);
     if (!p) return 0;
-    int found = 0;
     enum_ext(NULL, &n, p);
-    for (uint32_t i = 0; i < n; i++)
-        if (strcmp(p[i].extensionName, ext) == 0) found = 1;
+    int found = ext_listed(p, n, ext);
     free(p);
     return found;
 }

@@ -325,6 +325,22 @@ sinew_result sinew_skinner_set_instances(sinew_skinner *sk, const sinew_instance
     return SINEW_OK;
 }
 
+/* A compute timestamp, then an execution-only barrier (compute to compute), for the
+ * start and the morph/skin split of the timed span. On a GPU the barrier costs
+ * nothing (the compute stage is already drained there). lavapipe (Mesa 22.3) bins a
+ * timestamp into llvmpipe's render scene whenever a framebuffer is bound (any command
+ * buffer after the first render pass on the queue) and dates it when the scene is
+ * next flushed; a barrier flushes. Without it the start timestamp got the time after
+ * the dispatches, and hosts that render (the viewer) read 0.02 ms for ~11 ms of
+ * skinning (bench/RESULTS.md, 2026-11-27 viewer GPU time). The end timestamp is
+ * followed by the final barrier (or the host's, desc.host_final_barrier). */
+static void timestamp_then_flush(sinew_gpu *gpu, VkCommandBuffer cmd, VkQueryPool pool, uint32_t query)
+{
+    gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, pool, query);
+    gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                                 NULL, 0, NULL, 0, NULL);
+}
+
 sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
 {
     if (!sk) return SINEW_ERROR_INVALID_ARGUMENT;
@@ -352,18 +368,7 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
                                  &mb, 0, NULL, 0, NULL);
     if (sk->queries) {
         gpu->vk.vkCmdResetQueryPool(cmd, sk->queries, 3 * s, 3);
-        gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 3 * s);
-        /* An execution-only barrier between the start timestamp and the work. On a GPU
-         * it costs nothing (the barrier above already drained the compute stage).
-         * lavapipe (Mesa 22.3) bins a timestamp into llvmpipe's render scene whenever
-         * a framebuffer is bound (any command buffer after the first render pass on
-         * the queue) and gives it the time at which the scene is next flushed; a
-         * barrier flushes. Without it the start timestamp got the time after the
-         * dispatches, and hosts that render (the viewer) read 0.02 ms for ~11 ms of
-         * skinning (bench/RESULTS.md, 2026-11-27 viewer GPU time). The end timestamp
-         * is followed by the final barrier (or the host's, desc.host_final_barrier). */
-        gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
-                                     NULL, 0, NULL, 0, NULL);
+        timestamp_then_flush(gpu, cmd, sk->queries, 3 * s);
     }
     /* The morph pass (morph.c), inside the timed span; the timestamp after it
      * splits the span (sinew_skinner_gpu_stage_times). */
@@ -372,10 +377,7 @@ sinew_result sinew_skinner_record(sinew_skinner *sk, VkCommandBuffer cmd)
         if (r != SINEW_OK) return r;
     }
     if (sk->queries) {
-        gpu->vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, sk->queries, 3 * s + 2);
-        /* as after the start timestamp: lavapipe dates a timestamp at the next flush */
-        gpu->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                         0, 0, NULL, 0, NULL, 0, NULL);
+        timestamp_then_flush(gpu, cmd, sk->queries, 3 * s + 2);
     }
     if (sk->disp_count[s])
         gpu->vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, sk->layout, 0, 1, &sk->sets[s], 0, NULL);
