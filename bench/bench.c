@@ -99,6 +99,7 @@ typedef struct options {
     uint32_t frames;                      /* --frames N (--scene): measured frames per size */
     int no_render;                        /* --no-render (--scene): skip the render stage */
     int no_bone_lod;                      /* --no-bone-lod (--scene): joint_lod 0 in every band */
+    const char *scene_state;              /* --scene-state FILE (--scene): world transforms after the first size */
 } options;
 
 static double reference_rate(const demo_model *m, const variant *v)
@@ -284,7 +285,8 @@ static void usage(void)
             "  motion, orbit camera, culling, LOD; sizes 1000,10000,100000, --sizes / --budget / --full as\n"
             "  above), per-stage table, scene.csv / scene.json / scene.png in --out. --no-render: no render\n"
             "  stage (the skinned crowd drawn offscreen, 1280x720, timed by timestamps). --no-bone-lod:\n"
-            "  joint_lod 0 in every distance band (update_every kept), to compare.\n");
+            "  joint_lod 0 in every distance band (update_every kept), to compare. --scene-state FILE: every\n"
+            "  character's world transform after the first size's last frame (compared with sinew-viewer's).\n");
 }
 
 /* Skinner + crowd sized for `max_chars` characters of model m. */
@@ -999,6 +1001,8 @@ int main(int argc, char **argv)
             o.no_render = 1;
         } else if (!strcmp(a, "--no-bone-lod")) {
             o.no_bone_lod = 1;
+        } else if (!strcmp(a, "--scene-state") && i + 1 < argc) {
+            o.scene_state = argv[++i];
         }
         else if (!strcmp(a, "--out") && next) o.out_dir = argv[++i];
         else if (!strcmp(a, "--model") && next) { o.model_path = strcmp(next, "none") ? next : NULL; i++; }
@@ -1032,6 +1036,7 @@ int main(int argc, char **argv)
         so.full = o.full;
         so.no_render = o.no_render;
         so.no_bone_lod = o.no_bone_lod;
+        so.state_path = o.scene_state;
         return sinew_bench_scene(&so);
     }
     if (o.cpu_only) {

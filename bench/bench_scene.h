@@ -1,6 +1,6 @@
 /* sinew-bench --scene crowd (bench_scene.c): a crowd scene of real models with
  * blended clips, root motion, an orbiting camera, frustum culling and distance
- * LOD, timed per stage. */
+ * LOD (samples/common/crowd_scene.c, shared with sinew-viewer), timed per stage. */
 #ifndef SINEW_BENCH_SCENE_H
 #define SINEW_BENCH_SCENE_H
 
@@ -16,6 +16,7 @@ typedef struct sinew_bench_scene_options {
     int full;                   /* --full: no cap unless --budget */
     int no_render;              /* --no-render: no render stage (frame = logic .. skinning done) */
     int no_bone_lod;            /* --no-bone-lod: joint_lod 0 in every distance band (update_every kept) */
+    const char *state_path;     /* --scene-state: every character's world transform after the first size (NULL = none) */
 } sinew_bench_scene_options;
 
 /* Runs the scene; returns the process exit code (0 ok, 1 failure). */

@@ -12,6 +12,7 @@
  * Keys: 1 LBS, 2 DQS, 3 DQS with scale, 4 DQS scale local, 5 mixed per character,
  *       B bulge correction on/off, I its inner push on/off, +/- (or Up/Down) crowd size x2 / /2,
  *       M switch model (tube / bar / corrected tube / imported), Space pause, R reset camera, Esc quit;
+ *       crowd scene (--scene crowd): C path camera / free camera, Space pause;
  *       corrected tube: D corrective driver on/off, [ ] pick a target, J/K its weight -/+ 0.25
  *       (driver off), 0 all weights zero.
  * Mouse: left drag orbits, wheel zooms. */
@@ -21,6 +22,7 @@
 #include <GLFW/glfw3.h>
 
 #include "demo_render.h"
+#include "crowd_scene.h"
 #include "panel.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -126,6 +128,191 @@ static int run_headless(const char *dir, const char *model, uint32_t count, int 
 }
 
 /* ------------------------------------------------------------------------ */
+/* the crowd scene (--scene crowd): samples/common/crowd_scene.c, the scene of  */
+/* sinew-bench --scene crowd                                                    */
+
+static const char *const CS_STAGES[PANEL_CROWD_STAGES] = { "sample/blend", "FK", "palette", "bounds", "upload",
+                                                           "morph", "skin", "render" };
+
+/* The per-stage breakdown of one frame, as sinew-bench --scene crowd computes it:
+ * the CPU stages are each one's share of the crowd's wall time (cpu_ms x stage /
+ * busy_ms), morph and skin the skinner's timestamps, render the pass's (< 0: n/a). */
+static void cs_stages(const sinew_crowd_stats *st, double morph, double skin, double render, double out[PANEL_CROWD_STAGES])
+{
+    double share = st->busy_ms > 0 ? st->cpu_ms / st->busy_ms : 0;
+    out[0] = st->sample_ms * share;
+    out[1] = st->fk_ms * share;
+    out[2] = st->palette_ms * share;
+    out[3] = st->bounds_ms * share;
+    out[4] = st->pack_ms * share;
+    out[5] = morph;
+    out[6] = skin;
+    out[7] = render;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of n values (sorts them); 0 when n == 0. */
+static double median(double *x, int n)
+{
+    if (n <= 0) return 0;
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+
+/* One line naming the scene's models (for the panel). */
+static void cs_model_names(const crowd_scene_model *ms, int nm, char *buf, size_t size)
+{
+    size_t o = (size_t)snprintf(buf, size, "models:");
+    for (int i = 0; i < nm && o < size; i++) o += (size_t)snprintf(buf + o, size - o, "%s %s", i ? "," : "", ms[i].m.name);
+}
+
+/* Headless: frames frames of the crowd scene drawn offscreen at 1280x720 (the
+ * bench's render stage), a line per frame with the counts and the stages, the
+ * medians after two warm-up frames, the last frame as a PNG. Checks per frame:
+ * visible + culled = characters, the instances drawn = the visible characters,
+ * every hidden character skipped by the crowd, every stage figure finite and
+ * >= 0, and the root motion check (crowd_scene_check). Exit 1 on any failure. */
+static int run_crowd_headless(const char *dir, uint32_t count, int frames, const char *shot, const char *state_path)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cannot create %s\n", dir);
+        return 1;
+    }
+    if (frames < 1) frames = 10;
+    crowd_scene_model ms[CROWD_SCENE_MAX_MODELS];
+    double size = 0;
+    int nm = crowd_scene_load_models(ms, &size);
+    if (nm == 0) {
+        fprintf(stderr, "--scene crowd: none of the test models could be loaded (package assimp-testmodels)\n");
+        return 1;
+    }
+    sinew_gpu_desc gd = {0};
+    sinew_gpu *gpu = NULL;
+    sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
+    if (r != SINEW_OK) {
+        fprintf(stderr, "no Vulkan device: %s\n", sinew_result_string(r));
+        crowd_scene_free_models(ms, nm);
+        return 1;
+    }
+    printf("device: %s\n", sinew_gpu_info(gpu)->name);
+    const uint32_t W = CROWD_SCENE_RENDER_W, H = CROWD_SCENE_RENDER_H;
+    crowd_scene sc;
+    sinew_error_info err;
+    memset(&err, 0, sizeof err);
+    sinew_render_target *target = NULL;
+    sinew_renderer_desc rd = {0};
+    r = crowd_scene_init(&sc, ms, nm, size, count, 1);
+    if (r == SINEW_OK) r = crowd_scene_pipeline(&sc, gpu, &rd, &err);
+    if (r == SINEW_OK) r = sinew_render_target_create(sc.rnd, &(sinew_render_target_desc){ W, H, VK_NULL_HANDLE }, &target);
+    double *ser = calloc((size_t)frames * (PANEL_CROWD_STAGES + 3), sizeof *ser);
+    uint8_t *img = malloc((size_t)W * H * 4);
+    if (r == SINEW_OK && (!ser || !img)) r = SINEW_ERROR_OUT_OF_HOST_MEMORY;
+    int ok = r == SINEW_OK, n = 0;
+    if (!ok) fprintf(stderr, "crowd scene: %s %s\n", sinew_result_string(r), err.message);
+    else
+        printf("crowd scene: %u characters of %d model(s) on a plaza of %.1f x %.1f units, time step %.4f s per frame, "
+               "%d frames drawn offscreen at %ux%u\n", count, nm, 2 * sc.extent, 2 * sc.extent, CROWD_SCENE_DT, frames, W, H);
+    if (ok)
+        printf("%5s %7s %6s %6s %5s %5s %5s %6s %12s | %12s %8s %8s %8s %8s %8s %8s %8s | %10s %8s %9s\n", "frame",
+               "visible", "culled", "drawn", "near", "mid", "far", "interp", "skinned_vtx", CS_STAGES[0], CS_STAGES[1],
+               CS_STAGES[2], CS_STAGES[3], CS_STAGES[4], CS_STAGES[5], CS_STAGES[6], CS_STAGES[7], "prepare_ms", "gpu_ms",
+               "frame_ms");
+    for (int f = 0; ok && f < frames; f++) {
+        double f0 = now_s();
+        crowd_scene_logic(&sc, (uint32_t)f);
+        crowd_scene_cull(&sc, (uint32_t)f);
+        sinew_crowd_stats st;
+        memset(&st, 0, sizeof st);
+        double g = 0, morph = 0, skin = 0, rms = -1;
+        r = sinew_crowd_update(sc.crowd, sc.chars, count, &st, &err);
+        uint32_t nd = r == SINEW_OK ? crowd_scene_draw_list(&sc) : 0;
+        sinew_render_view view;
+        crowd_scene_view(&sc, &sc.cam, W, H, &view);
+        if (r == SINEW_OK) r = sinew_renderer_render(sc.rnd, target, &view, sc.drawn, nd, NULL, false);
+        if (r == SINEW_OK) r = sinew_skinner_wait(sc.sk);
+        if (r == SINEW_OK) r = sinew_renderer_gpu_time(sc.rnd, &rms);
+        if (r == SINEW_OK) r = sinew_skinner_gpu_time(sc.sk, &g);
+        if (r == SINEW_OK) r = sinew_skinner_gpu_stage_times(sc.sk, &morph, &skin);
+        double f1 = now_s();
+        if (r == SINEW_OK) r = crowd_scene_check(&sc, &err);
+        if (r != SINEW_OK) {
+            fprintf(stderr, "frame %d: %s %s\n", f, sinew_result_string(r), err.message);
+            ok = 0;
+            break;
+        }
+        double stage[PANEL_CROWD_STAGES];
+        cs_stages(&st, morph, skin, rms, stage);
+        printf("%5d %7u %6u %6u %5u %5u %5u %6u %12u | %12.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f | %10.3f %8.3f %9.3f\n",
+               f, sc.visible, sc.culled, nd, sc.band[0], sc.band[1], sc.band[2], st.interpolated, st.output_vertices,
+               stage[0], stage[1], stage[2], stage[3], stage[4], stage[5], stage[6], stage[7], st.cpu_ms, g, (f1 - f0) * 1e3);
+        /* the scene's own culling against what the crowd skipped and what was drawn */
+        uint32_t hidden = 0;
+        for (uint32_t i = 0; i < count; i++) hidden += sc.chars[i].hidden;
+        if (sc.visible + sc.culled != count || hidden != sc.culled || nd != sc.visible || st.skipped < sc.culled ||
+            sc.band[0] + sc.band[1] + sc.band[2] != count || !sc.expect_ok) {
+            fprintf(stderr, "frame %d: counts inconsistent (visible %u culled %u hidden %u drawn %u skipped %u bands %u+%u+%u, "
+                            "%u characters)\n", f, sc.visible, sc.culled, hidden, nd, st.skipped, sc.band[0], sc.band[1],
+                    sc.band[2], count);
+            ok = 0;
+        }
+        for (int k = 0; k < PANEL_CROWD_STAGES; k++)
+            if (!(stage[k] >= 0) || !isfinite(stage[k])) {
+                fprintf(stderr, "frame %d: stage %s = %g (not a finite figure >= 0)\n", f, CS_STAGES[k], stage[k]);
+                ok = 0;
+            }
+        if (f >= 2 || frames <= 2) {
+            for (int k = 0; k < PANEL_CROWD_STAGES; k++) ser[(size_t)k * frames + n] = stage[k];
+            ser[(size_t)PANEL_CROWD_STAGES * frames + n] = st.cpu_ms;
+            ser[(size_t)(PANEL_CROWD_STAGES + 1) * frames + n] = g;
+            ser[(size_t)(PANEL_CROWD_STAGES + 2) * frames + n] = (f1 - f0) * 1e3;
+            n++;
+        }
+    }
+    if (ok) {
+        printf("medians of %d frame(s)%s, ms:", n, frames > 2 ? " after 2 warm-up frames" : "");
+        for (int k = 0; k < PANEL_CROWD_STAGES + 3; k++)
+            printf(" %s %.3f", k < PANEL_CROWD_STAGES ? CS_STAGES[k] : k == PANEL_CROWD_STAGES ? "prepare" : k == PANEL_CROWD_STAGES + 1 ? "gpu" : "frame",
+                   median(ser + (size_t)k * frames, n));
+        printf("\n");
+        printf("root motion check: %u moved by the crowd, %.0f character-frames, max error %.2e x (1 + |t|) (tolerance %.0e), "
+               "%u plaza wraps: %s\n", sc.crowd_moved, sc.rm_checked, sc.rm_max_err, CROWD_SCENE_RM_TOL, sc.rm_wraps,
+               sc.rm_max_err <= CROWD_SCENE_RM_TOL ? "ok" : "FAILED");
+        if (!(sc.rm_max_err <= CROWD_SCENE_RM_TOL)) ok = 0;
+        printf("crowd scene: last frame %d: %u visible, %u culled (frustum, path camera), LOD bands near %u middle %u far %u\n",
+               frames - 1, sc.visible, sc.culled, sc.band[0], sc.band[1], sc.band[2]);
+    }
+    if (ok && state_path) {
+        if (crowd_scene_write_state(&sc, state_path)) printf("wrote %s\n", state_path);
+        else ok = 0;
+    }
+    if (ok) {
+        ok = sinew_render_target_read(target, img) == SINEW_OK;
+        for (size_t i = 3; ok && i < (size_t)W * H * 4; i += 4) img[i] = 255;
+        if (ok && shot) {
+            ok = stbi_write_png(shot, (int)W, (int)H, 4, img, (int)W * 4) != 0;
+            printf(ok ? "wrote %s\n" : "cannot write %s\n", shot);
+        } else if (ok) {
+            ok = write_png(dir, "crowd-scene.png", W, H, img);
+        }
+    }
+    uint32_t msgs = sinew_debug_validation_message_count(gpu);
+    sinew_render_target_destroy(target);
+    crowd_scene_destroy(&sc);
+    free(ser);
+    free(img);
+    sinew_gpu_destroy(gpu);
+    crowd_scene_free_models(ms, nm);
+    if (msgs) fprintf(stderr, "%u validation messages\n", msgs);
+    return ok && msgs == 0 ? 0 : 1;
+}
+
+/* ------------------------------------------------------------------------ */
 /* windowed                                                                  */
 
 typedef struct viewer {
@@ -188,6 +375,15 @@ typedef struct viewer {
     /* character 0's middle and end rings on screen (tube, bar, corrected tube; script sidecars) */
     int marks_valid;
     double mark_px[3][2];
+    /* the crowd scene (--scene crowd): its own skinner, crowd and renderer, a
+     * target per swapchain image; the frame counter steps one CROWD_SCENE_DT a frame */
+    int crowd_mode;
+    crowd_scene cs;
+    crowd_scene_model cs_models[CROWD_SCENE_MAX_MODELS];
+    int cs_nm;
+    sinew_render_target *cs_targets[MAX_IMAGES];
+    uint32_t cs_frame, cs_drawn;
+    char cs_names[256];
 } viewer;
 
 /* Skin flags of the viewer's bulge setting (0 off, 1 bulge correction, 2 with its inner push). */
@@ -320,6 +516,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
         snprintf(v->ps.info, sizeof v->ps.info, "weight of target %d: %.2f", v->psd_sel, v->ps.morph_w[v->psd_sel]);
         break;
     case GLFW_KEY_SPACE: v->paused = !v->paused; break;
+    case GLFW_KEY_C: v->ps.path_camera = !v->ps.path_camera; break;   /* crowd scene: path / free camera */
     case GLFW_KEY_R: fit_camera(v); break;
     default: return;
     }
@@ -372,6 +569,8 @@ static void destroy_swapchain(viewer *v)
 {
     for (uint32_t i = 0; i < v->nimg; i++) {
         sinew_render_target_destroy(v->targets[i]);
+        sinew_render_target_destroy(v->cs_targets[i]);
+        v->cs_targets[i] = NULL;
         vkDestroyImageView(v->dev, v->views[i], NULL);
         vkDestroySemaphore(v->dev, v->done[i], NULL);
         v->targets[i] = NULL;
@@ -430,6 +629,9 @@ static void create_swapchain(viewer *v)
         VkSemaphoreCreateInfo sci = { VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO };
         VKCHECK(vkCreateSemaphore(v->dev, &sci, NULL, &v->done[i]));
         sinew_result r = sinew_render_target_create(v->s.rnd, &(sinew_render_target_desc){ ext.width, ext.height, v->views[i] }, &v->targets[i]);
+        if (r == SINEW_OK && v->crowd_mode)
+            r = sinew_render_target_create(v->cs.rnd, &(sinew_render_target_desc){ ext.width, ext.height, v->views[i] },
+                                           &v->cs_targets[i]);
         if (r != SINEW_OK) {
             fprintf(stderr, "render target: %s\n", sinew_result_string(r));
             exit(1);
@@ -1021,20 +1223,6 @@ static int load_script(viewer *v, const char *path)
     return 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median of n values (sorts them); 0 when n == 0. */
-static double median(double *x, int n)
-{
-    if (n <= 0) return 0;
-    qsort(x, (size_t)n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
 /* The bound of --gpu-time-check: the title's GPU skin time (median of the frames'
  * figures) over the wall time per skin-only submission must lie in
  * [1/GPU_TIME_CHECK_FACTOR, GPU_TIME_CHECK_FACTOR]. Generous: both run on the same
@@ -1080,7 +1268,7 @@ static int gpu_time_check(viewer *v, double *frame_ms, int nframe)
 }
 
 static int run_window(const char *model, uint32_t count, int up, const char *screenshot, int frames, const char *script,
-                      const char *shot_dir, int check_gpu_time)
+                      const char *shot_dir, int check_gpu_time, int crowd_mode, const char *state_path)
 {
     viewer v;
     memset(&v, 0, sizeof v);
@@ -1135,9 +1323,36 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
     if (v.s.has_asset && up != VIEWER_UP_FROM_ASSET) demo_model_set_up(&v.s.asset, up);
     if (model) snprintf(v.ps.model_path, sizeof v.ps.model_path, "%s", model);
     v.use_asset = v.s.has_asset;
-    v.count = count;
+    v.count = crowd_mode ? 64 : count;
     v.method = -1;
     rebuild_crowd(&v);
+    if (crowd_mode) {
+        /* the crowd scene: the bench's models, layout and path; drawn into the swapchain */
+        v.crowd_mode = 1;
+        double size = 0;
+        crowd_scene_model *ms = v.cs_models;
+        v.cs_nm = crowd_scene_load_models(ms, &size);
+        sinew_error_info cerr;
+        memset(&cerr, 0, sizeof cerr);
+        r = v.cs_nm > 0 ? crowd_scene_init(&v.cs, ms, v.cs_nm, size, count, 1) : SINEW_ERROR_NOT_FOUND;
+        if (r == SINEW_OK) r = crowd_scene_pipeline(&v.cs, v.gpu, &rd, &cerr);
+        if (r != SINEW_OK) {
+            fprintf(stderr, "crowd scene: %s %s\n", sinew_result_string(r), cerr.message);
+            return 1;
+        }
+        cs_model_names(ms, v.cs_nm, v.cs_names, sizeof v.cs_names);
+        v.ps.crowd_scene = 1;
+        v.ps.path_camera = 1;
+        v.ps.cs_models = v.cs_names;
+        v.ps.cs_count = count;
+        /* the free camera starts over the plaza */
+        v.yaw = 0.6f;
+        v.pitch = 0.5f;
+        v.dist = (float)(1.6 * v.cs.extent + 4 * size);
+        v.target[0] = v.target[2] = 0;
+        v.target[1] = (float)(0.3 * size);
+        for (int k = 0; k < PANEL_CROWD_STAGES; k++) v.ps.cs_stage_ms[k] = -1;
+    }
     create_swapchain(&v);
     panel_vulkan pv = { vkGetInstanceProcAddr, v.inst, v.phys, v.dev, v.qf, v.queue, v.fmt, v.nimg };
     if (panel_create(v.win, &pv, &v.panel) != 0 || panel_set_targets(v.panel, v.views, v.nimg, v.ext) != 0) {
@@ -1199,7 +1414,8 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         int f = frame % FRAMES;
         VKCHECK(vkWaitForFences(v.dev, 1, &v.fence[f], VK_TRUE, UINT64_MAX));
         double gms = 0;
-        if (sinew_skinner_gpu_time(v.s.sk, &gms) != SINEW_OK) gms = 0;
+        sinew_skinner *cur_sk = v.crowd_mode ? v.cs.sk : v.s.sk;
+        if (sinew_skinner_gpu_time(cur_sk, &gms) != SINEW_OK) gms = 0;
         else if (frame >= 3 && check_n < (int)(sizeof check_ms / sizeof check_ms[0])) check_ms[check_n++] = gms;
         if (shot_frame >= 0 && !shot_done && f == shot_frame % FRAMES && frame > shot_frame) {
             /* the screenshot frame has completed: write it */
@@ -1250,14 +1466,52 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
             rc = 1;
             break;
         }
-        demo_crowd_animate(&v.dc, v.t);
-        apply_manual_pose(&v);
-        apply_morphs(&v);
         sinew_crowd_stats st;
         sinew_error_info cerr;
-        r = sinew_crowd_prepare(v.s.crowd, v.dc.chars, v.dc.count, &st, &cerr);
-        int skin = r == SINEW_OK;
-        if (r != SINEW_OK) {
+        memset(&st, 0, sizeof st);
+        memset(&cerr, 0, sizeof cerr);
+        int skin = 0;
+        if (v.crowd_mode) {
+            /* the crowd scene: one scene step per frame unless paused (paused: the
+             * last skinned output drawn again) */
+            if (!v.paused) {
+                double c0 = now_s();
+                crowd_scene_logic(&v.cs, v.cs_frame);
+                crowd_scene_cull(&v.cs, v.cs_frame);
+                r = sinew_crowd_prepare(v.cs.crowd, v.cs.chars, v.cs.count, &st, &cerr);
+                if (r == SINEW_OK) r = crowd_scene_check(&v.cs, &cerr);
+                if (r != SINEW_OK) {
+                    fprintf(stderr, "crowd scene frame %u: %s %s\n", v.cs_frame, sinew_result_string(r), cerr.message);
+                    rc = 1;
+                    break;
+                }
+                v.cs_drawn = crowd_scene_draw_list(&v.cs);
+                double morph = 0, skin_ms = 0;
+                if (sinew_skinner_gpu_stage_times(v.cs.sk, &morph, &skin_ms) != SINEW_OK) morph = skin_ms = 0;
+                /* GPU figures: of the last frame known complete; render: recorded into the
+                 * viewer's command buffer, not timed (the headless mode times it) */
+                cs_stages(&st, morph, skin_ms, -1, v.ps.cs_stage_ms);
+                v.ps.cs_frame = v.cs_frame;
+                v.ps.cs_visible = v.cs.visible;
+                v.ps.cs_culled = v.cs.culled;
+                memcpy(v.ps.cs_band, v.cs.band, sizeof v.cs.band);
+                v.ps.cs_interpolated = st.interpolated;
+                v.ps.cs_skinned_vertices = st.output_vertices;
+                v.ps.cs_prepare_ms = st.cpu_ms;
+                v.ps.cs_gpu_ms = gms;
+                v.ps.cs_frame_ms = (now_s() - c0) * 1e3;
+                v.ps.time = v.cs_frame * CROWD_SCENE_DT;
+                v.cs_frame++;
+                skin = 1;
+            }
+        } else {
+            demo_crowd_animate(&v.dc, v.t);
+            apply_manual_pose(&v);
+            apply_morphs(&v);
+            r = sinew_crowd_prepare(v.s.crowd, v.dc.chars, v.dc.count, &st, &cerr);
+            skin = r == SINEW_OK;
+        }
+        if (!v.crowd_mode && r != SINEW_OK) {
             fprintf(stderr, "%s refused: %s; back to %s\n", method_label(v.method, v.bulge), cerr.message,
                     method_label(prev_method, v.bulge));
             v.method = prev_method == v.method ? SINEW_METHOD_LBS : prev_method;
@@ -1267,6 +1521,10 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         }
         uint32_t ninst = 0;
         const sinew_instance *inst = sinew_crowd_instances(v.s.crowd, &ninst);
+        if (v.crowd_mode) {
+            inst = v.cs.drawn;
+            ninst = v.cs_drawn;
+        }
 
         sinew_render_view view;
         memset(&view, 0, sizeof view);
@@ -1278,8 +1536,19 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         memcpy(view.eye, eye, sizeof eye);
         view.ground = 1;
         view.ground_extent = (float)(3 * v.dc.extent + 4 * m->height);
+        if (v.crowd_mode) {
+            crowd_scene_camera cam = v.cs.cam;
+            if (v.ps.path_camera) {
+                crowd_scene_view(&v.cs, &cam, v.ext.width, v.ext.height, &view);
+            } else {
+                /* free camera: the orbit camera; culling and LOD stay with the path camera */
+                sinew_render_camera(view.view_proj, eye, v.target, 0.8f, (float)v.ext.width / (float)v.ext.height,
+                                    (float)(0.01 * v.cs.size), (float)(6 * v.cs.extent + 40 * v.cs.size) + v.dist);
+                view.ground_extent = (float)(v.cs.extent + v.cs.size);
+            }
+        }
         /* the panel: character 0 on the CPU (figures, overlay), then the widgets */
-        lab_cpu(&v, view.view_proj, v.ext.width, v.ext.height);
+        if (!v.crowd_mode) lab_cpu(&v, view.view_proj, v.ext.width, v.ext.height);
         sync_to_panel(&v);
         if (panel_frame(v.panel, &v.ps)) sync_from_panel(&v);
 
@@ -1288,8 +1557,10 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
         bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         VKCHECK(vkBeginCommandBuffer(cmd, &bi));
-        if (skin) r = sinew_skinner_record(v.s.sk, cmd);
-        if (r == SINEW_OK || !skin)
+        if (skin) r = sinew_skinner_record(cur_sk, cmd);
+        if (v.crowd_mode && (r == SINEW_OK || !skin))   /* paused: the last output drawn again */
+            r = sinew_renderer_record(v.cs.rnd, cmd, v.cs_targets[img], &view, inst, ninst, NULL);
+        else if (r == SINEW_OK || !skin)
             r = sinew_renderer_record(v.s.rnd, cmd, v.targets[img], &view, skin ? inst : NULL, skin ? ninst : 0, NULL);
         if (r == SINEW_OK) panel_record(v.panel, cmd, img);
         if (r != SINEW_OK) {
@@ -1297,7 +1568,7 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
             rc = 1;
             break;
         }
-        int take = shot_frame < 0 && skin &&
+        int take = shot_frame < 0 && (skin || (v.crowd_mode && v.cs_frame > 0)) &&
                    (v.script ? shot_wait == 0 : (screenshot && frames >= 0 && frame >= frames && !shot_done));
         if (shot_wait > 0) shot_wait--;
         if (take) {
@@ -1335,7 +1606,7 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         si.signalSemaphoreCount = 1;
         si.pSignalSemaphores = &v.done[img];
         VKCHECK(vkQueueSubmit(v.queue, 1, &si, v.fence[f]));
-        if (skin) sinew_skinner_end_frame(v.s.sk, v.fence[f]);
+        if (skin) sinew_skinner_end_frame(cur_sk, v.fence[f]);
         VkPresentInfoKHR pi = { VK_STRUCTURE_TYPE_PRESENT_INFO_KHR };
         pi.waitSemaphoreCount = 1;
         pi.pWaitSemaphores = &v.done[img];
@@ -1353,10 +1624,16 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         fps_n++;
         if (t - title_time > 0.5 || frame < 3) {
             char title[320];
-            snprintf(title, sizeof title,
-                     "Sinew | %s | %s | %u characters | %u vertices | CPU palette %.2f ms | GPU skin %.2f ms | %.1f fps",
-                     m->name, method_label(v.method, v.bulge), v.dc.count, st.output_vertices, cpu_acc / fps_n,
-                     gpu_acc / fps_n, fps_acc > 0 ? fps_n / fps_acc : 0.0);
+            if (v.crowd_mode)
+                snprintf(title, sizeof title,
+                         "Sinew | crowd scene | frame %u | %u characters, %u visible, %u culled | CPU %.2f ms | GPU skin %.2f ms | %.1f fps",
+                         v.cs_frame, v.cs.count, v.cs.visible, v.cs.culled, cpu_acc / fps_n, gpu_acc / fps_n,
+                         fps_acc > 0 ? fps_n / fps_acc : 0.0);
+            else
+                snprintf(title, sizeof title,
+                         "Sinew | %s | %s | %u characters | %u vertices | CPU palette %.2f ms | GPU skin %.2f ms | %.1f fps",
+                         m->name, method_label(v.method, v.bulge), v.dc.count, st.output_vertices, cpu_acc / fps_n,
+                         gpu_acc / fps_n, fps_acc > 0 ? fps_n / fps_acc : 0.0);
             glfwSetWindowTitle(v.win, title);
             if (screenshot) printf("%s\n", title);
             title_time = t;
@@ -1366,6 +1643,13 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
     }
     vkDeviceWaitIdle(v.dev);
     if (check_gpu_time && rc == 0 && !gpu_time_check(&v, check_ms, check_n)) rc = 1;
+    if (v.crowd_mode) {
+        printf("crowd scene: %u frames, root motion check: %u moved by the crowd, %.0f character-frames, max error %.2e "
+               "(tolerance %.0e): %s\n", v.cs_frame, v.cs.crowd_moved, v.cs.rm_checked, v.cs.rm_max_err, CROWD_SCENE_RM_TOL,
+               v.cs.rm_max_err <= CROWD_SCENE_RM_TOL ? "ok" : "FAILED");
+        if (!(v.cs.rm_max_err <= CROWD_SCENE_RM_TOL)) rc = 1;
+        if (state_path && !crowd_scene_write_state(&v.cs, state_path)) rc = 1;
+    }
     uint32_t msgs = sinew_debug_validation_message_count(v.gpu);
     if (msgs) {
         fprintf(stderr, "%u validation messages\n", msgs);
@@ -1390,6 +1674,8 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
     }
     demo_crowd_free(&v.dc);
     destroy_swapchain(&v);
+    crowd_scene_destroy(&v.cs);
+    crowd_scene_free_models(v.cs_models, v.cs_nm);
     demo_scene_destroy(&v.s);
     sinew_gpu_destroy(v.gpu);
     for (int i = 0; i < FRAMES; i++) {
@@ -1412,11 +1698,14 @@ int main(int argc, char **argv)
     model = "/usr/share/assimp/models/X/Testwuson.X";
 #endif
     uint32_t count = 64;
-    int frames = -1, up = VIEWER_UP_FROM_ASSET, check_gpu_time = 0;
+    int frames = -1, up = VIEWER_UP_FROM_ASSET, check_gpu_time = 0, crowd_scene_mode = 0, count_given = 0;
+    const char *state_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--model") && next) { model = strcmp(next, "none") ? next : NULL; i++; }
-        else if (!strcmp(a, "--count") && next) count = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--count") && next) { count = (uint32_t)strtoul(argv[++i], NULL, 10); count_given = 1; }
+        else if (!strcmp(a, "--scene") && next && !strcmp(next, "crowd")) { crowd_scene_mode = 1; i++; }
+        else if (!strcmp(a, "--scene-state") && next) state_path = argv[++i];
         else if (!strcmp(a, "--headless") && next) headless = argv[++i];
         else if (!strcmp(a, "--screenshot") && next) shot = argv[++i];
         else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
@@ -1432,16 +1721,26 @@ int main(int argc, char **argv)
                             "       [--gpu-time-check] (after the run: title's GPU skin time vs skin-only submissions, within 4x)\n"
                             "       (--up: the model's up axis; default from the asset: glTF y, others by the bounding box (a))\n"
                             "       sinew-viewer [--model FILE|none] --script FILE [--shot-dir DIR]\n"
-                            "       sinew-viewer --headless DIR [--model FILE|none] [--count N]\n");
+                            "       sinew-viewer --headless DIR [--model FILE|none] [--count N]\n"
+                            "       sinew-viewer --scene crowd [--count N] [--screenshot FILE --frames N] [--scene-state FILE]\n"
+                            "       sinew-viewer --scene crowd --headless DIR [--frames N] [--count N] [--screenshot FILE]\n"
+                            "       (the crowd scene of sinew-bench --scene crowd, default 256 characters; --scene-state:\n"
+                            "       every character's world transform after the last frame)\n");
             return strcmp(a, "--help") ? 2 : 0;
         }
     }
     if (count == 0 || count > 16384) count = 64;
+    if (crowd_scene_mode && !count_given) count = 256;
+    if (crowd_scene_mode && headless) return run_crowd_headless(headless, count, frames, shot, state_path);
+    if (crowd_scene_mode && (script || check_gpu_time)) {
+        fprintf(stderr, "--scene crowd: --script and --gpu-time-check are for the skinning lab\n");
+        return 2;
+    }
     if (shot && frames < 0) frames = 5;
     if (headless) return run_headless(headless, model, count, up);
     if (check_gpu_time && !shot && !script) {
         fprintf(stderr, "--gpu-time-check needs --screenshot or --script (a run that ends by itself)\n");
         return 2;
     }
-    return run_window(model, count, up, shot, frames, script, shot_dir, check_gpu_time);
+    return run_window(model, count, up, shot, frames, script, shot_dir, check_gpu_time, crowd_scene_mode, state_path);
 }

@@ -210,6 +210,58 @@ static const char *const method_items[] = { "LBS", "DQS", "DQS with scale", "DQS
                                             "mixed per character" };
 static_assert(sizeof method_items / sizeof method_items[0] == SINEW_METHOD_COUNT + 1, "a label per method");
 
+/* The crowd scene's window: counts, the per-stage frame breakdown, the camera. */
+static int crowd_scene_panel(panel_state *s)
+{
+    static const char *stages[PANEL_CROWD_STAGES] = { "sample/blend", "FK", "palette", "bounds", "upload",
+                                                      "morph", "skin", "render" };
+    int changed = 0;
+    ImGui::Begin("Crowd scene", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+    if (s->cs_models) ImGui::TextWrapped("%s", s->cs_models);
+    ImGui::Text("frame %u (t = %.2f s)   characters %u", s->cs_frame, s->time, s->cs_count);
+    ImGui::Text("visible %u   culled %u   interpolated %u", s->cs_visible, s->cs_culled, s->cs_interpolated);
+    ImGui::Text("LOD bands: near %u   middle %u   far %u", s->cs_band[0], s->cs_band[1], s->cs_band[2]);
+    ImGui::Text("skinned vertices %u", s->cs_skinned_vertices);
+    ImGui::Separator();
+    if (ImGui::BeginTable("stages", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+        ImGui::TableSetupColumn("stage");
+        ImGui::TableSetupColumn("ms");
+        ImGui::TableHeadersRow();
+        for (int k = 0; k < PANEL_CROWD_STAGES; k++) {
+            ImGui::TableNextRow();
+            ImGui::TableSetColumnIndex(0);
+            ImGui::TextUnformatted(stages[k]);
+            ImGui::TableSetColumnIndex(1);
+            if (s->cs_stage_ms[k] >= 0) ImGui::Text("%8.3f", s->cs_stage_ms[k]);
+            else ImGui::TextDisabled("     n/a");
+        }
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextUnformatted("CPU (wall)");
+        ImGui::TableSetColumnIndex(1);
+        ImGui::Text("%8.3f", s->cs_prepare_ms);
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextUnformatted("GPU skinning");
+        ImGui::TableSetColumnIndex(1);
+        ImGui::Text("%8.3f", s->cs_gpu_ms);
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextUnformatted("frame");
+        ImGui::TableSetColumnIndex(1);
+        ImGui::Text("%8.3f", s->cs_frame_ms);
+        ImGui::EndTable();
+    }
+    ImGui::Separator();
+    bool pc = s->path_camera != 0;
+    if (ImGui::Checkbox("path camera (off: free camera, culling stays with the path)", &pc)) { s->path_camera = pc; changed = 1; }
+    bool paused = s->paused != 0;
+    if (ImGui::Button(paused ? "play" : "pause")) { s->paused = !s->paused; changed = 1; }
+    if (s->info[0]) ImGui::TextWrapped("%s", s->info);
+    ImGui::End();
+    return changed;
+}
+
 extern "C" int panel_frame(viewer_panel *p, panel_state *s)
 {
     int changed = 0;
@@ -231,6 +283,11 @@ extern "C" int panel_frame(viewer_panel *p, panel_state *s)
     }
     ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(330, 0), ImGuiCond_FirstUseEver);
+    if (s->crowd_scene) {
+        changed = crowd_scene_panel(s);
+        ImGui::Render();
+        return changed;
+    }
     ImGui::Begin("Skinning lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
     /* combo order: tube, bar, corrected tube, model file */
     int scene_ui = s->scene == PANEL_SCENE_TUBE ? 0 : s->scene == PANEL_SCENE_BAR ? 1 : s->scene == PANEL_SCENE_PSD ? 2 : 3;

@@ -20,6 +20,8 @@ typedef struct viewer_panel viewer_panel;
 enum { PANEL_SCENE_TUBE = 0, PANEL_SCENE_MODEL = 1, PANEL_SCENE_BAR = 2, PANEL_SCENE_PSD = 3 };
 /* Most morph targets the panel lists. */
 #define PANEL_MAX_MORPHS 8
+/* Stages of the crowd scene's frame breakdown (panel_state.cs_stage_ms). */
+#define PANEL_CROWD_STAGES 8
 /* Weight visualization. */
 enum { PANEL_WEIGHTS_OFF = 0, PANEL_WEIGHTS_JOINT = 1, PANEL_WEIGHTS_MAJOR = 2 };
 
@@ -56,6 +58,19 @@ typedef struct panel_state {
     int quality_valid;      /* the figures below describe the current pose of character 0 */
     double q_radius, q_volume, q_dist;
     char info[256];
+    /* the crowd scene (sinew-viewer --scene crowd): the panel shows its figures
+     * instead of the lab's widgets. path_camera is edited (0: the free orbit
+     * camera; culling and LOD stay with the path camera); the rest is filled by
+     * the viewer. Stages (ms): sample/blend, FK, palette, bounds, upload (each
+     * one's share of the crowd's wall time, sinew_crowd_stats stage timing),
+     * morph, skin (sinew_skinner_gpu_stage_times), render (sinew_renderer_gpu_time;
+     * < 0: not measured) */
+    int crowd_scene;
+    int path_camera;
+    uint32_t cs_frame, cs_count, cs_visible, cs_culled, cs_band[3], cs_interpolated, cs_skinned_vertices;
+    double cs_stage_ms[PANEL_CROWD_STAGES];
+    double cs_prepare_ms, cs_gpu_ms, cs_frame_ms;
+    const char *cs_models;  /* the models' names */
 } panel_state;
 
 typedef struct panel_vulkan {
