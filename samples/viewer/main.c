@@ -384,6 +384,11 @@ typedef struct viewer {
     sinew_render_target *cs_targets[MAX_IMAGES];
     uint32_t cs_frame, cs_drawn;
     char cs_names[256];
+    /* its render stage in the window: two timestamps around the pass per frame in flight */
+    VkQueryPool cs_queries;
+    uint64_t cs_ts_mask;
+    double cs_ts_period, cs_render_ms;
+    int cs_ts_written[FRAMES];
 } viewer;
 
 /* Skin flags of the viewer's bulge setting (0 off, 1 bulge correction, 2 with its inner push). */
@@ -1352,6 +1357,25 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         v.target[0] = v.target[2] = 0;
         v.target[1] = (float)(0.3 * size);
         for (int k = 0; k < PANEL_CROWD_STAGES; k++) v.ps.cs_stage_ms[k] = -1;
+        v.cs_render_ms = -1;
+        /* the render stage: the pass is recorded into the viewer's command buffer, so
+         * it is timed here (sinew_renderer_gpu_time times sinew_renderer_render) */
+        uint32_t nq = 0;
+        vkGetPhysicalDeviceQueueFamilyProperties(v.phys, &nq, NULL);
+        VkQueueFamilyProperties qp[16];
+        if (nq > 16) nq = 16;
+        vkGetPhysicalDeviceQueueFamilyProperties(v.phys, &nq, qp);
+        uint32_t bits = v.qf < nq ? qp[v.qf].timestampValidBits : 0;
+        if (bits) {
+            VkPhysicalDeviceProperties pp;
+            vkGetPhysicalDeviceProperties(v.phys, &pp);
+            v.cs_ts_period = pp.limits.timestampPeriod;
+            v.cs_ts_mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+            VkQueryPoolCreateInfo qci = { VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO };
+            qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+            qci.queryCount = 2 * FRAMES;
+            VKCHECK(vkCreateQueryPool(v.dev, &qci, NULL, &v.cs_queries));
+        }
     }
     create_swapchain(&v);
     panel_vulkan pv = { vkGetInstanceProcAddr, v.inst, v.phys, v.dev, v.qf, v.queue, v.fmt, v.nimg };
@@ -1415,6 +1439,13 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         VKCHECK(vkWaitForFences(v.dev, 1, &v.fence[f], VK_TRUE, UINT64_MAX));
         double gms = 0;
         sinew_skinner *cur_sk = v.crowd_mode ? v.cs.sk : v.s.sk;
+        if (v.cs_queries && v.cs_ts_written[f]) {   /* the crowd scene's pass of the frame that used this slot */
+            uint64_t q[2];
+            if (vkGetQueryPoolResults(v.dev, v.cs_queries, 2 * (uint32_t)f, 2, sizeof q, q, sizeof q[0],
+                                      VK_QUERY_RESULT_64_BIT) == VK_SUCCESS)
+                v.cs_render_ms = (double)((q[1] - q[0]) & v.cs_ts_mask) * v.cs_ts_period * 1e-6;
+            v.cs_ts_written[f] = 0;
+        }
         if (sinew_skinner_gpu_time(cur_sk, &gms) != SINEW_OK) gms = 0;
         else if (frame >= 3 && check_n < (int)(sizeof check_ms / sizeof check_ms[0])) check_ms[check_n++] = gms;
         if (shot_frame >= 0 && !shot_done && f == shot_frame % FRAMES && frame > shot_frame) {
@@ -1475,7 +1506,6 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
             /* the crowd scene: one scene step per frame unless paused (paused: the
              * last skinned output drawn again) */
             if (!v.paused) {
-                double c0 = now_s();
                 crowd_scene_logic(&v.cs, v.cs_frame);
                 crowd_scene_cull(&v.cs, v.cs_frame);
                 r = sinew_crowd_prepare(v.cs.crowd, v.cs.chars, v.cs.count, &st, &cerr);
@@ -1488,9 +1518,9 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
                 v.cs_drawn = crowd_scene_draw_list(&v.cs);
                 double morph = 0, skin_ms = 0;
                 if (sinew_skinner_gpu_stage_times(v.cs.sk, &morph, &skin_ms) != SINEW_OK) morph = skin_ms = 0;
-                /* GPU figures: of the last frame known complete; render: recorded into the
-                 * viewer's command buffer, not timed (the headless mode times it) */
-                cs_stages(&st, morph, skin_ms, -1, v.ps.cs_stage_ms);
+                /* GPU figures: of the last frame known complete (render: the viewer's
+                 * timestamps around the pass, or n/a without timestamps) */
+                cs_stages(&st, morph, skin_ms, v.cs_render_ms, v.ps.cs_stage_ms);
                 v.ps.cs_frame = v.cs_frame;
                 v.ps.cs_visible = v.cs.visible;
                 v.ps.cs_culled = v.cs.culled;
@@ -1499,7 +1529,7 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
                 v.ps.cs_skinned_vertices = st.output_vertices;
                 v.ps.cs_prepare_ms = st.cpu_ms;
                 v.ps.cs_gpu_ms = gms;
-                v.ps.cs_frame_ms = (now_s() - c0) * 1e3;
+                v.ps.cs_frame_ms = dt * 1e3;   /* the window's frame interval */
                 v.ps.time = v.cs_frame * CROWD_SCENE_DT;
                 v.cs_frame++;
                 skin = 1;
@@ -1558,8 +1588,18 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         VKCHECK(vkBeginCommandBuffer(cmd, &bi));
         if (skin) r = sinew_skinner_record(cur_sk, cmd);
-        if (v.crowd_mode && (r == SINEW_OK || !skin))   /* paused: the last output drawn again */
+        if (v.crowd_mode && (r == SINEW_OK || !skin)) {   /* paused: the last output drawn again */
+            if (v.cs_queries) {
+                /* from the end of the work before (the skinning) to the end of the pass */
+                vkCmdResetQueryPool(cmd, v.cs_queries, 2 * (uint32_t)f, 2);
+                vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, v.cs_queries, 2 * (uint32_t)f);
+            }
             r = sinew_renderer_record(v.cs.rnd, cmd, v.cs_targets[img], &view, inst, ninst, NULL);
+            if (v.cs_queries) {
+                vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, v.cs_queries, 2 * (uint32_t)f + 1);
+                v.cs_ts_written[f] = 1;
+            }
+        }
         else if (r == SINEW_OK || !skin)
             r = sinew_renderer_record(v.s.rnd, cmd, v.targets[img], &view, skin ? inst : NULL, skin ? ninst : 0, NULL);
         if (r == SINEW_OK) panel_record(v.panel, cmd, img);
@@ -1676,6 +1716,7 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
     destroy_swapchain(&v);
     crowd_scene_destroy(&v.cs);
     crowd_scene_free_models(v.cs_models, v.cs_nm);
+    if (v.cs_queries) vkDestroyQueryPool(v.dev, v.cs_queries, NULL);
     demo_scene_destroy(&v.s);
     sinew_gpu_destroy(v.gpu);
     for (int i = 0; i < FRAMES; i++) {

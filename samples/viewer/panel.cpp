@@ -247,7 +247,7 @@ static int crowd_scene_panel(panel_state *s)
         ImGui::Text("%8.3f", s->cs_gpu_ms);
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
-        ImGui::TextUnformatted("frame");
+        ImGui::TextUnformatted("frame interval");
         ImGui::TableSetColumnIndex(1);
         ImGui::Text("%8.3f", s->cs_frame_ms);
         ImGui::EndTable();
