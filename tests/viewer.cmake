@@ -15,17 +15,18 @@ if(SINEW_BUILD_SAMPLES)
               -DOUT=${_viewer_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_headless.cmake)
     set_tests_properties(viewer_headless PROPERTIES LABELS gpu TIMEOUT 300
       ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=16;SINEW_CACHE_DIR=${PROJECT_BINARY_DIR}/bake-cache;SINEW_VALIDATION=1")
+    find_program(SINEW_XVFB_RUN xvfb-run)
     # the crowd scene (sinew-viewer --scene crowd, headless): counts, stage figures,
-    # a PNG with characters, and the same crowd state as sinew-bench --scene crowd
+    # a PNG with characters, and the same crowd state as sinew-bench --scene crowd;
+    # with xvfb-run also the window (its panel) for a screenshot
     if(TARGET sinew::asset AND EXISTS /usr/share/assimp/models/X/Testwuson.X)
       add_test(NAME viewer_crowd_scene
         COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DBENCH=$<TARGET_FILE:sinew_bench>
-                -DCHECK=$<TARGET_FILE:sinew_pngcheck> -DOUT=${_viewer_out}
+                -DCHECK=$<TARGET_FILE:sinew_pngcheck> -DOUT=${_viewer_out} -DXVFB=${SINEW_XVFB_RUN}
                 -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/viewer_crowd_scene.cmake)
       set_tests_properties(viewer_crowd_scene PROPERTIES LABELS gpu TIMEOUT 300
         ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:quarantine_size_mb=16:hard_rss_limit_mb=4096;LSAN_OPTIONS=print_suppressions=0;SINEW_VALIDATION=1")
     endif()
-    find_program(SINEW_XVFB_RUN xvfb-run)
     if(SINEW_XVFB_RUN)
       add_test(NAME viewer_window
         COMMAND ${CMAKE_COMMAND} -DVIEWER=$<TARGET_FILE:sinew_viewer> -DCHECK=$<TARGET_FILE:sinew_pngcheck>

@@ -12,7 +12,10 @@
 #  - the PNG has characters in it (sinew-pngcheck, 2 % strongly colored pixels);
 #  - the crowd's state after frame 9 (every character's world transform, %.17g)
 #    is the same, byte for byte, as sinew-bench --scene crowd's after its 10
-#    frames (2 warm-up + 8) of the same 100 characters (--scene-state).
+#    frames (2 warm-up + 8) of the same 100 characters (--scene-state);
+#  - with XVFB (xvfb-run found): the windowed crowd scene with its panel takes a
+#    screenshot after 6 frames (exit 0: no validation message, root motion
+#    check ok) with characters in it.
 # No timing is checked.
 file(REMOVE_RECURSE ${OUT}/crowd-scene)
 file(MAKE_DIRECTORY ${OUT}/crowd-scene)
@@ -81,3 +84,20 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the viewer's crowd after frame 9 differs from the bench's (${d}/viewer-state.txt, bench-state.txt)")
 endif()
 message("viewer and bench: the same world transform for each of the 100 characters after frame 9")
+if(XVFB)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+                          ${XVFB} -a -s "-screen 0 1280x800x24"
+                          ${VIEWER} --scene crowd --count 100 --screenshot ${d}/crowd-window.png --frames 6
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE wout ERROR_VARIABLE werr TIMEOUT 240)
+  message("${wout}${werr}exit: ${rc}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "sinew-viewer --scene crowd (window) failed: ${rc}")
+  endif()
+  if(NOT wout MATCHES "crowd scene: [0-9]+ frames, root motion check: [1-9][0-9]* moved by the crowd[^\n]*: ok")
+    message(FATAL_ERROR "window: no passing root motion check")
+  endif()
+  execute_process(COMMAND ${CHECK} ${d}/crowd-window.png 0.02 RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "crowd-window.png: no characters (or missing)")
+  endif()
+endif()
