@@ -339,9 +339,8 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
         uint32_t c = sizes[s];
         int capped = 0;
         {
-            uint64_t v = 0, cap = budget && budget < device_cap ? budget : device_cap;
-            uint32_t fit = 0;
-            while (fit < c && v + ms[fit % nm].m.vertex_count <= cap) v += ms[fit++ % nm].m.vertex_count;
+            uint64_t cap = budget && budget < device_cap ? budget : device_cap;
+            uint32_t fit = crowd_scene_fit(ms, nm, c, cap);
             if (fit < c) { c = fit ? fit : 1; capped = 1; }
         }
         if (c == last) continue; /* capped to a size already measured */

@@ -397,6 +397,14 @@ void crowd_scene_free_models(crowd_scene_model *ms, int n)
     }
 }
 
+uint32_t crowd_scene_fit(const crowd_scene_model *ms, int nm, uint32_t count, uint64_t max_vertices)
+{
+    uint64_t v = 0;
+    uint32_t fit = 0;
+    while (nm > 0 && fit < count && v + ms[fit % nm].m.vertex_count <= max_vertices) v += ms[fit++ % nm].m.vertex_count;
+    return fit;
+}
+
 sinew_result crowd_scene_init(crowd_scene *s, crowd_scene_model *ms, int nm, double size, uint32_t count, int bone_lod)
 {
     memset(s, 0, sizeof *s);

@@ -93,6 +93,9 @@ typedef struct crowd_scene {
 int crowd_scene_load_models(crowd_scene_model *ms, double *size);
 void crowd_scene_free_models(crowd_scene_model *ms, int n);
 
+/* The most characters, up to count, whose output fits max_vertices (characters
+ * take the models in turn). */
+uint32_t crowd_scene_fit(const crowd_scene_model *ms, int nm, uint32_t count, uint64_t max_vertices);
 /* Places count characters of the models on the plaza (the same layout for the
  * same count). bone_lod 0: joint_lod 0 in every band. */
 sinew_result crowd_scene_init(crowd_scene *s, crowd_scene_model *ms, int nm, double size, uint32_t count, int bone_lod);

@@ -172,6 +172,20 @@ static void cs_model_names(const crowd_scene_model *ms, int nm, char *buf, size_
     for (int i = 0; i < nm && o < size; i++) o += (size_t)snprintf(buf + o, size - o, "%s %s", i ? "," : "", ms[i].m.name);
 }
 
+/* count capped as sinew-bench caps it: one skinner's output must fit
+ * maxStorageBufferRange at 32 B per vertex (a note when it does not). */
+static uint32_t cs_cap_count(sinew_gpu *gpu, const crowd_scene_model *ms, int nm, uint32_t count)
+{
+    uint64_t cap = sinew_gpu_properties(gpu)->limits.maxStorageBufferRange / 32u;
+    uint32_t fit = crowd_scene_fit(ms, nm, count, cap);
+    if (fit < count) {
+        printf("note: %u characters capped to %u (the device cap: %llu output vertices, maxStorageBufferRange / 32 B)\n",
+               count, fit ? fit : 1, (unsigned long long)cap);
+        return fit ? fit : 1;
+    }
+    return count;
+}
+
 /* Headless: frames frames of the crowd scene drawn offscreen at 1280x720 (the
  * bench's render stage), a line per frame with the counts and the stages, the
  * medians after two warm-up frames, the last frame as a PNG. Checks per frame:
@@ -201,6 +215,7 @@ static int run_crowd_headless(const char *dir, uint32_t count, int frames, const
         return 1;
     }
     printf("device: %s\n", sinew_gpu_info(gpu)->name);
+    count = cs_cap_count(gpu, ms, nm, count);
     const uint32_t W = CROWD_SCENE_RENDER_W, H = CROWD_SCENE_RENDER_H;
     crowd_scene sc;
     sinew_error_info err;
@@ -1339,6 +1354,7 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         v.cs_nm = crowd_scene_load_models(ms, &size);
         sinew_error_info cerr;
         memset(&cerr, 0, sizeof cerr);
+        if (v.cs_nm > 0) count = cs_cap_count(v.gpu, ms, v.cs_nm, count);
         r = v.cs_nm > 0 ? crowd_scene_init(&v.cs, ms, v.cs_nm, size, count, 1) : SINEW_ERROR_NOT_FOUND;
         if (r == SINEW_OK) r = crowd_scene_pipeline(&v.cs, v.gpu, &rd, &cerr);
         if (r != SINEW_OK) {
