@@ -1287,6 +1287,7 @@ static int gpu_time_check(viewer *v, double *frame_ms, int nframe)
     return ok;
 }
 
+/* crowd_mode: 0 the skinning lab; 1 the crowd scene, | 2 starting with the free camera. */
 static int run_window(const char *model, uint32_t count, int up, const char *screenshot, int frames, const char *script,
                       const char *shot_dir, int check_gpu_time, int crowd_mode, const char *state_path)
 {
@@ -1363,7 +1364,7 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
         }
         cs_model_names(ms, v.cs_nm, v.cs_names, sizeof v.cs_names);
         v.ps.crowd_scene = 1;
-        v.ps.path_camera = 1;
+        v.ps.path_camera = !(crowd_mode & 2);   /* --free-camera: start with the orbit camera */
         v.ps.cs_models = v.cs_names;
         v.ps.cs_count = count;
         /* the free camera starts over the plaza */
@@ -1546,7 +1547,7 @@ static int run_window(const char *model, uint32_t count, int up, const char *scr
                 v.ps.cs_prepare_ms = st.cpu_ms;
                 v.ps.cs_gpu_ms = gms;
                 v.ps.cs_frame_ms = dt * 1e3;   /* the window's frame interval */
-                v.ps.time = v.cs_frame * CROWD_SCENE_DT;
+                v.ps.cs_time = v.cs_frame * CROWD_SCENE_DT;
                 v.cs_frame++;
                 skin = 1;
             }
@@ -1757,12 +1758,14 @@ int main(int argc, char **argv)
     uint32_t count = 64;
     int frames = -1, up = VIEWER_UP_FROM_ASSET, check_gpu_time = 0, crowd_scene_mode = 0, count_given = 0;
     const char *state_path = NULL;
+    int free_camera = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--model") && next) { model = strcmp(next, "none") ? next : NULL; i++; }
         else if (!strcmp(a, "--count") && next) { count = (uint32_t)strtoul(argv[++i], NULL, 10); count_given = 1; }
         else if (!strcmp(a, "--scene") && next && !strcmp(next, "crowd")) { crowd_scene_mode = 1; i++; }
         else if (!strcmp(a, "--scene-state") && next) state_path = argv[++i];
+        else if (!strcmp(a, "--free-camera")) free_camera = 1;
         else if (!strcmp(a, "--headless") && next) headless = argv[++i];
         else if (!strcmp(a, "--screenshot") && next) shot = argv[++i];
         else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
@@ -1779,7 +1782,7 @@ int main(int argc, char **argv)
                             "       (--up: the model's up axis; default from the asset: glTF y, others by the bounding box (a))\n"
                             "       sinew-viewer [--model FILE|none] --script FILE [--shot-dir DIR]\n"
                             "       sinew-viewer --headless DIR [--model FILE|none] [--count N]\n"
-                            "       sinew-viewer --scene crowd [--count N] [--screenshot FILE --frames N] [--scene-state FILE]\n"
+                            "       sinew-viewer --scene crowd [--count N] [--free-camera] [--screenshot FILE --frames N] [--scene-state FILE]\n"
                             "       sinew-viewer --scene crowd --headless DIR [--frames N] [--count N] [--screenshot FILE]\n"
                             "       (the crowd scene of sinew-bench --scene crowd, default 256 characters; --scene-state:\n"
                             "       every character's world transform after the last frame)\n");
@@ -1799,5 +1802,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "--gpu-time-check needs --screenshot or --script (a run that ends by itself)\n");
         return 2;
     }
-    return run_window(model, count, up, shot, frames, script, shot_dir, check_gpu_time, crowd_scene_mode, state_path);
+    return run_window(model, count, up, shot, frames, script, shot_dir, check_gpu_time, crowd_scene_mode ? 1 | free_camera << 1 : 0,
+                      state_path);
 }

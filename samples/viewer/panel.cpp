@@ -218,7 +218,7 @@ static int crowd_scene_panel(panel_state *s)
     int changed = 0;
     ImGui::Begin("Crowd scene", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
     if (s->cs_models) ImGui::TextWrapped("%s", s->cs_models);
-    ImGui::Text("frame %u (t = %.2f s)   characters %u", s->cs_frame, s->time, s->cs_count);
+    ImGui::Text("frame %u (t = %.2f s)   characters %u", s->cs_frame, s->cs_time, s->cs_count);
     ImGui::Text("visible %u   culled %u   interpolated %u", s->cs_visible, s->cs_culled, s->cs_interpolated);
     ImGui::Text("LOD bands: near %u   middle %u   far %u", s->cs_band[0], s->cs_band[1], s->cs_band[2]);
     ImGui::Text("skinned vertices %u", s->cs_skinned_vertices);

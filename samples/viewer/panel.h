@@ -69,6 +69,7 @@ typedef struct panel_state {
     int path_camera;
     uint32_t cs_frame, cs_count, cs_visible, cs_culled, cs_band[3], cs_interpolated, cs_skinned_vertices;
     double cs_stage_ms[PANEL_CROWD_STAGES];
+    double cs_time;         /* scene time of cs_frame (s) */
     double cs_prepare_ms, cs_gpu_ms, cs_frame_ms; /* crowd CPU wall time, GPU skinning, the frame interval */
     const char *cs_models;  /* the models' names */
 } panel_state;

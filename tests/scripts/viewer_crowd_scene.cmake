@@ -13,7 +13,8 @@
 #  - the crowd's state after frame 9 (every character's world transform, %.17g)
 #    is the same, byte for byte, as sinew-bench --scene crowd's after its 10
 #    frames (2 warm-up + 8) of the same 100 characters (--scene-state);
-#  - with XVFB (xvfb-run found): the windowed crowd scene with its panel takes a
+#  - with XVFB (xvfb-run found): the windowed crowd scene with its panel (free
+#    camera: the path camera's culling seen from outside) takes a
 #    screenshot after 6 frames (exit 0: no validation message, root motion
 #    check ok) with characters in it.
 # No timing is checked.
@@ -87,7 +88,7 @@ message("viewer and bench: the same world transform for each of the 100 characte
 if(XVFB)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
                           ${XVFB} -a -s "-screen 0 1280x800x24"
-                          ${VIEWER} --scene crowd --count 100 --screenshot ${d}/crowd-window.png --frames 6
+                          ${VIEWER} --scene crowd --count 100 --free-camera --screenshot ${d}/crowd-window.png --frames 6
                   RESULT_VARIABLE rc OUTPUT_VARIABLE wout ERROR_VARIABLE werr TIMEOUT 240)
   message("${wout}${werr}exit: ${rc}")
   if(NOT rc EQUAL 0)
