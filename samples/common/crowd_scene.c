@@ -1,6 +1,7 @@
 /* The crowd scene of `sinew-bench --scene crowd` and `sinew-viewer --scene crowd`
  * (crowd_scene.h): several of assimp's test models (missing ones are skipped
- * with a note; each scaled by its root matrix to 1.8 units tall, skinned with
+ * with a note; each scaled by its root matrix to 1.8 units tall (or half its
+ * diagonal, if that is longer: a model lying flat in its rest pose), skinned with
  * LBS, which keeps a uniform root scale exact), each character playing two
  * blended layers (sinew_anim_layer, two layer positions used in turn) with a
  * 0.5 s crossfade to the model's next clip every 3-4 s (a model with one clip
@@ -276,7 +277,10 @@ static void model_setup(sc_model *sm)
         printf("model %s: %u joints, %u vertices, %u clip(s), root motion extracted from %d (largest per cycle %.3g, "
                "model size %.3g; first animated joint %d, its parent %d)\n", sm->m.name, sm->joints, sm->m.vertex_count,
                sm->nclips, with_rm, cycle, sm->m.size, animated, (int)sinew_skeleton_parent(sm->m.skel, (uint32_t)animated));
-        sm->scale = sm->m.height > 0 ? SC_HEIGHT / sm->m.height : 1;
+        /* 1.8 units tall; a model whose rest pose lies flat (tiny height) is sized by
+         * half its diagonal instead, so it does not become a giant across the plaza */
+        double extent = sm->m.height > 0.5 * sm->m.size ? sm->m.height : 0.5 * sm->m.size;
+        sm->scale = extent > 0 ? SC_HEIGHT / extent : 1;
         sm->scripted = !(cycle > 1e-6 * sm->m.size);
         if (sm->scripted)
             printf("note: %s: its clips carry no root motion (the motion is on a joint below a static root joint); "
