@@ -466,7 +466,7 @@ static void test_list_capacity(tu_rng *r, sinew_gpu *gpu)
     sinew_skinner *sk = NULL;
     sinew_morpher *mo = NULL;
     sinew_morpher_desc mdsc = { 0 };
-    mdsc.max_list_words = 80; /* 8 vertices moved by one delta each: 8 x 8 + 2 x 8 = 80 words fit, 9 do not */
+    mdsc.max_list_words = 104; /* 8 vertices moved by one delta each: 8 x (4 + 1) + 8 x 8 = 104 words fit, 9 do not (120) */
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (sk) TU_CHECK_OK(sinew_morpher_create(sk, &mdsc, &mo));
     if (!sk || !mo) {
@@ -497,9 +497,9 @@ static void test_list_capacity(tu_rng *r, sinew_gpu *gpu)
     sinew_morph_item it = { slot, w, 2 };
     sinew_mesh_id out;
     TU_CHECK_OK(sinew_morpher_set_pass(mo, SINEW_MORPH_PASS_LISTS));
-    TU_CHECK_OK(sinew_morpher_set_frame(mo, &it, 1, &out, &err)); /* 80 words */
+    TU_CHECK_OK(sinew_morpher_set_frame(mo, &it, 1, &out, &err)); /* 104 words */
     w[0] = 0.0f;
-    w[1] = 1.0f; /* 90 words; target 0 not baked (no frame recorded) */
+    w[1] = 1.0f; /* 120 words; target 0 not baked (no frame recorded) */
     TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, &out, &err), SINEW_ERROR_CAPACITY);
     TU_CHECK(strstr(err.message, "max_list_words") != NULL);
     TU_CHECK_OK(sinew_morpher_set_pass(mo, SINEW_MORPH_PASS_AUTO));
