@@ -63,7 +63,8 @@ struct sinew_morpher {
         slot_stride;
     uint32_t list_count[MAXF];   /* lists pass: records of each ring slot's frame */
     uint32_t list_items[MAXF];   /* lists pass: uint index of the records' item words */
-    uint32_t *row_scratch;       /* lists pass: per row of the largest set, zero between frames; then its touched rows */
+    uint32_t *row_scratch;       /* lists pass: per row of the largest set, zero between frames; then its touched
+                                    rows (one word more: list_item writes the slot after the last) */
     uint32_t row_scratch_n;
     snw_vk_buffer data, frame;
     VkShaderModule shader;
@@ -99,6 +100,12 @@ struct sinew_morpher {
     uint32_t lean_scratch_n;
 };
 
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -404,16 +411,20 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     uint32_t *hrow = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
     uint32_t *hdat = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * 4u * stride * (nnz ? nnz : 1));
     uint32_t *hvert = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (rows ? rows : 1));
-    if (rows > m->row_scratch_n) { /* the lists pass's per-row scratch (2 words per row) */
-        uint32_t *rs = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * 2u * rows);
+    uint32_t max_count = 1;
+    for (uint32_t t = 0; t < target_count; t++) max_count = targets[t].count > max_count ? targets[t].count : max_count;
+    uint64_t *order = (uint64_t *)snw_gpu_alloc(m->gpu, sizeof(uint64_t) * max_count);
+    if (rows > m->row_scratch_n) { /* the lists pass's per-row scratch (2 words per row, and one) */
+        uint32_t *rs = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (2u * (size_t)rows + 1u));
         if (rs) {
-            memset(rs, 0, sizeof(uint32_t) * 2u * rows);
+            memset(rs, 0, sizeof(uint32_t) * (2u * (size_t)rows + 1u));
             snw_gpu_free(m->gpu, m->row_scratch);
             m->row_scratch = rs;
             m->row_scratch_n = rows;
         }
     }
-    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof || !hfirst || !hrow || !hdat || !hvert || rows > m->row_scratch_n) {
+    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof || !hfirst || !hrow || !hdat || !hvert || !order || rows > m->row_scratch_n) {
+        snw_gpu_free(m->gpu, order);
         snw_gpu_free(m->gpu, hvert);
         snw_gpu_free(m->gpu, hfirst);
         snw_gpu_free(m->gpu, hrow);
@@ -465,8 +476,11 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
             if (g->tangent_deltas) mx = fmaxf(mx, fabsf(g->tangent_deltas[k]));
         }
         tmax[t] = mx;
-        for (uint32_t e = 0; e < g->count; e++) {
-            uint32_t v = g->indices[e];
+        /* the host copy in row order within the target: set_frame's lists writes then advance */
+        for (uint32_t e = 0; e < g->count; e++) order[e] = ((uint64_t)g->indices[e] << 32) | e;
+        if (g->count > 1) qsort(order, g->count, sizeof(uint64_t), cmp_u64);
+        for (uint32_t oe = 0; oe < g->count; oe++) {
+            uint32_t e = (uint32_t)order[oe], v = g->indices[e];
             hrow[hk] = rowof[v];
             uint32_t *ew = data + 4 * (size_t)(cnt[v] - m->data_used);
             float dn[3] = { 0, 0, 0 };
@@ -490,6 +504,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     }
     snw_gpu_free(m->gpu, cnt);
     snw_gpu_free(m->gpu, rowof);
+    snw_gpu_free(m->gpu, order);
     uint32_t *lean_first = NULL, *lean_vertex = NULL, *lean_entry = NULL;
     if (m->lean_keep) { /* the lean reference kernel's host copy (debug) */
         lean_first = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
@@ -660,7 +675,8 @@ static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *m
         uint32_t add = w[t] != 0.0f;
         for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++) {
             uint32_t r = st->hrow[k] - st->row_first, c = cnt[r];
-            if (c == 0) touched[nt++] = r;
+            touched[nt] = r; /* kept when the row is new (no branch: rows come in random order) */
+            nt += c == 0;
             cnt[r] = c + (c == 0) + add;
         }
     }
@@ -848,10 +864,12 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
                               "lists pass: this frame needs up to %llu list words, max_list_words %u",
                               (unsigned long long)list_words, m->d.max_list_words);
     /* (the previous kernel, sinew_debug_set_morph_kernel, has no lists mode: AUTO's other rule) */
-    /* AUTO: on a CPU device (lavapipe), LISTS unless nearly every stored delta is
-     * touched: then ROWS streams them within 15 % of the lists' GPU time (0.88-0.91 vs
-     * 1.00-1.06 of the lean kernel with 64 of 64 targets active on lavapipe,
-     * sinew-bench-morph 2026-11-27) at 1/400 of set_frame's host time. On a GPU, never
+    /* AUTO: on a CPU device (lavapipe), LISTS below 3/4 of the stored deltas touched:
+     * the lists cost set_frame a 32 B copy per touched delta (about 1.4-2 ms per 100 k
+     * touched deltas on the loaded 2-core box), where ROWS streams every stored delta on
+     * the GPU. sinew-bench-morph 2026-11-27 (32 characters, load 8): 32 of 64 targets
+     * active, lists 32-69 ms GPU + 36-57 ms host against rows 93-172 ms GPU; 64 of 64,
+     * lists' host time (45-75 ms) alone above rows' GPU time (35-70 ms). On a GPU, never
      * LISTS: on an H200 (512 characters, 8 of 64 targets active) they saved 0.34 ms of
      * GPU time over ACTIVE and cost 116 ms of host time in set_frame. */
     uint64_t stored_all = 0;
@@ -862,7 +880,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     int lists = lists_fit && m->kernel != SINEW_DEBUG_MORPH_PREVIOUS &&
                 (m->d.pass == SINEW_MORPH_PASS_LISTS ||
                  (m->d.pass == SINEW_MORPH_PASS_AUTO && m->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU &&
-                  8u * touched_all < 7u * stored_all));
+                  4u * touched_all < 3u * stored_all));
     uint32_t *ldst = lists ? (uint32_t *)((uint8_t *)m->frame.mapped + fs * m->slot_stride + m->lists_offset) : NULL;
     /* records from uvec4 0, their items from uint 4 x list_recs, entries after them (uvec4) */
     uint32_t lrec = 0, litems = 4u * (uint32_t)list_recs, lpos = (uint32_t)(list_recs + (list_recs + 3u) / 4u);
