@@ -867,9 +867,9 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     /* AUTO: on a CPU device (lavapipe), LISTS below 3/4 of the stored deltas touched:
      * the lists cost set_frame a 32 B copy per touched delta (about 1.4-2 ms per 100 k
      * touched deltas on the loaded 2-core box), where ROWS streams every stored delta on
-     * the GPU. sinew-bench-morph 2026-11-27 (32 characters, load 8): 32 of 64 targets
+     * the GPU. sinew-bench-morph 2026-11-27 (32 characters, load 8-15): 32 of 64 targets
      * active, lists 32-69 ms GPU + 36-57 ms host against rows 93-172 ms GPU; 64 of 64,
-     * lists' host time (45-75 ms) alone above rows' GPU time (35-70 ms). On a GPU, never
+     * lists 66-71 ms GPU + 50-68 ms host against rows 69-110 ms GPU. On a GPU, never
      * LISTS: on an H200 (512 characters, 8 of 64 targets active) they saved 0.34 ms of
      * GPU time over ACTIVE and cost 116 ms of host time in set_frame. */
     uint64_t stored_all = 0;
