@@ -19,7 +19,9 @@
  * against the copy roofline measured in the same run (sinew_debug_measure_roofline):
  * the bytes the pass must move (each active delta's 32 B entry and 4 B weight, each
  * written vertex's 16 B read and 16 B write: the data layout of morph.comp), over
- * the extra time, as a fraction of the roofline's GB/s (roof%). */
+ * the extra time, as a fraction of the roofline's GB/s (roof%). The same for the
+ * morph stage alone (sinew_skinner_gpu_stage_times: pass_ms, p.lean, p.roof%),
+ * free of the skinning's share of the frame. */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 #include <sinew/linalg.h>
