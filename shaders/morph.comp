@@ -14,11 +14,11 @@
  * others return: each moved vertex written once, no atomics, and the cost
  * follows the touched targets' deltas.
  * Lists mode: the host lists, per frame, every vertex the touched targets move
- * (records: base and copy rest slots, first and end of its entry list, the
- * item) and, per vertex, the entries of the touched targets only with their
- * weights; one invocation per record reads its
- * base, its listed entries, and writes: the bytes follow the touched deltas
- * and the written vertices, without the owner search. */
+ * (records: base and copy rest slots, first and end of its entries; the item)
+ * and, per vertex, the deltas of its non-zero-weight targets copied contiguously
+ * with their weights; one invocation per record reads its base, its entries,
+ * and writes: the bytes follow the touched deltas and the written vertices,
+ * without the owner search or an indirection per delta. */
 #include "morph_layout.h"
 #include "sinew_layout.h"
 #include "common.glsl"
@@ -38,7 +38,7 @@ layout(std430, set = 0, binding = SINEW_MORPH_BIND_DATA_U32) readonly buffer Dat
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_TANGENT) buffer TangentBuf { uvec2 tangent_rest[]; };
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_BULGE) buffer BulgeBuf { float bulge_rest[]; };
 
-layout(std430, set = 0, binding = SINEW_MORPH_BIND_LISTS) readonly buffer ListBuf { uvec2 list_refs[]; };
+layout(std430, set = 0, binding = SINEW_MORPH_BIND_LISTS) readonly buffer ListBuf { uint list_u[]; };
 layout(std430, set = 0, binding = SINEW_MORPH_BIND_LIST_RECORDS) readonly buffer ListRecBuf { uvec4 list_records[]; };
 
 layout(push_constant) uniform Push { uint words[SINEW_MORPH_PUSH_WORDS]; } pc;
@@ -108,21 +108,19 @@ void main()
         uint g = (gl_WorkGroupID.y * pc.words[SINEW_MORPH_PUSH_ROWS] + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
                  gl_LocalInvocationID.x;
         if (g >= pc.words[SINEW_MORPH_PUSH_ITEMS]) return;
-        uvec4 rec = list_records[2u * g];
+        uvec4 rec = list_records[g];
         /* the item's record only for tangents and bulge (src and dst are in rec) */
         uvec4 ia = uvec4(0u, 0u, rec.x, rec.y), ib = uvec4(0u, 0u, SINEW_MORPH_ENTRY_SLOTS, 0u);
-        if (EXTRAS != 0u) ib.zw = items[SINEW_MORPH_ITEM_SLOTS * list_records[2u * g + 1u].y + 1u].zw;
+        if (EXTRAS != 0u) ib.zw = items[SINEW_MORPH_ITEM_SLOTS * list_u[pc.words[SINEW_MORPH_PUSH_LIST_ITEMS] + g] + 1u].zw;
         bool tangents = EXTRAS != 0u && ib.z == SINEW_MORPH_ENTRY_SLOTS_TANGENT;
         vec3 dp = vec3(0.0), dn = vec3(0.0), dt = vec3(0.0);
-        for (uint j = rec.z; j < rec.w; j++) {
-            uvec2 ref = list_refs[j]; /* (entry, its target's weight as float bits) */
-            float w = uintBitsToFloat(ref.y);
-            if (w == 0.0) continue; /* a touched zero weight: the vertex is rewritten, adds nothing */
-            uint e = ref.x;
-            uvec4 e0 = mdata[e];
-            dp += w * uintBitsToFloat(e0.yzw);
-            dn += w * uintBitsToFloat(mdata[e + 1u].xyz);
-            if (tangents) dt += w * uintBitsToFloat(mdata[e + 2u].xyz);
+        /* the touched deltas of non-zero weight only, contiguous: (dp, w), (dn, 0)[, (dt, 0)] */
+        for (uint e = rec.z; e < rec.w; e += ib.z) {
+            uvec4 e0 = list_records[e];
+            float w = uintBitsToFloat(e0.w);
+            dp += w * uintBitsToFloat(e0.xyz);
+            dn += w * uintBitsToFloat(list_records[e + 1u].xyz);
+            if (tangents) dt += w * uintBitsToFloat(list_records[e + 2u].xyz);
         }
         write_vertex(ia, ib, 0u, dp, dn, dt);
         return;

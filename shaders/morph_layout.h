@@ -15,7 +15,7 @@
 #define SINEW_MORPH_BIND_DATA_U32 5 /* the morph data buffer again, as uint (target row lists) */
 #define SINEW_MORPH_BIND_TANGENT 6  /* the skinner's tangent rest buffer (uvec2 per vertex at SINEW_BULGE_INDEX) */
 #define SINEW_MORPH_BIND_BULGE 7    /* the skinner's bulge rest distances (float per vertex at SINEW_BULGE_INDEX) */
-#define SINEW_MORPH_BIND_LISTS 8     /* lists mode: the frame's list region as uvec2 (entry lists; ring slot) */
+#define SINEW_MORPH_BIND_LISTS 8     /* lists mode: the frame's list region as uint (the records' items; ring slot) */
 #define SINEW_MORPH_BIND_LIST_RECORDS 9 /* the same region as uvec4 (the records) */
 #define SINEW_MORPH_BIND_COUNT 10
 
@@ -40,11 +40,12 @@
  * 0x80000000) for a touched zero weight and +0.0 for an untouched one. */
 #define SINEW_MORPH_TOUCHED_ZERO 0x80000000u
 
-/* List record (lists mode, 2 uvec4 each from word 0 of the frame's list region):
- * (base rest slot, copy rest slot, first and end uvec2 of its entry list),
- * (0, item, 0, 0); entry lists after the records: one uvec2 per touched delta of
- * the row, (uvec4 index of its entry, its target's weight as float bits), in
- * target order. */
+/* List record (lists mode, one uvec4 each from uvec4 0 of the frame's list region):
+ * (base rest slot, copy rest slot, first and end uvec4 of its entries); record g's
+ * item at uint SINEW_MORPH_PUSH_LIST_ITEMS + g; the entries after the items: per
+ * non-zero-weight touched delta of the row, in target order, contiguous, the
+ * item's entry slots: (dp.xyz, weight), (dn.xyz, 0)[, (dt.xyz, 0)] as float bits
+ * (copied by the host from the set's host copy each frame). */
 
 /* Item record (one per morphed character-mesh of the frame): 2 uvec4.
  * a = (first row, row count, base mesh's first rest slot, copy's first rest slot)
@@ -63,6 +64,7 @@
 #define SINEW_MORPH_MODE_ROWS 0u    /* one invocation per row of each item: reads every stored delta */
 #define SINEW_MORPH_MODE_ACTIVE 1u  /* one invocation per (pair, delta): the row's first touched target writes it */
 #define SINEW_MORPH_MODE_LISTS 2u   /* one invocation per list record (x + y * ROWS groups of WG) */
+#define SINEW_MORPH_PUSH_LIST_ITEMS 3 /* lists mode: uint index of the records' item words */
 #define SINEW_MORPH_PUSH_WORDS 4
 #define SINEW_MORPH_PUSH_BYTES (SINEW_MORPH_PUSH_WORDS * 4)
 

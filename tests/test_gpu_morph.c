@@ -3,8 +3,9 @@
  * (8, 24 and 40 joints; 40, 200 and 300 random sparse targets, some without
  * normal deltas, unsorted indices), 36 characters with every method, bulge on
  * and off, weights random in [-1.5, 2.5] on a few active targets (some
- * characters all zero: they must get the base mesh and no morph work), four
- * frames through both ring slots with changing weights (active -> zero ->
+ * characters all zero: they must get the base mesh and no morph work), eight
+ * frames (passes AUTO, ACTIVE, ROWS, LISTS in turn; a LISTS frame must find
+ * targets the copy holds at zero weight now) through both ring slots with changing weights (active -> zero ->
  * active again, so stale copies would show), then one crowd frame
  * (sinew_crowd_update with the morphed mesh ids). Output poisoned with NaN before
  * every frame; vertices past the frame's output must stay NaN. Bad input
@@ -44,7 +45,7 @@
 
 #define NMESH 3
 #define NCHAR 36
-#define NFRAME 6 /* passes AUTO, ACTIVE, ROWS in turn, twice */
+#define NFRAME 8 /* passes AUTO, ACTIVE, ROWS, LISTS in turn, twice */
 
 typedef struct mesh {
     sinew_skeleton *skel;
@@ -466,7 +467,7 @@ static void test_list_capacity(tu_rng *r, sinew_gpu *gpu)
     sinew_skinner *sk = NULL;
     sinew_morpher *mo = NULL;
     sinew_morpher_desc mdsc = { 0 };
-    mdsc.max_list_words = 80; /* 8 vertices moved by one delta each: 8 x 8 + 2 x 8 = 80 words fit, 9 do not */
+    mdsc.max_list_words = 104; /* 8 vertices moved by one delta each: 8 x (4 + 1) + 8 x 8 = 104 words fit, 9 do not (120) */
     TU_CHECK_OK(sinew_skinner_create(gpu, &sd, &sk, NULL));
     if (sk) TU_CHECK_OK(sinew_morpher_create(sk, &mdsc, &mo));
     if (!sk || !mo) {
@@ -497,9 +498,9 @@ static void test_list_capacity(tu_rng *r, sinew_gpu *gpu)
     sinew_morph_item it = { slot, w, 2 };
     sinew_mesh_id out;
     TU_CHECK_OK(sinew_morpher_set_pass(mo, SINEW_MORPH_PASS_LISTS));
-    TU_CHECK_OK(sinew_morpher_set_frame(mo, &it, 1, &out, &err)); /* 80 words */
+    TU_CHECK_OK(sinew_morpher_set_frame(mo, &it, 1, &out, &err)); /* 104 words */
     w[0] = 0.0f;
-    w[1] = 1.0f; /* 90 words; target 0 not baked (no frame recorded) */
+    w[1] = 1.0f; /* 120 words; target 0 not baked (no frame recorded) */
     TU_CHECK_RESULT(sinew_morpher_set_frame(mo, &it, 1, &out, &err), SINEW_ERROR_CAPACITY);
     TU_CHECK(strstr(err.message, "max_list_words") != NULL);
     TU_CHECK_OK(sinew_morpher_set_pass(mo, SINEW_MORPH_PASS_AUTO));
@@ -580,6 +581,10 @@ int main(void)
     sinew_instance inst[NCHAR];
     double worst_p = 0, worst_n = 0;
     uint32_t zero_chars = 0, active_total = 0, widened = 0;
+    /* LISTS frames: targets the copy still holds (non-zero the frame before) at zero weight
+     * now, whose deltas the lists leave out while their vertices are rewritten from the base */
+    uint32_t lists_unbaked = 0;
+    float prev_w[300];
     for (int f = 0; f < NFRAME; f++) {
         TU_CHECK_OK(sinew_debug_poison_output(sk, 0, total_out + 64, 0x7fc00000u));
         sinew_frame fr;
@@ -590,7 +595,10 @@ int main(void)
         uint32_t pal_at = 0, out_at = 0;
         for (int c = 0; c < NCHAR; c++) {
             mesh *m = &M[C[c].mesh];
+            memcpy(prev_w, C[c].w, sizeof(float) * m->nt);
             random_weights(&r, C[c].w, m->nt);
+            if (f % 4 == SINEW_MORPH_PASS_LISTS)
+                for (uint32_t t = 0; t < m->nt; t++) lists_unbaked += prev_w[t] != 0.0f && C[c].w[t] == 0.0f && m->t[t].count;
             if ((f == 2 || f == 4) && c % 2 == 0) memset(C[c].w, 0, sizeof(float) * m->nt); /* active -> zero -> active */
             memcpy(pose, sinew_skeleton_rest_pose(m->skel), sizeof(sinew_transform) * m->jc);
             tu_random_pose(&r, m->jc, pose, 0.9, C[c].method == SINEW_METHOD_DQS ? 0.0 : 0.3);
@@ -661,9 +669,11 @@ int main(void)
         }
         for (uint32_t i = total_out; i < total_out + 64; i++) TU_CHECK(isnan(gpos[3 * i]));
     }
+    fprintf(stderr, "LISTS frames: %u zero-weight targets still in their copies\n", lists_unbaked);
     fprintf(stderr, "worst position error %.3g x extent, normal %.3g; %u active items, %u all-zero characters; "
             "%u vertex checks with k > 10\n", worst_p, worst_n, active_total, zero_chars, widened);
     TU_CHECK(zero_chars > 0 && active_total > 0);
+    TU_CHECK(lists_unbaked > 0);
     free(mbulge);
     test_crowd_path(&r, sk, mo, M, C);
     test_tangent_deltas(&r, gpu);

@@ -19,7 +19,9 @@
  * against the copy roofline measured in the same run (sinew_debug_measure_roofline):
  * the bytes the pass must move (each active delta's 32 B entry and 4 B weight, each
  * written vertex's 16 B read and 16 B write: the data layout of morph.comp), over
- * the extra time, as a fraction of the roofline's GB/s (roof%). */
+ * the extra time, as a fraction of the roofline's GB/s (roof%). The same for the
+ * morph stage alone (sinew_skinner_gpu_stage_times: pass_ms, p.lean, p.roof%),
+ * free of the skinning's share of the frame. */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/sinew.h>
 #include <sinew/linalg.h>
@@ -127,7 +129,7 @@ int main(int argc, char **argv)
     mdsc.max_slots = NCHAR * NSET;
     mdsc.max_data_vec4 = 1u << 22;
     mdsc.max_weights = NCHAR * 256;
-    mdsc.max_list_words = (uint32_t)NCHAR * 240000u; /* 8 per moved vertex + 2 per delta of the densest set */
+    mdsc.max_list_words = (uint32_t)NCHAR * 500000u; /* 5 per moved vertex + 8 per delta of the densest set */
     sinew_morpher *mo = NULL;
     CHECK(sinew_morpher_create(sk, &mdsc, &mo));
     /* the lean reference needs its host copy of the sets: selected before add_targets */
@@ -214,6 +216,7 @@ int main(int argc, char **argv)
                                                      SINEW_MORPH_PASS_LISTS, SINEW_MORPH_PASS_ROWS };
     double *ms = calloc((size_t)NCASE * rounds, sizeof(double));
     double *host_ms = calloc((size_t)NCASE * rounds, sizeof(double)); /* sinew_morpher_set_frame's wall time */
+    double *pass_ms = calloc((size_t)NCASE * rounds, sizeof(double)); /* the morph stage alone (stage times) */
     for (int round = 0; round < rounds; round++)
         for (int cs = 0; cs < NCASE; cs++) {
             sinew_frame fr;
@@ -234,8 +237,12 @@ int main(int argc, char **argv)
             }
             sinew_morph_error err;
             double t0 = now_s();
-            if (cs >= 1) CHECK(sinew_morpher_set_frame(mo, items, NCHAR, meshes, &err));
-            else CHECK(sinew_morpher_set_frame(mo, NULL, 0, NULL, &err));
+            sinew_result fr_r = cs >= 1 ? sinew_morpher_set_frame(mo, items, NCHAR, meshes, &err)
+                                        : sinew_morpher_set_frame(mo, NULL, 0, NULL, &err);
+            if (fr_r != SINEW_OK) {
+                fprintf(stderr, "sinew-bench-morph: sinew_morpher_set_frame failed: %s\n", err.message);
+                return 1;
+            }
             host_ms[round * NCASE + cs] = (now_s() - t0) * 1e3;
             for (int c = 0; c < NCHAR; c++) {
                 sinew_instance in = { cs >= 1 ? meshes[c] : mesh, SINEW_METHOD_LBS, 0, stride * 3 * (uint32_t)c,
@@ -246,6 +253,8 @@ int main(int argc, char **argv)
             CHECK(sinew_skinner_submit(sk));
             CHECK(sinew_skinner_wait(sk));
             CHECK(sinew_skinner_gpu_time(sk, &ms[round * NCASE + cs]));
+            double skin_ms;
+            CHECK(sinew_skinner_gpu_stage_times(sk, &pass_ms[round * NCASE + cs], &skin_ms));
         }
     sinew_copy_roofline roof;
     char roof_text[256];
@@ -254,9 +263,10 @@ int main(int argc, char **argv)
            "medians)\n", sinew_gpu_info(gpu)->name, NCHAR, nv, rounds);
     printf("roofline (same run): shader copy %.2f GB/s, %s\n", roof.shader_copy_gbps,
            sinew_debug_roofline_describe(&roof, roof_text, sizeof roof_text));
-    printf("%-24s %-6s %-8s %7s %8s %9s %9s %9s %10s %8s %8s %10s %8s %6s %6s %7s\n", "case", "pass", "kernel", "targets", "moved",
-           "deltas", "act.dlt", "frame_ms", "extra_ms", "ns/moved", "ns/delta", "us/act.tgt", "MB", "roof%", "x lean", "set_ms");
-    double med[NCASE], hmed[NCASE];
+    printf("%-24s %-6s %-8s %7s %8s %9s %9s %9s %10s %8s %8s %10s %8s %6s %6s %7s %8s %6s %7s\n", "case", "pass", "kernel", "targets", "moved",
+           "deltas", "act.dlt", "frame_ms", "extra_ms", "ns/moved", "ns/delta", "us/act.tgt", "MB", "roof%", "x lean", "set_ms",
+           "pass_ms", "p.lean", "p.roof%");
+    double med[NCASE], hmed[NCASE], pmed[NCASE];
     double *tmp = malloc(sizeof(double) * rounds);
     for (int cs = 0; cs < NCASE; cs++) {
         for (int i = 1; i < rounds; i++) tmp[i - 1] = ms[i * NCASE + cs];
@@ -265,6 +275,9 @@ int main(int argc, char **argv)
         for (int i = 1; i < rounds; i++) tmp[i - 1] = host_ms[i * NCASE + cs];
         qsort(tmp, (size_t)rounds - 1, sizeof(double), cmp_d);
         hmed[cs] = (rounds - 1) % 2 ? tmp[(rounds - 1) / 2] : 0.5 * (tmp[(rounds - 1) / 2 - 1] + tmp[(rounds - 1) / 2]);
+        for (int i = 1; i < rounds; i++) tmp[i - 1] = pass_ms[i * NCASE + cs];
+        qsort(tmp, (size_t)rounds - 1, sizeof(double), cmp_d);
+        pmed[cs] = (rounds - 1) % 2 ? tmp[(rounds - 1) / 2] : 0.5 * (tmp[(rounds - 1) / 2 - 1] + tmp[(rounds - 1) / 2]);
     }
     printf("%-24s %-6s %-8s %7s %8s %9s %9s %9.3f %10s   (plain skinning: %.2f ns per skinned vertex)\n",
            "plain (no morph)", "-", "-", "-", "-", "-", "-", med[0], "-", med[0] * 1e6 / ((double)nv * NCHAR));
@@ -278,12 +291,15 @@ int main(int argc, char **argv)
             uint32_t act = SETS[s].active * (stored[s] / SETS[s].targets);
             double bytes = 36.0 * (double)act_deltas[s] + 32.0 * (double)act_written[s];
             double gbps = extra > 0 ? bytes / (extra * 1e-3) * 1e-9 : 0.0;
-            printf("%-24s %-6s %-8s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f %10.2f %8.2f %5.1f%% %6.2f %7.3f\n", SETS[s].name,
+            double pass = pmed[2 + NPER * s + p], pass_lean = pmed[2 + NPER * s + NPER - 1];
+            printf("%-24s %-6s %-8s %7u %8u %9u %9u %9.3f %10.3f %8.2f %8.2f %10.2f %8.2f %5.1f%% %6.2f %7.3f %8.3f %6.2f %6.1f%%\n", SETS[s].name,
                    pname[case_pass[p]], kname[case_kernel[p]], SETS[s].targets, moved[s], stored[s], act,
                    med[2 + NPER * s + p], extra, extra * 1e6 / ((double)moved[s] * NCHAR),
                    extra * 1e6 / ((double)stored[s] * NCHAR), extra * 1e3 / ((double)SETS[s].active * NCHAR),
                    bytes * 1e-6, roof.shader_copy_gbps > 0 ? 100.0 * gbps / roof.shader_copy_gbps : 0.0,
-                   extra > 0 && lean > 0 ? lean / extra : 0.0, hmed[2 + NPER * s + p]);
+                   extra > 0 && lean > 0 ? lean / extra : 0.0, hmed[2 + NPER * s + p], pass,
+                   pass > 0 && pass_lean > 0 ? pass_lean / pass : 0.0,
+                   pass > 0 && roof.shader_copy_gbps > 0 ? 100.0 * bytes / (pass * 1e-3) * 1e-9 / roof.shader_copy_gbps : 0.0);
         }
     printf("(moved / deltas / act.dlt: per character: vertices any target moves, stored deltas, deltas of the active "
            "targets; ns per moved vertex / per stored delta, and us per active target of one character, over all %d "
@@ -292,7 +308,8 @@ int main(int argc, char **argv)
            "roofline's GB/s; x lean: the lean reference kernel's extra_ms over this case's, same set, same run; kernel: "
            "previous = morph.comp before 2026-11-27, current = morph.comp now, lean = the reference "
            "(sinew_debug_set_morph_kernel), its host-built lists in its set_ms; set_ms: sinew_morpher_set_frame's wall "
-           "time on the host, all characters)\n", NCHAR);
+           "time on the host, all characters; pass_ms: the morph stage alone (sinew_skinner_gpu_stage_times: the pass and "
+           "its barriers, without the skinning), p.lean: the lean kernel's pass_ms over this case's, p.roof%%: MB / pass_ms against the roofline)\n", NCHAR);
     if (sinew_debug_validation_enabled(gpu))
         printf("validation messages: %u\n", sinew_debug_validation_message_count(gpu));
     sinew_morpher_destroy(mo);
@@ -300,7 +317,7 @@ int main(int argc, char **argv)
     sinew_gpu_destroy(gpu);
     sinew_rest_mesh_destroy(rm);
     sinew_skeleton_destroy(skel);
-    free(pos); free(nrm); free(j4); free(idx); free(w4); free(used); free(pal); free(w); free(ms); free(host_ms); free(tmp);
+    free(pos); free(nrm); free(j4); free(idx); free(w4); free(used); free(pal); free(w); free(ms); free(host_ms); free(pass_ms); free(tmp);
     free(inst); free(items); free(meshes);
     for (int s = 0; s < NSET; s++) free(slot[s]);
     return 0;

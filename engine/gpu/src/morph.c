@@ -30,8 +30,9 @@ typedef struct morph_set {
     uint32_t *tfirst, *tcount;  /* per target: first uint of its row list in the data buffer, length */
     float *tmax;            /* per target: its largest |delta component| (positions, normals, tangents) */
     /* Lists pass: per stored delta, target-major (target t from hfirst[t], tcount[t] long): the uvec4
-     * index of its row and of its entry in the data buffer. */
-    uint32_t *hfirst, *hrow, *hent;
+     * index of its row in the data buffer, and its entry's words (entry_slots uvec4: dp, 0; dn, 0;
+     * with tangent deltas dt, 0), which set_frame copies into the frame's lists with the weight. */
+    uint32_t *hfirst, *hrow, *hdat;
     uint32_t *hvert;        /* per row: its vertex */
     /* Lean reference kernel only (sets added while it is selected, sinew_debug_set_morph_kernel):
      * the deltas again on the host, target-major: per delta its vertex and 8 words (target, dp; dn, 0). */
@@ -61,7 +62,9 @@ struct sinew_morpher {
     VkDeviceSize weights_bytes, items_offset, items_bytes, pairs_offset, pairs_bytes, lists_offset, lists_bytes,
         slot_stride;
     uint32_t list_count[MAXF];   /* lists pass: records of each ring slot's frame */
-    uint32_t *row_scratch;       /* lists pass: per row of the largest set, zero between frames; then its touched rows */
+    uint32_t list_items[MAXF];   /* lists pass: uint index of the records' item words */
+    uint32_t *row_scratch;       /* lists pass: per row of the largest set, zero between frames; then its touched
+                                    rows (one word more: list_item writes the slot after the last) */
     uint32_t row_scratch_n;
     snw_vk_buffer data, frame;
     VkShaderModule shader;
@@ -97,6 +100,12 @@ struct sinew_morpher {
     uint32_t lean_scratch_n;
 };
 
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -331,7 +340,7 @@ void sinew_morpher_destroy(sinew_morpher *m)
         snw_gpu_free(gpu, m->msets[i].lean_first);
         snw_gpu_free(gpu, m->msets[i].hfirst);
         snw_gpu_free(gpu, m->msets[i].hrow);
-        snw_gpu_free(gpu, m->msets[i].hent);
+        snw_gpu_free(gpu, m->msets[i].hdat);
         snw_gpu_free(gpu, m->msets[i].hvert);
         snw_gpu_free(gpu, m->msets[i].lean_vertex);
         snw_gpu_free(gpu, m->msets[i].lean_entry);
@@ -400,22 +409,26 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     uint32_t *rowof = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * ((size_t)ml.vertex_count + 1));
     uint32_t *hfirst = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
     uint32_t *hrow = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
-    uint32_t *hent = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (nnz ? nnz : 1));
+    uint32_t *hdat = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * 4u * stride * (nnz ? nnz : 1));
     uint32_t *hvert = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (rows ? rows : 1));
-    if (rows > m->row_scratch_n) { /* the lists pass's per-row scratch (2 words per row) */
-        uint32_t *rs = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * 2u * rows);
+    uint32_t max_count = 1;
+    for (uint32_t t = 0; t < target_count; t++) max_count = targets[t].count > max_count ? targets[t].count : max_count;
+    uint64_t *order = (uint64_t *)snw_gpu_alloc(m->gpu, sizeof(uint64_t) * max_count);
+    if (rows > m->row_scratch_n) { /* the lists pass's per-row scratch (2 words per row, and one) */
+        uint32_t *rs = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * (2u * (size_t)rows + 1u));
         if (rs) {
-            memset(rs, 0, sizeof(uint32_t) * 2u * rows);
+            memset(rs, 0, sizeof(uint32_t) * (2u * (size_t)rows + 1u));
             snw_gpu_free(m->gpu, m->row_scratch);
             m->row_scratch = rs;
             m->row_scratch_n = rows;
         }
     }
-    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof || !hfirst || !hrow || !hent || !hvert || rows > m->row_scratch_n) {
+    if ((need && !data) || !tfirst || !tcount || !tmax || !rowof || !hfirst || !hrow || !hdat || !hvert || !order || rows > m->row_scratch_n) {
+        snw_gpu_free(m->gpu, order);
         snw_gpu_free(m->gpu, hvert);
         snw_gpu_free(m->gpu, hfirst);
         snw_gpu_free(m->gpu, hrow);
-        snw_gpu_free(m->gpu, hent);
+        snw_gpu_free(m->gpu, hdat);
         snw_gpu_free(m->gpu, cnt);
         snw_gpu_free(m->gpu, data);
         snw_gpu_free(m->gpu, tfirst);
@@ -463,10 +476,12 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
             if (g->tangent_deltas) mx = fmaxf(mx, fabsf(g->tangent_deltas[k]));
         }
         tmax[t] = mx;
-        for (uint32_t e = 0; e < g->count; e++) {
-            uint32_t v = g->indices[e];
+        /* the host copy in row order within the target: set_frame's lists writes then advance */
+        for (uint32_t e = 0; e < g->count; e++) order[e] = ((uint64_t)g->indices[e] << 32) | e;
+        if (g->count > 1) qsort(order, g->count, sizeof(uint64_t), cmp_u64);
+        for (uint32_t oe = 0; oe < g->count; oe++) {
+            uint32_t e = (uint32_t)order[oe], v = g->indices[e];
             hrow[hk] = rowof[v];
-            hent[hk++] = cnt[v];
             uint32_t *ew = data + 4 * (size_t)(cnt[v] - m->data_used);
             float dn[3] = { 0, 0, 0 };
             if (g->normal_deltas) memcpy(dn, &g->normal_deltas[3 * (size_t)e], sizeof dn);
@@ -480,11 +495,16 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
                 memcpy(&ew[8], dt, 12);
                 ew[11] = 0;
             }
+            uint32_t *hw = hdat + 4u * stride * (size_t)hk++; /* (dp, weight slot); (dn, 0)[; (dt, 0)] */
+            memcpy(hw, &ew[1], 12);
+            hw[3] = 0;
+            memcpy(hw + 4, &ew[4], 16u * (stride - 1u));
             cnt[v] += stride;
         }
     }
     snw_gpu_free(m->gpu, cnt);
     snw_gpu_free(m->gpu, rowof);
+    snw_gpu_free(m->gpu, order);
     uint32_t *lean_first = NULL, *lean_vertex = NULL, *lean_entry = NULL;
     if (m->lean_keep) { /* the lean reference kernel's host copy (debug) */
         lean_first = (uint32_t *)snw_gpu_alloc(m->gpu, sizeof(uint32_t) * target_count);
@@ -525,7 +545,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
             snw_gpu_free(m->gpu, lean_entry);
             snw_gpu_free(m->gpu, hfirst);
             snw_gpu_free(m->gpu, hrow);
-            snw_gpu_free(m->gpu, hent);
+            snw_gpu_free(m->gpu, hdat);
             snw_gpu_free(m->gpu, hvert);
             return snw_fail_entry(err, r, SINEW_ITEM_ARGUMENT, UINT32_MAX, UINT32_MAX, "upload failed");
         }
@@ -545,7 +565,7 @@ sinew_result sinew_morpher_add_targets(sinew_morpher *m, sinew_mesh_id base, con
     s->lean_first = lean_first;
     s->hfirst = hfirst;
     s->hrow = hrow;
-    s->hent = hent;
+    s->hdat = hdat;
     s->hvert = hvert;
     s->lean_vertex = lean_vertex;
     s->lean_entry = lean_entry;
@@ -636,20 +656,28 @@ sinew_result sinew_morpher_set_stats(const sinew_morpher *m, sinew_morph_set_id 
     return SINEW_OK;
 }
 
-/* The lists pass's records of item n (slot ms of set st, weights w as written to
- * the frame): every row a touched target moves (8 words: base and copy rest slot,
- * first and end uvec2 of its entry list, 0, n, 0, 0; from record *rec), then per row
- * its touched deltas' (entry, weight bits) in target order (from uvec2 *pos). */
+/* Lists pass: one item's part of the frame's lists (item n of the frame, weights w of
+ * the frame): a record per row a touched target moves (uvec4 at *rec: base and copy rest
+ * slot, first and end uvec4 of its entries; the item n at uint item_at + record), then per
+ * row the entries of its non-zero-weight touched targets, in target order, copied
+ * contiguously from the set's host copy with the weight in word 3 (from uvec4 *pos:
+ * (dp, w), (dn, 0)[, (dt, 0)]). A row only zero-weight targets touch gets an empty list
+ * (the pass rewrites it from the base). */
 static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *ms, uint32_t n, uint32_t src_first,
                       uint32_t dst_first, uint32_t rest_slots, const float *w, uint32_t *dst, uint32_t *rec,
-                      uint32_t *pos)
+                      uint32_t item_at, uint32_t *pos)
 {
     uint32_t *cnt = m->row_scratch, *touched = m->row_scratch + m->row_scratch_n, nt = 0;
+    const uint32_t slots = st->entry_slots;
+    /* cnt[row]: 0 untouched, else 1 + its non-zero-weight touched deltas */
     for (uint32_t t = 0; t < st->targets; t++) {
         if (!((ms->next[t >> 5] | ms->baked[t >> 5]) >> (t & 31u) & 1u)) continue;
+        uint32_t add = w[t] != 0.0f;
         for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++) {
-            uint32_t r = st->hrow[k] - st->row_first;
-            if (cnt[r]++ == 0) touched[nt++] = r;
+            uint32_t r = st->hrow[k] - st->row_first, c = cnt[r];
+            touched[nt] = r; /* kept when the row is new (no branch: rows come in random order) */
+            nt += c == 0;
+            cnt[r] = c + (c == 0) + add;
         }
     }
     /* records in row order (neighbouring invocations read neighbouring rows) */
@@ -661,25 +689,33 @@ static void list_item(sinew_morpher *m, const morph_set *st, const morph_slot *m
         qsort(touched, nt, sizeof(uint32_t), cmp_u32);
     }
     for (uint32_t i = 0; i < nt; i++) {
-        uint32_t r = touched[i], *rc = dst + 8 * (size_t)(*rec)++;
+        uint32_t r = touched[i], *rc = dst + 4 * (size_t)*rec;
+        dst[item_at + *rec] = n;
+        (*rec)++;
         rc[0] = src_first + rest_slots * st->hvert[r];
         rc[1] = dst_first + rest_slots * st->hvert[r];
         rc[2] = *pos;
-        *pos += cnt[r];
+        *pos += slots * (cnt[r] - 1u);
         rc[3] = *pos;
-        rc[4] = 0;
-        rc[5] = n;
-        rc[6] = rc[7] = 0;
         cnt[r] = rc[2];
     }
     for (uint32_t t = 0; t < st->targets; t++) {
-        if (!((ms->next[t >> 5] | ms->baked[t >> 5]) >> (t & 31u) & 1u)) continue;
-        uint32_t wbits;
-        memcpy(&wbits, &w[t], 4);
-        for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++) {
-            uint32_t *ref = dst + 2 * (size_t)cnt[st->hrow[k] - st->row_first]++;
-            ref[0] = st->hent[k];
-            ref[1] = wbits;
+        if (!(ms->next[t >> 5] >> (t & 31u) & 1u) || w[t] == 0.0f) continue;
+        const uint32_t *src = st->hdat + 4u * slots * (size_t)st->hfirst[t];
+        if (slots == SINEW_MORPH_ENTRY_SLOTS) {
+            for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++, src += 8) {
+                uint32_t r = st->hrow[k] - st->row_first, *e = dst + 4 * (size_t)cnt[r];
+                cnt[r] += 2u;
+                memcpy(e, src, 32);
+                memcpy(&e[3], &w[t], 4);
+            }
+        } else {
+            for (uint32_t k = st->hfirst[t]; k < st->hfirst[t] + st->tcount[t]; k++, src += 12) {
+                uint32_t r = st->hrow[k] - st->row_first, *e = dst + 4 * (size_t)cnt[r];
+                cnt[r] += 3u;
+                memcpy(e, src, 48);
+                memcpy(&e[3], &w[t], 4);
+            }
         }
     }
     for (uint32_t i = 0; i < nt; i++) cnt[touched[i]] = 0;
@@ -801,37 +837,42 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     if (weights > m->d.max_weights)
         return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX, "%llu weights this frame, max_weights %u",
                     (unsigned long long)weights, m->d.max_weights);
-    /* Lists pass: the frame's bound (a record per touched row, at most one per
-     * touched delta, and a word per touched delta) against max_list_words. */
-    uint64_t list_recs = 0, list_words = 0;
+    /* Lists pass: the frame's bound (a record of 4 words and an item word per touched
+     * row, at most one per touched delta; 4 words per entry slot of each non-zero-weight
+     * touched delta) against max_list_words. */
+    uint64_t list_recs = 0, list_words = 0, touched_all = 0;
     for (uint32_t i = 0; i < count; i++) {
         const morph_slot *sl = &m->slots[items[i].slot.value];
         const morph_set *st = &m->msets[sl->set];
-        uint64_t td = 0;
+        uint64_t td = 0, nzd = 0;
         int any = 0;
         for (uint32_t t = 0; t < st->targets; t++) {
             int nz = items[i].weights[t] != 0.0f;
             any |= nz;
-            if (nz || (sl->baked[t >> 5] >> (t & 31u) & 1u)) td += 2u * st->tcount[t];
+            if (nz || (sl->baked[t >> 5] >> (t & 31u) & 1u)) td += st->tcount[t];
+            if (nz) nzd += st->tcount[t];
         }
         if (!any || st->rows == 0) continue;
-        list_recs += td / 2u < st->rows ? td / 2u : st->rows;
-        list_words += td;
+        list_recs += td < st->rows ? td : st->rows;
+        list_words += 4u * st->entry_slots * nzd;
+        touched_all += td;
     }
-    list_words += 8u * list_recs;
+    list_words += 4u * list_recs + 4u * ((list_recs + 3u) / 4u);
     int lists_fit = list_words <= m->d.max_list_words;
     if (m->d.pass == SINEW_MORPH_PASS_LISTS && !lists_fit)
         return snw_fail_entry(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, UINT32_MAX,
                               "lists pass: this frame needs up to %llu list words, max_list_words %u",
                               (unsigned long long)list_words, m->d.max_list_words);
     /* (the previous kernel, sinew_debug_set_morph_kernel, has no lists mode: AUTO's other rule) */
-    /* AUTO: on a CPU device (lavapipe), LISTS unless nearly every stored delta is
-     * touched: then ROWS streams them within 15 % of the lists' GPU time (0.88-0.91 vs
-     * 1.00-1.06 of the lean kernel with 64 of 64 targets active on lavapipe,
-     * sinew-bench-morph 2026-11-27) at 1/400 of set_frame's host time. On a GPU, never
+    /* AUTO: on a CPU device (lavapipe), LISTS below 3/4 of the stored deltas touched:
+     * the lists cost set_frame a 32 B copy per touched delta (about 1.4-2 ms per 100 k
+     * touched deltas on the loaded 2-core box), where ROWS streams every stored delta on
+     * the GPU. sinew-bench-morph 2026-11-27 (32 characters, load 8-15): 32 of 64 targets
+     * active, lists 32-69 ms GPU + 36-57 ms host against rows 93-172 ms GPU; 64 of 64,
+     * lists 66-71 ms GPU + 50-68 ms host against rows 69-110 ms GPU. On a GPU, never
      * LISTS: on an H200 (512 characters, 8 of 64 targets active) they saved 0.34 ms of
      * GPU time over ACTIVE and cost 116 ms of host time in set_frame. */
-    uint64_t stored_all = 0, touched_all = (list_words - 8u * list_recs) / 2u;
+    uint64_t stored_all = 0;
     for (uint32_t i = 0; i < count; i++) {
         const morph_set *st = &m->msets[m->slots[items[i].slot.value].set];
         stored_all += st->deltas;
@@ -839,9 +880,10 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
     int lists = lists_fit && m->kernel != SINEW_DEBUG_MORPH_PREVIOUS &&
                 (m->d.pass == SINEW_MORPH_PASS_LISTS ||
                  (m->d.pass == SINEW_MORPH_PASS_AUTO && m->gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU &&
-                  8u * touched_all < 7u * stored_all));
+                  4u * touched_all < 3u * stored_all));
     uint32_t *ldst = lists ? (uint32_t *)((uint8_t *)m->frame.mapped + fs * m->slot_stride + m->lists_offset) : NULL;
-    uint32_t lrec = 0, lpos = 4u * (uint32_t)list_recs; /* uvec2 units */
+    /* records from uvec4 0, their items from uint 4 x list_recs, entries after them (uvec4) */
+    uint32_t lrec = 0, litems = 4u * (uint32_t)list_recs, lpos = (uint32_t)(list_recs + (list_recs + 3u) / 4u);
     uint32_t lean_rec_cap = 0;
     if (m->kernel == SINEW_DEBUG_MORPH_LEAN) {
         sinew_result r = lean_reserve(m, items, count, &lean_rec_cap, err);
@@ -901,7 +943,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
         cost_deltas += st->deltas;
         extras |= st->entry_slots == SINEW_MORPH_ENTRY_SLOTS_TANGENT || st->segments != 0;
         if (lean_base) lean_item(m, st, ms, bl, cl, wused, lean_base, &lean_recs, &lean_pos);
-        if (ldst) list_item(m, st, ms, n, bl.first_slot, cl.first_slot, bl.rest_slots, it->weights, ldst, &lrec, &lpos);
+        if (ldst) list_item(m, st, ms, n, bl.first_slot, cl.first_slot, bl.rest_slots, it->weights, ldst, &lrec, litems, &lpos);
         fsl[n] = it->slot.value;
         uint32_t *rec = idst + 8 * (size_t)n;
         rec[0] = st->row_first;
@@ -929,6 +971,7 @@ sinew_result sinew_morpher_set_frame(sinew_morpher *m, const sinew_morph_item *i
      * one: ACTIVE was 2.4x cheaper with 1/16 of the deltas touched and 1.15x
      * dearer with 1/8, so it is taken below 1/12. */
     m->list_count[fs] = lrec;
+    m->list_items[fs] = litems;
     m->extras[fs] = extras;
     if (lists) m->mode[fs] = SINEW_MORPH_MODE_LISTS;
     else if (m->d.pass == SINEW_MORPH_PASS_ROWS) m->mode[fs] = SINEW_MORPH_MODE_ROWS;
@@ -1040,6 +1083,7 @@ static sinew_result prepass(void *user, VkCommandBuffer cmd, uint32_t slot)
     push[SINEW_MORPH_PUSH_ITEMS] = n;
     push[SINEW_MORPH_PUSH_ROWS] = rows;
     push[SINEW_MORPH_PUSH_MODE] = mode;
+    if (mode == SINEW_MORPH_MODE_LISTS) push[SINEW_MORPH_PUSH_LIST_ITEMS] = m->list_items[slot];
     gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                               m->lean_kernel[slot] == SINEW_DEBUG_MORPH_PREVIOUS ? m->prev_pipe
                                                                                   : m->pipes[mode][m->extras[slot]]);

@@ -53,14 +53,15 @@ typedef struct sinew_morph_slot_id { uint32_t value; } sinew_morph_slot_id;
 /* How the morph pass walks the deltas (sinew_morpher_desc.pass). */
 typedef enum sinew_morph_pass {
     SINEW_MORPH_PASS_AUTO = 0,     /* per frame: on a CPU device LISTS when the frame's lists fit
-                                      max_list_words (and < 7/8 of the stored deltas are touched); else (and
+                                      max_list_words (and < 3/4 of the stored deltas are touched); else (and
                                       on GPUs, where LISTS' host cost outweighs its GPU saving) ACTIVE when
                                       the touched deltas are < 1/12 of the stored ones, else ROWS */
     SINEW_MORPH_PASS_ACTIVE = 1,   /* cost follows the touched targets' deltas (one invocation per delta) */
     SINEW_MORPH_PASS_ROWS = 2,     /* every moved vertex, every stored delta (inactive ones x 0) */
-    SINEW_MORPH_PASS_LISTS = 3     /* the host lists the vertices the touched targets move and their deltas
-                                      (set_frame: 8 words per vertex + 2 per touched delta); one invocation
-                                      per listed vertex. CAPACITY in set_frame beyond max_list_words */
+    SINEW_MORPH_PASS_LISTS = 3     /* the host lists the vertices the touched targets move and copies their
+                                      non-zero-weight deltas beside them (set_frame: 5 words per vertex + 8
+                                      per delta, 12 with tangent deltas); one invocation per listed vertex.
+                                      CAPACITY in set_frame beyond max_list_words */
 } sinew_morph_pass;
 
 /* Capacities fixed at creation; zero means the default. */
@@ -71,8 +72,9 @@ typedef struct sinew_morpher_desc {
                                       rounded up per set), all sets together */
     uint32_t max_weights;          /* weights of all morphed items of one frame */
     sinew_morph_pass pass;         /* AUTO by default; ACTIVE/ROWS/LISTS force one (benchmarks, tests) */
-    uint32_t max_list_words;       /* LISTS: words of one frame's lists, all items (8 per listed vertex +
-                                      2 per touched delta; 4 B each, per frame in flight, host-visible) */
+    uint32_t max_list_words;       /* LISTS: words of one frame's lists, all items (5 per listed vertex +
+                                      8 per touched delta of non-zero weight, 12 in sets with tangent deltas;
+                                      4 B each, per frame in flight, host-visible) */
 } sinew_morpher_desc;
 
 /* One morphed character-mesh this frame. */
