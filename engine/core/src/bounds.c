@@ -601,31 +601,30 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
     return anymask != 0;
 }
 
-/* Joints the eight-lane rule of the rigid-part methods keeps per-joint terms for (on
- * the stack, 64 B each); larger skeletons take the scalar loop. */
+/* Joints the eight-lane rule of the rigid-part methods takes (its per-joint norm
+ * bounds live on the stack); larger skeletons take the scalar loop. */
 #define BOUNDS_SIMD_MAX 256u
 
 /* DQS, CoR and their scale variants without bulge, eight joints per lane group
  * (AVX2 + FMA, float32). The same rules as the scalar loop (bounds.h), evaluated
- * differently:
- *  - pass 1, eight joints at a time: each joint's rigid map R_k p + t_k from its
- *    dual quaternion (r, d) without normalizing it first: R = I + (2 / |r|^2)
- *    ([r]x^2 + w [r]x), t = (2 / |r|^2) (w d - dw r + r x d), one division per eight
- *    joints; with the bound of ||A_k||_2 of the scale rows (the LBS rule's), |t_k|_1 and
- *    the scale rows' |t|_1 stored as a 16-float record per joint;
- *  - pass 2, lane = joint a: the point y_a (c_a, or g_a for CoR), Z_a = y_a or S_a y_a,
- *    P_a = R_a Z_a + t_a, then the neighbour loop: slot s of every lane's N(a) at once
- *    (lanes with fewer neighbours repeat a itself, which adds nothing), the records of
- *    the eight neighbours transposed in registers, max |R_k Z_a + t_k - P_a|^2 and, for
- *    the scale methods, max |S_k y_a - Z_a|^2 and max ||A_k||_2, all in the lane. No
- *    per-pair square root, division, normalization or double arithmetic.
- * Rounding: float32 with u = 2^-24; the rotation entries from a quaternion of length
- * about 1 are within ~8u of the exact ones, a map's image within ~12u (|Z|_1 + |t|_1)
- * and each spread within ~30u (2 |Z|_1 + 2 max |t_k|_1) + 3u d of its exact value, the
- * stage-1 spread and Z's own error within ~20u (2 max_k ||A_k|| |y|_1 + 2 max |tS_k|_1);
- * the rule adds 4e-6 (~67u) times those sums to each term and scales e by 1 + 1e-5.
- * Returns 1 when a joint has a vertex, 0 when none, -1 when the caller must decide
- * with the scalar loop (a loaded value or a result not finite, too many joints). */
+ * differently: lane = joint a, with y_a (c_a, or g_a for CoR), Z_a = y_a (S_a y_a
+ * for the scale methods) and P_a = R_a Z_a + t_a; then slot s of every lane's
+ * N(a) \ {a} at once (lanes with fewer neighbours repeat a itself, which adds
+ * nothing): the eight neighbours' dual quaternions (r, d) transposed in registers
+ * and applied to Z_a as they are, not normalized first (exactly the normalized
+ * map: R Z + t = Z + (2 / |r|^2) (r x (r x Z + w Z) + w d - dw r + r x d), one
+ * division per slot), max |R_k Z_a + t_k - P_a|^2 and, for the scale methods,
+ * max |S_k y_a - Z_a|^2 and max ||A_k||_2 (bounds per joint from a first pass, as
+ * in lbs_boxes_avx2), all in the lane: no per-pair square root, normalization,
+ * double arithmetic or stored matrix.
+ * Rounding (u = 2^-24): an image R_k Z + t_k is within ~12u (|Z|_1 + |t_k|_1) of the
+ * exact one and |t_k|_1 <= |X_k - P_a|_1 + |P_a|_1 + |R_k Z|_1 <= sqrt3 d + |P_a|_1 +
+ * sqrt3 |Z|_1 (d the largest distance), so the distance term is within ~30u (8 |Z|_1 +
+ * 2 |P_a|_1 + 4 d); the stage-1 distance and Z's own error within ~20u (2 max_k ||A_k||
+ * |y|_1 + 2 max |tS_k|_1 + d1). The rule adds 4e-6 (~67u) times those sums and scales
+ * e by 1 + 1e-5. Returns 1 when a joint has a vertex, 0 when none, -1 when the caller
+ * must decide with the scalar loop (a loaded value or a result not finite, too many
+ * joints). */
 __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_joint_bounds *joints,
                                                                  const uint16_t *neighbors, uint32_t joint_count,
                                                                  sinew_method method, const float *pal,
@@ -636,11 +635,12 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
     const int cor = sinew_method_uses_centers(method);
     const int scale = method != SINEW_METHOD_DQS && method != SINEW_METHOD_COR;
     const uint32_t dq_off = SINEW_PAL_OFF_DQ((uint32_t)method) * 4u;
-    /* per joint: rows (R0 t0) (R1 t1) (R2 t2), then (||A||_2 bound, |tS|_1, |t|_1, 0) */
-    float rec[16u * (BOUNDS_SIMD_MAX + 8u)] __attribute__((aligned(32)));
+    const uint32_t jstep = (uint32_t)(sizeof(sinew_joint_bounds) / sizeof(float));
+    float norms[BOUNDS_SIMD_MAX + 8u] __attribute__((aligned(32)));
     const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), ninf = _mm256_set1_ps(-INFINITY);
-    __m256 fin = zero, trall = zero, tsall = zero;
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
+    const __m256 ninf = _mm256_set1_ps(-INFINITY);
+    __m256 fin = zero, tsmax = zero;
 #define SNW_LOAD2(p, q) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(q), 1)
 #define SNW_T8X4(q0, q1, q2, q3, o0, o1, o2, o3)                                                     \
     do {                                                                                            \
@@ -658,95 +658,70 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
         __m256 g3 = SNW_LOAD2((base) + (size_t)(step) * (jx)[3], (base) + (size_t)(step) * (jx)[7]); \
         SNW_T8X4(g0, g1, g2, g3, o0, o1, o2, o3);                                                    \
     } while (0)
-    /* the components o0..o3 stored as the 16-byte row at base + step * jx[lane] */
-#define SNW_SCATTER4(base, step, jx, i0, i1, i2, i3)                                                 \
-    do {                                                                                            \
-        __m256 g0, g1, g2, g3;                                                                      \
-        SNW_T8X4(i0, i1, i2, i3, g0, g1, g2, g3);                                                    \
-        _mm_storeu_ps((base) + (size_t)(step) * (jx)[0], _mm256_castps256_ps128(g0));               \
-        _mm_storeu_ps((base) + (size_t)(step) * (jx)[1], _mm256_castps256_ps128(g1));               \
-        _mm_storeu_ps((base) + (size_t)(step) * (jx)[2], _mm256_castps256_ps128(g2));               \
-        _mm_storeu_ps((base) + (size_t)(step) * (jx)[3], _mm256_castps256_ps128(g3));               \
-        _mm_storeu_ps((base) + (size_t)(step) * (jx)[4], _mm256_extractf128_ps(g0, 1));             \
-        _mm_storeu_ps((base) + (size_t)(step) * (jx)[5], _mm256_extractf128_ps(g1, 1));             \
-        _mm_storeu_ps((base) + (size_t)(step) * (jx)[6], _mm256_extractf128_ps(g2, 1));             \
-        _mm_storeu_ps((base) + (size_t)(step) * (jx)[7], _mm256_extractf128_ps(g3, 1));             \
-    } while (0)
 #define SNW_ABS1(x, y, z) _mm256_add_ps(_mm256_and_ps(x, absm), _mm256_add_ps(_mm256_and_ps(y, absm), _mm256_and_ps(z, absm)))
-    /* pass 1: per joint record (lanes past the end repeat the last joint: same record) */
-    for (uint32_t a = 0; a < joint_count; a += 8) {
+#define SNW_ROWS(p, x, y, z) _mm256_fmadd_ps(p##0, x, _mm256_fmadd_ps(p##1, y, _mm256_fmadd_ps(p##2, z, p##3)))
+    /* the dual quaternions of joints jx applied to (zx, zy, zz): (ox, oy, oz); fin += the loaded values */
+#define SNW_DQ_APPLY(jx, ox, oy, oz)                                                                 \
+    do {                                                                                            \
+        __m256 rx_, ry_, rz_, rw_, dx_, dy_, dz_, dw_;                                                      \
+        SNW_GATHER4(pal + dq_off, stride, jx, rx_, ry_, rz_, rw_);                                       \
+        SNW_GATHER4(pal + dq_off + 4, stride, jx, dx_, dy_, dz_, dw_);                                   \
+        fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(rx_, ry_), _mm256_add_ps(rz_, rw_)), \
+                                               _mm256_add_ps(_mm256_add_ps(dx_, dy_), _mm256_add_ps(dz_, dw_)))); \
+        __m256 s_ = _mm256_div_ps(two, _mm256_fmadd_ps(rx_, rx_, _mm256_fmadd_ps(ry_, ry_, _mm256_fmadd_ps(rz_, rz_, _mm256_mul_ps(rw_, rw_))))); \
+        __m256 ux_ = _mm256_fmadd_ps(rw_, zx, _mm256_fmsub_ps(ry_, zz, _mm256_mul_ps(rz_, zy)));        \
+        __m256 uy_ = _mm256_fmadd_ps(rw_, zy, _mm256_fmsub_ps(rz_, zx, _mm256_mul_ps(rx_, zz)));        \
+        __m256 uz_ = _mm256_fmadd_ps(rw_, zz, _mm256_fmsub_ps(rx_, zy, _mm256_mul_ps(ry_, zx)));        \
+        /* r x u + w d - dw_ r + r x d = r x (u + d) + w d - dw_ r */                                   \
+        ux_ = _mm256_add_ps(ux_, dx_); uy_ = _mm256_add_ps(uy_, dy_); uz_ = _mm256_add_ps(uz_, dz_);          \
+        __m256 vx_ = _mm256_fmsub_ps(ry_, uz_, _mm256_mul_ps(rz_, uy_));                                  \
+        __m256 vy_ = _mm256_fmsub_ps(rz_, ux_, _mm256_mul_ps(rx_, uz_));                                  \
+        __m256 vz_ = _mm256_fmsub_ps(rx_, uy_, _mm256_mul_ps(ry_, ux_));                                  \
+        vx_ = _mm256_fmadd_ps(rw_, dx_, _mm256_fnmadd_ps(dw_, rx_, vx_));                                  \
+        vy_ = _mm256_fmadd_ps(rw_, dy_, _mm256_fnmadd_ps(dw_, ry_, vy_));                                  \
+        vz_ = _mm256_fmadd_ps(rw_, dz_, _mm256_fnmadd_ps(dw_, rz_, vz_));                                  \
+        ox = _mm256_fmadd_ps(s_, vx_, zx); oy = _mm256_fmadd_ps(s_, vy_, zy); oz = _mm256_fmadd_ps(s_, vz_, zz); \
+    } while (0)
+    /* pass 1 (scale methods): the bound of ||A_k||_2 of each joint's scale rows (as in
+     * lbs_boxes_avx2) and the largest |tS_k|_1; lanes past the end write the padding */
+    for (uint32_t a = 0; scale && a < joint_count; a += 8) {
         uint32_t jx[8];
         for (uint32_t k = 0; k < 8; k++) jx[k] = a + k < joint_count ? a + k : joint_count - 1;
-        __m256 rx, ry, rz, rw, dx, dy, dz, dw;
-        SNW_GATHER4(pal + dq_off, stride, jx, rx, ry, rz, rw);
-        SNW_GATHER4(pal + dq_off + 4, stride, jx, dx, dy, dz, dw);
-        fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(rx, ry), _mm256_add_ps(rz, rw)),
-                                               _mm256_add_ps(_mm256_add_ps(dx, dy), _mm256_add_ps(dz, dw))));
-        __m256 n2 = _mm256_fmadd_ps(rx, rx, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rz, rz, _mm256_mul_ps(rw, rw))));
-        __m256 s = _mm256_div_ps(_mm256_set1_ps(2.0f), n2);
-        __m256 xs = _mm256_mul_ps(rx, s), ys = _mm256_mul_ps(ry, s), zs = _mm256_mul_ps(rz, s);
-        __m256 xx = _mm256_mul_ps(rx, xs), yy = _mm256_mul_ps(ry, ys), zz = _mm256_mul_ps(rz, zs);
-        __m256 xy = _mm256_mul_ps(rx, ys), xz = _mm256_mul_ps(rx, zs), yz = _mm256_mul_ps(ry, zs);
-        __m256 wx = _mm256_mul_ps(rw, xs), wy = _mm256_mul_ps(rw, ys), wz = _mm256_mul_ps(rw, zs);
-        __m256 m00 = _mm256_sub_ps(one, _mm256_add_ps(yy, zz)), m01 = _mm256_sub_ps(xy, wz), m02 = _mm256_add_ps(xz, wy);
-        __m256 m10 = _mm256_add_ps(xy, wz), m11 = _mm256_sub_ps(one, _mm256_add_ps(xx, zz)), m12 = _mm256_sub_ps(yz, wx);
-        __m256 m20 = _mm256_sub_ps(xz, wy), m21 = _mm256_add_ps(yz, wx), m22 = _mm256_sub_ps(one, _mm256_add_ps(xx, yy));
-        /* t = s (w d - dw r + r x d) */
-        __m256 tx = _mm256_mul_ps(s, _mm256_fmadd_ps(rw, dx, _mm256_fnmadd_ps(dw, rx, _mm256_fmsub_ps(ry, dz, _mm256_mul_ps(rz, dy)))));
-        __m256 ty = _mm256_mul_ps(s, _mm256_fmadd_ps(rw, dy, _mm256_fnmadd_ps(dw, ry, _mm256_fmsub_ps(rz, dx, _mm256_mul_ps(rx, dz)))));
-        __m256 tz = _mm256_mul_ps(s, _mm256_fmadd_ps(rw, dz, _mm256_fnmadd_ps(dw, rz, _mm256_fmsub_ps(rx, dy, _mm256_mul_ps(ry, dx)))));
-        SNW_SCATTER4(rec, 16u, jx, m00, m01, m02, tx);
-        SNW_SCATTER4(rec + 4, 16u, jx, m10, m11, m12, ty);
-        SNW_SCATTER4(rec + 8, 16u, jx, m20, m21, m22, tz);
-        __m256 norm = one, ts1 = zero;
-        if (scale) {
-            __m256 m[12];
-            for (int row = 0; row < 3; row++) SNW_GATHER4(pal + 4 * row, stride, jx, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
-            fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(m[0], m[1]), _mm256_add_ps(m[2], m[3])),
-                                                   _mm256_add_ps(_mm256_add_ps(m[4], m[5]), _mm256_add_ps(m[6], m[7]))));
-            fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(m[8], m[9]), _mm256_add_ps(m[10], m[11])));
-            /* ||A||_2 bound as in lbs_boxes_avx2 */
+        __m256 m[12];
+        for (int row = 0; row < 3; row++) SNW_GATHER4(pal + 4 * row, stride, jx, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
+        fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(m[0], m[1]), _mm256_add_ps(m[2], m[3])),
+                                               _mm256_add_ps(_mm256_add_ps(m[4], m[5]), _mm256_add_ps(m[6], m[7]))));
+        fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(m[8], m[9]), _mm256_add_ps(m[10], m[11])));
 #define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
-            __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
-            __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
-            __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
-            __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
-            __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
-            __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
-            __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
-            __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
-            __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
-            __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
-            __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
-            __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
+        __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
+        __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
+        __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
+        __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
+        __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
+        __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
+        __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
+        __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
+        __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
+        __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
+        __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
+        __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
 #undef SNW_DOT3
-            __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
-                                      _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
-                                                    _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
-            __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
-                                      _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
-                                                    _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
-            __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
-            __m256 l = _mm256_min_ps(fro, _mm256_min_ps(g1, g2));
-            norm = _mm256_mul_ps(_mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l)), _mm256_set1_ps(1.0f + 2e-6f));
-            ts1 = SNW_ABS1(m[3], m[7], m[11]);
-        }
-        __m256 tr1 = SNW_ABS1(tx, ty, tz);
-        SNW_SCATTER4(rec + 12, 16u, jx, norm, ts1, tr1, zero);
-        trall = _mm256_max_ps(trall, tr1);
-        tsall = _mm256_max_ps(tsall, ts1);
+        __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
+                                  _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
+                                                _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
+        __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
+                                  _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
+                                                _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
+        __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
+        __m256 l = _mm256_min_ps(fro, _mm256_min_ps(g1, g2));
+        _mm256_storeu_ps(norms + a, _mm256_mul_ps(_mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l)),
+                                                  _mm256_set1_ps(1.0f + 2e-6f)));
+        tsmax = _mm256_max_ps(tsmax, SNW_ABS1(m[3], m[7], m[11]));
     }
-    /* the largest |t|_1 and |tS|_1 of all joints, for the rounding terms: in every lane */
-    trall = _mm256_max_ps(trall, _mm256_permute2f128_ps(trall, trall, 1));
-    trall = _mm256_max_ps(trall, _mm256_permute_ps(trall, 0x4e));
-    const __m256 trmax = _mm256_max_ps(trall, _mm256_permute_ps(trall, 0xb1));
-    tsall = _mm256_max_ps(tsall, _mm256_permute2f128_ps(tsall, tsall, 1));
-    tsall = _mm256_max_ps(tsall, _mm256_permute_ps(tsall, 0x4e));
-    const __m256 tsmax = _mm256_max_ps(tsall, _mm256_permute_ps(tsall, 0xb1));
-    /* a sum of finite values may overflow to infinity: then the caller checks exactly */
-    {
-        __m256 f = _mm256_sub_ps(fin, fin);
-        if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q))) return -1;
+    if (scale) { /* the largest |tS|_1 in every lane */
+        tsmax = _mm256_max_ps(tsmax, _mm256_permute2f128_ps(tsmax, tsmax, 1));
+        tsmax = _mm256_max_ps(tsmax, _mm256_permute_ps(tsmax, 0x4e));
+        tsmax = _mm256_max_ps(tsmax, _mm256_permute_ps(tsmax, 0xb1));
     }
     /* pass 2: lane = joint */
     __m256 lx = _mm256_set1_ps(INFINITY), ly = lx, lz = lx, hx = ninf, hy = ninf, hz = ninf, chk = zero;
@@ -754,89 +729,83 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
     const __m256 eps = _mm256_set1_ps(4e-6f);
     for (uint32_t a = 0; a < joint_count; a += 8) {
         uint32_t jx[8], first[8], cnt[8], selfp[8], maxc = 0;
-        float wv[8], ov[8], gv[8];
         for (uint32_t k = 0; k < 8; k++) {
             uint32_t j = a + k < joint_count ? a + k : joint_count - 1;
             const sinew_joint_bounds *jb = &joints[j];
-            jx[k] = j;
-            first[k] = jb->first_neighbor;
-            cnt[k] = jb->radius >= 0.0f ? jb->neighbor_count : 0u;
-            /* a itself (in N(a)) adds nothing: its slot is skipped, slots past it read one further */
-            uint32_t self = cnt[k];
-            for (uint32_t e = 0; e < cnt[k]; e++)
-                if (neighbors[first[k] + e] == j) { self = e; break; }
-            selfp[k] = self;
-            if (self < cnt[k]) cnt[k]--;
-            maxc = cnt[k] > maxc ? cnt[k] : maxc;
-            wv[k] = jb->min_major_weight > 0.0f ? jb->min_major_weight : 0.125f;
-            ov[k] = jb->cor_offset;
-            gv[k] = growth ? growth[j] : 0.0f;
+            uint32_t f = jb->first_neighbor, c = jb->radius >= 0.0f ? jb->neighbor_count : 0u, self = c;
+            /* a itself (in N(a), usually first) adds nothing: its slot is skipped */
+            if (c && neighbors[f] == j) self = 0;
+            else
+                for (uint32_t e = 0; e < c; e++)
+                    if (neighbors[f + e] == j) { self = e; break; }
+            c -= self < c;
+            jx[k] = j; first[k] = f; cnt[k] = c; selfp[k] = self;
+            maxc = c > maxc ? c : maxc;
         }
-        /* the lane's point y and radius (c, r) or (g, q), whether the joint has vertices */
-        __m256 yx, yy, yz, rad, r0, used;
+        /* the lane's point y and radius (c, r) or (g, q), the weight bound w, the offset o (CoR) */
+        __m256 yx, yy, yz, rad, r0, wv, off = zero;
         {
-            __m256 t0, t1, t2;
-            SNW_GATHER4(joints->center, sizeof(sinew_joint_bounds) / sizeof(float), jx, t0, t1, t2, r0);
-            used = _mm256_cmp_ps(r0, zero, _CMP_GE_OQ);
-            if (cor) SNW_GATHER4(joints->cor_center, sizeof(sinew_joint_bounds) / sizeof(float), jx, yx, yy, yz, rad);
-            else { yx = t0; yy = t1; yz = t2; rad = r0; }
+            __m256 t0, t1, t2, t3;
+            SNW_GATHER4(joints->center, jstep, jx, t0, t1, t2, r0);
+            if (cor) {
+                SNW_GATHER4(joints->cor_center, jstep, jx, yx, yy, yz, rad);
+                SNW_GATHER4(joints->cor_center + 1, jstep, jx, t1, t2, t3, off);
+            } else { yx = t0; yy = t1; yz = t2; rad = r0; }
+            SNW_GATHER4(&joints->min_major_weight, jstep, jx, wv, t1, t2, t3);
+            (void)t3;
         }
+        __m256 used = _mm256_cmp_ps(r0, zero, _CMP_GE_OQ);
         anymask |= _mm256_movemask_ps(used);
         /* morph growth G: r + G for DQS; o + G for CoR (bounds.h, "Morph targets") */
-        __m256 G = _mm256_loadu_ps(gv), off = cor ? _mm256_add_ps(_mm256_loadu_ps(ov), G) : zero;
-        if (!cor) rad = _mm256_add_ps(rad, G);
-        __m256 iw = _mm256_div_ps(one, _mm256_loadu_ps(wv));
-        /* Z = y or S_a y */
-        __m256 zx = yx, zy = yy, zz = yz, norm, ts1, tr1, pad;
-        SNW_GATHER4(rec + 12, 16u, jx, norm, ts1, tr1, pad);
-        (void)pad;
+        if (growth) {
+            __m256 G = a + 8 <= joint_count ? _mm256_loadu_ps(growth + a)
+                                            : _mm256_set_ps(growth[jx[7]], growth[jx[6]], growth[jx[5]], growth[jx[4]],
+                                                            growth[jx[3]], growth[jx[2]], growth[jx[1]], growth[jx[0]]);
+            if (cor) off = _mm256_add_ps(off, G);
+            else rad = _mm256_add_ps(rad, G);
+        }
+        /* 1 / w (1/8 when no weight was recorded) */
+        __m256 iw = _mm256_div_ps(one, _mm256_blendv_ps(_mm256_set1_ps(0.125f), wv, _mm256_cmp_ps(wv, zero, _CMP_GT_OQ)));
+        /* Z = y or S_a y, P = R_a Z + t_a */
+        __m256 zx = yx, zy = yy, zz = yz, nmax = one;
         if (scale) {
             __m256 s0, s1, s2, s3;
             SNW_GATHER4(pal, stride, jx, s0, s1, s2, s3);
-            zx = _mm256_fmadd_ps(s0, yx, _mm256_fmadd_ps(s1, yy, _mm256_fmadd_ps(s2, yz, s3)));
+            zx = SNW_ROWS(s, yx, yy, yz);
             SNW_GATHER4(pal + 4, stride, jx, s0, s1, s2, s3);
-            zy = _mm256_fmadd_ps(s0, yx, _mm256_fmadd_ps(s1, yy, _mm256_fmadd_ps(s2, yz, s3)));
+            zy = SNW_ROWS(s, yx, yy, yz);
             SNW_GATHER4(pal + 8, stride, jx, s0, s1, s2, s3);
-            zz = _mm256_fmadd_ps(s0, yx, _mm256_fmadd_ps(s1, yy, _mm256_fmadd_ps(s2, yz, s3)));
+            zz = SNW_ROWS(s, yx, yy, yz);
+            nmax = _mm256_loadu_ps(norms + a);
         }
         __m256 px, py, pz;
-        {
-            __m256 a0, a1, a2, a3;
-            SNW_GATHER4(rec, 16u, jx, a0, a1, a2, a3);
-            px = _mm256_fmadd_ps(a0, zx, _mm256_fmadd_ps(a1, zy, _mm256_fmadd_ps(a2, zz, a3)));
-            SNW_GATHER4(rec + 4, 16u, jx, a0, a1, a2, a3);
-            py = _mm256_fmadd_ps(a0, zx, _mm256_fmadd_ps(a1, zy, _mm256_fmadd_ps(a2, zz, a3)));
-            SNW_GATHER4(rec + 8, 16u, jx, a0, a1, a2, a3);
-            pz = _mm256_fmadd_ps(a0, zx, _mm256_fmadd_ps(a1, zy, _mm256_fmadd_ps(a2, zz, a3)));
-        }
-        __m256 sp1 = zero, sp2 = zero, nmax = norm;
-        (void)ts1; (void)tr1;
+        SNW_DQ_APPLY(jx, px, py, pz);
+        __m256 sp1 = zero, sp2 = zero;
         for (uint32_t sl = 0; sl < maxc; sl++) {
             uint32_t kx[8];
             for (uint32_t k = 0; k < 8; k++) kx[k] = sl < cnt[k] ? neighbors[first[k] + sl + (sl >= selfp[k])] : jx[k];
-            __m256 a0, a1, a2, a3, ux, uy, uz;
-            SNW_GATHER4(rec, 16u, kx, a0, a1, a2, a3);
-            ux = _mm256_sub_ps(_mm256_fmadd_ps(a0, zx, _mm256_fmadd_ps(a1, zy, _mm256_fmadd_ps(a2, zz, a3))), px);
-            SNW_GATHER4(rec + 4, 16u, kx, a0, a1, a2, a3);
-            uy = _mm256_sub_ps(_mm256_fmadd_ps(a0, zx, _mm256_fmadd_ps(a1, zy, _mm256_fmadd_ps(a2, zz, a3))), py);
-            SNW_GATHER4(rec + 8, 16u, kx, a0, a1, a2, a3);
-            uz = _mm256_sub_ps(_mm256_fmadd_ps(a0, zx, _mm256_fmadd_ps(a1, zy, _mm256_fmadd_ps(a2, zz, a3))), pz);
+            __m256 ux, uy, uz;
+            SNW_DQ_APPLY(kx, ux, uy, uz);
+            ux = _mm256_sub_ps(ux, px); uy = _mm256_sub_ps(uy, py); uz = _mm256_sub_ps(uz, pz);
             sp2 = _mm256_max_ps(sp2, _mm256_fmadd_ps(ux, ux, _mm256_fmadd_ps(uy, uy, _mm256_mul_ps(uz, uz))));
             if (scale) {
-                SNW_GATHER4(rec + 12, 16u, kx, a0, a1, a2, a3);
-                nmax = _mm256_max_ps(nmax, a0);
-                SNW_GATHER4(pal, stride, kx, a0, a1, a2, a3);
-                ux = _mm256_sub_ps(_mm256_fmadd_ps(a0, yx, _mm256_fmadd_ps(a1, yy, _mm256_fmadd_ps(a2, yz, a3))), zx);
-                SNW_GATHER4(pal + 4, stride, kx, a0, a1, a2, a3);
-                uy = _mm256_sub_ps(_mm256_fmadd_ps(a0, yx, _mm256_fmadd_ps(a1, yy, _mm256_fmadd_ps(a2, yz, a3))), zy);
-                SNW_GATHER4(pal + 8, stride, kx, a0, a1, a2, a3);
-                uz = _mm256_sub_ps(_mm256_fmadd_ps(a0, yx, _mm256_fmadd_ps(a1, yy, _mm256_fmadd_ps(a2, yz, a3))), zz);
+                __m256 s0, s1, s2, s3;
+                SNW_GATHER4(pal, stride, kx, s0, s1, s2, s3);
+                ux = _mm256_sub_ps(SNW_ROWS(s, yx, yy, yz), zx);
+                SNW_GATHER4(pal + 4, stride, kx, s0, s1, s2, s3);
+                uy = _mm256_sub_ps(SNW_ROWS(s, yx, yy, yz), zy);
+                SNW_GATHER4(pal + 8, stride, kx, s0, s1, s2, s3);
+                uz = _mm256_sub_ps(SNW_ROWS(s, yx, yy, yz), zz);
                 sp1 = _mm256_max_ps(sp1, _mm256_fmadd_ps(ux, ux, _mm256_fmadd_ps(uy, uy, _mm256_mul_ps(uz, uz))));
+                nmax = _mm256_max_ps(nmax, _mm256_set_ps(norms[kx[7]], norms[kx[6]], norms[kx[5]], norms[kx[4]],
+                                                         norms[kx[3]], norms[kx[2]], norms[kx[1]], norms[kx[0]]));
             }
         }
         /* the rule (bounds.h) with the rounding terms above */
-        __m256 d2 = _mm256_sqrt_ps(sp2), two = _mm256_set1_ps(2.0f);
-        __m256 err2 = _mm256_mul_ps(eps, _mm256_fmadd_ps(two, _mm256_add_ps(SNW_ABS1(zx, zy, zz), trmax), d2));
+        __m256 d2 = _mm256_sqrt_ps(sp2);
+        __m256 err2 = _mm256_mul_ps(eps, _mm256_fmadd_ps(_mm256_set1_ps(8.0f), SNW_ABS1(zx, zy, zz),
+                                                         _mm256_fmadd_ps(two, SNW_ABS1(px, py, pz),
+                                                                         _mm256_mul_ps(_mm256_set1_ps(4.0f), d2))));
         __m256 spread2 = _mm256_add_ps(d2, err2), e;
         if (scale) {
             __m256 d1 = _mm256_sqrt_ps(sp1);
@@ -856,15 +825,16 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
         hy = _mm256_max_ps(hy, _mm256_add_ps(py, e));
         hz = _mm256_max_ps(hz, _mm256_add_ps(pz, e));
     }
+#undef SNW_DQ_APPLY
+#undef SNW_ROWS
 #undef SNW_ABS1
-#undef SNW_SCATTER4
 #undef SNW_GATHER4
 #undef SNW_T8X4
 #undef SNW_LOAD2
-    {
-        __m256 f = _mm256_sub_ps(chk, chk); /* a non-finite centre or radius: the scalar loop decides */
-        if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q))) return -1;
-    }
+    /* a sum of finite palette values may overflow to infinity, a zero quaternion give
+     * a non-finite centre: then the scalar loop decides (and checks the palette exactly) */
+    __m256 f = _mm256_add_ps(_mm256_sub_ps(fin, fin), _mm256_sub_ps(chk, chk));
+    if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q))) return -1;
     float b[6][8];
     _mm256_storeu_ps(b[0], lx); _mm256_storeu_ps(b[1], ly); _mm256_storeu_ps(b[2], lz);
     _mm256_storeu_ps(b[3], hx); _mm256_storeu_ps(b[4], hy); _mm256_storeu_ps(b[5], hz);
