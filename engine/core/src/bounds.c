@@ -91,6 +91,8 @@ sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8
         bv3 c = b3(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
         double r = 0;
         uint32_t first = used;
+        if (used < neighbor_capacity) neighbors[used] = (uint16_t)a; /* a itself first: the lanes skip it cheaply */
+        used++;
         for (uint32_t i = 0; i < n; i++) {
             bvert x = vert_at(v, v8, i);
             if (!influences(&x, a)) continue;
@@ -658,14 +660,21 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
         __m256 g3 = SNW_LOAD2((base) + (size_t)(step) * (jx)[3], (base) + (size_t)(step) * (jx)[7]); \
         SNW_T8X4(g0, g1, g2, g3, o0, o1, o2, o3);                                                    \
     } while (0)
+    /* the same with offsets (in floats) instead of indices times a step */
+#define SNW_GATHER4O(base, o, o0, o1, o2, o3)                                                        \
+    do {                                                                                            \
+        __m256 g0 = SNW_LOAD2((base) + (o)[0], (base) + (o)[4]), g1 = SNW_LOAD2((base) + (o)[1], (base) + (o)[5]); \
+        __m256 g2 = SNW_LOAD2((base) + (o)[2], (base) + (o)[6]), g3 = SNW_LOAD2((base) + (o)[3], (base) + (o)[7]); \
+        SNW_T8X4(g0, g1, g2, g3, o0, o1, o2, o3);                                                    \
+    } while (0)
 #define SNW_ABS1(x, y, z) _mm256_add_ps(_mm256_and_ps(x, absm), _mm256_add_ps(_mm256_and_ps(y, absm), _mm256_and_ps(z, absm)))
 #define SNW_ROWS(p, x, y, z) _mm256_fmadd_ps(p##0, x, _mm256_fmadd_ps(p##1, y, _mm256_fmadd_ps(p##2, z, p##3)))
     /* the dual quaternions of joints jx applied to (zx, zy, zz): (ox, oy, oz); fin += the loaded values */
-#define SNW_DQ_APPLY(jx, ox, oy, oz)                                                                 \
+#define SNW_DQ_APPLY(ofs, ox, oy, oz)                                                                 \
     do {                                                                                            \
         __m256 rx_, ry_, rz_, rw_, dx_, dy_, dz_, dw_;                                                      \
-        SNW_GATHER4(pal + dq_off, stride, jx, rx_, ry_, rz_, rw_);                                       \
-        SNW_GATHER4(pal + dq_off + 4, stride, jx, dx_, dy_, dz_, dw_);                                   \
+        SNW_GATHER4O(pal + dq_off, ofs, rx_, ry_, rz_, rw_);                                       \
+        SNW_GATHER4O(pal + dq_off + 4, ofs, dx_, dy_, dz_, dw_);                                   \
         fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(rx_, ry_), _mm256_add_ps(rz_, rw_)), \
                                                _mm256_add_ps(_mm256_add_ps(dx_, dy_), _mm256_add_ps(dz_, dw_)))); \
         __m256 s_ = _mm256_div_ps(two, _mm256_fmadd_ps(rx_, rx_, _mm256_fmadd_ps(ry_, ry_, _mm256_fmadd_ps(rz_, rz_, _mm256_mul_ps(rw_, rw_))))); \
@@ -729,6 +738,7 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
     const __m256 eps = _mm256_set1_ps(4e-6f);
     for (uint32_t a = 0; a < joint_count; a += 8) {
         uint32_t jx[8], first[8], cnt[8], selfp[8], maxc = 0;
+        size_t jo[8];
         for (uint32_t k = 0; k < 8; k++) {
             uint32_t j = a + k < joint_count ? a + k : joint_count - 1;
             const sinew_joint_bounds *jb = &joints[j];
@@ -739,7 +749,7 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
                 for (uint32_t e = 0; e < c; e++)
                     if (neighbors[f + e] == j) { self = e; break; }
             c -= self < c;
-            jx[k] = j; first[k] = f; cnt[k] = c; selfp[k] = self;
+            jx[k] = j; first[k] = f; cnt[k] = c; selfp[k] = self; jo[k] = (size_t)stride * j;
             maxc = c > maxc ? c : maxc;
         }
         /* the lane's point y and radius (c, r) or (g, q), the weight bound w, the offset o (CoR) */
@@ -770,31 +780,35 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
         __m256 zx = yx, zy = yy, zz = yz, nmax = one;
         if (scale) {
             __m256 s0, s1, s2, s3;
-            SNW_GATHER4(pal, stride, jx, s0, s1, s2, s3);
+            SNW_GATHER4O(pal, jo, s0, s1, s2, s3);
             zx = SNW_ROWS(s, yx, yy, yz);
-            SNW_GATHER4(pal + 4, stride, jx, s0, s1, s2, s3);
+            SNW_GATHER4O(pal + 4, jo, s0, s1, s2, s3);
             zy = SNW_ROWS(s, yx, yy, yz);
-            SNW_GATHER4(pal + 8, stride, jx, s0, s1, s2, s3);
+            SNW_GATHER4O(pal + 8, jo, s0, s1, s2, s3);
             zz = SNW_ROWS(s, yx, yy, yz);
             nmax = _mm256_loadu_ps(norms + a);
         }
         __m256 px, py, pz;
-        SNW_DQ_APPLY(jx, px, py, pz);
+        SNW_DQ_APPLY(jo, px, py, pz);
         __m256 sp1 = zero, sp2 = zero;
         for (uint32_t sl = 0; sl < maxc; sl++) {
             uint32_t kx[8];
-            for (uint32_t k = 0; k < 8; k++) kx[k] = sl < cnt[k] ? neighbors[first[k] + sl + (sl >= selfp[k])] : jx[k];
+            size_t ko[8];
+            for (uint32_t k = 0; k < 8; k++) {
+                kx[k] = sl < cnt[k] ? neighbors[first[k] + sl + (sl >= selfp[k])] : jx[k];
+                ko[k] = (size_t)stride * kx[k];
+            }
             __m256 ux, uy, uz;
-            SNW_DQ_APPLY(kx, ux, uy, uz);
+            SNW_DQ_APPLY(ko, ux, uy, uz);
             ux = _mm256_sub_ps(ux, px); uy = _mm256_sub_ps(uy, py); uz = _mm256_sub_ps(uz, pz);
             sp2 = _mm256_max_ps(sp2, _mm256_fmadd_ps(ux, ux, _mm256_fmadd_ps(uy, uy, _mm256_mul_ps(uz, uz))));
             if (scale) {
                 __m256 s0, s1, s2, s3;
-                SNW_GATHER4(pal, stride, kx, s0, s1, s2, s3);
+                SNW_GATHER4O(pal, ko, s0, s1, s2, s3);
                 ux = _mm256_sub_ps(SNW_ROWS(s, yx, yy, yz), zx);
-                SNW_GATHER4(pal + 4, stride, kx, s0, s1, s2, s3);
+                SNW_GATHER4O(pal + 4, ko, s0, s1, s2, s3);
                 uy = _mm256_sub_ps(SNW_ROWS(s, yx, yy, yz), zy);
-                SNW_GATHER4(pal + 8, stride, kx, s0, s1, s2, s3);
+                SNW_GATHER4O(pal + 8, ko, s0, s1, s2, s3);
                 uz = _mm256_sub_ps(SNW_ROWS(s, yx, yy, yz), zz);
                 sp1 = _mm256_max_ps(sp1, _mm256_fmadd_ps(ux, ux, _mm256_fmadd_ps(uy, uy, _mm256_mul_ps(uz, uz))));
                 nmax = _mm256_max_ps(nmax, _mm256_set_ps(norms[kx[7]], norms[kx[6]], norms[kx[5]], norms[kx[4]],
@@ -829,6 +843,7 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
 #undef SNW_ROWS
 #undef SNW_ABS1
 #undef SNW_GATHER4
+#undef SNW_GATHER4O
 #undef SNW_T8X4
 #undef SNW_LOAD2
     /* a sum of finite palette values may overflow to infinity, a zero quaternion give
