@@ -64,7 +64,7 @@ extern "C" {
 
 /* Builds the joint bounds of a mesh of n vertices, given as v (4 influences) or
  * v8 (8; exactly one non-NULL), for a skeleton of joint_count joints. neighbors
- * receives the N(a) lists (at most joint_count x joint_count entries; fewer for
+ * receives the N(a) lists (a itself first) (at most joint_count x joint_count entries; fewer for
  * real meshes); *neighbor_count the entries used. Not a per-frame call
  * (O(joint_count x n)). Errors: INVALID_ARGUMENT (NULL, both or no vertex
  * arrays), EMPTY (n or joint_count 0), JOINT_INDEX (a joint >= joint_count),
