@@ -1,4 +1,5 @@
-/* The eight-lane bounds of DQS, CoR and their scale variants (bounds.c,
+/* The eight-lane bounds of DQS, CoR and their scale variants, without bulge and with
+ * bulge correction but not its inner push (bounds.c,
  * rigid_boxes_avx2; the scalar loop where the CPU lacks AVX2 + FMA, which must
  * pass the same checks) on fresh random input:
  *  - random forests of 1, 5, 8, 9, 23, 64, 200, 256 joints (full groups of eight,
@@ -8,6 +9,9 @@
  *    non-uniform scale 0.5..2 on 40 % of the joints and, where the palette builder
  *    accepts it, a mirrored axis on some joints); a random root up to 1,000 away
  *    (so the float32 rounding terms matter); random morph growth on half the cases.
+ *    each with flags 0 and SINEW_SKIN_BULGE_CORRECTION (with bulge, also every joint's
+ *    posed segment ends, as packed, lie in the box: the rule's own term, which the
+ *    reference vertices of these meshes do not always need).
  *    EVERY vertex skinned by the float64 reference (sinew_reference_skin_cor, from
  *    the float64 palette the packed one was made from) lies inside the box: no
  *    tolerance, the box carries its own padding (1e-5 of its size and position).
@@ -15,8 +19,9 @@
  *    box within 2x the vertices' own box diagonal that, shrunk by 40 % about its
  *    centre, loses vertices, for every method;
  *  - a NaN or an infinity in any joint of a 19-joint palette (first group, second
- *    group, tail) gives NON_FINITE for every method; finite values whose sum
- *    overflows float32 do not. */
+ *    group, tail; every third float of the entry, bulge slots and pad slot included)
+ *    gives NON_FINITE for every method, with and without bulge; finite values whose
+ *    sum overflows float32 do not. */
 #include "testutil.h"
 #include <sinew/sinew.h>
 #include <sinew/bounds.h>
@@ -41,24 +46,25 @@ int main(void)
     sinew_joint_bounds *jb = malloc(sizeof(sinew_joint_bounds) * MAXJ);
     uint32_t ncap = MAXJ * MAXJ;
     uint16_t *nb = malloc(sizeof(uint16_t) * ncap);
-    float *centers = malloc(sizeof(float) * 3 * n), growth[MAXJ];
+    float *centers = malloc(sizeof(float) * 3 * n), growth[MAXJ], *bulge = malloc(sizeof(float) * n);
     sinew_transform *rest = malloc(sizeof(sinew_transform) * MAXJ), *local = malloc(sizeof(sinew_transform) * MAXJ);
-    uint32_t cases = 0, outside = 0, mirrored = 0, grown = 0;
+    uint32_t cases = 0, outside = 0, mirrored = 0, grown = 0, segment_ends_out = 0;
 
     for (uint32_t s = 0; s < NJC; s++) {
         uint32_t jc = joint_counts[s];
         sinew_skeleton *skel = NULL;
         TU_CHECK_OK(tu_make_random_skeleton(&rng, jc, rest, &skel));
         if (!skel) continue;
-        TU_CHECK_OK(tu_make_random_mesh(&rng, skel, n, 0.6, v4, NULL));
+        TU_CHECK_OK(tu_make_random_mesh(&rng, skel, n, 0.6, v4, bulge));
         uint32_t used = 0;
         TU_CHECK_OK(sinew_joint_bounds_build(v4, NULL, n, jc, jb, nb, ncap, &used));
         for (uint32_t i = 0; i < n; i++)
             for (int c = 0; c < 3; c++) centers[3 * i + c] = v4[i].position[c] + (float)tu_uniform(&rng, -0.6, 0.6);
         TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, n, jc, centers, jb));
         for (int trial = 0; trial < 6; trial++)
-            for (int m = 1; m < SINEW_METHOD_COUNT; m++) {
-                sinew_method method = (sinew_method)m;
+            for (int mb = 0; mb < 2 * (SINEW_METHOD_COUNT - 1); mb++) {
+                sinew_method method = (sinew_method)(1 + mb / 2);
+                uint32_t flags = mb % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0u;
                 memcpy(local, rest, sizeof(sinew_transform) * jc);
                 tu_random_pose(&rng, jc, local, 1.2 * M_PI, rigid_method(method) ? 0.0 : 0.4);
                 int mirror = !rigid_method(method) && trial % 2 == 1;
@@ -76,18 +82,29 @@ int main(void)
                 }
                 TU_CHECK_OK(br);
                 mirrored += (uint32_t)mirror;
-                TU_CHECK_OK(sinew_palette_pack(method, 0, pal, jc, packed));
+                TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
                 float lo[3], hi[3], glo[3], ghi[3];
-                TU_CHECK_OK(sinew_character_bounds(jb, nb, jc, method, 0, packed, lo, hi));
+                TU_CHECK_OK(sinew_character_bounds(jb, nb, jc, method, flags, packed, lo, hi));
                 /* growth only widens the box (the morphed mesh is not skinned here; test_bounds_morph does) */
                 int grow = trial % 3 == 2;
                 if (grow) {
                     for (uint32_t j = 0; j < jc; j++) growth[j] = (float)tu_uniform(&rng, 0.0, 0.2);
-                    TU_CHECK_OK(sinew_character_bounds_morphed(jb, nb, jc, method, 0, packed, growth, glo, ghi));
+                    TU_CHECK_OK(sinew_character_bounds_morphed(jb, nb, jc, method, flags, packed, growth, glo, ghi));
                     for (int c = 0; c < 3; c++) TU_CHECK(glo[c] <= lo[c] && ghi[c] >= hi[c]);
                     grown++;
                 }
-                TU_CHECK_OK(sinew_reference_skin_cor(n, v4, NULL, centers, NULL, pal, jc, method, 0, pos, nrm));
+                if (flags) { /* the rule puts every joint's posed segment ends (palette bulge slots) in the box */
+                    uint32_t st = sinew_palette_gpu_stride(method, flags) * 4u, bo = (method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 2u : 5u) * 4u;
+                    uint32_t ends_out = 0;
+                    for (uint32_t j = 0; j < jc; j++)
+                        for (int e2 = 0; e2 < 2 && jb[j].radius >= 0.0f; e2++)
+                            for (int c = 0; c < 3; c++) {
+                                float x = packed[st * j + bo + 4u * (uint32_t)e2 + (uint32_t)c];
+                                ends_out += !(x >= lo[c] && x <= hi[c]);
+                            }
+                    segment_ends_out += ends_out;
+                }
+                TU_CHECK_OK(sinew_reference_skin_cor(n, v4, NULL, centers, bulge, pal, jc, method, flags, pos, nrm));
                 uint32_t out = 0;
                 for (uint32_t i = 0; i < n; i++)
                     for (int c = 0; c < 3; c++) {
@@ -97,15 +114,16 @@ int main(void)
                 cases++;
                 outside += out != 0;
                 if (out)
-                    TU_CHECK_MSG(0, "%u joints, %s, trial %d%s: %u coordinates outside the bounds", jc,
-                                 sinew_method_name(method), trial, mirror ? " (mirrored)" : "", out);
+                    TU_CHECK_MSG(0, "%u joints, %s%s, trial %d%s: %u coordinates outside the bounds", jc,
+                                 sinew_method_name(method), flags ? "+bulge" : "", trial, mirror ? " (mirrored)" : "", out);
             }
         sinew_skeleton_destroy(skel);
     }
     fprintf(stderr, "%u cases (%u mirrored, %u with growth): %u with a vertex outside\n", cases, mirrored, grown,
             outside);
     TU_CHECK(outside == 0);
-    TU_CHECK(cases == NJC * 6 * (SINEW_METHOD_COUNT - 1));
+    TU_CHECK(segment_ends_out == 0);
+    TU_CHECK(cases == NJC * 6 * 2 * (SINEW_METHOD_COUNT - 1));
     TU_CHECK(mirrored > 0); /* some scale method takes mirrored joints */
 
     /* Not vacuous: one influence per vertex, 9 and 64 joints, every method */
@@ -177,28 +195,30 @@ int main(void)
         for (uint32_t i = 0; i < 3 * n; i++) centers[i] = v4[i / 3].position[i % 3];
         TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, n, jc, centers, jb));
         const uint32_t bad_joint[3] = { 0, 12, 18 };
-        for (int m = 1; m < SINEW_METHOD_COUNT; m++) {
-            sinew_method method = (sinew_method)m;
-            uint32_t stride = sinew_palette_gpu_stride(method, 0) * 4u;
+        for (int mb = 0; mb < 2 * (SINEW_METHOD_COUNT - 1); mb++) {
+            sinew_method method = (sinew_method)(1 + mb / 2);
+            uint32_t flags = mb % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0u;
+            uint32_t stride = sinew_palette_gpu_stride(method, flags) * 4u;
             TU_CHECK_OK(sinew_palette_build(sk, method, rest, NULL, scratch, pal));
             for (int b = 0; b < 3; b++)
                 for (uint32_t slot = 0; slot < stride; slot += 3) {
                     float lo[3], hi[3];
-                    TU_CHECK_OK(sinew_palette_pack(method, 0, pal, jc, packed));
+                    TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
                     packed[stride * bad_joint[b] + slot] = slot % 2 ? INFINITY : NAN;
-                    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, jc, method, 0, packed, lo, hi), SINEW_ERROR_NON_FINITE);
+                    TU_CHECK_RESULT(sinew_character_bounds(jb, nb, jc, method, flags, packed, lo, hi), SINEW_ERROR_NON_FINITE);
                 }
             /* finite values whose float sum overflows: not NON_FINITE */
             float lo[3], hi[3];
-            TU_CHECK_OK(sinew_palette_pack(method, 0, pal, jc, packed));
+            TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
             uint32_t dq = method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 0u : 12u;
             packed[stride * 3 + dq + 4] = 3.0e38f; /* dual part x of joint 3, and of joint 11 (same lane) */
             packed[stride * 11 + dq + 4] = 3.0e38f;
-            TU_CHECK(sinew_character_bounds(jb, nb, jc, method, 0, packed, lo, hi) != SINEW_ERROR_NON_FINITE);
+            TU_CHECK(sinew_character_bounds(jb, nb, jc, method, flags, packed, lo, hi) != SINEW_ERROR_NON_FINITE);
         }
         sinew_skeleton_destroy(sk);
     }
 
+    free(bulge);
     free(v4); free(pos); free(nrm); free(scratch); free(pal); free(packed); free(jb); free(nb); free(centers);
     free(rest); free(local);
     return tu_finish("test_bounds_simd");

@@ -607,7 +607,9 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
  * bounds live on the stack); larger skeletons take the scalar loop. */
 #define BOUNDS_SIMD_MAX 256u
 
-/* DQS, CoR and their scale variants without bulge, eight joints per lane group
+/* DQS, CoR and their scale variants, with or without bulge but not its inner push
+ * (bulge: each joint's posed segment ends join the box, as in the scalar loop),
+ * eight joints per lane group
  * (AVX2 + FMA, float32). The same rules as the scalar loop (bounds.h), evaluated
  * differently: lane = joint a, with y_a (c_a, or g_a for CoR), Z_a = y_a (S_a y_a
  * for the scale methods) and P_a = R_a Z_a + t_a; then slot s of every lane's
@@ -630,12 +632,16 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
 __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_joint_bounds *joints,
                                                                  const uint16_t *neighbors, uint32_t joint_count,
                                                                  sinew_method method, const float *pal,
-                                                                 uint32_t stride, const float *growth, double lo[3],
-                                                                 double hi[3])
+                                                                 uint32_t stride, int bulge, const float *growth,
+                                                                 double lo[3], double hi[3])
 {
     if (joint_count > BOUNDS_SIMD_MAX) return -1;
     const int cor = sinew_method_uses_centers(method);
     const int scale = method != SINEW_METHOD_DQS && method != SINEW_METHOD_COR;
+    /* bulge (without the inner push): the segment ends of every joint with vertices join
+     * the box; the bulge slots and the entry's pad slot are summed for finiteness too */
+    const uint32_t bulge_off = SINEW_PAL_OFF_BULGE((uint32_t)method) * 4u;
+    const int pad = bulge && stride > bulge_off + 12u;
     const uint32_t dq_off = SINEW_PAL_OFF_DQ((uint32_t)method) * 4u;
     const uint32_t jstep = (uint32_t)(sizeof(sinew_joint_bounds) / sizeof(float));
     float norms[BOUNDS_SIMD_MAX + 8u] __attribute__((aligned(32)));
@@ -838,6 +844,26 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
         hx = _mm256_max_ps(hx, _mm256_add_ps(px, e));
         hy = _mm256_max_ps(hy, _mm256_add_ps(py, e));
         hz = _mm256_max_ps(hz, _mm256_add_ps(pz, e));
+        if (bulge) {
+            __m256 ax, ay, az, a3, bx, by, bz, b3v, q0, q1, q2, q3;
+            SNW_GATHER4O(pal + bulge_off, jo, ax, ay, az, a3);
+            SNW_GATHER4O(pal + bulge_off + 4, jo, bx, by, bz, b3v);
+            SNW_GATHER4O(pal + bulge_off + 8, jo, q0, q1, q2, q3);
+            fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(ax, ay), _mm256_add_ps(az, a3)),
+                                                   _mm256_add_ps(_mm256_add_ps(bx, by), _mm256_add_ps(bz, b3v))));
+            fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(q0, q1), _mm256_add_ps(q2, q3)));
+            if (pad) {
+                SNW_GATHER4O(pal + bulge_off + 12, jo, q0, q1, q2, q3);
+                fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(q0, q1), _mm256_add_ps(q2, q3)));
+            }
+            const __m256 pinf = _mm256_set1_ps(INFINITY);
+            lx = _mm256_min_ps(lx, _mm256_blendv_ps(pinf, _mm256_min_ps(ax, bx), used));
+            ly = _mm256_min_ps(ly, _mm256_blendv_ps(pinf, _mm256_min_ps(ay, by), used));
+            lz = _mm256_min_ps(lz, _mm256_blendv_ps(pinf, _mm256_min_ps(az, bz), used));
+            hx = _mm256_max_ps(hx, _mm256_blendv_ps(ninf, _mm256_max_ps(ax, bx), used));
+            hy = _mm256_max_ps(hy, _mm256_blendv_ps(ninf, _mm256_max_ps(ay, by), used));
+            hz = _mm256_max_ps(hz, _mm256_blendv_ps(ninf, _mm256_max_ps(az, bz), used));
+        }
     }
 #undef SNW_DQ_APPLY
 #undef SNW_ROWS
@@ -898,14 +924,15 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
         int any8 = lbs_boxes_avx2(joints, joint_count, packed_palette, stride, growth, l8, h8);
         if (any8 >= 0) return finish_box(any8, l8, h8, box_min, box_max);
     }
-    /* DQS, CoR and the scale methods without bulge: their neighbour rule eight joints
+    /* DQS, CoR and the scale methods without the inner push: their neighbour rule eight joints
      * at a time (rigid_boxes_avx2; same box up to its rounding terms; a build with
      * -DSNW_BOUNDS_NO_RIGID_AVX2 keeps the scalar loop, for comparisons) */
 #ifndef SNW_BOUNDS_NO_RIGID_AVX2
-    if (method != SINEW_METHOD_LBS && !(flags & SINEW_SKIN_BULGE_CORRECTION) &&
+    if (method != SINEW_METHOD_LBS && !(flags & SINEW_SKIN_BULGE_INNER) &&
         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         double l8[3] = { INFINITY, INFINITY, INFINITY }, h8[3] = { -INFINITY, -INFINITY, -INFINITY };
-        int any8 = rigid_boxes_avx2(joints, neighbors, joint_count, method, packed_palette, stride, growth, l8, h8);
+        int any8 = rigid_boxes_avx2(joints, neighbors, joint_count, method, packed_palette, stride,
+                                    (flags & SINEW_SKIN_BULGE_CORRECTION) != 0, growth, l8, h8);
         if (any8 >= 0) return finish_box(any8, l8, h8, box_min, box_max);
     }
 #endif
