@@ -28,6 +28,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_asset.h"
+#include "bench_util.h"
+
 static double now_ns(void)
 {
     struct timespec ts;
@@ -44,30 +47,13 @@ static double rnd(void)
     return (double)(rs >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void bench_model(const char *path, uint32_t chars)
 {
-    sinew_asset_desc d = { 0 };
-    d.path = path;
     sinew_asset *a = NULL;
-    if (sinew_asset_load(&d, &a, NULL) != SINEW_OK) {
-        printf("%s: not found or not loadable, skipped\n", path);
-        return;
-    }
+    sinew_rest_mesh *rm = NULL;
+    if (!bench_load_model(path, 0, &a, &rm)) return;
     const sinew_skeleton *skel = sinew_asset_skeleton(a);
     uint32_t nj = sinew_skeleton_joint_count(skel);
-    sinew_rest_mesh *rm = NULL;
-    sinew_error_info e;
-    if (sinew_asset_rest_mesh(a, SINEW_ASSET_ALL_MESHES, 4, &rm, &e) != SINEW_OK) {
-        printf("%s: %s\n", path, e.message);
-        sinew_asset_destroy(a);
-        return;
-    }
     const uint16_t *nb = NULL;
     const sinew_joint_bounds *jb = sinew_rest_mesh_joint_bounds(rm, &nb);
     uint64_t neighbors = 0;

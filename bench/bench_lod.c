@@ -31,15 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_asset.h"
+#include "bench_util.h"
+
 #define K 8          /* characters of the error run per group */
 #define FPS 60.0
 #define ROUNDS 5     /* cpu_ms: median of this many round-robin rounds */
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static int run_error(sinew_skinner *sk, sinew_crowd *crowd, sinew_model_id model, const sinew_clip *clip,
                      uint32_t nv, uint32_t n, uint32_t frames, double *err_max, double *err_mean, double *lag_max,
@@ -203,22 +200,12 @@ static int bone_cpu(sinew_crowd *crowd, sinew_model_id model, const sinew_skelet
 
 static void bench_model(sinew_gpu *gpu, const char *path, uint32_t chars, uint32_t frames, uint32_t threads)
 {
-    sinew_asset_desc d = { 0 };
-    d.path = path;
     sinew_asset *a = NULL;
-    if (sinew_asset_load(&d, &a, NULL) != SINEW_OK) {
-        printf("%s: not found or not loadable, skipped\n", path);
-        return;
-    }
+    sinew_rest_mesh *rm = NULL;
+    if (!bench_load_model(path, 1, &a, &rm)) return;
     const sinew_skeleton *skel = sinew_asset_skeleton(a);
     uint32_t nj = sinew_skeleton_joint_count(skel);
-    sinew_rest_mesh *rm = NULL;
     sinew_error_info e;
-    if (sinew_asset_clip_count(a) == 0 || sinew_asset_rest_mesh(a, SINEW_ASSET_ALL_MESHES, 4, &rm, &e) != SINEW_OK) {
-        printf("%s: %s\n", path, sinew_asset_clip_count(a) ? e.message : "no clip");
-        sinew_asset_destroy(a);
-        return;
-    }
     const sinew_clip *clip = sinew_asset_clip(a, 0);
     uint32_t nv = sinew_rest_mesh_vertex_count(rm);
     uint32_t maxc = chars > 3 * K ? chars : 3 * K;

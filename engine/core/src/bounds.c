@@ -91,6 +91,8 @@ sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8
         bv3 c = b3(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
         double r = 0;
         uint32_t first = used;
+        if (used < neighbor_capacity) neighbors[used] = (uint16_t)a; /* a itself first: the lanes skip it cheaply */
+        used++;
         for (uint32_t i = 0; i < n; i++) {
             bvert x = vert_at(v, v8, i);
             if (!influences(&x, a)) continue;
@@ -600,6 +602,290 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
     }
     return anymask != 0;
 }
+
+/* Joints the eight-lane rule of the rigid-part methods takes (its per-joint norm
+ * bounds live on the stack); larger skeletons take the scalar loop. */
+#define BOUNDS_SIMD_MAX 256u
+
+/* DQS, CoR and their scale variants, with or without bulge but not its inner push
+ * (bulge: each joint's posed segment ends join the box, as in the scalar loop),
+ * eight joints per lane group
+ * (AVX2 + FMA, float32). The same rules as the scalar loop (bounds.h), evaluated
+ * differently: lane = joint a, with y_a (c_a, or g_a for CoR), Z_a = y_a (S_a y_a
+ * for the scale methods) and P_a = R_a Z_a + t_a; then slot s of every lane's
+ * N(a) \ {a} at once (lanes with fewer neighbours repeat a itself, which adds
+ * nothing): the eight neighbours' dual quaternions (r, d) transposed in registers
+ * and applied to Z_a as they are, not normalized first (exactly the normalized
+ * map: R Z + t = Z + (2 / |r|^2) (r x (r x Z + w Z) + w d - dw r + r x d), one
+ * division per slot), max |R_k Z_a + t_k - P_a|^2 and, for the scale methods,
+ * max |S_k y_a - Z_a|^2 and max ||A_k||_2 (bounds per joint from a first pass, as
+ * in lbs_boxes_avx2), all in the lane: no per-pair square root, normalization,
+ * double arithmetic or stored matrix.
+ * Rounding (u = 2^-24): an image R_k Z + t_k is within ~12u (|Z|_1 + |t_k|_1) of the
+ * exact one and |t_k|_1 <= |X_k - P_a|_1 + |P_a|_1 + |R_k Z|_1 <= sqrt3 d + |P_a|_1 +
+ * sqrt3 |Z|_1 (d the largest distance), so the distance term is within ~30u (8 |Z|_1 +
+ * 2 |P_a|_1 + 4 d); the stage-1 distance and Z's own error within ~20u (2 max_k ||A_k||
+ * |y|_1 + 2 max |tS_k|_1 + d1). The rule adds 4e-6 (~67u) times those sums and scales
+ * e by 1 + 1e-5. Returns 1 when a joint has a vertex, 0 when none, -1 when the caller
+ * must decide with the scalar loop (a loaded value or a result not finite, too many
+ * joints). */
+__attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_joint_bounds *joints,
+                                                                 const uint16_t *neighbors, uint32_t joint_count,
+                                                                 sinew_method method, const float *pal,
+                                                                 uint32_t stride, int bulge, const float *growth,
+                                                                 double lo[3], double hi[3])
+{
+    if (joint_count > BOUNDS_SIMD_MAX) return -1;
+    const int cor = sinew_method_uses_centers(method);
+    const int scale = method != SINEW_METHOD_DQS && method != SINEW_METHOD_COR;
+    /* bulge (without the inner push): the segment ends of every joint with vertices join
+     * the box; the bulge slots and the entry's pad slot are summed for finiteness too */
+    const uint32_t bulge_off = SINEW_PAL_OFF_BULGE((uint32_t)method) * 4u;
+    const int pad = bulge && stride > bulge_off + 12u;
+    const uint32_t dq_off = SINEW_PAL_OFF_DQ((uint32_t)method) * 4u;
+    const uint32_t jstep = (uint32_t)(sizeof(sinew_joint_bounds) / sizeof(float));
+    float norms[BOUNDS_SIMD_MAX + 8u] __attribute__((aligned(32)));
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
+    const __m256 ninf = _mm256_set1_ps(-INFINITY);
+    __m256 fin = zero, tsmax = zero;
+#define SNW_LOAD2(p, q) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(q), 1)
+#define SNW_T8X4(q0, q1, q2, q3, o0, o1, o2, o3)                                                     \
+    do {                                                                                            \
+        __m256 u0 = _mm256_unpacklo_ps(q0, q1), u1 = _mm256_unpacklo_ps(q2, q3);                     \
+        __m256 u2 = _mm256_unpackhi_ps(q0, q1), u3 = _mm256_unpackhi_ps(q2, q3);                     \
+        o0 = _mm256_shuffle_ps(u0, u1, 0x44); o1 = _mm256_shuffle_ps(u0, u1, 0xee);                  \
+        o2 = _mm256_shuffle_ps(u2, u3, 0x44); o3 = _mm256_shuffle_ps(u2, u3, 0xee);                  \
+    } while (0)
+    /* the 16-byte rows at base + step * jx[0..7], transposed: o0..o3 = components */
+#define SNW_GATHER4(base, step, jx, o0, o1, o2, o3)                                                  \
+    do {                                                                                            \
+        __m256 g0 = SNW_LOAD2((base) + (size_t)(step) * (jx)[0], (base) + (size_t)(step) * (jx)[4]); \
+        __m256 g1 = SNW_LOAD2((base) + (size_t)(step) * (jx)[1], (base) + (size_t)(step) * (jx)[5]); \
+        __m256 g2 = SNW_LOAD2((base) + (size_t)(step) * (jx)[2], (base) + (size_t)(step) * (jx)[6]); \
+        __m256 g3 = SNW_LOAD2((base) + (size_t)(step) * (jx)[3], (base) + (size_t)(step) * (jx)[7]); \
+        SNW_T8X4(g0, g1, g2, g3, o0, o1, o2, o3);                                                    \
+    } while (0)
+    /* the same with offsets (in floats) instead of indices times a step */
+#define SNW_GATHER4O(base, o, o0, o1, o2, o3)                                                        \
+    do {                                                                                            \
+        __m256 g0 = SNW_LOAD2((base) + (o)[0], (base) + (o)[4]), g1 = SNW_LOAD2((base) + (o)[1], (base) + (o)[5]); \
+        __m256 g2 = SNW_LOAD2((base) + (o)[2], (base) + (o)[6]), g3 = SNW_LOAD2((base) + (o)[3], (base) + (o)[7]); \
+        SNW_T8X4(g0, g1, g2, g3, o0, o1, o2, o3);                                                    \
+    } while (0)
+#define SNW_ABS1(x, y, z) _mm256_add_ps(_mm256_and_ps(x, absm), _mm256_add_ps(_mm256_and_ps(y, absm), _mm256_and_ps(z, absm)))
+#define SNW_ROWS(p, x, y, z) _mm256_fmadd_ps(p##0, x, _mm256_fmadd_ps(p##1, y, _mm256_fmadd_ps(p##2, z, p##3)))
+    /* the dual quaternions of joints jx applied to (zx, zy, zz): (ox, oy, oz); fin += the loaded values */
+#define SNW_DQ_APPLY(ofs, ox, oy, oz)                                                                 \
+    do {                                                                                            \
+        __m256 rx_, ry_, rz_, rw_, dx_, dy_, dz_, dw_;                                                      \
+        SNW_GATHER4O(pal + dq_off, ofs, rx_, ry_, rz_, rw_);                                       \
+        SNW_GATHER4O(pal + dq_off + 4, ofs, dx_, dy_, dz_, dw_);                                   \
+        fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(rx_, ry_), _mm256_add_ps(rz_, rw_)), \
+                                               _mm256_add_ps(_mm256_add_ps(dx_, dy_), _mm256_add_ps(dz_, dw_)))); \
+        __m256 s_ = _mm256_div_ps(two, _mm256_fmadd_ps(rx_, rx_, _mm256_fmadd_ps(ry_, ry_, _mm256_fmadd_ps(rz_, rz_, _mm256_mul_ps(rw_, rw_))))); \
+        __m256 ux_ = _mm256_fmadd_ps(rw_, zx, _mm256_fmsub_ps(ry_, zz, _mm256_mul_ps(rz_, zy)));        \
+        __m256 uy_ = _mm256_fmadd_ps(rw_, zy, _mm256_fmsub_ps(rz_, zx, _mm256_mul_ps(rx_, zz)));        \
+        __m256 uz_ = _mm256_fmadd_ps(rw_, zz, _mm256_fmsub_ps(rx_, zy, _mm256_mul_ps(ry_, zx)));        \
+        /* r x u + w d - dw_ r + r x d = r x (u + d) + w d - dw_ r */                                   \
+        ux_ = _mm256_add_ps(ux_, dx_); uy_ = _mm256_add_ps(uy_, dy_); uz_ = _mm256_add_ps(uz_, dz_);          \
+        __m256 vx_ = _mm256_fmsub_ps(ry_, uz_, _mm256_mul_ps(rz_, uy_));                                  \
+        __m256 vy_ = _mm256_fmsub_ps(rz_, ux_, _mm256_mul_ps(rx_, uz_));                                  \
+        __m256 vz_ = _mm256_fmsub_ps(rx_, uy_, _mm256_mul_ps(ry_, ux_));                                  \
+        vx_ = _mm256_fmadd_ps(rw_, dx_, _mm256_fnmadd_ps(dw_, rx_, vx_));                                  \
+        vy_ = _mm256_fmadd_ps(rw_, dy_, _mm256_fnmadd_ps(dw_, ry_, vy_));                                  \
+        vz_ = _mm256_fmadd_ps(rw_, dz_, _mm256_fnmadd_ps(dw_, rz_, vz_));                                  \
+        ox = _mm256_fmadd_ps(s_, vx_, zx); oy = _mm256_fmadd_ps(s_, vy_, zy); oz = _mm256_fmadd_ps(s_, vz_, zz); \
+    } while (0)
+    /* pass 1 (scale methods): the bound of ||A_k||_2 of each joint's scale rows (as in
+     * lbs_boxes_avx2) and the largest |tS_k|_1; lanes past the end write the padding */
+    for (uint32_t a = 0; scale && a < joint_count; a += 8) {
+        uint32_t jx[8];
+        for (uint32_t k = 0; k < 8; k++) jx[k] = a + k < joint_count ? a + k : joint_count - 1;
+        __m256 m[12];
+        for (int row = 0; row < 3; row++) SNW_GATHER4(pal + 4 * row, stride, jx, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
+        fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(m[0], m[1]), _mm256_add_ps(m[2], m[3])),
+                                               _mm256_add_ps(_mm256_add_ps(m[4], m[5]), _mm256_add_ps(m[6], m[7]))));
+        fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(m[8], m[9]), _mm256_add_ps(m[10], m[11])));
+#define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
+        __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
+        __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
+        __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
+        __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
+        __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
+        __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
+        __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
+        __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
+        __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
+        __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
+        __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
+        __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
+#undef SNW_DOT3
+        __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
+                                  _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
+                                                _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
+        __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
+                                  _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
+                                                _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
+        __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
+        __m256 l = _mm256_min_ps(fro, _mm256_min_ps(g1, g2));
+        _mm256_storeu_ps(norms + a, _mm256_mul_ps(_mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l)),
+                                                  _mm256_set1_ps(1.0f + 2e-6f)));
+        tsmax = _mm256_max_ps(tsmax, SNW_ABS1(m[3], m[7], m[11]));
+    }
+    if (scale) { /* the largest |tS|_1 in every lane */
+        tsmax = _mm256_max_ps(tsmax, _mm256_permute2f128_ps(tsmax, tsmax, 1));
+        tsmax = _mm256_max_ps(tsmax, _mm256_permute_ps(tsmax, 0x4e));
+        tsmax = _mm256_max_ps(tsmax, _mm256_permute_ps(tsmax, 0xb1));
+    }
+    /* pass 2: lane = joint */
+    __m256 lx = _mm256_set1_ps(INFINITY), ly = lx, lz = lx, hx = ninf, hy = ninf, hz = ninf, chk = zero;
+    int anymask = 0;
+    const __m256 eps = _mm256_set1_ps(4e-6f);
+    for (uint32_t a = 0; a < joint_count; a += 8) {
+        uint32_t jx[8], first[8], cnt[8], selfp[8], maxc = 0;
+        size_t jo[8];
+        for (uint32_t k = 0; k < 8; k++) {
+            uint32_t j = a + k < joint_count ? a + k : joint_count - 1;
+            const sinew_joint_bounds *jb = &joints[j];
+            uint32_t f = jb->first_neighbor, c = jb->radius >= 0.0f ? jb->neighbor_count : 0u, self = c;
+            /* a itself (in N(a), usually first) adds nothing: its slot is skipped */
+            if (c && neighbors[f] == j) self = 0;
+            else
+                for (uint32_t e = 0; e < c; e++)
+                    if (neighbors[f + e] == j) { self = e; break; }
+            c -= self < c;
+            jx[k] = j; first[k] = f; cnt[k] = c; selfp[k] = self; jo[k] = (size_t)stride * j;
+            maxc = c > maxc ? c : maxc;
+        }
+        /* the lane's point y and radius (c, r) or (g, q), the weight bound w, the offset o (CoR) */
+        __m256 yx, yy, yz, rad, r0, wv, off = zero;
+        {
+            __m256 t0, t1, t2, t3;
+            SNW_GATHER4(joints->center, jstep, jx, t0, t1, t2, r0);
+            if (cor) {
+                SNW_GATHER4(joints->cor_center, jstep, jx, yx, yy, yz, rad);
+                SNW_GATHER4(joints->cor_center + 1, jstep, jx, t1, t2, t3, off);
+            } else { yx = t0; yy = t1; yz = t2; rad = r0; }
+            SNW_GATHER4(&joints->min_major_weight, jstep, jx, wv, t1, t2, t3);
+            (void)t3;
+        }
+        __m256 used = _mm256_cmp_ps(r0, zero, _CMP_GE_OQ);
+        anymask |= _mm256_movemask_ps(used);
+        /* morph growth G: r + G for DQS; o + G for CoR (bounds.h, "Morph targets") */
+        if (growth) {
+            __m256 G = a + 8 <= joint_count ? _mm256_loadu_ps(growth + a)
+                                            : _mm256_set_ps(growth[jx[7]], growth[jx[6]], growth[jx[5]], growth[jx[4]],
+                                                            growth[jx[3]], growth[jx[2]], growth[jx[1]], growth[jx[0]]);
+            if (cor) off = _mm256_add_ps(off, G);
+            else rad = _mm256_add_ps(rad, G);
+        }
+        /* 1 / w (1/8 when no weight was recorded) */
+        __m256 iw = _mm256_div_ps(one, _mm256_blendv_ps(_mm256_set1_ps(0.125f), wv, _mm256_cmp_ps(wv, zero, _CMP_GT_OQ)));
+        /* Z = y or S_a y, P = R_a Z + t_a */
+        __m256 zx = yx, zy = yy, zz = yz, nmax = one;
+        if (scale) {
+            __m256 s0, s1, s2, s3;
+            SNW_GATHER4O(pal, jo, s0, s1, s2, s3);
+            zx = SNW_ROWS(s, yx, yy, yz);
+            SNW_GATHER4O(pal + 4, jo, s0, s1, s2, s3);
+            zy = SNW_ROWS(s, yx, yy, yz);
+            SNW_GATHER4O(pal + 8, jo, s0, s1, s2, s3);
+            zz = SNW_ROWS(s, yx, yy, yz);
+            nmax = _mm256_loadu_ps(norms + a);
+        }
+        __m256 px, py, pz;
+        SNW_DQ_APPLY(jo, px, py, pz);
+        __m256 sp1 = zero, sp2 = zero;
+        for (uint32_t sl = 0; sl < maxc; sl++) {
+            uint32_t kx[8];
+            size_t ko[8];
+            for (uint32_t k = 0; k < 8; k++) {
+                kx[k] = sl < cnt[k] ? neighbors[first[k] + sl + (sl >= selfp[k])] : jx[k];
+                ko[k] = (size_t)stride * kx[k];
+            }
+            __m256 ux, uy, uz;
+            SNW_DQ_APPLY(ko, ux, uy, uz);
+            ux = _mm256_sub_ps(ux, px); uy = _mm256_sub_ps(uy, py); uz = _mm256_sub_ps(uz, pz);
+            sp2 = _mm256_max_ps(sp2, _mm256_fmadd_ps(ux, ux, _mm256_fmadd_ps(uy, uy, _mm256_mul_ps(uz, uz))));
+            if (scale) {
+                __m256 s0, s1, s2, s3;
+                SNW_GATHER4O(pal, ko, s0, s1, s2, s3);
+                ux = _mm256_sub_ps(SNW_ROWS(s, yx, yy, yz), zx);
+                SNW_GATHER4O(pal + 4, ko, s0, s1, s2, s3);
+                uy = _mm256_sub_ps(SNW_ROWS(s, yx, yy, yz), zy);
+                SNW_GATHER4O(pal + 8, ko, s0, s1, s2, s3);
+                uz = _mm256_sub_ps(SNW_ROWS(s, yx, yy, yz), zz);
+                sp1 = _mm256_max_ps(sp1, _mm256_fmadd_ps(ux, ux, _mm256_fmadd_ps(uy, uy, _mm256_mul_ps(uz, uz))));
+                nmax = _mm256_max_ps(nmax, _mm256_set_ps(norms[kx[7]], norms[kx[6]], norms[kx[5]], norms[kx[4]],
+                                                         norms[kx[3]], norms[kx[2]], norms[kx[1]], norms[kx[0]]));
+            }
+        }
+        /* the rule (bounds.h) with the rounding terms above */
+        __m256 d2 = _mm256_sqrt_ps(sp2);
+        __m256 err2 = _mm256_mul_ps(eps, _mm256_fmadd_ps(_mm256_set1_ps(8.0f), SNW_ABS1(zx, zy, zz),
+                                                         _mm256_fmadd_ps(two, SNW_ABS1(px, py, pz),
+                                                                         _mm256_mul_ps(_mm256_set1_ps(4.0f), d2))));
+        __m256 spread2 = _mm256_add_ps(d2, err2), e;
+        if (scale) {
+            __m256 d1 = _mm256_sqrt_ps(sp1);
+            __m256 err1 = _mm256_mul_ps(eps, _mm256_fmadd_ps(two, _mm256_fmadd_ps(nmax, SNW_ABS1(yx, yy, yz), tsmax), d1));
+            __m256 e1 = _mm256_fmadd_ps(nmax, rad, _mm256_add_ps(d1, err1));
+            e = cor ? _mm256_fmadd_ps(nmax, off, _mm256_add_ps(e1, spread2)) : _mm256_fmadd_ps(spread2, iw, e1);
+        } else {
+            e = cor ? _mm256_add_ps(_mm256_add_ps(rad, off), spread2) : _mm256_fmadd_ps(spread2, iw, rad);
+        }
+        e = _mm256_fmadd_ps(e, _mm256_set1_ps(1.0f + 1e-5f), _mm256_set1_ps(1e-30f));
+        chk = _mm256_add_ps(chk, _mm256_and_ps(_mm256_add_ps(_mm256_add_ps(px, py), _mm256_add_ps(pz, e)), used));
+        e = _mm256_blendv_ps(ninf, e, used);
+        lx = _mm256_min_ps(lx, _mm256_sub_ps(px, e));
+        ly = _mm256_min_ps(ly, _mm256_sub_ps(py, e));
+        lz = _mm256_min_ps(lz, _mm256_sub_ps(pz, e));
+        hx = _mm256_max_ps(hx, _mm256_add_ps(px, e));
+        hy = _mm256_max_ps(hy, _mm256_add_ps(py, e));
+        hz = _mm256_max_ps(hz, _mm256_add_ps(pz, e));
+        if (bulge) {
+            __m256 ax, ay, az, a3, bx, by, bz, b3v, q0, q1, q2, q3;
+            SNW_GATHER4O(pal + bulge_off, jo, ax, ay, az, a3);
+            SNW_GATHER4O(pal + bulge_off + 4, jo, bx, by, bz, b3v);
+            SNW_GATHER4O(pal + bulge_off + 8, jo, q0, q1, q2, q3);
+            fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(ax, ay), _mm256_add_ps(az, a3)),
+                                                   _mm256_add_ps(_mm256_add_ps(bx, by), _mm256_add_ps(bz, b3v))));
+            fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(q0, q1), _mm256_add_ps(q2, q3)));
+            if (pad) {
+                SNW_GATHER4O(pal + bulge_off + 12, jo, q0, q1, q2, q3);
+                fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(q0, q1), _mm256_add_ps(q2, q3)));
+            }
+            const __m256 pinf = _mm256_set1_ps(INFINITY);
+            lx = _mm256_min_ps(lx, _mm256_blendv_ps(pinf, _mm256_min_ps(ax, bx), used));
+            ly = _mm256_min_ps(ly, _mm256_blendv_ps(pinf, _mm256_min_ps(ay, by), used));
+            lz = _mm256_min_ps(lz, _mm256_blendv_ps(pinf, _mm256_min_ps(az, bz), used));
+            hx = _mm256_max_ps(hx, _mm256_blendv_ps(ninf, _mm256_max_ps(ax, bx), used));
+            hy = _mm256_max_ps(hy, _mm256_blendv_ps(ninf, _mm256_max_ps(ay, by), used));
+            hz = _mm256_max_ps(hz, _mm256_blendv_ps(ninf, _mm256_max_ps(az, bz), used));
+        }
+    }
+#undef SNW_DQ_APPLY
+#undef SNW_ROWS
+#undef SNW_ABS1
+#undef SNW_GATHER4
+#undef SNW_GATHER4O
+#undef SNW_T8X4
+#undef SNW_LOAD2
+    /* a sum of finite palette values may overflow to infinity, a zero quaternion give
+     * a non-finite centre: then the scalar loop decides (and checks the palette exactly) */
+    __m256 f = _mm256_add_ps(_mm256_sub_ps(fin, fin), _mm256_sub_ps(chk, chk));
+    if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q))) return -1;
+    float b[6][8];
+    _mm256_storeu_ps(b[0], lx); _mm256_storeu_ps(b[1], ly); _mm256_storeu_ps(b[2], lz);
+    _mm256_storeu_ps(b[3], hx); _mm256_storeu_ps(b[4], hy); _mm256_storeu_ps(b[5], hz);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 8; k++) {
+            lo[i] = b[i][k] < lo[i] ? b[i][k] : lo[i];
+            hi[i] = b[3 + i][k] > hi[i] ? b[3 + i][k] : hi[i];
+        }
+    return anymask != 0;
+}
 #else
 #define SNW_BOUNDS_AVX2 0
 #endif
@@ -638,6 +924,18 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
         int any8 = lbs_boxes_avx2(joints, joint_count, packed_palette, stride, growth, l8, h8);
         if (any8 >= 0) return finish_box(any8, l8, h8, box_min, box_max);
     }
+    /* DQS, CoR and the scale methods without the inner push: their neighbour rule eight joints
+     * at a time (rigid_boxes_avx2; same box up to its rounding terms; a build with
+     * -DSNW_BOUNDS_NO_RIGID_AVX2 keeps the scalar loop, for comparisons) */
+#ifndef SNW_BOUNDS_NO_RIGID_AVX2
+    if (method != SINEW_METHOD_LBS && !(flags & SINEW_SKIN_BULGE_INNER) &&
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        double l8[3] = { INFINITY, INFINITY, INFINITY }, h8[3] = { -INFINITY, -INFINITY, -INFINITY };
+        int any8 = rigid_boxes_avx2(joints, neighbors, joint_count, method, packed_palette, stride,
+                                    (flags & SINEW_SKIN_BULGE_CORRECTION) != 0, growth, l8, h8);
+        if (any8 >= 0) return finish_box(any8, l8, h8, box_min, box_max);
+    }
+#endif
 #endif
     if (!palette_finite(packed_palette, (size_t)stride * joint_count)) return SINEW_ERROR_NON_FINITE;
     int scale = method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS && method != SINEW_METHOD_COR;

@@ -33,6 +33,11 @@
  *    ends grown by R_a ||A_a||_2 (an infinite box when that transform is singular).
  * The character box is the union of the boxes [P_a - e_a, P_a + e_a], padded by
  * 1e-5 of its size and position for float32 rounding.
+ * On CPUs with AVX2 + FMA and up to 256 joints, LBS without bulge and (since issue 21)
+ * DQS, CoR and the scale methods without bulge's inner push evaluate these rules in
+ * float32 eight joints at a time, each term widened by a bound of its own rounding
+ * (bounds.c; docs/methods.md, "Bounds for culling"); otherwise in float64, one joint at
+ * a time.
  *
  * Morph targets (blendshape.h: rest p' = p + sum_t w_t delta_t(p), any real w_t):
  * with M_ta = the largest |delta_t| among the vertices joint a influences
@@ -60,7 +65,7 @@ extern "C" {
 
 /* Builds the joint bounds of a mesh of n vertices, given as v (4 influences) or
  * v8 (8; exactly one non-NULL), for a skeleton of joint_count joints. neighbors
- * receives the N(a) lists (at most joint_count x joint_count entries; fewer for
+ * receives the N(a) lists (a itself first) (at most joint_count x joint_count entries; fewer for
  * real meshes); *neighbor_count the entries used. Not a per-frame call
  * (O(joint_count x n)). Errors: INVALID_ARGUMENT (NULL, both or no vertex
  * arrays), EMPTY (n or joint_count 0), JOINT_INDEX (a joint >= joint_count),
