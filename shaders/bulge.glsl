@@ -21,11 +21,9 @@ vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb, out vec3 u0, ou
     float ll = dot(ab, ab);
     float tr = ll > 0.0 ? dot(p - ha, ab) / ll : 0.0;
     float t = clamp(tr, 0.0, 1.0);
-    u0 = ll > 0.0 ? ab * inversesqrt(ll) : vec3(0.0);
+    u0 = ll > 0.0 ? ab / sqrt(ll) : vec3(0.0);
     a0 = tr > 0.0 && tr < 1.0 ? 1.0 : 0.0;
-    vec3 x = p - (ha + t * ab);
-    float xx = dot(x, x);   /* below 1e-36 (|x| < 1e-18, its square near float32's smallest normal): g = 0 */
-    return ha.x < SINEW_PAL_BULGE_SINGULAR && xx >= 1e-36 ? x * inversesqrt(xx) : vec3(0.0);
+    return ha.x < SINEW_PAL_BULGE_SINGULAR ? safe_normalize(p - (ha + t * ab)) : vec3(0.0);
 }
 
 /* The major joint's own scale along the rest radial direction g (reference.h step 4):
@@ -82,14 +80,14 @@ void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, b
     float d0 = d0r * sig;
     vec3 ab = sb - sa;
     float ll = dot(ab, ab);
-    float il = inversesqrt(ll);   /* inf at ll = 0: only used where ll > 0 */
+    float sl = sqrt(ll);
     float tu = ll > 0.0 ? dot(p - sa, ab) / ll : 0.0;
     vec3 c = sa + clamp(tu, 0.0, 1.0) * ab;
     vec3 dv = p - c;
     float d = sqrt(dot(dv, dv));
-    bool act = inner ? d > 0.0 : d > d0;
     vec3 r = dv / d;
-    vec3 u = ll > 0.0 ? ab * il : vec3(0.0);
+    bool act = inner ? d > 0.0 : d > d0;
+    vec3 u = ll > 0.0 ? ab / sl : vec3(0.0);
     float ax = max(max(abs(p.x), abs(p.y)), abs(p.z));
     float den = max(d * 0.0625, ax * (1.0 / 4096.0));
     float gs = clamp((d0r - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0)), 0.0, 1.0);
@@ -101,23 +99,25 @@ void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, b
     float f = max(fp, 0.125);
     float e = !inner ? 0.0 : ramp ? 1.0 - gs * w + gs * (1.0 - x) * wp : 1.0 - gs;
     float k = ramp ? w - (1.0 - x) * x * wp : 1.0;
-    float pf = ll > 0.0 ? clamp(min(tu, 1.0 - tu) * (ll * il) / den, 0.0, 1.0) * (1.0 - f) : 0.0;
+    float pf = ll > 0.0 ? clamp(min(tu, 1.0 - tu) * sl / den, 0.0, 1.0) * (1.0 - f) : 0.0;
     /* g limited to length 4 (unit_g: g is a unit vector or 0, plain DQS and CoR: nothing
      * to limit), faded by gs, times k; only g x n is needed: (g - (g.n) n) x n = g x n */
     float gl = unit_g ? 1.0 : sqrt(dot(g, g));
     float kg = k * gs * (gl > 4.0 ? 4.0 / gl : 1.0);
     vec3 w3 = kg * cross(g, n);
-    float un = dot(u, n);
-    vec3 m = (e * (f + pf)) * n - (e * pf * un) * u + ((f - e) * (f + pf) * dot(r, n)) * r +
-             cross(f * w3 + (pf * dot(u, w3)) * u, r);
-    /* normalized by one reciprocal square root; |m| below 1e-18 (its square near float32's
-     * smallest normal) keeps n, as the reference does below 1e-30 */
+    vec3 m = ((f - e) * (f + pf) * dot(r, n)) * r + cross(f * w3 + (pf * dot(u, w3)) * u, r);
+    if (inner) m += (e * (f + pf)) * n - (e * pf * dot(u, n)) * u;   /* e = 0 without inner */
+    /* The blend with the skinned n (without inner, bw < 1): normalize(n + bw (m / |m| - n)) is
+     * the direction of (1 - bw) |m| n + bw m, so one normalization serves both, by a square root
+     * and divisions (inversesqrt is an estimate and a Newton step on llvmpipe: more instructions).
+     * |m| or the blend below 1e-18 (squares near float32's smallest normal) keep n, as the
+     * reference does below 1e-30. */
     float mm = dot(m, m);
-    vec3 nb = mm >= 1e-36 ? m * inversesqrt(mm) : n;
     float bw = inner ? 1.0 : (d - d0 - ax * (1.0 / 65536.0)) / den;
-    vec3 nl = n + bw * (nb - n);
-    float ml = dot(nl, nl);
-    nb = bw < 1.0 ? (bw <= 0.0 || !(ml >= 1e-36) ? n : nl * inversesqrt(ml)) : nb;
+    float b = min(bw, 1.0);
+    vec3 q = inner ? m : ((1.0 - b) * sqrt(mm)) * n + b * m;
+    float qq = dot(q, q);
+    vec3 nb = mm >= 1e-36 && bw > 0.0 && qq >= 1e-36 ? q / sqrt(qq) : n;
     n = act ? nb : n; /* selects, no branch: an early return for inactive vertices measured */
     p = act ? c + dv * fp : p; /* 1 % slower on an H200 and no gain on lavapipe (bench/RESULTS.md) */
 }
