@@ -21,7 +21,7 @@ vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb, out vec3 u0, ou
     float ll = dot(ab, ab);
     float tr = ll > 0.0 ? dot(p - ha, ab) / ll : 0.0;
     float t = clamp(tr, 0.0, 1.0);
-    u0 = ll > 0.0 ? ab * inversesqrt(ll) : vec3(0.0);
+    u0 = ll > 0.0 ? ab / sqrt(ll) : vec3(0.0);
     a0 = tr > 0.0 && tr < 1.0 ? 1.0 : 0.0;
     return ha.x < SINEW_PAL_BULGE_SINGULAR ? safe_normalize(p - (ha + t * ab)) : vec3(0.0);
 }
@@ -72,19 +72,22 @@ vec3 bulge_rotate(vec4 br, vec3 g)
  *   d0r below 2^-12 max|p|; a = 1 inside the segment, 0 beyond its ends, ramped over
  *   an axial distance den = max(d / 16, 2^-12 max|p|) from each end; without inner the
  *   result is blended in from the skinned n as d - d0 grows from 2^-16 max|p| to that
- *   + den (with inner the map's derivative is continuous across d0: no blend). */
-void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, inout vec3 p, inout vec3 n)
+ *   + den (with inner the map's derivative is continuous across d0: no blend).
+ * unit_g (compile-time true for plain DQS and CoR, whose g is a rotated unit vector or 0):
+ * the length limit is skipped. */
+void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, bool unit_g, inout vec3 p, inout vec3 n)
 {
     float d0 = d0r * sig;
     vec3 ab = sb - sa;
     float ll = dot(ab, ab);
+    float sl = sqrt(ll);
     float tu = ll > 0.0 ? dot(p - sa, ab) / ll : 0.0;
     vec3 c = sa + clamp(tu, 0.0, 1.0) * ab;
     vec3 dv = p - c;
     float d = sqrt(dot(dv, dv));
-    bool act = inner ? d > 0.0 : d > d0;
     vec3 r = dv / d;
-    vec3 u = ll > 0.0 ? ab * inversesqrt(ll) : vec3(0.0);
+    bool act = inner ? d > 0.0 : d > d0;
+    vec3 u = ll > 0.0 ? ab / sl : vec3(0.0);
     float ax = max(max(abs(p.x), abs(p.y)), abs(p.z));
     float den = max(d * 0.0625, ax * (1.0 / 4096.0));
     float gs = clamp((d0r - ax * (1.0 / 65536.0)) / (ax * (1.0 / 4096.0)), 0.0, 1.0);
@@ -96,20 +99,25 @@ void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, i
     float f = max(fp, 0.125);
     float e = !inner ? 0.0 : ramp ? 1.0 - gs * w + gs * (1.0 - x) * wp : 1.0 - gs;
     float k = ramp ? w - (1.0 - x) * x * wp : 1.0;
-    float pf = ll > 0.0 ? clamp(min(tu, 1.0 - tu) * sqrt(ll) / den, 0.0, 1.0) * (1.0 - f) : 0.0;
-    float gl = sqrt(dot(g, g));
-    g = gl > 4.0 ? g * (4.0 / gl) : g;
-    g *= gs;
-    vec3 h = k * (g - dot(g, n) * n);
-    vec3 w3 = cross(h, n);
-    float un = dot(u, n);
-    vec3 m = (e * (f + pf)) * n - (e * pf * un) * u + ((f - e) * (f + pf) * dot(r, n)) * r +
-             cross(f * w3 + (pf * dot(u, w3)) * u, r);
-    float mm = max(max(abs(m.x), abs(m.y)), abs(m.z));
-    vec3 nb = mm >= 1e-30 ? safe_normalize(m) : n;
+    float pf = ll > 0.0 ? clamp(min(tu, 1.0 - tu) * sl / den, 0.0, 1.0) * (1.0 - f) : 0.0;
+    /* g limited to length 4 (unit_g: g is a unit vector or 0, plain DQS and CoR: nothing
+     * to limit), faded by gs, times k; only g x n is needed: (g - (g.n) n) x n = g x n */
+    float gl = unit_g ? 1.0 : sqrt(dot(g, g));
+    float kg = k * gs * (gl > 4.0 ? 4.0 / gl : 1.0);
+    vec3 w3 = kg * cross(g, n);
+    vec3 m = ((f - e) * (f + pf) * dot(r, n)) * r + cross(f * w3 + (pf * dot(u, w3)) * u, r);
+    if (inner) m += (e * (f + pf)) * n - (e * pf * dot(u, n)) * u;   /* e = 0 without inner */
+    /* The blend with the skinned n (without inner, bw < 1): normalize(n + bw (m / |m| - n)) is
+     * the direction of (1 - bw) |m| n + bw m, so one normalization serves both, by a square root
+     * and divisions (inversesqrt is an estimate and a Newton step on llvmpipe: more instructions).
+     * |m| or the blend below 1e-18 (squares near float32's smallest normal) keep n, as the
+     * reference does below 1e-30. */
+    float mm = dot(m, m);
     float bw = inner ? 1.0 : (d - d0 - ax * (1.0 / 65536.0)) / den;
-    vec3 nbl = safe_normalize(n + bw * (nb - n));
-    nb = bw < 1.0 ? (bw <= 0.0 || nbl == vec3(0.0) ? n : nbl) : nb;
+    float b = min(bw, 1.0);
+    vec3 q = inner ? m : ((1.0 - b) * sqrt(mm)) * n + b * m;
+    float qq = dot(q, q);
+    vec3 nb = mm >= 1e-36 && bw > 0.0 && qq >= 1e-36 ? q / sqrt(qq) : n;
     n = act ? nb : n; /* selects, no branch: an early return for inactive vertices measured */
     p = act ? c + dv * fp : p; /* 1 % slower on an H200 and no gain on lavapipe (bench/RESULTS.md) */
 }

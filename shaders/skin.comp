@@ -225,9 +225,9 @@ void main()
         float a0;
         gb = bulge_rest_radial(pbase + js[0] * STRIDE + OFF_BULGE, p, sa, sb, u0, a0);
         uint s0 = pbase + js[0] * STRIDE + SINEW_PAL_OFF_AFFINE;
-        if (METHOD == SINEW_KK_LBS || METHOD == SINEW_KK_COR_SCALE)
+        if (METHOD == SINEW_KK_LBS)
             sig = bulge_scale(load_pal(s0).xyz, load_pal(s0 + 1u).xyz, load_pal(s0 + 2u).xyz, u0, a0, gb);
-        if (METHOD == SINEW_KK_DQS_SCALE) {   /* S symmetric: the rows the stage reads */
+        if (METHOD == SINEW_KK_DQS_SCALE || METHOD == SINEW_KK_COR_SCALE) {   /* S symmetric: the rows the stage reads */
             vec4 m0 = load_pal(s0), m1 = load_pal(s0 + 1u);
             float m22 = load_pal(s0 + 2u).z;
             sig = bulge_scale(m0.xyz, vec3(m0.y, m1.yz), vec3(m0.z, m1.z, m22), u0, a0, gb);
@@ -239,14 +239,18 @@ void main()
         blend_rows(pbase, js, wf, r0, r1, r2);
         lbs_apply(r0, r1, r2, p, n, gb, tg, tsign);
     }
-    if (METHOD == SINEW_KK_DQS_SCALE) {
+    const bool SCALE = METHOD == SINEW_KK_DQS_SCALE || METHOD == SINEW_KK_COR_SCALE;
+    vec3 c = vec3(0.0);   /* COR: the vertex's center of rotation */
+    if (COR) c = load_cor(aux);
+    if (SCALE) {
         /* Stage 1 of the scale methods: S_j = [P_j | t_j] with P_j symmetric
          * (the polar factor; the packers write it symmetric), so only its
          * upper triangle is read and blended (row 2: P22, t.z). The normal
          * goes through the cofactor of the blended P, which for a symmetric
          * matrix is its adjugate (symmetric too: 6 entries), sign of det; it
          * is normalized once, after the rotation of stage 2 (which keeps
-         * lengths), as is the tangent (P t). */
+         * lengths), as is the tangent (P t). CoR with scale moves its center
+         * c by the blended S too. */
         vec4 r0 = vec4(0.0), r1 = vec4(0.0);
         vec2 r2 = vec2(0.0);
         for (uint k = 0u; k < INFLUENCES; k++) {
@@ -255,12 +259,15 @@ void main()
             r1 += wf[k] * load_pal(s + 1u);
             r2 += wf[k] * load_pal(s + 2u).zw;
         }
-        float a = r0.x, b = r0.y, c = r0.z, d = r1.y, e = r1.z, f = r2.x;
-        p = vec3(a * p.x + b * p.y + c * p.z + r0.w, b * p.x + d * p.y + e * p.z + r1.w,
-                 c * p.x + e * p.y + f * p.z + r2.y);
-        float A00 = d * f - e * e, A01 = c * e - b * f, A02 = b * e - c * d;
-        float A11 = a * f - c * c, A12 = b * c - a * e, A22 = a * d - b * b;
-        float det = a * A00 + b * A01 + c * A02;
+        float a = r0.x, b = r0.y, c2 = r0.z, d = r1.y, e = r1.z, f = r2.x;
+        p = vec3(a * p.x + b * p.y + c2 * p.z + r0.w, b * p.x + d * p.y + e * p.z + r1.w,
+                 c2 * p.x + e * p.y + f * p.z + r2.y);
+        if (COR)
+            c = vec3(a * c.x + b * c.y + c2 * c.z + r0.w, b * c.x + d * c.y + e * c.z + r1.w,
+                     c2 * c.x + e * c.y + f * c.z + r2.y);
+        float A00 = d * f - e * e, A01 = c2 * e - b * f, A02 = b * e - c2 * d;
+        float A11 = a * f - c2 * c2, A12 = b * c2 - a * e, A22 = a * d - b * b;
+        float det = a * A00 + b * A01 + c2 * A02;
         float sg = det < 0.0 ? -1.0 : 1.0;
         n = sg * vec3(A00 * n.x + A01 * n.y + A02 * n.z, A01 * n.x + A11 * n.y + A12 * n.z,
                       A02 * n.x + A12 * n.y + A22 * n.z);
@@ -268,7 +275,7 @@ void main()
             gb = abs(det) > 0.0 ? vec3(A00 * gb.x + A01 * gb.y + A02 * gb.z, A01 * gb.x + A11 * gb.y + A12 * gb.z,
                                        A02 * gb.x + A12 * gb.y + A22 * gb.z) / det : vec3(0.0);
         if (TANGENTS) {
-            tg = vec3(a * tg.x + b * tg.y + c * tg.z, b * tg.x + d * tg.y + e * tg.z, c * tg.x + e * tg.y + f * tg.z);
+            tg = vec3(a * tg.x + b * tg.y + c2 * tg.z, b * tg.x + d * tg.y + e * tg.z, c2 * tg.x + e * tg.y + f * tg.z);
             tsign *= sg;
         }
     }
@@ -295,18 +302,11 @@ void main()
     if (COR) {
         /* Optimized centers of rotation (reference.h, steps 5 and 6): the blended rotation
          * (quaternions sign-aligned with the major joint's) about the vertex's center c,
-         * which moves by LBS: p' = rot(p - c) + c'. COR_SCALE first runs the scale stage
-         * (LBS of the S_j) on p, n and c, then moves c by the rigid R_j (dual quaternions). */
-        vec3 c = load_cor(aux);
+         * which moves by LBS: p' = rot(p - c) + c'. COR_SCALE first ran the scale stage
+         * (LBS of the S_j, above) on p, n and c; c then moves by the rigid R_j (dual quaternions). */
         vec4 real0 = load_pal(pbase + js[0] * STRIDE + OFF_DQ);
         vec4 br = vec4(0.0);
         vec3 cm = vec3(0.0);
-        if (METHOD == SINEW_KK_COR_SCALE) {
-            vec4 r0, r1, r2;
-            blend_rows(pbase, js, wf, r0, r1, r2);
-            c = affine_point(r0, r1, r2, c);
-            lbs_apply(r0, r1, r2, p, n, gb, tg, tsign);
-        }
         /* c' = sum_k w_k T_k c with each rigid T_k applied as its dual quaternion
          * (2 palette reads per influence instead of 3 rows + 1) */
         for (uint k = 0u; k < INFLUENCES; k++) {
@@ -322,7 +322,7 @@ void main()
         if (BULGE) gb = bulge_rotate(br, gb);
         if (TANGENTS) tg = safe_normalize(quat_rotate(br, tg));
     }
-    if (BULGE) bulge_correct(sa, sb, load_bulge(aux), sig, gb, BULGE_INNER, p, n);
+    if (BULGE) bulge_correct(sa, sb, load_bulge(aux), sig, gb, BULGE_INNER, DQ_ONLY, p, n);
 
     /* Previous-frame position: what this vertex's output held before this
      * dispatch (read before the store below; outputs of a frame are disjoint),
