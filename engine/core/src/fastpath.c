@@ -624,6 +624,59 @@ static void entries_scaled_sse(const snw_fast_joint *fj, uint32_t n, const fast_
         }
     }
 }
+#endif
+
+#if SNW_SSE
+/* o = a b for four quaternions per lane vector (x, y, z, w), the same IEEE
+ * operations per lane as qmul's SSE code (a_w b + a_x (...) + a_y (...) + a_z (...)) */
+static inline void qmul4(const __m128 *a, const __m128 *b, __m128 *o)
+{
+    o[0] = _mm_sub_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(a[3], b[0]), _mm_mul_ps(a[0], b[3])), _mm_mul_ps(a[1], b[2])),
+                      _mm_mul_ps(a[2], b[1]));
+    o[1] = _mm_add_ps(_mm_add_ps(_mm_sub_ps(_mm_mul_ps(a[3], b[1]), _mm_mul_ps(a[0], b[2])), _mm_mul_ps(a[1], b[3])),
+                      _mm_mul_ps(a[2], b[0]));
+    o[2] = _mm_add_ps(_mm_sub_ps(_mm_add_ps(_mm_mul_ps(a[3], b[2]), _mm_mul_ps(a[0], b[1])), _mm_mul_ps(a[1], b[0])),
+                      _mm_mul_ps(a[2], b[3]));
+    o[3] = _mm_sub_ps(_mm_sub_ps(_mm_sub_ps(_mm_mul_ps(a[3], b[3]), _mm_mul_ps(a[0], b[0])), _mm_mul_ps(a[1], b[1])),
+                      _mm_mul_ps(a[2], b[2]));
+}
+
+/* n_j = conj(b_p) r_j b_j (r_j the local rotation normalized as in FK) into
+ * qj + 12 j + 8, four joints at a time (every joint: only the derived ones'
+ * are read; a root takes itself as parent) */
+static void nj_scaled_sse(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, float *qj)
+{
+    const uint32_t fstep = (uint32_t)(sizeof(snw_fast_joint) / sizeof(float));
+    const __m128 one = _mm_set1_ps(1.f), half = _mm_set1_ps(0.5f), c15 = _mm_set1_ps(1.5f), eps = _mm_set1_ps(1e-4f);
+    const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), zero = _mm_setzero_ps(), sgn = _mm_set1_ps(-0.f);
+    const __m128 fmax = _mm_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 4) {
+        uint32_t k[4], kp[4];
+        for (int l = 0; l < 4; l++) {
+            k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+            kp[l] = fj[k[l]].parent >= 0 ? (uint32_t)fj[k[l]].parent : k[l];
+        }
+        __m128 r[4], b[4], cb[4], t1[4], o[4];
+        SNW_LOAD_T(r, (const float *)local, 12u, k, 4u);
+        SNW_LOAD_T(b, fj[0].ibq, fstep, k, 0u);
+        SNW_LOAD_T(cb, fj[0].ibq, fstep, kp, 0u);
+        cb[0] = _mm_xor_ps(cb[0], sgn); cb[1] = _mm_xor_ps(cb[1], sgn); cb[2] = _mm_xor_ps(cb[2], sgn);
+        __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(r[0], r[0]), _mm_mul_ps(r[1], r[1])), _mm_mul_ps(r[2], r[2])),
+                               _mm_mul_ps(r[3], r[3]));
+        __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(n2, one), absm), eps);
+        __m128 inv = sel_ps(near1, _mm_sub_ps(c15, _mm_mul_ps(half, n2)), _mm_div_ps(one, _mm_sqrt_ps(n2)));
+        __m128 ok = _mm_and_ps(_mm_cmpgt_ps(n2, zero), _mm_cmple_ps(n2, fmax)); /* else the identity */
+        for (int i = 0; i < 4; i++) r[i] = sel_ps(ok, _mm_mul_ps(r[i], inv), i == 3 ? one : zero);
+        qmul4(cb, r, t1);
+        qmul4(t1, b, o);
+        _MM_TRANSPOSE4_PS(o[0], o[1], o[2], o[3]);
+        const uint32_t lanes = n - j0 < 4u ? n - j0 : 4u;
+        for (uint32_t l = 0; l < lanes; l++) _mm_storeu_ps(qj + 12u * (j0 + l) + 8, o[l]);
+    }
+}
+#endif
+
+#if SNW_SSE
 #undef SNW_LOAD_T
 #endif
 
@@ -667,6 +720,9 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
      * n_j = conj(b_p) r_j b_j, which does not depend on the parent and so is
      * formed first, off the chain of dependent products along the skeleton. */
     float *qj = (float *)sc->G;
+#if SNW_SSE
+    nj_scaled_sse(fj, n, local, qj);
+#else
     for (uint32_t j = 0; j < n; j++) {
         if (!derived[j]) continue;
         const snw_fast_joint *f = &fj[j], *fp = &fj[f->parent];
@@ -680,6 +736,7 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
         qmul(cb, r, t1);
         qmul(t1, f->ibq, qj + 12u * j + 8);
     }
+#endif
 #if SNW_SSE
     /* The chain alone in joint order (Q_p n_j, one quaternion product per
      * joint; qo[0] = 1 marks a derived joint: derived[] lives in the palette
