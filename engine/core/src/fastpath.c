@@ -87,6 +87,65 @@ static inline void aff_from_trs(const snw_ftrs *x, snw_faff *m)
     m->r[2][0] = (xz - wy) * sx; m->r[2][1] = (yz + wx) * sy; m->r[2][2] = (1 - (xx + yy)) * sz; m->r[2][3] = x->t[2];
 }
 
+#if SNW_SSE
+/* 4 joints' rows r (16-byte vectors at base + j * step floats) as 4 lane vectors */
+#define SNW_LOAD_T(v, base, step, k, off)                                                     \
+    do {                                                                                    \
+        v[0] = _mm_loadu_ps((base) + (size_t)(k)[0] * (step) + (off));                      \
+        v[1] = _mm_loadu_ps((base) + (size_t)(k)[1] * (step) + (off));                      \
+        v[2] = _mm_loadu_ps((base) + (size_t)(k)[2] * (step) + (off));                      \
+        v[3] = _mm_loadu_ps((base) + (size_t)(k)[3] * (step) + (off));                      \
+        _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);                                          \
+    } while (0)
+
+static inline __m128 sel_ps(__m128 m, __m128 a, __m128 b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
+
+/* aff_from_trs of every local pose, four joints at a time in SSE lanes (the
+ * same IEEE operations per lane, so the same bits; the lanes past the last
+ * joint repeat it and are not stored) */
+static void trs_to_aff_sse(const snw_ftrs *local, uint32_t n, snw_faff *out)
+{
+    const __m128 one = _mm_set1_ps(1.f), two = _mm_set1_ps(2.f), eps = _mm_set1_ps(1e-4f), zero = _mm_setzero_ps();
+    const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), fmax = _mm_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 4) {
+        uint32_t k[4];
+        for (int l = 0; l < 4; l++) k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+        __m128 t[4], q[4], sc[4];
+        SNW_LOAD_T(t, (const float *)local, 12u, k, 0u);
+        SNW_LOAD_T(q, (const float *)local, 12u, k, 4u);
+        SNW_LOAD_T(sc, (const float *)local, 12u, k, 8u);
+        __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[0], q[0]), _mm_mul_ps(q[1], q[1])), _mm_mul_ps(q[2], q[2])),
+                               _mm_mul_ps(q[3], q[3]));
+        __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(n2, one), absm), eps);
+        __m128 s = sel_ps(near1, _mm_mul_ps(two, _mm_sub_ps(two, n2)), _mm_div_ps(two, n2));
+        __m128 ok = _mm_and_ps(_mm_cmpgt_ps(n2, zero), _mm_cmple_ps(n2, fmax)); /* else the identity */
+        s = sel_ps(ok, s, two);
+        const __m128 qx = _mm_and_ps(ok, q[0]), qy = _mm_and_ps(ok, q[1]), qz = _mm_and_ps(ok, q[2]);
+        const __m128 qw = sel_ps(ok, q[3], one);
+        const __m128 xx = _mm_mul_ps(_mm_mul_ps(qx, qx), s), yy = _mm_mul_ps(_mm_mul_ps(qy, qy), s);
+        const __m128 zz = _mm_mul_ps(_mm_mul_ps(qz, qz), s), xy = _mm_mul_ps(_mm_mul_ps(qx, qy), s);
+        const __m128 xz = _mm_mul_ps(_mm_mul_ps(qx, qz), s), yz = _mm_mul_ps(_mm_mul_ps(qy, qz), s);
+        const __m128 wx = _mm_mul_ps(_mm_mul_ps(qw, qx), s), wy = _mm_mul_ps(_mm_mul_ps(qw, qy), s);
+        const __m128 wz = _mm_mul_ps(_mm_mul_ps(qw, qz), s);
+        __m128 r0[4] = { _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(yy, zz)), sc[0]), _mm_mul_ps(_mm_sub_ps(xy, wz), sc[1]),
+                         _mm_mul_ps(_mm_add_ps(xz, wy), sc[2]), t[0] };
+        __m128 r1[4] = { _mm_mul_ps(_mm_add_ps(xy, wz), sc[0]), _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, zz)), sc[1]),
+                         _mm_mul_ps(_mm_sub_ps(yz, wx), sc[2]), t[1] };
+        __m128 r2[4] = { _mm_mul_ps(_mm_sub_ps(xz, wy), sc[0]), _mm_mul_ps(_mm_add_ps(yz, wx), sc[1]),
+                         _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sc[2]), t[2] };
+        _MM_TRANSPOSE4_PS(r0[0], r0[1], r0[2], r0[3]);
+        _MM_TRANSPOSE4_PS(r1[0], r1[1], r1[2], r1[3]);
+        _MM_TRANSPOSE4_PS(r2[0], r2[1], r2[2], r2[3]);
+        const uint32_t lanes = n - j0 < 4u ? n - j0 : 4u;
+        for (uint32_t l = 0; l < lanes; l++) {
+            _mm_store_ps(out[j0 + l].r[0], r0[l]);
+            _mm_store_ps(out[j0 + l].r[1], r1[l]);
+            _mm_store_ps(out[j0 + l].r[2], r2[l]);
+        }
+    }
+}
+#endif
+
 static inline void ftrs_from_transform(const sinew_transform *t, snw_ftrs *o)
 {
     o->t[0] = (float)t->translation.x; o->t[1] = (float)t->translation.y; o->t[2] = (float)t->translation.z; o->t[3] = 0;
@@ -359,9 +418,14 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
     snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs, *Us = sc->Us;
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
     unsigned char *listed = (unsigned char *)(idx + n);
+#if SNW_SSE
+    trs_to_aff_sse(local, n, H);
+#endif
     for (uint32_t j = 0; j < n; j++) {
         const float *sv = local[j].s;
+#if !SNW_SSE
         aff_from_trs(&local[j], &H[j]);
+#endif
         listed[j] = !(sv[0] > 0 && sv[1] > 0 && sv[2] > 0 && sv[0] <= FLT_MAX && sv[1] <= FLT_MAX && sv[2] <= FLT_MAX);
         if (listed[j]) {
             snw_faff lm = H[j];
@@ -513,17 +577,6 @@ static inline void sym_qt_x(const snw_faff *q, const snw_faff *x, snw_faff *p)
 }
 
 #if SNW_SSE
-/* 4 joints' rows r (16-byte vectors at base + j * step floats) as 4 lane vectors */
-#define SNW_LOAD_T(v, base, step, k, off)                                                     \
-    do {                                                                                    \
-        v[0] = _mm_loadu_ps((base) + (size_t)(k)[0] * (step) + (off));                      \
-        v[1] = _mm_loadu_ps((base) + (size_t)(k)[1] * (step) + (off));                      \
-        v[2] = _mm_loadu_ps((base) + (size_t)(k)[2] * (step) + (off));                      \
-        v[3] = _mm_loadu_ps((base) + (size_t)(k)[3] * (step) + (off));                      \
-        _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);                                          \
-    } while (0)
-
-static inline __m128 sel_ps(__m128 m, __m128 a, __m128 b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
 
 /* The scale methods' entries, four joints per step in SSE lanes (structure of
  * arrays; the lanes past the last joint repeat it and are not stored), the
@@ -674,10 +727,6 @@ static void nj_scaled_sse(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *
         for (uint32_t l = 0; l < lanes; l++) _mm_storeu_ps(qj + 12u * (j0 + l) + 8, o[l]);
     }
 }
-#endif
-
-#if SNW_SSE
-#undef SNW_LOAD_T
 #endif
 
 /* Entries of the scale methods: X = G B^-1 = Q P; S = [P | a - P c];
@@ -870,11 +919,50 @@ static int unit_scales(const snw_ftrs *local, uint32_t n)
     return ok;
 }
 
-/* qt: 8 floats per joint (rotation, translation). */
-static void stage_fk_quat(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const float *rootqt, float *qt)
+#if SNW_SSE
+/* Every local rotation normalized (stage_fk_quat's rule: one Newton step from
+ * 1 near unit length, else 1 / sqrt; zero or non-finite: the identity) into
+ * qn + 4 j, four joints at a time in SSE lanes: the same IEEE operations per
+ * lane as the scalar rule, and off the chain of dependent products (a blend's
+ * summed rotations are not unit: their square root and division here run
+ * four at a time) */
+static void normalize_rot_sse(const snw_ftrs *local, uint32_t n, float *qn)
 {
+    const __m128 one = _mm_set1_ps(1.f), half = _mm_set1_ps(0.5f), c15 = _mm_set1_ps(1.5f), eps = _mm_set1_ps(1e-4f);
+    const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), zero = _mm_setzero_ps(), fmax = _mm_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 4) {
+        uint32_t k[4];
+        for (int l = 0; l < 4; l++) k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+        __m128 r[4];
+        SNW_LOAD_T(r, (const float *)local, 12u, k, 4u);
+        __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(r[0], r[0]), _mm_mul_ps(r[1], r[1])), _mm_mul_ps(r[2], r[2])),
+                               _mm_mul_ps(r[3], r[3]));
+        __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(n2, one), absm), eps);
+        __m128 inv = sel_ps(near1, _mm_sub_ps(c15, _mm_mul_ps(half, n2)), _mm_div_ps(one, _mm_sqrt_ps(n2)));
+        __m128 ok = _mm_and_ps(_mm_cmpgt_ps(n2, zero), _mm_cmple_ps(n2, fmax));
+        for (int i = 0; i < 4; i++) r[i] = sel_ps(ok, _mm_mul_ps(r[i], inv), i == 3 ? one : zero);
+        _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
+        const uint32_t lanes = n - j0 < 4u ? n - j0 : 4u;
+        for (uint32_t l = 0; l < lanes; l++) _mm_store_ps(qn + 4u * (j0 + l), r[l]);
+    }
+}
+#endif
+
+/* qt: 8 floats per joint (rotation, translation). qn: scratch of 4 floats per
+ * joint (16-byte aligned; SSE builds normalize the rotations there first). */
+static void stage_fk_quat(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const float *rootqt, float *qt,
+                          float *qn)
+{
+#if SNW_SSE
+    normalize_rot_sse(local, n, qn);
+#else
+    (void)qn;
+#endif
     for (uint32_t j = 0; j < n; j++) {
         const snw_ftrs *l = &local[j];
+#if SNW_SSE
+        const float *ql = qn + 4u * j;
+#else
         float n2 = l->q[0] * l->q[0] + l->q[1] * l->q[1] + l->q[2] * l->q[2] + l->q[3] * l->q[3];
         float ql[4] = { 0, 0, 0, 1 };
         if (n2 > 0 && n2 <= FLT_MAX) {
@@ -883,6 +971,7 @@ static void stage_fk_quat(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *
             float inv = fabsf(n2 - 1) < 1e-4f ? 1.5f - 0.5f * n2 : 1.f / sqrtf(n2);
             ql[0] = l->q[0] * inv; ql[1] = l->q[1] * inv; ql[2] = l->q[2] * inv; ql[3] = l->q[3] * inv;
         }
+#endif
         float *o = qt + 8u * j;
         const float *par = fj[j].parent >= 0 ? qt + 8u * (uint32_t)fj[j].parent : rootqt;
         if (par) {
@@ -1010,7 +1099,7 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
         }
     }
     if (quat_case) {
-        stage_fk_quat(fj, n, sc.local, rootp ? rootqt : NULL, (float *)sc.G);
+        stage_fk_quat(fj, n, sc.local, rootp ? rootqt : NULL, (float *)sc.G, (float *)sc.H);
         t2 = step_ns ? ticks_ns() : 0;
         stage_pal_quat(fj, n, (const float *)sc.G, method, ch->flags, sc.pal, stride);
     } else if (method == SINEW_K_LBS || method == SINEW_K_DQS || method == SINEW_K_COR) {
