@@ -578,108 +578,119 @@ static inline void sym_qt_x(const snw_faff *q, const snw_faff *x, snw_faff *p)
 
 #if SNW_SSE
 
-/* The scale methods' entries, four joints per step in SSE lanes (structure of
- * arrays; the lanes past the last joint repeat it and are not stored), the
- * same IEEE operations per lane as the scalar code below (#else), so every
- * joint's entry depends only on its own inputs. Per joint j: qj + 12 j holds
- * the derived flag (qo[0]) and at qo + 4 the quaternion: a derived joint's
- * chain value Q_p n_j, normalized here (w >= 0), its Q the rotation of it and
- * P = sym(Q^T X); another joint's quat_from_rows of its polar Q (Q, P from
- * the polar factors in sc->Hs, sc->Us). Then S = [P | a - P c], R = [Q | t(X)
- * - Q (a - P c)] as a dual quaternion. */
-static void entries_scaled_sse(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, const float *qj,
-                               uint32_t stride)
+/* The scale methods' entries of four joints k[0..3] (lanes k[l] with l >=
+ * lanes repeat a joint and are not stored) in SSE lanes (structure of
+ * arrays), the same IEEE operations per lane as the scalar code of
+ * stage_pal_scaled (#else), so every joint's entry depends only on its own
+ * inputs. Per joint j: qj + 12 j + 4 holds the quaternion: for a derived joint
+ * (derived = 1: all four are) the chain value Q_p n_j, normalized here (w >=
+ * 0), its Q the rotation of it and P = sym(Q^T X); for the others
+ * quat_from_rows of the polar Q (Q, P the polar factors in sc->Hs, sc->Us).
+ * Then S = [P | a - P c], R = [Q | t(X) - Q (a - P c)] as a dual quaternion. */
+static inline void entries4_sse(const snw_fast_joint *fj, const uint32_t *k, uint32_t lanes, const fast_scratch *sc,
+                                const float *qj, uint32_t stride, const int derived)
 {
     const float *X = (const float *)sc->H, *Qm = (const float *)sc->Hs, *Pm = (const float *)sc->Us;
     const __m128 one = _mm_set1_ps(1.f), half = _mm_set1_ps(0.5f), two = _mm_set1_ps(2.f);
-    const __m128 c15 = _mm_set1_ps(1.5f), eps = _mm_set1_ps(1e-4f), absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-    const __m128 zero = _mm_setzero_ps(), sgn = _mm_set1_ps(-0.f);
-    for (uint32_t j0 = 0; j0 < n; j0 += 4) {
-        uint32_t k[4];
-        for (int l = 0; l < 4; l++) k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
-        __m128 q[4], x0[4], x1[4], x2[4], a[4], c[4], v[4];
-        SNW_LOAD_T(q, qj, 12u, k, 4u);
-        const __m128 dm = _mm_cmpneq_ps(_mm_set_ps(qj[12u * k[3]], qj[12u * k[2]], qj[12u * k[1]], qj[12u * k[0]]), zero);
-        /* normalize a derived lane: one Newton step near 1, else 1 / sqrt; sign w >= 0 */
+    const __m128 sgn = _mm_set1_ps(-0.f);
+    __m128 q[4], x0[4], x1[4], x2[4], a[4], c[4], Q[3][4], P[3][4];
+    SNW_LOAD_T(q, qj, 12u, k, 4u);
+    SNW_LOAD_T(x0, X, 12u, k, 0u);
+    SNW_LOAD_T(x1, X, 12u, k, 4u);
+    SNW_LOAD_T(x2, X, 12u, k, 8u);
+    if (derived) {
+        /* normalize: one Newton step near 1, else 1 / sqrt; sign w >= 0 */
+        const __m128 c15 = _mm_set1_ps(1.5f), eps = _mm_set1_ps(1e-4f), zero = _mm_setzero_ps();
+        const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
         __m128 m2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[0], q[0]), _mm_mul_ps(q[1], q[1])), _mm_mul_ps(q[2], q[2])),
                                _mm_mul_ps(q[3], q[3]));
         __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(m2, one), absm), eps);
         __m128 s = sel_ps(near1, _mm_sub_ps(c15, _mm_mul_ps(half, m2)), _mm_div_ps(one, _mm_sqrt_ps(m2)));
         s = _mm_xor_ps(s, _mm_and_ps(_mm_cmplt_ps(q[3], zero), sgn));
-        s = sel_ps(dm, s, one);
         for (int i = 0; i < 4; i++) q[i] = _mm_mul_ps(q[i], s);
-        /* X rows (r0 r1 r2 | t) */
-        SNW_LOAD_T(x0, X, 12u, k, 0u);
-        SNW_LOAD_T(x1, X, 12u, k, 4u);
-        SNW_LOAD_T(x2, X, 12u, k, 8u);
-        /* Q: derived lanes from the quaternion (rows_from_quat), the others the polar factor */
-        __m128 Q[3][3], P[3][3];
-        {
-            const __m128 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
-            const __m128 xx = _mm_mul_ps(_mm_mul_ps(two, qx), qx), yy = _mm_mul_ps(_mm_mul_ps(two, qy), qy);
-            const __m128 zz = _mm_mul_ps(_mm_mul_ps(two, qz), qz), xy = _mm_mul_ps(_mm_mul_ps(two, qx), qy);
-            const __m128 xz = _mm_mul_ps(_mm_mul_ps(two, qx), qz), yz = _mm_mul_ps(_mm_mul_ps(two, qy), qz);
-            const __m128 wx = _mm_mul_ps(_mm_mul_ps(two, qw), qx), wy = _mm_mul_ps(_mm_mul_ps(two, qw), qy);
-            const __m128 wz = _mm_mul_ps(_mm_mul_ps(two, qw), qz);
-            Q[0][0] = _mm_sub_ps(one, _mm_add_ps(yy, zz)); Q[0][1] = _mm_sub_ps(xy, wz); Q[0][2] = _mm_add_ps(xz, wy);
-            Q[1][0] = _mm_add_ps(xy, wz); Q[1][1] = _mm_sub_ps(one, _mm_add_ps(xx, zz)); Q[1][2] = _mm_sub_ps(yz, wx);
-            Q[2][0] = _mm_sub_ps(xz, wy); Q[2][1] = _mm_add_ps(yz, wx); Q[2][2] = _mm_sub_ps(one, _mm_add_ps(xx, yy));
-        }
+        /* Q from the quaternion (rows_from_quat) */
+        const __m128 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
+        const __m128 xx = _mm_mul_ps(_mm_mul_ps(two, qx), qx), yy = _mm_mul_ps(_mm_mul_ps(two, qy), qy);
+        const __m128 zz = _mm_mul_ps(_mm_mul_ps(two, qz), qz), xy = _mm_mul_ps(_mm_mul_ps(two, qx), qy);
+        const __m128 xz = _mm_mul_ps(_mm_mul_ps(two, qx), qz), yz = _mm_mul_ps(_mm_mul_ps(two, qy), qz);
+        const __m128 wx = _mm_mul_ps(_mm_mul_ps(two, qw), qx), wy = _mm_mul_ps(_mm_mul_ps(two, qw), qy);
+        const __m128 wz = _mm_mul_ps(_mm_mul_ps(two, qw), qz);
+        Q[0][0] = _mm_sub_ps(one, _mm_add_ps(yy, zz)); Q[0][1] = _mm_sub_ps(xy, wz); Q[0][2] = _mm_add_ps(xz, wy);
+        Q[1][0] = _mm_add_ps(xy, wz); Q[1][1] = _mm_sub_ps(one, _mm_add_ps(xx, zz)); Q[1][2] = _mm_sub_ps(yz, wx);
+        Q[2][0] = _mm_sub_ps(xz, wy); Q[2][1] = _mm_add_ps(yz, wx); Q[2][2] = _mm_sub_ps(one, _mm_add_ps(xx, yy));
+        /* P = sym(Q^T X) (sym_qt_x) */
+        const __m128 *xr[3] = { x0, x1, x2 };
+        __m128 pm[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int jj = 0; jj < 3; jj++)
+                pm[i][jj] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[0][i], xr[0][jj]), _mm_mul_ps(Q[1][i], xr[1][jj])),
+                                       _mm_mul_ps(Q[2][i], xr[2][jj]));
+        for (int i = 0; i < 3; i++)
+            for (int jj = 0; jj < 3; jj++) P[i][jj] = _mm_mul_ps(half, _mm_add_ps(pm[i][jj], pm[jj][i]));
+    } else {
         for (int r = 0; r < 3; r++) {
-            SNW_LOAD_T(v, Qm, 12u, k, 4u * (uint32_t)r);
-            for (int i = 0; i < 3; i++) Q[r][i] = sel_ps(dm, Q[r][i], v[i]);
-        }
-        {
-            const __m128 *xr[3] = { x0, x1, x2 };
-            __m128 pm[3][3];
-            for (int i = 0; i < 3; i++)
-                for (int jj = 0; jj < 3; jj++)
-                    pm[i][jj] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[0][i], xr[0][jj]), _mm_mul_ps(Q[1][i], xr[1][jj])),
-                                           _mm_mul_ps(Q[2][i], xr[2][jj]));
-            for (int i = 0; i < 3; i++)
-                for (int jj = 0; jj < 3; jj++) P[i][jj] = _mm_mul_ps(half, _mm_add_ps(pm[i][jj], pm[jj][i]));
-        }
-        for (int r = 0; r < 3; r++) {
-            SNW_LOAD_T(v, Pm, 12u, k, 4u * (uint32_t)r);
-            for (int i = 0; i < 3; i++) P[r][i] = sel_ps(dm, P[r][i], v[i]);
-        }
-        SNW_LOAD_T(a, sc->a, 4u, k, 0u);
-        SNW_LOAD_T(c, fj[0].c, (uint32_t)(sizeof(snw_fast_joint) / sizeof(float)), k, 0u);
-        __m128 st[3], rt[3];
-        const __m128 xt[3] = { x0[3], x1[3], x2[3] };
-        for (int r = 0; r < 3; r++)
-            st[r] = _mm_sub_ps(a[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(P[r][0], c[0]), _mm_mul_ps(P[r][1], c[1])),
-                                                _mm_mul_ps(P[r][2], c[2])));
-        for (int r = 0; r < 3; r++)
-            rt[r] = _mm_sub_ps(xt[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[r][0], st[0]), _mm_mul_ps(Q[r][1], st[1])),
-                                                 _mm_mul_ps(Q[r][2], st[2])));
-        /* dual part 0.5 (t, 0) q (dq_dual) */
-        __m128 du[4];
-        du[0] = _mm_mul_ps(half, _mm_sub_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[3]), _mm_mul_ps(rt[1], q[2])), _mm_mul_ps(rt[2], q[1])));
-        du[1] = _mm_mul_ps(half, _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_xor_ps(rt[0], sgn), q[2]), _mm_mul_ps(rt[1], q[3])),
-                                            _mm_mul_ps(rt[2], q[0])));
-        du[2] = _mm_mul_ps(half, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rt[0], q[1]), _mm_mul_ps(rt[1], q[0])), _mm_mul_ps(rt[2], q[3])));
-        du[3] = _mm_mul_ps(_mm_set1_ps(-0.5f),
-                           _mm_add_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[0]), _mm_mul_ps(rt[1], q[1])), _mm_mul_ps(rt[2], q[2])));
-        /* back to joints: S rows, q, du */
-        __m128 o[5][4];
-        for (int r = 0; r < 3; r++) {
-            o[r][0] = P[r][0]; o[r][1] = P[r][1]; o[r][2] = P[r][2]; o[r][3] = st[r];
-            _MM_TRANSPOSE4_PS(o[r][0], o[r][1], o[r][2], o[r][3]);
-        }
-        for (int i = 0; i < 4; i++) { o[3][i] = q[i]; o[4][i] = du[i]; }
-        _MM_TRANSPOSE4_PS(o[3][0], o[3][1], o[3][2], o[3][3]);
-        _MM_TRANSPOSE4_PS(o[4][0], o[4][1], o[4][2], o[4][3]);
-        const uint32_t lanes = n - j0 < 4u ? n - j0 : 4u;
-        for (uint32_t l = 0; l < lanes; l++) {
-            float *d = sc->pal + (size_t)(j0 + l) * stride * 4u;
-            for (int e = 0; e < 5; e++) _mm_store_ps(d + 4 * e, o[e][l]);
+            SNW_LOAD_T(Q[r], Qm, 12u, k, 4u * (uint32_t)r);
+            SNW_LOAD_T(P[r], Pm, 12u, k, 4u * (uint32_t)r);
         }
     }
+    SNW_LOAD_T(a, sc->a, 4u, k, 0u);
+    SNW_LOAD_T(c, fj[0].c, (uint32_t)(sizeof(snw_fast_joint) / sizeof(float)), k, 0u);
+    __m128 st[3], rt[3];
+    const __m128 xt[3] = { x0[3], x1[3], x2[3] };
+    for (int r = 0; r < 3; r++)
+        st[r] = _mm_sub_ps(a[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(P[r][0], c[0]), _mm_mul_ps(P[r][1], c[1])),
+                                            _mm_mul_ps(P[r][2], c[2])));
+    for (int r = 0; r < 3; r++)
+        rt[r] = _mm_sub_ps(xt[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[r][0], st[0]), _mm_mul_ps(Q[r][1], st[1])),
+                                             _mm_mul_ps(Q[r][2], st[2])));
+    /* dual part 0.5 (t, 0) q (dq_dual) */
+    __m128 du[4];
+    du[0] = _mm_mul_ps(half, _mm_sub_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[3]), _mm_mul_ps(rt[1], q[2])), _mm_mul_ps(rt[2], q[1])));
+    du[1] = _mm_mul_ps(half, _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_xor_ps(rt[0], sgn), q[2]), _mm_mul_ps(rt[1], q[3])),
+                                        _mm_mul_ps(rt[2], q[0])));
+    du[2] = _mm_mul_ps(half, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rt[0], q[1]), _mm_mul_ps(rt[1], q[0])), _mm_mul_ps(rt[2], q[3])));
+    du[3] = _mm_mul_ps(_mm_set1_ps(-0.5f),
+                       _mm_add_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[0]), _mm_mul_ps(rt[1], q[1])), _mm_mul_ps(rt[2], q[2])));
+    /* back to joints: S rows, q, du */
+    __m128 o[5][4];
+    for (int r = 0; r < 3; r++) {
+        o[r][0] = P[r][0]; o[r][1] = P[r][1]; o[r][2] = P[r][2]; o[r][3] = st[r];
+        _MM_TRANSPOSE4_PS(o[r][0], o[r][1], o[r][2], o[r][3]);
+    }
+    for (int i = 0; i < 4; i++) { o[3][i] = q[i]; o[4][i] = du[i]; }
+    _MM_TRANSPOSE4_PS(o[3][0], o[3][1], o[3][2], o[3][3]);
+    _MM_TRANSPOSE4_PS(o[4][0], o[4][1], o[4][2], o[4][3]);
+    for (uint32_t l = 0; l < lanes; l++) {
+        float *d = sc->pal + (size_t)k[l] * stride * 4u;
+        for (int e = 0; e < 5; e++) _mm_store_ps(d + 4 * e, o[e][l]);
+    }
 }
-#endif
 
-#if SNW_SSE
+/* Every joint's entry, derived joints (qj[12 j] != 0) and the others gathered
+ * four at a time into separate groups (no per-lane selects) */
+static void entries_scaled_sse(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, const float *qj,
+                               uint32_t stride)
+{
+    uint32_t kd[4], kn[4], nd = 0, nn = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (qj[12u * j] != 0.f) {
+            kd[nd++] = j;
+            if (nd == 4) { entries4_sse(fj, kd, 4, sc, qj, stride, 1); nd = 0; }
+        } else {
+            kn[nn++] = j;
+            if (nn == 4) { entries4_sse(fj, kn, 4, sc, qj, stride, 0); nn = 0; }
+        }
+    }
+    if (nd) {
+        for (uint32_t l = nd; l < 4; l++) kd[l] = kd[nd - 1u];
+        entries4_sse(fj, kd, nd, sc, qj, stride, 1);
+    }
+    if (nn) {
+        for (uint32_t l = nn; l < 4; l++) kn[l] = kn[nn - 1u];
+        entries4_sse(fj, kn, nn, sc, qj, stride, 0);
+    }
+}
+
 /* o = a b for four quaternions per lane vector (x, y, z, w), the same IEEE
  * operations per lane as qmul's SSE code (a_w b + a_x (...) + a_y (...) + a_z (...)) */
 static inline void qmul4(const __m128 *a, const __m128 *b, __m128 *o)
