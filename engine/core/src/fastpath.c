@@ -448,6 +448,13 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
         const float *sv = local[j].s;
         if (listed[j]) {
             aff_mul(&hslc, &Us[j], &gs);
+#if SNW_SSE
+        } else { /* hslc diag(s_j), branch-free: a unit scale multiplies by exactly 1 */
+            const __m128 s4 = _mm_or_ps(_mm_and_ps(_mm_loadu_ps(sv), _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1))),
+                                        _mm_set_ps(1.f, 0.f, 0.f, 0.f));
+            for (int r = 0; r < 3; r++) _mm_storeu_ps(gs.r[r], _mm_mul_ps(_mm_loadu_ps(hslc.r[r]), s4));
+        }
+#else
         } else if (sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f) {
             gs = hslc;
         } else { /* hslc diag(s_j) */
@@ -456,6 +463,7 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
                 gs.r[r][0] *= sv[0]; gs.r[r][1] *= sv[1]; gs.r[r][2] *= sv[2];
             }
         }
+#endif
         Hs[j] = gs;
         put4v(sc->a + 4u * j, gs.r[0][3], gs.r[1][3], gs.r[2][3], 0);
     }
