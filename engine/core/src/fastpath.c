@@ -674,6 +674,47 @@ static inline void entries4_sse(const snw_fast_joint *fj, const uint32_t *k, uin
     }
 }
 
+/* quat_from_rows (Shepperd, the reference's branches; w >= 0; normalized) of
+ * the polar Q (sc->Hs) of four joints k[0..3] into qj + 12 k + 4, in SSE
+ * lanes: each lane selects its case's values, computed by the same IEEE
+ * operations as the scalar code (lanes past `lanes` are not stored) */
+static inline void quats4_sse(const uint32_t *k, uint32_t lanes, const float *Qm, float *qj)
+{
+    __m128 r0[4], r1[4], r2[4];
+    SNW_LOAD_T(r0, Qm, 12u, k, 0u);
+    SNW_LOAD_T(r1, Qm, 12u, k, 4u);
+    SNW_LOAD_T(r2, Qm, 12u, k, 8u);
+    const __m128 one = _mm_set1_ps(1.f), zero = _mm_setzero_ps(), half = _mm_set1_ps(0.5f), quarter = _mm_set1_ps(0.25f);
+    const __m128 r00 = r0[0], r01 = r0[1], r02 = r0[2], r10 = r1[0], r11 = r1[1], r12 = r1[2];
+    const __m128 r20 = r2[0], r21 = r2[1], r22 = r2[2];
+    const __m128 tr = _mm_add_ps(_mm_add_ps(r00, r11), r22);
+    const __m128 mA = _mm_and_ps(_mm_and_ps(_mm_cmpge_ps(tr, r00), _mm_cmpge_ps(tr, r11)), _mm_cmpge_ps(tr, r22));
+    const __m128 mB = _mm_andnot_ps(mA, _mm_and_ps(_mm_cmpge_ps(r00, r11), _mm_cmpge_ps(r00, r22)));
+    const __m128 mC = _mm_andnot_ps(_mm_or_ps(mA, mB), _mm_cmpge_ps(r11, r22));
+    __m128 v = _mm_add_ps(_mm_sub_ps(_mm_sub_ps(one, r00), r11), r22);                  /* D */
+    v = sel_ps(mC, _mm_sub_ps(_mm_add_ps(_mm_sub_ps(one, r00), r11), r22), v);         /* C */
+    v = sel_ps(mB, _mm_sub_ps(_mm_sub_ps(_mm_add_ps(one, r00), r11), r22), v);         /* B */
+    v = sel_ps(mA, _mm_add_ps(one, tr), v);                                            /* A */
+    const __m128 big = _mm_mul_ps(half, _mm_sqrt_ps(_mm_max_ps(v, zero)));
+    const __m128 f = _mm_div_ps(quarter, big);
+    const __m128 d21 = _mm_mul_ps(_mm_sub_ps(r21, r12), f), d02 = _mm_mul_ps(_mm_sub_ps(r02, r20), f);
+    const __m128 d10 = _mm_mul_ps(_mm_sub_ps(r10, r01), f), s01 = _mm_mul_ps(_mm_add_ps(r01, r10), f);
+    const __m128 s02 = _mm_mul_ps(_mm_add_ps(r02, r20), f), s12 = _mm_mul_ps(_mm_add_ps(r12, r21), f);
+    __m128 q[4];
+    q[0] = sel_ps(mA, d21, sel_ps(mB, big, sel_ps(mC, s01, s02)));
+    q[1] = sel_ps(mA, d02, sel_ps(mB, s01, sel_ps(mC, big, s12)));
+    q[2] = sel_ps(mA, d10, sel_ps(mB, s02, sel_ps(mC, s12, big)));
+    q[3] = sel_ps(mA, big, sel_ps(mB, d21, sel_ps(mC, d02, d10)));
+    const __m128 neg = _mm_and_ps(_mm_cmplt_ps(q[3], zero), _mm_set1_ps(-0.f));
+    for (int i = 0; i < 4; i++) q[i] = _mm_xor_ps(q[i], neg);
+    const __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[0], q[0]), _mm_mul_ps(q[1], q[1])), _mm_mul_ps(q[2], q[2])),
+                                 _mm_mul_ps(q[3], q[3]));
+    const __m128 nrm = _mm_div_ps(one, _mm_sqrt_ps(n2));
+    for (int i = 0; i < 4; i++) q[i] = _mm_mul_ps(q[i], nrm);
+    _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
+    for (uint32_t l = 0; l < lanes; l++) _mm_storeu_ps(qj + 12u * k[l] + 4, q[l]);
+}
+
 /* Every joint's entry, derived joints (qj[12 j] != 0) and the others gathered
  * four at a time into separate groups (no per-lane selects) */
 static void entries_scaled_sse(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, const float *qj,
@@ -810,16 +851,21 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
      * joint; qo[0] = 1 marks a derived joint: derived[] lives in the palette
      * scratch the entries overwrite), then everything else four joints at a
      * time (entries_scaled_sse) */
-    for (uint32_t j = 0; j < n; j++) {
-        float *qo = qj + 12u * j;
-        if (!derived[j]) {
-            quat_from_rows((const float(*)[4])Q[j].r, qo + 4);
-            qo[0] = 0.f;
-            continue;
+    {   /* the others' quaternions first, four at a time */
+        uint32_t kn[4], nn = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            qj[12u * j] = derived[j] ? 1.f : 0.f;
+            if (derived[j]) continue;
+            kn[nn++] = j;
+            if (nn == 4) { quats4_sse(kn, 4, (const float *)Q, qj); nn = 0; }
         }
-        qmul(qj + 12u * (uint32_t)fj[j].parent + 4, qo + 8, qo + 4);
-        qo[0] = 1.f;
+        if (nn) {
+            for (uint32_t l = nn; l < 4; l++) kn[l] = kn[nn - 1u];
+            quats4_sse(kn, nn, (const float *)Q, qj);
+        }
     }
+    for (uint32_t j = 0; j < n; j++)
+        if (derived[j]) qmul(qj + 12u * (uint32_t)fj[j].parent + 4, qj + 12u * j + 8, qj + 12u * j + 4);
     entries_scaled_sse(fj, n, sc, qj, stride);
     if (flags & SINEW_K_FLAG_BULGE)
         for (uint32_t j = 0; j < n; j++) {
