@@ -830,7 +830,7 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
      * formed first, off the chain of dependent products along the skeleton. */
     float *qj = (float *)sc->G;
 #if SNW_SSE
-    nj_scaled_sse(fj, n, local, qj);
+    if (derive) nj_scaled_sse(fj, n, local, qj);
 #else
     for (uint32_t j = 0; j < n; j++) {
         if (!derived[j]) continue;
@@ -847,11 +847,12 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
     }
 #endif
 #if SNW_SSE
-    /* The chain alone in joint order (Q_p n_j, one quaternion product per
-     * joint; qo[0] = 1 marks a derived joint: derived[] lives in the palette
-     * scratch the entries overwrite), then everything else four joints at a
-     * time (entries_scaled_sse) */
-    {   /* the others' quaternions first, four at a time */
+    /* The other joints' quaternions four at a time (quats4_sse), then the
+     * chain alone in joint order (Q_p n_j, one quaternion product per derived
+     * joint), then the entries four joints at a time (entries_scaled_sse);
+     * qj[12 j] = 1 marks a derived joint (derived[] lives in the palette
+     * scratch the entries overwrite) */
+    {
         uint32_t kn[4], nn = 0;
         for (uint32_t j = 0; j < n; j++) {
             qj[12u * j] = derived[j] ? 1.f : 0.f;
