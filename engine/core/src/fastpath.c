@@ -87,6 +87,65 @@ static inline void aff_from_trs(const snw_ftrs *x, snw_faff *m)
     m->r[2][0] = (xz - wy) * sx; m->r[2][1] = (yz + wx) * sy; m->r[2][2] = (1 - (xx + yy)) * sz; m->r[2][3] = x->t[2];
 }
 
+#if SNW_SSE
+/* 4 joints' rows r (16-byte vectors at base + j * step floats) as 4 lane vectors */
+#define SNW_LOAD_T(v, base, step, k, off)                                                     \
+    do {                                                                                    \
+        v[0] = _mm_loadu_ps((base) + (size_t)(k)[0] * (step) + (off));                      \
+        v[1] = _mm_loadu_ps((base) + (size_t)(k)[1] * (step) + (off));                      \
+        v[2] = _mm_loadu_ps((base) + (size_t)(k)[2] * (step) + (off));                      \
+        v[3] = _mm_loadu_ps((base) + (size_t)(k)[3] * (step) + (off));                      \
+        _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);                                          \
+    } while (0)
+
+static inline __m128 sel_ps(__m128 m, __m128 a, __m128 b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
+
+/* aff_from_trs of every local pose, four joints at a time in SSE lanes (the
+ * same IEEE operations per lane, so the same bits; the lanes past the last
+ * joint repeat it and are not stored) */
+static void trs_to_aff_sse(const snw_ftrs *local, uint32_t n, snw_faff *out)
+{
+    const __m128 one = _mm_set1_ps(1.f), two = _mm_set1_ps(2.f), eps = _mm_set1_ps(1e-4f), zero = _mm_setzero_ps();
+    const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), fmax = _mm_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 4) {
+        uint32_t k[4];
+        for (int l = 0; l < 4; l++) k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+        __m128 t[4], q[4], sc[4];
+        SNW_LOAD_T(t, (const float *)local, 12u, k, 0u);
+        SNW_LOAD_T(q, (const float *)local, 12u, k, 4u);
+        SNW_LOAD_T(sc, (const float *)local, 12u, k, 8u);
+        __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[0], q[0]), _mm_mul_ps(q[1], q[1])), _mm_mul_ps(q[2], q[2])),
+                               _mm_mul_ps(q[3], q[3]));
+        __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(n2, one), absm), eps);
+        __m128 s = sel_ps(near1, _mm_mul_ps(two, _mm_sub_ps(two, n2)), _mm_div_ps(two, n2));
+        __m128 ok = _mm_and_ps(_mm_cmpgt_ps(n2, zero), _mm_cmple_ps(n2, fmax)); /* else the identity */
+        s = sel_ps(ok, s, two);
+        const __m128 qx = _mm_and_ps(ok, q[0]), qy = _mm_and_ps(ok, q[1]), qz = _mm_and_ps(ok, q[2]);
+        const __m128 qw = sel_ps(ok, q[3], one);
+        const __m128 xx = _mm_mul_ps(_mm_mul_ps(qx, qx), s), yy = _mm_mul_ps(_mm_mul_ps(qy, qy), s);
+        const __m128 zz = _mm_mul_ps(_mm_mul_ps(qz, qz), s), xy = _mm_mul_ps(_mm_mul_ps(qx, qy), s);
+        const __m128 xz = _mm_mul_ps(_mm_mul_ps(qx, qz), s), yz = _mm_mul_ps(_mm_mul_ps(qy, qz), s);
+        const __m128 wx = _mm_mul_ps(_mm_mul_ps(qw, qx), s), wy = _mm_mul_ps(_mm_mul_ps(qw, qy), s);
+        const __m128 wz = _mm_mul_ps(_mm_mul_ps(qw, qz), s);
+        __m128 r0[4] = { _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(yy, zz)), sc[0]), _mm_mul_ps(_mm_sub_ps(xy, wz), sc[1]),
+                         _mm_mul_ps(_mm_add_ps(xz, wy), sc[2]), t[0] };
+        __m128 r1[4] = { _mm_mul_ps(_mm_add_ps(xy, wz), sc[0]), _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, zz)), sc[1]),
+                         _mm_mul_ps(_mm_sub_ps(yz, wx), sc[2]), t[1] };
+        __m128 r2[4] = { _mm_mul_ps(_mm_sub_ps(xz, wy), sc[0]), _mm_mul_ps(_mm_add_ps(yz, wx), sc[1]),
+                         _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sc[2]), t[2] };
+        _MM_TRANSPOSE4_PS(r0[0], r0[1], r0[2], r0[3]);
+        _MM_TRANSPOSE4_PS(r1[0], r1[1], r1[2], r1[3]);
+        _MM_TRANSPOSE4_PS(r2[0], r2[1], r2[2], r2[3]);
+        const uint32_t lanes = n - j0 < 4u ? n - j0 : 4u;
+        for (uint32_t l = 0; l < lanes; l++) {
+            _mm_store_ps(out[j0 + l].r[0], r0[l]);
+            _mm_store_ps(out[j0 + l].r[1], r1[l]);
+            _mm_store_ps(out[j0 + l].r[2], r2[l]);
+        }
+    }
+}
+#endif
+
 static inline void ftrs_from_transform(const sinew_transform *t, snw_ftrs *o)
 {
     o->t[0] = (float)t->translation.x; o->t[1] = (float)t->translation.y; o->t[2] = (float)t->translation.z; o->t[3] = 0;
@@ -359,9 +418,14 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
     snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs, *Us = sc->Us;
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
     unsigned char *listed = (unsigned char *)(idx + n);
+#if SNW_SSE
+    trs_to_aff_sse(local, n, H);
+#endif
     for (uint32_t j = 0; j < n; j++) {
         const float *sv = local[j].s;
+#if !SNW_SSE
         aff_from_trs(&local[j], &H[j]);
+#endif
         listed[j] = !(sv[0] > 0 && sv[1] > 0 && sv[2] > 0 && sv[0] <= FLT_MAX && sv[1] <= FLT_MAX && sv[2] <= FLT_MAX);
         if (listed[j]) {
             snw_faff lm = H[j];
@@ -384,6 +448,13 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
         const float *sv = local[j].s;
         if (listed[j]) {
             aff_mul(&hslc, &Us[j], &gs);
+#if SNW_SSE
+        } else { /* hslc diag(s_j), branch-free: a unit scale multiplies by exactly 1 */
+            const __m128 s4 = _mm_or_ps(_mm_and_ps(_mm_loadu_ps(sv), _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1))),
+                                        _mm_set_ps(1.f, 0.f, 0.f, 0.f));
+            for (int r = 0; r < 3; r++) _mm_storeu_ps(gs.r[r], _mm_mul_ps(_mm_loadu_ps(hslc.r[r]), s4));
+        }
+#else
         } else if (sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f) {
             gs = hslc;
         } else { /* hslc diag(s_j) */
@@ -392,6 +463,7 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
                 gs.r[r][0] *= sv[0]; gs.r[r][1] *= sv[1]; gs.r[r][2] *= sv[2];
             }
         }
+#endif
         Hs[j] = gs;
         put4v(sc->a + 4u * j, gs.r[0][3], gs.r[1][3], gs.r[2][3], 0);
     }
@@ -512,6 +584,211 @@ static inline void sym_qt_x(const snw_faff *q, const snw_faff *x, snw_faff *p)
     }
 }
 
+#if SNW_SSE
+
+/* The scale methods' entries of four joints k[0..3] (lanes k[l] with l >=
+ * lanes repeat a joint and are not stored) in SSE lanes (structure of
+ * arrays), the same IEEE operations per lane as the scalar code of
+ * stage_pal_scaled (#else), so every joint's entry depends only on its own
+ * inputs. Per joint j: qj + 12 j + 4 holds the quaternion: for a derived joint
+ * (derived = 1: all four are) the chain value Q_p n_j, normalized here (w >=
+ * 0), its Q the rotation of it and P = sym(Q^T X); for the others
+ * quat_from_rows of the polar Q (Q, P the polar factors in sc->Hs, sc->Us).
+ * Then S = [P | a - P c], R = [Q | t(X) - Q (a - P c)] as a dual quaternion. */
+static inline void entries4_sse(const snw_fast_joint *fj, const uint32_t *k, uint32_t lanes, const fast_scratch *sc,
+                                const float *qj, uint32_t stride, const int derived)
+{
+    const float *X = (const float *)sc->H, *Qm = (const float *)sc->Hs, *Pm = (const float *)sc->Us;
+    const __m128 one = _mm_set1_ps(1.f), half = _mm_set1_ps(0.5f), two = _mm_set1_ps(2.f);
+    const __m128 sgn = _mm_set1_ps(-0.f);
+    __m128 q[4], x0[4], x1[4], x2[4], a[4], c[4], Q[3][4], P[3][4];
+    SNW_LOAD_T(q, qj, 12u, k, 4u);
+    SNW_LOAD_T(x0, X, 12u, k, 0u);
+    SNW_LOAD_T(x1, X, 12u, k, 4u);
+    SNW_LOAD_T(x2, X, 12u, k, 8u);
+    if (derived) {
+        /* normalize: one Newton step near 1, else 1 / sqrt; sign w >= 0 */
+        const __m128 c15 = _mm_set1_ps(1.5f), eps = _mm_set1_ps(1e-4f), zero = _mm_setzero_ps();
+        const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+        __m128 m2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[0], q[0]), _mm_mul_ps(q[1], q[1])), _mm_mul_ps(q[2], q[2])),
+                               _mm_mul_ps(q[3], q[3]));
+        __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(m2, one), absm), eps);
+        __m128 s = sel_ps(near1, _mm_sub_ps(c15, _mm_mul_ps(half, m2)), _mm_div_ps(one, _mm_sqrt_ps(m2)));
+        s = _mm_xor_ps(s, _mm_and_ps(_mm_cmplt_ps(q[3], zero), sgn));
+        for (int i = 0; i < 4; i++) q[i] = _mm_mul_ps(q[i], s);
+        /* Q from the quaternion (rows_from_quat) */
+        const __m128 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
+        const __m128 xx = _mm_mul_ps(_mm_mul_ps(two, qx), qx), yy = _mm_mul_ps(_mm_mul_ps(two, qy), qy);
+        const __m128 zz = _mm_mul_ps(_mm_mul_ps(two, qz), qz), xy = _mm_mul_ps(_mm_mul_ps(two, qx), qy);
+        const __m128 xz = _mm_mul_ps(_mm_mul_ps(two, qx), qz), yz = _mm_mul_ps(_mm_mul_ps(two, qy), qz);
+        const __m128 wx = _mm_mul_ps(_mm_mul_ps(two, qw), qx), wy = _mm_mul_ps(_mm_mul_ps(two, qw), qy);
+        const __m128 wz = _mm_mul_ps(_mm_mul_ps(two, qw), qz);
+        Q[0][0] = _mm_sub_ps(one, _mm_add_ps(yy, zz)); Q[0][1] = _mm_sub_ps(xy, wz); Q[0][2] = _mm_add_ps(xz, wy);
+        Q[1][0] = _mm_add_ps(xy, wz); Q[1][1] = _mm_sub_ps(one, _mm_add_ps(xx, zz)); Q[1][2] = _mm_sub_ps(yz, wx);
+        Q[2][0] = _mm_sub_ps(xz, wy); Q[2][1] = _mm_add_ps(yz, wx); Q[2][2] = _mm_sub_ps(one, _mm_add_ps(xx, yy));
+        /* P = sym(Q^T X) (sym_qt_x) */
+        const __m128 *xr[3] = { x0, x1, x2 };
+        __m128 pm[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int jj = 0; jj < 3; jj++)
+                pm[i][jj] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[0][i], xr[0][jj]), _mm_mul_ps(Q[1][i], xr[1][jj])),
+                                       _mm_mul_ps(Q[2][i], xr[2][jj]));
+        for (int i = 0; i < 3; i++)
+            for (int jj = 0; jj < 3; jj++) P[i][jj] = _mm_mul_ps(half, _mm_add_ps(pm[i][jj], pm[jj][i]));
+    } else {
+        for (int r = 0; r < 3; r++) {
+            SNW_LOAD_T(Q[r], Qm, 12u, k, 4u * (uint32_t)r);
+            SNW_LOAD_T(P[r], Pm, 12u, k, 4u * (uint32_t)r);
+        }
+    }
+    SNW_LOAD_T(a, sc->a, 4u, k, 0u);
+    SNW_LOAD_T(c, fj[0].c, (uint32_t)(sizeof(snw_fast_joint) / sizeof(float)), k, 0u);
+    __m128 st[3], rt[3];
+    const __m128 xt[3] = { x0[3], x1[3], x2[3] };
+    for (int r = 0; r < 3; r++)
+        st[r] = _mm_sub_ps(a[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(P[r][0], c[0]), _mm_mul_ps(P[r][1], c[1])),
+                                            _mm_mul_ps(P[r][2], c[2])));
+    for (int r = 0; r < 3; r++)
+        rt[r] = _mm_sub_ps(xt[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[r][0], st[0]), _mm_mul_ps(Q[r][1], st[1])),
+                                             _mm_mul_ps(Q[r][2], st[2])));
+    /* dual part 0.5 (t, 0) q (dq_dual) */
+    __m128 du[4];
+    du[0] = _mm_mul_ps(half, _mm_sub_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[3]), _mm_mul_ps(rt[1], q[2])), _mm_mul_ps(rt[2], q[1])));
+    du[1] = _mm_mul_ps(half, _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_xor_ps(rt[0], sgn), q[2]), _mm_mul_ps(rt[1], q[3])),
+                                        _mm_mul_ps(rt[2], q[0])));
+    du[2] = _mm_mul_ps(half, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rt[0], q[1]), _mm_mul_ps(rt[1], q[0])), _mm_mul_ps(rt[2], q[3])));
+    du[3] = _mm_mul_ps(_mm_set1_ps(-0.5f),
+                       _mm_add_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[0]), _mm_mul_ps(rt[1], q[1])), _mm_mul_ps(rt[2], q[2])));
+    /* back to joints: S rows, q, du */
+    __m128 o[5][4];
+    for (int r = 0; r < 3; r++) {
+        o[r][0] = P[r][0]; o[r][1] = P[r][1]; o[r][2] = P[r][2]; o[r][3] = st[r];
+        _MM_TRANSPOSE4_PS(o[r][0], o[r][1], o[r][2], o[r][3]);
+    }
+    for (int i = 0; i < 4; i++) { o[3][i] = q[i]; o[4][i] = du[i]; }
+    _MM_TRANSPOSE4_PS(o[3][0], o[3][1], o[3][2], o[3][3]);
+    _MM_TRANSPOSE4_PS(o[4][0], o[4][1], o[4][2], o[4][3]);
+    for (uint32_t l = 0; l < lanes; l++) {
+        float *d = sc->pal + (size_t)k[l] * stride * 4u;
+        for (int e = 0; e < 5; e++) _mm_store_ps(d + 4 * e, o[e][l]);
+    }
+}
+
+/* quat_from_rows (Shepperd, the reference's branches; w >= 0; normalized) of
+ * the polar Q (sc->Hs) of four joints k[0..3] into qj + 12 k + 4, in SSE
+ * lanes: each lane selects its case's values, computed by the same IEEE
+ * operations as the scalar code (lanes past `lanes` are not stored) */
+static inline void quats4_sse(const uint32_t *k, uint32_t lanes, const float *Qm, float *qj)
+{
+    __m128 r0[4], r1[4], r2[4];
+    SNW_LOAD_T(r0, Qm, 12u, k, 0u);
+    SNW_LOAD_T(r1, Qm, 12u, k, 4u);
+    SNW_LOAD_T(r2, Qm, 12u, k, 8u);
+    const __m128 one = _mm_set1_ps(1.f), zero = _mm_setzero_ps(), half = _mm_set1_ps(0.5f), quarter = _mm_set1_ps(0.25f);
+    const __m128 r00 = r0[0], r01 = r0[1], r02 = r0[2], r10 = r1[0], r11 = r1[1], r12 = r1[2];
+    const __m128 r20 = r2[0], r21 = r2[1], r22 = r2[2];
+    const __m128 tr = _mm_add_ps(_mm_add_ps(r00, r11), r22);
+    const __m128 mA = _mm_and_ps(_mm_and_ps(_mm_cmpge_ps(tr, r00), _mm_cmpge_ps(tr, r11)), _mm_cmpge_ps(tr, r22));
+    const __m128 mB = _mm_andnot_ps(mA, _mm_and_ps(_mm_cmpge_ps(r00, r11), _mm_cmpge_ps(r00, r22)));
+    const __m128 mC = _mm_andnot_ps(_mm_or_ps(mA, mB), _mm_cmpge_ps(r11, r22));
+    __m128 v = _mm_add_ps(_mm_sub_ps(_mm_sub_ps(one, r00), r11), r22);                  /* D */
+    v = sel_ps(mC, _mm_sub_ps(_mm_add_ps(_mm_sub_ps(one, r00), r11), r22), v);         /* C */
+    v = sel_ps(mB, _mm_sub_ps(_mm_sub_ps(_mm_add_ps(one, r00), r11), r22), v);         /* B */
+    v = sel_ps(mA, _mm_add_ps(one, tr), v);                                            /* A */
+    const __m128 big = _mm_mul_ps(half, _mm_sqrt_ps(_mm_max_ps(v, zero)));
+    const __m128 f = _mm_div_ps(quarter, big);
+    const __m128 d21 = _mm_mul_ps(_mm_sub_ps(r21, r12), f), d02 = _mm_mul_ps(_mm_sub_ps(r02, r20), f);
+    const __m128 d10 = _mm_mul_ps(_mm_sub_ps(r10, r01), f), s01 = _mm_mul_ps(_mm_add_ps(r01, r10), f);
+    const __m128 s02 = _mm_mul_ps(_mm_add_ps(r02, r20), f), s12 = _mm_mul_ps(_mm_add_ps(r12, r21), f);
+    __m128 q[4];
+    q[0] = sel_ps(mA, d21, sel_ps(mB, big, sel_ps(mC, s01, s02)));
+    q[1] = sel_ps(mA, d02, sel_ps(mB, s01, sel_ps(mC, big, s12)));
+    q[2] = sel_ps(mA, d10, sel_ps(mB, s02, sel_ps(mC, s12, big)));
+    q[3] = sel_ps(mA, big, sel_ps(mB, d21, sel_ps(mC, d02, d10)));
+    const __m128 neg = _mm_and_ps(_mm_cmplt_ps(q[3], zero), _mm_set1_ps(-0.f));
+    for (int i = 0; i < 4; i++) q[i] = _mm_xor_ps(q[i], neg);
+    const __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[0], q[0]), _mm_mul_ps(q[1], q[1])), _mm_mul_ps(q[2], q[2])),
+                                 _mm_mul_ps(q[3], q[3]));
+    const __m128 nrm = _mm_div_ps(one, _mm_sqrt_ps(n2));
+    for (int i = 0; i < 4; i++) q[i] = _mm_mul_ps(q[i], nrm);
+    _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
+    for (uint32_t l = 0; l < lanes; l++) _mm_storeu_ps(qj + 12u * k[l] + 4, q[l]);
+}
+
+/* Every joint's entry, derived joints (qj[12 j] != 0) and the others gathered
+ * four at a time into separate groups (no per-lane selects) */
+static void entries_scaled_sse(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, const float *qj,
+                               uint32_t stride)
+{
+    uint32_t kd[4], kn[4], nd = 0, nn = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (qj[12u * j] != 0.f) {
+            kd[nd++] = j;
+            if (nd == 4) { entries4_sse(fj, kd, 4, sc, qj, stride, 1); nd = 0; }
+        } else {
+            kn[nn++] = j;
+            if (nn == 4) { entries4_sse(fj, kn, 4, sc, qj, stride, 0); nn = 0; }
+        }
+    }
+    if (nd) {
+        for (uint32_t l = nd; l < 4; l++) kd[l] = kd[nd - 1u];
+        entries4_sse(fj, kd, nd, sc, qj, stride, 1);
+    }
+    if (nn) {
+        for (uint32_t l = nn; l < 4; l++) kn[l] = kn[nn - 1u];
+        entries4_sse(fj, kn, nn, sc, qj, stride, 0);
+    }
+}
+
+/* o = a b for four quaternions per lane vector (x, y, z, w), the same IEEE
+ * operations per lane as qmul's SSE code (a_w b + a_x (...) + a_y (...) + a_z (...)) */
+static inline void qmul4(const __m128 *a, const __m128 *b, __m128 *o)
+{
+    o[0] = _mm_sub_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(a[3], b[0]), _mm_mul_ps(a[0], b[3])), _mm_mul_ps(a[1], b[2])),
+                      _mm_mul_ps(a[2], b[1]));
+    o[1] = _mm_add_ps(_mm_add_ps(_mm_sub_ps(_mm_mul_ps(a[3], b[1]), _mm_mul_ps(a[0], b[2])), _mm_mul_ps(a[1], b[3])),
+                      _mm_mul_ps(a[2], b[0]));
+    o[2] = _mm_add_ps(_mm_sub_ps(_mm_add_ps(_mm_mul_ps(a[3], b[2]), _mm_mul_ps(a[0], b[1])), _mm_mul_ps(a[1], b[0])),
+                      _mm_mul_ps(a[2], b[3]));
+    o[3] = _mm_sub_ps(_mm_sub_ps(_mm_sub_ps(_mm_mul_ps(a[3], b[3]), _mm_mul_ps(a[0], b[0])), _mm_mul_ps(a[1], b[1])),
+                      _mm_mul_ps(a[2], b[2]));
+}
+
+/* n_j = conj(b_p) r_j b_j (r_j the local rotation normalized as in FK) into
+ * qj + 12 j + 8, four joints at a time (every joint: only the derived ones'
+ * are read; a root takes itself as parent) */
+static void nj_scaled_sse(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, float *qj)
+{
+    const uint32_t fstep = (uint32_t)(sizeof(snw_fast_joint) / sizeof(float));
+    const __m128 one = _mm_set1_ps(1.f), half = _mm_set1_ps(0.5f), c15 = _mm_set1_ps(1.5f), eps = _mm_set1_ps(1e-4f);
+    const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), zero = _mm_setzero_ps(), sgn = _mm_set1_ps(-0.f);
+    const __m128 fmax = _mm_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 4) {
+        uint32_t k[4], kp[4];
+        for (int l = 0; l < 4; l++) {
+            k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+            kp[l] = fj[k[l]].parent >= 0 ? (uint32_t)fj[k[l]].parent : k[l];
+        }
+        __m128 r[4], b[4], cb[4], t1[4], o[4];
+        SNW_LOAD_T(r, (const float *)local, 12u, k, 4u);
+        SNW_LOAD_T(b, fj[0].ibq, fstep, k, 0u);
+        SNW_LOAD_T(cb, fj[0].ibq, fstep, kp, 0u);
+        cb[0] = _mm_xor_ps(cb[0], sgn); cb[1] = _mm_xor_ps(cb[1], sgn); cb[2] = _mm_xor_ps(cb[2], sgn);
+        __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(r[0], r[0]), _mm_mul_ps(r[1], r[1])), _mm_mul_ps(r[2], r[2])),
+                               _mm_mul_ps(r[3], r[3]));
+        __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(n2, one), absm), eps);
+        __m128 inv = sel_ps(near1, _mm_sub_ps(c15, _mm_mul_ps(half, n2)), _mm_div_ps(one, _mm_sqrt_ps(n2)));
+        __m128 ok = _mm_and_ps(_mm_cmpgt_ps(n2, zero), _mm_cmple_ps(n2, fmax)); /* else the identity */
+        for (int i = 0; i < 4; i++) r[i] = sel_ps(ok, _mm_mul_ps(r[i], inv), i == 3 ? one : zero);
+        qmul4(cb, r, t1);
+        qmul4(t1, b, o);
+        _MM_TRANSPOSE4_PS(o[0], o[1], o[2], o[3]);
+        const uint32_t lanes = n - j0 < 4u ? n - j0 : 4u;
+        for (uint32_t l = 0; l < lanes; l++) _mm_storeu_ps(qj + 12u * (j0 + l) + 8, o[l]);
+    }
+}
+#endif
+
 /* Entries of the scale methods: X = G B^-1 = Q P; S = [P | a - P c];
  * R = [Q | t(X) - Q (a - P c)]. */
 static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, unsigned method,
@@ -552,6 +829,9 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
      * n_j = conj(b_p) r_j b_j, which does not depend on the parent and so is
      * formed first, off the chain of dependent products along the skeleton. */
     float *qj = (float *)sc->G;
+#if SNW_SSE
+    if (derive) nj_scaled_sse(fj, n, local, qj);
+#else
     for (uint32_t j = 0; j < n; j++) {
         if (!derived[j]) continue;
         const snw_fast_joint *f = &fj[j], *fp = &fj[f->parent];
@@ -565,6 +845,35 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
         qmul(cb, r, t1);
         qmul(t1, f->ibq, qj + 12u * j + 8);
     }
+#endif
+#if SNW_SSE
+    /* The other joints' quaternions four at a time (quats4_sse), then the
+     * chain alone in joint order (Q_p n_j, one quaternion product per derived
+     * joint), then the entries four joints at a time (entries_scaled_sse);
+     * qj[12 j] = 1 marks a derived joint (derived[] lives in the palette
+     * scratch the entries overwrite) */
+    {
+        uint32_t kn[4], nn = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            qj[12u * j] = derived[j] ? 1.f : 0.f;
+            if (derived[j]) continue;
+            kn[nn++] = j;
+            if (nn == 4) { quats4_sse(kn, 4, (const float *)Q, qj); nn = 0; }
+        }
+        if (nn) {
+            for (uint32_t l = nn; l < 4; l++) kn[l] = kn[nn - 1u];
+            quats4_sse(kn, nn, (const float *)Q, qj);
+        }
+    }
+    for (uint32_t j = 0; j < n; j++)
+        if (derived[j]) qmul(qj + 12u * (uint32_t)fj[j].parent + 4, qj + 12u * j + 8, qj + 12u * j + 4);
+    entries_scaled_sse(fj, n, sc, qj, stride);
+    if (flags & SINEW_K_FLAG_BULGE)
+        for (uint32_t j = 0; j < n; j++) {
+            float *d = sc->pal + (size_t)j * stride * 4u;
+            write_bulge(&X[j], &fj[j], (const float(*)[4])d, d + 4u * SINEW_PAL_OFF_BULGE(method));
+        }
+#else
     for (uint32_t j = 0; j < n; j++) {
         float *qo = qj + 12u * j;
         if (!derived[j]) {
@@ -599,6 +908,7 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
         put4v(d + 16, du[0], du[1], du[2], du[3]);
         if (flags & SINEW_K_FLAG_BULGE) write_bulge(&x, f, (const float(*)[4])d, d + 4u * SINEW_PAL_OFF_BULGE(method));
     }
+#endif
     return SINEW_OK;
 }
 
@@ -675,11 +985,50 @@ static int unit_scales(const snw_ftrs *local, uint32_t n)
     return ok;
 }
 
-/* qt: 8 floats per joint (rotation, translation). */
-static void stage_fk_quat(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const float *rootqt, float *qt)
+#if SNW_SSE
+/* Every local rotation normalized (stage_fk_quat's rule: one Newton step from
+ * 1 near unit length, else 1 / sqrt; zero or non-finite: the identity) into
+ * qn + 4 j, four joints at a time in SSE lanes: the same IEEE operations per
+ * lane as the scalar rule, and off the chain of dependent products (a blend's
+ * summed rotations are not unit: their square root and division here run
+ * four at a time) */
+static void normalize_rot_sse(const snw_ftrs *local, uint32_t n, float *qn)
 {
+    const __m128 one = _mm_set1_ps(1.f), half = _mm_set1_ps(0.5f), c15 = _mm_set1_ps(1.5f), eps = _mm_set1_ps(1e-4f);
+    const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), zero = _mm_setzero_ps(), fmax = _mm_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 4) {
+        uint32_t k[4];
+        for (int l = 0; l < 4; l++) k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+        __m128 r[4];
+        SNW_LOAD_T(r, (const float *)local, 12u, k, 4u);
+        __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(r[0], r[0]), _mm_mul_ps(r[1], r[1])), _mm_mul_ps(r[2], r[2])),
+                               _mm_mul_ps(r[3], r[3]));
+        __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(n2, one), absm), eps);
+        __m128 inv = sel_ps(near1, _mm_sub_ps(c15, _mm_mul_ps(half, n2)), _mm_div_ps(one, _mm_sqrt_ps(n2)));
+        __m128 ok = _mm_and_ps(_mm_cmpgt_ps(n2, zero), _mm_cmple_ps(n2, fmax));
+        for (int i = 0; i < 4; i++) r[i] = sel_ps(ok, _mm_mul_ps(r[i], inv), i == 3 ? one : zero);
+        _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
+        const uint32_t lanes = n - j0 < 4u ? n - j0 : 4u;
+        for (uint32_t l = 0; l < lanes; l++) _mm_store_ps(qn + 4u * (j0 + l), r[l]);
+    }
+}
+#endif
+
+/* qt: 8 floats per joint (rotation, translation). qn: scratch of 4 floats per
+ * joint (16-byte aligned; SSE builds normalize the rotations there first). */
+static void stage_fk_quat(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const float *rootqt, float *qt,
+                          float *qn)
+{
+#if SNW_SSE
+    normalize_rot_sse(local, n, qn);
+#else
+    (void)qn;
+#endif
     for (uint32_t j = 0; j < n; j++) {
         const snw_ftrs *l = &local[j];
+#if SNW_SSE
+        const float *ql = qn + 4u * j;
+#else
         float n2 = l->q[0] * l->q[0] + l->q[1] * l->q[1] + l->q[2] * l->q[2] + l->q[3] * l->q[3];
         float ql[4] = { 0, 0, 0, 1 };
         if (n2 > 0 && n2 <= FLT_MAX) {
@@ -688,6 +1037,7 @@ static void stage_fk_quat(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *
             float inv = fabsf(n2 - 1) < 1e-4f ? 1.5f - 0.5f * n2 : 1.f / sqrtf(n2);
             ql[0] = l->q[0] * inv; ql[1] = l->q[1] * inv; ql[2] = l->q[2] * inv; ql[3] = l->q[3] * inv;
         }
+#endif
         float *o = qt + 8u * j;
         const float *par = fj[j].parent >= 0 ? qt + 8u * (uint32_t)fj[j].parent : rootqt;
         if (par) {
@@ -815,7 +1165,7 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
         }
     }
     if (quat_case) {
-        stage_fk_quat(fj, n, sc.local, rootp ? rootqt : NULL, (float *)sc.G);
+        stage_fk_quat(fj, n, sc.local, rootp ? rootqt : NULL, (float *)sc.G, (float *)sc.H);
         t2 = step_ns ? ticks_ns() : 0;
         stage_pal_quat(fj, n, (const float *)sc.G, method, ch->flags, sc.pal, stride);
     } else if (method == SINEW_K_LBS || method == SINEW_K_DQS || method == SINEW_K_COR) {
