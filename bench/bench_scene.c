@@ -283,20 +283,9 @@ int sinew_bench_scene(const sinew_bench_scene_options *o)
     sc_model ms[CROWD_SCENE_MAX_MODELS];
     double size = 0;
     double t_begin = now_s();
-    int nm = crowd_scene_load_models(ms, &size);
-    if (nm == 0) {
-        fprintf(stderr, "sinew-bench --scene crowd: none of the test models could be loaded (libassimp's test models, "
-                        "package assimp-testmodels)\n");
-        return 1;
-    }
-    sinew_gpu_desc gd = { 0 };
     sinew_gpu *gpu = NULL;
-    sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
-    if (r != SINEW_OK) {
-        fprintf(stderr, "sinew-bench: no Vulkan device: %s\n", sinew_result_string(r));
-        crowd_scene_free_models(ms, nm);
-        return 1;
-    }
+    int nm = crowd_scene_open("sinew-bench --scene crowd", ms, &size, &gpu);
+    if (nm == 0) return 1;
     const sinew_gpu_device_info *info = sinew_gpu_info(gpu);
     int slow = info->type == VK_PHYSICAL_DEVICE_TYPE_CPU;
     /* the cap: as sinew-bench on CPU devices (4 Mi skinned vertices); on GPUs the output,

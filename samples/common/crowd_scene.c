@@ -401,6 +401,26 @@ void crowd_scene_free_models(crowd_scene_model *ms, int n)
     }
 }
 
+int crowd_scene_open(const char *who, crowd_scene_model *ms, double *size, sinew_gpu **gpu)
+{
+    *gpu = NULL;
+    int nm = crowd_scene_load_models(ms, size);
+    if (nm == 0) {
+        fprintf(stderr, "%s: none of the test models could be loaded (libassimp's test models, package "
+                        "assimp-testmodels)\n", who);
+        return 0;
+    }
+    sinew_gpu_desc gd = { 0 };
+    sinew_result r = sinew_gpu_create(&gd, gpu, NULL);
+    if (r != SINEW_OK) {
+        fprintf(stderr, "%s: no Vulkan device: %s\n", who, sinew_result_string(r));
+        crowd_scene_free_models(ms, nm);
+        *gpu = NULL;
+        return 0;
+    }
+    return nm;
+}
+
 uint32_t crowd_scene_fit(const crowd_scene_model *ms, int nm, uint32_t count, uint64_t max_vertices)
 {
     uint64_t v = 0;

@@ -92,6 +92,9 @@ typedef struct crowd_scene {
  * returns how many (0: none), *size the world size of a character. */
 int crowd_scene_load_models(crowd_scene_model *ms, double *size);
 void crowd_scene_free_models(crowd_scene_model *ms, int n);
+/* Loads the models and creates the default GPU (*gpu); on failure prints why,
+ * prefixed by who, frees what it made and returns 0; else the model count. */
+int crowd_scene_open(const char *who, crowd_scene_model *ms, double *size, sinew_gpu **gpu);
 
 /* The most characters, up to count, whose output fits max_vertices (characters
  * take the models in turn). */

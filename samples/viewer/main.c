@@ -201,19 +201,10 @@ static int run_crowd_headless(const char *dir, uint32_t count, int frames, const
     if (frames < 1) frames = 10;
     crowd_scene_model ms[CROWD_SCENE_MAX_MODELS];
     double size = 0;
-    int nm = crowd_scene_load_models(ms, &size);
-    if (nm == 0) {
-        fprintf(stderr, "--scene crowd: none of the test models could be loaded (package assimp-testmodels)\n");
-        return 1;
-    }
-    sinew_gpu_desc gd = {0};
     sinew_gpu *gpu = NULL;
-    sinew_result r = sinew_gpu_create(&gd, &gpu, NULL);
-    if (r != SINEW_OK) {
-        fprintf(stderr, "no Vulkan device: %s\n", sinew_result_string(r));
-        crowd_scene_free_models(ms, nm);
-        return 1;
-    }
+    int nm = crowd_scene_open("--scene crowd", ms, &size, &gpu);
+    if (nm == 0) return 1;
+    sinew_result r = SINEW_OK;
     printf("device: %s\n", sinew_gpu_info(gpu)->name);
     count = cs_cap_count(gpu, ms, nm, count);
     const uint32_t W = CROWD_SCENE_RENDER_W, H = CROWD_SCENE_RENDER_H;
