@@ -1,7 +1,10 @@
 /* The eight-lane bounds of DQS, CoR and their scale variants, without bulge and with
  * bulge correction but not its inner push (bounds.c,
  * rigid_boxes_avx2; the scalar loop where the CPU lacks AVX2 + FMA, which must
- * pass the same checks) on fresh random input:
+ * pass the same checks), and (since issue 21 item 2, round 5) of LBS (lbs_boxes_avx2:
+ * groups read at fixed offsets, the partial last group from a stack copy, finiteness
+ * from the rule's own results; with bulge the scalar loop) on fresh random input,
+ * LBS with the scale methods' non-uniform scale and mirrored axes:
  *  - random forests of 1, 5, 8, 9, 23, 64, 200, 256 joints (full groups of eight,
  *    tails, the largest skeleton the lanes take) and 257 (the scalar fallback);
  *    random 4-influence meshes, random centers of rotation up to 0.6 from their
@@ -62,8 +65,8 @@ int main(void)
             for (int c = 0; c < 3; c++) centers[3 * i + c] = v4[i].position[c] + (float)tu_uniform(&rng, -0.6, 0.6);
         TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, n, jc, centers, jb));
         for (int trial = 0; trial < 6; trial++)
-            for (int mb = 0; mb < 2 * (SINEW_METHOD_COUNT - 1); mb++) {
-                sinew_method method = (sinew_method)(1 + mb / 2);
+            for (int mb = 0; mb < 2 * SINEW_METHOD_COUNT; mb++) {
+                sinew_method method = (sinew_method)(mb / 2);
                 uint32_t flags = mb % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0u;
                 memcpy(local, rest, sizeof(sinew_transform) * jc);
                 tu_random_pose(&rng, jc, local, 1.2 * M_PI, rigid_method(method) ? 0.0 : 0.4);
@@ -94,7 +97,7 @@ int main(void)
                     grown++;
                 }
                 if (flags) { /* the rule puts every joint's posed segment ends (palette bulge slots) in the box */
-                    uint32_t st = sinew_palette_gpu_stride(method, flags) * 4u, bo = (method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 2u : 5u) * 4u;
+                    uint32_t st = sinew_palette_gpu_stride(method, flags) * 4u, bo = (method == SINEW_METHOD_LBS ? 3u : method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 2u : 5u) * 4u;
                     uint32_t ends_out = 0;
                     for (uint32_t j = 0; j < jc; j++)
                         for (int e2 = 0; e2 < 2 && jb[j].radius >= 0.0f; e2++)
@@ -123,7 +126,7 @@ int main(void)
             outside);
     TU_CHECK(outside == 0);
     TU_CHECK(segment_ends_out == 0);
-    TU_CHECK(cases == NJC * 6 * 2 * (SINEW_METHOD_COUNT - 1));
+    TU_CHECK(cases == NJC * 6 * 2 * SINEW_METHOD_COUNT);
     TU_CHECK(mirrored > 0); /* some scale method takes mirrored joints */
 
     /* Not vacuous: one influence per vertex, 9 and 64 joints, every method */
@@ -147,7 +150,7 @@ int main(void)
         uint32_t used1 = 0;
         TU_CHECK_OK(sinew_joint_bounds_build(v4, NULL, n, jc, jb, nb, ncap, &used1));
         TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, n, jc, p1, jb)); /* centers on the vertices */
-        for (int m = 1; m < SINEW_METHOD_COUNT; m++) {
+        for (int m = 0; m < SINEW_METHOD_COUNT; m++) {
             sinew_method method = (sinew_method)m;
             memcpy(local, rest, sizeof(sinew_transform) * jc);
             tu_random_pose(&rng, jc, local, M_PI, 0.0); /* rigid: the scale rows are rotations, norm 1 */
@@ -195,8 +198,8 @@ int main(void)
         for (uint32_t i = 0; i < 3 * n; i++) centers[i] = v4[i / 3].position[i % 3];
         TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, n, jc, centers, jb));
         const uint32_t bad_joint[3] = { 0, 12, 18 };
-        for (int mb = 0; mb < 2 * (SINEW_METHOD_COUNT - 1); mb++) {
-            sinew_method method = (sinew_method)(1 + mb / 2);
+        for (int mb = 0; mb < 2 * SINEW_METHOD_COUNT; mb++) {
+            sinew_method method = (sinew_method)(mb / 2);
             uint32_t flags = mb % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0u;
             uint32_t stride = sinew_palette_gpu_stride(method, flags) * 4u;
             TU_CHECK_OK(sinew_palette_build(sk, method, rest, NULL, scratch, pal));
@@ -210,9 +213,10 @@ int main(void)
             /* finite values whose float sum overflows: not NON_FINITE */
             float lo[3], hi[3];
             TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
-            uint32_t dq = method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 0u : 12u;
-            packed[stride * 3 + dq + 4] = 3.0e38f; /* dual part x of joint 3, and of joint 11 (same lane) */
-            packed[stride * 11 + dq + 4] = 3.0e38f;
+            /* dual part x of joint 3, and of joint 11 (same lane); LBS: their translation x */
+            uint32_t dq = method == SINEW_METHOD_LBS ? 3u : method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 4u : 16u;
+            packed[stride * 3 + dq] = 3.0e38f;
+            packed[stride * 11 + dq] = 3.0e38f;
             TU_CHECK(sinew_character_bounds(jb, nb, jc, method, flags, packed, lo, hi) != SINEW_ERROR_NON_FINITE);
         }
         sinew_skeleton_destroy(sk);

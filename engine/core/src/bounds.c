@@ -486,26 +486,33 @@ static sinew_result finish_box(int any, const double lo[3], const double hi[3], 
  * |row_i| |c|_1 <= s |c|_1 with s the computed bound of ||A_a||_2 (a row is at most
  * the spectral norm long), so 3e-7 (s |c|_1 + |t_i|) covers it; the norm's terms as
  * in lbs_boxes_sse. The norm bound is min(Gershgorin of A^T A, Gershgorin of A A^T,
- * ||A||_F^2) as before. Returns 1 when some joint has a vertex, 0 when none, -1 when a
- * value of the first 12 floats of a joint's entry may not be finite (a sum of them
- * is not: the caller then decides with palette_finite). */
-__attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_bounds *joints, uint32_t joint_count,
-                                                               const float *pal, uint32_t stride,
-                                                               const float *growth, double lo[3], double hi[3])
+ * ||A||_F^2) as before.
+ * Since issue 21 item 2 (round 5) a group of eight joints is read at fixed offsets
+ * from its first joint (the palette entries and joint bounds of consecutive joints
+ * are consecutive; the last, partial group is copied to the stack first, its missing
+ * lanes repeating the last joint), so no per-lane index or address is computed, and
+ * finiteness is checked on results the rule computes anyway: each of the 9 values of
+ * A_a is in ||A_a||_F^2 (a sum of squares: a NaN or infinity makes it NaN or +inf)
+ * and each t_i in P_i = (A_a c_a)_i + t_i (finite A_a c_a plus a NaN or infinity is
+ * not finite), so the lanes' sum of P_x + P_y + P_z + ||A_a||_F^2 over all joints is
+ * finite only if every value read is (a finite overflow also makes it infinite: the
+ * caller then decides with the exact scan, as before). */
+typedef struct snw_lbs8 { __m256 lx, ly, lz, hx, hy, hz, chk; int any; } snw_lbs8;
+
+/* groups x eight consecutive joints: p their palette entries (12 floats each), jb their
+ * joint bounds, g their growths (NULL: none); the balls' boxes join the accumulators in
+ * s (kept in registers over the groups). */
+static inline __attribute__((always_inline, target("avx2,fma"))) void lbs_groups8(const float *p,
+                                                                                 const sinew_joint_bounds *jb,
+                                                                                 const float *g, uint32_t groups,
+                                                                                 snw_lbs8 *st)
 {
     const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     const __m256 ninf = _mm256_set1_ps(-INFINITY), zero = _mm256_setzero_ps();
-    __m256 lx = _mm256_set1_ps(INFINITY), ly = lx, lz = lx, hx = ninf, hy = ninf, hz = ninf;
-    __m256 fin0 = zero, fin1 = zero, fin2 = zero;
-    int anymask = 0;
-    uint32_t a = 0;
-    for (; a < joint_count; a += 8) {
-        /* lane k: joint a + k, or the last joint past the end (its ball again: the
-         * box does not change); one 8x4 -> 4x8 transpose per 16-byte row (both
-         * halves at once: 8 shuffles, not 16 + 4 inserts) */
-        uint32_t jx[8];
-        for (uint32_t k = 0; k < 8; k++) jx[k] = a + k < joint_count ? a + k : joint_count - 1;
-        __m256 m[12]; /* a00 a01 a02 t0 a10 a11 a12 t1 a20 a21 a22 t2, lane = joint */
+    __m256 lx = st->lx, ly = st->ly, lz = st->lz, hx = st->hx, hy = st->hy, hz = st->hz, chk = st->chk;
+    int any = 0;
+    for (uint32_t gi = 0; gi < groups; gi++, p += 96, jb += 8, g = g ? g + 8 : NULL) {
+    __m256 m[12]; /* a00 a01 a02 t0 a10 a11 a12 t1 a20 a21 a22 t2, lane = joint */
 #define SNW_LOAD2(p, q) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(q), 1)
 #define SNW_T8X4(q0, q1, q2, q3, o0, o1, o2, o3)                                                     \
     do {                                                                                            \
@@ -514,93 +521,117 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
         o0 = _mm256_shuffle_ps(u0, u1, 0x44); o1 = _mm256_shuffle_ps(u0, u1, 0xee);                  \
         o2 = _mm256_shuffle_ps(u2, u3, 0x44); o3 = _mm256_shuffle_ps(u2, u3, 0xee);                  \
     } while (0)
-        for (int row = 0; row < 3; row++) {
-            const float *b = pal + 4 * row;
-#define SNW_P(k) (b + (size_t)stride * jx[k])
-            __m256 q0 = SNW_LOAD2(SNW_P(0), SNW_P(4)), q1 = SNW_LOAD2(SNW_P(1), SNW_P(5));
-            __m256 q2 = SNW_LOAD2(SNW_P(2), SNW_P(6)), q3 = SNW_LOAD2(SNW_P(3), SNW_P(7));
-#undef SNW_P
-            SNW_T8X4(q0, q1, q2, q3, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
-        }
-        fin0 = _mm256_add_ps(fin0, _mm256_add_ps(_mm256_add_ps(m[0], m[1]), _mm256_add_ps(m[2], m[3])));
-        fin1 = _mm256_add_ps(fin1, _mm256_add_ps(_mm256_add_ps(m[4], m[5]), _mm256_add_ps(m[6], m[7])));
-        fin2 = _mm256_add_ps(fin2, _mm256_add_ps(_mm256_add_ps(m[8], m[9]), _mm256_add_ps(m[10], m[11])));
-        /* centers and radii: (cx, cy, cz, r) of each joint, transposed */
-        __m256 cx, cy, cz, r;
-        {
-            const sinew_joint_bounds *jb = joints;
-            __m256 q0 = SNW_LOAD2(jb[jx[0]].center, jb[jx[4]].center), q1 = SNW_LOAD2(jb[jx[1]].center, jb[jx[5]].center);
-            __m256 q2 = SNW_LOAD2(jb[jx[2]].center, jb[jx[6]].center), q3 = SNW_LOAD2(jb[jx[3]].center, jb[jx[7]].center);
-            SNW_T8X4(q0, q1, q2, q3, cx, cy, cz, r);
-        }
+    for (int row = 0; row < 3; row++) {
+        const float *b = p + 4 * row; /* lane k's row at b + 12 k: constant offsets */
+        __m256 q0 = SNW_LOAD2(b, b + 48), q1 = SNW_LOAD2(b + 12, b + 60);
+        __m256 q2 = SNW_LOAD2(b + 24, b + 72), q3 = SNW_LOAD2(b + 36, b + 84);
+        SNW_T8X4(q0, q1, q2, q3, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
+    }
+    __m256 cx, cy, cz, r; /* (cx, cy, cz, r) of each joint, transposed */
+    {
+        __m256 q0 = SNW_LOAD2(jb[0].center, jb[4].center), q1 = SNW_LOAD2(jb[1].center, jb[5].center);
+        __m256 q2 = SNW_LOAD2(jb[2].center, jb[6].center), q3 = SNW_LOAD2(jb[3].center, jb[7].center);
+        SNW_T8X4(q0, q1, q2, q3, cx, cy, cz, r);
+    }
 #undef SNW_LOAD2
 #undef SNW_T8X4
-        __m256 used = _mm256_cmp_ps(r, zero, _CMP_GE_OQ);
-        anymask |= _mm256_movemask_ps(used);
-        if (growth)
-            r = _mm256_add_ps(r, a + 8 <= joint_count ? _mm256_loadu_ps(growth + a)
-                                                      : _mm256_set_ps(growth[jx[7]], growth[jx[6]], growth[jx[5]], growth[jx[4]],
-                                                                      growth[jx[3]], growth[jx[2]], growth[jx[1]], growth[jx[0]]));
-        /* P = A c + t */
-        __m256 px = _mm256_fmadd_ps(m[0], cx, _mm256_fmadd_ps(m[1], cy, _mm256_fmadd_ps(m[2], cz, m[3])));
-        __m256 py = _mm256_fmadd_ps(m[4], cx, _mm256_fmadd_ps(m[5], cy, _mm256_fmadd_ps(m[6], cz, m[7])));
-        __m256 pz = _mm256_fmadd_ps(m[8], cx, _mm256_fmadd_ps(m[9], cy, _mm256_fmadd_ps(m[10], cz, m[11])));
-        /* A^T A (columns) and A A^T (rows): diagonals and |off-diagonals| */
+    __m256 used = _mm256_cmp_ps(r, zero, _CMP_GE_OQ);
+    any |= _mm256_movemask_ps(used);
+    if (g) r = _mm256_add_ps(r, _mm256_loadu_ps(g));
+    /* P = A c + t */
+    __m256 px = _mm256_fmadd_ps(m[0], cx, _mm256_fmadd_ps(m[1], cy, _mm256_fmadd_ps(m[2], cz, m[3])));
+    __m256 py = _mm256_fmadd_ps(m[4], cx, _mm256_fmadd_ps(m[5], cy, _mm256_fmadd_ps(m[6], cz, m[7])));
+    __m256 pz = _mm256_fmadd_ps(m[8], cx, _mm256_fmadd_ps(m[9], cy, _mm256_fmadd_ps(m[10], cz, m[11])));
+    /* A^T A (columns) and A A^T (rows): diagonals and |off-diagonals| */
 #define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
-        __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
-        __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
-        __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
-        __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
-        __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
-        __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
-        __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
-        __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
-        __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
-        __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
-        __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
-        __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
+    __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
+    __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
+    __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
+    __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
+    __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
+    __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
+    __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
+    __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
+    __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
+    __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
+    __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
+    __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
 #undef SNW_DOT3
-        __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
-                                  _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
-                                                _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
-        __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
-                                  _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
-                                                _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
-        __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
-        __m256 l = _mm256_min_ps(fro, _mm256_min_ps(g1, g2));
-        __m256 s = _mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l));
-        /* e_i = s (r (1 + 2e-6) + 3e-7 |c|_1) + 3e-7 |t_i| + 1e-30; unused joints: -inf */
-        __m256 c1 = _mm256_add_ps(_mm256_and_ps(cx, absm), _mm256_add_ps(_mm256_and_ps(cy, absm), _mm256_and_ps(cz, absm)));
-        __m256 k = _mm256_fmadd_ps(r, _mm256_set1_ps(1.0f + 2e-6f), _mm256_mul_ps(c1, _mm256_set1_ps(3e-7f)));
-        __m256 e = _mm256_fmadd_ps(s, k, _mm256_set1_ps(1e-30f));
-        e = _mm256_blendv_ps(ninf, e, used);
-        const __m256 eps = _mm256_set1_ps(3e-7f);
-        __m256 ex = _mm256_fmadd_ps(_mm256_and_ps(m[3], absm), eps, e);
-        __m256 ey = _mm256_fmadd_ps(_mm256_and_ps(m[7], absm), eps, e);
-        __m256 ez = _mm256_fmadd_ps(_mm256_and_ps(m[11], absm), eps, e);
-        lx = _mm256_min_ps(lx, _mm256_sub_ps(px, ex));
-        ly = _mm256_min_ps(ly, _mm256_sub_ps(py, ey));
-        lz = _mm256_min_ps(lz, _mm256_sub_ps(pz, ez));
-        hx = _mm256_max_ps(hx, _mm256_add_ps(px, ex));
-        hy = _mm256_max_ps(hy, _mm256_add_ps(py, ey));
-        hz = _mm256_max_ps(hz, _mm256_add_ps(pz, ez));
+    __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
+                              _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
+                                            _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
+    __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
+                              _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
+                                            _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
+    __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
+    __m256 l = _mm256_min_ps(fro, _mm256_min_ps(g1, g2));
+    __m256 sn = _mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l));
+    /* finiteness of everything read (see above) */
+    chk = _mm256_add_ps(chk, _mm256_add_ps(_mm256_add_ps(px, py), _mm256_add_ps(pz, fro)));
+    /* e_i = s (r (1 + 2e-6) + 3e-7 |c|_1) + 3e-7 |t_i| + 1e-30; unused joints: -inf */
+    __m256 c1 = _mm256_add_ps(_mm256_and_ps(cx, absm), _mm256_add_ps(_mm256_and_ps(cy, absm), _mm256_and_ps(cz, absm)));
+    __m256 k = _mm256_fmadd_ps(r, _mm256_set1_ps(1.0f + 2e-6f), _mm256_mul_ps(c1, _mm256_set1_ps(3e-7f)));
+    __m256 e = _mm256_fmadd_ps(sn, k, _mm256_set1_ps(1e-30f));
+    e = _mm256_blendv_ps(ninf, e, used);
+    const __m256 eps = _mm256_set1_ps(3e-7f);
+    __m256 ex = _mm256_fmadd_ps(_mm256_and_ps(m[3], absm), eps, e);
+    __m256 ey = _mm256_fmadd_ps(_mm256_and_ps(m[7], absm), eps, e);
+    __m256 ez = _mm256_fmadd_ps(_mm256_and_ps(m[11], absm), eps, e);
+    lx = _mm256_min_ps(lx, _mm256_sub_ps(px, ex));
+    ly = _mm256_min_ps(ly, _mm256_sub_ps(py, ey));
+    lz = _mm256_min_ps(lz, _mm256_sub_ps(pz, ez));
+    hx = _mm256_max_ps(hx, _mm256_add_ps(px, ex));
+    hy = _mm256_max_ps(hy, _mm256_add_ps(py, ey));
+    hz = _mm256_max_ps(hz, _mm256_add_ps(pz, ez));
+    }
+    st->lx = lx; st->ly = ly; st->lz = lz; st->hx = hx; st->hy = hy; st->hz = hz; st->chk = chk;
+    st->any |= any;
+}
+
+/* Returns 1 when some joint has a vertex, 0 when none, -1 when a value of the first 12
+ * floats of a joint's entry may not be finite (the caller then decides with
+ * palette_finite). stride must be 12. */
+__attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_bounds *joints, uint32_t joint_count,
+                                                               const float *pal, uint32_t stride,
+                                                               const float *growth, double lo[3], double hi[3])
+{
+    (void)stride; /* 12: the caller checks it */
+    snw_lbs8 s;
+    s.lx = s.ly = s.lz = _mm256_set1_ps(INFINITY);
+    s.hx = s.hy = s.hz = _mm256_set1_ps(-INFINITY);
+    s.chk = _mm256_setzero_ps();
+    s.any = 0;
+    uint32_t a = 0;
+    uint32_t full = joint_count / 8u;
+    if (growth) lbs_groups8(pal, joints, growth, full, &s);
+    else lbs_groups8(pal, joints, NULL, full, &s);
+    a = 8u * full;
+    if (a < joint_count) { /* the last group on the stack, the last joint repeated (its ball again) */
+        float tp[96], tg[8];
+        sinew_joint_bounds tj[8];
+        for (uint32_t k = 0; k < 8; k++) {
+            uint32_t j = a + k < joint_count ? a + k : joint_count - 1;
+            memcpy(tp + 12u * k, pal + 12u * j, 12u * sizeof(float));
+            tj[k] = joints[j];
+            tg[k] = growth ? growth[j] : 0.0f;
+        }
+        lbs_groups8(tp, tj, growth ? tg : NULL, 1, &s);
     }
     /* a sum of finite values may overflow to infinity: then the caller checks exactly */
-    __m256 f = _mm256_add_ps(fin0, _mm256_add_ps(fin1, fin2));
-    f = _mm256_sub_ps(f, f); /* NaN in a lane iff the sum is not finite */
+    __m256 f = _mm256_sub_ps(s.chk, s.chk); /* NaN in a lane iff the sum is not finite */
     if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q))) return -1;
     /* the eight lanes' min / max, in registers */
 #define SNW_HRED(v, op)                                                                                 \
     _mm256_cvtss_f32(op(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), \
                         _mm256_permute_ps(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), 0xb1)))
-    double b[6] = { SNW_HRED(lx, _mm256_min_ps), SNW_HRED(ly, _mm256_min_ps), SNW_HRED(lz, _mm256_min_ps),
-                    SNW_HRED(hx, _mm256_max_ps), SNW_HRED(hy, _mm256_max_ps), SNW_HRED(hz, _mm256_max_ps) };
+    double b[6] = { SNW_HRED(s.lx, _mm256_min_ps), SNW_HRED(s.ly, _mm256_min_ps), SNW_HRED(s.lz, _mm256_min_ps),
+                    SNW_HRED(s.hx, _mm256_max_ps), SNW_HRED(s.hy, _mm256_max_ps), SNW_HRED(s.hz, _mm256_max_ps) };
 #undef SNW_HRED
     for (int i = 0; i < 3; i++) {
         lo[i] = b[i] < lo[i] ? b[i] : lo[i];
         hi[i] = b[3 + i] > hi[i] ? b[3 + i] : hi[i];
     }
-    return anymask != 0;
+    return s.any != 0;
 }
 
 /* Joints the eight-lane rule of the rigid-part methods takes (its per-joint norm
