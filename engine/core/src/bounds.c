@@ -1039,6 +1039,10 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
 #define SNW_BOUNDS_AVX2 0
 #endif
 
+static sinew_result bounds_scalar(const sinew_joint_bounds *joints, const uint16_t *neighbors, uint32_t joint_count,
+                                  sinew_method method, uint32_t flags, const float *packed_palette,
+                                  const float *growth, uint32_t stride, float box_min[3], float box_max[3]);
+
 sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
                                     uint32_t joint_count, sinew_method method, uint32_t flags,
                                     const float *packed_palette, float box_min[3], float box_max[3])
@@ -1090,6 +1094,19 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
     }
 #endif
 #endif
+    return bounds_scalar(joints, neighbors, joint_count, method, flags, packed_palette, growth, stride, box_min,
+                         box_max);
+}
+
+/* The float64 loop (and the four-lane SSE LBS rule), one joint at a time: its ~13 KiB of
+ * per-joint caches live in this frame, not in the lanes' caller. */
+static __attribute__((noinline)) sinew_result bounds_scalar(const sinew_joint_bounds *joints,
+                                                             const uint16_t *neighbors, uint32_t joint_count,
+                                                             sinew_method method, uint32_t flags,
+                                                             const float *packed_palette, const float *growth,
+                                                             uint32_t stride, float box_min[3], float box_max[3])
+{
+    int cor = sinew_method_uses_centers(method);
     if (!palette_finite(packed_palette, (size_t)stride * joint_count)) return SINEW_ERROR_NON_FINITE;
     int scale = method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS && method != SINEW_METHOD_COR;
     uint32_t dq_off = SINEW_PAL_OFF_DQ((uint32_t)method) * 4u; /* floats */
