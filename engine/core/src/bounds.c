@@ -485,8 +485,12 @@ static sinew_result finish_box(int any, const double lo[3], const double hi[3], 
  * most 3u sum_j |a_ij c_j| + |t_i| u (fused multiply-adds), and sum_j |a_ij c_j| <=
  * |row_i| |c|_1 <= s |c|_1 with s the computed bound of ||A_a||_2 (a row is at most
  * the spectral norm long), so 3e-7 (s |c|_1 + |t_i|) covers it; the norm's terms as
- * in lbs_boxes_sse. The norm bound is min(Gershgorin of A^T A, Gershgorin of A A^T,
- * ||A||_F^2) as before.
+ * in lbs_boxes_sse. The norm bound is min(Gershgorin of A^T A, ||A||_F^2): exact for
+ * A = R diag(s) and uniform scale (A^T A diagonal), as before; since issue 21 item 2
+ * (round 5) without the Gershgorin bound of A A^T (the scalar and SSE paths keep it), which
+ * is six of the twelve dot products and 15 % of the rule's operations and was the smaller
+ * one only for some non-uniformly scaled joints (random skin matrices Q diag(s) B^T, s in
+ * 0.5..2: box volume +0.4-0.8 % on average, +3.7 % at most over 2,000 64-joint palettes).
  * Since issue 21 item 2 (round 5) a group of eight joints is read at fixed offsets
  * from its first joint (the palette entries and joint bounds of consecutive joints
  * are consecutive; the last, partial group is copied to the stack first, its missing
@@ -542,7 +546,7 @@ static inline __attribute__((always_inline, target("avx2,fma"))) void lbs_groups
     __m256 px = _mm256_fmadd_ps(m[0], cx, _mm256_fmadd_ps(m[1], cy, _mm256_fmadd_ps(m[2], cz, m[3])));
     __m256 py = _mm256_fmadd_ps(m[4], cx, _mm256_fmadd_ps(m[5], cy, _mm256_fmadd_ps(m[6], cz, m[7])));
     __m256 pz = _mm256_fmadd_ps(m[8], cx, _mm256_fmadd_ps(m[9], cy, _mm256_fmadd_ps(m[10], cz, m[11])));
-    /* A^T A (columns) and A A^T (rows): diagonals and |off-diagonals| */
+    /* A^T A (columns): diagonal and |off-diagonals| */
 #define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
     __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
     __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
@@ -550,21 +554,12 @@ static inline __attribute__((always_inline, target("avx2,fma"))) void lbs_groups
     __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
     __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
     __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
-    __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
-    __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
-    __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
-    __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
-    __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
-    __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
 #undef SNW_DOT3
     __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
                               _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
                                             _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
-    __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
-                              _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
-                                            _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
     __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
-    __m256 l = _mm256_min_ps(fro, _mm256_min_ps(g1, g2));
+    __m256 l = _mm256_min_ps(fro, g1); /* A A^T's Gershgorin bound left out: see above */
     __m256 sn = _mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l));
     /* finiteness of everything read (see above) */
     chk = _mm256_add_ps(chk, _mm256_add_ps(_mm256_add_ps(px, py), _mm256_add_ps(pz, fro)));
@@ -651,7 +646,8 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
  * rows of joints k, k + 4, k + 8, k + 12 loaded into one register, transposed within
  * each 128-bit block, as the eight-lane code does with two), so the same box bit for bit;
  * 32 registers, so the accumulators and the 12 transposed values need no spills. The
- * joints past the last full group of 16 take the eight-lane code. */
+ * joints past the last full group of 16 take the eight-lane code. The same norm bound,
+ * min(Gershgorin of A^T A, ||A||_F^2). */
 __attribute__((target("avx512f,avx2,fma"))) static int lbs_boxes_avx512(const sinew_joint_bounds *joints,
                                                                          uint32_t joint_count, const float *pal,
                                                                          const float *growth, double lo[3],
@@ -704,21 +700,12 @@ __attribute__((target("avx512f,avx2,fma"))) static int lbs_boxes_avx512(const si
         __m512 c01 = _mm512_abs_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]));
         __m512 c02 = _mm512_abs_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]));
         __m512 c12 = _mm512_abs_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]));
-        __m512 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
-        __m512 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
-        __m512 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
-        __m512 w01 = _mm512_abs_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]));
-        __m512 w02 = _mm512_abs_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]));
-        __m512 w12 = _mm512_abs_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]));
 #undef SNW_DOT3
         __m512 g1 = _mm512_max_ps(_mm512_add_ps(c00, _mm512_add_ps(c01, c02)),
                                   _mm512_max_ps(_mm512_add_ps(c11, _mm512_add_ps(c01, c12)),
                                                 _mm512_add_ps(c22, _mm512_add_ps(c02, c12))));
-        __m512 g2 = _mm512_max_ps(_mm512_add_ps(w00, _mm512_add_ps(w01, w02)),
-                                  _mm512_max_ps(_mm512_add_ps(w11, _mm512_add_ps(w01, w12)),
-                                                _mm512_add_ps(w22, _mm512_add_ps(w02, w12))));
         __m512 fro = _mm512_add_ps(c00, _mm512_add_ps(c11, c22));
-        __m512 l = _mm512_min_ps(fro, _mm512_min_ps(g1, g2));
+        __m512 l = _mm512_min_ps(fro, g1); /* A A^T's Gershgorin bound left out: see above */
         __m512 sn = _mm512_sqrt_ps(_mm512_fmadd_ps(fro, _mm512_set1_ps(2e-6f), l));
         chk = _mm512_add_ps(chk, _mm512_add_ps(_mm512_add_ps(px, py), _mm512_add_ps(pz, fro)));
         __m512 c1 = _mm512_add_ps(_mm512_abs_ps(cx), _mm512_add_ps(_mm512_abs_ps(cy), _mm512_abs_ps(cz)));
