@@ -626,7 +626,7 @@ static inline __attribute__((always_inline, target("avx2,fma"))) int lbs_finish8
 }
 
 /* stride must be 12 (the caller checks it); returns as lbs_finish8. */
-__attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_bounds *joints, uint32_t joint_count,
+__attribute__((target("avx2,fma"), aligned(64))) static int lbs_boxes_avx2(const sinew_joint_bounds *joints, uint32_t joint_count,
                                                                const float *pal, const float *growth, double lo[3],
                                                                double hi[3])
 {
@@ -648,7 +648,7 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
  * 32 registers, so the accumulators and the 12 transposed values need no spills. The
  * joints past the last full group of 16 take the eight-lane code. The same norm bound,
  * min(Gershgorin of A^T A, ||A||_F^2). */
-__attribute__((target("avx512f,avx2,fma"))) static int lbs_boxes_avx512(const sinew_joint_bounds *joints,
+__attribute__((target("avx512f,avx2,fma"), aligned(64))) static int lbs_boxes_avx512(const sinew_joint_bounds *joints,
                                                                          uint32_t joint_count, const float *pal,
                                                                          const float *growth, double lo[3],
                                                                          double hi[3])
@@ -739,6 +739,10 @@ __attribute__((target("avx512f,avx2,fma"))) static int lbs_boxes_avx512(const si
 }
 #endif
 
+/* (The lane functions start on a 64-byte boundary: with their loops placed wherever
+ * the linker put them, the same code of rigid_boxes_avx2 ran 6 % slower in one build of
+ * sinew-bench than in another on this machine, AMD Zen 4.) */
+
 /* Joints the eight-lane rule of the rigid-part methods takes (its per-joint norm
  * bounds live on the stack); larger skeletons take the scalar loop. */
 #define BOUNDS_SIMD_MAX 256u
@@ -765,7 +769,7 @@ __attribute__((target("avx512f,avx2,fma"))) static int lbs_boxes_avx512(const si
  * e by 1 + 1e-5. Returns 1 when a joint has a vertex, 0 when none, -1 when the caller
  * must decide with the scalar loop (a loaded value or a result not finite, too many
  * joints). */
-__attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_joint_bounds *joints,
+__attribute__((target("avx2,fma"), aligned(64))) static int rigid_boxes_avx2(const sinew_joint_bounds *joints,
                                                                  const uint16_t *neighbors, uint32_t joint_count,
                                                                  sinew_method method, const float *pal,
                                                                  uint32_t stride, int bulge, const float *growth,
