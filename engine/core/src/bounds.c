@@ -516,68 +516,68 @@ static inline __attribute__((always_inline, target("avx2,fma"))) void lbs_groups
     __m256 lx = st->lx, ly = st->ly, lz = st->lz, hx = st->hx, hy = st->hy, hz = st->hz, chk = st->chk;
     int any = 0;
     for (uint32_t gi = 0; gi < groups; gi++, p += 96, jb += 8, g = g ? g + 8 : NULL) {
-    __m256 m[12]; /* a00 a01 a02 t0 a10 a11 a12 t1 a20 a21 a22 t2, lane = joint */
+        __m256 m[12]; /* a00 a01 a02 t0 a10 a11 a12 t1 a20 a21 a22 t2, lane = joint */
 #define SNW_LOAD2(p, q) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(q), 1)
 #define SNW_T8X4(q0, q1, q2, q3, o0, o1, o2, o3)                                                     \
-    do {                                                                                            \
-        __m256 u0 = _mm256_unpacklo_ps(q0, q1), u1 = _mm256_unpacklo_ps(q2, q3);                     \
-        __m256 u2 = _mm256_unpackhi_ps(q0, q1), u3 = _mm256_unpackhi_ps(q2, q3);                     \
-        o0 = _mm256_shuffle_ps(u0, u1, 0x44); o1 = _mm256_shuffle_ps(u0, u1, 0xee);                  \
-        o2 = _mm256_shuffle_ps(u2, u3, 0x44); o3 = _mm256_shuffle_ps(u2, u3, 0xee);                  \
-    } while (0)
-    for (int row = 0; row < 3; row++) {
-        const float *b = p + 4 * row; /* lane k's row at b + 12 k: constant offsets */
-        __m256 q0 = SNW_LOAD2(b, b + 48), q1 = SNW_LOAD2(b + 12, b + 60);
-        __m256 q2 = SNW_LOAD2(b + 24, b + 72), q3 = SNW_LOAD2(b + 36, b + 84);
-        SNW_T8X4(q0, q1, q2, q3, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
-    }
-    __m256 cx, cy, cz, r; /* (cx, cy, cz, r) of each joint, transposed */
-    {
-        __m256 q0 = SNW_LOAD2(jb[0].center, jb[4].center), q1 = SNW_LOAD2(jb[1].center, jb[5].center);
-        __m256 q2 = SNW_LOAD2(jb[2].center, jb[6].center), q3 = SNW_LOAD2(jb[3].center, jb[7].center);
-        SNW_T8X4(q0, q1, q2, q3, cx, cy, cz, r);
-    }
+        do {                                                                                            \
+            __m256 u0 = _mm256_unpacklo_ps(q0, q1), u1 = _mm256_unpacklo_ps(q2, q3);                     \
+            __m256 u2 = _mm256_unpackhi_ps(q0, q1), u3 = _mm256_unpackhi_ps(q2, q3);                     \
+            o0 = _mm256_shuffle_ps(u0, u1, 0x44); o1 = _mm256_shuffle_ps(u0, u1, 0xee);                  \
+            o2 = _mm256_shuffle_ps(u2, u3, 0x44); o3 = _mm256_shuffle_ps(u2, u3, 0xee);                  \
+        } while (0)
+        for (int row = 0; row < 3; row++) {
+            const float *b = p + 4 * row; /* lane k's row at b + 12 k: constant offsets */
+            __m256 q0 = SNW_LOAD2(b, b + 48), q1 = SNW_LOAD2(b + 12, b + 60);
+            __m256 q2 = SNW_LOAD2(b + 24, b + 72), q3 = SNW_LOAD2(b + 36, b + 84);
+            SNW_T8X4(q0, q1, q2, q3, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
+        }
+        __m256 cx, cy, cz, r; /* (cx, cy, cz, r) of each joint, transposed */
+        {
+            __m256 q0 = SNW_LOAD2(jb[0].center, jb[4].center), q1 = SNW_LOAD2(jb[1].center, jb[5].center);
+            __m256 q2 = SNW_LOAD2(jb[2].center, jb[6].center), q3 = SNW_LOAD2(jb[3].center, jb[7].center);
+            SNW_T8X4(q0, q1, q2, q3, cx, cy, cz, r);
+        }
 #undef SNW_LOAD2
 #undef SNW_T8X4
-    __m256 used = _mm256_cmp_ps(r, zero, _CMP_GE_OQ);
-    any |= _mm256_movemask_ps(used);
-    if (g) r = _mm256_add_ps(r, _mm256_loadu_ps(g));
-    /* P = A c + t */
-    __m256 px = _mm256_fmadd_ps(m[0], cx, _mm256_fmadd_ps(m[1], cy, _mm256_fmadd_ps(m[2], cz, m[3])));
-    __m256 py = _mm256_fmadd_ps(m[4], cx, _mm256_fmadd_ps(m[5], cy, _mm256_fmadd_ps(m[6], cz, m[7])));
-    __m256 pz = _mm256_fmadd_ps(m[8], cx, _mm256_fmadd_ps(m[9], cy, _mm256_fmadd_ps(m[10], cz, m[11])));
-    /* A^T A (columns): diagonal and |off-diagonals| */
+        __m256 used = _mm256_cmp_ps(r, zero, _CMP_GE_OQ);
+        any |= _mm256_movemask_ps(used);
+        if (g) r = _mm256_add_ps(r, _mm256_loadu_ps(g));
+        /* P = A c + t */
+        __m256 px = _mm256_fmadd_ps(m[0], cx, _mm256_fmadd_ps(m[1], cy, _mm256_fmadd_ps(m[2], cz, m[3])));
+        __m256 py = _mm256_fmadd_ps(m[4], cx, _mm256_fmadd_ps(m[5], cy, _mm256_fmadd_ps(m[6], cz, m[7])));
+        __m256 pz = _mm256_fmadd_ps(m[8], cx, _mm256_fmadd_ps(m[9], cy, _mm256_fmadd_ps(m[10], cz, m[11])));
+        /* A^T A (columns): diagonal and |off-diagonals| */
 #define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
-    __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
-    __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
-    __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
-    __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
-    __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
-    __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
+        __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
+        __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
+        __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
+        __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
+        __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
+        __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
 #undef SNW_DOT3
-    __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
-                              _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
-                                            _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
-    __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
-    __m256 l = _mm256_min_ps(fro, g1); /* A A^T's Gershgorin bound left out: see above */
-    __m256 sn = _mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l));
-    /* finiteness of everything read (see above) */
-    chk = _mm256_add_ps(chk, _mm256_add_ps(_mm256_add_ps(px, py), _mm256_add_ps(pz, fro)));
-    /* e_i = s (r (1 + 2e-6) + 3e-7 |c|_1) + 3e-7 |t_i| + 1e-30; unused joints: -inf */
-    __m256 c1 = _mm256_add_ps(_mm256_and_ps(cx, absm), _mm256_add_ps(_mm256_and_ps(cy, absm), _mm256_and_ps(cz, absm)));
-    __m256 k = _mm256_fmadd_ps(r, _mm256_set1_ps(1.0f + 2e-6f), _mm256_mul_ps(c1, _mm256_set1_ps(3e-7f)));
-    __m256 e = _mm256_fmadd_ps(sn, k, _mm256_set1_ps(1e-30f));
-    e = _mm256_blendv_ps(ninf, e, used);
-    const __m256 eps = _mm256_set1_ps(3e-7f);
-    __m256 ex = _mm256_fmadd_ps(_mm256_and_ps(m[3], absm), eps, e);
-    __m256 ey = _mm256_fmadd_ps(_mm256_and_ps(m[7], absm), eps, e);
-    __m256 ez = _mm256_fmadd_ps(_mm256_and_ps(m[11], absm), eps, e);
-    lx = _mm256_min_ps(lx, _mm256_sub_ps(px, ex));
-    ly = _mm256_min_ps(ly, _mm256_sub_ps(py, ey));
-    lz = _mm256_min_ps(lz, _mm256_sub_ps(pz, ez));
-    hx = _mm256_max_ps(hx, _mm256_add_ps(px, ex));
-    hy = _mm256_max_ps(hy, _mm256_add_ps(py, ey));
-    hz = _mm256_max_ps(hz, _mm256_add_ps(pz, ez));
+        __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
+                                  _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
+                                                _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
+        __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
+        __m256 l = _mm256_min_ps(fro, g1); /* A A^T's Gershgorin bound left out: see above */
+        __m256 sn = _mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l));
+        /* finiteness of everything read (see above) */
+        chk = _mm256_add_ps(chk, _mm256_add_ps(_mm256_add_ps(px, py), _mm256_add_ps(pz, fro)));
+        /* e_i = s (r (1 + 2e-6) + 3e-7 |c|_1) + 3e-7 |t_i| + 1e-30; unused joints: -inf */
+        __m256 c1 = _mm256_add_ps(_mm256_and_ps(cx, absm), _mm256_add_ps(_mm256_and_ps(cy, absm), _mm256_and_ps(cz, absm)));
+        __m256 k = _mm256_fmadd_ps(r, _mm256_set1_ps(1.0f + 2e-6f), _mm256_mul_ps(c1, _mm256_set1_ps(3e-7f)));
+        __m256 e = _mm256_fmadd_ps(sn, k, _mm256_set1_ps(1e-30f));
+        e = _mm256_blendv_ps(ninf, e, used);
+        const __m256 eps = _mm256_set1_ps(3e-7f);
+        __m256 ex = _mm256_fmadd_ps(_mm256_and_ps(m[3], absm), eps, e);
+        __m256 ey = _mm256_fmadd_ps(_mm256_and_ps(m[7], absm), eps, e);
+        __m256 ez = _mm256_fmadd_ps(_mm256_and_ps(m[11], absm), eps, e);
+        lx = _mm256_min_ps(lx, _mm256_sub_ps(px, ex));
+        ly = _mm256_min_ps(ly, _mm256_sub_ps(py, ey));
+        lz = _mm256_min_ps(lz, _mm256_sub_ps(pz, ez));
+        hx = _mm256_max_ps(hx, _mm256_add_ps(px, ex));
+        hy = _mm256_max_ps(hy, _mm256_add_ps(py, ey));
+        hz = _mm256_max_ps(hz, _mm256_add_ps(pz, ez));
     }
     st->lx = lx; st->ly = ly; st->lz = lz; st->hx = hx; st->hy = hy; st->hz = hz; st->chk = chk;
     st->any |= any;
