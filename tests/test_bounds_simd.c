@@ -1,9 +1,10 @@
 /* The eight-lane bounds of DQS, CoR and their scale variants, without bulge and with
  * bulge correction but not its inner push (bounds.c,
  * rigid_boxes_avx2; the scalar loop where the CPU lacks AVX2 + FMA, which must
- * pass the same checks), and (since issue 21 item 2, round 5) of LBS (lbs_boxes_avx2:
- * groups read at fixed offsets, the partial last group from a stack copy, finiteness
- * from the rule's own results; with bulge the scalar loop) on fresh random input,
+ * pass the same checks), and (since issue 21 item 2, round 5) of LBS (lbs_boxes_avx512
+ * where the CPU has AVX-512F, sixteen joints per group, the rest by lbs_boxes_avx2's
+ * eight: groups read at fixed offsets, the partial last group from a stack copy,
+ * finiteness from the rule's own results; with bulge the scalar loop) on fresh random input,
  * LBS with the scale methods' non-uniform scale and mirrored axes:
  *  - random forests of 1, 5, 8, 9, 23, 64, 200, 256 joints (full groups of eight,
  *    tails, the largest skeleton the lanes take) and 257 (the scalar fallback);
