@@ -1,7 +1,11 @@
 /* The eight-lane bounds of DQS, CoR and their scale variants, without bulge and with
  * bulge correction but not its inner push (bounds.c,
  * rigid_boxes_avx2; the scalar loop where the CPU lacks AVX2 + FMA, which must
- * pass the same checks) on fresh random input:
+ * pass the same checks), and (since issue 21 item 2, round 5) of LBS (lbs_boxes_avx512
+ * where the CPU has AVX-512F, sixteen joints per group, the rest by lbs_boxes_avx2's
+ * eight: groups read at fixed offsets, the partial last group from a stack copy,
+ * finiteness from the rule's own results; with bulge the scalar loop) on fresh random input,
+ * LBS with the scale methods' non-uniform scale and mirrored axes:
  *  - random forests of 1, 5, 8, 9, 23, 64, 200, 256 joints (full groups of eight,
  *    tails, the largest skeleton the lanes take) and 257 (the scalar fallback);
  *    random 4-influence meshes, random centers of rotation up to 0.6 from their
@@ -18,6 +22,8 @@
  *  - not vacuous: rigidly bound vertices (one influence each, N(a) = {a}) give a
  *    box within 2x the vertices' own box diagonal that, shrunk by 40 % about its
  *    centre, loses vertices, for every method;
+ *  - LBS, the rule itself: the box against the exact union of the joints' balls
+ *    (each ball matters; see below);
  *  - a NaN or an infinity in any joint of a 19-joint palette (first group, second
  *    group, tail; every third float of the entry, bulge slots and pad slot included)
  *    gives NON_FINITE for every method, with and without bulge; finite values whose
@@ -62,8 +68,8 @@ int main(void)
             for (int c = 0; c < 3; c++) centers[3 * i + c] = v4[i].position[c] + (float)tu_uniform(&rng, -0.6, 0.6);
         TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, n, jc, centers, jb));
         for (int trial = 0; trial < 6; trial++)
-            for (int mb = 0; mb < 2 * (SINEW_METHOD_COUNT - 1); mb++) {
-                sinew_method method = (sinew_method)(1 + mb / 2);
+            for (int mb = 0; mb < 2 * SINEW_METHOD_COUNT; mb++) {
+                sinew_method method = (sinew_method)(mb / 2);
                 uint32_t flags = mb % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0u;
                 memcpy(local, rest, sizeof(sinew_transform) * jc);
                 tu_random_pose(&rng, jc, local, 1.2 * M_PI, rigid_method(method) ? 0.0 : 0.4);
@@ -94,7 +100,7 @@ int main(void)
                     grown++;
                 }
                 if (flags) { /* the rule puts every joint's posed segment ends (palette bulge slots) in the box */
-                    uint32_t st = sinew_palette_gpu_stride(method, flags) * 4u, bo = (method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 2u : 5u) * 4u;
+                    uint32_t st = sinew_palette_gpu_stride(method, flags) * 4u, bo = (method == SINEW_METHOD_LBS ? 3u : method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 2u : 5u) * 4u;
                     uint32_t ends_out = 0;
                     for (uint32_t j = 0; j < jc; j++)
                         for (int e2 = 0; e2 < 2 && jb[j].radius >= 0.0f; e2++)
@@ -123,7 +129,7 @@ int main(void)
             outside);
     TU_CHECK(outside == 0);
     TU_CHECK(segment_ends_out == 0);
-    TU_CHECK(cases == NJC * 6 * 2 * (SINEW_METHOD_COUNT - 1));
+    TU_CHECK(cases == NJC * 6 * 2 * SINEW_METHOD_COUNT);
     TU_CHECK(mirrored > 0); /* some scale method takes mirrored joints */
 
     /* Not vacuous: one influence per vertex, 9 and 64 joints, every method */
@@ -147,7 +153,7 @@ int main(void)
         uint32_t used1 = 0;
         TU_CHECK_OK(sinew_joint_bounds_build(v4, NULL, n, jc, jb, nb, ncap, &used1));
         TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, n, jc, p1, jb)); /* centers on the vertices */
-        for (int m = 1; m < SINEW_METHOD_COUNT; m++) {
+        for (int m = 0; m < SINEW_METHOD_COUNT; m++) {
             sinew_method method = (sinew_method)m;
             memcpy(local, rest, sizeof(sinew_transform) * jc);
             tu_random_pose(&rng, jc, local, M_PI, 0.0); /* rigid: the scale rows are rotations, norm 1 */
@@ -184,6 +190,74 @@ int main(void)
         sinew_skeleton_destroy(sk);
     }
 
+    /* LBS, the rule itself (each joint's ball matters, not only the outermost vertices):
+     * skin matrices s_a R_a + t_a (random rotations, uniform scale 0.25..4, translations
+     * up to 20) and joint bounds set directly (centres up to 10 away, radii 0.01..2, some
+     * joints without vertices, growth on half the cases), 1..40, 64, 200 and 256 joints
+     * (the 16- and 8-lane groups and the stack tail): the box holds the exact union of
+     * the balls' boxes [T_a c_a -+ s_a (r_a + G_a)] (computed in float64 from the float
+     * matrices; s_a taken 1e-6 low for the float rounding of s_a R_a) and exceeds it by at
+     * most 1e-4 of its size and position (the box's own padding is 1e-5; its rounding
+     * terms ~1e-6). Shrinking one lane's radius by 5 % fails it. */
+    {
+        const uint32_t extra[3] = { 64, 200, 256 };
+        uint32_t rule_cases = 0, rule_out = 0, rule_loose = 0;
+        for (uint32_t ci = 0; ci < 43; ci++) {
+            uint32_t jc = ci < 40 ? ci + 1 : extra[ci - 40];
+            for (int trial = 0; trial < 8; trial++) {
+                double elo[3] = { INFINITY, INFINITY, INFINITY }, ehi[3] = { -INFINITY, -INFINITY, -INFINITY };
+                int grow = trial % 2;
+                for (uint32_t a = 0; a < jc; a++) {
+                    sinew_quat q = tu_random_quat(&rng);
+                    double sc = exp(tu_uniform(&rng, log(0.25), log(4.0)));
+                    sinew_mat4 R = sinew_mat4_from_rigid(q, tu_random_vec3(&rng, -20, 20));
+                    float *e = packed + 12u * a;
+                    for (int i = 0; i < 3; i++) {
+                        for (int j = 0; j < 3; j++) e[4 * i + j] = (float)(sc * R.m[j][i]);
+                        e[4 * i + 3] = (float)R.m[3][i];
+                    }
+                    memset(&jb[a], 0, sizeof jb[a]);
+                    sinew_vec3 c = tu_random_vec3(&rng, -10, 10);
+                    jb[a].center[0] = (float)c.x; jb[a].center[1] = (float)c.y; jb[a].center[2] = (float)c.z;
+                    jb[a].radius = tu_range(&rng, 7) == 0 && a > 0 ? -1.0f : (float)tu_uniform(&rng, 0.01, 2.0);
+                    jb[a].min_major_weight = 1.0f;
+                    growth[a] = grow ? (float)tu_uniform(&rng, 0.0, 0.5) : 0.0f;
+                    if (jb[a].radius < 0.0f) continue;
+                    double rr = ((double)jb[a].radius + growth[a]) * sc * (1.0 - 1e-6);
+                    for (int i = 0; i < 3; i++) {
+                        double P = (double)e[4 * i + 3];
+                        for (int j = 0; j < 3; j++) P += (double)e[4 * i + j] * jb[a].center[j];
+                        elo[i] = P - rr < elo[i] ? P - rr : elo[i];
+                        ehi[i] = P + rr > ehi[i] ? P + rr : ehi[i];
+                    }
+                }
+                float lo[3], hi[3];
+                TU_CHECK_OK(sinew_character_bounds_morphed(jb, nb, jc, SINEW_METHOD_LBS, 0, packed, grow ? growth : NULL,
+                                                           lo, hi));
+                double size = 0, mag = 0;
+                for (int i = 0; i < 3; i++) {
+                    size = ehi[i] - elo[i] > size ? ehi[i] - elo[i] : size;
+                    mag = fabs(elo[i]) > mag ? fabs(elo[i]) : mag;
+                    mag = fabs(ehi[i]) > mag ? fabs(ehi[i]) : mag;
+                }
+                int out = 0, loose = 0;
+                for (int i = 0; i < 3; i++) {
+                    out += !(lo[i] <= elo[i] && hi[i] >= ehi[i]);
+                    loose += !(elo[i] - lo[i] <= 1e-4 * (size + mag) && hi[i] - ehi[i] <= 1e-4 * (size + mag));
+                }
+                rule_cases++;
+                rule_out += out != 0;
+                rule_loose += loose != 0;
+                if (out || loose)
+                    TU_CHECK_MSG(0, "lbs rule, %u joints, trial %d: %d faces inside the balls' box, %d too far out", jc,
+                                 trial, out, loose);
+            }
+        }
+        fprintf(stderr, "lbs rule: %u cases, %u with a ball outside the box, %u looser than 1e-4\n", rule_cases,
+                rule_out, rule_loose);
+        TU_CHECK(rule_cases == 43 * 8);
+    }
+
     /* Non-finite palettes: NaN / infinity in joint 0, 12 or 18 of 19 (the lanes read it) */
     {
         const uint32_t jc = 19;
@@ -195,8 +269,8 @@ int main(void)
         for (uint32_t i = 0; i < 3 * n; i++) centers[i] = v4[i / 3].position[i % 3];
         TU_CHECK_OK(sinew_joint_bounds_add_centers(v4, NULL, n, jc, centers, jb));
         const uint32_t bad_joint[3] = { 0, 12, 18 };
-        for (int mb = 0; mb < 2 * (SINEW_METHOD_COUNT - 1); mb++) {
-            sinew_method method = (sinew_method)(1 + mb / 2);
+        for (int mb = 0; mb < 2 * SINEW_METHOD_COUNT; mb++) {
+            sinew_method method = (sinew_method)(mb / 2);
             uint32_t flags = mb % 2 ? SINEW_SKIN_BULGE_CORRECTION : 0u;
             uint32_t stride = sinew_palette_gpu_stride(method, flags) * 4u;
             TU_CHECK_OK(sinew_palette_build(sk, method, rest, NULL, scratch, pal));
@@ -210,9 +284,10 @@ int main(void)
             /* finite values whose float sum overflows: not NON_FINITE */
             float lo[3], hi[3];
             TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
-            uint32_t dq = method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 0u : 12u;
-            packed[stride * 3 + dq + 4] = 3.0e38f; /* dual part x of joint 3, and of joint 11 (same lane) */
-            packed[stride * 11 + dq + 4] = 3.0e38f;
+            /* dual part x of joint 3, and of joint 11 (same lane); LBS: their translation x */
+            uint32_t dq = method == SINEW_METHOD_LBS ? 3u : method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 4u : 16u;
+            packed[stride * 3 + dq] = 3.0e38f;
+            packed[stride * 11 + dq] = 3.0e38f;
             TU_CHECK(sinew_character_bounds(jb, nb, jc, method, flags, packed, lo, hi) != SINEW_ERROR_NON_FINITE);
         }
         sinew_skeleton_destroy(sk);

@@ -485,67 +485,68 @@ static sinew_result finish_box(int any, const double lo[3], const double hi[3], 
  * most 3u sum_j |a_ij c_j| + |t_i| u (fused multiply-adds), and sum_j |a_ij c_j| <=
  * |row_i| |c|_1 <= s |c|_1 with s the computed bound of ||A_a||_2 (a row is at most
  * the spectral norm long), so 3e-7 (s |c|_1 + |t_i|) covers it; the norm's terms as
- * in lbs_boxes_sse. The norm bound is min(Gershgorin of A^T A, Gershgorin of A A^T,
- * ||A||_F^2) as before. Returns 1 when some joint has a vertex, 0 when none, -1 when a
- * value of the first 12 floats of a joint's entry may not be finite (a sum of them
- * is not: the caller then decides with palette_finite). */
-__attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_bounds *joints, uint32_t joint_count,
-                                                               const float *pal, uint32_t stride,
-                                                               const float *growth, double lo[3], double hi[3])
+ * in lbs_boxes_sse. The norm bound is min(Gershgorin of A^T A, ||A||_F^2): exact for
+ * A = R diag(s) and uniform scale (A^T A diagonal), as before; since issue 21 item 2
+ * (round 5) without the Gershgorin bound of A A^T (the scalar and SSE paths keep it), which
+ * is six of the twelve dot products and 15 % of the rule's operations and was the smaller
+ * one only for some non-uniformly scaled joints (random skin matrices Q diag(s) B^T, s in
+ * 0.5..2: box volume +0.4-0.8 % on average, +3.7 % at most over 2,000 64-joint palettes).
+ * Since issue 21 item 2 (round 5) a group of eight joints is read at fixed offsets
+ * from its first joint (the palette entries and joint bounds of consecutive joints
+ * are consecutive; the last, partial group is copied to the stack first, its missing
+ * lanes repeating the last joint), so no per-lane index or address is computed, and
+ * finiteness is checked on results the rule computes anyway: each of the 9 values of
+ * A_a is in ||A_a||_F^2 (a sum of squares: a NaN or infinity makes it NaN or +inf)
+ * and each t_i in P_i = (A_a c_a)_i + t_i (finite A_a c_a plus a NaN or infinity is
+ * not finite), so the lanes' sum of P_x + P_y + P_z + ||A_a||_F^2 over all joints is
+ * finite only if every value read is (a finite overflow also makes it infinite: the
+ * caller then decides with the exact scan, as before). */
+typedef struct snw_lbs8 { __m256 lx, ly, lz, hx, hy, hz, chk; int any; } snw_lbs8;
+
+/* groups x eight consecutive joints: p their palette entries (12 floats each), jb their
+ * joint bounds, g their growths (NULL: none); the balls' boxes join the accumulators in
+ * s (kept in registers over the groups). */
+static inline __attribute__((always_inline, target("avx2,fma"))) void lbs_groups8(const float *p,
+                                                                                 const sinew_joint_bounds *jb,
+                                                                                 const float *g, uint32_t groups,
+                                                                                 snw_lbs8 *st)
 {
     const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     const __m256 ninf = _mm256_set1_ps(-INFINITY), zero = _mm256_setzero_ps();
-    __m256 lx = _mm256_set1_ps(INFINITY), ly = lx, lz = lx, hx = ninf, hy = ninf, hz = ninf;
-    __m256 fin0 = zero, fin1 = zero, fin2 = zero;
-    int anymask = 0;
-    uint32_t a = 0;
-    for (; a < joint_count; a += 8) {
-        /* lane k: joint a + k, or the last joint past the end (its ball again: the
-         * box does not change); one 8x4 -> 4x8 transpose per 16-byte row (both
-         * halves at once: 8 shuffles, not 16 + 4 inserts) */
-        uint32_t jx[8];
-        for (uint32_t k = 0; k < 8; k++) jx[k] = a + k < joint_count ? a + k : joint_count - 1;
+    __m256 lx = st->lx, ly = st->ly, lz = st->lz, hx = st->hx, hy = st->hy, hz = st->hz, chk = st->chk;
+    int any = 0;
+    for (uint32_t gi = 0; gi < groups; gi++, p += 96, jb += 8, g = g ? g + 8 : NULL) {
         __m256 m[12]; /* a00 a01 a02 t0 a10 a11 a12 t1 a20 a21 a22 t2, lane = joint */
 #define SNW_LOAD2(p, q) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(q), 1)
 #define SNW_T8X4(q0, q1, q2, q3, o0, o1, o2, o3)                                                     \
-    do {                                                                                            \
-        __m256 u0 = _mm256_unpacklo_ps(q0, q1), u1 = _mm256_unpacklo_ps(q2, q3);                     \
-        __m256 u2 = _mm256_unpackhi_ps(q0, q1), u3 = _mm256_unpackhi_ps(q2, q3);                     \
-        o0 = _mm256_shuffle_ps(u0, u1, 0x44); o1 = _mm256_shuffle_ps(u0, u1, 0xee);                  \
-        o2 = _mm256_shuffle_ps(u2, u3, 0x44); o3 = _mm256_shuffle_ps(u2, u3, 0xee);                  \
-    } while (0)
+        do {                                                                                            \
+            __m256 u0 = _mm256_unpacklo_ps(q0, q1), u1 = _mm256_unpacklo_ps(q2, q3);                     \
+            __m256 u2 = _mm256_unpackhi_ps(q0, q1), u3 = _mm256_unpackhi_ps(q2, q3);                     \
+            o0 = _mm256_shuffle_ps(u0, u1, 0x44); o1 = _mm256_shuffle_ps(u0, u1, 0xee);                  \
+            o2 = _mm256_shuffle_ps(u2, u3, 0x44); o3 = _mm256_shuffle_ps(u2, u3, 0xee);                  \
+        } while (0)
         for (int row = 0; row < 3; row++) {
-            const float *b = pal + 4 * row;
-#define SNW_P(k) (b + (size_t)stride * jx[k])
-            __m256 q0 = SNW_LOAD2(SNW_P(0), SNW_P(4)), q1 = SNW_LOAD2(SNW_P(1), SNW_P(5));
-            __m256 q2 = SNW_LOAD2(SNW_P(2), SNW_P(6)), q3 = SNW_LOAD2(SNW_P(3), SNW_P(7));
-#undef SNW_P
+            const float *b = p + 4 * row; /* lane k's row at b + 12 k: constant offsets */
+            __m256 q0 = SNW_LOAD2(b, b + 48), q1 = SNW_LOAD2(b + 12, b + 60);
+            __m256 q2 = SNW_LOAD2(b + 24, b + 72), q3 = SNW_LOAD2(b + 36, b + 84);
             SNW_T8X4(q0, q1, q2, q3, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
         }
-        fin0 = _mm256_add_ps(fin0, _mm256_add_ps(_mm256_add_ps(m[0], m[1]), _mm256_add_ps(m[2], m[3])));
-        fin1 = _mm256_add_ps(fin1, _mm256_add_ps(_mm256_add_ps(m[4], m[5]), _mm256_add_ps(m[6], m[7])));
-        fin2 = _mm256_add_ps(fin2, _mm256_add_ps(_mm256_add_ps(m[8], m[9]), _mm256_add_ps(m[10], m[11])));
-        /* centers and radii: (cx, cy, cz, r) of each joint, transposed */
-        __m256 cx, cy, cz, r;
+        __m256 cx, cy, cz, r; /* (cx, cy, cz, r) of each joint, transposed */
         {
-            const sinew_joint_bounds *jb = joints;
-            __m256 q0 = SNW_LOAD2(jb[jx[0]].center, jb[jx[4]].center), q1 = SNW_LOAD2(jb[jx[1]].center, jb[jx[5]].center);
-            __m256 q2 = SNW_LOAD2(jb[jx[2]].center, jb[jx[6]].center), q3 = SNW_LOAD2(jb[jx[3]].center, jb[jx[7]].center);
+            __m256 q0 = SNW_LOAD2(jb[0].center, jb[4].center), q1 = SNW_LOAD2(jb[1].center, jb[5].center);
+            __m256 q2 = SNW_LOAD2(jb[2].center, jb[6].center), q3 = SNW_LOAD2(jb[3].center, jb[7].center);
             SNW_T8X4(q0, q1, q2, q3, cx, cy, cz, r);
         }
 #undef SNW_LOAD2
 #undef SNW_T8X4
         __m256 used = _mm256_cmp_ps(r, zero, _CMP_GE_OQ);
-        anymask |= _mm256_movemask_ps(used);
-        if (growth)
-            r = _mm256_add_ps(r, a + 8 <= joint_count ? _mm256_loadu_ps(growth + a)
-                                                      : _mm256_set_ps(growth[jx[7]], growth[jx[6]], growth[jx[5]], growth[jx[4]],
-                                                                      growth[jx[3]], growth[jx[2]], growth[jx[1]], growth[jx[0]]));
+        any |= _mm256_movemask_ps(used);
+        if (g) r = _mm256_add_ps(r, _mm256_loadu_ps(g));
         /* P = A c + t */
         __m256 px = _mm256_fmadd_ps(m[0], cx, _mm256_fmadd_ps(m[1], cy, _mm256_fmadd_ps(m[2], cz, m[3])));
         __m256 py = _mm256_fmadd_ps(m[4], cx, _mm256_fmadd_ps(m[5], cy, _mm256_fmadd_ps(m[6], cz, m[7])));
         __m256 pz = _mm256_fmadd_ps(m[8], cx, _mm256_fmadd_ps(m[9], cy, _mm256_fmadd_ps(m[10], cz, m[11])));
-        /* A^T A (columns) and A A^T (rows): diagonals and |off-diagonals| */
+        /* A^T A (columns): diagonal and |off-diagonals| */
 #define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
         __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
         __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
@@ -553,26 +554,19 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
         __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
         __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
         __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
-        __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
-        __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
-        __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
-        __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
-        __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
-        __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
 #undef SNW_DOT3
         __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
                                   _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
                                                 _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
-        __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
-                                  _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
-                                                _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
         __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
-        __m256 l = _mm256_min_ps(fro, _mm256_min_ps(g1, g2));
-        __m256 s = _mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l));
+        __m256 l = _mm256_min_ps(fro, g1); /* A A^T's Gershgorin bound left out: see above */
+        __m256 sn = _mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l));
+        /* finiteness of everything read (see above) */
+        chk = _mm256_add_ps(chk, _mm256_add_ps(_mm256_add_ps(px, py), _mm256_add_ps(pz, fro)));
         /* e_i = s (r (1 + 2e-6) + 3e-7 |c|_1) + 3e-7 |t_i| + 1e-30; unused joints: -inf */
         __m256 c1 = _mm256_add_ps(_mm256_and_ps(cx, absm), _mm256_add_ps(_mm256_and_ps(cy, absm), _mm256_and_ps(cz, absm)));
         __m256 k = _mm256_fmadd_ps(r, _mm256_set1_ps(1.0f + 2e-6f), _mm256_mul_ps(c1, _mm256_set1_ps(3e-7f)));
-        __m256 e = _mm256_fmadd_ps(s, k, _mm256_set1_ps(1e-30f));
+        __m256 e = _mm256_fmadd_ps(sn, k, _mm256_set1_ps(1e-30f));
         e = _mm256_blendv_ps(ninf, e, used);
         const __m256 eps = _mm256_set1_ps(3e-7f);
         __m256 ex = _mm256_fmadd_ps(_mm256_and_ps(m[3], absm), eps, e);
@@ -585,23 +579,169 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
         hy = _mm256_max_ps(hy, _mm256_add_ps(py, ey));
         hz = _mm256_max_ps(hz, _mm256_add_ps(pz, ez));
     }
+    st->lx = lx; st->ly = ly; st->lz = lz; st->hx = hx; st->hy = hy; st->hz = hz; st->chk = chk;
+    st->any |= any;
+}
+
+/* Returns 1 when some joint has a vertex, 0 when none, -1 when a value of the first 12
+ * floats of a joint's entry may not be finite (the caller then decides with
+ * palette_finite). The joints from `a` on (fewer than 16) in groups of eight (the
+ * last, partial one from a stack copy), then the reduction of s. */
+static inline __attribute__((always_inline, target("avx2,fma"))) int lbs_finish8(const sinew_joint_bounds *joints,
+                                                                                uint32_t joint_count, const float *pal,
+                                                                                const float *growth, uint32_t a,
+                                                                                snw_lbs8 *sp, double lo[3], double hi[3])
+{
+    snw_lbs8 s = *sp;
+    uint32_t full = (joint_count - a) / 8u;
+    if (growth) lbs_groups8(pal + 12u * a, joints + a, growth + a, full, &s);
+    else lbs_groups8(pal + 12u * a, joints + a, NULL, full, &s);
+    a += 8u * full;
+    if (a < joint_count) { /* the last group on the stack, the last joint repeated (its ball again) */
+        float tp[96], tg[8];
+        sinew_joint_bounds tj[8];
+        for (uint32_t k = 0; k < 8; k++) {
+            uint32_t j = a + k < joint_count ? a + k : joint_count - 1;
+            memcpy(tp + 12u * k, pal + 12u * j, 12u * sizeof(float));
+            tj[k] = joints[j];
+            tg[k] = growth ? growth[j] : 0.0f;
+        }
+        lbs_groups8(tp, tj, growth ? tg : NULL, 1, &s);
+    }
     /* a sum of finite values may overflow to infinity: then the caller checks exactly */
-    __m256 f = _mm256_add_ps(fin0, _mm256_add_ps(fin1, fin2));
-    f = _mm256_sub_ps(f, f); /* NaN in a lane iff the sum is not finite */
+    __m256 f = _mm256_sub_ps(s.chk, s.chk); /* NaN in a lane iff the sum is not finite */
     if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q))) return -1;
     /* the eight lanes' min / max, in registers */
 #define SNW_HRED(v, op)                                                                                 \
     _mm256_cvtss_f32(op(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), \
                         _mm256_permute_ps(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), 0xb1)))
-    double b[6] = { SNW_HRED(lx, _mm256_min_ps), SNW_HRED(ly, _mm256_min_ps), SNW_HRED(lz, _mm256_min_ps),
-                    SNW_HRED(hx, _mm256_max_ps), SNW_HRED(hy, _mm256_max_ps), SNW_HRED(hz, _mm256_max_ps) };
+    double b[6] = { SNW_HRED(s.lx, _mm256_min_ps), SNW_HRED(s.ly, _mm256_min_ps), SNW_HRED(s.lz, _mm256_min_ps),
+                    SNW_HRED(s.hx, _mm256_max_ps), SNW_HRED(s.hy, _mm256_max_ps), SNW_HRED(s.hz, _mm256_max_ps) };
 #undef SNW_HRED
     for (int i = 0; i < 3; i++) {
         lo[i] = b[i] < lo[i] ? b[i] : lo[i];
         hi[i] = b[3 + i] > hi[i] ? b[3 + i] : hi[i];
     }
-    return anymask != 0;
+    return s.any != 0;
 }
+
+/* stride must be 12 (the caller checks it); returns as lbs_finish8. */
+__attribute__((target("avx2,fma"), aligned(64))) static int lbs_boxes_avx2(const sinew_joint_bounds *joints, uint32_t joint_count,
+                                                               const float *pal, const float *growth, double lo[3],
+                                                               double hi[3])
+{
+    snw_lbs8 s;
+    s.lx = s.ly = s.lz = _mm256_set1_ps(INFINITY);
+    s.hx = s.hy = s.hz = _mm256_set1_ps(-INFINITY);
+    s.chk = _mm256_setzero_ps();
+    s.any = 0;
+    return lbs_finish8(joints, joint_count, pal, growth, 0, &s, lo, hi);
+}
+
+#if !defined(SNW_BOUNDS_NO_AVX512)
+#define SNW_BOUNDS_AVX512 1
+/* The same rule sixteen joints at a time where the CPU has AVX-512F (selected at run
+ * time; a build with -DSNW_BOUNDS_NO_AVX512 keeps the eight lanes, for comparisons):
+ * the same operations in the same order on 16 lanes (lane k = joint a + k; the 16-byte
+ * rows of joints k, k + 4, k + 8, k + 12 loaded into one register, transposed within
+ * each 128-bit block, as the eight-lane code does with two), so the same box bit for bit;
+ * 32 registers, so the accumulators and the 12 transposed values need no spills. The
+ * joints past the last full group of 16 take the eight-lane code. The same norm bound,
+ * min(Gershgorin of A^T A, ||A||_F^2). */
+__attribute__((target("avx512f,avx2,fma"), aligned(64))) static int lbs_boxes_avx512(const sinew_joint_bounds *joints,
+                                                                         uint32_t joint_count, const float *pal,
+                                                                         const float *growth, double lo[3],
+                                                                         double hi[3])
+{
+    const __m512 ninf = _mm512_set1_ps(-INFINITY), zero = _mm512_setzero_ps();
+    __m512 lx = _mm512_set1_ps(INFINITY), ly = lx, lz = lx, hx = ninf, hy = ninf, hz = ninf, chk = zero;
+    uint32_t any = 0, a = 0;
+    const float *p = pal;
+    const sinew_joint_bounds *jb = joints;
+    for (; a + 16 <= joint_count; a += 16, p += 192, jb += 16) {
+        __m512 m[12]; /* a00 a01 a02 t0 a10 a11 a12 t1 a20 a21 a22 t2, lane = joint */
+#define SNW_LOAD4(p0, p1, p2, p3)                                                                               \
+    _mm512_insertf32x4(_mm512_insertf32x4(_mm512_insertf32x4(_mm512_castps128_ps512(_mm_loadu_ps(p0)), _mm_loadu_ps(p1), 1), \
+                                          _mm_loadu_ps(p2), 2),                                                  \
+                       _mm_loadu_ps(p3), 3)
+#define SNW_T16X4(q0, q1, q2, q3, o0, o1, o2, o3)                                                    \
+    do {                                                                                            \
+        __m512 u0 = _mm512_unpacklo_ps(q0, q1), u1 = _mm512_unpacklo_ps(q2, q3);                     \
+        __m512 u2 = _mm512_unpackhi_ps(q0, q1), u3 = _mm512_unpackhi_ps(q2, q3);                     \
+        o0 = _mm512_shuffle_ps(u0, u1, 0x44); o1 = _mm512_shuffle_ps(u0, u1, 0xee);                  \
+        o2 = _mm512_shuffle_ps(u2, u3, 0x44); o3 = _mm512_shuffle_ps(u2, u3, 0xee);                  \
+    } while (0)
+        for (int row = 0; row < 3; row++) {
+            const float *b = p + 4 * row; /* joint k's row at b + 12 k */
+            __m512 q0 = SNW_LOAD4(b, b + 48, b + 96, b + 144), q1 = SNW_LOAD4(b + 12, b + 60, b + 108, b + 156);
+            __m512 q2 = SNW_LOAD4(b + 24, b + 72, b + 120, b + 168), q3 = SNW_LOAD4(b + 36, b + 84, b + 132, b + 180);
+            SNW_T16X4(q0, q1, q2, q3, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
+        }
+        __m512 cx, cy, cz, r;
+        {
+            __m512 q0 = SNW_LOAD4(jb[0].center, jb[4].center, jb[8].center, jb[12].center);
+            __m512 q1 = SNW_LOAD4(jb[1].center, jb[5].center, jb[9].center, jb[13].center);
+            __m512 q2 = SNW_LOAD4(jb[2].center, jb[6].center, jb[10].center, jb[14].center);
+            __m512 q3 = SNW_LOAD4(jb[3].center, jb[7].center, jb[11].center, jb[15].center);
+            SNW_T16X4(q0, q1, q2, q3, cx, cy, cz, r);
+        }
+#undef SNW_LOAD4
+#undef SNW_T16X4
+        __mmask16 used = _mm512_cmp_ps_mask(r, zero, _CMP_GE_OQ);
+        any |= used;
+        if (growth) r = _mm512_add_ps(r, _mm512_loadu_ps(growth + a));
+        __m512 px = _mm512_fmadd_ps(m[0], cx, _mm512_fmadd_ps(m[1], cy, _mm512_fmadd_ps(m[2], cz, m[3])));
+        __m512 py = _mm512_fmadd_ps(m[4], cx, _mm512_fmadd_ps(m[5], cy, _mm512_fmadd_ps(m[6], cz, m[7])));
+        __m512 pz = _mm512_fmadd_ps(m[8], cx, _mm512_fmadd_ps(m[9], cy, _mm512_fmadd_ps(m[10], cz, m[11])));
+#define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm512_fmadd_ps(a0, b0, _mm512_fmadd_ps(a1, b1, _mm512_mul_ps(a2, b2)))
+        __m512 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
+        __m512 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
+        __m512 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
+        __m512 c01 = _mm512_abs_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]));
+        __m512 c02 = _mm512_abs_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]));
+        __m512 c12 = _mm512_abs_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]));
+#undef SNW_DOT3
+        __m512 g1 = _mm512_max_ps(_mm512_add_ps(c00, _mm512_add_ps(c01, c02)),
+                                  _mm512_max_ps(_mm512_add_ps(c11, _mm512_add_ps(c01, c12)),
+                                                _mm512_add_ps(c22, _mm512_add_ps(c02, c12))));
+        __m512 fro = _mm512_add_ps(c00, _mm512_add_ps(c11, c22));
+        __m512 l = _mm512_min_ps(fro, g1); /* A A^T's Gershgorin bound left out: see above */
+        __m512 sn = _mm512_sqrt_ps(_mm512_fmadd_ps(fro, _mm512_set1_ps(2e-6f), l));
+        chk = _mm512_add_ps(chk, _mm512_add_ps(_mm512_add_ps(px, py), _mm512_add_ps(pz, fro)));
+        __m512 c1 = _mm512_add_ps(_mm512_abs_ps(cx), _mm512_add_ps(_mm512_abs_ps(cy), _mm512_abs_ps(cz)));
+        __m512 k = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f + 2e-6f), _mm512_mul_ps(c1, _mm512_set1_ps(3e-7f)));
+        __m512 e = _mm512_fmadd_ps(sn, k, _mm512_set1_ps(1e-30f));
+        e = _mm512_mask_blend_ps(used, ninf, e);
+        const __m512 eps = _mm512_set1_ps(3e-7f);
+        __m512 ex = _mm512_fmadd_ps(_mm512_abs_ps(m[3]), eps, e);
+        __m512 ey = _mm512_fmadd_ps(_mm512_abs_ps(m[7]), eps, e);
+        __m512 ez = _mm512_fmadd_ps(_mm512_abs_ps(m[11]), eps, e);
+        lx = _mm512_min_ps(lx, _mm512_sub_ps(px, ex));
+        ly = _mm512_min_ps(ly, _mm512_sub_ps(py, ey));
+        lz = _mm512_min_ps(lz, _mm512_sub_ps(pz, ez));
+        hx = _mm512_max_ps(hx, _mm512_add_ps(px, ex));
+        hy = _mm512_max_ps(hy, _mm512_add_ps(py, ey));
+        hz = _mm512_max_ps(hz, _mm512_add_ps(pz, ez));
+    }
+    /* the two halves into the eight-lane accumulators, then the rest of the joints */
+#define SNW_HI(v) _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))
+    snw_lbs8 s;
+    s.lx = _mm256_min_ps(_mm512_castps512_ps256(lx), SNW_HI(lx));
+    s.ly = _mm256_min_ps(_mm512_castps512_ps256(ly), SNW_HI(ly));
+    s.lz = _mm256_min_ps(_mm512_castps512_ps256(lz), SNW_HI(lz));
+    s.hx = _mm256_max_ps(_mm512_castps512_ps256(hx), SNW_HI(hx));
+    s.hy = _mm256_max_ps(_mm512_castps512_ps256(hy), SNW_HI(hy));
+    s.hz = _mm256_max_ps(_mm512_castps512_ps256(hz), SNW_HI(hz));
+    s.chk = _mm256_add_ps(_mm512_castps512_ps256(chk), SNW_HI(chk));
+#undef SNW_HI
+    s.any = any != 0;
+    return lbs_finish8(joints, joint_count, pal, growth, a, &s, lo, hi);
+}
+#endif
+
+/* (The lane functions start on a 64-byte boundary: with their loops placed wherever
+ * the linker put them, the same code of rigid_boxes_avx2 ran 6 % slower in one build of
+ * sinew-bench than in another on this machine, AMD Zen 4.) */
 
 /* Joints the eight-lane rule of the rigid-part methods takes (its per-joint norm
  * bounds live on the stack); larger skeletons take the scalar loop. */
@@ -629,7 +769,7 @@ __attribute__((target("avx2,fma"))) static int lbs_boxes_avx2(const sinew_joint_
  * e by 1 + 1e-5. Returns 1 when a joint has a vertex, 0 when none, -1 when the caller
  * must decide with the scalar loop (a loaded value or a result not finite, too many
  * joints). */
-__attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_joint_bounds *joints,
+__attribute__((target("avx2,fma"), aligned(64))) static int rigid_boxes_avx2(const sinew_joint_bounds *joints,
                                                                  const uint16_t *neighbors, uint32_t joint_count,
                                                                  sinew_method method, const float *pal,
                                                                  uint32_t stride, int bulge, const float *growth,
@@ -890,6 +1030,10 @@ __attribute__((target("avx2,fma"))) static int rigid_boxes_avx2(const sinew_join
 #define SNW_BOUNDS_AVX2 0
 #endif
 
+static sinew_result bounds_scalar(const sinew_joint_bounds *joints, const uint16_t *neighbors, uint32_t joint_count,
+                                  sinew_method method, uint32_t flags, const float *packed_palette,
+                                  const float *growth, uint32_t stride, float box_min[3], float box_max[3]);
+
 sinew_result sinew_character_bounds(const sinew_joint_bounds *joints, const uint16_t *neighbors,
                                     uint32_t joint_count, sinew_method method, uint32_t flags,
                                     const float *packed_palette, float box_min[3], float box_max[3])
@@ -921,7 +1065,11 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
     if (method == SINEW_METHOD_LBS && !(flags & SINEW_SKIN_BULGE_CORRECTION) && stride == 12u &&
         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         double l8[3] = { INFINITY, INFINITY, INFINITY }, h8[3] = { -INFINITY, -INFINITY, -INFINITY };
-        int any8 = lbs_boxes_avx2(joints, joint_count, packed_palette, stride, growth, l8, h8);
+        int any8 =
+#ifdef SNW_BOUNDS_AVX512
+            __builtin_cpu_supports("avx512f") ? lbs_boxes_avx512(joints, joint_count, packed_palette, growth, l8, h8) :
+#endif
+            lbs_boxes_avx2(joints, joint_count, packed_palette, growth, l8, h8);
         if (any8 >= 0) return finish_box(any8, l8, h8, box_min, box_max);
     }
     /* DQS, CoR and the scale methods without the inner push: their neighbour rule eight joints
@@ -937,6 +1085,19 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
     }
 #endif
 #endif
+    return bounds_scalar(joints, neighbors, joint_count, method, flags, packed_palette, growth, stride, box_min,
+                         box_max);
+}
+
+/* The float64 loop (and the four-lane SSE LBS rule), one joint at a time: its ~13 KiB of
+ * per-joint caches live in this frame, not in the lanes' caller. */
+static __attribute__((noinline)) sinew_result bounds_scalar(const sinew_joint_bounds *joints,
+                                                             const uint16_t *neighbors, uint32_t joint_count,
+                                                             sinew_method method, uint32_t flags,
+                                                             const float *packed_palette, const float *growth,
+                                                             uint32_t stride, float box_min[3], float box_max[3])
+{
+    int cor = sinew_method_uses_centers(method);
     if (!palette_finite(packed_palette, (size_t)stride * joint_count)) return SINEW_ERROR_NON_FINITE;
     int scale = method != SINEW_METHOD_LBS && method != SINEW_METHOD_DQS && method != SINEW_METHOD_COR;
     uint32_t dq_off = SINEW_PAL_OFF_DQ((uint32_t)method) * 4u; /* floats */

@@ -35,9 +35,9 @@
  * 1e-5 of its size and position for float32 rounding.
  * On CPUs with AVX2 + FMA and up to 256 joints, LBS without bulge and (since issue 21)
  * DQS, CoR and the scale methods without bulge's inner push evaluate these rules in
- * float32 eight joints at a time, each term widened by a bound of its own rounding
- * (bounds.c; docs/methods.md, "Bounds for culling"); otherwise in float64, one joint at
- * a time.
+ * float32 eight joints at a time (LBS: sixteen where the CPU has AVX-512F), each term
+ * widened by a bound of its own rounding (bounds.c; docs/methods.md, "Bounds for
+ * culling"); otherwise in float64, one joint at a time.
  *
  * Morph targets (blendshape.h: rest p' = p + sum_t w_t delta_t(p), any real w_t):
  * with M_ta = the largest |delta_t| among the vertices joint a influences
