@@ -503,6 +503,40 @@ static sinew_result finish_box(int any, const double lo[3], const double hi[3], 
  * caller then decides with the exact scan, as before). */
 typedef struct snw_lbs8 { __m256 lx, ly, lz, hx, hy, hz, chk; int any; } snw_lbs8;
 
+/* A bound of ||A||_2^2 for eight 3x3 matrices A (m: their 3x4 rows, transposed, lane =
+ * joint): min(||A||_F^2, Gershgorin of A^T A [, Gershgorin of A A^T when rows_too]);
+ * *fro = ||A||_F^2. Shared by the LBS lanes and the rigid rules' scale pass. */
+static inline __attribute__((always_inline, target("avx2,fma"))) __m256 snw_norm2_bound8(const __m256 *m, int rows_too,
+                                                                                        __m256 *fro)
+{
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+#define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
+    __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
+    __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
+    __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
+    __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
+    __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
+    __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
+    __m256 g = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
+                             _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
+                                           _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
+    *fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
+    if (rows_too) {
+        __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
+        __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
+        __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
+        __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
+        __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
+        __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
+        __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
+                                  _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
+                                                _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
+        return _mm256_min_ps(*fro, _mm256_min_ps(g, g2));
+    }
+#undef SNW_DOT3
+    return _mm256_min_ps(*fro, g);
+}
+
 /* groups x eight consecutive joints: p their palette entries (12 floats each), jb their
  * joint bounds, g their growths (NULL: none); the balls' boxes join the accumulators in
  * s (kept in registers over the groups). */
@@ -546,20 +580,8 @@ static inline __attribute__((always_inline, target("avx2,fma"))) void lbs_groups
         __m256 px = _mm256_fmadd_ps(m[0], cx, _mm256_fmadd_ps(m[1], cy, _mm256_fmadd_ps(m[2], cz, m[3])));
         __m256 py = _mm256_fmadd_ps(m[4], cx, _mm256_fmadd_ps(m[5], cy, _mm256_fmadd_ps(m[6], cz, m[7])));
         __m256 pz = _mm256_fmadd_ps(m[8], cx, _mm256_fmadd_ps(m[9], cy, _mm256_fmadd_ps(m[10], cz, m[11])));
-        /* A^T A (columns): diagonal and |off-diagonals| */
-#define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
-        __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
-        __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
-        __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
-        __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
-        __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
-        __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
-#undef SNW_DOT3
-        __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
-                                  _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
-                                                _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
-        __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
-        __m256 l = _mm256_min_ps(fro, g1); /* A A^T's Gershgorin bound left out: see above */
+        __m256 fro;
+        __m256 l = snw_norm2_bound8(m, 0, &fro); /* A A^T's Gershgorin bound left out: see above */
         __m256 sn = _mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l));
         /* finiteness of everything read (see above) */
         chk = _mm256_add_ps(chk, _mm256_add_ps(_mm256_add_ps(px, py), _mm256_add_ps(pz, fro)));
@@ -847,28 +869,8 @@ __attribute__((target("avx2,fma"), aligned(64))) static int rigid_boxes_avx2(con
         fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(m[0], m[1]), _mm256_add_ps(m[2], m[3])),
                                                _mm256_add_ps(_mm256_add_ps(m[4], m[5]), _mm256_add_ps(m[6], m[7]))));
         fin = _mm256_add_ps(fin, _mm256_add_ps(_mm256_add_ps(m[8], m[9]), _mm256_add_ps(m[10], m[11])));
-#define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
-        __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
-        __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
-        __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
-        __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
-        __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
-        __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
-        __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
-        __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
-        __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
-        __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
-        __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
-        __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
-#undef SNW_DOT3
-        __m256 g1 = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
-                                  _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
-                                                _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
-        __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
-                                  _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
-                                                _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
-        __m256 fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
-        __m256 l = _mm256_min_ps(fro, _mm256_min_ps(g1, g2));
+        __m256 fro;
+        __m256 l = snw_norm2_bound8(m, 1, &fro);
         _mm256_storeu_ps(norms + a, _mm256_mul_ps(_mm256_sqrt_ps(_mm256_fmadd_ps(fro, _mm256_set1_ps(2e-6f), l)),
                                                   _mm256_set1_ps(1.0f + 2e-6f)));
         tsmax = _mm256_max_ps(tsmax, SNW_ABS1(m[3], m[7], m[11]));
