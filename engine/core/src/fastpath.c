@@ -27,6 +27,17 @@
 #else
 #define SNW_SSE 0
 #endif
+/* AVX (no FMA) beside SSE for the products along the chain, where GCC can
+ * target it per function and the CPU says so at run time: the same IEEE
+ * multiplies and adds in the same order per lane, so the same bits as SSE
+ * (a build with -DSNW_FAST_NO_AVX keeps SSE only, for comparisons) */
+#if SNW_SSE && defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) && \
+    !defined(SNW_FAST_NO_AVX)
+#include <immintrin.h>
+#define SNW_FAST_AVX 1
+#else
+#define SNW_FAST_AVX 0
+#endif
 
 _Static_assert(sizeof(snw_fast_joint) % 16 == 0, "fast joint table keeps 16-byte alignment");
 _Static_assert(sizeof(snw_faff) == 48 && sizeof(snw_ftrs) == 48, "float32 layouts");
@@ -70,6 +81,32 @@ static inline void aff_mul(const snw_faff *a, const snw_faff *b, snw_faff *c)
                          (k == 3 ? a->r[r][3] : 0.f);
 #endif
 }
+
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* aff_mul with rows 0 and 1 in one 8-lane register (row 2 in SSE): per lane
+ * the same products and sums in the same order, so the same bits */
+static inline void aff_mul_avx(const snw_faff *a, const snw_faff *b, snw_faff *c)
+{
+    const __m256 b0 = _mm256_broadcast_ps((const __m128 *)b->r[0]), b1 = _mm256_broadcast_ps((const __m128 *)b->r[1]),
+                 b2 = _mm256_broadcast_ps((const __m128 *)b->r[2]);
+    const __m256 wmask = _mm256_castsi256_ps(_mm256_set_epi32(-1, 0, 0, 0, -1, 0, 0, 0));
+    const __m256 a01 = _mm256_loadu_ps(a->r[0]);
+    __m256 x = _mm256_mul_ps(_mm256_permute_ps(a01, 0x00), b0);
+    x = _mm256_add_ps(x, _mm256_mul_ps(_mm256_permute_ps(a01, 0x55), b1));
+    x = _mm256_add_ps(x, _mm256_mul_ps(_mm256_permute_ps(a01, 0xAA), b2));
+    x = _mm256_add_ps(x, _mm256_and_ps(a01, wmask));
+    const __m128 a2 = _mm_load_ps(a->r[2]);
+    __m128 y = _mm_mul_ps(_mm_permute_ps(a2, 0x00), _mm256_castps256_ps128(b0));
+    y = _mm_add_ps(y, _mm_mul_ps(_mm_permute_ps(a2, 0x55), _mm256_castps256_ps128(b1)));
+    y = _mm_add_ps(y, _mm_mul_ps(_mm_permute_ps(a2, 0xAA), _mm256_castps256_ps128(b2)));
+    y = _mm_add_ps(y, _mm_and_ps(a2, _mm256_castps256_ps128(wmask)));
+    _mm256_storeu_ps(c->r[0], x);
+    _mm_store_ps(c->r[2], y);
+}
+#pragma GCC pop_options
+#endif
 
 /* T R S with the rotation normalized (zero or non-finite length: identity). */
 static inline void aff_from_trs(const snw_ftrs *x, snw_faff *m)
@@ -405,6 +442,78 @@ static inline int prop_of(unsigned method, const snw_fast_joint *f)
     return (int)f->prop;
 }
 
+#define CHAIN_NAME fk_global_chain
+#define CHAIN_MUL aff_mul
+#include "fastpath_chain.h"
+#undef CHAIN_NAME
+#undef CHAIN_MUL
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+#define CHAIN_NAME fk_global_chain_avx_any
+#define CHAIN_MUL aff_mul_avx
+#include "fastpath_chain.h"
+#undef CHAIN_NAME
+#undef CHAIN_MUL
+/* fk_global_chain in AVX: a joint with a parent and not listed (every joint
+ * but the roots, in practice) keeps its products in registers, G_j and Hs_j
+ * stored as one 32-byte row pair and one row (the width the next joint's
+ * loads read back, so they forward from the stores); the others as
+ * fk_global_chain. Same operations per lane as aff_mul: the same bits. */
+static void fk_global_chain_avx(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root,
+                                const fast_scratch *sc, const unsigned char *listed)
+{
+    snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs;
+    const __m256 wmask = _mm256_castsi256_ps(_mm256_set_epi32(-1, 0, 0, 0, -1, 0, 0, 0));
+    const __m128 smask = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)), w1 = _mm_set_ps(1.f, 0.f, 0.f, 0.f);
+    for (uint32_t j = 0; j < n; j++) {
+        const snw_fast_joint *f = &fj[j];
+        const int32_t p = f->parent;
+        if (p < 0 || listed[j]) {
+            fk_global_chain_avx_any(fj, j, j + 1u, local, root, sc, listed);
+            continue;
+        }
+        const __m256 l0 = _mm256_broadcast_ps((const __m128 *)H[j].r[0]), l1 = _mm256_broadcast_ps((const __m128 *)H[j].r[1]),
+                     l2 = _mm256_broadcast_ps((const __m128 *)H[j].r[2]);
+        const __m256 c0 = _mm256_broadcast_ps((const __m128 *)f->bind_local.r[0]),
+                     c1 = _mm256_broadcast_ps((const __m128 *)f->bind_local.r[1]),
+                     c2 = _mm256_broadcast_ps((const __m128 *)f->bind_local.r[2]);
+        const __m256 g01 = _mm256_loadu_ps(G[p].r[0]), h01 = _mm256_loadu_ps(Hs[p].r[0]);
+        const __m128 g2 = _mm_load_ps(G[p].r[2]), h2 = _mm_load_ps(Hs[p].r[2]);
+        __m256 x = _mm256_mul_ps(_mm256_permute_ps(g01, 0x00), l0);
+        __m256 z = _mm256_mul_ps(_mm256_permute_ps(h01, 0x00), c0);
+        __m128 y = _mm_mul_ps(_mm_permute_ps(g2, 0x00), _mm256_castps256_ps128(l0));
+        __m128 v = _mm_mul_ps(_mm_permute_ps(h2, 0x00), _mm256_castps256_ps128(c0));
+        x = _mm256_add_ps(x, _mm256_mul_ps(_mm256_permute_ps(g01, 0x55), l1));
+        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_permute_ps(h01, 0x55), c1));
+        y = _mm_add_ps(y, _mm_mul_ps(_mm_permute_ps(g2, 0x55), _mm256_castps256_ps128(l1)));
+        v = _mm_add_ps(v, _mm_mul_ps(_mm_permute_ps(h2, 0x55), _mm256_castps256_ps128(c1)));
+        x = _mm256_add_ps(x, _mm256_mul_ps(_mm256_permute_ps(g01, 0xAA), l2));
+        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_permute_ps(h01, 0xAA), c2));
+        y = _mm_add_ps(y, _mm_mul_ps(_mm_permute_ps(g2, 0xAA), _mm256_castps256_ps128(l2)));
+        v = _mm_add_ps(v, _mm_mul_ps(_mm_permute_ps(h2, 0xAA), _mm256_castps256_ps128(c2)));
+        x = _mm256_add_ps(x, _mm256_and_ps(g01, wmask));
+        z = _mm256_add_ps(z, _mm256_and_ps(h01, wmask));
+        y = _mm_add_ps(y, _mm_and_ps(g2, _mm256_castps256_ps128(wmask)));
+        v = _mm_add_ps(v, _mm_and_ps(h2, _mm256_castps256_ps128(wmask)));
+        /* Hs_j = hslc diag(s_j), branch-free (a unit scale multiplies by exactly 1) */
+        const __m128 s4 = _mm_or_ps(_mm_and_ps(_mm_loadu_ps(local[j].s), smask), w1);
+        z = _mm256_mul_ps(z, _mm256_set_m128(s4, s4));
+        v = _mm_mul_ps(v, s4);
+        _mm256_storeu_ps(G[j].r[0], x);
+        _mm_store_ps(G[j].r[2], y);
+        _mm256_storeu_ps(Hs[j].r[0], z);
+        _mm_store_ps(Hs[j].r[2], v);
+        /* a_j = the translation column (lanes 3 and 7 of z, lane 3 of v) */
+        const __m128 z0 = _mm256_castps256_ps128(z), z1 = _mm256_extractf128_ps(z, 1);
+        const __m128 t01 = _mm_unpackhi_ps(z0, z1); /* z0[2] z1[2] z0[3] z1[3] */
+        const __m128 t2 = _mm_unpackhi_ps(v, _mm_setzero_ps()); /* v[2] 0 v[3] 0 */
+        _mm_storeu_ps(sc->a + 4u * j, _mm_movehl_ps(t2, t01)); /* z0[3] z1[3] v[3] 0 */
+    }
+}
+#pragma GCC pop_options
+#endif
+
 /* FK of the global scale methods (DQS_SCALE, COR_SCALE: every joint
  * propagates its scale, so Lc_j = L_j, H_j = G_j = G_p Local_j and Gs_j =
  * Gs_p L_j Us_j) with a rigid bind pose: Ur_j is not needed, and for positive
@@ -415,7 +524,7 @@ static inline int prop_of(unsigned method, const snw_fast_joint *f)
 static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local,
                                            const snw_faff *root, const fast_scratch *sc)
 {
-    snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs, *Us = sc->Us;
+    snw_faff *G = sc->G, *H = sc->H, *Us = sc->Us;
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
     unsigned char *listed = (unsigned char *)(idx + n);
 #if SNW_SSE
@@ -434,39 +543,11 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
         }
     }
     if (nidx && snw_polar_batch(H, idx, nidx, G, Us)) return SINEW_ERROR_NON_FINITE;
-    for (uint32_t j = 0; j < n; j++) {
-        const snw_fast_joint *f = &fj[j];
-        const int32_t p = f->parent;
-        snw_faff lm, hslc, gs;
-        if (listed[j]) aff_from_trs(&local[j], &lm);
-        else lm = H[j];
-        if (p >= 0) aff_mul(&G[p], &lm, &G[j]); /* H_p = G_p */
-        else if (root) aff_mul(root, &lm, &G[j]);
-        else G[j] = lm;
-        if (p < 0) hslc = f->bind_local;
-        else aff_mul(&Hs[p], &f->bind_local, &hslc);
-        const float *sv = local[j].s;
-        if (listed[j]) {
-            aff_mul(&hslc, &Us[j], &gs);
-#if SNW_SSE
-        } else { /* hslc diag(s_j), branch-free: a unit scale multiplies by exactly 1 */
-            const __m128 s4 = _mm_or_ps(_mm_and_ps(_mm_loadu_ps(sv), _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1))),
-                                        _mm_set_ps(1.f, 0.f, 0.f, 0.f));
-            for (int r = 0; r < 3; r++) _mm_storeu_ps(gs.r[r], _mm_mul_ps(_mm_loadu_ps(hslc.r[r]), s4));
-        }
-#else
-        } else if (sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f) {
-            gs = hslc;
-        } else { /* hslc diag(s_j) */
-            gs = hslc;
-            for (int r = 0; r < 3; r++) {
-                gs.r[r][0] *= sv[0]; gs.r[r][1] *= sv[1]; gs.r[r][2] *= sv[2];
-            }
-        }
+#if SNW_FAST_AVX
+    if (__builtin_cpu_supports("avx")) fk_global_chain_avx(fj, n, local, root, sc, listed);
+    else
 #endif
-        Hs[j] = gs;
-        put4v(sc->a + 4u * j, gs.r[0][3], gs.r[1][3], gs.r[2][3], 0);
-    }
+    fk_global_chain(fj, 0, n, local, root, sc, listed);
     return SINEW_OK;
 }
 
@@ -791,6 +872,17 @@ static void nj_scaled_sse(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *
 
 /* Entries of the scale methods: X = G B^-1 = Q P; S = [P | a - P c];
  * R = [Q | t(X) - Q (a - P c)]. */
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* X_j = G_j B_j^-1 of every joint (aff_mul_avx: the same bits as aff_mul) */
+static void x_products_avx(const snw_fast_joint *fj, uint32_t n, const snw_faff *G, snw_faff *X)
+{
+    for (uint32_t j = 0; j < n; j++) aff_mul_avx(&G[j], &fj[j].inv_bind, &X[j]);
+}
+#pragma GCC pop_options
+#endif
+
 static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, unsigned method,
                                      uint32_t flags, uint32_t stride)
 {
@@ -813,8 +905,12 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
     const int derive = fj[0].skel_rigid && (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE);
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
     unsigned char *derived = (unsigned char *)(idx + n);
+#if SNW_FAST_AVX
+    if (__builtin_cpu_supports("avx")) x_products_avx(fj, n, sc->G, X);
+    else
+#endif
+    for (uint32_t j = 0; j < n; j++) aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
     for (uint32_t j = 0; j < n; j++) {
-        aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
         const float *sv = local[j].s;
         const int unit = sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f;
         derived[j] = (unsigned char)(derive && fj[j].parent >= 0 && unit && snw_det3(X[j].r) > 0);
