@@ -183,6 +183,79 @@ static void trs_to_aff_sse(const snw_ftrs *local, uint32_t n, snw_faff *out)
 }
 #endif
 
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* 4x4 transpose within each 128-bit half of four 8-lane vectors */
+#define SNW_TRANSPOSE4_256(a, b, c, d)                                                                             \
+    do {                                                                                                         \
+        const __m256 t0_ = _mm256_unpacklo_ps(a, b), t1_ = _mm256_unpacklo_ps(c, d);                           \
+        const __m256 t2_ = _mm256_unpackhi_ps(a, b), t3_ = _mm256_unpackhi_ps(c, d);                           \
+        a = _mm256_shuffle_ps(t0_, t1_, 0x44); b = _mm256_shuffle_ps(t0_, t1_, 0xEE);                          \
+        c = _mm256_shuffle_ps(t2_, t3_, 0x44); d = _mm256_shuffle_ps(t2_, t3_, 0xEE);                          \
+    } while (0)
+static inline __m256 sel8_ps(__m256 m, __m256 a, __m256 b) { return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b)); }
+
+/* trs_to_aff_sse with eight joints at a time (lanes 0-3 of each half: joints
+ * j0 + l and j0 + 4 + l), the same operations per lane: the same bits */
+static void trs_to_aff_avx(const snw_ftrs *local, uint32_t n, snw_faff *out)
+{
+    const __m256 one = _mm256_set1_ps(1.f), two = _mm256_set1_ps(2.f), eps = _mm256_set1_ps(1e-4f), zero = _mm256_setzero_ps();
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)), fmax = _mm256_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 8) {
+        uint32_t k[8];
+        for (int l = 0; l < 8; l++) k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+        __m256 t[4], q[4], sc[4];
+        for (int l = 0; l < 4; l++) {
+            const float *a = local[k[l]].t, *b = local[k[l + 4]].t;
+            t[l] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a)), _mm_loadu_ps(b), 1);
+            q[l] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 4)), _mm_loadu_ps(b + 4), 1);
+            sc[l] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 8)), _mm_loadu_ps(b + 8), 1);
+        }
+        SNW_TRANSPOSE4_256(t[0], t[1], t[2], t[3]);
+        SNW_TRANSPOSE4_256(q[0], q[1], q[2], q[3]);
+        SNW_TRANSPOSE4_256(sc[0], sc[1], sc[2], sc[3]);
+        __m256 n2 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], q[0]), _mm256_mul_ps(q[1], q[1])),
+                                                _mm256_mul_ps(q[2], q[2])),
+                                  _mm256_mul_ps(q[3], q[3]));
+        __m256 near1 = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(n2, one), absm), eps, _CMP_LT_OS);
+        __m256 s = sel8_ps(near1, _mm256_mul_ps(two, _mm256_sub_ps(two, n2)), _mm256_div_ps(two, n2));
+        __m256 ok = _mm256_and_ps(_mm256_cmp_ps(n2, zero, _CMP_GT_OS), _mm256_cmp_ps(n2, fmax, _CMP_LE_OS));
+        s = sel8_ps(ok, s, two);
+        const __m256 qx = _mm256_and_ps(ok, q[0]), qy = _mm256_and_ps(ok, q[1]), qz = _mm256_and_ps(ok, q[2]);
+        const __m256 qw = sel8_ps(ok, q[3], one);
+        const __m256 xx = _mm256_mul_ps(_mm256_mul_ps(qx, qx), s), yy = _mm256_mul_ps(_mm256_mul_ps(qy, qy), s);
+        const __m256 zz = _mm256_mul_ps(_mm256_mul_ps(qz, qz), s), xy = _mm256_mul_ps(_mm256_mul_ps(qx, qy), s);
+        const __m256 xz = _mm256_mul_ps(_mm256_mul_ps(qx, qz), s), yz = _mm256_mul_ps(_mm256_mul_ps(qy, qz), s);
+        const __m256 wx = _mm256_mul_ps(_mm256_mul_ps(qw, qx), s), wy = _mm256_mul_ps(_mm256_mul_ps(qw, qy), s);
+        const __m256 wz = _mm256_mul_ps(_mm256_mul_ps(qw, qz), s);
+        __m256 r0[4] = { _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sc[0]),
+                         _mm256_mul_ps(_mm256_sub_ps(xy, wz), sc[1]), _mm256_mul_ps(_mm256_add_ps(xz, wy), sc[2]), t[0] };
+        __m256 r1[4] = { _mm256_mul_ps(_mm256_add_ps(xy, wz), sc[0]),
+                         _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sc[1]),
+                         _mm256_mul_ps(_mm256_sub_ps(yz, wx), sc[2]), t[1] };
+        __m256 r2[4] = { _mm256_mul_ps(_mm256_sub_ps(xz, wy), sc[0]), _mm256_mul_ps(_mm256_add_ps(yz, wx), sc[1]),
+                         _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sc[2]), t[2] };
+        SNW_TRANSPOSE4_256(r0[0], r0[1], r0[2], r0[3]);
+        SNW_TRANSPOSE4_256(r1[0], r1[1], r1[2], r1[3]);
+        SNW_TRANSPOSE4_256(r2[0], r2[1], r2[2], r2[3]);
+        const uint32_t lanes = n - j0 < 8u ? n - j0 : 8u;
+        for (uint32_t l = 0; l < 4 && l < lanes; l++) {
+            _mm_store_ps(out[j0 + l].r[0], _mm256_castps256_ps128(r0[l]));
+            _mm_store_ps(out[j0 + l].r[1], _mm256_castps256_ps128(r1[l]));
+            _mm_store_ps(out[j0 + l].r[2], _mm256_castps256_ps128(r2[l]));
+        }
+        for (uint32_t l = 4; l < lanes; l++) {
+            _mm_store_ps(out[j0 + l].r[0], _mm256_extractf128_ps(r0[l - 4], 1));
+            _mm_store_ps(out[j0 + l].r[1], _mm256_extractf128_ps(r1[l - 4], 1));
+            _mm_store_ps(out[j0 + l].r[2], _mm256_extractf128_ps(r2[l - 4], 1));
+        }
+    }
+}
+#undef SNW_TRANSPOSE4_256
+#pragma GCC pop_options
+#endif
+
 static inline void ftrs_from_transform(const sinew_transform *t, snw_ftrs *o)
 {
     o->t[0] = (float)t->translation.x; o->t[1] = (float)t->translation.y; o->t[2] = (float)t->translation.z; o->t[3] = 0;
@@ -527,6 +600,10 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
     snw_faff *G = sc->G, *H = sc->H, *Us = sc->Us;
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
     unsigned char *listed = (unsigned char *)(idx + n);
+#if SNW_FAST_AVX
+    if (__builtin_cpu_supports("avx")) trs_to_aff_avx(local, n, H);
+    else
+#endif
 #if SNW_SSE
     trs_to_aff_sse(local, n, H);
 #endif
