@@ -753,84 +753,118 @@ static inline void sym_qt_x(const snw_faff *q, const snw_faff *x, snw_faff *p)
  * 0), its Q the rotation of it and P = sym(Q^T X); for the others
  * quat_from_rows of the polar Q (Q, P the polar factors in sc->Hs, sc->Us).
  * Then S = [P | a - P c], R = [Q | t(X) - Q (a - P c)] as a dual quaternion. */
-static inline void entries4_sse(const snw_fast_joint *fj, const uint32_t *k, uint32_t lanes, const fast_scratch *sc,
-                                const float *qj, uint32_t stride, const int derived)
+#define ENT_NAME entries4_sse
+#define V __m128
+#define VSET1 _mm_set1_ps
+#define VADD _mm_add_ps
+#define VSUB _mm_sub_ps
+#define VMUL _mm_mul_ps
+#define VDIV _mm_div_ps
+#define VSQRT _mm_sqrt_ps
+#define VAND _mm_and_ps
+#define VXOR _mm_xor_ps
+#define VCMPLT _mm_cmplt_ps
+#define VSEL sel_ps
+#define VABSMASK _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff))
+#define ENT_LOAD_T SNW_LOAD_T
+#define ENT_TRANSPOSE4 _MM_TRANSPOSE4_PS
+#define ENT_STORE_LANE(d, v, l) _mm_store_ps(d, (v)[l])
+#include "fastpath_entries.h"
+#undef ENT_NAME
+#undef V
+#undef VSET1
+#undef VADD
+#undef VSUB
+#undef VMUL
+#undef VDIV
+#undef VSQRT
+#undef VAND
+#undef VXOR
+#undef VCMPLT
+#undef VSEL
+#undef VABSMASK
+#undef ENT_LOAD_T
+#undef ENT_TRANSPOSE4
+#undef ENT_STORE_LANE
+
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* eight joints' rows: joints k[l] and k[l + 4] in the two halves, transposed per half */
+#define ENT_LOAD_T(v, base, step, k, off)                                                                          \
+    do {                                                                                                           \
+        for (int l_ = 0; l_ < 4; l_++)                                                                             \
+            v[l_] = _mm256_insertf128_ps(                                                                          \
+                _mm256_castps128_ps256(_mm_loadu_ps((base) + (size_t)(k)[l_] * (step) + (off))),                   \
+                _mm_loadu_ps((base) + (size_t)(k)[l_ + 4] * (step) + (off)), 1);                                   \
+        ENT_TRANSPOSE4(v[0], v[1], v[2], v[3]);                                                                    \
+    } while (0)
+#define ENT_TRANSPOSE4(a, b, c, d)                                                                                 \
+    do {                                                                                                           \
+        const __m256 t0_ = _mm256_unpacklo_ps(a, b), t1_ = _mm256_unpacklo_ps(c, d);                             \
+        const __m256 t2_ = _mm256_unpackhi_ps(a, b), t3_ = _mm256_unpackhi_ps(c, d);                             \
+        a = _mm256_shuffle_ps(t0_, t1_, 0x44); b = _mm256_shuffle_ps(t0_, t1_, 0xEE);                            \
+        c = _mm256_shuffle_ps(t2_, t3_, 0x44); d = _mm256_shuffle_ps(t2_, t3_, 0xEE);                            \
+    } while (0)
+#define ENT_STORE_LANE(d, v, l) \
+    _mm_store_ps(d, (l) < 4 ? _mm256_castps256_ps128((v)[(l) & 3]) : _mm256_extractf128_ps((v)[(l) & 3], 1))
+static inline __m256 ent_sel8(__m256 m, __m256 a, __m256 b) { return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b)); }
+#define ENT_NAME entries8_avx
+#define V __m256
+#define VSET1 _mm256_set1_ps
+#define VADD _mm256_add_ps
+#define VSUB _mm256_sub_ps
+#define VMUL _mm256_mul_ps
+#define VDIV _mm256_div_ps
+#define VSQRT _mm256_sqrt_ps
+#define VAND _mm256_and_ps
+#define VXOR _mm256_xor_ps
+#define VCMPLT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OS)
+#define VSEL ent_sel8
+#define VABSMASK _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))
+#include "fastpath_entries.h"
+#undef ENT_NAME
+#undef V
+#undef VSET1
+#undef VADD
+#undef VSUB
+#undef VMUL
+#undef VDIV
+#undef VSQRT
+#undef VAND
+#undef VXOR
+#undef VCMPLT
+#undef VSEL
+#undef VABSMASK
+#undef ENT_LOAD_T
+#undef ENT_TRANSPOSE4
+#undef ENT_STORE_LANE
+
+/* entries_scaled_sse in groups of eight */
+static void entries_scaled_avx(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, const float *qj,
+                               uint32_t stride)
 {
-    const float *X = (const float *)sc->H, *Qm = (const float *)sc->Hs, *Pm = (const float *)sc->Us;
-    const __m128 one = _mm_set1_ps(1.f), half = _mm_set1_ps(0.5f), two = _mm_set1_ps(2.f);
-    const __m128 sgn = _mm_set1_ps(-0.f);
-    __m128 q[4], x0[4], x1[4], x2[4], a[4], c[4], Q[3][4], P[3][4];
-    SNW_LOAD_T(q, qj, 12u, k, 4u);
-    SNW_LOAD_T(x0, X, 12u, k, 0u);
-    SNW_LOAD_T(x1, X, 12u, k, 4u);
-    SNW_LOAD_T(x2, X, 12u, k, 8u);
-    if (derived) {
-        /* normalize: one Newton step near 1, else 1 / sqrt; sign w >= 0 */
-        const __m128 c15 = _mm_set1_ps(1.5f), eps = _mm_set1_ps(1e-4f), zero = _mm_setzero_ps();
-        const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-        __m128 m2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[0], q[0]), _mm_mul_ps(q[1], q[1])), _mm_mul_ps(q[2], q[2])),
-                               _mm_mul_ps(q[3], q[3]));
-        __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(m2, one), absm), eps);
-        __m128 s = sel_ps(near1, _mm_sub_ps(c15, _mm_mul_ps(half, m2)), _mm_div_ps(one, _mm_sqrt_ps(m2)));
-        s = _mm_xor_ps(s, _mm_and_ps(_mm_cmplt_ps(q[3], zero), sgn));
-        for (int i = 0; i < 4; i++) q[i] = _mm_mul_ps(q[i], s);
-        /* Q from the quaternion (rows_from_quat) */
-        const __m128 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
-        const __m128 xx = _mm_mul_ps(_mm_mul_ps(two, qx), qx), yy = _mm_mul_ps(_mm_mul_ps(two, qy), qy);
-        const __m128 zz = _mm_mul_ps(_mm_mul_ps(two, qz), qz), xy = _mm_mul_ps(_mm_mul_ps(two, qx), qy);
-        const __m128 xz = _mm_mul_ps(_mm_mul_ps(two, qx), qz), yz = _mm_mul_ps(_mm_mul_ps(two, qy), qz);
-        const __m128 wx = _mm_mul_ps(_mm_mul_ps(two, qw), qx), wy = _mm_mul_ps(_mm_mul_ps(two, qw), qy);
-        const __m128 wz = _mm_mul_ps(_mm_mul_ps(two, qw), qz);
-        Q[0][0] = _mm_sub_ps(one, _mm_add_ps(yy, zz)); Q[0][1] = _mm_sub_ps(xy, wz); Q[0][2] = _mm_add_ps(xz, wy);
-        Q[1][0] = _mm_add_ps(xy, wz); Q[1][1] = _mm_sub_ps(one, _mm_add_ps(xx, zz)); Q[1][2] = _mm_sub_ps(yz, wx);
-        Q[2][0] = _mm_sub_ps(xz, wy); Q[2][1] = _mm_add_ps(yz, wx); Q[2][2] = _mm_sub_ps(one, _mm_add_ps(xx, yy));
-        /* P = sym(Q^T X) (sym_qt_x) */
-        const __m128 *xr[3] = { x0, x1, x2 };
-        __m128 pm[3][3];
-        for (int i = 0; i < 3; i++)
-            for (int jj = 0; jj < 3; jj++)
-                pm[i][jj] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[0][i], xr[0][jj]), _mm_mul_ps(Q[1][i], xr[1][jj])),
-                                       _mm_mul_ps(Q[2][i], xr[2][jj]));
-        for (int i = 0; i < 3; i++)
-            for (int jj = 0; jj < 3; jj++) P[i][jj] = _mm_mul_ps(half, _mm_add_ps(pm[i][jj], pm[jj][i]));
-    } else {
-        for (int r = 0; r < 3; r++) {
-            SNW_LOAD_T(Q[r], Qm, 12u, k, 4u * (uint32_t)r);
-            SNW_LOAD_T(P[r], Pm, 12u, k, 4u * (uint32_t)r);
+    uint32_t kd[8], kn[8], nd = 0, nn = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (qj[12u * j] != 0.f) {
+            kd[nd++] = j;
+            if (nd == 8) { entries8_avx(fj, kd, 8, sc, qj, stride, 1); nd = 0; }
+        } else {
+            kn[nn++] = j;
+            if (nn == 8) { entries8_avx(fj, kn, 8, sc, qj, stride, 0); nn = 0; }
         }
     }
-    SNW_LOAD_T(a, sc->a, 4u, k, 0u);
-    SNW_LOAD_T(c, fj[0].c, (uint32_t)(sizeof(snw_fast_joint) / sizeof(float)), k, 0u);
-    __m128 st[3], rt[3];
-    const __m128 xt[3] = { x0[3], x1[3], x2[3] };
-    for (int r = 0; r < 3; r++)
-        st[r] = _mm_sub_ps(a[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(P[r][0], c[0]), _mm_mul_ps(P[r][1], c[1])),
-                                            _mm_mul_ps(P[r][2], c[2])));
-    for (int r = 0; r < 3; r++)
-        rt[r] = _mm_sub_ps(xt[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[r][0], st[0]), _mm_mul_ps(Q[r][1], st[1])),
-                                             _mm_mul_ps(Q[r][2], st[2])));
-    /* dual part 0.5 (t, 0) q (dq_dual) */
-    __m128 du[4];
-    du[0] = _mm_mul_ps(half, _mm_sub_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[3]), _mm_mul_ps(rt[1], q[2])), _mm_mul_ps(rt[2], q[1])));
-    du[1] = _mm_mul_ps(half, _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_xor_ps(rt[0], sgn), q[2]), _mm_mul_ps(rt[1], q[3])),
-                                        _mm_mul_ps(rt[2], q[0])));
-    du[2] = _mm_mul_ps(half, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rt[0], q[1]), _mm_mul_ps(rt[1], q[0])), _mm_mul_ps(rt[2], q[3])));
-    du[3] = _mm_mul_ps(_mm_set1_ps(-0.5f),
-                       _mm_add_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[0]), _mm_mul_ps(rt[1], q[1])), _mm_mul_ps(rt[2], q[2])));
-    /* back to joints: S rows, q, du */
-    __m128 o[5][4];
-    for (int r = 0; r < 3; r++) {
-        o[r][0] = P[r][0]; o[r][1] = P[r][1]; o[r][2] = P[r][2]; o[r][3] = st[r];
-        _MM_TRANSPOSE4_PS(o[r][0], o[r][1], o[r][2], o[r][3]);
+    if (nd) {
+        for (uint32_t l = nd; l < 8; l++) kd[l] = kd[nd - 1u];
+        entries8_avx(fj, kd, nd, sc, qj, stride, 1);
     }
-    for (int i = 0; i < 4; i++) { o[3][i] = q[i]; o[4][i] = du[i]; }
-    _MM_TRANSPOSE4_PS(o[3][0], o[3][1], o[3][2], o[3][3]);
-    _MM_TRANSPOSE4_PS(o[4][0], o[4][1], o[4][2], o[4][3]);
-    for (uint32_t l = 0; l < lanes; l++) {
-        float *d = sc->pal + (size_t)k[l] * stride * 4u;
-        for (int e = 0; e < 5; e++) _mm_store_ps(d + 4 * e, o[e][l]);
+    if (nn) {
+        for (uint32_t l = nn; l < 8; l++) kn[l] = kn[nn - 1u];
+        entries8_avx(fj, kn, nn, sc, qj, stride, 0);
     }
 }
+#pragma GCC pop_options
+#endif
 
 /* quat_from_rows (Shepperd, the reference's branches; w >= 0; normalized) of
  * the polar Q (sc->Hs) of four joints k[0..3] into qj + 12 k + 4, in SSE
@@ -1040,6 +1074,10 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
     }
     for (uint32_t j = 0; j < n; j++)
         if (derived[j]) qmul(qj + 12u * (uint32_t)fj[j].parent + 4, qj + 12u * j + 8, qj + 12u * j + 4);
+#if SNW_FAST_AVX
+    if (__builtin_cpu_supports("avx")) entries_scaled_avx(fj, n, sc, qj, stride);
+    else
+#endif
     entries_scaled_sse(fj, n, sc, qj, stride);
     if (flags & SINEW_K_FLAG_BULGE)
         for (uint32_t j = 0; j < n; j++) {
