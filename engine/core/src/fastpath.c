@@ -981,6 +981,74 @@ static void nj_scaled_sse(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *
 }
 #endif
 
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+static inline __m256 nj_sel8(__m256 m, __m256 a, __m256 b) { return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b)); }
+/* qmul4 with eight quaternions per lane vector (the same operations) */
+static inline void qmul8(const __m256 *a, const __m256 *b, __m256 *o)
+{
+    o[0] = _mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a[3], b[0]), _mm256_mul_ps(a[0], b[3])), _mm256_mul_ps(a[1], b[2])),
+                         _mm256_mul_ps(a[2], b[1]));
+    o[1] = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(_mm256_mul_ps(a[3], b[1]), _mm256_mul_ps(a[0], b[2])), _mm256_mul_ps(a[1], b[3])),
+                         _mm256_mul_ps(a[2], b[0]));
+    o[2] = _mm256_add_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(a[3], b[2]), _mm256_mul_ps(a[0], b[1])), _mm256_mul_ps(a[1], b[0])),
+                         _mm256_mul_ps(a[2], b[3]));
+    o[3] = _mm256_sub_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(a[3], b[3]), _mm256_mul_ps(a[0], b[0])), _mm256_mul_ps(a[1], b[1])),
+                         _mm256_mul_ps(a[2], b[2]));
+}
+/* eight joints' 16-byte vectors (k[l] and k[l + 4] in the two halves) as 4 lane vectors */
+#define NJ_LOAD_T(v, base, step, k, off)                                                                           \
+    do {                                                                                                           \
+        for (int l_ = 0; l_ < 4; l_++)                                                                             \
+            v[l_] = _mm256_insertf128_ps(                                                                          \
+                _mm256_castps128_ps256(_mm_loadu_ps((base) + (size_t)(k)[l_] * (step) + (off))),                   \
+                _mm_loadu_ps((base) + (size_t)(k)[l_ + 4] * (step) + (off)), 1);                                   \
+        const __m256 t0_ = _mm256_unpacklo_ps(v[0], v[1]), t1_ = _mm256_unpacklo_ps(v[2], v[3]);                 \
+        const __m256 t2_ = _mm256_unpackhi_ps(v[0], v[1]), t3_ = _mm256_unpackhi_ps(v[2], v[3]);                 \
+        v[0] = _mm256_shuffle_ps(t0_, t1_, 0x44); v[1] = _mm256_shuffle_ps(t0_, t1_, 0xEE);                      \
+        v[2] = _mm256_shuffle_ps(t2_, t3_, 0x44); v[3] = _mm256_shuffle_ps(t2_, t3_, 0xEE);                      \
+    } while (0)
+/* nj_scaled_sse eight joints at a time (the same bits) */
+static void nj_scaled_avx(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, float *qj)
+{
+    const uint32_t fstep = (uint32_t)(sizeof(snw_fast_joint) / sizeof(float));
+    const __m256 one = _mm256_set1_ps(1.f), half = _mm256_set1_ps(0.5f), c15 = _mm256_set1_ps(1.5f), eps = _mm256_set1_ps(1e-4f);
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)), zero = _mm256_setzero_ps();
+    const __m256 sgn = _mm256_set1_ps(-0.f), fmax = _mm256_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 8) {
+        uint32_t k[8], kp[8];
+        for (int l = 0; l < 8; l++) {
+            k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+            kp[l] = fj[k[l]].parent >= 0 ? (uint32_t)fj[k[l]].parent : k[l];
+        }
+        __m256 r[4], b[4], cb[4], t1[4], o[4];
+        NJ_LOAD_T(r, (const float *)local, 12u, k, 4u);
+        NJ_LOAD_T(b, fj[0].ibq, fstep, k, 0u);
+        NJ_LOAD_T(cb, fj[0].ibq, fstep, kp, 0u);
+        cb[0] = _mm256_xor_ps(cb[0], sgn); cb[1] = _mm256_xor_ps(cb[1], sgn); cb[2] = _mm256_xor_ps(cb[2], sgn);
+        __m256 n2 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(r[0], r[0]), _mm256_mul_ps(r[1], r[1])),
+                                                _mm256_mul_ps(r[2], r[2])),
+                                  _mm256_mul_ps(r[3], r[3]));
+        __m256 near1 = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(n2, one), absm), eps, _CMP_LT_OS);
+        __m256 inv = nj_sel8(near1, _mm256_sub_ps(c15, _mm256_mul_ps(half, n2)), _mm256_div_ps(one, _mm256_sqrt_ps(n2)));
+        __m256 ok = _mm256_and_ps(_mm256_cmp_ps(n2, zero, _CMP_GT_OS), _mm256_cmp_ps(n2, fmax, _CMP_LE_OS));
+        for (int i = 0; i < 4; i++) r[i] = nj_sel8(ok, _mm256_mul_ps(r[i], inv), i == 3 ? one : zero);
+        qmul8(cb, r, t1);
+        qmul8(t1, b, o);
+        const __m256 u0 = _mm256_unpacklo_ps(o[0], o[1]), u1 = _mm256_unpacklo_ps(o[2], o[3]);
+        const __m256 u2 = _mm256_unpackhi_ps(o[0], o[1]), u3 = _mm256_unpackhi_ps(o[2], o[3]);
+        const __m256 w[4] = { _mm256_shuffle_ps(u0, u1, 0x44), _mm256_shuffle_ps(u0, u1, 0xEE), _mm256_shuffle_ps(u2, u3, 0x44),
+                              _mm256_shuffle_ps(u2, u3, 0xEE) };
+        const uint32_t lanes = n - j0 < 8u ? n - j0 : 8u;
+        for (uint32_t l = 0; l < lanes && l < 4; l++) _mm_storeu_ps(qj + 12u * (j0 + l) + 8, _mm256_castps256_ps128(w[l]));
+        for (uint32_t l = 4; l < lanes; l++) _mm_storeu_ps(qj + 12u * (j0 + l) + 8, _mm256_extractf128_ps(w[l - 4], 1));
+    }
+}
+#undef NJ_LOAD_T
+#pragma GCC pop_options
+#endif
+
 /* Entries of the scale methods: X = G B^-1 = Q P; S = [P | a - P c];
  * R = [Q | t(X) - Q (a - P c)]. */
 #if SNW_FAST_AVX
@@ -1037,7 +1105,13 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
      * formed first, off the chain of dependent products along the skeleton. */
     float *qj = (float *)sc->G;
 #if SNW_SSE
-    if (derive) nj_scaled_sse(fj, n, local, qj);
+    if (derive) {
+#if SNW_FAST_AVX
+        if (__builtin_cpu_supports("avx")) nj_scaled_avx(fj, n, local, qj);
+        else
+#endif
+        nj_scaled_sse(fj, n, local, qj);
+    }
 #else
     for (uint32_t j = 0; j < n; j++) {
         if (!derived[j]) continue;
