@@ -544,7 +544,6 @@ static void fk_global_chain_avx(const snw_fast_joint *fj, uint32_t n, const snw_
         const int32_t p = f->parent;
         if (p < 0 || listed[j]) {
             fk_global_chain_avx_any(fj, j, j + 1u, local, root, sc, listed);
-            aff_mul_avx(&G[j], &f->inv_bind, &H[j]); /* X_j (H_j is not read again) */
             continue;
         }
         const __m256 l0 = _mm256_broadcast_ps((const __m128 *)H[j].r[0]), l1 = _mm256_broadcast_ps((const __m128 *)H[j].r[1]),
@@ -576,21 +575,6 @@ static void fk_global_chain_avx(const snw_fast_joint *fj, uint32_t n, const snw_
         v = _mm_mul_ps(v, s4);
         _mm256_storeu_ps(G[j].r[0], x);
         _mm_store_ps(G[j].r[2], y);
-        { /* X_j = G_j B_j^-1 into H_j (read above, not again), from the registers */
-            const __m256 i0 = _mm256_broadcast_ps((const __m128 *)f->inv_bind.r[0]),
-                         i1 = _mm256_broadcast_ps((const __m128 *)f->inv_bind.r[1]),
-                         i2 = _mm256_broadcast_ps((const __m128 *)f->inv_bind.r[2]);
-            __m256 e = _mm256_mul_ps(_mm256_permute_ps(x, 0x00), i0);
-            __m128 e2 = _mm_mul_ps(_mm_permute_ps(y, 0x00), _mm256_castps256_ps128(i0));
-            e = _mm256_add_ps(e, _mm256_mul_ps(_mm256_permute_ps(x, 0x55), i1));
-            e2 = _mm_add_ps(e2, _mm_mul_ps(_mm_permute_ps(y, 0x55), _mm256_castps256_ps128(i1)));
-            e = _mm256_add_ps(e, _mm256_mul_ps(_mm256_permute_ps(x, 0xAA), i2));
-            e2 = _mm_add_ps(e2, _mm_mul_ps(_mm_permute_ps(y, 0xAA), _mm256_castps256_ps128(i2)));
-            e = _mm256_add_ps(e, _mm256_and_ps(x, wmask));
-            e2 = _mm_add_ps(e2, _mm_and_ps(y, _mm256_castps256_ps128(wmask)));
-            _mm256_storeu_ps(H[j].r[0], e);
-            _mm_store_ps(H[j].r[2], e2);
-        }
         _mm256_storeu_ps(Hs[j].r[0], z);
         _mm_store_ps(Hs[j].r[2], v);
         /* a_j = the translation column (lanes 3 and 7 of z, lane 3 of v) */
@@ -611,7 +595,7 @@ static void fk_global_chain_avx(const snw_fast_joint *fj, uint32_t n, const snw_
  * palette stage) need U_j = L_j^-1 Local_j and a polar decomposition. H holds
  * Local_j (or U_j for a listed joint); children hang from G (H_p = G_p). */
 static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local,
-                                           const snw_faff *root, const fast_scratch *sc, int *x_ready)
+                                           const snw_faff *root, const fast_scratch *sc)
 {
     snw_faff *G = sc->G, *H = sc->H, *Us = sc->Us;
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
@@ -637,11 +621,8 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
     }
     if (nidx && snw_polar_batch(H, idx, nidx, G, Us)) return SINEW_ERROR_NON_FINITE;
 #if SNW_FAST_AVX
-    if (__builtin_cpu_supports("avx")) {
-        fk_global_chain_avx(fj, n, local, root, sc, listed);
-        *x_ready = 1;
-        return SINEW_OK;
-    }
+    if (__builtin_cpu_supports("avx")) fk_global_chain_avx(fj, n, local, root, sc, listed);
+    else
 #endif
     fk_global_chain(fj, 0, n, local, root, sc, listed);
     return SINEW_OK;
@@ -1082,7 +1063,7 @@ static void x_products_avx(const snw_fast_joint *fj, uint32_t n, const snw_faff 
 #endif
 
 static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, unsigned method,
-                                     uint32_t flags, uint32_t stride, int x_ready)
+                                     uint32_t flags, uint32_t stride)
 {
     /* X_j = G_j B_j^-1 of every joint (in H, free after FK), their polar
      * factors (Q in Hs, P in Us), then the entries.
@@ -1103,13 +1084,11 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
     const int derive = fj[0].skel_rigid && (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE);
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
     unsigned char *derived = (unsigned char *)(idx + n);
-    if (!x_ready) {
 #if SNW_FAST_AVX
-        if (__builtin_cpu_supports("avx")) x_products_avx(fj, n, sc->G, X);
-        else
+    if (__builtin_cpu_supports("avx")) x_products_avx(fj, n, sc->G, X);
+    else
 #endif
-        for (uint32_t j = 0; j < n; j++) aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
-    }
+    for (uint32_t j = 0; j < n; j++) aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
     for (uint32_t j = 0; j < n; j++) {
         const float *sv = local[j].s;
         const int unit = sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f;
@@ -1462,7 +1441,6 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
     sinew_result r = SINEW_OK;
     uint64_t t2;
     float rootqt[8];
-    int x_ready = 0; /* the scale methods' X_j = G_j B_j^-1 formed by FK (in sc.H) */
     int quat_case = method != SINEW_K_LBS && fj[0].skel_rigid && unit_scales(sc.local, n);
     if (quat_case && rootp) {
         quat_case = snw_ortho_error(rootp->r) <= 1e-6f && snw_det3(rootp->r) > 0;
@@ -1481,11 +1459,11 @@ static sinew_result build_f32(const sinew_palette_character *ch, void *scratch, 
         r = stage_pal_rigid(fj, n, sc.G, method, ch->flags, sc.pal, stride);
     } else {
         if (fj[0].skel_rigid && (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE))
-            r = stage_fk_scaled_global(fj, n, sc.local, rootp, &sc, &x_ready);
+            r = stage_fk_scaled_global(fj, n, sc.local, rootp, &sc);
         else
             r = stage_fk_scaled(fj, n, sc.local, rootp, method, &sc);
         t2 = step_ns ? ticks_ns() : 0;
-        if (r == SINEW_OK) r = stage_pal_scaled(fj, n, &sc, method, ch->flags, stride, x_ready);
+        if (r == SINEW_OK) r = stage_pal_scaled(fj, n, &sc, method, ch->flags, stride);
     }
     if (r != SINEW_OK) return r;
     if (stride != SINEW_PAL_USED_SLOTS(method, ch->flags)) /* the pad slot (SINEW_PAL_PAD): zeros */
