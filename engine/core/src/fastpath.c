@@ -27,6 +27,17 @@
 #else
 #define SNW_SSE 0
 #endif
+/* AVX (no FMA) beside SSE for the products along the chain, where GCC can
+ * target it per function and the CPU says so at run time: the same IEEE
+ * multiplies and adds in the same order per lane, so the same bits as SSE
+ * (a build with -DSNW_FAST_NO_AVX keeps SSE only, for comparisons) */
+#if SNW_SSE && defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) && \
+    !defined(SNW_FAST_NO_AVX)
+#include <immintrin.h>
+#define SNW_FAST_AVX 1
+#else
+#define SNW_FAST_AVX 0
+#endif
 
 _Static_assert(sizeof(snw_fast_joint) % 16 == 0, "fast joint table keeps 16-byte alignment");
 _Static_assert(sizeof(snw_faff) == 48 && sizeof(snw_ftrs) == 48, "float32 layouts");
@@ -70,6 +81,32 @@ static inline void aff_mul(const snw_faff *a, const snw_faff *b, snw_faff *c)
                          (k == 3 ? a->r[r][3] : 0.f);
 #endif
 }
+
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* aff_mul with rows 0 and 1 in one 8-lane register (row 2 in SSE): per lane
+ * the same products and sums in the same order, so the same bits */
+static inline void aff_mul_avx(const snw_faff *a, const snw_faff *b, snw_faff *c)
+{
+    const __m256 b0 = _mm256_broadcast_ps((const __m128 *)b->r[0]), b1 = _mm256_broadcast_ps((const __m128 *)b->r[1]),
+                 b2 = _mm256_broadcast_ps((const __m128 *)b->r[2]);
+    const __m256 wmask = _mm256_castsi256_ps(_mm256_set_epi32(-1, 0, 0, 0, -1, 0, 0, 0));
+    const __m256 a01 = _mm256_loadu_ps(a->r[0]);
+    __m256 x = _mm256_mul_ps(_mm256_permute_ps(a01, 0x00), b0);
+    x = _mm256_add_ps(x, _mm256_mul_ps(_mm256_permute_ps(a01, 0x55), b1));
+    x = _mm256_add_ps(x, _mm256_mul_ps(_mm256_permute_ps(a01, 0xAA), b2));
+    x = _mm256_add_ps(x, _mm256_and_ps(a01, wmask));
+    const __m128 a2 = _mm_load_ps(a->r[2]);
+    __m128 y = _mm_mul_ps(_mm_permute_ps(a2, 0x00), _mm256_castps256_ps128(b0));
+    y = _mm_add_ps(y, _mm_mul_ps(_mm_permute_ps(a2, 0x55), _mm256_castps256_ps128(b1)));
+    y = _mm_add_ps(y, _mm_mul_ps(_mm_permute_ps(a2, 0xAA), _mm256_castps256_ps128(b2)));
+    y = _mm_add_ps(y, _mm_and_ps(a2, _mm256_castps256_ps128(wmask)));
+    _mm256_storeu_ps(c->r[0], x);
+    _mm_store_ps(c->r[2], y);
+}
+#pragma GCC pop_options
+#endif
 
 /* T R S with the rotation normalized (zero or non-finite length: identity). */
 static inline void aff_from_trs(const snw_ftrs *x, snw_faff *m)
@@ -144,6 +181,79 @@ static void trs_to_aff_sse(const snw_ftrs *local, uint32_t n, snw_faff *out)
         }
     }
 }
+#endif
+
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* 4x4 transpose within each 128-bit half of four 8-lane vectors */
+#define SNW_TRANSPOSE4_256(a, b, c, d)                                                                             \
+    do {                                                                                                         \
+        const __m256 t0_ = _mm256_unpacklo_ps(a, b), t1_ = _mm256_unpacklo_ps(c, d);                           \
+        const __m256 t2_ = _mm256_unpackhi_ps(a, b), t3_ = _mm256_unpackhi_ps(c, d);                           \
+        a = _mm256_shuffle_ps(t0_, t1_, 0x44); b = _mm256_shuffle_ps(t0_, t1_, 0xEE);                          \
+        c = _mm256_shuffle_ps(t2_, t3_, 0x44); d = _mm256_shuffle_ps(t2_, t3_, 0xEE);                          \
+    } while (0)
+static inline __m256 sel8_ps(__m256 m, __m256 a, __m256 b) { return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b)); }
+
+/* trs_to_aff_sse with eight joints at a time (lanes 0-3 of each half: joints
+ * j0 + l and j0 + 4 + l), the same operations per lane: the same bits */
+static void trs_to_aff_avx(const snw_ftrs *local, uint32_t n, snw_faff *out)
+{
+    const __m256 one = _mm256_set1_ps(1.f), two = _mm256_set1_ps(2.f), eps = _mm256_set1_ps(1e-4f), zero = _mm256_setzero_ps();
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)), fmax = _mm256_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 8) {
+        uint32_t k[8];
+        for (int l = 0; l < 8; l++) k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+        __m256 t[4], q[4], sc[4];
+        for (int l = 0; l < 4; l++) {
+            const float *a = local[k[l]].t, *b = local[k[l + 4]].t;
+            t[l] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a)), _mm_loadu_ps(b), 1);
+            q[l] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 4)), _mm_loadu_ps(b + 4), 1);
+            sc[l] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 8)), _mm_loadu_ps(b + 8), 1);
+        }
+        SNW_TRANSPOSE4_256(t[0], t[1], t[2], t[3]);
+        SNW_TRANSPOSE4_256(q[0], q[1], q[2], q[3]);
+        SNW_TRANSPOSE4_256(sc[0], sc[1], sc[2], sc[3]);
+        __m256 n2 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], q[0]), _mm256_mul_ps(q[1], q[1])),
+                                                _mm256_mul_ps(q[2], q[2])),
+                                  _mm256_mul_ps(q[3], q[3]));
+        __m256 near1 = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(n2, one), absm), eps, _CMP_LT_OS);
+        __m256 s = sel8_ps(near1, _mm256_mul_ps(two, _mm256_sub_ps(two, n2)), _mm256_div_ps(two, n2));
+        __m256 ok = _mm256_and_ps(_mm256_cmp_ps(n2, zero, _CMP_GT_OS), _mm256_cmp_ps(n2, fmax, _CMP_LE_OS));
+        s = sel8_ps(ok, s, two);
+        const __m256 qx = _mm256_and_ps(ok, q[0]), qy = _mm256_and_ps(ok, q[1]), qz = _mm256_and_ps(ok, q[2]);
+        const __m256 qw = sel8_ps(ok, q[3], one);
+        const __m256 xx = _mm256_mul_ps(_mm256_mul_ps(qx, qx), s), yy = _mm256_mul_ps(_mm256_mul_ps(qy, qy), s);
+        const __m256 zz = _mm256_mul_ps(_mm256_mul_ps(qz, qz), s), xy = _mm256_mul_ps(_mm256_mul_ps(qx, qy), s);
+        const __m256 xz = _mm256_mul_ps(_mm256_mul_ps(qx, qz), s), yz = _mm256_mul_ps(_mm256_mul_ps(qy, qz), s);
+        const __m256 wx = _mm256_mul_ps(_mm256_mul_ps(qw, qx), s), wy = _mm256_mul_ps(_mm256_mul_ps(qw, qy), s);
+        const __m256 wz = _mm256_mul_ps(_mm256_mul_ps(qw, qz), s);
+        __m256 r0[4] = { _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), sc[0]),
+                         _mm256_mul_ps(_mm256_sub_ps(xy, wz), sc[1]), _mm256_mul_ps(_mm256_add_ps(xz, wy), sc[2]), t[0] };
+        __m256 r1[4] = { _mm256_mul_ps(_mm256_add_ps(xy, wz), sc[0]),
+                         _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), sc[1]),
+                         _mm256_mul_ps(_mm256_sub_ps(yz, wx), sc[2]), t[1] };
+        __m256 r2[4] = { _mm256_mul_ps(_mm256_sub_ps(xz, wy), sc[0]), _mm256_mul_ps(_mm256_add_ps(yz, wx), sc[1]),
+                         _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), sc[2]), t[2] };
+        SNW_TRANSPOSE4_256(r0[0], r0[1], r0[2], r0[3]);
+        SNW_TRANSPOSE4_256(r1[0], r1[1], r1[2], r1[3]);
+        SNW_TRANSPOSE4_256(r2[0], r2[1], r2[2], r2[3]);
+        const uint32_t lanes = n - j0 < 8u ? n - j0 : 8u;
+        for (uint32_t l = 0; l < 4 && l < lanes; l++) {
+            _mm_store_ps(out[j0 + l].r[0], _mm256_castps256_ps128(r0[l]));
+            _mm_store_ps(out[j0 + l].r[1], _mm256_castps256_ps128(r1[l]));
+            _mm_store_ps(out[j0 + l].r[2], _mm256_castps256_ps128(r2[l]));
+        }
+        for (uint32_t l = 4; l < lanes; l++) {
+            _mm_store_ps(out[j0 + l].r[0], _mm256_extractf128_ps(r0[l - 4], 1));
+            _mm_store_ps(out[j0 + l].r[1], _mm256_extractf128_ps(r1[l - 4], 1));
+            _mm_store_ps(out[j0 + l].r[2], _mm256_extractf128_ps(r2[l - 4], 1));
+        }
+    }
+}
+#undef SNW_TRANSPOSE4_256
+#pragma GCC pop_options
 #endif
 
 static inline void ftrs_from_transform(const sinew_transform *t, snw_ftrs *o)
@@ -405,6 +515,78 @@ static inline int prop_of(unsigned method, const snw_fast_joint *f)
     return (int)f->prop;
 }
 
+#define CHAIN_NAME fk_global_chain
+#define CHAIN_MUL aff_mul
+#include "fastpath_chain.h"
+#undef CHAIN_NAME
+#undef CHAIN_MUL
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+#define CHAIN_NAME fk_global_chain_avx_any
+#define CHAIN_MUL aff_mul_avx
+#include "fastpath_chain.h"
+#undef CHAIN_NAME
+#undef CHAIN_MUL
+/* fk_global_chain in AVX: a joint with a parent and not listed (every joint
+ * but the roots, in practice) keeps its products in registers, G_j and Hs_j
+ * stored as one 32-byte row pair and one row (the width the next joint's
+ * loads read back, so they forward from the stores); the others as
+ * fk_global_chain. Same operations per lane as aff_mul: the same bits. */
+static void fk_global_chain_avx(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, const snw_faff *root,
+                                const fast_scratch *sc, const unsigned char *listed)
+{
+    snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs;
+    const __m256 wmask = _mm256_castsi256_ps(_mm256_set_epi32(-1, 0, 0, 0, -1, 0, 0, 0));
+    const __m128 smask = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)), w1 = _mm_set_ps(1.f, 0.f, 0.f, 0.f);
+    for (uint32_t j = 0; j < n; j++) {
+        const snw_fast_joint *f = &fj[j];
+        const int32_t p = f->parent;
+        if (p < 0 || listed[j]) {
+            fk_global_chain_avx_any(fj, j, j + 1u, local, root, sc, listed);
+            continue;
+        }
+        const __m256 l0 = _mm256_broadcast_ps((const __m128 *)H[j].r[0]), l1 = _mm256_broadcast_ps((const __m128 *)H[j].r[1]),
+                     l2 = _mm256_broadcast_ps((const __m128 *)H[j].r[2]);
+        const __m256 c0 = _mm256_broadcast_ps((const __m128 *)f->bind_local.r[0]),
+                     c1 = _mm256_broadcast_ps((const __m128 *)f->bind_local.r[1]),
+                     c2 = _mm256_broadcast_ps((const __m128 *)f->bind_local.r[2]);
+        const __m256 g01 = _mm256_loadu_ps(G[p].r[0]), h01 = _mm256_loadu_ps(Hs[p].r[0]);
+        const __m128 g2 = _mm_load_ps(G[p].r[2]), h2 = _mm_load_ps(Hs[p].r[2]);
+        __m256 x = _mm256_mul_ps(_mm256_permute_ps(g01, 0x00), l0);
+        __m256 z = _mm256_mul_ps(_mm256_permute_ps(h01, 0x00), c0);
+        __m128 y = _mm_mul_ps(_mm_permute_ps(g2, 0x00), _mm256_castps256_ps128(l0));
+        __m128 v = _mm_mul_ps(_mm_permute_ps(h2, 0x00), _mm256_castps256_ps128(c0));
+        x = _mm256_add_ps(x, _mm256_mul_ps(_mm256_permute_ps(g01, 0x55), l1));
+        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_permute_ps(h01, 0x55), c1));
+        y = _mm_add_ps(y, _mm_mul_ps(_mm_permute_ps(g2, 0x55), _mm256_castps256_ps128(l1)));
+        v = _mm_add_ps(v, _mm_mul_ps(_mm_permute_ps(h2, 0x55), _mm256_castps256_ps128(c1)));
+        x = _mm256_add_ps(x, _mm256_mul_ps(_mm256_permute_ps(g01, 0xAA), l2));
+        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_permute_ps(h01, 0xAA), c2));
+        y = _mm_add_ps(y, _mm_mul_ps(_mm_permute_ps(g2, 0xAA), _mm256_castps256_ps128(l2)));
+        v = _mm_add_ps(v, _mm_mul_ps(_mm_permute_ps(h2, 0xAA), _mm256_castps256_ps128(c2)));
+        x = _mm256_add_ps(x, _mm256_and_ps(g01, wmask));
+        z = _mm256_add_ps(z, _mm256_and_ps(h01, wmask));
+        y = _mm_add_ps(y, _mm_and_ps(g2, _mm256_castps256_ps128(wmask)));
+        v = _mm_add_ps(v, _mm_and_ps(h2, _mm256_castps256_ps128(wmask)));
+        /* Hs_j = hslc diag(s_j), branch-free (a unit scale multiplies by exactly 1) */
+        const __m128 s4 = _mm_or_ps(_mm_and_ps(_mm_loadu_ps(local[j].s), smask), w1);
+        z = _mm256_mul_ps(z, _mm256_set_m128(s4, s4));
+        v = _mm_mul_ps(v, s4);
+        _mm256_storeu_ps(G[j].r[0], x);
+        _mm_store_ps(G[j].r[2], y);
+        _mm256_storeu_ps(Hs[j].r[0], z);
+        _mm_store_ps(Hs[j].r[2], v);
+        /* a_j = the translation column (lanes 3 and 7 of z, lane 3 of v) */
+        const __m128 z0 = _mm256_castps256_ps128(z), z1 = _mm256_extractf128_ps(z, 1);
+        const __m128 t01 = _mm_unpackhi_ps(z0, z1); /* z0[2] z1[2] z0[3] z1[3] */
+        const __m128 t2 = _mm_unpackhi_ps(v, _mm_setzero_ps()); /* v[2] 0 v[3] 0 */
+        _mm_storeu_ps(sc->a + 4u * j, _mm_movehl_ps(t2, t01)); /* z0[3] z1[3] v[3] 0 */
+    }
+}
+#pragma GCC pop_options
+#endif
+
 /* FK of the global scale methods (DQS_SCALE, COR_SCALE: every joint
  * propagates its scale, so Lc_j = L_j, H_j = G_j = G_p Local_j and Gs_j =
  * Gs_p L_j Us_j) with a rigid bind pose: Ur_j is not needed, and for positive
@@ -415,9 +597,13 @@ static inline int prop_of(unsigned method, const snw_fast_joint *f)
 static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local,
                                            const snw_faff *root, const fast_scratch *sc)
 {
-    snw_faff *G = sc->G, *H = sc->H, *Hs = sc->Hs, *Us = sc->Us;
+    snw_faff *G = sc->G, *H = sc->H, *Us = sc->Us;
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
     unsigned char *listed = (unsigned char *)(idx + n);
+#if SNW_FAST_AVX
+    if (__builtin_cpu_supports("avx")) trs_to_aff_avx(local, n, H);
+    else
+#endif
 #if SNW_SSE
     trs_to_aff_sse(local, n, H);
 #endif
@@ -434,39 +620,11 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
         }
     }
     if (nidx && snw_polar_batch(H, idx, nidx, G, Us)) return SINEW_ERROR_NON_FINITE;
-    for (uint32_t j = 0; j < n; j++) {
-        const snw_fast_joint *f = &fj[j];
-        const int32_t p = f->parent;
-        snw_faff lm, hslc, gs;
-        if (listed[j]) aff_from_trs(&local[j], &lm);
-        else lm = H[j];
-        if (p >= 0) aff_mul(&G[p], &lm, &G[j]); /* H_p = G_p */
-        else if (root) aff_mul(root, &lm, &G[j]);
-        else G[j] = lm;
-        if (p < 0) hslc = f->bind_local;
-        else aff_mul(&Hs[p], &f->bind_local, &hslc);
-        const float *sv = local[j].s;
-        if (listed[j]) {
-            aff_mul(&hslc, &Us[j], &gs);
-#if SNW_SSE
-        } else { /* hslc diag(s_j), branch-free: a unit scale multiplies by exactly 1 */
-            const __m128 s4 = _mm_or_ps(_mm_and_ps(_mm_loadu_ps(sv), _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1))),
-                                        _mm_set_ps(1.f, 0.f, 0.f, 0.f));
-            for (int r = 0; r < 3; r++) _mm_storeu_ps(gs.r[r], _mm_mul_ps(_mm_loadu_ps(hslc.r[r]), s4));
-        }
-#else
-        } else if (sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f) {
-            gs = hslc;
-        } else { /* hslc diag(s_j) */
-            gs = hslc;
-            for (int r = 0; r < 3; r++) {
-                gs.r[r][0] *= sv[0]; gs.r[r][1] *= sv[1]; gs.r[r][2] *= sv[2];
-            }
-        }
+#if SNW_FAST_AVX
+    if (__builtin_cpu_supports("avx")) fk_global_chain_avx(fj, n, local, root, sc, listed);
+    else
 #endif
-        Hs[j] = gs;
-        put4v(sc->a + 4u * j, gs.r[0][3], gs.r[1][3], gs.r[2][3], 0);
-    }
+    fk_global_chain(fj, 0, n, local, root, sc, listed);
     return SINEW_OK;
 }
 
@@ -595,84 +753,118 @@ static inline void sym_qt_x(const snw_faff *q, const snw_faff *x, snw_faff *p)
  * 0), its Q the rotation of it and P = sym(Q^T X); for the others
  * quat_from_rows of the polar Q (Q, P the polar factors in sc->Hs, sc->Us).
  * Then S = [P | a - P c], R = [Q | t(X) - Q (a - P c)] as a dual quaternion. */
-static inline void entries4_sse(const snw_fast_joint *fj, const uint32_t *k, uint32_t lanes, const fast_scratch *sc,
-                                const float *qj, uint32_t stride, const int derived)
+#define ENT_NAME entries4_sse
+#define V __m128
+#define VSET1 _mm_set1_ps
+#define VADD _mm_add_ps
+#define VSUB _mm_sub_ps
+#define VMUL _mm_mul_ps
+#define VDIV _mm_div_ps
+#define VSQRT _mm_sqrt_ps
+#define VAND _mm_and_ps
+#define VXOR _mm_xor_ps
+#define VCMPLT _mm_cmplt_ps
+#define VSEL sel_ps
+#define VABSMASK _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff))
+#define ENT_LOAD_T SNW_LOAD_T
+#define ENT_TRANSPOSE4 _MM_TRANSPOSE4_PS
+#define ENT_STORE_LANE(d, v, l) _mm_store_ps(d, (v)[l])
+#include "fastpath_entries.h"
+#undef ENT_NAME
+#undef V
+#undef VSET1
+#undef VADD
+#undef VSUB
+#undef VMUL
+#undef VDIV
+#undef VSQRT
+#undef VAND
+#undef VXOR
+#undef VCMPLT
+#undef VSEL
+#undef VABSMASK
+#undef ENT_LOAD_T
+#undef ENT_TRANSPOSE4
+#undef ENT_STORE_LANE
+
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* eight joints' rows: joints k[l] and k[l + 4] in the two halves, transposed per half */
+#define ENT_LOAD_T(v, base, step, k, off)                                                                          \
+    do {                                                                                                           \
+        for (int l_ = 0; l_ < 4; l_++)                                                                             \
+            v[l_] = _mm256_insertf128_ps(                                                                          \
+                _mm256_castps128_ps256(_mm_loadu_ps((base) + (size_t)(k)[l_] * (step) + (off))),                   \
+                _mm_loadu_ps((base) + (size_t)(k)[l_ + 4] * (step) + (off)), 1);                                   \
+        ENT_TRANSPOSE4(v[0], v[1], v[2], v[3]);                                                                    \
+    } while (0)
+#define ENT_TRANSPOSE4(a, b, c, d)                                                                                 \
+    do {                                                                                                           \
+        const __m256 t0_ = _mm256_unpacklo_ps(a, b), t1_ = _mm256_unpacklo_ps(c, d);                             \
+        const __m256 t2_ = _mm256_unpackhi_ps(a, b), t3_ = _mm256_unpackhi_ps(c, d);                             \
+        a = _mm256_shuffle_ps(t0_, t1_, 0x44); b = _mm256_shuffle_ps(t0_, t1_, 0xEE);                            \
+        c = _mm256_shuffle_ps(t2_, t3_, 0x44); d = _mm256_shuffle_ps(t2_, t3_, 0xEE);                            \
+    } while (0)
+#define ENT_STORE_LANE(d, v, l) \
+    _mm_store_ps(d, (l) < 4 ? _mm256_castps256_ps128((v)[(l) & 3]) : _mm256_extractf128_ps((v)[(l) & 3], 1))
+static inline __m256 ent_sel8(__m256 m, __m256 a, __m256 b) { return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b)); }
+#define ENT_NAME entries8_avx
+#define V __m256
+#define VSET1 _mm256_set1_ps
+#define VADD _mm256_add_ps
+#define VSUB _mm256_sub_ps
+#define VMUL _mm256_mul_ps
+#define VDIV _mm256_div_ps
+#define VSQRT _mm256_sqrt_ps
+#define VAND _mm256_and_ps
+#define VXOR _mm256_xor_ps
+#define VCMPLT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OS)
+#define VSEL ent_sel8
+#define VABSMASK _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))
+#include "fastpath_entries.h"
+#undef ENT_NAME
+#undef V
+#undef VSET1
+#undef VADD
+#undef VSUB
+#undef VMUL
+#undef VDIV
+#undef VSQRT
+#undef VAND
+#undef VXOR
+#undef VCMPLT
+#undef VSEL
+#undef VABSMASK
+#undef ENT_LOAD_T
+#undef ENT_TRANSPOSE4
+#undef ENT_STORE_LANE
+
+/* entries_scaled_sse in groups of eight */
+static void entries_scaled_avx(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, const float *qj,
+                               uint32_t stride)
 {
-    const float *X = (const float *)sc->H, *Qm = (const float *)sc->Hs, *Pm = (const float *)sc->Us;
-    const __m128 one = _mm_set1_ps(1.f), half = _mm_set1_ps(0.5f), two = _mm_set1_ps(2.f);
-    const __m128 sgn = _mm_set1_ps(-0.f);
-    __m128 q[4], x0[4], x1[4], x2[4], a[4], c[4], Q[3][4], P[3][4];
-    SNW_LOAD_T(q, qj, 12u, k, 4u);
-    SNW_LOAD_T(x0, X, 12u, k, 0u);
-    SNW_LOAD_T(x1, X, 12u, k, 4u);
-    SNW_LOAD_T(x2, X, 12u, k, 8u);
-    if (derived) {
-        /* normalize: one Newton step near 1, else 1 / sqrt; sign w >= 0 */
-        const __m128 c15 = _mm_set1_ps(1.5f), eps = _mm_set1_ps(1e-4f), zero = _mm_setzero_ps();
-        const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-        __m128 m2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[0], q[0]), _mm_mul_ps(q[1], q[1])), _mm_mul_ps(q[2], q[2])),
-                               _mm_mul_ps(q[3], q[3]));
-        __m128 near1 = _mm_cmplt_ps(_mm_and_ps(_mm_sub_ps(m2, one), absm), eps);
-        __m128 s = sel_ps(near1, _mm_sub_ps(c15, _mm_mul_ps(half, m2)), _mm_div_ps(one, _mm_sqrt_ps(m2)));
-        s = _mm_xor_ps(s, _mm_and_ps(_mm_cmplt_ps(q[3], zero), sgn));
-        for (int i = 0; i < 4; i++) q[i] = _mm_mul_ps(q[i], s);
-        /* Q from the quaternion (rows_from_quat) */
-        const __m128 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
-        const __m128 xx = _mm_mul_ps(_mm_mul_ps(two, qx), qx), yy = _mm_mul_ps(_mm_mul_ps(two, qy), qy);
-        const __m128 zz = _mm_mul_ps(_mm_mul_ps(two, qz), qz), xy = _mm_mul_ps(_mm_mul_ps(two, qx), qy);
-        const __m128 xz = _mm_mul_ps(_mm_mul_ps(two, qx), qz), yz = _mm_mul_ps(_mm_mul_ps(two, qy), qz);
-        const __m128 wx = _mm_mul_ps(_mm_mul_ps(two, qw), qx), wy = _mm_mul_ps(_mm_mul_ps(two, qw), qy);
-        const __m128 wz = _mm_mul_ps(_mm_mul_ps(two, qw), qz);
-        Q[0][0] = _mm_sub_ps(one, _mm_add_ps(yy, zz)); Q[0][1] = _mm_sub_ps(xy, wz); Q[0][2] = _mm_add_ps(xz, wy);
-        Q[1][0] = _mm_add_ps(xy, wz); Q[1][1] = _mm_sub_ps(one, _mm_add_ps(xx, zz)); Q[1][2] = _mm_sub_ps(yz, wx);
-        Q[2][0] = _mm_sub_ps(xz, wy); Q[2][1] = _mm_add_ps(yz, wx); Q[2][2] = _mm_sub_ps(one, _mm_add_ps(xx, yy));
-        /* P = sym(Q^T X) (sym_qt_x) */
-        const __m128 *xr[3] = { x0, x1, x2 };
-        __m128 pm[3][3];
-        for (int i = 0; i < 3; i++)
-            for (int jj = 0; jj < 3; jj++)
-                pm[i][jj] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[0][i], xr[0][jj]), _mm_mul_ps(Q[1][i], xr[1][jj])),
-                                       _mm_mul_ps(Q[2][i], xr[2][jj]));
-        for (int i = 0; i < 3; i++)
-            for (int jj = 0; jj < 3; jj++) P[i][jj] = _mm_mul_ps(half, _mm_add_ps(pm[i][jj], pm[jj][i]));
-    } else {
-        for (int r = 0; r < 3; r++) {
-            SNW_LOAD_T(Q[r], Qm, 12u, k, 4u * (uint32_t)r);
-            SNW_LOAD_T(P[r], Pm, 12u, k, 4u * (uint32_t)r);
+    uint32_t kd[8], kn[8], nd = 0, nn = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (qj[12u * j] != 0.f) {
+            kd[nd++] = j;
+            if (nd == 8) { entries8_avx(fj, kd, 8, sc, qj, stride, 1); nd = 0; }
+        } else {
+            kn[nn++] = j;
+            if (nn == 8) { entries8_avx(fj, kn, 8, sc, qj, stride, 0); nn = 0; }
         }
     }
-    SNW_LOAD_T(a, sc->a, 4u, k, 0u);
-    SNW_LOAD_T(c, fj[0].c, (uint32_t)(sizeof(snw_fast_joint) / sizeof(float)), k, 0u);
-    __m128 st[3], rt[3];
-    const __m128 xt[3] = { x0[3], x1[3], x2[3] };
-    for (int r = 0; r < 3; r++)
-        st[r] = _mm_sub_ps(a[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(P[r][0], c[0]), _mm_mul_ps(P[r][1], c[1])),
-                                            _mm_mul_ps(P[r][2], c[2])));
-    for (int r = 0; r < 3; r++)
-        rt[r] = _mm_sub_ps(xt[r], _mm_add_ps(_mm_add_ps(_mm_mul_ps(Q[r][0], st[0]), _mm_mul_ps(Q[r][1], st[1])),
-                                             _mm_mul_ps(Q[r][2], st[2])));
-    /* dual part 0.5 (t, 0) q (dq_dual) */
-    __m128 du[4];
-    du[0] = _mm_mul_ps(half, _mm_sub_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[3]), _mm_mul_ps(rt[1], q[2])), _mm_mul_ps(rt[2], q[1])));
-    du[1] = _mm_mul_ps(half, _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_xor_ps(rt[0], sgn), q[2]), _mm_mul_ps(rt[1], q[3])),
-                                        _mm_mul_ps(rt[2], q[0])));
-    du[2] = _mm_mul_ps(half, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rt[0], q[1]), _mm_mul_ps(rt[1], q[0])), _mm_mul_ps(rt[2], q[3])));
-    du[3] = _mm_mul_ps(_mm_set1_ps(-0.5f),
-                       _mm_add_ps(_mm_add_ps(_mm_mul_ps(rt[0], q[0]), _mm_mul_ps(rt[1], q[1])), _mm_mul_ps(rt[2], q[2])));
-    /* back to joints: S rows, q, du */
-    __m128 o[5][4];
-    for (int r = 0; r < 3; r++) {
-        o[r][0] = P[r][0]; o[r][1] = P[r][1]; o[r][2] = P[r][2]; o[r][3] = st[r];
-        _MM_TRANSPOSE4_PS(o[r][0], o[r][1], o[r][2], o[r][3]);
+    if (nd) {
+        for (uint32_t l = nd; l < 8; l++) kd[l] = kd[nd - 1u];
+        entries8_avx(fj, kd, nd, sc, qj, stride, 1);
     }
-    for (int i = 0; i < 4; i++) { o[3][i] = q[i]; o[4][i] = du[i]; }
-    _MM_TRANSPOSE4_PS(o[3][0], o[3][1], o[3][2], o[3][3]);
-    _MM_TRANSPOSE4_PS(o[4][0], o[4][1], o[4][2], o[4][3]);
-    for (uint32_t l = 0; l < lanes; l++) {
-        float *d = sc->pal + (size_t)k[l] * stride * 4u;
-        for (int e = 0; e < 5; e++) _mm_store_ps(d + 4 * e, o[e][l]);
+    if (nn) {
+        for (uint32_t l = nn; l < 8; l++) kn[l] = kn[nn - 1u];
+        entries8_avx(fj, kn, nn, sc, qj, stride, 0);
     }
 }
+#pragma GCC pop_options
+#endif
 
 /* quat_from_rows (Shepperd, the reference's branches; w >= 0; normalized) of
  * the polar Q (sc->Hs) of four joints k[0..3] into qj + 12 k + 4, in SSE
@@ -789,8 +981,87 @@ static void nj_scaled_sse(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *
 }
 #endif
 
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+static inline __m256 nj_sel8(__m256 m, __m256 a, __m256 b) { return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b)); }
+/* qmul4 with eight quaternions per lane vector (the same operations) */
+static inline void qmul8(const __m256 *a, const __m256 *b, __m256 *o)
+{
+    o[0] = _mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a[3], b[0]), _mm256_mul_ps(a[0], b[3])), _mm256_mul_ps(a[1], b[2])),
+                         _mm256_mul_ps(a[2], b[1]));
+    o[1] = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(_mm256_mul_ps(a[3], b[1]), _mm256_mul_ps(a[0], b[2])), _mm256_mul_ps(a[1], b[3])),
+                         _mm256_mul_ps(a[2], b[0]));
+    o[2] = _mm256_add_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(a[3], b[2]), _mm256_mul_ps(a[0], b[1])), _mm256_mul_ps(a[1], b[0])),
+                         _mm256_mul_ps(a[2], b[3]));
+    o[3] = _mm256_sub_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(a[3], b[3]), _mm256_mul_ps(a[0], b[0])), _mm256_mul_ps(a[1], b[1])),
+                         _mm256_mul_ps(a[2], b[2]));
+}
+/* eight joints' 16-byte vectors (k[l] and k[l + 4] in the two halves) as 4 lane vectors */
+#define NJ_LOAD_T(v, base, step, k, off)                                                                           \
+    do {                                                                                                           \
+        for (int l_ = 0; l_ < 4; l_++)                                                                             \
+            v[l_] = _mm256_insertf128_ps(                                                                          \
+                _mm256_castps128_ps256(_mm_loadu_ps((base) + (size_t)(k)[l_] * (step) + (off))),                   \
+                _mm_loadu_ps((base) + (size_t)(k)[l_ + 4] * (step) + (off)), 1);                                   \
+        const __m256 t0_ = _mm256_unpacklo_ps(v[0], v[1]), t1_ = _mm256_unpacklo_ps(v[2], v[3]);                 \
+        const __m256 t2_ = _mm256_unpackhi_ps(v[0], v[1]), t3_ = _mm256_unpackhi_ps(v[2], v[3]);                 \
+        v[0] = _mm256_shuffle_ps(t0_, t1_, 0x44); v[1] = _mm256_shuffle_ps(t0_, t1_, 0xEE);                      \
+        v[2] = _mm256_shuffle_ps(t2_, t3_, 0x44); v[3] = _mm256_shuffle_ps(t2_, t3_, 0xEE);                      \
+    } while (0)
+/* nj_scaled_sse eight joints at a time (the same bits) */
+static void nj_scaled_avx(const snw_fast_joint *fj, uint32_t n, const snw_ftrs *local, float *qj)
+{
+    const uint32_t fstep = (uint32_t)(sizeof(snw_fast_joint) / sizeof(float));
+    const __m256 one = _mm256_set1_ps(1.f), half = _mm256_set1_ps(0.5f), c15 = _mm256_set1_ps(1.5f), eps = _mm256_set1_ps(1e-4f);
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)), zero = _mm256_setzero_ps();
+    const __m256 sgn = _mm256_set1_ps(-0.f), fmax = _mm256_set1_ps(FLT_MAX);
+    for (uint32_t j0 = 0; j0 < n; j0 += 8) {
+        uint32_t k[8], kp[8];
+        for (int l = 0; l < 8; l++) {
+            k[l] = j0 + (uint32_t)l < n ? j0 + (uint32_t)l : n - 1u;
+            kp[l] = fj[k[l]].parent >= 0 ? (uint32_t)fj[k[l]].parent : k[l];
+        }
+        __m256 r[4], b[4], cb[4], t1[4], o[4];
+        NJ_LOAD_T(r, (const float *)local, 12u, k, 4u);
+        NJ_LOAD_T(b, fj[0].ibq, fstep, k, 0u);
+        NJ_LOAD_T(cb, fj[0].ibq, fstep, kp, 0u);
+        cb[0] = _mm256_xor_ps(cb[0], sgn); cb[1] = _mm256_xor_ps(cb[1], sgn); cb[2] = _mm256_xor_ps(cb[2], sgn);
+        __m256 n2 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(r[0], r[0]), _mm256_mul_ps(r[1], r[1])),
+                                                _mm256_mul_ps(r[2], r[2])),
+                                  _mm256_mul_ps(r[3], r[3]));
+        __m256 near1 = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(n2, one), absm), eps, _CMP_LT_OS);
+        __m256 inv = nj_sel8(near1, _mm256_sub_ps(c15, _mm256_mul_ps(half, n2)), _mm256_div_ps(one, _mm256_sqrt_ps(n2)));
+        __m256 ok = _mm256_and_ps(_mm256_cmp_ps(n2, zero, _CMP_GT_OS), _mm256_cmp_ps(n2, fmax, _CMP_LE_OS));
+        for (int i = 0; i < 4; i++) r[i] = nj_sel8(ok, _mm256_mul_ps(r[i], inv), i == 3 ? one : zero);
+        qmul8(cb, r, t1);
+        qmul8(t1, b, o);
+        const __m256 u0 = _mm256_unpacklo_ps(o[0], o[1]), u1 = _mm256_unpacklo_ps(o[2], o[3]);
+        const __m256 u2 = _mm256_unpackhi_ps(o[0], o[1]), u3 = _mm256_unpackhi_ps(o[2], o[3]);
+        const __m256 w[4] = { _mm256_shuffle_ps(u0, u1, 0x44), _mm256_shuffle_ps(u0, u1, 0xEE), _mm256_shuffle_ps(u2, u3, 0x44),
+                              _mm256_shuffle_ps(u2, u3, 0xEE) };
+        const uint32_t lanes = n - j0 < 8u ? n - j0 : 8u;
+        for (uint32_t l = 0; l < lanes && l < 4; l++) _mm_storeu_ps(qj + 12u * (j0 + l) + 8, _mm256_castps256_ps128(w[l]));
+        for (uint32_t l = 4; l < lanes; l++) _mm_storeu_ps(qj + 12u * (j0 + l) + 8, _mm256_extractf128_ps(w[l - 4], 1));
+    }
+}
+#undef NJ_LOAD_T
+#pragma GCC pop_options
+#endif
+
 /* Entries of the scale methods: X = G B^-1 = Q P; S = [P | a - P c];
  * R = [Q | t(X) - Q (a - P c)]. */
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* X_j = G_j B_j^-1 of every joint (aff_mul_avx: the same bits as aff_mul) */
+static void x_products_avx(const snw_fast_joint *fj, uint32_t n, const snw_faff *G, snw_faff *X)
+{
+    for (uint32_t j = 0; j < n; j++) aff_mul_avx(&G[j], &fj[j].inv_bind, &X[j]);
+}
+#pragma GCC pop_options
+#endif
+
 static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, unsigned method,
                                      uint32_t flags, uint32_t stride)
 {
@@ -813,8 +1084,12 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
     const int derive = fj[0].skel_rigid && (method == SINEW_K_DQS_SCALE || method == SINEW_K_COR_SCALE);
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
     unsigned char *derived = (unsigned char *)(idx + n);
+#if SNW_FAST_AVX
+    if (__builtin_cpu_supports("avx")) x_products_avx(fj, n, sc->G, X);
+    else
+#endif
+    for (uint32_t j = 0; j < n; j++) aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
     for (uint32_t j = 0; j < n; j++) {
-        aff_mul(&sc->G[j], &fj[j].inv_bind, &X[j]);
         const float *sv = local[j].s;
         const int unit = sv[0] == 1.f && sv[1] == 1.f && sv[2] == 1.f;
         derived[j] = (unsigned char)(derive && fj[j].parent >= 0 && unit && snw_det3(X[j].r) > 0);
@@ -830,7 +1105,13 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
      * formed first, off the chain of dependent products along the skeleton. */
     float *qj = (float *)sc->G;
 #if SNW_SSE
-    if (derive) nj_scaled_sse(fj, n, local, qj);
+    if (derive) {
+#if SNW_FAST_AVX
+        if (__builtin_cpu_supports("avx")) nj_scaled_avx(fj, n, local, qj);
+        else
+#endif
+        nj_scaled_sse(fj, n, local, qj);
+    }
 #else
     for (uint32_t j = 0; j < n; j++) {
         if (!derived[j]) continue;
@@ -867,6 +1148,10 @@ static sinew_result stage_pal_scaled(const snw_fast_joint *fj, uint32_t n, const
     }
     for (uint32_t j = 0; j < n; j++)
         if (derived[j]) qmul(qj + 12u * (uint32_t)fj[j].parent + 4, qj + 12u * j + 8, qj + 12u * j + 4);
+#if SNW_FAST_AVX
+    if (__builtin_cpu_supports("avx")) entries_scaled_avx(fj, n, sc, qj, stride);
+    else
+#endif
     entries_scaled_sse(fj, n, sc, qj, stride);
     if (flags & SINEW_K_FLAG_BULGE)
         for (uint32_t j = 0; j < n; j++) {
