@@ -408,6 +408,58 @@ static void write_bulge(const snw_faff *x, const snw_fast_joint *f, const float 
     put_bulge_slots(h, t, a, f, b);
 }
 
+#if SNW_FAST_AVX
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* pack_checked's streaming part eight floats a step: 32-byte streaming stores
+ * (a 64-byte line in two instead of four), the finite check (sum of v * 0)
+ * and the max |v| as in SSE, folded to four lanes; returns the floats done */
+static size_t pack_stream_avx(const float *src, size_t n, float *dst, __m128 *acc4, __m128 *mx4)
+{
+    __m256 acc = _mm256_setzero_ps(), mx = _mm256_setzero_ps();
+    const __m256 zero = _mm256_setzero_ps(), sign = _mm256_set1_ps(-0.0f);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(src + i);
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(v, zero)); /* inf * 0 and NaN give NaN */
+        mx = _mm256_max_ps(mx, _mm256_andnot_ps(sign, v));
+        _mm256_stream_ps(dst + i, v);
+    }
+    *acc4 = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    *mx4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+    return i;
+}
+#pragma GCC pop_options
+#if !defined(SNW_FAST_NO_AVX512)
+#define SNW_FAST_AVX512 1
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+/* the same sixteen floats a step where the CPU has AVX-512F (-DSNW_FAST_NO_AVX512
+ * keeps AVX): one streaming store per 64-byte line */
+static size_t pack_stream_avx512(const float *src, size_t n, float *dst, __m128 *acc4, __m128 *mx4)
+{
+    __m512 acc = _mm512_setzero_ps(), mx = _mm512_setzero_ps();
+    const __m512 zero = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(src + i);
+        acc = _mm512_add_ps(acc, _mm512_mul_ps(v, zero)); /* inf * 0 and NaN give NaN */
+        mx = _mm512_max_ps(mx, _mm512_abs_ps(v));
+        _mm512_stream_ps(dst + i, v);
+    }
+    __m256 a8 = _mm256_add_ps(_mm512_castps512_ps256(acc), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc), 1)));
+    __m256 m8 = _mm256_max_ps(_mm512_castps512_ps256(mx), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(mx), 1)));
+    *acc4 = _mm_add_ps(_mm256_castps256_ps128(a8), _mm256_extractf128_ps(a8, 1));
+    *mx4 = _mm_max_ps(_mm256_castps256_ps128(m8), _mm256_extractf128_ps(m8, 1));
+    return i;
+}
+#pragma GCC pop_options
+#endif
+#endif
+#ifndef SNW_FAST_AVX512
+#define SNW_FAST_AVX512 0
+#endif
+
 /* Pack: 1 if every float is finite, and the copy to dst. */
 static int pack_checked(const float *src, size_t n, float *dst, float *max_abs)
 {
@@ -415,6 +467,13 @@ static int pack_checked(const float *src, size_t n, float *dst, float *max_abs)
     __m128 acc = _mm_setzero_ps(), mx = _mm_setzero_ps();
     const __m128 zero = _mm_setzero_ps(), sign = _mm_set1_ps(-0.0f);
     size_t i = 0;
+#if SNW_FAST_AVX
+#if SNW_FAST_AVX512
+    if (((uintptr_t)dst & 63u) == 0 && __builtin_cpu_supports("avx512f")) i = pack_stream_avx512(src, n, dst, &acc, &mx);
+    else
+#endif
+    if (((uintptr_t)dst & 31u) == 0 && __builtin_cpu_supports("avx")) i = pack_stream_avx(src, n, dst, &acc, &mx);
+#endif
     if (((uintptr_t)dst & 15u) == 0) {
         /* streaming stores: the destination (a mapped ring, often write-combined,
          * or a large crowd's palettes) is not read back by the CPU; no
