@@ -197,9 +197,12 @@ static void trs_to_aff_sse(const snw_ftrs *local, uint32_t n, snw_faff *out)
 static inline __m256 sel8_ps(__m256 m, __m256 a, __m256 b) { return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b)); }
 
 /* trs_to_aff_sse with eight joints at a time (lanes 0-3 of each half: joints
- * j0 + l and j0 + 4 + l), the same operations per lane: the same bits */
-static void trs_to_aff_avx(const snw_ftrs *local, uint32_t n, snw_faff *out)
+ * j0 + l and j0 + 4 + l), the same operations per lane: the same bits. Also
+ * listed[j] = 1 where a local scale is not positive finite (the test of
+ * stage_fk_scaled_global, from the transposed scales); returns how many. */
+static uint32_t trs_to_aff_avx(const snw_ftrs *local, uint32_t n, snw_faff *out, unsigned char *listed)
 {
+    uint32_t nlisted = 0;
     const __m256 one = _mm256_set1_ps(1.f), two = _mm256_set1_ps(2.f), eps = _mm256_set1_ps(1e-4f), zero = _mm256_setzero_ps();
     const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)), fmax = _mm256_set1_ps(FLT_MAX);
     for (uint32_t j0 = 0; j0 < n; j0 += 8) {
@@ -215,6 +218,20 @@ static void trs_to_aff_avx(const snw_ftrs *local, uint32_t n, snw_faff *out)
         SNW_TRANSPOSE4_256(t[0], t[1], t[2], t[3]);
         SNW_TRANSPOSE4_256(q[0], q[1], q[2], q[3]);
         SNW_TRANSPOSE4_256(sc[0], sc[1], sc[2], sc[3]);
+        {
+            /* ordered compares: a NaN scale fails both, as in the scalar test */
+            __m256 pf = _mm256_and_ps(_mm256_cmp_ps(sc[0], zero, _CMP_GT_OQ), _mm256_cmp_ps(sc[0], fmax, _CMP_LE_OQ));
+            pf = _mm256_and_ps(pf, _mm256_and_ps(_mm256_cmp_ps(sc[1], zero, _CMP_GT_OQ), _mm256_cmp_ps(sc[1], fmax, _CMP_LE_OQ)));
+            pf = _mm256_and_ps(pf, _mm256_and_ps(_mm256_cmp_ps(sc[2], zero, _CMP_GT_OQ), _mm256_cmp_ps(sc[2], fmax, _CMP_LE_OQ)));
+            const unsigned okb = (unsigned)_mm256_movemask_ps(pf);
+            const uint32_t lanes = n - j0 < 8u ? n - j0 : 8u;
+            /* lane l holds joint j0 + l (the transposes keep the lane order) */
+            for (uint32_t l = 0; l < lanes; l++) {
+                const unsigned char b = (unsigned char)(((okb >> l) & 1u) ^ 1u);
+                listed[j0 + l] = b;
+                nlisted += b;
+            }
+        }
         __m256 n2 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], q[0]), _mm256_mul_ps(q[1], q[1])),
                                                 _mm256_mul_ps(q[2], q[2])),
                                   _mm256_mul_ps(q[3], q[3]));
@@ -251,6 +268,7 @@ static void trs_to_aff_avx(const snw_ftrs *local, uint32_t n, snw_faff *out)
             _mm_store_ps(out[j0 + l].r[2], _mm256_extractf128_ps(r2[l - 4], 1));
         }
     }
+    return nlisted;
 }
 #undef SNW_TRANSPOSE4_256
 #pragma GCC pop_options
@@ -660,9 +678,18 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
     uint32_t *idx = (uint32_t *)(void *)sc->pal, nidx = 0;
     unsigned char *listed = (unsigned char *)(idx + n);
 #if SNW_FAST_AVX
-    if (__builtin_cpu_supports("avx")) trs_to_aff_avx(local, n, H);
-    else
+    if (__builtin_cpu_supports("avx")) {
+        /* the flags come with the conversion: only listed joints need more */
+        if (trs_to_aff_avx(local, n, H, listed))
+            for (uint32_t j = 0; j < n; j++)
+                if (listed[j]) {
+                    snw_faff lm = H[j];
+                    aff_mul(&fj[j].linv, &lm, &H[j]);
+                    idx[nidx++] = j;
+                }
+    } else
 #endif
+    {
 #if SNW_SSE
     trs_to_aff_sse(local, n, H);
 #endif
@@ -677,6 +704,7 @@ static sinew_result stage_fk_scaled_global(const snw_fast_joint *fj, uint32_t n,
             aff_mul(&fj[j].linv, &lm, &H[j]);
             idx[nidx++] = j;
         }
+    }
     }
     if (nidx && snw_polar_batch(H, idx, nidx, G, Us)) return SINEW_ERROR_NON_FINITE;
 #if SNW_FAST_AVX
@@ -1324,9 +1352,10 @@ static inline void qrot(const float *q, const float *v, float *o)
 /* 1 when every local scale is exactly (1, 1, 1). */
 static int unit_scales(const snw_ftrs *local, uint32_t n)
 {
-    int ok = 1;
-    for (uint32_t j = 0; j < n; j++) ok &= (local[j].s[0] == 1.f) & (local[j].s[1] == 1.f) & (local[j].s[2] == 1.f);
-    return ok;
+    /* stops at the first scaled joint (the scale methods' usual case) */
+    for (uint32_t j = 0; j < n; j++)
+        if (!((local[j].s[0] == 1.f) & (local[j].s[1] == 1.f) & (local[j].s[2] == 1.f))) return 0;
+    return 1;
 }
 
 #if SNW_SSE
