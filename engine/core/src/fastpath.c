@@ -874,6 +874,32 @@ static inline void sym_qt_x(const snw_faff *q, const snw_faff *x, snw_faff *p)
 #undef ENT_TRANSPOSE4
 #undef ENT_STORE_LANE
 
+/* The body of entries_scaled_sse / _avx: every joint's entry, derived joints
+ * (qj[12 j] != 0) and the others gathered W at a time into separate groups (no
+ * per-lane selects) and handed to ENTRIES; a partial last group repeats its last
+ * joint in the unused lanes. */
+#define SNW_ENTRIES_GROUPED(W, ENTRIES)                                                   \
+    do {                                                                                  \
+        uint32_t kd[W], kn[W], nd = 0, nn = 0;                                            \
+        for (uint32_t j = 0; j < n; j++) {                                                \
+            if (qj[12u * j] != 0.f) {                                                     \
+                kd[nd++] = j;                                                             \
+                if (nd == W) { ENTRIES(fj, kd, W, sc, qj, stride, 1); nd = 0; }           \
+            } else {                                                                      \
+                kn[nn++] = j;                                                             \
+                if (nn == W) { ENTRIES(fj, kn, W, sc, qj, stride, 0); nn = 0; }           \
+            }                                                                             \
+        }                                                                                 \
+        if (nd) {                                                                         \
+            for (uint32_t l = nd; l < W; l++) kd[l] = kd[nd - 1u];                        \
+            ENTRIES(fj, kd, nd, sc, qj, stride, 1);                                       \
+        }                                                                                 \
+        if (nn) {                                                                         \
+            for (uint32_t l = nn; l < W; l++) kn[l] = kn[nn - 1u];                        \
+            ENTRIES(fj, kn, nn, sc, qj, stride, 0);                                       \
+        }                                                                                 \
+    } while (0)
+
 #if SNW_FAST_AVX
 #pragma GCC push_options
 #pragma GCC target("avx")
@@ -931,24 +957,7 @@ static inline __m256 ent_sel8(__m256 m, __m256 a, __m256 b) { return _mm256_or_p
 static void entries_scaled_avx(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, const float *qj,
                                uint32_t stride)
 {
-    uint32_t kd[8], kn[8], nd = 0, nn = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        if (qj[12u * j] != 0.f) {
-            kd[nd++] = j;
-            if (nd == 8) { entries8_avx(fj, kd, 8, sc, qj, stride, 1); nd = 0; }
-        } else {
-            kn[nn++] = j;
-            if (nn == 8) { entries8_avx(fj, kn, 8, sc, qj, stride, 0); nn = 0; }
-        }
-    }
-    if (nd) {
-        for (uint32_t l = nd; l < 8; l++) kd[l] = kd[nd - 1u];
-        entries8_avx(fj, kd, nd, sc, qj, stride, 1);
-    }
-    if (nn) {
-        for (uint32_t l = nn; l < 8; l++) kn[l] = kn[nn - 1u];
-        entries8_avx(fj, kn, nn, sc, qj, stride, 0);
-    }
+    SNW_ENTRIES_GROUPED(8, entries8_avx);
 }
 #pragma GCC pop_options
 #endif
@@ -994,29 +1003,11 @@ static inline void quats4_sse(const uint32_t *k, uint32_t lanes, const float *Qm
     for (uint32_t l = 0; l < lanes; l++) _mm_storeu_ps(qj + 12u * k[l] + 4, q[l]);
 }
 
-/* Every joint's entry, derived joints (qj[12 j] != 0) and the others gathered
- * four at a time into separate groups (no per-lane selects) */
+/* Every joint's entry, four joints per SSE step (SNW_ENTRIES_GROUPED) */
 static void entries_scaled_sse(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, const float *qj,
                                uint32_t stride)
 {
-    uint32_t kd[4], kn[4], nd = 0, nn = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        if (qj[12u * j] != 0.f) {
-            kd[nd++] = j;
-            if (nd == 4) { entries4_sse(fj, kd, 4, sc, qj, stride, 1); nd = 0; }
-        } else {
-            kn[nn++] = j;
-            if (nn == 4) { entries4_sse(fj, kn, 4, sc, qj, stride, 0); nn = 0; }
-        }
-    }
-    if (nd) {
-        for (uint32_t l = nd; l < 4; l++) kd[l] = kd[nd - 1u];
-        entries4_sse(fj, kd, nd, sc, qj, stride, 1);
-    }
-    if (nn) {
-        for (uint32_t l = nn; l < 4; l++) kn[l] = kn[nn - 1u];
-        entries4_sse(fj, kn, nn, sc, qj, stride, 0);
-    }
+    SNW_ENTRIES_GROUPED(4, entries4_sse);
 }
 
 /* o = a b for four quaternions per lane vector (x, y, z, w), the same IEEE
