@@ -294,8 +294,11 @@ void main()
         br *= il;
         bd *= il;
         p = dq_transform(br, bd, p);
+        /* A unit normal turned by a unit quaternion; normalized against rounding, except with
+         * plain DQS's bulge, which normalizes the normals it corrects (the others stay unit to
+         * within 3e-7: oct_decode's unit vector turned by br, unit to float32 rounding). */
         n = quat_rotate(br, n);
-        n = safe_normalize(n);
+        if (!(BULGE && DQ_ONLY)) n = safe_normalize(n);
         if (BULGE) gb = bulge_rotate(br, gb);
         if (TANGENTS) tg = safe_normalize(quat_rotate(br, tg));
     }
@@ -318,7 +321,8 @@ void main()
         br *= 1.0 / sqrt(dot(br, br));
         vec3 d = p - c;
         p = quat_rotate(br, d) + cm;
-        n = safe_normalize(quat_rotate(br, n));
+        n = quat_rotate(br, n);
+        if (!(BULGE && DQ_ONLY)) n = safe_normalize(n);   /* as in DQS above */
         if (BULGE) gb = bulge_rotate(br, gb);
         if (TANGENTS) tg = safe_normalize(quat_rotate(br, tg));
     }
