@@ -283,6 +283,27 @@ int main(void)
         sinew_skeleton_destroy(sk1);
     }
 
+    /* N(a) and w_a from the vertices a is the major joint of (bounds.h): joint 0 is the
+     * major joint of v0 and v1, joint 1 of v2, joint 2 of none (it still has its sphere). */
+    {
+        sinew_vertex t[3];
+        memset(t, 0, sizeof t);
+        const uint16_t tj[3][4] = { { 0, 0, 0, 0 }, { 0, 1, 0, 0 }, { 1, 2, 1, 1 } };
+        const uint16_t tw[3][4] = { { 65535, 0, 0, 0 }, { 39321, 26214, 0, 0 }, { 45875, 19660, 0, 0 } };
+        for (int i = 0; i < 3; i++) {
+            t[i].position[0] = (float)i;
+            memcpy(t[i].joints, tj[i], sizeof tj[i]);
+            memcpy(t[i].weights, tw[i], sizeof tw[i]);
+        }
+        uint32_t tu = 0;
+        TU_CHECK_OK(sinew_joint_bounds_build(t, NULL, 3, 3, jb, nb, ncap, &tu));
+        TU_CHECK(tu == 4 && jb[0].neighbor_count == 2 && nb[jb[0].first_neighbor] == 0 && nb[jb[0].first_neighbor + 1] == 1);
+        TU_CHECK(jb[1].neighbor_count == 2 && nb[jb[1].first_neighbor] == 1 && nb[jb[1].first_neighbor + 1] == 2);
+        TU_CHECK(jb[2].neighbor_count == 0 && jb[2].radius >= 0.0f && jb[2].min_major_weight == 0.0f);
+        TU_CHECK(fabs(jb[0].min_major_weight - 0.6) < 1e-5 && fabs(jb[1].min_major_weight - 0.7) < 1e-5);
+        TU_CHECK(fabs(jb[1].radius - 0.5) < 1e-5); /* the sphere of every vertex joint 1 influences: v1, v2 */
+    }
+
     /* Errors. */
     uint32_t used = 0;
     sinew_skeleton *skel = NULL;

@@ -38,6 +38,15 @@ static int influences(const bvert *x, uint32_t a)
     return 0;
 }
 
+/* The slot of the vertex's largest weight (the first of equal ones): its major joint,
+ * slot 0 for sorted vertices. */
+static uint32_t major_slot(const bvert *x)
+{
+    uint32_t m = 0;
+    for (uint32_t k = 1; k < x->K; k++) m = x->w[k] > x->w[m] ? k : m;
+    return m;
+}
+
 /* Checks a vertex array as sinew_joint_bounds_build does. */
 static sinew_result check_vertices(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n, uint32_t joint_count)
 {
@@ -68,7 +77,7 @@ sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8
     uint32_t used = 0;
     for (uint32_t a = 0; a < joint_count; a++) {
         double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-        uint32_t minw = 65535u, count = 0;
+        uint32_t minw = 65535u, count = 0, majors = 0;
         for (uint32_t i = 0; i < n; i++) {
             bvert x = vert_at(v, v8, i);
             if (!influences(&x, a)) continue;
@@ -77,9 +86,10 @@ sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8
                 lo[c] = x.pos[c] < lo[c] ? x.pos[c] : lo[c];
                 hi[c] = x.pos[c] > hi[c] ? x.pos[c] : hi[c];
             }
-            uint32_t major = 0;
-            for (uint32_t k = 0; k < x.K; k++) major = x.w[k] > major ? x.w[k] : major;
-            minw = major < minw ? major : minw;
+            uint32_t m = major_slot(&x);
+            if (x.j[m] != a) continue;
+            majors++;
+            minw = x.w[m] < minw ? x.w[m] : minw;
         }
         sinew_joint_bounds *jb = &joints[a];
         memset(jb, 0, sizeof *jb);
@@ -91,14 +101,17 @@ sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8
         bv3 c = b3(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
         double r = 0;
         uint32_t first = used;
-        if (used < neighbor_capacity) neighbors[used] = (uint16_t)a; /* a itself first: the lanes skip it cheaply */
-        used++;
+        if (majors) { /* a itself first: the lanes skip it cheaply */
+            if (used < neighbor_capacity) neighbors[used] = (uint16_t)a;
+            used++;
+        }
         for (uint32_t i = 0; i < n; i++) {
             bvert x = vert_at(v, v8, i);
             if (!influences(&x, a)) continue;
             double d = blen(bsub(b3(x.pos[0], x.pos[1], x.pos[2]), c));
             r = d > r ? d : r;
-            for (uint32_t k = 0; k < x.K; k++) { /* N(a): the joints of this vertex, once */
+            if (x.j[major_slot(&x)] != a) continue;
+            for (uint32_t k = 0; k < x.K; k++) { /* N(a): the joints of the vertices a is the major joint of, once */
                 if (!x.w[k]) continue;
                 int seen = 0;
                 for (uint32_t e = first; e < used && e < neighbor_capacity && !seen; e++) seen = neighbors[e] == x.j[k];
@@ -112,7 +125,7 @@ sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8
         jb->center[2] = (float)c.z;
         /* rounded up so the float sphere still holds every vertex */
         jb->radius = (float)(r * (1.0 + 1e-6) + 1e-30);
-        jb->min_major_weight = (float)((double)minw / 65535.0 * (1.0 - 1e-6));
+        jb->min_major_weight = majors ? (float)((double)minw / 65535.0 * (1.0 - 1e-6)) : 0.0f;
         jb->neighbor_count = used - jb->first_neighbor;
     }
     *neighbor_count = used;
@@ -884,13 +897,21 @@ __attribute__((target("avx2,fma"), aligned(64))) static int rigid_boxes_avx2(con
     __m256 lx = _mm256_set1_ps(INFINITY), ly = lx, lz = lx, hx = ninf, hy = ninf, hz = ninf, chk = zero;
     int anymask = 0;
     const __m256 eps = _mm256_set1_ps(4e-6f);
-    for (uint32_t a = 0; a < joint_count; a += 8) {
+    /* the lanes' joints: without bulge only the major joints of vertices (the others add
+     * no ball), with it every joint (its segment ends join the box if it has vertices) */
+    uint16_t lane_joint[BOUNDS_SIMD_MAX];
+    uint32_t lanes = 0;
+    for (uint32_t j = 0; j < joint_count; j++)
+        if (bulge || (joints[j].radius >= 0.0f && joints[j].neighbor_count > 0)) lane_joint[lanes++] = (uint16_t)j;
+    for (uint32_t a = 0; a < lanes; a += 8) {
         uint32_t jx[8], first[8], cnt[8], selfp[8], maxc = 0;
+        int32_t major[8]; /* -1: the lane's joint is the major joint of a vertex (its ball joins the box) */
         size_t jo[8];
         for (uint32_t k = 0; k < 8; k++) {
-            uint32_t j = a + k < joint_count ? a + k : joint_count - 1;
+            uint32_t j = lane_joint[a + k < lanes ? a + k : lanes - 1];
             const sinew_joint_bounds *jb = &joints[j];
             uint32_t f = jb->first_neighbor, c = jb->radius >= 0.0f ? jb->neighbor_count : 0u, self = c;
+            major[k] = c ? -1 : 0;
             /* a itself (in N(a), usually first) adds nothing: its slot is skipped */
             if (c && neighbors[f] == j) self = 0;
             else
@@ -913,12 +934,13 @@ __attribute__((target("avx2,fma"), aligned(64))) static int rigid_boxes_avx2(con
             (void)t3;
         }
         __m256 used = _mm256_cmp_ps(r0, zero, _CMP_GE_OQ);
-        anymask |= _mm256_movemask_ps(used);
+        /* the balls of the joints that are some vertex's major joint (N(a) not empty) */
+        __m256 ball = _mm256_and_ps(used, _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)major)));
+        anymask |= _mm256_movemask_ps(bulge ? used : ball);
         /* morph growth G: r + G for DQS; o + G for CoR (bounds.h, "Morph targets") */
         if (growth) {
-            __m256 G = a + 8 <= joint_count ? _mm256_loadu_ps(growth + a)
-                                            : _mm256_set_ps(growth[jx[7]], growth[jx[6]], growth[jx[5]], growth[jx[4]],
-                                                            growth[jx[3]], growth[jx[2]], growth[jx[1]], growth[jx[0]]);
+            __m256 G = _mm256_set_ps(growth[jx[7]], growth[jx[6]], growth[jx[5]], growth[jx[4]],
+                                     growth[jx[3]], growth[jx[2]], growth[jx[1]], growth[jx[0]]);
             if (cor) off = _mm256_add_ps(off, G);
             else rad = _mm256_add_ps(rad, G);
         }
@@ -934,7 +956,8 @@ __attribute__((target("avx2,fma"), aligned(64))) static int rigid_boxes_avx2(con
             zy = SNW_ROWS(s, yx, yy, yz);
             SNW_GATHER4O(pal + 8, jo, s0, s1, s2, s3);
             zz = SNW_ROWS(s, yx, yy, yz);
-            nmax = _mm256_loadu_ps(norms + a);
+            nmax = _mm256_set_ps(norms[jx[7]], norms[jx[6]], norms[jx[5]], norms[jx[4]],
+                                 norms[jx[3]], norms[jx[2]], norms[jx[1]], norms[jx[0]]);
         }
         __m256 px, py, pz;
         SNW_DQ_APPLY(jo, px, py, pz);
@@ -978,8 +1001,8 @@ __attribute__((target("avx2,fma"), aligned(64))) static int rigid_boxes_avx2(con
             e = cor ? _mm256_add_ps(_mm256_add_ps(rad, off), spread2) : _mm256_fmadd_ps(spread2, iw, rad);
         }
         e = _mm256_fmadd_ps(e, _mm256_set1_ps(1.0f + 1e-5f), _mm256_set1_ps(1e-30f));
-        chk = _mm256_add_ps(chk, _mm256_and_ps(_mm256_add_ps(_mm256_add_ps(px, py), _mm256_add_ps(pz, e)), used));
-        e = _mm256_blendv_ps(ninf, e, used);
+        chk = _mm256_add_ps(chk, _mm256_and_ps(_mm256_add_ps(_mm256_add_ps(px, py), _mm256_add_ps(pz, e)), ball));
+        e = _mm256_blendv_ps(ninf, e, ball);
         lx = _mm256_min_ps(lx, _mm256_sub_ps(px, e));
         ly = _mm256_min_ps(ly, _mm256_sub_ps(py, e));
         lz = _mm256_min_ps(lz, _mm256_sub_ps(pz, e));
@@ -1132,7 +1155,6 @@ static __attribute__((noinline)) sinew_result bounds_scalar(const sinew_joint_bo
     for (uint32_t a = 0; !simd && a < joint_count; a++) {
         const sinew_joint_bounds *jb = &joints[a];
         if (!(jb->radius >= 0.0f)) continue;
-        any = 1;
         const float *pa = packed_palette + (size_t)stride * a;
         bv3 c = b3(jb->center[0], jb->center[1], jb->center[2]);
         /* morphed rest vertices: within growth[a] of the rest ones (bounds.h), so the
@@ -1143,7 +1165,14 @@ static __attribute__((noinline)) sinew_result bounds_scalar(const sinew_joint_bo
         uint32_t nn = jb->neighbor_count;
         bv3 P;
         double e;
-        if (cor) {
+        /* the neighbour rules: a ball only around the major joints of vertices (bounds.h) */
+        int ball = method == SINEW_METHOD_LBS || nn > 0;
+        if (!ball && !(flags & SINEW_SKIN_BULGE_CORRECTION)) continue;
+        any = 1;
+        if (!ball) {
+            P = b3(0.0, 0.0, 0.0);
+            e = -INFINITY;
+        } else if (cor) {
             /* CoR (bounds.h; proof in README "Bounds for culling"): the vertex's center
              * c lies within q of g, p within o of c. */
             bv3 g = b3(jb->cor_center[0], jb->cor_center[1], jb->cor_center[2]);
@@ -1177,7 +1206,7 @@ static __attribute__((noinline)) sinew_result bounds_scalar(const sinew_joint_bo
             P = mats ? matrix_apply(mats + 12u * a, c) : dq_apply(pa + dq_off, c);
             e = r + dq_spread(packed_palette, stride, dq_off, nb, nn, c, P, mats) / wmin;
         }
-        grow(lo, hi, P, e);
+        if (ball) grow(lo, hi, P, e);
         if (flags & SINEW_SKIN_BULGE_CORRECTION) {
             bv3 sa = b3(pa[bulge_off], pa[bulge_off + 1], pa[bulge_off + 2]);
             bv3 sb = b3(pa[bulge_off + 4], pa[bulge_off + 5], pa[bulge_off + 6]);

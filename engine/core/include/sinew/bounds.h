@@ -3,8 +3,11 @@
  * bounds of a mesh, without skinning a vertex. CPU only, no allocation.
  *
  * Per joint a (sinew_joint_bounds_build): the sphere (c_a, r_a) around the
- * bind-space vertices it influences, N(a) = the joints sharing a vertex with a
- * (a included) and w_a = the smallest major (largest) weight of those vertices.
+ * bind-space vertices it influences; among them the vertices a is the major joint of
+ * (the joint of their largest weight), N(a) = their joints (a first; empty when a is
+ * no vertex's major joint) and w_a = the smallest of their major weights (0 if none).
+ * The neighbour rules below take a = the vertex's major joint, so only such joints add
+ * a ball (in 1.0.0, N(a) held every joint sharing any vertex with a: larger, looser).
  * Each such vertex p, skinned, lies within e_a of a point P_a (proofs: README,
  * "Bounds for culling"):
  *  - LBS: P_a = T_a c_a, e_a = ||A_a||_2 r_a (A_a the 3x3 of T_a, its spectral norm
@@ -65,7 +68,7 @@ extern "C" {
 
 /* Builds the joint bounds of a mesh of n vertices, given as v (4 influences) or
  * v8 (8; exactly one non-NULL), for a skeleton of joint_count joints. neighbors
- * receives the N(a) lists (a itself first) (at most joint_count x joint_count entries; fewer for
+ * receives the N(a) lists (a itself first; empty for a joint that is no vertex's major joint) (at most joint_count x joint_count entries; fewer for
  * real meshes); *neighbor_count the entries used. Not a per-frame call
  * (O(joint_count x n)). Errors: INVALID_ARGUMENT (NULL, both or no vertex
  * arrays), EMPTY (n or joint_count 0), JOINT_INDEX (a joint >= joint_count),

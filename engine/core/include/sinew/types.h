@@ -114,8 +114,9 @@ typedef struct sinew_pack_stats {
 typedef struct sinew_joint_bounds {
     float center[3];            /* centre of the bounding box of those vertices */
     float radius;               /* largest distance from center to one of them; -1: the joint influences none */
-    float min_major_weight;     /* smallest largest weight among them (>= 1 / influences per vertex) */
-    uint32_t first_neighbor;    /* N(a) = neighbors[first_neighbor .. first_neighbor + neighbor_count - 1] */
+    float min_major_weight;     /* smallest largest weight of the vertices this joint is the major joint of (0: none) */
+    uint32_t first_neighbor;    /* N(a) = neighbors[first_neighbor .. first_neighbor + neighbor_count - 1]: the */
+                                /* joints of the vertices it is the major joint of (none: 0 entries) */
     uint32_t neighbor_count;
     /* For the CoR methods, set by sinew_joint_bounds_add_centers (0 from sinew_joint_bounds_build): */
     uint32_t has_centers;       /* 1: the three fields below describe the mesh's centers of rotation */
