@@ -61,6 +61,27 @@ static void bench_model(const char *path, uint32_t chars)
     const sinew_joint_bounds *jb = sinew_rest_mesh_joint_bounds(rm, &nb);
     uint64_t neighbors = 0;
     for (uint32_t j = 0; j < nj; j++) neighbors += jb[j].neighbor_count;
+    /* a model of several meshes: each mesh's own joint bounds (as a crowd given one skinner
+     * mesh per asset mesh has them) and their merge (sinew_joint_bounds_merge, one call) */
+    uint32_t nm = sinew_asset_mesh_count(a);
+    sinew_rest_mesh *mrm[SINEW_JOINT_BOUNDS_MERGE_MAX] = { 0 };
+    const sinew_joint_bounds *mjb[SINEW_JOINT_BOUNDS_MERGE_MAX];
+    const uint16_t *mnb[SINEW_JOINT_BOUNDS_MERGE_MAX];
+    sinew_joint_bounds *merged = NULL;
+    uint16_t *merged_nb = NULL;
+    if (nm > 1 && nm <= SINEW_JOINT_BOUNDS_MERGE_MAX) {
+        uint32_t ok = 1, used = 0;
+        for (uint32_t k = 0; ok && k < nm; k++) {
+            ok = sinew_asset_rest_mesh(a, k, 4, &mrm[k], NULL) == SINEW_OK;
+            if (ok) mjb[k] = sinew_rest_mesh_joint_bounds(mrm[k], &mnb[k]);
+        }
+        merged = ok ? malloc(sizeof(sinew_joint_bounds) * nj) : NULL;
+        merged_nb = ok ? malloc(sizeof(uint16_t) * nj * nj) : NULL;
+        if (!merged || !merged_nb || sinew_joint_bounds_merge(mjb, mnb, nm, nj, merged, merged_nb, nj * nj, &used) != SINEW_OK) {
+            free(merged);
+            merged = NULL;
+        }
+    }
     printf("%s: %u joints, %u vertices, %.1f neighbours per joint, %u characters\n", path, nj,
            sinew_rest_mesh_vertex_count(rm), (double)neighbors / nj, chars);
     printf("  %-16s %12s %12s %8s %10s %10s %10s %8s\n", "method", "palette ns", "bounds ns", "ratio", "pass ns", "vol med",
@@ -124,9 +145,41 @@ static void bench_model(const char *path, uint32_t chars)
             for (uint32_t c = 0; c < chars; c++) sinew_character_bounds(jb, nb, nj, m, 0, kept + pal_floats * c, lo, hi);
             tq[round] = (now_ns() - t0) / chars;
         }
+        /* several meshes: one call per mesh against one call with the merged bounds */
+        double tm[5] = { 0 }, tu[5] = { 0 }, mvol[100];
+        uint32_t nmv = 0;
+        for (int round = 0; kept && merged && round < 5; round++) {
+            float lo[3], hi[3];
+            double t0 = now_ns();
+            for (uint32_t c = 0; c < chars; c++)
+                for (uint32_t k = 0; k < nm; k++) sinew_character_bounds(mjb[k], mnb[k], nj, m, 0, kept + pal_floats * c, lo, hi);
+            double t1 = now_ns();
+            for (uint32_t c = 0; c < chars; c++) sinew_character_bounds(merged, merged_nb, nj, m, 0, kept + pal_floats * c, lo, hi);
+            tm[round] = (t1 - t0) / chars;
+            tu[round] = (now_ns() - t1) / chars;
+        }
+        for (uint32_t c = 0; kept && merged && c < chars && c < 100; c++) { /* merged box volume / union of the meshes' boxes */
+            double ulo[3] = { 1e300, 1e300, 1e300 }, uhi[3] = { -1e300, -1e300, -1e300 };
+            float lo[3], hi[3];
+            int ok = 1;
+            for (uint32_t k = 0; k < nm; k++) {
+                if (sinew_character_bounds(mjb[k], mnb[k], nj, m, 0, kept + pal_floats * c, lo, hi) != SINEW_OK) continue;
+                for (int e = 0; e < 3; e++) {
+                    ulo[e] = lo[e] < ulo[e] ? lo[e] : ulo[e];
+                    uhi[e] = hi[e] > uhi[e] ? hi[e] : uhi[e];
+                }
+            }
+            ok = sinew_character_bounds(merged, merged_nb, nj, m, 0, kept + pal_floats * c, lo, hi) == SINEW_OK;
+            if (ok)
+                mvol[nmv++] = ((double)hi[0] - lo[0]) * ((double)hi[1] - lo[1]) * ((double)hi[2] - lo[2]) /
+                              ((uhi[0] - ulo[0]) * (uhi[1] - ulo[1]) * (uhi[2] - ulo[2]));
+        }
         qsort(tp, 5, sizeof(double), cmp_d);
         qsort(tb, 5, sizeof(double), cmp_d);
         qsort(tq, 5, sizeof(double), cmp_d);
+        qsort(tm, 5, sizeof(double), cmp_d);
+        qsort(tu, 5, sizeof(double), cmp_d);
+        qsort(mvol, nmv, sizeof(double), cmp_d);
         uint32_t nl = chars < 100 ? chars : 100, outside = 0;
         for (uint32_t c = 0; c < nl; c++) {
             float lo[3], hi[3];
@@ -154,6 +207,9 @@ static void bench_model(const char *path, uint32_t chars)
         qsort(vol, nl, sizeof(double), cmp_d);
         printf("  %-16s %12.0f %12.0f %7.2fx %10.0f %9.2fx %9.2fx %8u\n", sinew_method_name(m), tp[2], tb[2], tb[2] / tp[2],
                tq[2], nl ? vol[nl / 2] : 0.0, nl ? vol[nl - 1] : 0.0, outside);
+        if (merged && nmv)
+            printf("  %-16s %u meshes: pass ns %.0f with one call per mesh, %.0f merged (sinew_joint_bounds_merge); merged box / "
+                   "union of the meshes' boxes %.3fx median, %.3fx largest\n", "", nm, tm[2], tu[2], mvol[nmv / 2], mvol[nmv - 1]);
     }
     free(skinned);
     free(dscratch);
@@ -163,6 +219,9 @@ static void bench_model(const char *path, uint32_t chars)
     free(dst);
     free(poses);
     free(kept);
+    free(merged);
+    free(merged_nb);
+    for (uint32_t k = 0; k < SINEW_JOINT_BOUNDS_MERGE_MAX; k++) sinew_rest_mesh_destroy(mrm[k]);
     sinew_rest_mesh_destroy(rm);
     sinew_asset_destroy(a);
 }

@@ -121,6 +121,94 @@ static void test_tube(tu_rng *rng)
     sinew_skeleton_destroy(skel);
 }
 
+/* sinew_joint_bounds_merge: a mesh split in two (the crowd's several meshes on one palette),
+ * each half with its own joint bounds and centers, merged; the merged box holds every vertex
+ * of both halves skinned by the float64 reference, for every method with and without bulge. */
+static void test_merge(tu_rng *rng)
+{
+    const uint32_t n = 600, h = 250;
+    sinew_vertex *v = malloc(sizeof(sinew_vertex) * n);
+    float *bulge = malloc(sizeof(float) * n), *centers = malloc(sizeof(float) * 3 * n);
+    double *pos = malloc(sizeof(double) * 3 * n), *nrm = malloc(sizeof(double) * 3 * n);
+    sinew_mat4 *scratch = malloc(sizeof(sinew_mat4) * sinew_palette_scratch_count(64));
+    sinew_palette_joint *pal = malloc(sizeof(sinew_palette_joint) * 64);
+    float *packed = malloc(sizeof(float) * 4 * TU_PAL_MAX_STRIDE * 64);
+    sinew_joint_bounds *jb[2], *mj = malloc(sizeof(sinew_joint_bounds) * 64);
+    uint16_t *nb[2], *mn = malloc(sizeof(uint16_t) * 64 * 64);
+    for (int k = 0; k < 2; k++) {
+        jb[k] = malloc(sizeof(sinew_joint_bounds) * 64);
+        nb[k] = malloc(sizeof(uint16_t) * 64 * 64);
+    }
+    uint32_t cases = 0, out = 0;
+    const uint32_t jcs[2] = { 9, 40 };
+    for (int s = 0; s < 2; s++) {
+        uint32_t jc = jcs[s], used = 0;
+        sinew_transform rest[64];
+        sinew_skeleton *skel = NULL;
+        TU_CHECK_OK(tu_make_random_skeleton(rng, jc, rest, &skel));
+        TU_CHECK_OK(tu_make_random_mesh(rng, skel, n, 0.6, v, bulge));
+        for (uint32_t i = 0; i < 3 * n; i++) centers[i] = v[i / 3].position[i % 3] + (float)tu_uniform(rng, -0.6, 0.6);
+        TU_CHECK_OK(sinew_joint_bounds_build(v, NULL, h, jc, jb[0], nb[0], 64 * 64, &used));
+        TU_CHECK_OK(sinew_joint_bounds_build(v + h, NULL, n - h, jc, jb[1], nb[1], 64 * 64, &used));
+        TU_CHECK_OK(sinew_joint_bounds_add_centers(v, NULL, h, jc, centers, jb[0]));
+        TU_CHECK_OK(sinew_joint_bounds_add_centers(v + h, NULL, n - h, jc, centers + 3 * h, jb[1]));
+        const sinew_joint_bounds *jl[2] = { jb[0], jb[1] };
+        const uint16_t *nl[2] = { nb[0], nb[1] };
+        TU_CHECK_OK(sinew_joint_bounds_merge(jl, nl, 2, jc, mj, mn, 64 * 64, &used));
+        for (uint32_t a = 0; a < jc; a++) { /* each mesh's sphere inside the merged one, lists united */
+            for (int k = 0; k < 2; k++) {
+                if (!(jb[k][a].radius >= 0.0f)) continue;
+                double d = 0;
+                for (int e = 0; e < 3; e++) d += pow((double)jb[k][a].center[e] - mj[a].center[e], 2);
+                TU_CHECK(sqrt(d) + jb[k][a].radius <= mj[a].radius);
+                for (uint32_t e = 0; e < jb[k][a].neighbor_count; e++) {
+                    int found = 0;
+                    for (uint32_t f = 0; f < mj[a].neighbor_count; f++) found |= mn[mj[a].first_neighbor + f] == nb[k][jb[k][a].first_neighbor + e];
+                    TU_CHECK(found);
+                }
+                if (jb[k][a].neighbor_count) TU_CHECK(mj[a].min_major_weight <= jb[k][a].min_major_weight);
+            }
+            TU_CHECK(mj[a].has_centers == (mj[a].radius >= 0.0f));
+        }
+        for (int trial = 0; trial < 3; trial++)
+            for (int m = 0; m < SINEW_METHOD_COUNT; m++)
+                for (int b = 0; b < 3; b++) {
+                    sinew_method method = (sinew_method)m;
+                    uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION | (b == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
+                    sinew_transform local[64];
+                    memcpy(local, rest, sizeof(sinew_transform) * jc);
+                    tu_random_pose(rng, jc, local, 1.2 * M_PI, method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 0.0 : 0.3);
+                    TU_CHECK_OK(sinew_palette_build(skel, method, local, NULL, scratch, pal));
+                    TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
+                    float lo[3], hi[3];
+                    TU_CHECK_OK(sinew_character_bounds(mj, mn, jc, method, flags, packed, lo, hi));
+                    TU_CHECK_OK(sinew_reference_skin_cor(n, v, NULL, centers, bulge, pal, jc, method, flags, pos, nrm));
+                    uint32_t o = 0;
+                    for (uint32_t i = 0; i < 3 * n; i++) o += !(pos[i] >= lo[i % 3] && pos[i] <= hi[i % 3]);
+                    cases++;
+                    out += o != 0;
+                    if (o) TU_CHECK_MSG(0, "merged bounds, %u joints, %s flags %u: %u coordinates outside", jc, sinew_method_name(method), flags, o);
+                }
+        /* errors */
+        TU_CHECK_RESULT(sinew_joint_bounds_merge(NULL, nl, 2, jc, mj, mn, 64 * 64, &used), SINEW_ERROR_INVALID_ARGUMENT);
+        TU_CHECK_RESULT(sinew_joint_bounds_merge(jl, nl, 0, jc, mj, mn, 64 * 64, &used), SINEW_ERROR_EMPTY);
+        TU_CHECK_RESULT(sinew_joint_bounds_merge(jl, nl, SINEW_JOINT_BOUNDS_MERGE_MAX + 1, jc, mj, mn, 64 * 64, &used),
+                        SINEW_ERROR_LIMIT_EXCEEDED);
+        TU_CHECK_RESULT(sinew_joint_bounds_merge(jl, nl, 2, jc, mj, mn, 1, &used), SINEW_ERROR_CAPACITY);
+        uint32_t a0 = 0;
+        while (jb[1][a0].neighbor_count == 0) a0++;
+        uint16_t keep = nb[1][jb[1][a0].first_neighbor];
+        nb[1][jb[1][a0].first_neighbor] = (uint16_t)jc;
+        TU_CHECK_RESULT(sinew_joint_bounds_merge(jl, nl, 2, jc, mj, mn, 64 * 64, &used), SINEW_ERROR_JOINT_INDEX);
+        nb[1][jb[1][a0].first_neighbor] = keep;
+        sinew_skeleton_destroy(skel);
+    }
+    fprintf(stderr, "merged bounds: %u cases, %u with a vertex outside\n", cases, out);
+    TU_CHECK(out == 0 && cases == 2u * 3u * SINEW_METHOD_COUNT * 3u);
+    free(v); free(bulge); free(centers); free(pos); free(nrm); free(scratch); free(pal); free(packed); free(mj); free(mn);
+    for (int k = 0; k < 2; k++) { free(jb[k]); free(nb[k]); }
+}
+
 int main(void)
 {
     tu_rng rng = tu_rng_seeded(0xb0b0b0b5ull);
@@ -219,6 +307,7 @@ int main(void)
             shrunk_fail, worst_ratio, worst_cor_ratio, worst_lbs_ratio);
     TU_CHECK(outside == 0);
     TU_CHECK(cor_cases * SINEW_METHOD_COUNT == cases * 4); /* cor, cor-scale, cor-scale-local, cor-scale-mixed */
+    test_merge(&rng);
 
     test_tube(&rng);
 

@@ -132,6 +132,109 @@ sinew_result sinew_joint_bounds_build(const sinew_vertex *v, const sinew_vertex8
     return used > neighbor_capacity ? SINEW_ERROR_CAPACITY : SINEW_OK;
 }
 
+/* The sphere around spheres (c_k, r_k), k in 0..n-1, r_k >= 0: centered on their joint box,
+ * radius the largest |c - c_k| + r_k from the float center, rounded up. */
+static void merge_spheres(const float (*c)[3], const float *r, uint32_t n, float out_c[3], float *out_r)
+{
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY }, m = 0.0;
+    for (uint32_t k = 0; k < n; k++)
+        for (int e = 0; e < 3; e++) {
+            lo[e] = (double)c[k][e] - r[k] < lo[e] ? (double)c[k][e] - r[k] : lo[e];
+            hi[e] = (double)c[k][e] + r[k] > hi[e] ? (double)c[k][e] + r[k] : hi[e];
+        }
+    for (int e = 0; e < 3; e++) out_c[e] = (float)(0.5 * (lo[e] + hi[e]));
+    for (uint32_t k = 0; k < n; k++) {
+        double d = blen(bsub(b3(c[k][0], c[k][1], c[k][2]), b3(out_c[0], out_c[1], out_c[2]))) + r[k];
+        m = d > m ? d : m;
+    }
+    *out_r = (float)(m * (1.0 + 1e-6) + 1e-30);
+}
+
+sinew_result sinew_joint_bounds_merge(const sinew_joint_bounds *const *joints, const uint16_t *const *neighbors,
+                                      uint32_t mesh_count, uint32_t joint_count, sinew_joint_bounds *out,
+                                      uint16_t *out_neighbors, uint32_t neighbor_capacity, uint32_t *neighbor_count)
+{
+    if (neighbor_count) *neighbor_count = 0;
+    if (!joints || !neighbors || !out || !neighbor_count || (neighbor_capacity && !out_neighbors))
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    if (mesh_count == 0 || joint_count == 0) return SINEW_ERROR_EMPTY;
+    if (joint_count > SINEW_MAX_JOINTS || mesh_count > SINEW_JOINT_BOUNDS_MERGE_MAX) return SINEW_ERROR_LIMIT_EXCEEDED;
+    for (uint32_t k = 0; k < mesh_count; k++) {
+        if (!joints[k] || !neighbors[k]) return SINEW_ERROR_INVALID_ARGUMENT;
+        for (uint32_t a = 0; a < joint_count; a++) {
+            const sinew_joint_bounds *jb = &joints[k][a];
+            if (!(jb->radius >= 0.0f)) continue;
+            if (!isfinite(jb->radius) || !isfinite(jb->center[0]) || !isfinite(jb->center[1]) || !isfinite(jb->center[2]) ||
+                !(jb->min_major_weight >= 0.0f && jb->min_major_weight <= 1.0f))
+                return SINEW_ERROR_NON_FINITE;
+            if (jb->has_centers && (!(jb->cor_radius >= 0.0f) || !isfinite(jb->cor_radius) || !(jb->cor_offset >= 0.0f) ||
+                                    !isfinite(jb->cor_offset) || !isfinite(jb->cor_center[0]) ||
+                                    !isfinite(jb->cor_center[1]) || !isfinite(jb->cor_center[2])))
+                return SINEW_ERROR_NON_FINITE;
+            for (uint32_t e = 0; e < jb->neighbor_count; e++)
+                if (neighbors[k][jb->first_neighbor + e] >= joint_count) return SINEW_ERROR_JOINT_INDEX;
+        }
+    }
+    uint32_t used = 0;
+    for (uint32_t a = 0; a < joint_count; a++) {
+        float c[SINEW_JOINT_BOUNDS_MERGE_MAX][3], r[SINEW_JOINT_BOUNDS_MERGE_MAX], g[SINEW_JOINT_BOUNDS_MERGE_MAX][3], q[SINEW_JOINT_BOUNDS_MERGE_MAX];
+        uint32_t n = 0, nc = 0, majors = 0;
+        float w = 1.0f, o = 0.0f;
+        int centers = 1;
+        sinew_joint_bounds *jb = &out[a];
+        for (uint32_t k = 0; k < mesh_count; k++) {
+            const sinew_joint_bounds *x = &joints[k][a];
+            if (!(x->radius >= 0.0f)) continue;
+            memcpy(c[n], x->center, sizeof c[n]);
+            r[n++] = x->radius;
+            if (x->has_centers) {
+                memcpy(g[nc], x->cor_center, sizeof g[nc]);
+                q[nc++] = x->cor_radius;
+                o = x->cor_offset > o ? x->cor_offset : o;
+            } else {
+                centers = 0;
+            }
+            if (x->neighbor_count) {
+                majors++;
+                w = x->min_major_weight < w ? x->min_major_weight : w;
+            }
+        }
+        memset(jb, 0, sizeof *jb);
+        jb->first_neighbor = used;
+        if (!n) {
+            jb->radius = -1.0f;
+            continue;
+        }
+        merge_spheres((const float (*)[3])c, r, n, jb->center, &jb->radius);
+        if (centers) {
+            jb->has_centers = 1;
+            merge_spheres((const float (*)[3])g, q, nc, jb->cor_center, &jb->cor_radius);
+            jb->cor_offset = o;
+        }
+        jb->min_major_weight = majors ? w : 0.0f;
+        /* N(a): the union of the meshes' lists, a first */
+        if (majors) {
+            if (used < neighbor_capacity) out_neighbors[used] = (uint16_t)a;
+            used++;
+        }
+        for (uint32_t k = 0; k < mesh_count; k++) {
+            const sinew_joint_bounds *x = &joints[k][a];
+            if (!(x->radius >= 0.0f)) continue;
+            for (uint32_t e = 0; e < x->neighbor_count; e++) {
+                uint16_t j = neighbors[k][x->first_neighbor + e];
+                int seen = 0;
+                for (uint32_t f = jb->first_neighbor; f < used && f < neighbor_capacity && !seen; f++) seen = out_neighbors[f] == j;
+                if (seen) continue;
+                if (used < neighbor_capacity) out_neighbors[used] = j;
+                used++;
+            }
+        }
+        jb->neighbor_count = used - jb->first_neighbor;
+    }
+    *neighbor_count = used;
+    return used > neighbor_capacity ? SINEW_ERROR_CAPACITY : SINEW_OK;
+}
+
 sinew_result sinew_joint_bounds_add_centers(const sinew_vertex *v, const sinew_vertex8 *v8, uint32_t n,
                                             uint32_t joint_count, const float *centers, sinew_joint_bounds *joints)
 {

@@ -38,6 +38,10 @@ typedef struct crowd_model {
     int has_morphs;
     int live;           /* 0: removed (sinew_crowd_remove_model); the id may be handed out again */
     double extent;      /* largest |coordinate| + radius of the rest vertices (and centers) in the bounds data */
+    /* mesh_count > 1 with bounds: the meshes' joint bounds merged (sinew_joint_bounds_merge), so
+     * a character takes one box call, not one per mesh; NULL otherwise */
+    sinew_joint_bounds *merged;
+    uint16_t *merged_nb;
     double value_limit; /* sinew_palette_character.value_limit: products with the vertices stay in float32 */
 } crowd_model;
 
@@ -53,7 +57,8 @@ static double crowd_value_limit(double extent)
 typedef struct crowd_scratch {          /* one per worker */
     sinew_transform *local;             /* max_joints: a pose callback's output */
     void *fast;                         /* sinew_palette_scratch_bytes(max_joints), 16-aligned */
-    float *growth;                      /* max_joints: a morphed mesh's per-joint bounds growth */
+    float *growth;                      /* 2 x max_joints: a morphed mesh's per-joint bounds growth, and
+                                         * the largest over the meshes (merged bounds) */
     size_t fast_bytes;
     float *pal;                         /* a palette in cached memory for its box (see crowd_character) */
     void *pal_block;                    /* the allocation pal lies in (4 bytes past a 16-byte boundary) */
@@ -194,9 +199,12 @@ void sinew_crowd_destroy(sinew_crowd *c)
 {
     if (!c) return;
     const sinew_allocator *a = &c->alloc;
-    for (uint32_t k = 0; c->models && k < c->model_count; k++)
+    for (uint32_t k = 0; c->models && k < c->model_count; k++) {
         for (uint32_t i = 0; c->models[k].live && i < c->models[k].mesh_count; i++)
             snw_skinner_mesh_ref(c->skinner, c->models[k].meshes[i].value, -1);
+        snw_free(a, c->models[k].merged);
+        snw_free(a, c->models[k].merged_nb);
+    }
     if (c->scratch) {
         for (uint32_t i = 0; i < c->scratch_count; i++) {
             snw_free(a, c->scratch[i].local);
@@ -406,7 +414,7 @@ sinew_result sinew_crowd_create(const sinew_crowd_desc *desc, sinew_crowd **out,
         s->local = (sinew_transform *)snw_calloc(a, max_joints, sizeof(sinew_transform));
         s->fast_bytes = sinew_palette_scratch_bytes(max_joints);
         s->fast = snw_calloc(a, 1, s->fast_bytes); /* snw_alloc blocks are 16-byte aligned or more */
-        s->growth = (float *)snw_calloc(a, max_joints, sizeof(float));
+        s->growth = (float *)snw_calloc(a, 2u * (size_t)max_joints, sizeof(float));
         /* the largest palette per joint: SINEW_PAL_MAX_STRIDE vec4 (scale methods with bulge); 4 bytes
          * past 16-byte alignment, so sinew_palette_build_f32 writes it with plain
          * (cached) stores rather than streaming ones */
@@ -520,8 +528,33 @@ static sinew_result add_model(sinew_crowd *c, const sinew_crowd_model_desc *md, 
     }
     if (id >= c->max_models)
         return snw_fail(err, SINEW_ERROR_CAPACITY, SINEW_ITEM_CAPACITY, UINT32_MAX, "max_models (%u) reached", c->max_models);
+    /* several meshes with bounds: one merged set, so each character takes one box call */
+    sinew_joint_bounds *merged = NULL;
+    uint16_t *merged_nb = NULL;
+    if (m->bounds && m->mesh_count > 1) {
+        const sinew_joint_bounds *mj[SINEW_CROWD_MAX_MESHES];
+        const uint16_t *mn[SINEW_CROWD_MAX_MESHES];
+        for (uint32_t i = 0; i < m->mesh_count; i++) {
+            mj[i] = m->bounds[i].joints;
+            mn[i] = m->bounds[i].neighbors;
+        }
+        uint32_t cap = joints * joints, used = 0;
+        merged = (sinew_joint_bounds *)snw_calloc(&c->alloc, joints, sizeof(sinew_joint_bounds));
+        merged_nb = (uint16_t *)snw_calloc(&c->alloc, cap, sizeof(uint16_t));
+        sinew_result mr2 = merged && merged_nb ? sinew_joint_bounds_merge(mj, mn, m->mesh_count, joints, merged, merged_nb, cap, &used)
+                                               : SINEW_ERROR_OUT_OF_HOST_MEMORY;
+        if (mr2 != SINEW_OK) {
+            snw_free(&c->alloc, merged);
+            snw_free(&c->alloc, merged_nb);
+            if (mr2 == SINEW_ERROR_OUT_OF_HOST_MEMORY) return OOM("the model's merged joint bounds");
+            return MFAIL(mr2, "model %u: its meshes' joint bounds do not merge (sinew_joint_bounds_merge: %s)", id,
+                         sinew_result_string(mr2));
+        }
+    }
     crowd_model *cm = &c->models[id];
     memset(cm, 0, sizeof *cm);
+    cm->merged = merged;
+    cm->merged_nb = merged_nb;
     cm->live = 1;
     cm->skeleton = m->skeleton;
     cm->joint_count = joints;
@@ -595,6 +628,10 @@ sinew_result sinew_crowd_remove_model(sinew_crowd *c, sinew_model_id model, sine
     } else {
         crowd_model *cm = &c->models[model.value];
         for (uint32_t i = 0; i < cm->mesh_count; i++) snw_skinner_mesh_ref(c->skinner, cm->meshes[i].value, -1);
+        snw_free(&c->alloc, cm->merged);
+        snw_free(&c->alloc, cm->merged_nb);
+        cm->merged = NULL;
+        cm->merged_nb = NULL;
         cm->live = 0;
         /* A later model with this id at the same character index starts with fresh previous positions. */
         for (uint32_t i = 0; i < c->last_count; i++)
@@ -1195,6 +1232,35 @@ static sinew_result crowd_character_box(sinew_crowd *c, crowd_scratch *s, uint32
     int box = m->has_bounds && (m->has_cor_bounds || !sinew_method_uses_centers(ch->method));
     for (uint32_t k = 0; box && ch->meshes && k < m->mesh_count; k++)
         box = ch->meshes[k].value == m->meshes[k].value;
+    if (box && m->merged) { /* one call for all the meshes, with the largest growth of each joint */
+        float *gmax = s->growth + m->joint_count;
+        int any_moved = 0;
+        for (uint32_t k = 0; box && k < m->mesh_count; k++) {
+            const sinew_crowd_mesh_bounds *mb = &m->bounds[k];
+            uint32_t wofs = c->m_wofs ? c->m_wofs[c->first_instance[i] + k] : UINT32_MAX;
+            int moved = 0;
+            for (uint32_t t = 0; wofs != UINT32_MAX && t < m->morphs[k].target_count && !moved; t++)
+                moved = c->mw[wofs + t] != 0.0f;
+            if (!moved) continue;
+            if (!mb->morph_deltas ||
+                sinew_joint_bounds_morph_growth(mb->morph_deltas, m->joint_count, mb->morph_target_count, c->mw + wofs,
+                                                s->growth) != SINEW_OK) {
+                box = 0;
+                break;
+            }
+            for (uint32_t a = 0; a < m->joint_count; a++)
+                gmax[a] = !any_moved || s->growth[a] > gmax[a] ? s->growth[a] : gmax[a];
+            any_moved = 1;
+        }
+        if (box) {
+            float *b = c->box_new + (size_t)i * 6u;
+            r = sinew_character_bounds_morphed(m->merged, m->merged_nb, m->joint_count, ch->method, ch->flags, pal,
+                                               any_moved ? gmax : NULL, b, b + 3);
+        }
+        if (box && r == SINEW_OK) c->box_new_ok[i] = 1;
+        if (timed) s->stage_ns[4] += (double)(stage_now_ns() - tb);
+        return r;
+    }
     for (uint32_t k = 0; box && r == SINEW_OK && k < m->mesh_count; k++) {
         float lo[3], hi[3], *b = c->box_new + (size_t)i * 6u;
         const sinew_crowd_mesh_bounds *mb = &m->bounds[k];

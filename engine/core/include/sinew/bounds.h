@@ -87,6 +87,26 @@ SINEW_API sinew_result sinew_joint_bounds_add_centers(const sinew_vertex *v, con
                                                       uint32_t joint_count, const float *centers,
                                                       sinew_joint_bounds *joints);
 
+/* The most meshes sinew_joint_bounds_merge takes in one call. */
+#define SINEW_JOINT_BOUNDS_MERGE_MAX 16u
+
+/* One set of joint bounds for mesh_count meshes skinned by the same palette (the joint
+ * bounds and N(a) lists of each, from sinew_joint_bounds_build or this call), so one
+ * sinew_character_bounds call boxes them all: per joint the sphere around its spheres
+ * (and around its CoR spheres, with the largest offset, when every mesh has centers for
+ * it), the union of its N(a) lists (a first) and the smallest w_a of the meshes where
+ * N(a) is not empty. Conservative (every rule of this header holds for it); a joint that
+ * influences vertices of several meshes gets a larger sphere, so the box may be looser.
+ * Morphed meshes: the growth of joint a is the largest growth of a over the meshes.
+ * Not a per-frame call. Errors: INVALID_ARGUMENT (NULL), EMPTY, LIMIT_EXCEEDED (more than
+ * SINEW_MAX_JOINTS joints or SINEW_JOINT_BOUNDS_MERGE_MAX meshes), NON_FINITE (a sphere or
+ * weight out of range), JOINT_INDEX (a neighbour >= joint_count), CAPACITY (as
+ * sinew_joint_bounds_build). */
+SINEW_API sinew_result sinew_joint_bounds_merge(const sinew_joint_bounds *const *joints, const uint16_t *const *neighbors,
+                                                uint32_t mesh_count, uint32_t joint_count, sinew_joint_bounds *out,
+                                                uint16_t *out_neighbors, uint32_t neighbor_capacity,
+                                                uint32_t *neighbor_count);
+
 /* Conservative axis-aligned box of a character skinned with method/flags and
  * the packed palette (sinew_palette_pack layout, joint_count entries): every
  * skinned vertex of the mesh lies inside [box_min, box_max]. Errors:

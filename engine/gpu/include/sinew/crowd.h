@@ -137,7 +137,9 @@ typedef struct sinew_crowd_model_desc {
     const sinew_mesh_id *meshes;     /* skinner meshes, uploaded for the skeleton's joint count */
     const uint32_t *vertex_counts;   /* rest vertices of each mesh: must equal the skinner's (NULL with rest_meshes) */
     /* NULL, or one per mesh: then prepare/update compute every skinned
-     * character's box (sinew_crowd_character_bounds) on the pool threads. */
+     * character's box (sinew_crowd_character_bounds) on the pool threads. Several
+     * meshes' bounds are merged when the model is added (sinew_joint_bounds_merge),
+     * so a character takes one box call whatever its mesh count. */
     const sinew_crowd_mesh_bounds *bounds;
     /* NULL, or one per mesh: its morph targets' weights in a clip (see above). */
     const sinew_crowd_mesh_morph *morphs;
@@ -400,7 +402,7 @@ SINEW_API sinew_result sinew_crowd_character_output(const sinew_crowd *c, uint32
 /* Conservative world-space box of character i of the last successful prepare
  * (models given bounds data): every vertex of every mesh it was skinned with
  * lies inside [box_min, box_max] (sinew_character_bounds on the float32 palette
- * the GPU read, the union over the model's meshes; bounds.h). Computed in
+ * the GPU read, with the meshes' joint bounds merged; bounds.h). Computed in
  * prepare/update right after the character's palette, on the pool threads. A
  * character skipped this frame (hidden / update_every) keeps the box of its
  * last skinning at that index, like its output. INVALID_ARGUMENT (NULL, i
