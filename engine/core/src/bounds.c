@@ -592,6 +592,23 @@ static int lbs_boxes_sse(const sinew_joint_bounds *joints, uint32_t joint_count,
 
 static sinew_result finish_box(int any, const double lo[3], const double hi[3], float box_min[3], float box_max[3]);
 
+/* The box [lo, hi] padded by 1e-5 of its size and position for float32 rounding. */
+static inline __attribute__((always_inline)) void pad_box(const double lo[3], const double hi[3], float box_min[3],
+                                                          float box_max[3])
+{
+    double size = 0, mag = 0;
+    for (int i = 0; i < 3; i++) {
+        size = hi[i] - lo[i] > size ? hi[i] - lo[i] : size;
+        mag = fabs(lo[i]) > mag ? fabs(lo[i]) : mag;
+        mag = fabs(hi[i]) > mag ? fabs(hi[i]) : mag;
+    }
+    double pad = 1e-5 * (size + mag);
+    for (int i = 0; i < 3; i++) {
+        box_min[i] = (float)(lo[i] - pad);
+        box_max[i] = (float)(hi[i] + pad);
+    }
+}
+
 /* (a build with -DSNW_BOUNDS_NO_AVX2 keeps the four-lane SSE code only, for comparisons) */
 #if SNW_BOUNDS_SSE && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && !defined(SNW_BOUNDS_NO_AVX2)
 #include <immintrin.h>
@@ -655,11 +672,15 @@ static inline __attribute__((always_inline, target("avx2,fma"))) __m256 snw_norm
 
 /* groups x eight consecutive joints: p their palette entries (12 floats each), jb their
  * joint bounds, g their growths (NULL: none); the balls' boxes join the accumulators in
- * s (kept in registers over the groups). */
+ * s (kept in registers over the groups). lane_rows / lane_cr (one group, the last, partial
+ * one): lane k's palette entry and its (center, radius) by pointer instead of at fixed
+ * offsets from p and jb (no copy of the entries and joint bounds to the stack). */
 static inline __attribute__((always_inline, target("avx2,fma"))) void lbs_groups8(const float *p,
                                                                                  const sinew_joint_bounds *jb,
                                                                                  const float *g, uint32_t groups,
-                                                                                 snw_lbs8 *st)
+                                                                                 snw_lbs8 *st,
+                                                                                 const float *const *lane_rows,
+                                                                                 const float *const *lane_cr)
 {
     const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     const __m256 ninf = _mm256_set1_ps(-INFINITY), zero = _mm256_setzero_ps();
@@ -676,13 +697,24 @@ static inline __attribute__((always_inline, target("avx2,fma"))) void lbs_groups
             o2 = _mm256_shuffle_ps(u2, u3, 0x44); o3 = _mm256_shuffle_ps(u2, u3, 0xee);                  \
         } while (0)
         for (int row = 0; row < 3; row++) {
-            const float *b = p + 4 * row; /* lane k's row at b + 12 k: constant offsets */
-            __m256 q0 = SNW_LOAD2(b, b + 48), q1 = SNW_LOAD2(b + 12, b + 60);
-            __m256 q2 = SNW_LOAD2(b + 24, b + 72), q3 = SNW_LOAD2(b + 36, b + 84);
+            __m256 q0, q1, q2, q3;
+            if (lane_rows) {
+                const float *const *lr = lane_rows;
+                q0 = SNW_LOAD2(lr[0] + 4 * row, lr[4] + 4 * row); q1 = SNW_LOAD2(lr[1] + 4 * row, lr[5] + 4 * row);
+                q2 = SNW_LOAD2(lr[2] + 4 * row, lr[6] + 4 * row); q3 = SNW_LOAD2(lr[3] + 4 * row, lr[7] + 4 * row);
+            } else {
+                const float *b = p + 4 * row; /* lane k's row at b + 12 k: constant offsets */
+                q0 = SNW_LOAD2(b, b + 48); q1 = SNW_LOAD2(b + 12, b + 60);
+                q2 = SNW_LOAD2(b + 24, b + 72); q3 = SNW_LOAD2(b + 36, b + 84);
+            }
             SNW_T8X4(q0, q1, q2, q3, m[4 * row], m[4 * row + 1], m[4 * row + 2], m[4 * row + 3]);
         }
         __m256 cx, cy, cz, r; /* (cx, cy, cz, r) of each joint, transposed */
-        {
+        if (lane_cr) {
+            __m256 q0 = SNW_LOAD2(lane_cr[0], lane_cr[4]), q1 = SNW_LOAD2(lane_cr[1], lane_cr[5]);
+            __m256 q2 = SNW_LOAD2(lane_cr[2], lane_cr[6]), q3 = SNW_LOAD2(lane_cr[3], lane_cr[7]);
+            SNW_T8X4(q0, q1, q2, q3, cx, cy, cz, r);
+        } else {
             __m256 q0 = SNW_LOAD2(jb[0].center, jb[4].center), q1 = SNW_LOAD2(jb[1].center, jb[5].center);
             __m256 q2 = SNW_LOAD2(jb[2].center, jb[6].center), q3 = SNW_LOAD2(jb[3].center, jb[7].center);
             SNW_T8X4(q0, q1, q2, q3, cx, cy, cz, r);
@@ -721,30 +753,32 @@ static inline __attribute__((always_inline, target("avx2,fma"))) void lbs_groups
     st->any |= any;
 }
 
-/* Returns 1 when some joint has a vertex, 0 when none, -1 when a value of the first 12
- * floats of a joint's entry may not be finite (the caller then decides with
- * palette_finite). The joints from `a` on (fewer than 16) in groups of eight (the
- * last, partial one from a stack copy), then the reduction of s. */
+/* Returns 1 when some joint has a vertex (the padded box then written to box_min /
+ * box_max), 0 when none, -1 when a value of the first 12 floats of a joint's entry may
+ * not be finite (the caller then decides with palette_finite; nothing written). The
+ * joints from `a` on (fewer than 16) in groups of eight (the last, partial one by
+ * per-lane pointers), then the reduction of s. */
 static inline __attribute__((always_inline, target("avx2,fma"))) int lbs_finish8(const sinew_joint_bounds *joints,
                                                                                 uint32_t joint_count, const float *pal,
                                                                                 const float *growth, uint32_t a,
-                                                                                snw_lbs8 *sp, double lo[3], double hi[3])
+                                                                                snw_lbs8 *sp, float box_min[3],
+                                                                                float box_max[3])
 {
     snw_lbs8 s = *sp;
     uint32_t full = (joint_count - a) / 8u;
-    if (growth) lbs_groups8(pal + 12u * a, joints + a, growth + a, full, &s);
-    else lbs_groups8(pal + 12u * a, joints + a, NULL, full, &s);
+    if (growth) lbs_groups8(pal + 12u * a, joints + a, growth + a, full, &s, NULL, NULL);
+    else lbs_groups8(pal + 12u * a, joints + a, NULL, full, &s, NULL, NULL);
     a += 8u * full;
-    if (a < joint_count) { /* the last group on the stack, the last joint repeated (its ball again) */
-        float tp[96], tg[8];
-        sinew_joint_bounds tj[8];
+    if (a < joint_count) { /* the last group by per-lane pointers, the last joint repeated (its ball again) */
+        const float *lr[8], *lc[8];
+        float tg[8];
         for (uint32_t k = 0; k < 8; k++) {
             uint32_t j = a + k < joint_count ? a + k : joint_count - 1;
-            memcpy(tp + 12u * k, pal + 12u * j, 12u * sizeof(float));
-            tj[k] = joints[j];
+            lr[k] = pal + 12u * j;
+            lc[k] = joints[j].center;
             tg[k] = growth ? growth[j] : 0.0f;
         }
-        lbs_groups8(tp, tj, growth ? tg : NULL, 1, &s);
+        lbs_groups8(NULL, NULL, growth ? tg : NULL, 1, &s, lr, lc);
     }
     /* a sum of finite values may overflow to infinity: then the caller checks exactly */
     __m256 f = _mm256_sub_ps(s.chk, s.chk); /* NaN in a lane iff the sum is not finite */
@@ -753,27 +787,26 @@ static inline __attribute__((always_inline, target("avx2,fma"))) int lbs_finish8
 #define SNW_HRED(v, op)                                                                                 \
     _mm256_cvtss_f32(op(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), \
                         _mm256_permute_ps(op(op(v, _mm256_permute2f128_ps(v, v, 1)), _mm256_permute_ps(op(v, _mm256_permute2f128_ps(v, v, 1)), 0x4e)), 0xb1)))
-    double b[6] = { SNW_HRED(s.lx, _mm256_min_ps), SNW_HRED(s.ly, _mm256_min_ps), SNW_HRED(s.lz, _mm256_min_ps),
-                    SNW_HRED(s.hx, _mm256_max_ps), SNW_HRED(s.hy, _mm256_max_ps), SNW_HRED(s.hz, _mm256_max_ps) };
+    double lo[3] = { SNW_HRED(s.lx, _mm256_min_ps), SNW_HRED(s.ly, _mm256_min_ps), SNW_HRED(s.lz, _mm256_min_ps) };
+    double hi[3] = { SNW_HRED(s.hx, _mm256_max_ps), SNW_HRED(s.hy, _mm256_max_ps), SNW_HRED(s.hz, _mm256_max_ps) };
 #undef SNW_HRED
-    for (int i = 0; i < 3; i++) {
-        lo[i] = b[i] < lo[i] ? b[i] : lo[i];
-        hi[i] = b[3 + i] > hi[i] ? b[3 + i] : hi[i];
-    }
+    /* the box written here, from registers (through the caller's memory, a vector load of
+     * two scalar stores stalled store forwarding: ~10 ns of a 12-joint call) */
+    if (s.any) pad_box(lo, hi, box_min, box_max);
     return s.any != 0;
 }
 
 /* stride must be 12 (the caller checks it); returns as lbs_finish8. */
 __attribute__((target("avx2,fma"), aligned(64))) static int lbs_boxes_avx2(const sinew_joint_bounds *joints, uint32_t joint_count,
-                                                               const float *pal, const float *growth, double lo[3],
-                                                               double hi[3])
+                                                               const float *pal, const float *growth, float box_min[3],
+                                                               float box_max[3])
 {
     snw_lbs8 s;
     s.lx = s.ly = s.lz = _mm256_set1_ps(INFINITY);
     s.hx = s.hy = s.hz = _mm256_set1_ps(-INFINITY);
     s.chk = _mm256_setzero_ps();
     s.any = 0;
-    return lbs_finish8(joints, joint_count, pal, growth, 0, &s, lo, hi);
+    return lbs_finish8(joints, joint_count, pal, growth, 0, &s, box_min, box_max);
 }
 
 #if !defined(SNW_BOUNDS_NO_AVX512)
@@ -788,8 +821,8 @@ __attribute__((target("avx2,fma"), aligned(64))) static int lbs_boxes_avx2(const
  * min(Gershgorin of A^T A, ||A||_F^2). */
 __attribute__((target("avx512f,avx2,fma"), aligned(64))) static int lbs_boxes_avx512(const sinew_joint_bounds *joints,
                                                                          uint32_t joint_count, const float *pal,
-                                                                         const float *growth, double lo[3],
-                                                                         double hi[3])
+                                                                         const float *growth, float box_min[3],
+                                                                         float box_max[3])
 {
     const __m512 ninf = _mm512_set1_ps(-INFINITY), zero = _mm512_setzero_ps();
     __m512 lx = _mm512_set1_ps(INFINITY), ly = lx, lz = lx, hx = ninf, hy = ninf, hz = ninf, chk = zero;
@@ -873,7 +906,7 @@ __attribute__((target("avx512f,avx2,fma"), aligned(64))) static int lbs_boxes_av
     s.chk = _mm256_add_ps(_mm512_castps512_ps256(chk), SNW_HI(chk));
 #undef SNW_HI
     s.any = any != 0;
-    return lbs_finish8(joints, joint_count, pal, growth, a, &s, lo, hi);
+    return lbs_finish8(joints, joint_count, pal, growth, a, &s, box_min, box_max);
 }
 #endif
 
@@ -1192,13 +1225,12 @@ sinew_result sinew_character_bounds_morphed(const sinew_joint_bounds *joints, co
      * checks finiteness on the values it loads (the exact scan only if that fails) */
     if (method == SINEW_METHOD_LBS && !(flags & SINEW_SKIN_BULGE_CORRECTION) && stride == 12u &&
         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        double l8[3] = { INFINITY, INFINITY, INFINITY }, h8[3] = { -INFINITY, -INFINITY, -INFINITY };
         int any8 =
 #ifdef SNW_BOUNDS_AVX512
-            __builtin_cpu_supports("avx512f") ? lbs_boxes_avx512(joints, joint_count, packed_palette, growth, l8, h8) :
+            __builtin_cpu_supports("avx512f") ? lbs_boxes_avx512(joints, joint_count, packed_palette, growth, box_min, box_max) :
 #endif
-            lbs_boxes_avx2(joints, joint_count, packed_palette, growth, l8, h8);
-        if (any8 >= 0) return finish_box(any8, l8, h8, box_min, box_max);
+            lbs_boxes_avx2(joints, joint_count, packed_palette, growth, box_min, box_max);
+        if (any8 >= 0) return any8 ? SINEW_OK : SINEW_ERROR_EMPTY;
     }
     /* DQS, CoR and the scale methods without the inner push: their neighbour rule eight joints
      * at a time (rigid_boxes_avx2; same box up to its rounding terms; a build with
@@ -1339,16 +1371,6 @@ static __attribute__((noinline)) sinew_result bounds_scalar(const sinew_joint_bo
 static sinew_result finish_box(int any, const double lo[3], const double hi[3], float box_min[3], float box_max[3])
 {
     if (!any) return SINEW_ERROR_EMPTY;
-    double size = 0, mag = 0;
-    for (int i = 0; i < 3; i++) {
-        size = hi[i] - lo[i] > size ? hi[i] - lo[i] : size;
-        mag = fabs(lo[i]) > mag ? fabs(lo[i]) : mag;
-        mag = fabs(hi[i]) > mag ? fabs(hi[i]) : mag;
-    }
-    double pad = 1e-5 * (size + mag);
-    for (int i = 0; i < 3; i++) {
-        box_min[i] = (float)(lo[i] - pad);
-        box_max[i] = (float)(hi[i] + pad);
-    }
+    pad_box(lo, hi, box_min, box_max);
     return SINEW_OK;
 }
