@@ -17,7 +17,11 @@
  * characters, the box (from the float64 palette, packed) against the tight box of
  * the vertices skinned by the float64 reference (sinew_reference_skin): the median
  * and largest volume ratio, and the vertices outside the box (must be 0).
- * Usage: sinew-bench-bounds [--characters N] [--model PATH]... */
+ * --call-cost: instead, the time of one sinew_character_bounds call (LBS) on a
+ * synthetic palette of J joints (rotations about z, translations, one joint bound each),
+ * the same palette boxed 2,000,000 times (in cache), for J = 1 .. 64: the call's fixed
+ * cost against its cost per joint.
+ * Usage: sinew-bench-bounds [--characters N] [--model PATH]... | --call-cost */
 #define _POSIX_C_SOURCE 200809L
 #include <sinew/rest_mesh.h>
 #include <sinew/asset.h>
@@ -26,6 +30,7 @@
 #include <sinew/palette_job.h>
 #include <sinew/reference.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +231,42 @@ static void bench_model(const char *path, uint32_t chars)
     sinew_asset_destroy(a);
 }
 
+static void call_cost(void)
+{
+    static const uint32_t js[] = { 1, 4, 8, 9, 12, 16, 17, 24, 40, 58, 64 };
+    sinew_joint_bounds jb[64];
+    uint16_t nb[64];
+    float pal[64 * 12];
+    printf("sinew_character_bounds, LBS, one call on a palette in cache, 2,000,000 calls per size:\n  joints  ns/call  ns/joint\n");
+    for (size_t s = 0; s < sizeof js / sizeof js[0]; s++) {
+        uint32_t J = js[s];
+        memset(jb, 0, sizeof jb);
+        for (uint32_t a = 0; a < J; a++) {
+            jb[a].center[0] = (float)a;
+            jb[a].center[1] = 1.0f;
+            jb[a].center[2] = 0.5f;
+            jb[a].radius = 0.3f;
+            jb[a].min_major_weight = 0.6f;
+            jb[a].first_neighbor = a;
+            jb[a].neighbor_count = 1;
+            nb[a] = (uint16_t)a;
+            float *e = pal + 12 * a, c = cosf(0.1f * (float)a), sn = sinf(0.1f * (float)a);
+            memset(e, 0, 48);
+            e[0] = c; e[1] = -sn; e[4] = sn; e[5] = c; e[10] = 1.0f;
+            e[3] = 0.1f * (float)a; e[7] = 0.2f; e[11] = -0.3f;
+        }
+        float lo[3], hi[3], acc = 0.0f;
+        const uint32_t n = 2000000;
+        double t0 = now_ns();
+        for (uint32_t i = 0; i < n; i++) {
+            pal[3] = (float)(i & 7); /* the palette changes between calls */
+            if (sinew_character_bounds(jb, nb, J, SINEW_METHOD_LBS, 0, pal, lo, hi) == SINEW_OK) acc += lo[0];
+        }
+        double ns = (now_ns() - t0) / n;
+        printf("  %6u %8.1f %9.2f%s\n", J, ns, ns / J, acc == 0.0f ? " (no box?)" : "");
+    }
+}
+
 int main(int argc, char **argv)
 {
     uint32_t chars = 1000;
@@ -234,8 +275,11 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--characters") && i + 1 < argc) chars = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--model") && i + 1 < argc && nm < 8) models[nm++] = argv[++i];
-        else {
-            fprintf(stderr, "usage: sinew-bench-bounds [--characters N] [--model PATH]...\n");
+        else if (!strcmp(argv[i], "--call-cost")) {
+            call_cost();
+            return 0;
+        } else {
+            fprintf(stderr, "usage: sinew-bench-bounds [--characters N] [--model PATH]... | --call-cost\n");
             return 2;
         }
     }
