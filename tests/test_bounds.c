@@ -121,6 +121,23 @@ static void test_tube(tu_rng *rng)
     sinew_skeleton_destroy(skel);
 }
 
+/* One random case of the loops below: bulge variant b (0 none, 1 bulge, 2 with its inner
+ * push), a random pose of up to 1.2 pi (with scale for the methods that take it), a random
+ * root transform up to 50 away; the float64 palette and its packed form. Returns the flags. */
+static uint32_t case_palette(tu_rng *rng, const sinew_skeleton *skel, const sinew_transform *rest, uint32_t jc,
+                             sinew_method method, int b, sinew_mat4 *scratch, sinew_palette_joint *pal, float *packed)
+{
+    uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION | (b == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
+    sinew_transform local[256];
+    memcpy(local, rest, sizeof(sinew_transform) * jc);
+    tu_random_pose(rng, jc, local, 1.2 * M_PI, method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 0.0 : 0.3);
+    sinew_transform rt = { tu_random_vec3(rng, -50, 50), tu_random_quat(rng), { 1, 1, 1 } };
+    sinew_mat4 root = sinew_mat4_from_transform(&rt);
+    TU_CHECK_OK(sinew_palette_build(skel, method, local, &root, scratch, pal));
+    TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
+    return flags;
+}
+
 /* sinew_joint_bounds_merge: a mesh split in two (the crowd's several meshes on one palette),
  * each half with its own joint bounds and centers, merged; the merged box holds every vertex
  * of both halves skinned by the float64 reference, for every method with and without bulge. */
@@ -174,12 +191,7 @@ static void test_merge(tu_rng *rng)
             for (int m = 0; m < SINEW_METHOD_COUNT; m++)
                 for (int b = 0; b < 3; b++) {
                     sinew_method method = (sinew_method)m;
-                    uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION | (b == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
-                    sinew_transform local[64];
-                    memcpy(local, rest, sizeof(sinew_transform) * jc);
-                    tu_random_pose(rng, jc, local, 1.2 * M_PI, method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 0.0 : 0.3);
-                    TU_CHECK_OK(sinew_palette_build(skel, method, local, NULL, scratch, pal));
-                    TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
+                    uint32_t flags = case_palette(rng, skel, rest, jc, method, b, scratch, pal, packed);
                     float lo[3], hi[3];
                     TU_CHECK_OK(sinew_character_bounds(mj, mn, jc, method, flags, packed, lo, hi));
                     TU_CHECK_OK(sinew_reference_skin_cor(n, v, NULL, centers, bulge, pal, jc, method, flags, pos, nrm));
@@ -255,15 +267,7 @@ int main(void)
                 for (int m = 0; m < SINEW_METHOD_COUNT; m++)
                     for (int b = 0; b < 3; b++) {
                         sinew_method method = (sinew_method)m;
-                        uint32_t flags = b ? SINEW_SKIN_BULGE_CORRECTION | (b == 2 ? SINEW_SKIN_BULGE_INNER : 0u) : 0u;
-                        sinew_transform local[256];
-                        memcpy(local, rest, sizeof(sinew_transform) * jc);
-                        tu_random_pose(&rng, jc, local, 1.2 * M_PI,
-                                       method == SINEW_METHOD_DQS || method == SINEW_METHOD_COR ? 0.0 : 0.3);
-                        sinew_transform rt = { tu_random_vec3(&rng, -50, 50), tu_random_quat(&rng), { 1, 1, 1 } };
-                        sinew_mat4 root = sinew_mat4_from_transform(&rt);
-                        TU_CHECK_OK(sinew_palette_build(skel, method, local, &root, scratch, pal));
-                        TU_CHECK_OK(sinew_palette_pack(method, flags, pal, jc, packed));
+                        uint32_t flags = case_palette(&rng, skel, rest, jc, method, b, scratch, pal, packed);
                         float lo[3], hi[3];
                         TU_CHECK_OK(sinew_character_bounds(jb, nb, jc, method, flags, packed, lo, hi));
                         TU_CHECK_OK(sinew_reference_skin_cor(n, eight ? NULL : v4, eight ? v8 : NULL, centers, bulge, pal,
