@@ -415,20 +415,41 @@ static void huge_normal_delta(void)
 }
 
 /* Linear: 4x the file, about 4x the CPU time (quadratic: 16x). Bound 8x plus
- * 0.25 s for the clock's and allocator's noise. */
+ * 0.25 s for the clock's and allocator's noise; each size is timed twice and the
+ * smaller time kept (a transient load on the machine does not hit both). Under
+ * AddressSanitizer or ThreadSanitizer the ratio is printed, not checked: their
+ * shadow memory and quarantine make a 4x larger import cost more than 4x for reasons
+ * of their own (a CI run at -j2 measured 9.1x for nodes x clips, 2.00 s against
+ * 0.22 s); the plain build checks it. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SCALING_CHECKED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SCALING_CHECKED 0
+#endif
+#endif
+#ifndef SCALING_CHECKED
+#define SCALING_CHECKED 1
+#endif
 static void scaling(const char *what, double small, double big)
 {
-    printf("%-34s 4x the file: %.2f -> %.2f CPU s (x%.1f)\n", what, small, big, big / (small > 1e-3 ? small : 1e-3));
-    TU_CHECK_MSG(big < 8.0 * small + 0.25, "%s: 4x the file took %.2f s vs %.2f s: not linear", what, big, small);
+    printf("%-34s 4x the file: %.2f -> %.2f CPU s (x%.1f)%s\n", what, small, big, big / (small > 1e-3 ? small : 1e-3),
+           SCALING_CHECKED ? "" : " (not checked under a sanitizer)");
+    if (SCALING_CHECKED)
+        TU_CHECK_MSG(big < 8.0 * small + 0.25, "%s: 4x the file took %.2f s vs %.2f s: not linear", what, big, small);
 }
+
+static double min2(double a, double b) { return a < b ? a : b; }
 
 int main(void)
 {
-    double s1 = many_binds(16250), b1 = many_binds(65000);
+    double s1 = min2(many_binds(16250), many_binds(16250)), b1 = min2(many_binds(65000), many_binds(65000));
     scaling("binds of one node", s1, b1);
-    double s2 = many_nodes_many_clips(1 << 16, 1000), b2 = many_nodes_many_clips(1 << 18, 4000);
+    double s2 = min2(many_nodes_many_clips(1 << 16, 1000), many_nodes_many_clips(1 << 16, 1000));
+    double b2 = min2(many_nodes_many_clips(1 << 18, 4000), many_nodes_many_clips(1 << 18, 4000));
     scaling("nodes x clips", s2, b2);
-    double s3 = many_weight_channels(8192), b3 = many_weight_channels(32768);
+    double s3 = min2(many_weight_channels(8192), many_weight_channels(8192));
+    double b3 = min2(many_weight_channels(32768), many_weight_channels(32768));
     scaling("weight channels x instances", s3, b3);
     memory_budget();
     clips_times_joints();
