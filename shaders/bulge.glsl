@@ -26,6 +26,27 @@ vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb, out vec3 u0, ou
     return ha.x < SINEW_PAL_BULGE_SINGULAR ? safe_normalize(p - (ha + t * ab)) : vec3(0.0);
 }
 
+/* The same direction unnormalized, for plain DQS and CoR (whose g only turns and enters
+ * the normal through k gs g x n): v = p - closest point (0 when X_m is singular) and
+ * il = 1 / |v| (0 below |v| = 1e-18, where the vertex is on its rest segment: d0 is then
+ * below 2^-16 max|p| on any model above 1e-13 in size, so the fade gs is 0 there anyway).
+ * bulge_correct takes il as its gscale: the same kg g as with the unit g, without
+ * safe_normalize's scaling and divisions per vertex. */
+vec3 bulge_rest_offset(uint s, vec3 p, out vec3 pa, out vec3 pb, out float il)
+{
+    vec4 s0 = load_pal(s), s1 = load_pal(s + 1u), s2 = load_pal(s + 2u);
+    pa = s0.xyz;
+    pb = s1.xyz;
+    vec3 ha = vec3(s0.w, s1.w, s2.x);
+    vec3 ab = s2.yzw - ha;
+    float ll = dot(ab, ab);
+    float t = ll > 0.0 ? clamp(dot(p - ha, ab) / ll, 0.0, 1.0) : 0.0;
+    vec3 v = p - (ha + t * ab);
+    float vv = dot(v, v);
+    il = ha.x < SINEW_PAL_BULGE_SINGULAR && vv >= 1e-36 ? 1.0 / sqrt(vv) : 0.0;
+    return v;
+}
+
 /* The major joint's own scale along the rest radial direction g (reference.h step 4):
  * m0, m1, m2 the rows of A_m, the 3x3 that carries its scale (LBS skin rows, the scale
  * methods' S rows); returns sigma = |A_m g| (1 when g = 0) and replaces g by the rest
@@ -74,8 +95,10 @@ vec3 bulge_rotate(vec4 br, vec3 g)
  *   result is blended in from the skinned n as d - d0 grows from 2^-16 max|p| to that
  *   + den (with inner the map's derivative is continuous across d0: no blend).
  * unit_g (compile-time true for plain DQS and CoR, whose g is a rotated unit vector or 0):
- * the length limit is skipped. */
-void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, bool unit_g, inout vec3 p, inout vec3 n)
+ * the length limit is skipped. gscale multiplies g (1, or bulge_rest_offset's il when g
+ * is the unnormalized rest offset). */
+void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, float gscale, bool inner, bool unit_g, inout vec3 p,
+                   inout vec3 n)
 {
     float d0 = d0r * sig;
     vec3 ab = sb - sa;
@@ -103,7 +126,7 @@ void bulge_correct(vec3 sa, vec3 sb, float d0r, float sig, vec3 g, bool inner, b
     /* g limited to length 4 (unit_g: g is a unit vector or 0, plain DQS and CoR: nothing
      * to limit), faded by gs, times k; only g x n is needed: (g - (g.n) n) x n = g x n */
     float gl = unit_g ? 1.0 : sqrt(dot(g, g));
-    float kg = k * gs * (gl > 4.0 ? 4.0 / gl : 1.0);
+    float kg = k * gs * gscale * (gl > 4.0 ? 4.0 / gl : 1.0);
     vec3 w3 = kg * cross(g, n);
     vec3 m = ((f - e) * (f + pf) * dot(r, n)) * r + cross(f * w3 + (pf * dot(u, w3)) * u, r);
     if (inner) m += (e * (f + pf)) * n - (e * pf * dot(u, n)) * u;   /* e = 0 without inner */

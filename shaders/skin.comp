@@ -220,7 +220,10 @@ void main()
     /* BULGE: g, the gradient of the rest distance, carried below as the normals are (bulge.glsl). */
     vec3 gb = vec3(0.0), sa = vec3(0.0), sb = vec3(0.0);
     float sig = 1.0;   /* the major joint's scale along g (bulge.glsl); 1 for DQS and CoR */
-    if (BULGE) {
+    float gil = 1.0;   /* plain DQS and CoR: g is the unnormalized rest offset, gil its inverse length */
+    if (BULGE && DQ_ONLY) {
+        gb = bulge_rest_offset(pbase + js[0] * STRIDE + OFF_BULGE, p, sa, sb, gil);
+    } else if (BULGE) {
         vec3 u0;
         float a0;
         gb = bulge_rest_radial(pbase + js[0] * STRIDE + OFF_BULGE, p, sa, sb, u0, a0);
@@ -326,7 +329,7 @@ void main()
         if (BULGE) gb = bulge_rotate(br, gb);
         if (TANGENTS) tg = safe_normalize(quat_rotate(br, tg));
     }
-    if (BULGE) bulge_correct(sa, sb, load_bulge(aux), sig, gb, BULGE_INNER, DQ_ONLY, p, n);
+    if (BULGE) bulge_correct(sa, sb, load_bulge(aux), sig, gb, gil, BULGE_INNER, DQ_ONLY, p, n);
 
     /* Previous-frame position: what this vertex's output held before this
      * dispatch (read before the store below; outputs of a frame are disjoint),

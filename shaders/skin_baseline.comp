@@ -144,7 +144,7 @@ void main()
             n = safe_normalize(n);
             if (bulge) g = bulge_rotate(br, g);
         }
-        if (bulge) bulge_correct(sa, sb, bulge_rest[vi], sig, g, (I.flags & SINEW_K_FLAG_BULGE_INNER) != 0u, false, p, n);
+        if (bulge) bulge_correct(sa, sb, bulge_rest[vi], sig, g, 1.0, (I.flags & SINEW_K_FLAG_BULGE_INNER) != 0u, false, p, n);
     }
 
     uint o = I.output_offset + local;
