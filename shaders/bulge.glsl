@@ -2,24 +2,33 @@
  * skin.comp and skin_baseline.comp; included after common.glsl and load_pal.
  * float32 versions of reference.c's rest_radial / bulge_normal. */
 
-/* g before skinning, the gradient of the rest distance: the unit vector from the
- * closest point of the major joint's rest segment to the rest position p. The CPU
- * writes that segment once per joint and frame (sinew_palette_pack, the float32
- * fast path: the posed segment mapped back by X_m^-1, as reference.c's rest_radial)
- * in the bulge slots s (w), s + 1 (w) and s + 2 (sinew_layout.h), the posed segment
- * beside it (xyz of s, s + 1: pa, pb, returned for bulge_correct); its coordinates
- * are SINEW_PAL_BULGE_SINGULAR when X_m's 3x3 is singular: g = 0. u0: the unit rest
- * bone direction (0 for a point segment), a0: 1 when the rest closest point is
- * strictly inside the segment, else 0 (for bulge_scale). */
-vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb, out vec3 u0, out float a0)
+/* The major joint's bone segments from its bulge slots s, s + 1, s + 2 (sinew_layout.h),
+ * which the CPU writes once per joint and frame (sinew_palette_pack, the float32 fast
+ * path): the posed segment [pa, pb] (xyz of s, s + 1, for bulge_correct) and the rest
+ * segment [ha, ha + ab] (w of s, s + 1, then s + 2: the posed one mapped back by X_m^-1,
+ * as reference.c's rest_radial; its coordinates are SINEW_PAL_BULGE_SINGULAR when X_m's
+ * 3x3 is singular), with ll = |ab|^2 and the rest position p's segment parameter tr
+ * (unclamped; 0 for a point segment). */
+void bulge_segments(uint s, vec3 p, out vec3 pa, out vec3 pb, out vec3 ha, out vec3 ab, out float ll, out float tr)
 {
     vec4 s0 = load_pal(s), s1 = load_pal(s + 1u), s2 = load_pal(s + 2u);
     pa = s0.xyz;
     pb = s1.xyz;
-    vec3 ha = vec3(s0.w, s1.w, s2.x);
-    vec3 ab = s2.yzw - ha;
-    float ll = dot(ab, ab);
-    float tr = ll > 0.0 ? dot(p - ha, ab) / ll : 0.0;
+    ha = vec3(s0.w, s1.w, s2.x);
+    ab = s2.yzw - ha;
+    ll = dot(ab, ab);
+    tr = ll > 0.0 ? dot(p - ha, ab) / ll : 0.0;
+}
+
+/* g before skinning, the gradient of the rest distance: the unit vector from the
+ * closest point of the major joint's rest segment to the rest position p (0 when X_m is
+ * singular). u0: the unit rest bone direction (0 for a point segment), a0: 1 when the
+ * rest closest point is strictly inside the segment, else 0 (for bulge_scale). */
+vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb, out vec3 u0, out float a0)
+{
+    vec3 ha, ab;
+    float ll, tr;
+    bulge_segments(s, p, pa, pb, ha, ab, ll, tr);
     float t = clamp(tr, 0.0, 1.0);
     u0 = ll > 0.0 ? ab / sqrt(ll) : vec3(0.0);
     a0 = tr > 0.0 && tr < 1.0 ? 1.0 : 0.0;
@@ -34,14 +43,10 @@ vec3 bulge_rest_radial(uint s, vec3 p, out vec3 pa, out vec3 pb, out vec3 u0, ou
  * safe_normalize's scaling and divisions per vertex. */
 vec3 bulge_rest_offset(uint s, vec3 p, out vec3 pa, out vec3 pb, out float il)
 {
-    vec4 s0 = load_pal(s), s1 = load_pal(s + 1u), s2 = load_pal(s + 2u);
-    pa = s0.xyz;
-    pb = s1.xyz;
-    vec3 ha = vec3(s0.w, s1.w, s2.x);
-    vec3 ab = s2.yzw - ha;
-    float ll = dot(ab, ab);
-    float t = ll > 0.0 ? clamp(dot(p - ha, ab) / ll, 0.0, 1.0) : 0.0;
-    vec3 v = p - (ha + t * ab);
+    vec3 ha, ab;
+    float ll, tr;
+    bulge_segments(s, p, pa, pb, ha, ab, ll, tr);
+    vec3 v = p - (ha + clamp(tr, 0.0, 1.0) * ab);
     float vv = dot(v, v);
     il = ha.x < SINEW_PAL_BULGE_SINGULAR && vv >= 1e-36 ? 1.0 / sqrt(vv) : 0.0;
     return v;
