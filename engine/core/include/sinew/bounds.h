@@ -98,7 +98,8 @@ SINEW_API sinew_result sinew_joint_bounds_add_centers(const sinew_vertex *v, con
  * N(a) is not empty. Conservative (every rule of this header holds for it); a joint that
  * influences vertices of several meshes gets a larger sphere, so the box may be looser.
  * Morphed meshes: the growth of joint a is the largest growth of a over the meshes.
- * Not a per-frame call. Errors: INVALID_ARGUMENT (NULL), EMPTY, LIMIT_EXCEEDED (more than
+ * out and out_neighbors must not overlap the inputs. Not a per-frame call. Errors:
+ * INVALID_ARGUMENT (NULL), EMPTY, LIMIT_EXCEEDED (more than
  * SINEW_MAX_JOINTS joints or SINEW_JOINT_BOUNDS_MERGE_MAX meshes), NON_FINITE (a sphere or
  * weight out of range), JOINT_INDEX (a neighbour >= joint_count), CAPACITY (as
  * sinew_joint_bounds_build). */
