@@ -856,23 +856,7 @@ static inline void sym_qt_x(const snw_faff *q, const snw_faff *x, snw_faff *p)
 #define ENT_LOAD_T SNW_LOAD_T
 #define ENT_TRANSPOSE4 _MM_TRANSPOSE4_PS
 #define ENT_STORE_LANE(d, v, l) _mm_store_ps(d, (v)[l])
-#include "fastpath_entries.h"
-#undef ENT_NAME
-#undef V
-#undef VSET1
-#undef VADD
-#undef VSUB
-#undef VMUL
-#undef VDIV
-#undef VSQRT
-#undef VAND
-#undef VXOR
-#undef VCMPLT
-#undef VSEL
-#undef VABSMASK
-#undef ENT_LOAD_T
-#undef ENT_TRANSPOSE4
-#undef ENT_STORE_LANE
+#include "fastpath_entries.h" /* undefines its parameters */
 
 /* The body of entries_scaled_sse / _avx: every joint's entry, derived joints
  * (qj[12 j] != 0) and the others gathered W at a time into separate groups (no
@@ -935,23 +919,7 @@ static inline __m256 ent_sel8(__m256 m, __m256 a, __m256 b) { return _mm256_or_p
 #define VCMPLT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OS)
 #define VSEL ent_sel8
 #define VABSMASK _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))
-#include "fastpath_entries.h"
-#undef ENT_NAME
-#undef V
-#undef VSET1
-#undef VADD
-#undef VSUB
-#undef VMUL
-#undef VDIV
-#undef VSQRT
-#undef VAND
-#undef VXOR
-#undef VCMPLT
-#undef VSEL
-#undef VABSMASK
-#undef ENT_LOAD_T
-#undef ENT_TRANSPOSE4
-#undef ENT_STORE_LANE
+#include "fastpath_entries.h" /* undefines its parameters */
 
 /* entries_scaled_sse in groups of eight */
 static void entries_scaled_avx(const snw_fast_joint *fj, uint32_t n, const fast_scratch *sc, const float *qj,

@@ -81,3 +81,20 @@ static inline void ENT_NAME(const snw_fast_joint *fj, const uint32_t *k, uint32_
     }
 }
 
+/* the template's parameters, for the next inclusion */
+#undef ENT_NAME
+#undef V
+#undef VSET1
+#undef VADD
+#undef VSUB
+#undef VMUL
+#undef VDIV
+#undef VSQRT
+#undef VAND
+#undef VXOR
+#undef VCMPLT
+#undef VSEL
+#undef VABSMASK
+#undef ENT_LOAD_T
+#undef ENT_TRANSPOSE4
+#undef ENT_STORE_LANE
