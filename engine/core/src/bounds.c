@@ -636,37 +636,39 @@ static inline __attribute__((always_inline)) void pad_box(const double lo[3], co
  * caller then decides with the exact scan, as before). */
 typedef struct snw_lbs8 { __m256 lx, ly, lz, hx, hy, hz, chk; int any; } snw_lbs8;
 
+/* The Gershgorin bound (largest row sum of absolute values) of the Gram matrix of the
+ * three vectors (x_i, y_i, z_i), i = 0, 1, 2, in eight lanes; *trace = its trace. */
+static inline __attribute__((always_inline, target("avx2,fma"))) __m256 snw_gram_gershgorin8(
+    __m256 x0, __m256 y0, __m256 z0, __m256 x1, __m256 y1, __m256 z1, __m256 x2, __m256 y2, __m256 z2, __m256 *trace)
+{
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+#define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
+    __m256 c00 = SNW_DOT3(x0, y0, z0, x0, y0, z0);
+    __m256 c11 = SNW_DOT3(x1, y1, z1, x1, y1, z1);
+    __m256 c22 = SNW_DOT3(x2, y2, z2, x2, y2, z2);
+    __m256 c01 = _mm256_and_ps(SNW_DOT3(x0, y0, z0, x1, y1, z1), absm);
+    __m256 c02 = _mm256_and_ps(SNW_DOT3(x0, y0, z0, x2, y2, z2), absm);
+    __m256 c12 = _mm256_and_ps(SNW_DOT3(x1, y1, z1, x2, y2, z2), absm);
+#undef SNW_DOT3
+    *trace = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
+    return _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
+                         _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
+                                       _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
+}
+
 /* A bound of ||A||_2^2 for eight 3x3 matrices A (m: their 3x4 rows, transposed, lane =
  * joint): min(||A||_F^2, Gershgorin of A^T A [, Gershgorin of A A^T when rows_too]);
  * *fro = ||A||_F^2. Shared by the LBS lanes and the rigid rules' scale pass. */
 static inline __attribute__((always_inline, target("avx2,fma"))) __m256 snw_norm2_bound8(const __m256 *m, int rows_too,
                                                                                         __m256 *fro)
 {
-    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-#define SNW_DOT3(a0, a1, a2, b0, b1, b2) _mm256_fmadd_ps(a0, b0, _mm256_fmadd_ps(a1, b1, _mm256_mul_ps(a2, b2)))
-    __m256 c00 = SNW_DOT3(m[0], m[4], m[8], m[0], m[4], m[8]);
-    __m256 c11 = SNW_DOT3(m[1], m[5], m[9], m[1], m[5], m[9]);
-    __m256 c22 = SNW_DOT3(m[2], m[6], m[10], m[2], m[6], m[10]);
-    __m256 c01 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[1], m[5], m[9]), absm);
-    __m256 c02 = _mm256_and_ps(SNW_DOT3(m[0], m[4], m[8], m[2], m[6], m[10]), absm);
-    __m256 c12 = _mm256_and_ps(SNW_DOT3(m[1], m[5], m[9], m[2], m[6], m[10]), absm);
-    __m256 g = _mm256_max_ps(_mm256_add_ps(c00, _mm256_add_ps(c01, c02)),
-                             _mm256_max_ps(_mm256_add_ps(c11, _mm256_add_ps(c01, c12)),
-                                           _mm256_add_ps(c22, _mm256_add_ps(c02, c12))));
-    *fro = _mm256_add_ps(c00, _mm256_add_ps(c11, c22));
+    /* A^T A: the Gram matrix of the columns; A A^T: of the rows (same trace, ||A||_F^2) */
+    __m256 g = snw_gram_gershgorin8(m[0], m[4], m[8], m[1], m[5], m[9], m[2], m[6], m[10], fro);
     if (rows_too) {
-        __m256 w00 = SNW_DOT3(m[0], m[1], m[2], m[0], m[1], m[2]);
-        __m256 w11 = SNW_DOT3(m[4], m[5], m[6], m[4], m[5], m[6]);
-        __m256 w22 = SNW_DOT3(m[8], m[9], m[10], m[8], m[9], m[10]);
-        __m256 w01 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[4], m[5], m[6]), absm);
-        __m256 w02 = _mm256_and_ps(SNW_DOT3(m[0], m[1], m[2], m[8], m[9], m[10]), absm);
-        __m256 w12 = _mm256_and_ps(SNW_DOT3(m[4], m[5], m[6], m[8], m[9], m[10]), absm);
-        __m256 g2 = _mm256_max_ps(_mm256_add_ps(w00, _mm256_add_ps(w01, w02)),
-                                  _mm256_max_ps(_mm256_add_ps(w11, _mm256_add_ps(w01, w12)),
-                                                _mm256_add_ps(w22, _mm256_add_ps(w02, w12))));
+        __m256 t;
+        __m256 g2 = snw_gram_gershgorin8(m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10], &t);
         return _mm256_min_ps(*fro, _mm256_min_ps(g, g2));
     }
-#undef SNW_DOT3
     return _mm256_min_ps(*fro, g);
 }
 
